@@ -1,0 +1,392 @@
+/*
+ * ukern.h — the whole public API of ukern.
+ *
+ * ukern generates, compiles (NVRTC), caches and launches CUDA kernels from
+ * CuPy-style definitions, and runs user CUDA source (raw modules).
+ *
+ * Conventions that hold for every function below:
+ *  - Fallible functions return a uk_status. On failure the calling thread's
+ *    error detail is set (uk_last_error / uk_last_error_log) and no
+ *    out-parameter is written.
+ *  - Input strings and descriptors are copied or borrowed for the call only;
+ *    nothing keeps a pointer to caller memory after returning.
+ *  - `*_create` / `*_from_*` give an object that the caller frees with the
+ *    matching `*_destroy`; destroy(NULL) is a no-op.
+ *  - A `char *` handed to the caller is the caller's, freed with uk_free().
+ *    A `const char *` is borrowed; its lifetime is stated at the function.
+ *  - The library never writes to stdout or stderr.
+ *  - Thread safety: a uk_context and every object made from it may be used
+ *    from several threads at once, unless a function says otherwise.
+ *
+ * This header compiles without cuda.h: streams are `void *` (a CUstream) and
+ * device pointers are uint64_t (a CUdeviceptr).
+ */
+#ifndef UKERN_UKERN_H
+#define UKERN_UKERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define UK_API
+#else
+#define UK_API __attribute__((visibility("default")))
+#endif
+
+#define UK_VERSION_MAJOR 0
+#define UK_VERSION_MINOR 1
+#define UK_VERSION_PATCH 0
+#define UK_VERSION_STRING "0.1.0"
+
+/* Library version string ("0.1.0"); static storage. */
+UK_API const char *uk_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* One table generates the enum, the names and the messages. */
+#define UK_STATUS_TABLE(X)                                                        \
+  X(UK_OK, "success")                                                             \
+  X(UK_ERR_NOMEM, "out of memory")                                                \
+  X(UK_ERR_INVALID, "invalid argument")                                           \
+  X(UK_ERR_SYNTAX, "syntax error in a kernel definition")                         \
+  X(UK_ERR_TYPE, "type error")                                                    \
+  X(UK_ERR_SHAPE, "shape error")                                                  \
+  X(UK_ERR_COMPILE, "CUDA compilation failed")                                    \
+  X(UK_ERR_CUDA, "CUDA driver error")                                             \
+  X(UK_ERR_NO_DEVICE, "no CUDA driver or device")                                 \
+  X(UK_ERR_NOT_FOUND, "not found")                                                \
+  X(UK_ERR_IO, "input/output error")                                              \
+  X(UK_ERR_INTERNAL, "internal error")
+
+typedef enum uk_status {
+#define UK_STATUS_ENUM_(name, msg) name,
+  UK_STATUS_TABLE(UK_STATUS_ENUM_)
+#undef UK_STATUS_ENUM_
+  UK_STATUS_COUNT_
+} uk_status;
+
+/* "UK_ERR_TYPE"; "UK_UNKNOWN_STATUS" for a value outside the table. Static. */
+UK_API const char *uk_status_name(uk_status s);
+/* A one-line description ("type error"). Static storage. */
+UK_API const char *uk_status_message(uk_status s);
+
+/* Detail of the calling thread's last failure: one message, with position
+ * and caret for errors in definition text. "" when the last call succeeded
+ * or nothing failed yet. Borrowed: valid until the thread's next ukern call. */
+UK_API const char *uk_last_error(void);
+/* For UK_ERR_COMPILE: the NVRTC log followed by the line-numbered source.
+ * "" otherwise. Borrowed, same lifetime as uk_last_error(). */
+UK_API const char *uk_last_error_log(void);
+
+/* Frees memory ukern handed to the caller (char ** results). NULL is a no-op. */
+UK_API void uk_free(void *p);
+
+/* ------------------------------------------------------------------------ */
+/* dtypes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef enum uk_dtype {
+  UK_BOOL = 0,
+  UK_INT8, UK_INT16, UK_INT32, UK_INT64,
+  UK_UINT8, UK_UINT16, UK_UINT32, UK_UINT64,
+  UK_FLOAT16, UK_BFLOAT16, UK_FLOAT32, UK_FLOAT64,
+  UK_COMPLEX64, UK_COMPLEX128,
+  UK_DTYPE_COUNT_
+} uk_dtype;
+
+/* NumPy names and aliases: "float32", "f4", "float", "double", "int" (int64),
+ * "i8", "complex64", "c8", "bool", "b1", ... Returns UK_ERR_TYPE for an
+ * unknown name (the message suggests the closest known one). */
+UK_API uk_status uk_dtype_from_name(const char *name, uk_dtype *out);
+/* Canonical NumPy name ("float32"); NULL for an invalid value. Static. */
+UK_API const char *uk_dtype_name(uk_dtype t);
+/* Element size in bytes; 0 for an invalid value. */
+UK_API size_t uk_dtype_size(uk_dtype t);
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_context uk_context;
+
+/* Allocator hooks. alloc writes a device pointer for `bytes` bytes on the
+ * current device, ordered on `stream`; free releases it, ordered on `stream`. */
+typedef struct uk_allocator {
+  int (*alloc)(void *user, size_t bytes, void *stream, uint64_t *dptr); /* 0 = ok */
+  void (*free)(void *user, uint64_t dptr, void *stream);
+  void *user;
+} uk_allocator;
+
+/* A zero-initialised uk_options means "all defaults". */
+typedef struct uk_options {
+  /* Disk cache directory. NULL: $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern,
+   * else ~/.cache/ukern. */
+  const char *cache_dir;
+  /* Non-zero: no disk cache (memory cache only). $UKERN_DISABLE_DISK_CACHE=1
+   * has the same effect. */
+  int disable_disk_cache;
+  /* Disk cache size cap in bytes; least recently used entries are evicted
+   * past it. 0: 1 GiB. */
+  uint64_t disk_cache_max_bytes;
+  /* NVRTC options added to every compile of this context (copied). */
+  const char *const *nvrtc_options;
+  int num_nvrtc_options;
+  /* Allocator for outputs that ukern allocates. alloc == NULL: stream-ordered
+   * cuMemAllocAsync / cuMemFreeAsync. */
+  uk_allocator allocator;
+  /* Default device ordinal, for calls whose stream names no device. */
+  int device;
+  /* Compile for this SM architecture (e.g. 90 for sm_90) instead of the
+   * device's own. 0: the device's. Needed to compile on a machine without a
+   * GPU; modules made so can be compiled and inspected but not launched
+   * unless a device of that architecture is present. */
+  int arch;
+} uk_options;
+
+/* Creates a context. Succeeds without a driver or GPU (compiling for
+ * opts->arch still works); device work then fails with UK_ERR_NO_DEVICE.
+ * opts may be NULL (defaults); it is copied. */
+UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
+/* Destroys the context and its caches. Objects made from it must be
+ * destroyed first. NULL is a no-op. */
+UK_API void uk_context_destroy(uk_context *ctx);
+
+/* Number of CUDA devices. UK_ERR_NO_DEVICE (with the reason: no libcuda,
+ * cuInit failed, no device) when there are none. */
+UK_API uk_status uk_device_count(int *count);
+
+typedef struct uk_device_info {
+  char name[256];
+  int ordinal;
+  int arch;               /* 90 for sm_90 */
+  int multiprocessors;
+  uint64_t total_memory;  /* bytes */
+} uk_device_info;
+UK_API uk_status uk_device_info_get(int ordinal, uk_device_info *out);
+
+/* Versions: driver API version (e.g. 13000) and NVRTC's (major*1000+minor*10). */
+UK_API uk_status uk_driver_version(int *version);
+UK_API uk_status uk_nvrtc_version(int *version);
+
+/* ------------------------------------------------------------------------ */
+/* Caches                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_cache_stats {
+  uint64_t memory_hits;     /* compiled code found in the context's memory */
+  uint64_t memory_misses;
+  uint64_t disk_hits;
+  uint64_t disk_misses;     /* absent, or unusable (then also counted below) */
+  uint64_t compiles;        /* NVRTC runs */
+  uint64_t store_failures;  /* entries that could not be written */
+  uint64_t corrupt_entries; /* entries rejected on load: checksum, size, key */
+  uint64_t evictions;       /* entries removed by the size cap */
+} uk_cache_stats;
+
+/* Statistics of this context's caches since it was created. */
+UK_API uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out);
+/* The disk cache directory this context uses ("" when disabled).
+ * Borrowed: valid while ctx lives. */
+UK_API const char *uk_context_cache_dir(uk_context *ctx);
+
+/* The default disk cache directory from the environment; the caller frees
+ * *out with uk_free. */
+UK_API uk_status uk_cache_default_dir(char **out);
+/* Entries and total bytes held in a disk cache directory. */
+UK_API uk_status uk_cache_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
+/* Removes every ukern entry from a disk cache directory (other files stay). */
+UK_API uk_status uk_cache_clear(const char *dir);
+
+/* ------------------------------------------------------------------------ */
+/* Arrays and arguments                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define UK_MAX_NDIM 16
+
+/* An array descriptor. Strides are in bytes and may be 0 or negative; data
+ * is the address of element (0, ..., 0). */
+typedef struct uk_array {
+  uint64_t data;
+  uk_dtype dtype;
+  int ndim;
+  int64_t shape[UK_MAX_NDIM];
+  int64_t strides[UK_MAX_NDIM];
+  int device;
+} uk_array;
+
+/* Fills a C-contiguous descriptor (data, device left as given by the caller:
+ * data is set to `data`, device to 0). */
+UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim,
+                               const int64_t *shape);
+/* Number of elements (product of the shape; 1 for 0-d). */
+UK_API int64_t uk_array_size(const uk_array *a);
+/* Allocates a C-contiguous array through the context's allocator on `device`,
+ * ordered on `stream`. */
+UK_API uk_status uk_array_alloc(uk_context *ctx, uk_dtype dtype, int ndim, const int64_t *shape,
+                                int device, void *stream, uk_array *out);
+/* Frees an array allocated by ukern (uk_array_alloc or an allocated output)
+ * through the context's allocator, ordered on `stream`; sets a->data = 0. */
+UK_API void uk_array_free(uk_context *ctx, uk_array *a, void *stream);
+
+typedef enum uk_arg_kind {
+  UK_ARG_ARRAY = 0,
+  UK_ARG_INT,     /* untyped integer: takes the parameter's type, range-checked */
+  UK_ARG_FLOAT,   /* untyped float: takes the parameter's type */
+  UK_ARG_COMPLEX, /* untyped complex */
+  UK_ARG_BOOL,    /* untyped bool */
+  UK_ARG_TYPED    /* a scalar of a given dtype: converted like a C cast */
+} uk_arg_kind;
+
+typedef struct uk_arg {
+  uk_arg_kind kind;
+  uk_dtype dtype; /* UK_ARG_TYPED only */
+  union {
+    const uk_array *array; /* borrowed for the call */
+    int64_t i;
+    double f;
+    double c[2];
+    int b;
+    unsigned char bytes[16]; /* UK_ARG_TYPED: the value, uk_dtype_size bytes */
+  } v;
+} uk_arg;
+
+UK_API uk_arg uk_arg_array(const uk_array *a);
+UK_API uk_arg uk_arg_int(int64_t v);
+UK_API uk_arg uk_arg_float(double v);
+UK_API uk_arg uk_arg_complex(double re, double im);
+UK_API uk_arg uk_arg_bool(int v);
+/* value points to uk_dtype_size(t) bytes (float16/bfloat16: their bits). */
+UK_API uk_arg uk_arg_typed(uk_dtype t, const void *value);
+
+/* ------------------------------------------------------------------------ */
+/* Raw modules (RawModule / RawKernel)                                       */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_module uk_module;
+typedef struct uk_function uk_function;
+
+/* Device-side support available to every program as an include:
+ *   #include <ukern/complex.cuh>   ukern::complex<float>, complex<double>,
+ *                                  typedefs uk_complex64 / uk_complex128.
+ */
+
+typedef struct uk_module_options {
+  const char *const *options; /* NVRTC options (copied), e.g. "-std=c++17" */
+  int num_options;
+  /* Name expressions to instantiate and look up, e.g. "my_kernel<float>". */
+  const char *const *name_expressions;
+  int num_name_expressions;
+  const char *name; /* program name used in logs; NULL: "module" */
+  int arch;         /* 0: the context's arch or device's */
+} uk_module_options;
+
+/* Compiles CUDA source with NVRTC (through the memory and disk caches).
+ * The exact arch is used (-arch=sm_XY). UK_ERR_COMPILE: the log and
+ * line-numbered source are in uk_last_error_log(). Without a GPU this
+ * succeeds when an arch is given (context or options); the module can then
+ * be inspected (uk_module_image, uk_module_lowered_name) but not launched. */
+UK_API uk_status uk_module_from_source(uk_context *ctx, const char *code,
+                                       const uk_module_options *opts, uk_module **out);
+/* Loads a .cubin, .ptx or .fatbin file. Needs a device. */
+UK_API uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out);
+/* Loads an in-memory cubin/fatbin/PTX image (copied). PTX must be
+ * NUL-terminated within `bytes`. Needs a device. */
+UK_API uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes,
+                                      uk_module **out);
+/* Frees the module; its functions go with it. NULL is a no-op. */
+UK_API void uk_module_destroy(uk_module *m);
+
+/* The compiled image (cubin) of a source module; borrowed, valid while m
+ * lives. UK_ERR_NOT_FOUND for modules loaded from PTX. */
+UK_API uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes);
+/* The lowered (mangled) name of a name expression given at compile time.
+ * Borrowed, valid while m lives. */
+UK_API uk_status uk_module_lowered_name(uk_module *m, const char *name_expression,
+                                        const char **lowered);
+/* The NVRTC log of a source module ("" if none). Borrowed. */
+UK_API const char *uk_module_log(uk_module *m);
+
+/* Looks up a kernel by name or by one of the module's name expressions.
+ * The function is owned by the module (no destroy). UK_ERR_NOT_FOUND when
+ * absent. */
+UK_API uk_status uk_module_function(uk_module *m, const char *name, uk_function **out);
+/* Device address and size of a __device__ / __constant__ variable, on the
+ * context's default device. */
+UK_API uk_status uk_module_global(uk_module *m, const char *name, uint64_t *dptr, size_t *bytes);
+/* The same on a given device. */
+UK_API uk_status uk_module_global_on(uk_module *m, int device, const char *name, uint64_t *dptr,
+                                     size_t *bytes);
+
+typedef enum uk_function_attr {
+  UK_ATTR_MAX_THREADS_PER_BLOCK = 0,
+  UK_ATTR_SHARED_SIZE_BYTES,
+  UK_ATTR_CONST_SIZE_BYTES,
+  UK_ATTR_LOCAL_SIZE_BYTES,
+  UK_ATTR_NUM_REGS,
+  UK_ATTR_PTX_VERSION,
+  UK_ATTR_BINARY_VERSION,
+  UK_ATTR_CACHE_MODE_CA,
+  UK_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,      /* settable */
+  UK_ATTR_PREFERRED_SHARED_MEMORY_CARVEOUT,   /* settable */
+  UK_ATTR_COUNT_
+} uk_function_attr;
+
+/* Name of an attribute ("max_dynamic_shared_size_bytes"); NULL if invalid. */
+UK_API const char *uk_function_attr_name(uk_function_attr a);
+/* Reads an attribute on the context's default device. */
+UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *value);
+/* Sets a settable attribute (on every device the function is used on).
+ * UK_ERR_INVALID for a read-only one. */
+UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int value);
+
+/* Declares the kernel's parameters as a C parameter list, e.g.
+ * "const float* x, float* y, long long n". Launches then pack arguments by
+ * this layout and are checked against the kernel's real parameters
+ * (UK_ERR_INVALID naming the parameter on mismatch). Supported types:
+ * bool, char, [un]signed char/short/int/long/long long, int8_t..uint64_t,
+ * size_t, ptrdiff_t, float, double, __half/half, __nv_bfloat16,
+ * uk_complex64/complex<float>, uk_complex128/complex<double>, CUtexObject,
+ * cudaTextureObject_t and any pointer (T*). Not thread-safe against
+ * concurrent launches of the same function. */
+UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
+
+typedef struct uk_grid_launch {
+  unsigned grid[3];    /* 0 counts as 1 */
+  unsigned block[3];   /* 0 counts as 1 */
+  unsigned shared_bytes;
+  void *stream;        /* CUstream; NULL = the current context's default stream */
+  int cooperative;     /* non-zero: cooperative launch (grid sync allowed) */
+} uk_grid_launch;
+
+/* Launches f. args[i] points to the value of parameter i (as cuLaunchKernel's
+ * kernelParams). The launch runs on the device the stream belongs to (for a
+ * NULL stream: the current context's device, else the context's default
+ * device). Asynchronous. */
+UK_API uk_status uk_function_launch(uk_function *f, const uk_grid_launch *g, void *const *args);
+/* Launches once between two events and waits; *ms is the device time. */
+UK_API uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *g,
+                                          void *const *args, float *ms);
+
+/* ------------------------------------------------------------------------ */
+/* Streams and synchronisation helpers                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Makes `device`'s primary context current on the calling thread. */
+UK_API uk_status uk_device_set_current(int device);
+/* Waits for all work on the current device. */
+UK_API uk_status uk_device_synchronize(void);
+/* Copies between host and device (synchronous). */
+UK_API uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes);
+UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UKERN_UKERN_H */

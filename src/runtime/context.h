@@ -1,0 +1,45 @@
+/* The uk_context object and the runtime services every kernel type uses:
+ * device/primary-context handling, the compile path through both caches,
+ * and the allocator. */
+#ifndef UK_RUNTIME_CONTEXT_H
+#define UK_RUNTIME_CONTEXT_H
+
+#include <stdatomic.h>
+
+#include "runtime/compile.h"
+#include "runtime/cudadrv.h"
+#include "runtime/dcache.h"
+#include "runtime/mcache.h"
+
+struct uk_context {
+  uk_options opts;        /* copy; string members point at the owned copies below */
+  char **nvrtc_options;   /* owned copies of opts.nvrtc_options */
+  int num_nvrtc_options;
+  uk__mcache *mcache;
+  uk__dcache *dcache;     /* NULL when the disk cache is disabled */
+  atomic_ullong compiles, memory_hits, memory_misses;
+};
+
+/* The arch to compile for: opts.arch if set, else `device`'s (loading the
+ * driver). UK_ERR_NO_DEVICE with a hint to set uk_options.arch otherwise. */
+uk_status uk__context_arch(uk_context *ctx, int device, int *arch);
+
+/* Compiles through the memory cache, then the disk cache, then NVRTC
+ * (single-flight per key). The context's NVRTC options are put before the
+ * request's. *out is a new reference. */
+uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out);
+
+/* The retained primary context of a device (process-wide, retained once
+ * and kept for the life of the process). */
+uk_status uk__device_context(int device, CUcontext *out);
+
+/* The device a launch on `stream` runs on: the stream's device; for a NULL
+ * stream the current context's device, else ctx's default device, whose
+ * primary context is then made current. */
+uk_status uk__launch_device(uk_context *ctx, void *stream, int *device);
+
+/* Device memory through the context's allocator (default: cuMemAllocAsync). */
+uk_status uk__context_alloc(uk_context *ctx, size_t bytes, void *stream, uint64_t *dptr);
+void uk__context_free(uk_context *ctx, uint64_t dptr, void *stream);
+
+#endif

@@ -1,0 +1,43 @@
+/* On-disk cache of compiled binaries.
+ *
+ * One file per entry, named <32 hex digits of the key hash>.ukc, holding a
+ * header (magic, format version, lengths, checksum), the full key text and
+ * the encoded binary. Written to a temporary file and renamed into place, so
+ * readers never see a partial entry. Every problem (missing dir, read-only
+ * dir, short or corrupt file, different key) is a soft miss counted in the
+ * statistics, never an error the caller sees. A hit refreshes the entry's
+ * mtime; after a store, entries past the size cap are evicted oldest-first.
+ */
+#ifndef UK_RUNTIME_DCACHE_H
+#define UK_RUNTIME_DCACHE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hash.h"
+#include "runtime/binary.h"
+
+typedef struct uk__dcache_stats {
+  atomic_ullong hits, misses, store_failures, corrupt_entries, evictions;
+} uk__dcache_stats;
+
+typedef struct uk__dcache {
+  char *dir;            /* no trailing slash */
+  uint64_t max_bytes;
+  uk__dcache_stats stats;
+} uk__dcache;
+
+/* Opens (creating the directory if needed, soft: failures show as store
+ * failures later). dir NULL: the default directory (uk_cache_default_dir). */
+uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out);
+void uk__dcache_close(uk__dcache *c);
+
+/* 1 and a new reference in *out on a hit; 0 on any miss. */
+int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
+                   uk__binary **out);
+/* Stores (soft: failures are counted, not returned). */
+void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
+                    const uk__binary *b);
+
+#endif

@@ -1,0 +1,96 @@
+/* Status table, error detail, dtype table, string builder. */
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "codegen/dtype.h"
+#include "testutil.h"
+
+static void test_status_table(void) {
+  CHECK_STREQ(uk_status_name(UK_OK), "UK_OK");
+  CHECK_STREQ(uk_status_name(UK_ERR_COMPILE), "UK_ERR_COMPILE");
+  CHECK_STREQ(uk_status_name(UK_ERR_INTERNAL), "UK_ERR_INTERNAL");
+  CHECK_STREQ(uk_status_name((uk_status)999), "UK_UNKNOWN_STATUS");
+  CHECK_STREQ(uk_status_message(UK_ERR_NO_DEVICE), "no CUDA driver or device");
+  CHECK(UK_OK == 0 && UK_ERR_NOMEM == 1 && UK_ERR_INTERNAL == 11);
+  for (int s = 0; s < UK_STATUS_COUNT_; s++) {
+    CHECK(strncmp(uk_status_name((uk_status)s), "UK_", 3) == 0);
+    CHECK(strlen(uk_status_message((uk_status)s)) > 3);
+  }
+}
+
+static void test_errors(void) {
+  CHECK_STREQ(uk_last_error(), "");
+  CHECK(uk__errorf(UK_ERR_TYPE, "bad %s %d", "thing", 7) == UK_ERR_TYPE);
+  CHECK_STREQ(uk_last_error(), "bad thing 7");
+  uk__error_prefix("while %s", "testing");
+  CHECK_STREQ(uk_last_error(), "while testing: bad thing 7");
+  uk__errorf_log(UK_ERR_COMPILE, "the log", "failed");
+  CHECK_STREQ(uk_last_error_log(), "the log");
+  uk__error_at(UK_ERR_SYNTAX, "in_params", "T x, raw T", 10, NULL,
+               "expected a parameter name after type '%s'", "T");
+  CHECK_STREQ(uk_last_error(),
+              "in_params:1:11: expected a parameter name after type 'T'\n    T x, raw T\n              ^");
+  CHECK_STREQ(uk_last_error_log(), "");
+  uk__error_at(UK_ERR_SYNTAX, "op", "a;\nb c", 5, "hint: here", "bad");
+  CHECK_STREQ(uk_last_error(), "op:2:3: bad\n    b c\n      ^\nhint: here");
+  uk__error_clear();
+  CHECK_STREQ(uk_last_error(), "");
+}
+
+static void test_dtypes(void) {
+  struct {
+    const char *name;
+    uk_dtype t;
+  } names[] = {{"float32", UK_FLOAT32}, {"f4", UK_FLOAT32},   {"float", UK_FLOAT32},
+               {"double", UK_FLOAT64},  {"f8", UK_FLOAT64},   {"int", UK_INT64},
+               {"i8", UK_INT64},        {"i4", UK_INT32},     {"int8", UK_INT8},
+               {"u1", UK_UINT8},        {"uint64", UK_UINT64}, {"bool", UK_BOOL},
+               {"b1", UK_BOOL},         {"float16", UK_FLOAT16}, {"f2", UK_FLOAT16},
+               {"half", UK_FLOAT16},    {"bfloat16", UK_BFLOAT16}, {"complex64", UK_COMPLEX64},
+               {"c8", UK_COMPLEX64},    {"c16", UK_COMPLEX128}, {"complex128", UK_COMPLEX128}};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+    uk_dtype t = UK_DTYPE_COUNT_;
+    CHECK_OK(uk_dtype_from_name(names[k].name, &t));
+    CHECK(t == names[k].t);
+  }
+  size_t sizes[UK_DTYPE_COUNT_] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  for (int t = 0; t < UK_DTYPE_COUNT_; t++) {
+    CHECK(uk_dtype_size((uk_dtype)t) == sizes[t]);
+    uk_dtype back;
+    CHECK_OK(uk_dtype_from_name(uk_dtype_name((uk_dtype)t), &back));
+    CHECK(back == (uk_dtype)t);
+  }
+  uk_dtype t = UK_INT8;
+  CHECK_STATUS(uk_dtype_from_name("flaot32", &t), UK_ERR_TYPE);
+  CHECK(t == UK_INT8); /* out untouched on failure */
+  CHECK_STREQ(uk_last_error(), "unknown dtype 'flaot32' (did you mean 'float32'?)");
+  CHECK(uk_dtype_name(UK_DTYPE_COUNT_) == NULL);
+  CHECK(uk_dtype_size((uk_dtype)-1) == 0);
+}
+
+static void test_strbuf(void) {
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  CHECK_STREQ(uk__sb_str(&sb), "");
+  for (int k = 0; k < 1000; k++) uk__sb_addf(&sb, "%d,", k % 10);
+  CHECK(sb.len == 2000);
+  uk__sb_reset(&sb);
+  char big[600];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  uk__sb_addf(&sb, "<%s>", big);
+  CHECK(sb.len == 601 && sb.buf[0] == '<' && sb.buf[600] == '>');
+  uk__sb_reset(&sb);
+  uk__sb_add_numbered(&sb, "a\nb");
+  CHECK_STREQ(uk__sb_str(&sb), "    1 | a\n    2 | b\n");
+  char *s = uk__sb_detach(&sb);
+  CHECK(s && sb.buf == NULL);
+  uk_free(s);
+}
+
+int main(void) {
+  test_status_table();
+  test_errors();
+  test_dtypes();
+  test_strbuf();
+  return ut_finish("test_base");
+}

@@ -1,0 +1,51 @@
+#include "testutil.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ut_failures = 0;
+int ut_checks = 0;
+
+int ut_finish(const char *name) {
+  printf("%s: %d checks, %d passed, %d failed\n", name, ut_checks, ut_checks - ut_failures,
+         ut_failures);
+  return ut_failures ? 1 : 0;
+}
+
+void ut_require_gpu(void) {
+  int n = 0;
+  if (uk_device_count(&n) != UK_OK || n == 0) {
+    printf("SKIP: no CUDA device: %s\n", uk_last_error());
+    exit(77);
+  }
+}
+
+static uint64_t state = 0x9E3779B97F4A7C15ull;
+
+void ut_seed(uint64_t seed) { state = seed ? seed : 1; }
+
+uint64_t ut_rand(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+double ut_uniform(double lo, double hi) {
+  for (;;) {
+    double u = (double)(ut_rand() >> 11) / 9007199254740992.0;
+    double v = lo + (hi - lo) * u;
+    if (v != 0.0) return v;
+  }
+}
+
+char *ut_temp_dir(const char *tag) {
+  const char *base = getenv("UKERN_CACHE_DIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/../tmp-%s-%d-%llu", base ? base : "/tmp/ukern-test", tag,
+           (int)getpid(), (unsigned long long)(ut_rand() % 1000000));
+  char cmd[8300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", path, path);
+  if (system(cmd) != 0) return NULL;
+  return strdup(path);
+}

@@ -1,0 +1,37 @@
+/* Kernel argument layouts from a parsed C parameter list, computed by libffi
+ * (ffi_get_struct_offsets over a struct of the parameters: CUDA lays kernel
+ * parameters out like the members of a C struct), packing into one buffer,
+ * and the check against the kernel's real layout (cuFuncGetParamInfo). */
+#ifndef UK_RUNTIME_FFI_ARGS_H
+#define UK_RUNTIME_FFI_ARGS_H
+
+#include <cuda.h>
+#include <stddef.h>
+
+#include "codegen/cparams.h"
+
+typedef struct uk_arglayout {
+  int count;
+  size_t *offsets;   /* per parameter */
+  size_t *sizes;     /* per parameter */
+  size_t total;      /* buffer size: end of the last parameter, rounded up to the max alignment */
+  char **names;      /* per parameter (copies), for messages */
+  char **spellings;  /* per parameter (copies) */
+} uk_arglayout;
+
+/* Builds the layout of `params` with libffi. */
+uk_status uk__arglayout_build(const uk_cparams *params, uk_arglayout *out);
+void uk__arglayout_free(uk_arglayout *l); /* NULL-safe */
+
+/* Copies *args[i] (sizes[i] bytes) to buffer + offsets[i] for every
+ * parameter; buffer has `total` bytes. No allocation. */
+void uk__arglayout_pack(const uk_arglayout *l, void *const *args, void *buffer);
+
+/* Compares the layout with the kernel's real parameters (cuFuncGetParamInfo):
+ * UK_ERR_INVALID on arity mismatch ("kernel 'k' takes 3 parameters but the
+ * signature declares 2") or on a size/offset mismatch naming the parameter
+ * ("parameter 'n' (float) is 4 bytes but kernel 'k' expects 8 bytes at
+ * offset 16"). `kernel` names the kernel in messages. */
+uk_status uk__arglayout_check(const uk_arglayout *l, CUfunction f, const char *kernel);
+
+#endif

@@ -1,0 +1,142 @@
+/* Compile path: cold NVRTC compile, first call in a new process with a warm
+ * disk cache, in-memory hit; cuModuleLoadData of the same cubin as the
+ * floor of a disk hit. Targets (BENCHMARKS.md): warm disk hit <= 0.5 ms,
+ * in-memory hit <= 0.3 us. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "benchutil.h"
+#include "runtime/cudadrv.h"
+
+static const char source_fmt[] =
+    "// variant %d\n"
+    "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, long long n) {\n"
+    "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = a * x[i] + y[i];\n"
+    "}\n";
+
+/* Child: one new process, warm disk cache in `dir`: time the first
+ * uk_module_from_source + uk_module_function (driver already initialised). */
+static int child(const char *dir, int variant) {
+  int ndev;
+  bu_check(uk_device_count(&ndev), "devices");
+  bu_check(uk_device_set_current(0), "device");
+  uk_options o = {0};
+  o.cache_dir = dir;
+  double t0 = bu_now_us();
+  uk_context *ctx;
+  bu_check(uk_context_create(&o, &ctx), "context");
+  double t1 = bu_now_us();
+  char src[1024];
+  snprintf(src, sizeof src, source_fmt, variant);
+  uk_module *m;
+  uk_function *f;
+  bu_check(uk_module_from_source(ctx, src, NULL, &m), "module");
+  bu_check(uk_module_function(m, "saxpy", &f), "function");
+  double t2 = bu_now_us();
+  uk_cache_stats st;
+  uk_context_cache_stats(ctx, &st);
+  printf("%.3f %.3f %llu %llu\n", t1 - t0, t2 - t1, (unsigned long long)st.disk_hits,
+         (unsigned long long)st.compiles);
+  uk_module_destroy(m);
+  uk_context_destroy(ctx);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && !strcmp(argv[1], "--child")) return child(argv[2], atoi(argv[3]));
+  const char *json = argc > 1 ? argv[1] : NULL;
+  int ndev = 0;
+  if (uk_device_count(&ndev) != UK_OK) {
+    printf("SKIP: %s\n", uk_last_error());
+    return 77;
+  }
+  bu_check(uk_device_set_current(0), "device");
+  char dir[] = "/tmp/ukern-bench-cache-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  uk_options o = {0};
+  o.cache_dir = dir;
+  uk_context *ctx;
+  bu_check(uk_context_create(&o, &ctx), "context");
+
+  /* Cold: new source text each time, so neither cache has it. */
+  enum { COLD = 7, HOT = 2000, CHILDREN = 9 };
+  double cold[COLD];
+  char src[1024];
+  for (int k = 0; k < COLD; k++) {
+    snprintf(src, sizeof src, source_fmt, 1000 + k);
+    uk_module *m;
+    uk_function *f;
+    double t0 = bu_now_us();
+    bu_check(uk_module_from_source(ctx, src, NULL, &m), "cold compile");
+    bu_check(uk_module_function(m, "saxpy", &f), "function");
+    cold[k] = (bu_now_us() - t0) / 1000.0;
+    uk_module_destroy(m);
+  }
+  double cold_ms = bu_median(cold, COLD);
+
+  /* In-memory hit: the last source again in the same context. */
+  uk_module *keep;
+  uk_function *fk;
+  bu_check(uk_module_from_source(ctx, src, NULL, &keep), "keep");
+  bu_check(uk_module_function(keep, "saxpy", &fk), "function");
+  double hot[HOT];
+  for (int k = 0; k < HOT; k++) {
+    uk_module *m;
+    double t0 = bu_now_us();
+    uk_module_from_source(ctx, src, NULL, &m);
+    hot[k] = bu_now_us() - t0;
+    uk_module_destroy(m);
+  }
+  double hot_us = bu_median(hot, HOT);
+
+  /* Floor of a disk hit: loading the cubin. */
+  const void *image;
+  size_t bytes;
+  bu_check(uk_module_image(keep, &image, &bytes), "image");
+  double load[21];
+  for (int k = 0; k < 21; k++) {
+    CUmodule mod;
+    double t0 = bu_now_us();
+    uk__cu.cuModuleLoadData(&mod, image);
+    load[k] = (bu_now_us() - t0) / 1000.0;
+    uk__cu.cuModuleUnload(mod);
+  }
+  double load_ms = bu_median(load, 21);
+
+  /* Warm disk cache, new process each time (variant 1000 is on disk). */
+  double first[CHILDREN], ctxc[CHILDREN];
+  int hits = 0;
+  for (int k = 0; k < CHILDREN; k++) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "'%s' --child '%s' 1000", argv[0], dir);
+    FILE *p = popen(cmd, "r");
+    double c = 0, fc = 0;
+    unsigned long long dh = 0, comp = 0;
+    if (!p || fscanf(p, "%lf %lf %llu %llu", &c, &fc, &dh, &comp) != 4) {
+      fprintf(stderr, "child failed\n");
+      return 1;
+    }
+    pclose(p);
+    first[k] = fc / 1000.0;
+    ctxc[k] = c / 1000.0;
+    hits += dh == 1 && comp == 0;
+  }
+  double first_ms = bu_median(first, CHILDREN), ctx_ms = bu_median(ctxc, CHILDREN);
+
+  bu_row("cold compile, small kernel (ms)", cold_ms, 0, "ms", NULL, "reported (NVRTC 11-16 ms)", -1);
+  bu_row("first call, new process, warm disk cache (ms)", first_ms, load_ms, "ms",
+         "cuModuleLoadData", "<= 0.5 ms", first_ms <= 0.5);
+  bu_row("context create, new process (ms)", ctx_ms, 0, "ms", NULL, "reported", -1);
+  bu_row("in-memory hit, uk_module_from_source (us)", hot_us, 0, "us", NULL, "<= 0.3 us", hot_us <= 0.3);
+  printf("disk hits in %d/%d child processes\n", hits, CHILDREN);
+  bu_finish("Compile path", json);
+  uk_module_destroy(keep);
+  uk_context_destroy(ctx);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) return 1;
+  return hits == CHILDREN ? 0 : 1;
+}

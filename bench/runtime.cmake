@@ -1,0 +1,6 @@
+add_library(uk_benchutil STATIC ${CMAKE_CURRENT_LIST_DIR}/benchutil.c)
+target_link_libraries(uk_benchutil PUBLIC ukern_internal)
+foreach(b bench_launch bench_compile)
+  add_executable(${b} ${CMAKE_CURRENT_LIST_DIR}/${b}.c)
+  target_link_libraries(${b} PRIVATE uk_benchutil)
+endforeach()

@@ -1,0 +1,118 @@
+#include "codegen/shape.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+
+const char *uk__shape_str(int ndim, const int64_t *shape, char *buf, int size) {
+  int n = snprintf(buf, (size_t)size, "(");
+  for (int d = 0; d < ndim && n < size; d++)
+    n += snprintf(buf + n, (size_t)(size - n), d ? ", %lld" : "%lld", (long long)shape[d]);
+  if (n < size) snprintf(buf + n, (size_t)(size - n), ndim == 1 ? ",)" : ")");
+  return buf;
+}
+
+uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loop) {
+  if (nops > UK_MAX_NDIM) return uk__errorf(UK_ERR_INVALID, "too many array operands (%d, at most %d)", nops, UK_MAX_NDIM);
+  int ndim = 0;
+  for (int k = 0; k < nops; k++) {
+    if (ops[k].ndim < 0 || ops[k].ndim > UK_MAX_NDIM)
+      return uk__errorf(UK_ERR_SHAPE, "'%s' has ndim %d (must be 0..%d)", ops[k].name, ops[k].ndim, UK_MAX_NDIM);
+    if (ops[k].ndim > ndim) ndim = ops[k].ndim;
+  }
+  int64_t shape[UK_MAX_NDIM];
+  int owner[UK_MAX_NDIM]; /* which operand fixed each axis's extent (for messages) */
+  for (int d = 0; d < ndim; d++) {
+    shape[d] = 1;
+    owner[d] = -1;
+  }
+  for (int k = 0; k < nops; k++) {
+    int off = ndim - ops[k].ndim;
+    for (int d = 0; d < ops[k].ndim; d++) {
+      int64_t e = ops[k].shape[d];
+      if (e < 0) return uk__errorf(UK_ERR_SHAPE, "'%s' has a negative extent %lld on axis %d", ops[k].name, (long long)e, d);
+      int64_t *s = &shape[off + d];
+      if (e == *s) {
+        if (owner[off + d] < 0) owner[off + d] = k;
+      } else if (*s == 1) {
+        *s = e;
+        owner[off + d] = k;
+      } else if (e != 1) {
+        char a[160], b[160];
+        const uk_operand_view *o = &ops[owner[off + d]];
+        return uk__errorf(UK_ERR_SHAPE,
+                          "shapes do not broadcast: '%s' has shape %s and '%s' has shape %s",
+                          o->name, uk__shape_str(o->ndim, o->shape, a, sizeof a), ops[k].name,
+                          uk__shape_str(ops[k].ndim, ops[k].shape, b, sizeof b));
+      }
+    }
+  }
+  loop->ndim = ndim;
+  loop->nops = nops;
+  loop->size = 1;
+  for (int d = 0; d < ndim; d++) {
+    loop->shape[d] = shape[d];
+    loop->size *= shape[d];
+  }
+  for (int k = 0; k < nops; k++) {
+    int off = ndim - ops[k].ndim;
+    for (int d = 0; d < ndim; d++) {
+      int od = d - off;
+      loop->strides[k][d] = od < 0 || ops[k].shape[od] == 1 ? 0 : ops[k].strides[od];
+    }
+  }
+  return UK_OK;
+}
+
+void uk__shape_merge(uk_loop *loop) {
+  if (loop->size == 0) { /* nothing runs: one empty axis */
+    loop->ndim = 1;
+    loop->shape[0] = 0;
+    for (int k = 0; k < loop->nops; k++) loop->strides[k][0] = 0;
+    return;
+  }
+  int n = 0;
+  for (int d = 0; d < loop->ndim; d++) {
+    if (loop->shape[d] == 1) continue; /* size-1 axes never move an index */
+    if (n > 0) {
+      int mergeable = 1;
+      for (int k = 0; k < loop->nops && mergeable; k++)
+        mergeable = loop->strides[k][n - 1] == loop->strides[k][d] * loop->shape[d];
+      if (mergeable) {
+        loop->shape[n - 1] *= loop->shape[d];
+        for (int k = 0; k < loop->nops; k++) loop->strides[k][n - 1] = loop->strides[k][d];
+        continue;
+      }
+    }
+    loop->shape[n] = loop->shape[d];
+    for (int k = 0; k < loop->nops; k++) loop->strides[k][n] = loop->strides[k][d];
+    n++;
+  }
+  loop->ndim = n;
+}
+
+int uk__shape_fits_int32(const uk_loop *loop) {
+  const int64_t lim = INT32_MAX;
+  if (loop->size > lim) return 0;
+  for (int k = 0; k < loop->nops; k++) {
+    int64_t pos = 0, neg = 0;
+    for (int d = 0; d < loop->ndim; d++) {
+      int64_t s = loop->strides[k][d], e = loop->shape[d] - 1;
+      if (e <= 0) continue;
+      if (s > 0 ? s > lim / e : -s > lim / e) return 0;
+      if (s > 0) pos += s * e;
+      else neg += -s * e;
+      if (pos > lim || neg > lim) return 0;
+    }
+  }
+  return 1;
+}
+
+int uk__shape_is_contiguous(const uk_loop *loop, const int64_t *itemsizes) {
+  if (loop->ndim > 1) return 0;
+  if (loop->ndim == 0) return 1;
+  for (int k = 0; k < loop->nops; k++)
+    if (loop->strides[k][0] != itemsizes[k] && loop->strides[k][0] != 0) return 0;
+  return 1;
+}

@@ -1,0 +1,22 @@
+/* Template expansion: real CUDA text with ${name} holes and no logic.
+ * Every hole must have a value; a missing one is UK_ERR_INTERNAL naming it,
+ * a value given but used by no hole is fine (variants share value sets). */
+#ifndef UK_CODEGEN_TPL_H
+#define UK_CODEGEN_TPL_H
+
+#include "base/strbuf.h"
+
+typedef struct uk_tpl_var {
+  const char *name;
+  const char *value;
+} uk_tpl_var;
+
+/* Appends `tpl` to out with each ${name} replaced by its value. `tpl_name`
+ * names the template in messages. */
+uk_status uk__tpl_expand(const char *tpl_name, const char *tpl, const uk_tpl_var *vars, int nvars,
+                         uk_strbuf *out);
+
+/* The same for an embedded template by name ("elementwise.cu"). */
+uk_status uk__tpl_expand_embedded(const char *name, const uk_tpl_var *vars, int nvars, uk_strbuf *out);
+
+#endif

@@ -1,0 +1,2 @@
+uk_test(test_shape LABELS cpu SOURCES test_shape.c)
+uk_test(test_tpl LABELS cpu SOURCES test_tpl.c)

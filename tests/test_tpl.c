@@ -1,0 +1,28 @@
+/* Template expansion: holes, missing values, embedded templates. */
+#include "base/embedded.h"
+#include "codegen/tpl.h"
+#include "testutil.h"
+
+int main(void) {
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk_tpl_var vars[] = {{"name", "squared_diff"}, {"type", "float"}, {"unused", "x"}};
+  CHECK_OK(uk__tpl_expand("t", "__global__ void ${name}(${type}* p) { ${type} v; }", vars, 3, &sb));
+  CHECK_STREQ(uk__sb_str(&sb), "__global__ void squared_diff(float* p) { float v; }");
+  uk__sb_reset(&sb);
+  CHECK_OK(uk__tpl_expand("t", "no holes $ { } $x", vars, 3, &sb));
+  CHECK_STREQ(uk__sb_str(&sb), "no holes $ { } $x");
+  uk__sb_reset(&sb);
+  CHECK_STATUS(uk__tpl_expand("k.cu", "a ${missing} b", vars, 3, &sb), UK_ERR_INTERNAL);
+  CHECK_STREQ(uk_last_error(), "template k.cu: no value for hole '${missing}'");
+  uk__sb_reset(&sb);
+  CHECK_STATUS(uk__tpl_expand("k.cu", "a ${name", vars, 3, &sb), UK_ERR_INTERNAL);
+  CHECK_STREQ(uk_last_error(), "template k.cu: unterminated '${' at byte 2");
+  uk__sb_reset(&sb);
+  CHECK_STATUS(uk__tpl_expand_embedded("nope.cu", vars, 3, &sb), UK_ERR_INTERNAL);
+  /* the device headers are embedded and NUL-terminated */
+  const uk__embedded_file *f = uk__embedded_find("ukern/complex.cuh");
+  CHECK(f != NULL && f->size > 0 && f->data[f->size] == '\0');
+  uk__sb_release(&sb);
+  return ut_finish("test_tpl");
+}

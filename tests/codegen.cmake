@@ -1,2 +1,3 @@
 uk_test(test_shape LABELS cpu SOURCES test_shape.c)
 uk_test(test_tpl LABELS cpu SOURCES test_tpl.c)
+uk_test(test_bind LABELS cpu SOURCES test_bind.c)

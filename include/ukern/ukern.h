@@ -374,6 +374,52 @@ UK_API uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *
                                           void *const *args, float *ms);
 
 /* ------------------------------------------------------------------------ */
+/* ElementwiseKernel                                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_elementwise uk_elementwise;
+
+/* Optional parts of an elementwise kernel (all copied; NULL = none). */
+typedef struct uk_elementwise_options {
+  const char *preamble;   /* code at file scope before the kernel */
+  const char *loop_prep;  /* statements before the loop (each thread) */
+  const char *after_loop; /* statements after the loop (each thread) */
+  const char *const *options; /* extra NVRTC options */
+  int num_options;
+  int no_reduce_dims;     /* non-zero: do not merge contiguous dimensions */
+} uk_elementwise_options;
+
+/* Per-call launch settings; NULL = defaults (stream NULL, size -1, block 0). */
+typedef struct uk_launch {
+  void *stream;       /* CUstream; NULL: the current context's default stream */
+  int64_t size;       /* loop size when every array argument is raw; -1 otherwise */
+  int block_size;     /* threads per block; 0: ukern chooses */
+} uk_launch;
+
+/* Defines a kernel from CuPy-style strings, e.g.
+ *   uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)",
+ *                         "squared_diff", NULL, &k);
+ * Every definition error (syntax, unknown dtype, bad names) is reported here
+ * with position and caret; nothing is compiled until a call. */
+UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
+                                       const char *operation, const char *name,
+                                       const uk_elementwise_options *opts, uk_elementwise **out);
+/* NULL is a no-op. Calls must have finished (or be stream-ordered before
+ * the memory is reused). */
+UK_API void uk_elementwise_destroy(uk_elementwise *k);
+/* Runs the kernel. in[]: arrays or scalars, one per input parameter.
+ * out[]: all given (data != 0; shape must equal the broadcast shape) or all
+ * to be allocated (data == 0: ukern fills in the descriptor, C-contiguous,
+ * allocated with the context's allocator; free with uk_array_free).
+ * Asynchronous on launch->stream. */
+UK_API uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
+                                     int nout, const uk_launch *launch);
+/* The exact CUDA source a call with these arguments would compile and run;
+ * nothing is launched or allocated. *source is the caller's (uk_free). */
+UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
+                                       int nout, const uk_launch *launch, char **source);
+
+/* ------------------------------------------------------------------------ */
 /* Streams and synchronisation helpers                                       */
 /* ------------------------------------------------------------------------ */
 

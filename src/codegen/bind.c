@@ -1,0 +1,117 @@
+#include "codegen/bind.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "codegen/dtype.h"
+
+int uk__bind_slot(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return 26 + (c - 'a');
+  return -1;
+}
+
+/* Where each placeholder got its type, for messages. */
+typedef struct {
+  const char *role; /* "input" / "output" */
+  const char *name;
+} origin;
+
+static uk_status bind_array(const char *kernel, const char *role, const uk_param *p, const uk_array *a,
+                            uk_binding *b, origin *origins, uk_dtype *resolved) {
+  if (!uk__dtype_info(a->dtype))
+    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has an invalid dtype (%d)", kernel, role, p->name, (int)a->dtype);
+  if (a->ndim < 0 || a->ndim > UK_MAX_NDIM)
+    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has ndim %d (must be 0..%d)", kernel, role, p->name, a->ndim,
+                      UK_MAX_NDIM);
+  if (!p->is_placeholder) {
+    if (a->dtype != p->dtype)
+      return uk__errorf(UK_ERR_TYPE, "%s: %s '%s' is declared %s but the array is %s (arrays are never cast)",
+                        kernel, role, p->name, uk_dtype_name(p->dtype), uk_dtype_name(a->dtype));
+    *resolved = p->dtype;
+    return UK_OK;
+  }
+  int slot = uk__bind_slot(p->placeholder);
+  if (b->placeholder[slot] == UK_DTYPE_COUNT_) {
+    b->placeholder[slot] = a->dtype;
+    origins[slot].role = role;
+    origins[slot].name = p->name;
+  } else if (b->placeholder[slot] != a->dtype) {
+    return uk__errorf(UK_ERR_TYPE,
+                      "%s: %s '%s' is %s but %c is %s (bound by %s '%s'); arrays are never cast",
+                      kernel, role, p->name, uk_dtype_name(a->dtype), p->placeholder,
+                      uk_dtype_name(b->placeholder[slot]), origins[slot].role, origins[slot].name);
+  }
+  *resolved = a->dtype;
+  return UK_OK;
+}
+
+static uk_status resolve_rest(const char *kernel, const uk_param *p, uk_binding *b, uk_dtype *resolved) {
+  if (!p->is_placeholder) {
+    *resolved = p->dtype;
+    return UK_OK;
+  }
+  uk_dtype t = b->placeholder[uk__bind_slot(p->placeholder)];
+  if (t == UK_DTYPE_COUNT_)
+    return uk__errorf(UK_ERR_TYPE,
+                      "%s: placeholder '%c' is not bound: no array argument has type %c (pass an output array "
+                      "or an array input of type %c)",
+                      kernel, p->placeholder, p->placeholder, p->placeholder);
+  *resolved = t;
+  return UK_OK;
+}
+
+uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlist *out, const uk_arg *args,
+                   int nin, const uk_array *outs, int nout, uk_binding *b) {
+  if (nin != in->count)
+    return uk__errorf(UK_ERR_INVALID, "%s: takes %d input%s but %d %s given", kernel, in->count,
+                      in->count == 1 ? "" : "s", nin, nin == 1 ? "was" : "were");
+  if (nout != out->count)
+    return uk__errorf(UK_ERR_INVALID, "%s: has %d output%s but %d %s given", kernel, out->count,
+                      out->count == 1 ? "" : "s", nout, nout == 1 ? "was" : "were");
+  if (nin + nout > UK_MAX_PARAMS)
+    return uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d, at most %d)", kernel, nin + nout, UK_MAX_PARAMS);
+  if (nin && !args) return uk__errorf(UK_ERR_INVALID, "%s: inputs are NULL", kernel);
+  if (nout && !outs) return uk__errorf(UK_ERR_INVALID, "%s: outputs are NULL", kernel);
+  int given = 0;
+  for (int k = 0; k < nout; k++) given += outs[k].data != 0;
+  if (given && given != nout) {
+    int g = 0, m = 0;
+    for (int k = 0; k < nout; k++) {
+      if (outs[k].data) g = k;
+      else m = k;
+    }
+    return uk__errorf(UK_ERR_INVALID,
+                      "%s: outputs must be all given or all allocated: '%s' is given but '%s' is not (data == 0)",
+                      kernel, out->items[g].name, out->items[m].name);
+  }
+  memset(b, 0, sizeof *b);
+  b->nin = nin;
+  b->nout = nout;
+  b->outputs_given = nout > 0 && given == nout;
+  for (int k = 0; k < 52; k++) b->placeholder[k] = UK_DTYPE_COUNT_;
+  origin origins[52];
+  memset(origins, 0, sizeof origins);
+  uk_status s;
+  if (b->outputs_given)
+    for (int k = 0; k < nout; k++)
+      if ((s = bind_array(kernel, "output", &out->items[k], &outs[k], b, origins, &b->dtype[nin + k])) != UK_OK)
+        return s;
+  for (int k = 0; k < nin; k++) {
+    const uk_param *p = &in->items[k];
+    if (args[k].kind == UK_ARG_ARRAY) {
+      if (!args[k].v.array) return uk__errorf(UK_ERR_INVALID, "%s: input '%s' is a NULL array", kernel, p->name);
+      b->is_array[k] = 1;
+      if ((s = bind_array(kernel, "input", p, args[k].v.array, b, origins, &b->dtype[k])) != UK_OK) return s;
+    } else if (p->is_raw) {
+      return uk__errorf(UK_ERR_INVALID, "%s: raw input '%s' needs an array, not a scalar", kernel, p->name);
+    }
+  }
+  for (int k = 0; k < nin; k++)
+    if (!b->is_array[k] && (s = resolve_rest(kernel, &in->items[k], b, &b->dtype[k])) != UK_OK) return s;
+  if (!b->outputs_given)
+    for (int k = 0; k < nout; k++)
+      if ((s = resolve_rest(kernel, &out->items[k], b, &b->dtype[nin + k])) != UK_OK) return s;
+  return UK_OK;
+}

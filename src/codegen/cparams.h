@@ -3,11 +3,18 @@
  *
  * Grammar (white space separates tokens):
  *   params := "" | "void" | param ("," param)*
- *   param  := qualifiers* base_type qualifiers* ("*" qualifiers*)* [name]
- *   qualifiers: const, volatile, __restrict__, restrict, __restrict
+ *   param  := (qualifier | specifier)+ ("*" qualifier*)* [name]
+ *   qualifier: const, volatile, __restrict__, restrict, __restrict
+ *   specifier: signed unsigned char short int long bool float double void,
+ *              in any order ("long unsigned int long"), or one type name:
+ *              [::]a::b<...> (template arguments kept, spacing normalised)
+ *              or struct/class/union/enum X
  * Any number of '*' makes the parameter a pointer (8 bytes), whatever the
- * base type (a pointer to a struct is fine). Names are optional; a missing
- * name is reported as "parameter N".
+ * base type (a pointer to a struct is fine). By value, only the types listed
+ * for uk_function_set_signature are known (char is signed, long is 64-bit).
+ * Names are optional; a missing name is reported as "parameter N".
+ * Arrays, references, by-value structs, duplicate names and empty pieces are
+ * errors.
  * No CUDA headers: the runtime maps the kinds to libffi types. */
 #ifndef UK_CODEGEN_CPARAMS_H
 #define UK_CODEGEN_CPARAMS_H
@@ -35,9 +42,10 @@ typedef struct uk_cparams {
   uk_cparam *params;
 } uk_cparams;
 
-/* Parses `text`. UK_ERR_SYNTAX with position and caret (uk__error_at, what =
- * "signature") for malformed lists and unknown types, with a hint listing
- * the supported types. */
+/* Parses `text` ("" and "void": no parameters). UK_ERR_SYNTAX with position
+ * and caret (uk__error_at, what = "signature") for malformed lists and
+ * unknown types, with a hint listing the supported types; *out is written
+ * only on success (free with uk__cparams_free). */
 uk_status uk__cparams_parse(const char *text, uk_cparams *out);
 void uk__cparams_free(uk_cparams *p); /* NULL-safe; leaves *p empty */
 

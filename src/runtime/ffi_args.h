@@ -19,19 +19,23 @@ typedef struct uk_arglayout {
   char **spellings;  /* per parameter (copies) */
 } uk_arglayout;
 
-/* Builds the layout of `params` with libffi. */
+/* Builds the layout of `params` with libffi (an empty list: count 0, total 0).
+ * *out is written only on success. */
 uk_status uk__arglayout_build(const uk_cparams *params, uk_arglayout *out);
 void uk__arglayout_free(uk_arglayout *l); /* NULL-safe */
 
 /* Copies *args[i] (sizes[i] bytes) to buffer + offsets[i] for every
- * parameter; buffer has `total` bytes. No allocation. */
+ * parameter and zeroes the padding; buffer has `total` bytes. No allocation. */
 void uk__arglayout_pack(const uk_arglayout *l, void *const *args, void *buffer);
 
 /* Compares the layout with the kernel's real parameters (cuFuncGetParamInfo):
  * UK_ERR_INVALID on arity mismatch ("kernel 'k' takes 3 parameters but the
  * signature declares 2") or on a size/offset mismatch naming the parameter
  * ("parameter 'n' (float) is 4 bytes but kernel 'k' expects 8 bytes at
- * offset 16"). `kernel` names the kernel in messages. */
+ * offset 16"; same size elsewhere: "parameter 'n' (float) is at offset 12 but
+ * kernel 'k' expects it at offset 16"; an unnamed one reads "parameter 3
+ * (float)"). Arity is reported before the first mismatching parameter.
+ * `kernel` names the kernel in messages. Needs the driver table (uk__cu). */
 uk_status uk__arglayout_check(const uk_arglayout *l, CUfunction f, const char *kernel);
 
 #endif

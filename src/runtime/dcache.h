@@ -29,7 +29,9 @@ typedef struct uk__dcache {
 } uk__dcache;
 
 /* Opens (creating the directory if needed, soft: failures show as store
- * failures later). dir NULL: the default directory (uk_cache_default_dir). */
+ * failures later). dir NULL: the default directory (uk_cache_default_dir),
+ * whose error (UK_ERR_NOT_FOUND: no HOME) is returned. max_bytes 0: 1 GiB.
+ * Thread-safe after opening; several processes may share a directory. */
 uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out);
 void uk__dcache_close(uk__dcache *c);
 
@@ -39,5 +41,18 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
 /* Stores (soft: failures are counted, not returned). */
 void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                     const uk__binary *b);
+
+/* Lists the directory now: removes temporary files older than an hour and
+ * evicts past the cap (a put does this when its size estimate passes it). */
+void uk__dcache_trim(uk__dcache *c);
+
+/* Directory helpers shared with the public uk_cache_* functions. Entry
+ * files are named <32 lowercase hex>.ukc; temporary ones
+ * <32 hex>.ukc.tmp.<pid>.<random>. mkdirs: mkdir -p with mode 0700, 0 when
+ * the directory exists afterwards, -1 otherwise. */
+#define UK__DCACHE_STALE_TEMP_SECONDS 3600
+int uk__dcache_is_entry_name(const char *name);
+int uk__dcache_is_temp_name(const char *name);
+int uk__dcache_mkdirs(const char *path);
 
 #endif

@@ -1,0 +1,369 @@
+/* Disk cache: one file per entry, written to a temporary file and renamed.
+ *
+ * File layout (integers little-endian):
+ *   0  "UKC1"
+ *   4  u32 format version
+ *   8  u64 key length
+ *  16  u64 payload length
+ *  24  u64 XXH3-64 of key + payload (the bytes from offset 32 to the end)
+ *  32  key text, then the payload (uk__binary_encode)
+ *
+ * Nothing here is an error the caller sees: problems are misses or store
+ * failures, counted in the statistics. Eviction keeps a per-process estimate
+ * of the directory size and only scans the directory when the estimate
+ * passes the cap, so a put normally costs no directory listing. */
+#include "runtime/dcache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+
+#define ENTRY_MAGIC "UKC1"
+#define ENTRY_VERSION 1u
+#define HEADER_SIZE 32u
+#define DEFAULT_MAX_BYTES (1ull << 30)
+#define HEX_LEN 32
+#define ENTRY_SUFFIX ".ukc"
+#define TEMP_INFIX ".ukc.tmp."
+
+typedef struct dcache_impl {
+  uk__dcache pub; /* first member: the two pointer types convert */
+  atomic_ullong approx_bytes;
+  atomic_flag scanning;
+  atomic_uint seq;
+} dcache_impl;
+
+static dcache_impl *impl(uk__dcache *c) { return (dcache_impl *)c; }
+
+static void count(atomic_ullong *stat) { atomic_fetch_add_explicit(stat, 1, memory_order_relaxed); }
+
+static int is_hex_prefix(const char *name) {
+  for (int i = 0; i < HEX_LEN; i++)
+    if (!((name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f'))) return 0;
+  return 1;
+}
+
+int uk__dcache_is_entry_name(const char *name) {
+  return strlen(name) == HEX_LEN + strlen(ENTRY_SUFFIX) && is_hex_prefix(name) &&
+         strcmp(name + HEX_LEN, ENTRY_SUFFIX) == 0;
+}
+
+int uk__dcache_is_temp_name(const char *name) {
+  return strlen(name) > HEX_LEN + strlen(TEMP_INFIX) && is_hex_prefix(name) &&
+         strncmp(name + HEX_LEN, TEMP_INFIX, strlen(TEMP_INFIX)) == 0;
+}
+
+int uk__dcache_mkdirs(const char *path) {
+  char *p = strdup(path);
+  if (!p) return -1;
+  int rc = 0;
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char saved = *s;
+    *s = '\0';
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) rc = -1;
+    *s = saved;
+    if (rc != 0 || saved == '\0') break;
+  }
+  free(p);
+  struct stat st;
+  if (rc == 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) rc = -1;
+  return rc;
+}
+
+static void put_le(unsigned char *p, uint64_t v, int n) {
+  for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+static char *entry_path(const uk__dcache *c, uk_hash128 hash) {
+  char hex[33], *path = NULL;
+  uk__hash128_hex(hash, hex);
+  if (asprintf(&path, "%s/%s" ENTRY_SUFFIX, c->dir, hex) < 0) return NULL;
+  return path;
+}
+
+/* ---- scanning and eviction ---------------------------------------------- */
+
+typedef struct file_info {
+  char name[HEX_LEN + 5];
+  uint64_t size;
+  struct timespec mtime;
+} file_info;
+
+static int older_first(const void *a, const void *b) {
+  const file_info *x = a, *y = b;
+  if (x->mtime.tv_sec != y->mtime.tv_sec) return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+  if (x->mtime.tv_nsec != y->mtime.tv_nsec) return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Lists the directory: removes stale temp files, sums the entries and, past
+ * the cap, removes the least recently used ones until under 90% of it.
+ * Resets the size estimate. One scan at a time per cache; a concurrent
+ * request is dropped (the running scan does the work). */
+static void scan_and_evict(dcache_impl *d) {
+  if (atomic_flag_test_and_set(&d->scanning)) return;
+  file_info *files = NULL;
+  size_t n = 0, cap = 0;
+  uint64_t total = 0, max = d->pub.max_bytes;
+  DIR *dir = opendir(d->pub.dir);
+  if (!dir) goto out;
+  int dfd = dirfd(dir);
+  time_t now = time(NULL);
+  struct dirent *de;
+  while ((de = readdir(dir)) != NULL) {
+    int entry = uk__dcache_is_entry_name(de->d_name);
+    if (!entry && !uk__dcache_is_temp_name(de->d_name)) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (!entry) {
+      if (now - st.st_mtime > UK__DCACHE_STALE_TEMP_SECONDS) unlinkat(dfd, de->d_name, 0);
+      continue;
+    }
+    total += (uint64_t)st.st_size;
+    if (n == cap) {
+      size_t ncap = cap ? cap * 2 : 64;
+      file_info *nf = realloc(files, ncap * sizeof *nf);
+      if (!nf) continue; /* still counted; just not a candidate for eviction */
+      files = nf;
+      cap = ncap;
+    }
+    memcpy(files[n].name, de->d_name, sizeof files[n].name);
+    files[n].size = (uint64_t)st.st_size;
+    files[n].mtime = st.st_mtim;
+    n++;
+  }
+  if (total > max) {
+    uint64_t target = max / 10 * 9;
+    qsort(files, n, sizeof *files, older_first);
+    for (size_t i = 0; i < n && total > target; i++) {
+      if (unlinkat(dfd, files[i].name, 0) == 0)
+        count(&d->pub.stats.evictions);
+      else if (errno != ENOENT)
+        continue; /* cannot remove (read-only dir): it still counts */
+      total -= files[i].size;
+    }
+  }
+  atomic_store(&d->approx_bytes, total);
+out:
+  if (dir) closedir(dir);
+  free(files);
+  atomic_flag_clear(&d->scanning);
+}
+
+void uk__dcache_trim(uk__dcache *c) {
+  if (c) scan_and_evict(impl(c));
+}
+
+/* ---- open / close --------------------------------------------------------- */
+
+uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out) {
+  char *path = NULL;
+  if (dir) {
+    if (!*dir) return uk__errorf(UK_ERR_INVALID, "disk cache directory is an empty string");
+    path = strdup(dir);
+    if (!path) return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
+  } else {
+    uk_status s = uk_cache_default_dir(&path);
+    if (s != UK_OK) return s;
+  }
+  for (size_t len = strlen(path); len > 1 && path[len - 1] == '/'; len--) path[len - 1] = '\0';
+  dcache_impl *d = calloc(1, sizeof *d);
+  if (!d) {
+    free(path);
+    return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
+  }
+  d->pub.dir = path;
+  d->pub.max_bytes = max_bytes ? max_bytes : DEFAULT_MAX_BYTES;
+  atomic_init(&d->pub.stats.hits, 0);
+  atomic_init(&d->pub.stats.misses, 0);
+  atomic_init(&d->pub.stats.store_failures, 0);
+  atomic_init(&d->pub.stats.corrupt_entries, 0);
+  atomic_init(&d->pub.stats.evictions, 0);
+  atomic_init(&d->approx_bytes, 0);
+  atomic_flag_clear(&d->scanning);
+  atomic_init(&d->seq, 0);
+  (void)uk__dcache_mkdirs(path); /* soft: a put retries and counts the failure */
+  scan_and_evict(d);
+  *out = &d->pub;
+  return UK_OK;
+}
+
+void uk__dcache_close(uk__dcache *c) {
+  if (!c) return;
+  free(c->dir);
+  free(impl(c));
+}
+
+/* ---- get ------------------------------------------------------------------ */
+
+static int read_full(int fd, unsigned char *buf, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t r = read(fd, buf + done, size - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    done += (size_t)r;
+  }
+  return 0;
+}
+
+/* Whether a whole file read from disk is a valid entry for `key`; on
+ * success *out holds the decoded binary. Sets *nomem on allocation failure
+ * (a miss, not a corrupt entry). */
+static int parse_entry(const unsigned char *buf, size_t size, const char *key, size_t key_len,
+                       uk__binary **out, int *nomem) {
+  if (size < HEADER_SIZE || memcmp(buf, ENTRY_MAGIC, 4) != 0) return 0;
+  if (get_le(buf + 4, 4) != ENTRY_VERSION) return 0;
+  uint64_t klen = get_le(buf + 8, 8), plen = get_le(buf + 16, 8), sum = get_le(buf + 24, 8);
+  uint64_t body = size - HEADER_SIZE;
+  if (klen > body || plen != body - klen) return 0;
+  if (uk__hash64(buf + HEADER_SIZE, (size_t)body) != sum) return 0;
+  if (klen != key_len || memcmp(buf + HEADER_SIZE, key, key_len) != 0) return 0;
+  uk_status s = uk__binary_decode(buf + HEADER_SIZE + klen, (size_t)plen, out);
+  if (s == UK_ERR_NOMEM) *nomem = 1;
+  return s == UK_OK;
+}
+
+int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
+                   uk__binary **out) {
+  int found = 0, corrupt = 0, nomem = 0, fd = -1;
+  unsigned char *buf = NULL;
+  char *path = entry_path(c, hash);
+  if (!path) goto out;
+  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) goto out; /* absent or unreadable: a plain miss */
+  struct stat st;
+  if (fstat(fd, &st) != 0) goto out;
+  if (!S_ISREG(st.st_mode) || st.st_size < (off_t)HEADER_SIZE ||
+      (uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+    corrupt = 1;
+    goto out;
+  }
+  size_t size = (size_t)st.st_size;
+  buf = malloc(size);
+  if (!buf) goto out;
+  if (read_full(fd, buf, size) != 0) {
+    corrupt = 1;
+    goto out;
+  }
+  uk__binary *b = NULL;
+  if (!parse_entry(buf, size, key, key_len, &b, &nomem)) {
+    corrupt = !nomem;
+    goto out;
+  }
+  (void)futimens(fd, NULL); /* recently used: eviction goes by mtime */
+  *out = b;
+  found = 1;
+out:
+  if (fd >= 0) close(fd);
+  free(buf);
+  free(path);
+  if (corrupt) count(&c->stats.corrupt_entries);
+  count(found ? &c->stats.hits : &c->stats.misses);
+  return found;
+}
+
+/* ---- put ------------------------------------------------------------------ */
+
+static int write_full(int fd, const unsigned char *buf, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t w = write(fd, buf + done, size - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+/* "<entry path>.tmp.<pid>.<16 hex>": unique per process by pid and counter,
+ * across hosts sharing a directory by the time-and-address mix. */
+static char *temp_path(dcache_impl *d, const char *path) {
+  struct {
+    struct timespec ts;
+    unsigned seq;
+    pid_t pid;
+    const void *where;
+  } mix;
+  memset(&mix, 0, sizeof mix);
+  clock_gettime(CLOCK_REALTIME, &mix.ts);
+  mix.seq = atomic_fetch_add(&d->seq, 1);
+  mix.pid = getpid();
+  mix.where = &mix;
+  char *tmp = NULL;
+  if (asprintf(&tmp, "%s.tmp.%ld.%016llx", path, (long)mix.pid,
+               (unsigned long long)uk__hash64(&mix, sizeof mix)) < 0)
+    return NULL;
+  return tmp;
+}
+
+void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
+                    const uk__binary *b) {
+  dcache_impl *d = impl(c);
+  void *payload = NULL;
+  size_t plen = 0, size = 0;
+  unsigned char *file = NULL;
+  char *path = NULL, *tmp = NULL;
+  int fd = -1, created = 0, ok = 0;
+  if (uk__binary_encode(b, &payload, &plen) != UK_OK) goto out;
+  size = HEADER_SIZE + key_len + plen;
+  file = malloc(size);
+  path = entry_path(c, hash);
+  if (!file || !path) goto out;
+  memcpy(file, ENTRY_MAGIC, 4);
+  put_le(file + 4, ENTRY_VERSION, 4);
+  put_le(file + 8, key_len, 8);
+  put_le(file + 16, plen, 8);
+  if (key_len) memcpy(file + HEADER_SIZE, key, key_len);
+  memcpy(file + HEADER_SIZE + key_len, payload, plen);
+  put_le(file + 24, uk__hash64(file + HEADER_SIZE, key_len + plen), 8);
+
+  int made_dir = 0;
+  for (int attempt = 0; attempt < 4 && fd < 0; attempt++) {
+    free(tmp);
+    tmp = temp_path(d, path);
+    if (!tmp) goto out;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) break;
+    if (errno == ENOENT && !made_dir) { /* removed since open: create again */
+      made_dir = 1;
+      if (uk__dcache_mkdirs(c->dir) != 0) goto out;
+    } else if (errno != EEXIST) {
+      goto out;
+    }
+  }
+  if (fd < 0) goto out;
+  created = 1;
+  int wrote = write_full(fd, file, size);
+  int closed = close(fd);
+  fd = -1;
+  if (wrote != 0 || closed != 0) goto out;
+  if (rename(tmp, path) != 0) goto out;
+  ok = 1;
+out:
+  if (fd >= 0) close(fd);
+  if (!ok) {
+    if (created) unlink(tmp); /* never another writer's file */
+    count(&c->stats.store_failures);
+  }
+  free(payload);
+  free(file);
+  free(path);
+  free(tmp);
+  if (ok && atomic_fetch_add(&d->approx_bytes, size) + size > c->max_bytes) scan_and_evict(d);
+}

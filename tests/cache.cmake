@@ -1,0 +1,4 @@
+# Compiled binaries, the memory cache and the disk cache.
+uk_test(test_binary LABELS cpu SOURCES test_binary.c)
+uk_test(test_mcache LABELS cpu SOURCES test_mcache.c)
+uk_test(test_dcache LABELS cpu SOURCES test_dcache.c)

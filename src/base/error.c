@@ -1,5 +1,6 @@
 #include "base/error.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,13 +8,31 @@
 
 #include "base/strbuf.h"
 
-/* Per thread: a context is shared by threads, so detail can't live there. */
+/* Per thread: a context is shared by threads, so detail can't live there.
+ * A pthread key's destructor frees a thread's strings when it exits. */
 static _Thread_local char *tl_message;
 static _Thread_local char *tl_log;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static _Thread_local int exit_hook_set;
+
+static void free_at_exit(void *unused) {
+  (void)unused;
+  free(tl_message);
+  free(tl_log);
+  tl_message = tl_log = NULL;
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, free_at_exit); }
 
 static void set_owned(char **slot, char *value) {
   free(*slot);
   *slot = value;
+  if (value && !exit_hook_set) {
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, (void *)1); /* any non-NULL value arms the destructor */
+    exit_hook_set = 1;
+  }
 }
 
 static char *vformat(const char *fmt, va_list ap) {

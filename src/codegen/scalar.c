@@ -10,7 +10,7 @@
 /* Rounds |x| (finite, or not) to a binary format with `ebits` exponent and
  * `mbits` stored mantissa bits, to nearest even, straight from double. */
 static uint16_t round_small(double x, int ebits, int mbits) {
-  uint16_t sign = signbit(x) ? (uint16_t)(1u << (ebits + mbits)) : 0;
+  uint16_t sign = (uint16_t)(signbit(x) ? 1u << (ebits + mbits) : 0u);
   uint16_t inf = (uint16_t)(((1u << ebits) - 1) << mbits);
   if (isnan(x)) return (uint16_t)(sign | inf | (1u << (mbits - 1)));
   double a = fabs(x);

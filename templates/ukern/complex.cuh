@@ -1,2 +1,275 @@
-// placeholder: replaced by the runtime work
+// ukern/complex.cuh: complex numbers for device code (NVRTC or nvcc), with
+// no includes.
+//
+//   ukern::complex<float>  (typedef uk_complex64)   8 bytes, aligned to 8
+//   ukern::complex<double> (typedef uk_complex128) 16 bytes, aligned to 16
+//
+// The layout is {real, imag}, like cuComplex / std::complex, so arrays of
+// NumPy complex64/complex128 can be read directly. A default-constructed
+// value is 0 (as std::complex and thrust::complex), so a complex cannot be
+// declared __shared__ directly: use raw storage for shared arrays.
+//
+// Operators: + - * / with complex and real operands on either side (the real
+// operand converts to T), unary + and -, == and !=, compound assignment.
+// Functions (found by argument-dependent lookup): real, imag, abs, arg, norm,
+// conj, polar, exp, log, log10, sqrt, sin, cos, tan, sinh, cosh, tanh, pow.
 #pragma once
+
+#define _UK_CX_FN __host__ __device__ __forceinline__
+
+namespace ukern {
+
+namespace detail {
+
+template <typename T> struct cmath;
+
+template <> struct cmath<float> {
+  static _UK_CX_FN float sqrt(float x) { return ::sqrtf(x); }
+  static _UK_CX_FN float hypot(float x, float y) { return ::hypotf(x, y); }
+  static _UK_CX_FN float atan2(float y, float x) { return ::atan2f(y, x); }
+  static _UK_CX_FN float exp(float x) { return ::expf(x); }
+  static _UK_CX_FN float log(float x) { return ::logf(x); }
+  static _UK_CX_FN float sin(float x) { return ::sinf(x); }
+  static _UK_CX_FN float cos(float x) { return ::cosf(x); }
+  static _UK_CX_FN float sinh(float x) { return ::sinhf(x); }
+  static _UK_CX_FN float cosh(float x) { return ::coshf(x); }
+  static _UK_CX_FN float fabs(float x) { return ::fabsf(x); }
+  static _UK_CX_FN float pow(float x, float y) { return ::powf(x, y); }
+  static _UK_CX_FN float copysign(float x, float y) { return ::copysignf(x, y); }
+  static _UK_CX_FN float ln10() { return 2.302585092994045684f; }
+};
+
+template <> struct cmath<double> {
+  static _UK_CX_FN double sqrt(double x) { return ::sqrt(x); }
+  static _UK_CX_FN double hypot(double x, double y) { return ::hypot(x, y); }
+  static _UK_CX_FN double atan2(double y, double x) { return ::atan2(y, x); }
+  static _UK_CX_FN double exp(double x) { return ::exp(x); }
+  static _UK_CX_FN double log(double x) { return ::log(x); }
+  static _UK_CX_FN double sin(double x) { return ::sin(x); }
+  static _UK_CX_FN double cos(double x) { return ::cos(x); }
+  static _UK_CX_FN double sinh(double x) { return ::sinh(x); }
+  static _UK_CX_FN double cosh(double x) { return ::cosh(x); }
+  static _UK_CX_FN double fabs(double x) { return ::fabs(x); }
+  static _UK_CX_FN double pow(double x, double y) { return ::pow(x, y); }
+  static _UK_CX_FN double copysign(double x, double y) { return ::copysign(x, y); }
+  static _UK_CX_FN double ln10() { return 2.302585092994045684; }
+};
+
+// Keeps a real operand out of template deduction, so `z * 2` converts 2 to T.
+template <typename T> struct ident { typedef T type; };
+
+}  // namespace detail
+
+template <typename T>
+struct alignas(2 * sizeof(T)) complex {
+  typedef T value_type;
+  T _uk_re;
+  T _uk_im;
+
+  _UK_CX_FN constexpr complex(const T& re = T(), const T& im = T()) : _uk_re(re), _uk_im(im) {}
+  template <typename U>
+  _UK_CX_FN constexpr complex(const complex<U>& z) : _uk_re(T(z.real())), _uk_im(T(z.imag())) {}
+
+  _UK_CX_FN constexpr T real() const { return _uk_re; }
+  _UK_CX_FN constexpr T imag() const { return _uk_im; }
+  _UK_CX_FN void real(T re) { _uk_re = re; }
+  _UK_CX_FN void imag(T im) { _uk_im = im; }
+
+  _UK_CX_FN complex& operator=(const T& re) {
+    _uk_re = re;
+    _uk_im = T();
+    return *this;
+  }
+  _UK_CX_FN complex& operator+=(const complex& z) {
+    _uk_re += z._uk_re;
+    _uk_im += z._uk_im;
+    return *this;
+  }
+  _UK_CX_FN complex& operator-=(const complex& z) {
+    _uk_re -= z._uk_re;
+    _uk_im -= z._uk_im;
+    return *this;
+  }
+  _UK_CX_FN complex& operator*=(const complex& z) {
+    T re = _uk_re * z._uk_re - _uk_im * z._uk_im;
+    _uk_im = _uk_re * z._uk_im + _uk_im * z._uk_re;
+    _uk_re = re;
+    return *this;
+  }
+  _UK_CX_FN complex& operator/=(const complex& z);
+  _UK_CX_FN complex& operator+=(const T& s) {
+    _uk_re += s;
+    return *this;
+  }
+  _UK_CX_FN complex& operator-=(const T& s) {
+    _uk_re -= s;
+    return *this;
+  }
+  _UK_CX_FN complex& operator*=(const T& s) {
+    _uk_re *= s;
+    _uk_im *= s;
+    return *this;
+  }
+  _UK_CX_FN complex& operator/=(const T& s) {
+    _uk_re /= s;
+    _uk_im /= s;
+    return *this;
+  }
+};
+
+// Smith's algorithm: scales by the larger part of the divisor, so the
+// intermediate products do not overflow where the result is finite.
+template <typename T>
+_UK_CX_FN complex<T>& complex<T>::operator/=(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  T c = z._uk_re, d = z._uk_im, re, im;
+  if (c == T(0) && d == T(0)) {
+    re = _uk_re / c;
+    im = _uk_im / c;
+  } else if (M::fabs(c) >= M::fabs(d)) {
+    T r = d / c, den = c + d * r;
+    re = (_uk_re + _uk_im * r) / den;
+    im = (_uk_im - _uk_re * r) / den;
+  } else {
+    T r = c / d, den = c * r + d;
+    re = (_uk_re * r + _uk_im) / den;
+    im = (_uk_im * r - _uk_re) / den;
+  }
+  _uk_re = re;
+  _uk_im = im;
+  return *this;
+}
+
+#define _UK_CX_BINARY(op)                                                                    \
+  template <typename T>                                                                      \
+  _UK_CX_FN complex<T> operator op(const complex<T>& a, const complex<T>& b) {               \
+    complex<T> r = a;                                                                        \
+    r op## = b;                                                                              \
+    return r;                                                                                \
+  }                                                                                          \
+  template <typename T>                                                                      \
+  _UK_CX_FN complex<T> operator op(const complex<T>& a, const typename detail::ident<T>::type& b) { \
+    complex<T> r = a;                                                                        \
+    r op## = b;                                                                              \
+    return r;                                                                                \
+  }                                                                                          \
+  template <typename T>                                                                      \
+  _UK_CX_FN complex<T> operator op(const typename detail::ident<T>::type& a, const complex<T>& b) { \
+    complex<T> r(a);                                                                         \
+    r op## = b;                                                                              \
+    return r;                                                                                \
+  }
+_UK_CX_BINARY(+)
+_UK_CX_BINARY(-)
+_UK_CX_BINARY(*)
+_UK_CX_BINARY(/)
+#undef _UK_CX_BINARY
+
+template <typename T> _UK_CX_FN complex<T> operator+(const complex<T>& a) { return a; }
+template <typename T> _UK_CX_FN complex<T> operator-(const complex<T>& a) {
+  return complex<T>(-a.real(), -a.imag());
+}
+
+template <typename T> _UK_CX_FN bool operator==(const complex<T>& a, const complex<T>& b) {
+  return a.real() == b.real() && a.imag() == b.imag();
+}
+template <typename T>
+_UK_CX_FN bool operator==(const complex<T>& a, const typename detail::ident<T>::type& b) {
+  return a.real() == b && a.imag() == T(0);
+}
+template <typename T>
+_UK_CX_FN bool operator==(const typename detail::ident<T>::type& a, const complex<T>& b) {
+  return b == a;
+}
+template <typename T> _UK_CX_FN bool operator!=(const complex<T>& a, const complex<T>& b) {
+  return !(a == b);
+}
+template <typename T>
+_UK_CX_FN bool operator!=(const complex<T>& a, const typename detail::ident<T>::type& b) {
+  return !(a == b);
+}
+template <typename T>
+_UK_CX_FN bool operator!=(const typename detail::ident<T>::type& a, const complex<T>& b) {
+  return !(b == a);
+}
+
+template <typename T> _UK_CX_FN T real(const complex<T>& z) { return z.real(); }
+template <typename T> _UK_CX_FN T imag(const complex<T>& z) { return z.imag(); }
+template <typename T> _UK_CX_FN T abs(const complex<T>& z) {
+  return detail::cmath<T>::hypot(z.real(), z.imag());
+}
+template <typename T> _UK_CX_FN T arg(const complex<T>& z) {
+  return detail::cmath<T>::atan2(z.imag(), z.real());
+}
+template <typename T> _UK_CX_FN T norm(const complex<T>& z) {
+  return z.real() * z.real() + z.imag() * z.imag();
+}
+template <typename T> _UK_CX_FN complex<T> conj(const complex<T>& z) {
+  return complex<T>(z.real(), -z.imag());
+}
+template <typename T>
+_UK_CX_FN complex<T> polar(const T& r, const typename detail::ident<T>::type& theta = T()) {
+  typedef detail::cmath<T> M;
+  return complex<T>(r * M::cos(theta), r * M::sin(theta));
+}
+
+template <typename T> _UK_CX_FN complex<T> exp(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  T e = M::exp(z.real());
+  return complex<T>(e * M::cos(z.imag()), e * M::sin(z.imag()));
+}
+template <typename T> _UK_CX_FN complex<T> log(const complex<T>& z) {
+  return complex<T>(detail::cmath<T>::log(abs(z)), arg(z));
+}
+template <typename T> _UK_CX_FN complex<T> log10(const complex<T>& z) {
+  return log(z) / detail::cmath<T>::ln10();
+}
+// Principal root (real part >= 0; the imaginary part has the sign of z's).
+template <typename T> _UK_CX_FN complex<T> sqrt(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  T x = z.real(), y = z.imag();
+  if (x == T(0) && y == T(0)) return complex<T>(T(0), y);
+  T t = M::sqrt((M::fabs(x) + abs(z)) / T(2));
+  if (x >= T(0)) return complex<T>(t, y / (T(2) * t));
+  return complex<T>(M::fabs(y) / (T(2) * t), M::copysign(t, y));
+}
+template <typename T> _UK_CX_FN complex<T> sin(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  return complex<T>(M::sin(z.real()) * M::cosh(z.imag()), M::cos(z.real()) * M::sinh(z.imag()));
+}
+template <typename T> _UK_CX_FN complex<T> cos(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  return complex<T>(M::cos(z.real()) * M::cosh(z.imag()), -M::sin(z.real()) * M::sinh(z.imag()));
+}
+template <typename T> _UK_CX_FN complex<T> tan(const complex<T>& z) { return sin(z) / cos(z); }
+template <typename T> _UK_CX_FN complex<T> sinh(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  return complex<T>(M::sinh(z.real()) * M::cos(z.imag()), M::cosh(z.real()) * M::sin(z.imag()));
+}
+template <typename T> _UK_CX_FN complex<T> cosh(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  return complex<T>(M::cosh(z.real()) * M::cos(z.imag()), M::sinh(z.real()) * M::sin(z.imag()));
+}
+template <typename T> _UK_CX_FN complex<T> tanh(const complex<T>& z) { return sinh(z) / cosh(z); }
+
+template <typename T> _UK_CX_FN complex<T> pow(const complex<T>& a, const complex<T>& b) {
+  if (a.real() == T(0) && a.imag() == T(0))
+    return complex<T>(b.real() == T(0) && b.imag() == T(0) ? T(1) : T(0));
+  return exp(b * log(a));
+}
+template <typename T>
+_UK_CX_FN complex<T> pow(const complex<T>& a, const typename detail::ident<T>::type& p) {
+  if (a.real() == T(0) && a.imag() == T(0)) return complex<T>(p == T(0) ? T(1) : T(0));
+  return polar(detail::cmath<T>::pow(abs(a), p), arg(a) * p);
+}
+template <typename T>
+_UK_CX_FN complex<T> pow(const typename detail::ident<T>::type& x, const complex<T>& b) {
+  return pow(complex<T>(x), b);
+}
+
+}  // namespace ukern
+
+#undef _UK_CX_FN
+
+typedef ukern::complex<float> uk_complex64;
+typedef ukern::complex<double> uk_complex128;

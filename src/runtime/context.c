@@ -1,0 +1,187 @@
+/* The uk_context object: options, caches, and the cached compile path
+ * (memory cache -> disk cache -> NVRTC). */
+#include "runtime/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+
+#define DEFAULT_DISK_CACHE_BYTES (1ull << 30)
+
+static int env_disables_disk_cache(void) {
+  const char *v = getenv("UKERN_DISABLE_DISK_CACHE");
+  return v && strcmp(v, "1") == 0;
+}
+
+uk_status uk_context_create(const uk_options *opts, uk_context **out) {
+  uk__error_clear();
+  if (!out) return uk__errorf(UK_ERR_INVALID, "uk_context_create: out is NULL");
+  uk_options o;
+  if (opts) o = *opts;
+  else memset(&o, 0, sizeof o);
+  if (o.num_nvrtc_options < 0 || (o.num_nvrtc_options > 0 && !o.nvrtc_options))
+    return uk__errorf(UK_ERR_INVALID, "uk_options: num_nvrtc_options is %d but nvrtc_options is %s",
+                      o.num_nvrtc_options, o.nvrtc_options ? "set" : "NULL");
+  if (o.device < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: device %d is negative", o.device);
+  if (o.arch < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: arch %d is negative", o.arch);
+
+  uk_status st = UK_OK;
+  uk_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a context");
+  ctx->opts = o;
+  ctx->opts.cache_dir = NULL;
+  ctx->opts.nvrtc_options = NULL;
+  ctx->opts.num_nvrtc_options = 0;
+  if (o.num_nvrtc_options > 0) {
+    ctx->nvrtc_options = calloc((size_t)o.num_nvrtc_options, sizeof *ctx->nvrtc_options);
+    if (!ctx->nvrtc_options) goto nomem;
+    for (int k = 0; k < o.num_nvrtc_options; k++) {
+      if (!o.nvrtc_options[k]) {
+        st = uk__errorf(UK_ERR_INVALID, "uk_options: nvrtc_options[%d] is NULL", k);
+        goto out;
+      }
+      ctx->nvrtc_options[k] = strdup(o.nvrtc_options[k]);
+      if (!ctx->nvrtc_options[k]) goto nomem;
+      ctx->num_nvrtc_options = k + 1;
+    }
+    ctx->opts.nvrtc_options = (const char *const *)ctx->nvrtc_options;
+    ctx->opts.num_nvrtc_options = ctx->num_nvrtc_options;
+  }
+  if (o.cache_dir && !(ctx->opts.cache_dir = strdup(o.cache_dir))) goto nomem;
+  if (!ctx->opts.disk_cache_max_bytes) ctx->opts.disk_cache_max_bytes = DEFAULT_DISK_CACHE_BYTES;
+  if (env_disables_disk_cache()) ctx->opts.disable_disk_cache = 1;
+  atomic_init(&ctx->compiles, 0);
+  atomic_init(&ctx->memory_hits, 0);
+  atomic_init(&ctx->memory_misses, 0);
+
+  if ((st = uk__mcache_create(&ctx->mcache)) != UK_OK) goto out;
+  if (!ctx->opts.disable_disk_cache) {
+    st = uk__dcache_open(ctx->opts.cache_dir, ctx->opts.disk_cache_max_bytes, &ctx->dcache);
+    if (st == UK_ERR_NOMEM) goto out;
+    /* Any other failure (no usable default directory) only costs the disk
+     * cache: compiling still works. */
+    if (st != UK_OK) {
+      ctx->dcache = NULL;
+      uk__error_clear();
+      st = UK_OK;
+    }
+  }
+  *out = ctx;
+  return UK_OK;
+nomem:
+  st = uk__errorf(UK_ERR_NOMEM, "out of memory creating a context");
+out:
+  uk_context_destroy(ctx);
+  return st;
+}
+
+void uk_context_destroy(uk_context *ctx) {
+  if (!ctx) return;
+  if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
+  if (ctx->dcache) uk__dcache_close(ctx->dcache);
+  for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);
+  free(ctx->nvrtc_options);
+  free((char *)ctx->opts.cache_dir);
+  free(ctx);
+}
+
+uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out) {
+  uk__error_clear();
+  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_context_cache_stats: NULL argument");
+  uk_cache_stats s;
+  memset(&s, 0, sizeof s);
+  s.memory_hits = atomic_load(&ctx->memory_hits);
+  s.memory_misses = atomic_load(&ctx->memory_misses);
+  s.compiles = atomic_load(&ctx->compiles);
+  if (ctx->dcache) {
+    s.disk_hits = atomic_load(&ctx->dcache->stats.hits);
+    s.disk_misses = atomic_load(&ctx->dcache->stats.misses);
+    s.store_failures = atomic_load(&ctx->dcache->stats.store_failures);
+    s.corrupt_entries = atomic_load(&ctx->dcache->stats.corrupt_entries);
+    s.evictions = atomic_load(&ctx->dcache->stats.evictions);
+  }
+  *out = s;
+  return UK_OK;
+}
+
+const char *uk_context_cache_dir(uk_context *ctx) {
+  return ctx && ctx->dcache && ctx->dcache->dir ? ctx->dcache->dir : "";
+}
+
+uk_status uk__context_arch(uk_context *ctx, int device, int *arch) {
+  if (ctx->opts.arch > 0) {
+    *arch = ctx->opts.arch;
+    return UK_OK;
+  }
+  uk_device_info info;
+  uk_status st = uk_device_info_get(device, &info);
+  if (st != UK_OK) {
+    uk__error_prefix("cannot choose an arch to compile for (set uk_options.arch, e.g. 90, to "
+                     "compile without a GPU)");
+    return st;
+  }
+  *arch = info.arch;
+  return UK_OK;
+}
+
+typedef struct build_arg {
+  uk_context *ctx;
+  const uk__compile_req *req;
+  uk_hash128 hash;
+  const char *key;
+  size_t key_len;
+} build_arg;
+
+/* Runs on a memory-cache miss, once per key however many threads ask. */
+static uk_status build(void *p, uk__binary **out) {
+  build_arg *a = p;
+  uk__dcache *dc = a->ctx->dcache;
+  if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
+  atomic_fetch_add(&a->ctx->compiles, 1);
+  uk_status st = uk__nvrtc_compile(a->req, out);
+  if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
+  return st;
+}
+
+uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out) {
+  if (req->num_options < 0 || req->num_name_expressions < 0 ||
+      (req->num_options > 0 && !req->options) ||
+      (req->num_name_expressions > 0 && !req->name_expressions))
+    return uk__errorf(UK_ERR_INVALID, "compile request: option or name expression counts do not "
+                                      "match their arrays");
+  for (int k = 0; k < req->num_options; k++)
+    if (!req->options[k]) return uk__errorf(UK_ERR_INVALID, "compile request: option %d is NULL", k);
+  for (int k = 0; k < req->num_name_expressions; k++)
+    if (!req->name_expressions[k])
+      return uk__errorf(UK_ERR_INVALID, "compile request: name expression %d is NULL", k);
+
+  uk_status st = UK_OK;
+  uk_strbuf key;
+  uk__sb_init(&key);
+  int nopt = ctx->num_nvrtc_options + req->num_options;
+  const char **opts = NULL;
+  if (nopt > 0) {
+    opts = malloc((size_t)nopt * sizeof *opts);
+    if (!opts) {
+      st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling");
+      goto out;
+    }
+    for (int k = 0; k < ctx->num_nvrtc_options; k++) opts[k] = ctx->nvrtc_options[k];
+    for (int k = 0; k < req->num_options; k++) opts[ctx->num_nvrtc_options + k] = req->options[k];
+  }
+  uk__compile_req full = *req;
+  full.options = opts;
+  full.num_options = nopt;
+  if ((st = uk__compile_key(&full, &key)) != UK_OK) goto out;
+
+  build_arg a = {ctx, &full, uk__hash128(key.buf, key.len), key.buf, key.len};
+  int hit = 0;
+  st = uk__mcache_get(ctx->mcache, a.hash, key.buf, key.len, build, &a, out, &hit);
+  atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
+out:
+  free(opts);
+  uk__sb_release(&key);
+  return st;
+}

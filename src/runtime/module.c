@@ -1,0 +1,332 @@
+/* Raw modules: compiled from source (through the caches), or loaded from a
+ * cubin/fatbin/PTX file or image. One module runs on every GPU: it is loaded
+ * lazily into each device's primary context the first time it is used
+ * there, so a module compiled without a GPU can still be inspected. */
+#include "runtime/module.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+
+#define FATBIN_MAGIC 0xBA55ED50u
+
+static uk_status module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
+  uk_module *m = calloc(1, sizeof *m);
+  if (!m) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
+  if (pthread_mutex_init(&m->lock, NULL) != 0) {
+    free(m);
+    return uk__errorf(UK_ERR_NOMEM, "cannot create a mutex for a module");
+  }
+  m->ctx = ctx;
+  m->bin = bin;
+  *out = m;
+  return UK_OK;
+}
+
+void uk_module_destroy(uk_module *m) {
+  if (!m) return;
+  for (int k = 0; k < m->nfuncs; k++) uk__function_free(m->funcs[k]);
+  free(m->funcs);
+  for (int d = 0; d < UK__MAX_DEVICES; d++) {
+    if (!m->loaded[d]) continue;
+    int pushed = 0;
+    if (uk__device_enter(d, &pushed) == UK_OK) {
+      uk__cu.cuModuleUnload(m->loaded[d]);
+      uk__device_leave(pushed);
+    }
+  }
+  pthread_mutex_destroy(&m->lock);
+  uk__binary_release(m->bin);
+  free(m);
+}
+
+uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_module_options *opts,
+                                uk_module **out) {
+  uk__error_clear();
+  if (!ctx || !code || !out)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_from_source: %s is NULL",
+                      !ctx ? "ctx" : !code ? "code" : "out");
+  uk_module_options o;
+  if (opts) o = *opts;
+  else memset(&o, 0, sizeof o);
+  if (o.num_options < 0 || (o.num_options > 0 && !o.options) || o.num_name_expressions < 0 ||
+      (o.num_name_expressions > 0 && !o.name_expressions))
+    return uk__errorf(UK_ERR_INVALID,
+                      "uk_module_options: num_options/num_name_expressions do not match their arrays");
+  int arch = o.arch;
+  uk_status st;
+  if (arch <= 0 && (st = uk__context_arch(ctx, ctx->opts.device, &arch)) != UK_OK) return st;
+
+  uk__compile_req req = {0};
+  req.source = code;
+  req.name = o.name ? o.name : "module";
+  req.options = o.options;
+  req.num_options = o.num_options;
+  req.name_expressions = o.name_expressions;
+  req.num_name_expressions = o.num_name_expressions;
+  req.arch = arch;
+  uk__binary *bin = NULL;
+  if ((st = uk__context_compile(ctx, &req, &bin)) != UK_OK) return st;
+  if ((st = module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
+  return st;
+}
+
+/* Image kinds by content: cubin (ELF), fatbin, else PTX text. */
+static int is_elf(const unsigned char *p, size_t n) {
+  return n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
+}
+
+static int is_fatbin(const unsigned char *p, size_t n) {
+  if (n < 4) return 0;
+  uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  return magic == FATBIN_MAGIC;
+}
+
+/* Wraps an image in a module and loads it on the default device now, so a
+ * bad image or a missing device is reported here. */
+static uk_status module_from_bytes(uk_context *ctx, const void *image, size_t bytes, int is_ptx,
+                                   uk_module **out) {
+  uk__binary *bin = NULL;
+  uk_module *m = NULL;
+  CUmodule mod;
+  uk_status st = uk__binary_create(image, bytes, is_ptx, 0, 0, NULL, NULL, "", &bin);
+  if (st != UK_OK) return st;
+  if ((st = module_new(ctx, bin, &m)) != UK_OK) {
+    uk__binary_release(bin);
+    return st;
+  }
+  pthread_mutex_lock(&m->lock);
+  st = uk__module_load_locked(m, ctx->opts.device, &mod);
+  pthread_mutex_unlock(&m->lock);
+  if (st != UK_OK) {
+    uk_module_destroy(m);
+    return st;
+  }
+  *out = m;
+  return UK_OK;
+}
+
+uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes, uk_module **out) {
+  uk__error_clear();
+  if (!ctx || !image || !out)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: %s is NULL",
+                      !ctx ? "ctx" : !image ? "image" : "out");
+  const unsigned char *p = image;
+  if (is_elf(p, bytes) || is_fatbin(p, bytes)) return module_from_bytes(ctx, image, bytes, 0, out);
+  const unsigned char *nul = memchr(p, 0, bytes);
+  if (!nul)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: the image is neither a cubin (ELF) "
+                                      "nor a fatbin, and as PTX it is not NUL-terminated");
+  return module_from_bytes(ctx, image, (size_t)(nul - p), 1, out);
+}
+
+uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out) {
+  uk__error_clear();
+  if (!ctx || !path || !out)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_from_file: %s is NULL",
+                      !ctx ? "ctx" : !path ? "path" : "out");
+  uk_status st = UK_OK;
+  unsigned char *data = NULL;
+  size_t size = 0, cap = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return uk__errorf(UK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  for (;;) {
+    if (size == cap) {
+      size_t ncap = cap ? cap * 2 : 1 << 16;
+      unsigned char *p = realloc(data, ncap + 1);
+      if (!p) {
+        st = uk__errorf(UK_ERR_NOMEM, "out of memory reading '%s'", path);
+        goto out;
+      }
+      data = p;
+      cap = ncap;
+    }
+    size_t n = fread(data + size, 1, cap - size, f);
+    size += n;
+    if (n == 0) break;
+  }
+  if (ferror(f)) {
+    st = uk__errorf(UK_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    goto out;
+  }
+  if (size == 0) {
+    st = uk__errorf(UK_ERR_INVALID, "'%s' is empty", path);
+    goto out;
+  }
+  data[size] = '\0'; /* room was kept: PTX files need not end in a NUL */
+  int binary = is_elf(data, size) || is_fatbin(data, size);
+  size_t used = size;
+  if (!binary) {
+    unsigned char *nul = memchr(data, 0, size);
+    if (nul) used = (size_t)(nul - data);
+  }
+  st = module_from_bytes(ctx, data, used, !binary, out);
+  if (st != UK_OK) uk__error_prefix("loading '%s'", path);
+out:
+  fclose(f);
+  free(data);
+  return st;
+}
+
+uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out) {
+  if (device < 0 || device >= UK__MAX_DEVICES)
+    return uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
+  if (m->loaded[device]) {
+    *out = m->loaded[device];
+    return UK_OK;
+  }
+  int pushed = 0;
+  uk_status st = uk__device_enter(device, &pushed);
+  if (st != UK_OK) return st;
+  CUmodule mod = NULL;
+  CUresult r = uk__cu.cuModuleLoadData(&mod, m->bin->image);
+  uk__device_leave(pushed);
+  if (r != CUDA_SUCCESS) {
+    char what[96];
+    snprintf(what, sizeof what, "cuModuleLoadData on device %d", device);
+    st = uk__cu_error(r, what);
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && m->bin->arch > 0) {
+      uk_device_info info;
+      int arch = uk_device_info_get(device, &info) == UK_OK ? info.arch : 0;
+      uk__errorf(st, "cuModuleLoadData on device %d: the module was compiled for sm_%d but the "
+                 "device is sm_%d (compile with arch %d)", device, m->bin->arch, arch, arch);
+    }
+    return st;
+  }
+  m->loaded[device] = mod;
+  *out = mod;
+  return UK_OK;
+}
+
+uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes) {
+  uk__error_clear();
+  if (!m || !image || !bytes) return uk__errorf(UK_ERR_INVALID, "uk_module_image: NULL argument");
+  if (m->bin->is_ptx)
+    return uk__errorf(UK_ERR_NOT_FOUND, "the module holds PTX, not a cubin image");
+  *image = m->bin->image;
+  *bytes = m->bin->image_size;
+  return UK_OK;
+}
+
+uk_status uk_module_lowered_name(uk_module *m, const char *name_expression, const char **lowered) {
+  uk__error_clear();
+  if (!m || !name_expression || !lowered)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_lowered_name: NULL argument");
+  const char *l = uk__binary_lowered(m->bin, name_expression);
+  if (!l)
+    return uk__errorf(UK_ERR_NOT_FOUND,
+                      "'%s' is not a name expression of this module (pass it in "
+                      "uk_module_options.name_expressions)",
+                      name_expression);
+  *lowered = l;
+  return UK_OK;
+}
+
+const char *uk_module_log(uk_module *m) { return m && m->bin->log ? m->bin->log : ""; }
+
+/* "no kernel 'x' in module (kernels: a, b)", listing what the image has. */
+static uk_status not_found(uk_module *m, CUmodule mod, const char *name) {
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  unsigned count = 0;
+  if (uk__cu.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS && count > 0) {
+    CUfunction *fs = calloc(count, sizeof *fs);
+    if (fs && uk__cu.cuModuleEnumerateFunctions(fs, count, mod) == CUDA_SUCCESS) {
+      uk__sb_add(&sb, " (kernels: ");
+      for (unsigned k = 0; k < count; k++) {
+        const char *n = NULL;
+        if (uk__cu.cuFuncGetName(&n, fs[k]) != CUDA_SUCCESS || !n) n = "?";
+        uk__sb_addf(&sb, "%s%s", k ? ", " : "", n);
+      }
+      uk__sb_addc(&sb, ')');
+    }
+    free(fs);
+  }
+  if (m->bin->num_names > 0) {
+    uk__sb_add(&sb, "; name expressions: ");
+    for (int k = 0; k < m->bin->num_names; k++)
+      uk__sb_addf(&sb, "%s%s", k ? ", " : "", m->bin->names[k]);
+  } else {
+    uk__sb_add(&sb, "; C++ kernels need extern \"C\" or a name expression");
+  }
+  uk_status st = uk__errorf(UK_ERR_NOT_FOUND, "no kernel '%s' in module%s", name, uk__sb_str(&sb));
+  uk__sb_release(&sb);
+  return st;
+}
+
+uk_status uk_module_function(uk_module *m, const char *name, uk_function **out) {
+  uk__error_clear();
+  if (!m || !name || !out) return uk__errorf(UK_ERR_INVALID, "uk_module_function: NULL argument");
+  const char *symbol = uk__binary_lowered(m->bin, name);
+  if (!symbol) symbol = name;
+  uk_status st = UK_OK;
+  pthread_mutex_lock(&m->lock);
+  for (int k = 0; k < m->nfuncs; k++)
+    if (strcmp(m->funcs[k]->symbol, symbol) == 0) {
+      *out = m->funcs[k];
+      goto out;
+    }
+  /* Resolve on the default device now, so a wrong name fails here. */
+  int dev = m->ctx->opts.device;
+  CUmodule mod;
+  CUfunction fn = NULL;
+  if ((st = uk__module_load_locked(m, dev, &mod)) != UK_OK) goto out;
+  CUresult r = uk__cu.cuModuleGetFunction(&fn, mod, symbol);
+  if (r == CUDA_ERROR_NOT_FOUND) {
+    st = not_found(m, mod, name);
+    goto out;
+  }
+  if ((st = uk__cu_check(r, "cuModuleGetFunction")) != UK_OK) goto out;
+  if (m->nfuncs == m->cap_funcs) {
+    int ncap = m->cap_funcs ? m->cap_funcs * 2 : 4;
+    uk_function **p = realloc(m->funcs, (size_t)ncap * sizeof *p);
+    if (!p) {
+      st = uk__errorf(UK_ERR_NOMEM, "out of memory adding a function");
+      goto out;
+    }
+    m->funcs = p;
+    m->cap_funcs = ncap;
+  }
+  uk_function *f = NULL;
+  if ((st = uk__function_new(m, name, symbol, dev, fn, &f)) != UK_OK) goto out;
+  m->funcs[m->nfuncs++] = f;
+  *out = f;
+out:
+  pthread_mutex_unlock(&m->lock);
+  return st;
+}
+
+uk_status uk_module_global_on(uk_module *m, int device, const char *name, uint64_t *dptr,
+                              size_t *bytes) {
+  uk__error_clear();
+  if (!m || !name) return uk__errorf(UK_ERR_INVALID, "uk_module_global: NULL argument");
+  const char *symbol = uk__binary_lowered(m->bin, name);
+  if (!symbol) symbol = name;
+  CUdeviceptr p = 0;
+  size_t n = 0;
+  CUmodule mod;
+  pthread_mutex_lock(&m->lock);
+  uk_status st = uk__module_load_locked(m, device, &mod);
+  pthread_mutex_unlock(&m->lock);
+  if (st != UK_OK) return st;
+  CUresult r = uk__cu.cuModuleGetGlobal(&p, &n, mod, symbol);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return uk__errorf(UK_ERR_NOT_FOUND, "no __device__ or __constant__ variable '%s' in module", name);
+  if ((st = uk__cu_check(r, "cuModuleGetGlobal")) != UK_OK) return st;
+  if (dptr) *dptr = (uint64_t)p;
+  if (bytes) *bytes = n;
+  return UK_OK;
+}
+
+uk_status uk_module_global(uk_module *m, const char *name, uint64_t *dptr, size_t *bytes) {
+  if (!m) {
+    uk__error_clear();
+    return uk__errorf(UK_ERR_INVALID, "uk_module_global: m is NULL");
+  }
+  return uk_module_global_on(m, m->ctx->opts.device, name, dptr, bytes);
+}

@@ -1,0 +1,347 @@
+/* NVRTC: compiling one program, finding the toolkit headers, and the cache
+ * key of a compile request. NVRTC is linked (CUDA::nvrtc), not dlopened. */
+#include <limits.h>
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/embedded.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "runtime/compile.h"
+
+#ifndef UK_BUILD_CUDA_INCLUDE
+#define UK_BUILD_CUDA_INCLUDE ""
+#endif
+
+#define MAX_INCLUDE_DIRS 16
+
+/* ------------------------------------------------------------------------ */
+/* Toolkit include directories, found once per process                       */
+/* ------------------------------------------------------------------------ */
+
+static pthread_once_t inc_once = PTHREAD_ONCE_INIT;
+static char *inc_dirs[MAX_INCLUDE_DIRS];
+static char *inc_real[MAX_INCLUDE_DIRS]; /* realpaths, to drop duplicates */
+static int inc_count;
+static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
+static char *inc_error;
+
+static int is_dir(const char *p) {
+  struct stat s;
+  return stat(p, &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+static int has_entry(const char *dir, const char *name, int want_dir) {
+  char p[PATH_MAX];
+  if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p) return 0;
+  struct stat s;
+  return stat(p, &s) == 0 && (want_dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode));
+}
+
+static void add_dir(const char *dir) {
+  if (inc_count == MAX_INCLUDE_DIRS || !is_dir(dir)) return;
+  char *real = realpath(dir, NULL);
+  if (!real) return;
+  for (int k = 0; k < inc_count; k++)
+    if (strcmp(inc_real[k], real) == 0) {
+      free(real);
+      return;
+    }
+  char *copy = strdup(dir);
+  if (!copy) {
+    free(real);
+    return;
+  }
+  inc_dirs[inc_count] = copy;
+  inc_real[inc_count++] = real;
+}
+
+/* A candidate and its cccl/ subdirectory (CUB and libcu++ live there since
+ * CUDA 13). Records the candidate in `looked` for the error message. */
+static void add_candidate(const char *dir, uk_strbuf *looked) {
+  if (!dir || !*dir) return;
+  uk__sb_addf(looked, "%s%s", looked->len ? ", " : "", dir);
+  if (!is_dir(dir)) return;
+  add_dir(dir);
+  char sub[PATH_MAX];
+  if (snprintf(sub, sizeof sub, "%s/cccl", dir) < (int)sizeof sub) add_dir(sub);
+}
+
+static void add_env_include(const char *var, const char *suffix, uk_strbuf *looked) {
+  const char *v = getenv(var);
+  if (!v || !*v) return;
+  char p[PATH_MAX];
+  if (snprintf(p, sizeof p, "%s%s", v, suffix) < (int)sizeof p) add_candidate(p, looked);
+}
+
+static void find_include_dirs(void) {
+  uk_strbuf looked;
+  uk__sb_init(&looked);
+  add_env_include("UKERN_CUDA_INCLUDE", "", &looked);
+  add_env_include("CUDA_HOME", "/include", &looked);
+  add_env_include("CUDA_PATH", "/include", &looked);
+  /* The toolkit found at build time: possibly a ;-separated list. */
+  const char *b = UK_BUILD_CUDA_INCLUDE;
+  while (*b) {
+    const char *e = strchr(b, ';');
+    size_t n = e ? (size_t)(e - b) : strlen(b);
+    char p[PATH_MAX];
+    if (n > 0 && n < sizeof p) {
+      memcpy(p, b, n);
+      p[n] = '\0';
+      add_candidate(p, &looked);
+    }
+    if (!e) break;
+    b = e + 1;
+  }
+  add_candidate("/usr/local/cuda/include", &looked);
+
+  int fp16 = 0, cub = 0;
+  for (int k = 0; k < inc_count; k++) {
+    fp16 |= has_entry(inc_dirs[k], "cuda_fp16.h", 0);
+    cub |= has_entry(inc_dirs[k], "cub", 1);
+  }
+  inc_found = fp16 && cub;
+  if (!inc_found) {
+    uk_strbuf msg;
+    uk__sb_init(&msg);
+    uk__sb_addf(&msg,
+                "CUDA toolkit headers not found: no directory with %s%s%s (looked in: %s); set "
+                "UKERN_CUDA_INCLUDE or CUDA_HOME",
+                fp16 ? "" : "cuda_fp16.h", !fp16 && !cub ? " or " : "", cub ? "" : "cub/",
+                looked.len ? uk__sb_str(&looked) : "nothing");
+    inc_error = uk__sb_detach(&msg);
+  }
+  uk__sb_release(&looked);
+}
+
+uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
+  pthread_once(&inc_once, find_include_dirs);
+  if (!inc_found)
+    return uk__errorf(UK_ERR_NOT_FOUND, "%s", inc_error ? inc_error : "CUDA toolkit headers not found");
+  *dirs = (const char *const *)inc_dirs;
+  *count = inc_count;
+  return UK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Versions and the cache key                                                */
+/* ------------------------------------------------------------------------ */
+
+uk_status uk__nvrtc_version(int *version) {
+  int major = 0, minor = 0;
+  nvrtcResult r = nvrtcVersion(&major, &minor);
+  if (r != NVRTC_SUCCESS)
+    return uk__errorf(UK_ERR_COMPILE, "nvrtcVersion: %s", nvrtcGetErrorString(r));
+  *version = major * 1000 + minor * 10;
+  return UK_OK;
+}
+
+uk_status uk_nvrtc_version(int *version) {
+  uk__error_clear();
+  if (!version) return uk__errorf(UK_ERR_INVALID, "uk_nvrtc_version: version is NULL");
+  return uk__nvrtc_version(version);
+}
+
+/* Every variable part is length-prefixed, so no two requests share a key. */
+uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
+  int ver = 0;
+  uk_status st = uk__nvrtc_version(&ver);
+  if (st != UK_OK) return st;
+  uk__sb_addf(key, "ukern %s\nnvrtc %d\narch %d\n", UK_VERSION_STRING, ver, req->arch);
+  for (int k = 0; k < req->num_options; k++)
+    uk__sb_addf(key, "option %zu %s\n", strlen(req->options[k]), req->options[k]);
+  for (int k = 0; k < req->num_name_expressions; k++)
+    uk__sb_addf(key, "name %zu %s\n", strlen(req->name_expressions[k]), req->name_expressions[k]);
+  /* The toolkit headers a program may include come from these directories. */
+  const char *const *dirs = NULL;
+  int ndirs = 0;
+  if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
+  for (int k = 0; k < ndirs; k++) uk__sb_addf(key, "include %s\n", dirs[k]);
+  uk__sb_addf(key, "source %zu\n", strlen(req->source));
+  uk__sb_add(key, req->source);
+  uk__sb_addc(key, '\n');
+  for (int k = 0; k < uk__embedded_header_count; k++) {
+    const uk__embedded_file *h = &uk__embedded_headers[k];
+    uk__sb_addf(key, "header %s %zu\n", h->name, h->size);
+    uk__sb_addn(key, h->data, h->size);
+    uk__sb_addc(key, '\n');
+  }
+  if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
+  return UK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compiling                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The first line of the log that reports an error ("error:"; else the first line),
+ * cut to a readable length. */
+static void first_error_line(const char *log, char *out, size_t cap) {
+  const char *pick = NULL, *p = log;
+  while (p && *p) {
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n > 0 && !pick) pick = p;
+    const char *m = strstr(p, "error:");
+    if (m && (!e || m < e)) {
+      pick = p;
+      break;
+    }
+    p = e ? e + 1 : NULL;
+  }
+  out[0] = '\0';
+  if (!pick) return;
+  size_t n = strcspn(pick, "\n");
+  if (n >= cap) n = cap - 1;
+  memcpy(out, pick, n);
+  out[n] = '\0';
+}
+
+static uk_status nvrtc_fail(nvrtcResult r, const char *call) {
+  if (r == NVRTC_ERROR_OUT_OF_MEMORY)
+    return uk__errorf(UK_ERR_NOMEM, "%s: NVRTC ran out of memory", call);
+  return uk__errorf(UK_ERR_COMPILE, "%s: %s", call, nvrtcGetErrorString(r));
+}
+
+uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
+  const char *pname = req->name && *req->name ? req->name : "module";
+  uk_status st = UK_OK;
+  nvrtcResult r;
+  nvrtcProgram prog = NULL;
+  const char **hsrc = NULL, **hname = NULL, **opts = NULL, **lowered = NULL;
+  char *log = NULL, *image = NULL;
+  char arch_opt[32];
+  char **incs = NULL;
+  int nh = uk__embedded_header_count;
+  int nincs = 0;
+
+  if (req->arch <= 0)
+    return uk__errorf(UK_ERR_INVALID, "compiling '%s': no arch given (sm_XY as XY)", pname);
+  const char *const *dirs = NULL;
+  /* Without the toolkit headers a self-contained program still compiles;
+   * one that needs them fails with NVRTC's "cannot open source file". */
+  if (uk__nvrtc_include_dirs(&dirs, &nincs) != UK_OK) {
+    uk__error_clear();
+    dirs = NULL;
+    nincs = 0;
+  }
+  size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options;
+  hsrc = calloc((size_t)nh + 1, sizeof *hsrc);
+  hname = calloc((size_t)nh + 1, sizeof *hname);
+  opts = calloc(nopt, sizeof *opts);
+  incs = calloc((size_t)nincs + 1, sizeof *incs);
+  lowered = calloc((size_t)req->num_name_expressions + 1, sizeof *lowered);
+  if (!hsrc || !hname || !opts || !incs || !lowered) goto nomem;
+  for (int k = 0; k < nh; k++) {
+    hsrc[k] = uk__embedded_headers[k].data;
+    hname[k] = uk__embedded_headers[k].name;
+  }
+  size_t no = 0;
+  snprintf(arch_opt, sizeof arch_opt, "-arch=sm_%d", req->arch);
+  opts[no++] = arch_opt;
+  for (int k = 0; k < nincs; k++) {
+    size_t n = strlen(dirs[k]) + 3;
+    if (!(incs[k] = malloc(n))) goto nomem;
+    snprintf(incs[k], n, "-I%s", dirs[k]);
+    opts[no++] = incs[k];
+  }
+  for (int k = 0; k < req->num_options; k++) opts[no++] = req->options[k];
+
+  r = nvrtcCreateProgram(&prog, req->source, pname, nh, hsrc, hname);
+  if (r != NVRTC_SUCCESS) {
+    prog = NULL;
+    st = nvrtc_fail(r, "nvrtcCreateProgram");
+    goto out;
+  }
+  for (int k = 0; k < req->num_name_expressions; k++) {
+    if ((r = nvrtcAddNameExpression(prog, req->name_expressions[k])) != NVRTC_SUCCESS) {
+      st = nvrtc_fail(r, "nvrtcAddNameExpression");
+      goto out;
+    }
+  }
+  nvrtcResult cr = nvrtcCompileProgram(prog, (int)no, opts);
+
+  size_t log_size = 0;
+  if ((r = nvrtcGetProgramLogSize(prog, &log_size)) != NVRTC_SUCCESS) {
+    st = nvrtc_fail(r, "nvrtcGetProgramLogSize");
+    goto out;
+  }
+  if (!(log = calloc(log_size + 1, 1))) goto nomem;
+  if (log_size > 0 && (r = nvrtcGetProgramLog(prog, log)) != NVRTC_SUCCESS) {
+    st = nvrtc_fail(r, "nvrtcGetProgramLog");
+    goto out;
+  }
+
+  if (cr != NVRTC_SUCCESS) {
+    if (cr == NVRTC_ERROR_OUT_OF_MEMORY) {
+      st = nvrtc_fail(cr, "nvrtcCompileProgram");
+      goto out;
+    }
+    char line[320];
+    first_error_line(log, line, sizeof line);
+    if (!line[0]) snprintf(line, sizeof line, "%s", nvrtcGetErrorString(cr));
+    uk_strbuf full;
+    uk__sb_init(&full);
+    uk__sb_add(&full, log);
+    uk__sb_addc(&full, '\n');
+    uk__sb_add_numbered(&full, req->source);
+    if (req->what)
+      st = uk__errorf_log(UK_ERR_COMPILE, uk__sb_str(&full),
+                          "nvrtc: %s failed: %s; see uk_last_error_log()", req->what, line);
+    else
+      st = uk__errorf_log(UK_ERR_COMPILE, uk__sb_str(&full),
+                          "nvrtc: compiling '%s' failed: %s; see uk_last_error_log()", pname, line);
+    uk__sb_release(&full);
+    goto out;
+  }
+
+  for (int k = 0; k < req->num_name_expressions; k++) {
+    if ((r = nvrtcGetLoweredName(prog, req->name_expressions[k], &lowered[k])) != NVRTC_SUCCESS) {
+      st = uk__errorf(UK_ERR_COMPILE, "nvrtc: compiling '%s': no lowered name for '%s': %s", pname,
+                      req->name_expressions[k], nvrtcGetErrorString(r));
+      goto out;
+    }
+  }
+
+  /* A real sm arch gives a cubin; options such as -arch=compute_XY given by
+   * the user leave only PTX, which the driver JIT-compiles at load. */
+  size_t size = 0;
+  int is_ptx = 0;
+  if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0) {
+    is_ptx = 1;
+    if ((r = nvrtcGetPTXSize(prog, &size)) != NVRTC_SUCCESS) {
+      st = nvrtc_fail(r, "nvrtcGetPTXSize");
+      goto out;
+    }
+  }
+  if (!(image = malloc(size ? size : 1))) goto nomem;
+  r = is_ptx ? nvrtcGetPTX(prog, image) : nvrtcGetCUBIN(prog, image);
+  if (r != NVRTC_SUCCESS) {
+    st = nvrtc_fail(r, is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN");
+    goto out;
+  }
+  /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
+  if (is_ptx && size > 0 && image[size - 1] == '\0') size--;
+  st = uk__binary_create(image, size, is_ptx, req->arch, req->num_name_expressions,
+                         req->name_expressions, lowered, log, out);
+  goto out;
+
+nomem:
+  st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", pname);
+out:
+  if (prog) nvrtcDestroyProgram(&prog); /* lowered names live in prog: used above */
+  for (int k = 0; incs && k < nincs; k++) free(incs[k]);
+  free(incs);
+  free(hsrc);
+  free(hname);
+  free(opts);
+  free(lowered);
+  free(log);
+  free(image);
+  return st;
+}

@@ -40,7 +40,7 @@ static void test_dtypes(void) {
   struct {
     const char *name;
     uk_dtype t;
-  } names[] = {{"float32", UK_FLOAT32}, {"f4", UK_FLOAT32},   {"float", UK_FLOAT32},
+  } names[] = {{"float32", UK_FLOAT32}, {"f4", UK_FLOAT32},   {"float", UK_FLOAT64},
                {"double", UK_FLOAT64},  {"f8", UK_FLOAT64},   {"int", UK_INT64},
                {"i8", UK_INT64},        {"i4", UK_INT32},     {"int8", UK_INT8},
                {"u1", UK_UINT8},        {"uint64", UK_UINT64}, {"bool", UK_BOOL},
@@ -63,6 +63,8 @@ static void test_dtypes(void) {
   CHECK_STATUS(uk_dtype_from_name("flaot32", &t), UK_ERR_TYPE);
   CHECK(t == UK_INT8); /* out untouched on failure */
   CHECK_STREQ(uk_last_error(), "unknown dtype 'flaot32' (did you mean 'float32'?)");
+  CHECK_STATUS(uk_dtype_from_name("unit8", &t), UK_ERR_TYPE);
+  CHECK_STREQ(uk_last_error(), "unknown dtype 'unit8' (did you mean 'uint8'?)");
   CHECK(uk_dtype_name(UK_DTYPE_COUNT_) == NULL);
   CHECK(uk_dtype_size((uk_dtype)-1) == 0);
 }

@@ -100,7 +100,8 @@ typedef enum uk_dtype {
   UK_DTYPE_COUNT_
 } uk_dtype;
 
-/* NumPy names and aliases: "float32", "f4", "float", "double", "int" (int64),
+/* NumPy names and aliases, as np.dtype() reads them: "float32", "f4",
+ * "float" (float64, as in NumPy), "double", "int" (int64),
  * "i8", "complex64", "c8", "bool", "b1", ... Returns UK_ERR_TYPE for an
  * unknown name (the message suggests the closest known one). */
 UK_API uk_status uk_dtype_from_name(const char *name, uk_dtype *out);
@@ -274,6 +275,9 @@ typedef struct uk_function uk_function;
 /* Device-side support available to every program as an include:
  *   #include <ukern/complex.cuh>   ukern::complex<float>, complex<double>,
  *                                  typedefs uk_complex64 / uk_complex128.
+ *   #include <ukern/half.cuh>      ukern::half (float16), ukern::bfloat16,
+ *                                  typedefs uk_float16 / uk_bfloat16; no CUDA
+ *                                  headers needed (cuda_fp16.h not included).
  */
 
 typedef struct uk_module_options {

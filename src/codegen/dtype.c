@@ -37,7 +37,7 @@ static const struct {
     {"u8", UK_UINT64},       {"uint", UK_UINT64},      {"ulong", UK_UINT64},
     {"ulonglong", UK_UINT64}, {"uintp", UK_UINT64},    {"f2", UK_FLOAT16},
     {"half", UK_FLOAT16},    {"e", UK_FLOAT16},        {"bf16", UK_BFLOAT16},
-    {"f4", UK_FLOAT32},      {"single", UK_FLOAT32},   {"float", UK_FLOAT32},
+    {"f4", UK_FLOAT32},      {"single", UK_FLOAT32},   {"float", UK_FLOAT64},
     {"f8", UK_FLOAT64},      {"double", UK_FLOAT64},   {"float_", UK_FLOAT64},
     {"c8", UK_COMPLEX64},    {"csingle", UK_COMPLEX64}, {"c16", UK_COMPLEX128},
     {"cdouble", UK_COMPLEX128}, {"complex", UK_COMPLEX128}, {"complex_", UK_COMPLEX128},
@@ -65,25 +65,24 @@ int uk__dtype_lookup(const char *name, size_t len, uk_dtype *out) {
   return 0;
 }
 
-/* Levenshtein distance, capped: names are short. */
+/* Edit distance with adjacent transpositions (optimal string alignment),
+ * so "unit8" is one edit from "uint8"; names are short. */
 static size_t distance(const char *a, size_t n, const char *b) {
   size_t m = strlen(b);
-  if (n > 31 || m > 31) return 99;
-  size_t row[32];
-  for (size_t j = 0; j <= m; j++) row[j] = j;
-  for (size_t i = 1; i <= n; i++) {
-    size_t diag = row[0];
-    row[0] = i;
+  if (n > 30 || m > 30) return 99;
+  size_t d[32][32];
+  for (size_t i = 0; i <= n; i++) d[i][0] = i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = j;
+  for (size_t i = 1; i <= n; i++)
     for (size_t j = 1; j <= m; j++) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] != b[j - 1]);
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
     }
-  }
-  return row[m];
+  return d[n][m];
 }
 
 const char *uk__dtype_suggest(const char *name, size_t len) {

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/error.h"
 
@@ -13,6 +14,18 @@ typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriver
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static uk_status load_status = UK_ERR_NO_DEVICE;
 static char load_reason[512];
+
+/* cuda.h declares some entry points with their first signature and a newer
+ * one separately as *_v2 with more parameters (no macro maps one to the
+ * other). Asked for at CUDA_VERSION, the driver returns the newer one, so the
+ * prototypes we call through would not match: pin those to the version that
+ * still has the signature in cuda.h. */
+static int version_for(const char *name) {
+  static const char *const pinned[] = {"cuCtxGetDevice", "cuCtxSynchronize", "cuStreamGetCtx"};
+  for (size_t k = 0; k < sizeof pinned / sizeof pinned[0]; k++)
+    if (strcmp(name, pinned[k]) == 0) return 12000;
+  return CUDA_VERSION;
+}
 
 static void load(void) {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -32,7 +45,7 @@ static void load(void) {
   {                                                                                          \
     void *p = NULL;                                                                          \
     CUdriverProcAddressQueryResult q;                                                        \
-    if (get_proc(#fn, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS ||  \
+    if (get_proc(#fn, &p, version_for(#fn), CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || \
         !p) {                                                                                \
       snprintf(load_reason, sizeof load_reason,                                              \
                "the CUDA driver lacks %s for CUDA %d (update the driver)", #fn, CUDA_VERSION); \

@@ -77,6 +77,7 @@ uk_status uk__arglayout_build(const uk_cparams *params, uk_arglayout *out) {
     goto out;
   }
   l.total = st.size;
+  l.param_bytes = n ? l.offsets[n - 1] + l.sizes[n - 1] : 0;
 done:
   *out = l;
   memset(&l, 0, sizeof l);

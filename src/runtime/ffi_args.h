@@ -14,7 +14,8 @@ typedef struct uk_arglayout {
   int count;
   size_t *offsets;   /* per parameter */
   size_t *sizes;     /* per parameter */
-  size_t total;      /* buffer size: end of the last parameter, rounded up to the max alignment */
+  size_t total;       /* struct size: end of the last parameter rounded up to the max alignment */
+  size_t param_bytes; /* end of the last parameter: the kernel's parameter block size */
   char **names;      /* per parameter (copies), for messages */
   char **spellings;  /* per parameter (copies) */
 } uk_arglayout;

@@ -237,9 +237,9 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
     if (l->count > 0 && !args)
       return uk__errorf(UK_ERR_INVALID, "launching '%s': args is NULL but the signature declares %d "
                         "parameters", f->name, l->count);
-    size = l->total;
-    if (size > sizeof stack_buf && !(buf = malloc(size)))
-      return uk__errorf(UK_ERR_NOMEM, "out of memory packing %zu bytes of arguments", size);
+    size = l->param_bytes; /* the driver wants exactly the kernel's parameter bytes */
+    if (l->total > sizeof stack_buf && !(buf = malloc(l->total)))
+      return uk__errorf(UK_ERR_NOMEM, "out of memory packing %zu bytes of arguments", l->total);
     uk__arglayout_pack(l, args, buf);
     params = NULL;
     if (g->cooperative) {

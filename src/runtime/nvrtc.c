@@ -10,6 +10,7 @@
 
 #include "base/embedded.h"
 #include "base/error.h"
+#include "base/hash.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
 
@@ -148,6 +149,24 @@ uk_status uk_nvrtc_version(int *version) {
 }
 
 /* Every variable part is length-prefixed, so no two requests share a key. */
+/* The embedded headers enter every key through one digest of their names
+ * and contents, computed once: hashing ~25 KB of headers per lookup would
+ * dominate the cost of a memory-cache hit. */
+static pthread_once_t headers_digest_once = PTHREAD_ONCE_INIT;
+static char headers_digest[33];
+
+static void digest_headers(void) {
+  uk_strbuf all;
+  uk__sb_init(&all);
+  for (int k = 0; k < uk__embedded_header_count; k++) {
+    const uk__embedded_file *h = &uk__embedded_headers[k];
+    uk__sb_addf(&all, "header %s %zu\n", h->name, h->size);
+    uk__sb_addn(&all, h->data, h->size);
+  }
+  uk__hash128_hex(uk__hash128(uk__sb_str(&all), all.len), headers_digest);
+  uk__sb_release(&all);
+}
+
 uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
   int ver = 0;
   uk_status st = uk__nvrtc_version(&ver);
@@ -165,12 +184,8 @@ uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
   uk__sb_addf(key, "source %zu\n", strlen(req->source));
   uk__sb_add(key, req->source);
   uk__sb_addc(key, '\n');
-  for (int k = 0; k < uk__embedded_header_count; k++) {
-    const uk__embedded_file *h = &uk__embedded_headers[k];
-    uk__sb_addf(key, "header %s %zu\n", h->name, h->size);
-    uk__sb_addn(key, h->data, h->size);
-    uk__sb_addc(key, '\n');
-  }
+  pthread_once(&headers_digest_once, digest_headers);
+  uk__sb_addf(key, "headers %s\n", headers_digest);
   if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
   return UK_OK;
 }

@@ -2,6 +2,7 @@
 #ifndef UK_RUNTIME_COMPILE_H
 #define UK_RUNTIME_COMPILE_H
 
+#include "base/hash.h"
 #include "runtime/binary.h"
 
 typedef struct uk__compile_req {
@@ -30,6 +31,11 @@ uk_status uk__nvrtc_version(int *version);
  * where present). Borrowed static strings. When none has cuda_fp16.h and
  * cub/, returns UK_ERR_NOT_FOUND listing where it looked. */
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
+
+/* The 128-bit hash that names a request in both caches: the same parts as
+ * the key text below, streamed without building the text (a memory-cache hit
+ * needs only this). */
+uk_hash128 uk__compile_hash(const uk__compile_req *req);
 
 /* The complete cache key text of a request: library version, NVRTC version,
  * arch, canonical options, name expressions, full source and the embedded

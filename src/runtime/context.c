@@ -115,6 +115,10 @@ uk_status uk__context_arch(uk_context *ctx, int device, int *arch) {
     *arch = ctx->opts.arch;
     return UK_OK;
   }
+  /* A device's arch never changes: ask the driver once per device. */
+  static _Atomic int arch_of[64];
+  if (device >= 0 && device < 64 && (*arch = atomic_load_explicit(&arch_of[device], memory_order_relaxed)))
+    return UK_OK;
   uk_device_info info;
   uk_status st = uk_device_info_get(device, &info);
   if (st != UK_OK) {
@@ -123,6 +127,7 @@ uk_status uk__context_arch(uk_context *ctx, int device, int *arch) {
     return st;
   }
   *arch = info.arch;
+  if (device >= 0 && device < 64) atomic_store_explicit(&arch_of[device], info.arch, memory_order_relaxed);
   return UK_OK;
 }
 
@@ -161,27 +166,33 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   uk_strbuf key;
   uk__sb_init(&key);
   int nopt = ctx->num_nvrtc_options + req->num_options;
-  const char **opts = NULL;
-  if (nopt > 0) {
+  const char *stack_opts[16];
+  const char **opts = nopt <= 16 ? stack_opts : NULL;
+  if (nopt > 16) {
     opts = malloc((size_t)nopt * sizeof *opts);
     if (!opts) {
       st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling");
       goto out;
     }
-    for (int k = 0; k < ctx->num_nvrtc_options; k++) opts[k] = ctx->nvrtc_options[k];
-    for (int k = 0; k < req->num_options; k++) opts[ctx->num_nvrtc_options + k] = req->options[k];
   }
+  for (int k = 0; k < ctx->num_nvrtc_options; k++) opts[k] = ctx->nvrtc_options[k];
+  for (int k = 0; k < req->num_options; k++) opts[ctx->num_nvrtc_options + k] = req->options[k];
   uk__compile_req full = *req;
   full.options = opts;
   full.num_options = nopt;
+  uk_hash128 hash = uk__compile_hash(&full);
+  if (uk__mcache_peek(ctx->mcache, hash, out)) {
+    atomic_fetch_add(&ctx->memory_hits, 1);
+    goto out;
+  }
   if ((st = uk__compile_key(&full, &key)) != UK_OK) goto out;
 
-  build_arg a = {ctx, &full, uk__hash128(key.buf, key.len), key.buf, key.len};
+  build_arg a = {ctx, &full, hash, key.buf, key.len};
   int hit = 0;
   st = uk__mcache_get(ctx->mcache, a.hash, key.buf, key.len, build, &a, out, &hit);
   atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
 out:
-  free(opts);
+  if (opts != stack_opts) free(opts);
   uk__sb_release(&key);
   return st;
 }

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <nvrtc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,11 +135,17 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
 /* ------------------------------------------------------------------------ */
 
 uk_status uk__nvrtc_version(int *version) {
-  int major = 0, minor = 0;
-  nvrtcResult r = nvrtcVersion(&major, &minor);
-  if (r != NVRTC_SUCCESS)
-    return uk__errorf(UK_ERR_COMPILE, "nvrtcVersion: %s", nvrtcGetErrorString(r));
-  *version = major * 1000 + minor * 10;
+  static _Atomic int cached; /* the library's version never changes in a process */
+  int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (!v) {
+    int major = 0, minor = 0;
+    nvrtcResult r = nvrtcVersion(&major, &minor);
+    if (r != NVRTC_SUCCESS)
+      return uk__errorf(UK_ERR_COMPILE, "nvrtcVersion: %s", nvrtcGetErrorString(r));
+    v = major * 1000 + minor * 10;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+  }
+  *version = v;
   return UK_OK;
 }
 
@@ -148,7 +155,6 @@ uk_status uk_nvrtc_version(int *version) {
   return uk__nvrtc_version(version);
 }
 
-/* Every variable part is length-prefixed, so no two requests share a key. */
 /* The embedded headers enter every key through one digest of their names
  * and contents, computed once: hashing ~25 KB of headers per lookup would
  * dominate the cost of a memory-cache hit. */
@@ -167,6 +173,27 @@ static void digest_headers(void) {
   uk__sb_release(&all);
 }
 
+uk_hash128 uk__compile_hash(const uk__compile_req *req) {
+  pthread_once(&headers_digest_once, digest_headers);
+  int ver = 0;
+  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+  char head[160];
+  snprintf(head, sizeof head, "ukern %s nvrtc %d arch %d options %d names %d headers %s", UK_VERSION_STRING,
+           ver, req->arch, req->num_options, req->num_name_expressions, headers_digest);
+  uk_hasher h;
+  uk__hasher_init(&h);
+  uk__hasher_add_str(&h, head);
+  for (int k = 0; k < req->num_options; k++) uk__hasher_add_str(&h, req->options[k]);
+  for (int k = 0; k < req->num_name_expressions; k++) uk__hasher_add_str(&h, req->name_expressions[k]);
+  const char *const *dirs = NULL;
+  int ndirs = 0;
+  if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
+  for (int k = 0; k < ndirs; k++) uk__hasher_add_str(&h, dirs[k]);
+  uk__hasher_add_str(&h, req->source);
+  return uk__hasher_digest(&h);
+}
+
+/* Every variable part is length-prefixed, so no two requests share a key. */
 uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
   int ver = 0;
   uk_status st = uk__nvrtc_version(&ver);

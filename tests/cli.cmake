@@ -1,0 +1,3 @@
+add_test(NAME test_cli COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.sh $<TARGET_FILE:ukern_cli>)
+set_tests_properties(test_cli PROPERTIES LABELS nvrtc
+  ENVIRONMENT "UKERN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache/test_cli")

@@ -393,10 +393,10 @@ typedef struct uk_elementwise_options {
   int no_reduce_dims;     /* non-zero: do not merge contiguous dimensions */
 } uk_elementwise_options;
 
-/* Per-call launch settings; NULL = defaults (stream NULL, size -1, block 0). */
+/* Per-call launch settings; NULL or all zero = defaults. */
 typedef struct uk_launch {
   void *stream;       /* CUstream; NULL: the current context's default stream */
-  int64_t size;       /* loop size when every array argument is raw; -1 otherwise */
+  int64_t size;       /* loop size when every array argument is raw (> 0); 0 or -1: none */
   int block_size;     /* threads per block; 0: ukern chooses */
 } uk_launch;
 

@@ -1,0 +1,95 @@
+/* The elementwise emitter: from a kernel definition and one specialisation
+ * key, the CUDA source (templates/elementwise*.cu) and the plan of the
+ * kernel's parameter buffer that the runtime fills at each launch.
+ *
+ * Every decision lives here, in C; the templates only hold text. The key is
+ * also the runtime's specialisation key: two calls with equal keys run the
+ * same code. No CUDA headers. */
+#ifndef UK_CODEGEN_EW_EMIT_H
+#define UK_CODEGEN_EW_EMIT_H
+
+#include <stdint.h>
+
+#include "base/strbuf.h"
+#include "codegen/bind.h"
+#include "codegen/params.h"
+
+typedef enum uk_ew_variant {
+  UK_EW_CONTIG = 0, /* merged ndim 0/1, unit or zero strides, one element per step */
+  UK_EW_VEC,        /* the same with whole aligned vectors of `vec` elements */
+  UK_EW_STRIDED     /* shape and byte strides per merged axis, div/mod per axis */
+} uk_ew_variant;
+
+/* A specialisation. Compared with memcmp: fill with memset(0) first.
+ * Parameters are numbered inputs first, then outputs. */
+typedef struct uk_ew_key {
+  uint8_t dtype[UK_MAX_PARAMS];    /* resolved dtype per parameter */
+  uint8_t raw_ndim[UK_MAX_PARAMS]; /* raw parameter, or a _raw_<name> view: its own ndim */
+  uint64_t scalar_mask;            /* bit k: input k is a scalar */
+  uint64_t raw_contig_mask;        /* bit k: that raw view is C-contiguous */
+  uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0 */
+  uint8_t variant;                 /* uk_ew_variant */
+  uint8_t index64;                 /* 64-bit index arithmetic */
+  uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM) */
+  uint8_t vec;                     /* VEC: elements per vector (2..16); else 1 */
+  int32_t device;                  /* runtime only; the emitter ignores it */
+} uk_ew_key;
+
+/* The fixed parts of a kernel, with what the operation uses (opscan). */
+typedef struct uk_ew_kernel {
+  const char *name;
+  const char *operation, *preamble, *loop_prep, *after_loop; /* NULL = none */
+  const uk_paramlist *in, *out;
+  uint64_t write_only_mask; /* bit nin+k: output k is only assigned (not loaded) */
+  uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
+  int uses_i, uses_ind;
+} uk_ew_kernel;
+
+/* Fills write_only_mask, raw_view_mask, uses_i and uses_ind from the texts. */
+void uk__ew_scan(uk_ew_kernel *k);
+
+typedef enum uk_ew_slot_kind {
+  UK_EW_SLOT_PTR = 0,   /* data pointer of parameter `param` (8 bytes) */
+  UK_EW_SLOT_STRIDE,    /* loop byte stride of `param` on merged axis `dim` (loop operand `op`) */
+  UK_EW_SLOT_SHAPE,     /* loop extent on merged axis `dim` */
+  UK_EW_SLOT_SIZE,      /* loop size */
+  UK_EW_SLOT_SCALAR,    /* value of input `param`, converted to its dtype */
+  UK_EW_SLOT_RAW_SHAPE, /* parameter `param`'s own shape[dim] (8 bytes) */
+  UK_EW_SLOT_RAW_STRIDE /* parameter `param`'s own strides[dim] (8 bytes) */
+} uk_ew_slot_kind;
+
+typedef struct uk_ew_slot {
+  uint8_t kind;    /* uk_ew_slot_kind */
+  uint8_t size;    /* bytes: 1, 2, 4, 8 or 16 (4 or 8 for STRIDE/SHAPE/SIZE) */
+  uint8_t param;
+  uint8_t op;      /* STRIDE: index of the operand in the loop */
+  uint8_t dim;
+  uint16_t offset; /* in the parameter buffer */
+} uk_ew_slot;
+
+/* The kernel's parameter buffer: slots in offset order, no padding needed
+ * (parameters are ordered by alignment, largest first). */
+typedef struct uk_ew_plan {
+  int nslots;
+  uk_ew_slot *slots; /* owned */
+  size_t bytes;
+} uk_ew_plan;
+
+/* Loop operands are the non-raw array parameters, inputs then outputs, in
+ * parameter order; *op gets parameter k's index among them. 0 when k is not
+ * a loop operand. */
+int uk__ew_loop_operand(const uk_ew_kernel *k, const uk_ew_key *key, int param, int *op);
+
+/* The template a key uses ("elementwise.cu", ...), and a short description
+ * of the variant ("vectorised x4, 32-bit index, ndim 1") into buf. */
+const char *uk__ew_template(const uk_ew_key *key);
+const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size);
+
+/* Appends the source to `src` and fills *plan (the caller frees it with
+ * uk__ew_plan_free). UK_ERR_INVALID when the parameters exceed the 4 KiB
+ * kernel parameter limit; UK_ERR_NOMEM; UK_ERR_INTERNAL for template
+ * problems. */
+uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan);
+void uk__ew_plan_free(uk_ew_plan *plan);
+
+#endif

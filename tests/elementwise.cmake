@@ -1,0 +1,6 @@
+# ElementwiseKernel: operation scanning, generated source (golden files), NVRTC compiles of
+# every dtype x variant, and GPU runs of CuPy's user-guide examples and edge cases.
+uk_test(test_opscan LABELS cpu SOURCES test_opscan.c)
+uk_test(test_ew_emit LABELS cpu SOURCES test_ew_emit.c)
+uk_test(test_nvrtc_elementwise LABELS nvrtc SOURCES test_nvrtc_elementwise.c)
+uk_test(test_gpu_elementwise LABELS gpu SOURCES test_gpu_elementwise.c)

@@ -1,0 +1,33 @@
+// ukern elementwise kernel 'accumulate' (template elementwise_vec.cu)
+// parameters: T x (float64) -> T z (float64)
+// variant: vectorised x2, 32-bit index, ndim 1
+#include <ukern/elementwise.cuh>
+
+typedef double T;
+
+extern "C" __global__ void accumulate(
+    const T* _uk_p_x,
+    T* _uk_p_z,
+    unsigned int _uk_size) {
+  typedef unsigned int _uk_uidx;
+  const _uk_uidx _uk_step = (_uk_uidx)blockDim.x * gridDim.x;
+  const _uk_uidx _uk_nvec = _uk_size / 2;
+  for (_uk_uidx _uk_j = (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_nvec; _uk_j += _uk_step) {
+    const ukern::vec<T, 2> _uk_v_x = ukern::vload<2>(_uk_p_x + _uk_j * 2);
+    ukern::vec<T, 2> _uk_v_z = ukern::vload<2>(_uk_p_z + _uk_j * 2);
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < 2; _uk_k++) {
+      const T x = _uk_v_x[_uk_k];
+      T z = _uk_v_z[_uk_k];
+      z += x;
+      _uk_v_z[_uk_k] = z;
+    }
+    ukern::vstore<2>(_uk_p_z + _uk_j * 2, _uk_v_z);
+  }
+  for (_uk_uidx _uk_j = _uk_nvec * 2 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
+    const T x = _uk_p_x[_uk_j];
+    T z = _uk_p_z[_uk_j];
+    z += x;
+    _uk_p_z[_uk_j] = z;
+  }
+}

@@ -1,0 +1,36 @@
+// ukern elementwise kernel 'prep_after' (template elementwise_vec.cu)
+// parameters: float32 x (float32) -> float32 z (float32)
+// variant: vectorised x4, 32-bit index, ndim 1
+#include <ukern/elementwise.cuh>
+
+__device__ float twice(float v) { return 2 * v; }
+
+extern "C" __global__ void prep_after(
+    const float* _uk_p_x,
+    ukern::raw_array<float, 1, true> _raw_x,
+    float* _uk_p_z,
+    unsigned int _uk_size) {
+  typedef unsigned int _uk_uidx;
+  const _uk_uidx _uk_step = (_uk_uidx)blockDim.x * gridDim.x;
+  const _uk_uidx _uk_nvec = _uk_size / 4;
+  float acc = 0;
+  for (_uk_uidx _uk_j = (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_nvec; _uk_j += _uk_step) {
+    const ukern::vec<float, 4> _uk_v_x = ukern::vload<4>(_uk_p_x + _uk_j * 4);
+    ukern::vec<float, 4> _uk_v_z;
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < 4; _uk_k++) {
+      const float x = _uk_v_x[_uk_k];
+      float z;
+      acc += x; z = twice(x) + _raw_x.size();
+      _uk_v_z[_uk_k] = z;
+    }
+    ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
+  }
+  for (_uk_uidx _uk_j = _uk_nvec * 4 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
+    const float x = _uk_p_x[_uk_j];
+    float z;
+    acc += x; z = twice(x) + _raw_x.size();
+    _uk_p_z[_uk_j] = z;
+  }
+  if (acc < 0) _raw_x[0] = acc;
+}

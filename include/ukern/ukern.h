@@ -424,6 +424,48 @@ UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int 
                                        int nout, const uk_launch *launch, char **source);
 
 /* ------------------------------------------------------------------------ */
+/* ReductionKernel                                                           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_reduction uk_reduction;
+
+/* A reduction in CuPy's terms (all strings copied at create time). */
+typedef struct uk_reduction_spec {
+  const char *in_params;     /* "T x" */
+  const char *out_params;    /* "T y" */
+  const char *map_expr;      /* "x * x" (input names, _J, _raw_<name>) */
+  const char *reduce_expr;   /* "a + b" */
+  const char *post_map_expr; /* "y = sqrt(a)": statements or a comma expression */
+  const char *identity;      /* "0"; NULL: none (empty reductions are then errors) */
+  const char *name;          /* kernel name, a C identifier */
+  const char *reduce_type;   /* C type of a/b; NULL: the first output's type */
+  const char *preamble;      /* code at file scope */
+  const char *const *options; /* extra NVRTC options */
+  int num_options;
+} uk_reduction_spec;
+
+/* Per-call settings; NULL = defaults (all axes, no keepdims, NULL stream). */
+typedef struct uk_reduce_launch {
+  void *stream;
+  const int *axes;  /* axes to reduce (negative allowed); NULL with num_axes 0: all */
+  int num_axes;
+  int keepdims;
+  int reduce_none;  /* non-zero with num_axes 0: reduce no axis (map and post-map per element) */
+} uk_reduce_launch;
+
+UK_API uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out);
+/* NULL is a no-op. */
+UK_API void uk_reduction_destroy(uk_reduction *k);
+/* Runs the reduction. Inputs broadcast against each other; outputs are all
+ * given (exact result shape, keepdims 1s included; any strides) or all
+ * allocated (C-contiguous, descriptor filled in; free with uk_array_free). */
+UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                   const uk_reduce_launch *launch);
+/* The CUDA source a call would compile (nothing launched); caller frees. */
+UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                     const uk_reduce_launch *launch, char **source);
+
+/* ------------------------------------------------------------------------ */
 /* Streams and synchronisation helpers                                       */
 /* ------------------------------------------------------------------------ */
 

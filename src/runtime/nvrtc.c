@@ -173,22 +173,32 @@ static void digest_headers(void) {
   uk__sb_release(&all);
 }
 
-uk_hash128 uk__compile_hash(const uk__compile_req *req) {
+/* What every request shares (versions, header digest, include dirs) is
+ * hashed once; each request copies that state and adds its own parts. */
+static pthread_once_t hash_prefix_once = PTHREAD_ONCE_INIT;
+static uk_hasher hash_prefix;
+
+static void make_hash_prefix(void) {
   pthread_once(&headers_digest_once, digest_headers);
   int ver = 0;
   if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
-  char head[160];
-  snprintf(head, sizeof head, "ukern %s nvrtc %d arch %d options %d names %d headers %s", UK_VERSION_STRING,
-           ver, req->arch, req->num_options, req->num_name_expressions, headers_digest);
-  uk_hasher h;
-  uk__hasher_init(&h);
-  uk__hasher_add_str(&h, head);
-  for (int k = 0; k < req->num_options; k++) uk__hasher_add_str(&h, req->options[k]);
-  for (int k = 0; k < req->num_name_expressions; k++) uk__hasher_add_str(&h, req->name_expressions[k]);
+  char head[128];
+  snprintf(head, sizeof head, "ukern %s nvrtc %d headers %s", UK_VERSION_STRING, ver, headers_digest);
+  uk__hasher_init(&hash_prefix);
+  uk__hasher_add_str(&hash_prefix, head);
   const char *const *dirs = NULL;
   int ndirs = 0;
   if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
-  for (int k = 0; k < ndirs; k++) uk__hasher_add_str(&h, dirs[k]);
+  for (int k = 0; k < ndirs; k++) uk__hasher_add_str(&hash_prefix, dirs[k]);
+}
+
+uk_hash128 uk__compile_hash(const uk__compile_req *req) {
+  pthread_once(&hash_prefix_once, make_hash_prefix);
+  uk_hasher h = hash_prefix;
+  int32_t counts[3] = {req->arch, req->num_options, req->num_name_expressions};
+  uk__hasher_update(&h, counts, sizeof counts);
+  for (int k = 0; k < req->num_options; k++) uk__hasher_add_str(&h, req->options[k]);
+  for (int k = 0; k < req->num_name_expressions; k++) uk__hasher_add_str(&h, req->name_expressions[k]);
   uk__hasher_add_str(&h, req->source);
   return uk__hasher_digest(&h);
 }

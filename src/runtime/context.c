@@ -145,7 +145,9 @@ static uk_status build(void *p, uk__binary **out) {
   uk__dcache *dc = a->ctx->dcache;
   if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
   atomic_fetch_add(&a->ctx->compiles, 1);
-  uk_status st = uk__nvrtc_compile(a->req, out);
+  uk__compile_req req = *a->req;
+  if (req.before_nvrtc) req.before_nvrtc(req.before_nvrtc_arg, &req);
+  uk_status st = uk__nvrtc_compile(&req, out);
   if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
   return st;
 }

@@ -282,7 +282,8 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     dirs = NULL;
     nincs = 0;
   }
-  size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options;
+  int nunc = req->uncached_options ? req->num_uncached_options : 0;
+  size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options + (size_t)(nunc > 0 ? nunc : 0);
   hsrc = calloc((size_t)nh + 1, sizeof *hsrc);
   hname = calloc((size_t)nh + 1, sizeof *hname);
   opts = calloc(nopt, sizeof *opts);
@@ -303,6 +304,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     opts[no++] = incs[k];
   }
   for (int k = 0; k < req->num_options; k++) opts[no++] = req->options[k];
+  for (int k = 0; k < nunc; k++) opts[no++] = req->uncached_options[k];
 
   r = nvrtcCreateProgram(&prog, req->source, pname, nh, hsrc, hname);
   if (r != NVRTC_SUCCESS) {

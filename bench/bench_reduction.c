@@ -1,0 +1,290 @@
+/* ReductionKernel bandwidth, host cost and compile times.
+ *
+ * Read bandwidth = bytes read once / median device time (CUDA events, 5
+ * warm-ups, 30 runs). The reference in each bandwidth row is a 1 GiB
+ * cuMemcpyDtoD measured in the same run, counted as read + write bytes; the
+ * CUB ceilings come from bench/ceilings.cu (separate program).
+ * Compile rows run this program again in fresh processes (--child).
+ * Usage: bench_reduction [out.json] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchutil.h"
+#include "runtime/cudadrv.h"
+
+static uk_context *ctx;
+static CUstream stream;
+
+static uk_reduction *mk(const char *map, const char *post, const char *name, const char *rtype) {
+  uk_reduction_spec s;
+  memset(&s, 0, sizeof s);
+  s.in_params = "T x";
+  s.out_params = "T y";
+  s.map_expr = map;
+  s.reduce_expr = "a + b";
+  s.post_map_expr = post;
+  s.identity = "0";
+  s.name = name;
+  s.reduce_type = rtype;
+  uk_reduction *k;
+  bu_check(uk_reduction_create(ctx, &s, &k), "create");
+  return k;
+}
+
+/* A device array of random-ish non-zero values (filled by an elementwise kernel). */
+static uk_array fill(uk_dtype t, int ndim, const int64_t *shape) {
+  uk_array a;
+  bu_check(uk_array_alloc(ctx, t, ndim, shape, 0, stream, &a), "alloc");
+  static uk_elementwise *f;
+  if (!f)
+    bu_check(uk_elementwise_create(ctx, "", "T y",
+                                   "unsigned int h = (unsigned int)i * 2654435761u; y = (T)(0.25f + (h >> 8) * (1.0f / 16777216.0f))",
+                                   "bench_fill", NULL, &f),
+             "fill kernel");
+  uk_array flat = a;
+  flat.ndim = 1;
+  flat.shape[0] = uk_array_size(&a);
+  flat.strides[0] = (int64_t)uk_dtype_size(t);
+  uk_launch l = {stream, 0, 0};
+  bu_check(uk_elementwise_call(f, NULL, 0, &flat, 1, &l), "fill");
+  return a;
+}
+
+/* Median device ms of calls of k on x (allocated output reused: given). */
+static double time_red(uk_reduction *k, const uk_array *x, const int *axes, int naxes, uk_array *y) {
+  uk_arg in = uk_arg_array(x);
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  l.stream = stream;
+  l.axes = axes;
+  l.num_axes = naxes;
+  memset(y, 0, sizeof *y);
+  bu_check(uk_reduction_call(k, &in, 1, y, 1, &l), "first call");
+  CUevent e0, e1;
+  uk__cu.cuEventCreate(&e0, 0);
+  uk__cu.cuEventCreate(&e1, 0);
+  double t[30];
+  for (int r = -5; r < 30; r++) {
+    uk__cu.cuEventRecord(e0, stream);
+    bu_check(uk_reduction_call(k, &in, 1, y, 1, &l), "call");
+    uk__cu.cuEventRecord(e1, stream);
+    uk__cu.cuEventSynchronize(e1);
+    float ms = 0;
+    uk__cu.cuEventElapsedTime(&ms, e0, e1);
+    if (r >= 0) t[r] = ms;
+  }
+  uk__cu.cuEventDestroy(e0);
+  uk__cu.cuEventDestroy(e1);
+  return bu_median(t, 30);
+}
+
+static double memcpy_gbs;
+
+static void bw_row(const char *name, uk_reduction *k, uk_dtype t, int64_t r, int64_t c, int axis) {
+  int64_t shape[2] = {r, c};
+  int nd = c ? 2 : 1;
+  if (!c) shape[0] = r;
+  uk_array x = fill(t, nd, shape), y;
+  int ax[1] = {axis};
+  double ms = time_red(k, &x, axis >= 0 ? ax : NULL, axis >= 0 ? 1 : 0, &y);
+  double bytes = (double)uk_array_size(&x) * (double)uk_dtype_size(t);
+  double gbs = bytes / ms / 1e6;
+  char label[160];
+  snprintf(label, sizeof label, "%s (%.3f ms)", name, ms);
+  bu_row(label, gbs, memcpy_gbs, "GB/s", "memcpy DtoD r+w", "", -1);
+  printf("%-48s %8.3f ms %8.1f GB/s read\n", name, ms, gbs);
+  fflush(stdout);
+  uk_array_free(ctx, &y, stream);
+  uk_array_free(ctx, &x, stream);
+}
+
+static void memcpy_ref(void) {
+  size_t bytes = (size_t)1 << 30;
+  CUdeviceptr a, b;
+  uk__cu.cuMemAlloc(&a, bytes);
+  uk__cu.cuMemAlloc(&b, bytes);
+  CUevent e0, e1;
+  uk__cu.cuEventCreate(&e0, 0);
+  uk__cu.cuEventCreate(&e1, 0);
+  double t[20];
+  for (int r = -3; r < 20; r++) {
+    uk__cu.cuEventRecord(e0, stream);
+    uk__cu.cuMemcpyDtoDAsync(b, a, bytes, stream);
+    uk__cu.cuEventRecord(e1, stream);
+    uk__cu.cuEventSynchronize(e1);
+    float ms;
+    uk__cu.cuEventElapsedTime(&ms, e0, e1);
+    if (r >= 0) t[r] = ms;
+  }
+  memcpy_gbs = 2.0 * (double)bytes / bu_median(t, 20) / 1e6;
+  printf("memcpy DtoD 1 GiB: %.1f GB/s (read + write)\n", memcpy_gbs);
+  uk__cu.cuMemFree(a);
+  uk__cu.cuMemFree(b);
+}
+
+/* Host cost: async calls of a tiny reduction vs raw cuLaunchKernel. */
+static double raw_launch_us(void) {
+  static const char src[] = "extern \"C\" __global__ void tiny(float *y, long long n) { if (n < 0) y[0] = 1; }\n";
+  uk_module *m;
+  bu_check(uk_module_from_source(ctx, src, NULL, &m), "tiny");
+  const void *image;
+  size_t nb;
+  bu_check(uk_module_image(m, &image, &nb), "image");
+  CUmodule mod;
+  CUfunction fn;
+  uk__cu.cuModuleLoadData(&mod, image);
+  uk__cu.cuModuleGetFunction(&fn, mod, "tiny");
+  CUdeviceptr y = 0;
+  long long n = 1;
+  void *args[2] = {&y, &n};
+  double t[40];
+  for (int b = -3; b < 40; b++) {
+    double t0 = bu_now_us();
+    for (int k = 0; k < 200; k++) uk__cu.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL);
+    double t1 = bu_now_us();
+    uk__cu.cuStreamSynchronize(stream);
+    if (b >= 0) t[b] = (t1 - t0) / 200;
+  }
+  uk__cu.cuModuleUnload(mod);
+  uk_module_destroy(m);
+  return bu_median(t, 40);
+}
+
+static void small_sizes(void) {
+  uk_reduction *k = mk("x", "y = a", "bench_small", NULL);
+  double raw = raw_launch_us();
+  int64_t sizes[] = {1, 1024, 1 << 16};
+  for (int j = 0; j < 3; j++) {
+    uk_array x = fill(UK_FLOAT32, 1, &sizes[j]), y;
+    double gpu_ms = time_red(k, &x, NULL, 0, &y);
+    uk_arg in = uk_arg_array(&x);
+    uk_reduce_launch l;
+    memset(&l, 0, sizeof l);
+    l.stream = stream;
+    double t[40];
+    for (int b = -3; b < 40; b++) {
+      double t0 = bu_now_us();
+      for (int r = 0; r < 200; r++) bu_check(uk_reduction_call(k, &in, 1, &y, 1, &l), "call");
+      double t1 = bu_now_us();
+      uk__cu.cuStreamSynchronize(stream);
+      if (b >= 0) t[b] = (t1 - t0) / 200;
+    }
+    double host = bu_median(t, 40);
+    char label[96];
+    snprintf(label, sizeof label, "sum f32 n=%lld host us/call", (long long)sizes[j]);
+    bu_row(label, host, raw, "us", "raw cuLaunchKernel", "<= raw + 1.5 us", host <= raw + 1.5);
+    snprintf(label, sizeof label, "sum f32 n=%lld GPU time", (long long)sizes[j]);
+    bu_row(label, gpu_ms * 1e3, 0, "us", "", "<= CUB + 1 us (CUB: ceilings.cu)", -1);
+    printf("small n=%lld: host %.2f us (raw launch %.2f us), GPU %.2f us\n", (long long)sizes[j], host, raw,
+           gpu_ms * 1e3);
+    uk_array_free(ctx, &y, stream);
+    uk_array_free(ctx, &x, stream);
+  }
+  uk_reduction_destroy(k);
+}
+
+/* --child DIR: first reduction call in this process, then a new specialisation;
+ * prints "first_ms second_ms". */
+static int child(const char *dir) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.cache_dir = dir;
+  bu_check(uk_context_create(&o, &ctx), "context");
+  int64_t n = 4096;
+  uk_array x, x2, y;
+  bu_check(uk_array_alloc(ctx, UK_FLOAT32, 1, &n, 0, NULL, &x), "alloc");
+  bu_check(uk_array_alloc(ctx, UK_FLOAT64, 1, &n, 0, NULL, &x2), "alloc");
+  bu_check(uk_device_synchronize(), "sync");
+  uk_reduction *k = mk("x * x", "y = sqrt(a)", "child_l2", NULL);
+  uk_arg in = uk_arg_array(&x), in2 = uk_arg_array(&x2);
+  memset(&y, 0, sizeof y);
+  double t0 = bu_now_us();
+  bu_check(uk_reduction_call(k, &in, 1, &y, 1, NULL), "first call");
+  double t1 = bu_now_us();
+  uk_array_free(ctx, &y, NULL);
+  memset(&y, 0, sizeof y);
+  double t2 = bu_now_us();
+  bu_check(uk_reduction_call(k, &in2, 1, &y, 1, NULL), "second call");
+  double t3 = bu_now_us();
+  printf("%.4f %.4f\n", (t1 - t0) / 1e3, (t3 - t2) / 1e3);
+  return 0;
+}
+
+static int run_child(const char *self, const char *dir, double *first, double *second) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' --child '%s'", self, dir);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  int ok = fscanf(p, "%lf %lf", first, second) == 2;
+  pclose(p);
+  return ok ? 0 : -1;
+}
+
+static void compile_times(const char *self) {
+  char dir[] = "/tmp/ukern_bench_redXXXXXX";
+  if (!mkdtemp(dir)) return;
+  double cold, next, warm, warm2;
+  if (run_child(self, dir, &cold, &next) || run_child(self, dir, &warm, &warm2)) {
+    fprintf(stderr, "bench: compile child failed\n");
+    return;
+  }
+  bu_row("first reduction in a process, cold (ms)", cold, 1300, "ms", "target", "<= 1300 ms", cold <= 1300);
+  bu_row("next new specialisation, same process (ms)", next, 300, "ms", "target", "<= 300 ms", next <= 300);
+  bu_row("first call, new process, warm disk cache (ms)", warm, 0.5, "ms", "target", "<= 0.5 ms", warm <= 0.5);
+  printf("compile: cold first %.1f ms, next specialisation %.1f ms, warm disk hit %.3f ms\n", cold, next, warm);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "bench: could not remove %s\n", dir);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 2 && strcmp(argv[1], "--child") == 0) return child(argv[2]);
+  const char *json = argc > 1 ? argv[1] : NULL;
+  int ndev = 0;
+  if (uk_device_count(&ndev) != UK_OK) {
+    printf("SKIP: %s\n", uk_last_error());
+    return 77;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = 0;
+    compile_times(self);
+  }
+  bu_check(uk_context_create(NULL, &ctx), "context");
+  bu_check(uk_device_set_current(0), "device");
+  bu_check(uk__cu_check(uk__cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"), "stream");
+  memcpy_ref();
+  uk_reduction *sum = mk("x", "y = a", "bsum", NULL), *l2 = mk("x * x", "y = sqrt(a)", "bl2", NULL);
+  uk_reduction *hsum = mk("x", "y = a", "bhsum", "float");
+  const int64_t N = (int64_t)1 << 28;
+  bw_row("full sum f32 2^28", sum, UK_FLOAT32, N, 0, -1);
+  bw_row("full L2 norm f32 2^28", l2, UK_FLOAT32, N, 0, -1);
+  bw_row("full sum f64 2^27", sum, UK_FLOAT64, N / 2, 0, -1);
+  bw_row("full sum f16 (f32 accumulator) 2^28", hsum, UK_FLOAT16, N, 0, -1);
+  bw_row("rows (axis=1) 16384^2 f32", sum, UK_FLOAT32, 16384, 16384, 1);
+  bw_row("columns (axis=0) 16384^2 f32", sum, UK_FLOAT32, 16384, 16384, 0);
+  int ks[] = {2, 4, 16, 64, 256, 4096};
+  for (int j = 0; j < 6; j++) {
+    char name[64];
+    snprintf(name, sizeof name, "short inner axis (N/%d, %d) axis=1", ks[j], ks[j]);
+    bw_row(name, sum, UK_FLOAT32, N / ks[j], ks[j], 1);
+  }
+  int fs[] = {2, 16, 128};
+  for (int j = 0; j < 3; j++) {
+    char name[64];
+    snprintf(name, sizeof name, "few outer rows (%d, N/%d) axis=0", fs[j], fs[j]);
+    bw_row(name, sum, UK_FLOAT32, fs[j], N / fs[j], 0);
+  }
+  small_sizes();
+  bu_finish("ReductionKernel (read GB/s = bytes read once / median time)", json);
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(l2);
+  uk_reduction_destroy(hsum);
+  uk__cu.cuStreamDestroy(stream);
+  uk_context_destroy(ctx);
+  return 0;
+}

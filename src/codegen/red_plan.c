@@ -1,0 +1,162 @@
+#include "codegen/red_plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+
+static const char *const suffixes[UK_RED_NKERNELS] = {"_t1", "_g32", "_b", "_cols", "_finish"};
+
+const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
+
+uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
+  memset(reduced, 0, UK_MAX_NDIM);
+  int n = l ? l->num_axes : 0;
+  if (n < 0) return uk__errorf(UK_ERR_INVALID, "%s: num_axes %d is negative", kernel, n);
+  if (n > 0 && !l->axes) return uk__errorf(UK_ERR_INVALID, "%s: num_axes is %d but axes is NULL", kernel, n);
+  if (n > 0 && l->reduce_none)
+    return uk__errorf(UK_ERR_INVALID, "%s: reduce_none is set but %d axes are given (use one or the other)",
+                      kernel, n);
+  if (n == 0) {
+    int all = !(l && l->reduce_none);
+    for (int d = 0; d < ndim; d++) reduced[d] = (uint8_t)all;
+    return UK_OK;
+  }
+  for (int j = 0; j < n; j++) {
+    int a = l->axes[j], d = a < 0 ? a + ndim : a;
+    if (d < 0 || d >= ndim)
+      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is out of bounds for an input of ndim %d", kernel, a, ndim);
+    if (reduced[d])
+      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is repeated in axes (axis %d)", kernel, a, d);
+    reduced[d] = 1;
+  }
+  return UK_OK;
+}
+
+void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced, int keepdims, int *out_ndim,
+                          int64_t *out_shape) {
+  int n = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (!reduced[d]) out_shape[n++] = shape[d];
+    else if (keepdims) out_shape[n++] = 1;
+  }
+  *out_ndim = n;
+}
+
+void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
+                   const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out) {
+  memset(out, 0, sizeof *out);
+  uk_loop *K = &out->kept, *R = &out->red;
+  out->nin = L->nops;
+  K->nops = L->nops + nouts;
+  R->nops = L->nops;
+  K->size = R->size = 1;
+  for (int d = 0, od = 0; d < L->ndim; d++) {
+    if (reduced[d]) {
+      int r = R->ndim++;
+      R->shape[r] = L->shape[d];
+      R->size *= L->shape[d];
+      for (int k = 0; k < L->nops; k++) R->strides[k][r] = L->strides[k][d];
+      if (keepdims) od++;
+      continue;
+    }
+    int c = K->ndim++;
+    K->shape[c] = L->shape[d];
+    K->size *= L->shape[d];
+    for (int k = 0; k < L->nops; k++) K->strides[k][c] = L->strides[k][d];
+    for (int j = 0; j < nouts; j++) K->strides[L->nops + j][c] = L->shape[d] == 1 ? 0 : ostrides[j][od];
+    od++;
+  }
+  out->nout = K->size;
+  out->nred = R->size;
+  /* Offsets are kept + reduced parts: both must fit, and so must their sum
+   * (checked on the unsplit loop). */
+  out->index64 = !(uk__shape_fits_int32(L) && uk__shape_fits_int32(K) && K->size <= INT32_MAX &&
+                   R->size <= INT32_MAX && K->size * (R->size ? R->size : 1) <= INT32_MAX);
+  uk__shape_merge(K);
+  uk__shape_merge(R);
+  if (out->nout == 0) K->ndim = 1;
+  if (out->nred == 0) { /* an empty reduced range: no reduced axis to walk */
+    R->ndim = 0;
+  }
+}
+
+int uk__red_vec(int64_t max_itemsize) {
+  return max_itemsize > 0 && max_itemsize < 16 ? (int)(16 / max_itemsize) : 1;
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Splits each output's range so that about `target` blocks run, each piece
+ * holding at least `min_piece` elements, pieces a multiple of `align`. */
+static void split(uk_red_strategy *s, int64_t nred, int64_t target, int64_t min_piece, int64_t align) {
+  s->nsplit = 1;
+  s->chunk = nred > 0 ? nred : 1;
+  if (s->grid_x >= target || nred < 2 * min_piece) return;
+  int64_t n = cdiv(target, s->grid_x), most = nred / min_piece;
+  if (n > most) n = most;
+  if (n > 65535) n = 65535;
+  if (n < 2) return;
+  int64_t chunk = cdiv(cdiv(nred, n), align) * align;
+  s->chunk = chunk;
+  s->nsplit = cdiv(nred, chunk);
+}
+
+void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                    uk_red_strategy *s) {
+  memset(s, 0, sizeof *s);
+  int64_t nout = R->nout, nred = R->nred;
+  const uk_loop *K = &R->kept, *L = &R->red;
+  int red_contig = L->ndim == 1, cols = K->ndim >= 1 && nred > 0;
+  for (int k = 0; k < R->nin; k++) {
+    if (L->ndim != 1 || L->strides[k][0] != itemsize[k]) red_contig = 0;
+    if (K->ndim < 1 || K->strides[k][K->ndim - 1] != itemsize[k]) cols = 0;
+  }
+  /* Vector loads: whole aligned rows along a contiguous reduced axis. */
+  int vec_ok = red_contig && vec > 1 && aligned && nred >= vec;
+  for (int k = 0; vec_ok && k < R->nin; k++)
+    for (int d = 0; d < K->ndim; d++)
+      if (K->strides[k][d] % 16) vec_ok = 0;
+  int64_t resident = (int64_t)sms * (2048 / UK_RED_BLOCK);
+  if (!red_contig && cols) {
+    /* Reducing a strided outer axis: threads run along the contiguous output
+     * axis; short ranges take one thread per output. */
+    s->kernel = UK_RED_COLS;
+    s->by = nred <= 64 ? 1 : 8;
+    s->grid_x = cdiv(nout, UK_RED_BLOCK / s->by);
+    split(s, nred, 2 * resident, s->by == 1 ? 32 : 8 * 32, s->by);
+    return;
+  }
+  int g;
+  if (nred >= 1024 || (nred >= 256 && nout < resident)) {
+    g = UK_RED_BLOCK;
+    s->kernel = UK_RED_B;
+    s->vec = vec_ok;
+  } else if (nred > 16) {
+    g = 32;
+    s->kernel = UK_RED_G32;
+    s->vec = vec_ok && nred >= 2 * vec;
+  } else {
+    /* Short rows: a thread reduces a whole row, so no cycles go to
+     * shuffles; neighbouring threads read neighbouring rows. */
+    g = 1;
+    s->kernel = UK_RED_T1;
+    s->vec = vec_ok;
+  }
+  int64_t v = s->vec ? vec : 1;
+  int64_t per_block = UK_RED_BLOCK / g, blocks = cdiv(nout, per_block), cap = resident * 4;
+  s->grid_x = blocks < cap ? blocks : cap;
+  split(s, nred, resident, (int64_t)g * v * 16, (int64_t)g * v);
+}
+
+const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
+  static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "a warp per output", "a block per output",
+                                                    "threads across outputs", "combining partials"};
+  const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
+  int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
+  if (s->kernel == UK_RED_COLS && n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %d per output", s->by);
+  if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);
+  if (s->nsplit > 1 && n >= 0 && n < size)
+    snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);
+  return buf;
+}

@@ -1,0 +1,74 @@
+/* Reduction planning: axes normalisation, the result shape, the kept and
+ * reduced loops (each merged on its own), and the choice of strategy and
+ * launch geometry. Pure arithmetic; no CUDA. */
+#ifndef UK_CODEGEN_RED_PLAN_H
+#define UK_CODEGEN_RED_PLAN_H
+
+#include <stdint.h>
+
+#include "codegen/shape.h"
+
+/* Threads per block of every reduction kernel. */
+#define UK_RED_BLOCK 256
+
+/* The kernels of one reduction program (all compiled together). */
+typedef enum uk_red_kernel_id {
+  UK_RED_T1 = 0, /* a thread per output */
+  UK_RED_G32,    /* a warp per output (CUB WarpReduce) */
+  UK_RED_B,      /* a block per output (CUB BlockReduce) */
+  UK_RED_COLS,   /* threads across a contiguous output axis, `by` per output */
+  UK_RED_FINISH, /* combines split partials, one warp per output */
+  UK_RED_NKERNELS
+} uk_red_kernel_id;
+
+/* "_g2", ..., "_finish": appended to the kernel name. */
+const char *uk__red_kernel_suffix(int id);
+
+/* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
+ * (1 = reduced). NULL launch or num_axes 0: every axis (none with
+ * reduce_none). Errors: UK_ERR_SHAPE for an axis out of range or repeated;
+ * UK_ERR_INVALID for a negative count, a NULL list, or reduce_none with
+ * axes. `kernel` names the kernel in messages. */
+uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]);
+
+/* The result shape: kept axes, with 1s for reduced ones under keepdims. */
+void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced, int keepdims, int *out_ndim,
+                          int64_t *out_shape);
+
+typedef struct uk_red_loops {
+  uk_loop kept;  /* operands: loop inputs then outputs; merged */
+  uk_loop red;   /* operands: loop inputs; merged */
+  int nin;       /* loop inputs (non-raw array inputs) */
+  int64_t nout;  /* number of outputs elements (kept size) */
+  int64_t nred;  /* elements reduced into each (reduced size) */
+  int index64;   /* 64-bit index arithmetic needed */
+} uk_red_loops;
+
+/* Splits the broadcast input loop L (its operands are the loop inputs) into
+ * kept and reduced loops and merges each. ostrides[j] are output j's byte
+ * strides over the result dims (keepdims or not, as `keepdims` says). */
+void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
+                   const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out);
+
+/* Elements per vector load for a largest loop-input itemsize (16 bytes). */
+int uk__red_vec(int64_t max_itemsize);
+
+typedef struct uk_red_strategy {
+  int kernel;      /* uk_red_kernel_id */
+  int64_t grid_x;  /* blocks along x */
+  int64_t nsplit;  /* pieces of each output's reduced range (grid y); 1 = no split */
+  int64_t chunk;   /* reduced elements per piece */
+  int vec;         /* T1/G32/B: 1 = vector loads along the reduced axis */
+  int by;          /* COLS: threads per output (1 or 8) */
+} uk_red_strategy;
+
+/* Chooses the kernel and geometry. itemsize[k]: loop input k's; aligned: every
+ * loop input's base address is 16-byte aligned; vec: uk__red_vec of the
+ * program; sms: multiprocessors of the device. */
+void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                    uk_red_strategy *s);
+
+/* Short description ("block per output, vector loads, split 4") into buf. */
+const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size);
+
+#endif

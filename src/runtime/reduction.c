@@ -1,0 +1,608 @@
+/* ReductionKernel: definition, per-call specialisation, launch.
+ *
+ * A call binds placeholders, broadcasts the inputs, normalises the axes,
+ * splits the loop into kept and reduced parts (each merged) and forms a
+ * uk_red_key. One program per key holds every strategy (red_emit.h); the
+ * strategy and geometry are chosen per call from the merged shapes
+ * (red_plan.h). Compiled programs sit in a per-kernel list, lock-free to
+ * read, appended under the kernel's mutex, as in elementwise.c.
+ *
+ * CUB headers cost ~1 s of NVRTC time per program. The first reduction
+ * compile of the process starts a background NVRTC run that builds NVRTC's
+ * automatic precompiled header (-pch) for them; later compiles with the same
+ * options use it (~0.2 s). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "codegen/bind.h"
+#include "codegen/dtype.h"
+#include "codegen/params.h"
+#include "codegen/red_emit.h"
+#include "codegen/red_plan.h"
+#include "codegen/scalar.h"
+#include "codegen/shape.h"
+#include "runtime/context.h"
+#include "runtime/device.h"
+
+typedef struct red_entry {
+  struct red_entry *next;
+  uk_red_key key;
+  uk_red_plan plan;
+  CUmodule module;
+  CUfunction fn[UK_RED_NKERNELS];
+  size_t opt_size; /* bytes of one split partial */
+} red_entry;
+
+struct uk_reduction {
+  uk_context *ctx;
+  char *name, *map_expr, *reduce_expr, *post_map_expr, *identity, *reduce_type, *preamble;
+  char **options;
+  int num_options;
+  uk_paramlist in, out;
+  uk_red_kernel k;
+  pthread_mutex_t lock;
+  _Atomic(red_entry *) entries;
+};
+
+/* Everything a call decides before touching the device. */
+typedef struct prep {
+  uk_binding b;
+  uk_red_key key;
+  uk_red_loops loops;
+  int out_ndim;
+  int64_t out_shape[UK_MAX_NDIM];
+  const uk_array *arr[UK_MAX_PARAMS];
+  uk_array outs[UK_MAX_PARAMS];
+  unsigned char scalar[UK_MAX_PARAMS][16];
+  int64_t itemsize[UK_MAX_NDIM]; /* per loop input */
+  int aligned;                   /* every loop input's base is 16-byte aligned */
+  int device;
+} prep;
+
+static char *dup_or_null(const char *s, int *failed) {
+  if (!s) return NULL;
+  char *d = strdup(s);
+  if (!d) *failed = 1;
+  return d;
+}
+
+void uk_reduction_destroy(uk_reduction *k) {
+  if (!k) return;
+  red_entry *e = atomic_load(&k->entries);
+  while (e) {
+    red_entry *next = e->next;
+    if (e->module) {
+      int pushed = 0;
+      if (uk__device_enter(e->key.device, &pushed) == UK_OK) {
+        uk__cu.cuModuleUnload(e->module);
+        uk__device_leave(pushed);
+      }
+    }
+    uk__red_plan_free(&e->plan);
+    free(e);
+    e = next;
+  }
+  uk__params_free(&k->in);
+  uk__params_free(&k->out);
+  for (int j = 0; j < k->num_options; j++) free(k->options[j]);
+  free(k->options);
+  free(k->name);
+  free(k->map_expr);
+  free(k->reduce_expr);
+  free(k->post_map_expr);
+  free(k->identity);
+  free(k->reduce_type);
+  free(k->preamble);
+  pthread_mutex_destroy(&k->lock);
+  free(k);
+}
+
+uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out) {
+  uk__error_clear();
+  if (!ctx || !spec || !out) return uk__errorf(UK_ERR_INVALID, "uk_reduction_create: NULL argument");
+  const char *missing = !spec->in_params       ? "in_params"
+                        : !spec->out_params    ? "out_params"
+                        : !spec->map_expr      ? "map_expr"
+                        : !spec->reduce_expr   ? "reduce_expr"
+                        : !spec->post_map_expr ? "post_map_expr"
+                        : !spec->name          ? "name"
+                                               : NULL;
+  if (missing) return uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: %s is NULL", missing);
+  if (spec->num_options < 0 || (spec->num_options > 0 && !spec->options))
+    return uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: num_options is %d but options is %s", spec->num_options,
+                      spec->options ? "set" : "NULL");
+  uk_status st;
+  uk_reduction *k = calloc(1, sizeof *k);
+  if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
+  k->ctx = ctx;
+  pthread_mutex_init(&k->lock, NULL);
+  atomic_init(&k->entries, NULL);
+  if ((st = uk__params_parse(spec->in_params, "in_params", &k->in)) != UK_OK ||
+      (st = uk__params_parse(spec->out_params, "out_params", &k->out)) != UK_OK ||
+      (st = uk__params_check_kernel(spec->in_params, &k->in, spec->out_params, &k->out, spec->name)) != UK_OK)
+    goto out;
+  if (k->in.count + k->out.count > UK_MAX_PARAMS) {
+    st = uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d, at most %d)", spec->name,
+                    k->in.count + k->out.count, UK_MAX_PARAMS);
+    goto out;
+  }
+  if (k->out.count == 0) {
+    st = uk__errorf(UK_ERR_INVALID, "%s: a reduction needs at least one output", spec->name);
+    goto out;
+  }
+  for (int j = 0; j < k->out.count; j++)
+    if (k->out.items[j].is_raw) {
+      st = uk__error_at(UK_ERR_SYNTAX, "out_params", spec->out_params, k->out.items[j].pos, NULL,
+                        "reduction outputs cannot be raw");
+      goto out;
+    }
+  int failed = 0;
+  k->name = dup_or_null(spec->name, &failed);
+  k->map_expr = dup_or_null(spec->map_expr, &failed);
+  k->reduce_expr = dup_or_null(spec->reduce_expr, &failed);
+  k->post_map_expr = dup_or_null(spec->post_map_expr, &failed);
+  k->identity = dup_or_null(spec->identity, &failed);
+  k->preamble = dup_or_null(spec->preamble, &failed);
+  if (spec->reduce_type && *spec->reduce_type) {
+    k->reduce_type = dup_or_null(spec->reduce_type, &failed);
+  } else {
+    const uk_param *o = &k->out.items[0];
+    char letter[2] = {o->placeholder, 0};
+    k->reduce_type = dup_or_null(o->is_placeholder ? letter : uk__dtype_info(o->dtype)->ctype, &failed);
+  }
+  if (spec->num_options > 0 && !failed) {
+    k->options = calloc((size_t)spec->num_options, sizeof *k->options);
+    if (!k->options) failed = 1;
+    for (int j = 0; j < spec->num_options && !failed; j++) {
+      if (!spec->options[j]) {
+        st = uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: options[%d] is NULL", j);
+        goto out;
+      }
+      k->options[j] = dup_or_null(spec->options[j], &failed);
+      k->num_options = j + 1;
+    }
+  }
+  if (failed) {
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
+    goto out;
+  }
+  k->k = (uk_red_kernel){k->name, k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
+                         k->preamble, &k->in, &k->out, 0, 0, 0, 0};
+  uk__red_scan(&k->k);
+  *out = k;
+  return UK_OK;
+out:
+  uk_reduction_destroy(k);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Preparing a call (no device work)                                         */
+/* ------------------------------------------------------------------------ */
+
+static const uk_param *param_at(const uk_reduction *k, int p) {
+  return p < k->in.count ? &k->in.items[p] : &k->out.items[p - k->in.count];
+}
+
+static int c_contiguous(const uk_array *a) {
+  int64_t want = (int64_t)uk_dtype_size(a->dtype);
+  for (int d = a->ndim - 1; d >= 0; d--) {
+    if (a->shape[d] == 1) continue;
+    if (a->strides[d] != want) return 0;
+    want *= a->shape[d];
+  }
+  return 1;
+}
+
+static uk_status prepare(const uk_reduction *k, const uk_arg *in, int nin, const uk_array *out, int nout,
+                         const uk_reduce_launch *l, prep *pr) {
+  const char *name = k->name;
+  uk_status st = uk__bind(name, &k->in, &k->out, in, nin, out, nout, &pr->b);
+  if (st != UK_OK) return st;
+  int np = nin + nout, given = pr->b.outputs_given;
+  int dev_param = -1, nviews = 0, raw_param = -1;
+  pr->device = -1;
+  uk_operand_view views[UK_MAX_NDIM];
+  for (int p = 0; p < np; p++) {
+    const uk_array *a = p < nin ? (pr->b.is_array[p] ? in[p].v.array : NULL) : (given ? &out[p - nin] : NULL);
+    pr->arr[p] = a;
+    if (!a) continue;
+    if (dev_param < 0) {
+      dev_param = p;
+      pr->device = a->device;
+    } else if (a->device != pr->device) {
+      return uk__errorf(UK_ERR_INVALID, "%s: '%s' is on device %d but '%s' is on device %d", name,
+                        param_at(k, dev_param)->name, pr->device, param_at(k, p)->name, a->device);
+    }
+    if (p >= nin) continue;
+    if (param_at(k, p)->is_raw) {
+      if (raw_param < 0) raw_param = p;
+      continue;
+    }
+    if (nviews == UK_MAX_NDIM)
+      return uk__errorf(UK_ERR_INVALID, "%s: more than %d non-raw array inputs", name, UK_MAX_NDIM);
+    int v = nviews++;
+    pr->itemsize[v] = (int64_t)uk_dtype_size(a->dtype);
+    views[v] = (uk_operand_view){param_at(k, p)->name, a->ndim, a->shape, a->strides, pr->itemsize[v]};
+  }
+  if (nviews == 0)
+    return uk__errorf(UK_ERR_SHAPE, "%s: a reduction needs at least one non-raw array input (its shape is the "
+                      "shape reduced)", name);
+  uk_loop L;
+  if ((st = uk__shape_broadcast(nviews, views, &L)) != UK_OK) {
+    uk__error_prefix("%s", name);
+    return st;
+  }
+  uint8_t reduced[UK_MAX_NDIM];
+  if ((st = uk__red_axes(name, L.ndim, l, reduced)) != UK_OK) return st;
+  if (raw_param >= 0) {
+    int lead = 1, seen_kept = 0;
+    for (int d = 0; d < L.ndim; d++) {
+      if (!reduced[d]) seen_kept = 1;
+      else if (seen_kept) lead = 0;
+    }
+    if (!lead)
+      return uk__errorf(UK_ERR_SHAPE,
+                        "%s: raw input '%s' needs the reduced axes to be the leading ones (axes 0..m-1 of the "
+                        "input), so that _J numbers them",
+                        name, param_at(k, raw_param)->name);
+  }
+  int keepdims = l && l->keepdims;
+  uk__red_result_shape(L.ndim, L.shape, reduced, keepdims, &pr->out_ndim, pr->out_shape);
+
+  int64_t ostrides[UK_MAX_PARAMS][UK_MAX_NDIM];
+  for (int j = 0; j < nout; j++) {
+    uk_array *o = &pr->outs[j];
+    if (given) {
+      *o = out[j];
+      int same = o->ndim == pr->out_ndim;
+      for (int d = 0; same && d < o->ndim; d++) same = o->shape[d] == pr->out_shape[d];
+      if (!same) {
+        char a[200], b[200];
+        return uk__errorf(UK_ERR_SHAPE, "%s: output '%s' has shape %s but the result shape is %s", name,
+                          param_at(k, nin + j)->name, uk__shape_str(o->ndim, o->shape, a, sizeof a),
+                          uk__shape_str(pr->out_ndim, pr->out_shape, b, sizeof b));
+      }
+    } else {
+      memset(o, 0, sizeof *o);
+      o->dtype = pr->b.dtype[nin + j];
+      o->ndim = pr->out_ndim;
+      int64_t s = (int64_t)uk_dtype_size(o->dtype);
+      for (int d = o->ndim - 1; d >= 0; d--) {
+        o->shape[d] = pr->out_shape[d];
+        o->strides[d] = s;
+        s *= o->shape[d] > 0 ? o->shape[d] : 1;
+      }
+      pr->arr[nin + j] = o;
+    }
+    memcpy(ostrides[j], o->strides, sizeof ostrides[j]);
+  }
+  uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
+  if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
+    return uk__errorf(UK_ERR_SHAPE, "%s: zero-size reduction with no identity", name);
+
+  uk_red_key *key = &pr->key;
+  memset(key, 0, sizeof *key);
+  pr->aligned = 1;
+  for (int p = 0; p < np; p++) {
+    key->dtype[p] = (uint8_t)pr->b.dtype[p];
+    const uk_param *prm = param_at(k, p);
+    if (!pr->arr[p]) {
+      key->scalar_mask |= 1ull << p;
+      if ((k->k.raw_view_mask >> p) & 1)
+        return uk__errorf(UK_ERR_INVALID, "%s: map_expr uses '_raw_%s' but input '%s' is a scalar, not an array",
+                          name, prm->name, prm->name);
+      if ((st = uk__scalar_convert(&in[p], pr->b.dtype[p], prm->name, pr->scalar[p])) != UK_OK) return st;
+      continue;
+    }
+    if (p < nin && (prm->is_raw || ((k->k.raw_view_mask >> p) & 1))) {
+      key->raw_ndim[p] = (uint8_t)pr->arr[p]->ndim;
+      if (c_contiguous(pr->arr[p])) key->raw_contig_mask |= 1ull << p;
+    }
+    if (p < nin && !prm->is_raw && pr->arr[p]->data % 16) pr->aligned = 0;
+  }
+  key->nd_k = (uint8_t)pr->loops.kept.ndim;
+  key->nd_r = (uint8_t)pr->loops.red.ndim;
+  key->index64 = (uint8_t)pr->loops.index64;
+  return UK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The precompiled CUB header, built once per process in the background      */
+/* ------------------------------------------------------------------------ */
+
+enum { PCH_NONE = 0, PCH_BUILDING, PCH_READY, PCH_FAILED };
+static pthread_mutex_t pch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pch_cond = PTHREAD_COND_INITIALIZER;
+static int pch_state;
+static char *pch_sig;         /* arch and options the header was built with */
+static char **pch_opts;       /* copies for the background compile */
+static int pch_nopts, pch_arch;
+static const char *const pch_flag[] = {"-pch"};
+
+/* "arch|opt|opt|..." of a request (context options included). */
+static char *signature(const uk__compile_req *req) {
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk__sb_addf(&sb, "%d", req->arch);
+  for (int j = 0; j < req->num_options; j++) uk__sb_addf(&sb, "|%s", req->options[j]);
+  return uk__sb_detach(&sb);
+}
+
+static void *pch_build(void *unused) {
+  (void)unused;
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  /* The same include prefix as every generated reduction program. */
+  req.source = "#include <ukern/reduction.cuh>\n"
+               "extern \"C\" __global__ void _uk_pch(int *p) { *p = 0; }\n";
+  req.name = "_uk_pch";
+  req.options = (const char *const *)pch_opts;
+  req.num_options = pch_nopts;
+  req.arch = pch_arch;
+  req.uncached_options = pch_flag;
+  req.num_uncached_options = 1;
+  uk__binary *bin = NULL;
+  uk_status st = uk__nvrtc_compile(&req, &bin);
+  uk__binary_release(bin);
+  pthread_mutex_lock(&pch_lock);
+  pch_state = st == UK_OK ? PCH_READY : PCH_FAILED;
+  pthread_cond_broadcast(&pch_cond);
+  pthread_mutex_unlock(&pch_lock);
+  return NULL;
+}
+
+/* before_nvrtc hook: the first compile starts the header build and goes
+ * without it; later ones with the same options wait for it and use it. */
+static void pch_hook(void *arg, uk__compile_req *req) {
+  (void)arg;
+  char *sig = signature(req);
+  if (!sig) return;
+  pthread_mutex_lock(&pch_lock);
+  if (pch_state == PCH_NONE) {
+    pch_opts = calloc((size_t)req->num_options + 1, sizeof *pch_opts);
+    int ok = pch_opts != NULL;
+    for (int j = 0; ok && j < req->num_options; j++) ok = (pch_opts[j] = strdup(req->options[j])) != NULL;
+    pch_nopts = req->num_options;
+    pch_arch = req->arch;
+    pthread_t t;
+    pthread_attr_t attr;
+    if (ok && pthread_attr_init(&attr) == 0) {
+      pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+      if (pthread_create(&t, &attr, pch_build, NULL) == 0) {
+        pch_state = PCH_BUILDING;
+        pch_sig = sig;
+        sig = NULL;
+      }
+      pthread_attr_destroy(&attr);
+    }
+    if (pch_state == PCH_NONE) pch_state = PCH_FAILED;
+  } else if (pch_sig && strcmp(pch_sig, sig) == 0) {
+    while (pch_state == PCH_BUILDING) pthread_cond_wait(&pch_cond, &pch_lock);
+    if (pch_state == PCH_READY) {
+      req->uncached_options = pch_flag;
+      req->num_uncached_options = 1;
+    }
+  }
+  pthread_mutex_unlock(&pch_lock);
+  free(sig);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Compiling a specialisation                                                */
+/* ------------------------------------------------------------------------ */
+
+static uk_status emit(const uk_reduction *k, const uk_red_key *key, uk_strbuf *src, uk_red_plan *plan) {
+  uk_status st = uk__red_emit(&k->k, key, src, plan);
+  if (st == UK_OK && src->failed) {
+    uk__red_plan_free(plan);
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory generating '%s'", k->name);
+  }
+  return st;
+}
+
+static void describe(const uk_reduction *k, const uk_red_key *key, char *buf, size_t size) {
+  int n = snprintf(buf, size, "compiling reduction '%s' (", k->name);
+  int np = k->in.count + k->out.count;
+  for (int p = 0; p < np && n > 0 && (size_t)n < size; p++)
+    n += snprintf(buf + n, size - (size_t)n, "%s%s", p ? ", " : "", uk_dtype_name((uk_dtype)key->dtype[p]));
+  if (n > 0 && (size_t)n < size)
+    snprintf(buf + n, size - (size_t)n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
+}
+
+static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **out) {
+  for (red_entry *e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
+    if (memcmp(&e->key, key, sizeof *key) == 0) {
+      *out = e;
+      return UK_OK;
+    }
+  pthread_mutex_lock(&k->lock);
+  uk_status st = UK_OK;
+  uk_strbuf src;
+  uk__sb_init(&src);
+  uk__binary *bin = NULL;
+  red_entry *e;
+  for (e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
+    if (memcmp(&e->key, key, sizeof *key) == 0) goto out;
+  if (!(e = calloc(1, sizeof *e))) {
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", k->name);
+    goto out;
+  }
+  e->key = *key;
+  int arch = 0;
+  char what[512];
+  describe(k, key, what, sizeof what);
+  if ((st = emit(k, key, &src, &e->plan)) != UK_OK || (st = uk__context_arch(k->ctx, key->device, &arch)) != UK_OK)
+    goto fail;
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  req.source = uk__sb_str(&src);
+  req.name = k->name;
+  req.options = (const char *const *)k->options;
+  req.num_options = k->num_options;
+  req.arch = arch;
+  req.what = what;
+  req.before_nvrtc = pch_hook;
+  if ((st = uk__context_compile(k->ctx, &req, &bin)) != UK_OK) goto fail;
+  if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
+  for (int j = 0; j < UK_RED_NKERNELS; j++) {
+    char fname[300];
+    snprintf(fname, sizeof fname, "%s%s", k->name, uk__red_kernel_suffix(j));
+    if ((st = uk__cu_check(uk__cu.cuModuleGetFunction(&e->fn[j], e->module, fname), "cuModuleGetFunction")) !=
+        UK_OK)
+      goto fail;
+  }
+  CUdeviceptr g = 0;
+  size_t gbytes = 0;
+  unsigned long long osz = 0;
+  if ((st = uk__cu_check(uk__cu.cuModuleGetGlobal(&g, &gbytes, e->module, "_uk_opt_size"), "cuModuleGetGlobal")) !=
+          UK_OK ||
+      (st = uk__cu_check(uk__cu.cuMemcpyDtoH(&osz, g, sizeof osz), "cuMemcpyDtoH")) != UK_OK)
+    goto fail;
+  e->opt_size = (size_t)osz;
+  e->next = atomic_load_explicit(&k->entries, memory_order_relaxed);
+  atomic_store_explicit(&k->entries, e, memory_order_release);
+  goto out;
+fail:
+  if (e->module) uk__cu.cuModuleUnload(e->module);
+  uk__red_plan_free(&e->plan);
+  free(e);
+  e = NULL;
+out:
+  pthread_mutex_unlock(&k->lock);
+  uk__binary_release(bin);
+  uk__sb_release(&src);
+  if (st == UK_OK) *out = e;
+  return st;
+}
+
+uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                              const uk_reduce_launch *launch, char **source) {
+  uk__error_clear();
+  if (!k || !source) return uk__errorf(UK_ERR_INVALID, "uk_reduction_source: NULL argument");
+  prep *pr = malloc(sizeof *pr);
+  if (!pr) return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  uk_strbuf src;
+  uk__sb_init(&src);
+  uk_red_plan plan = {0, NULL, 0};
+  uk_status st = prepare(k, in, nin, out, nout, launch, pr);
+  if (st == UK_OK && (st = emit(k, &pr->key, &src, &plan)) == UK_OK) *source = uk__sb_detach(&src);
+  uk__red_plan_free(&plan);
+  uk__sb_release(&src);
+  free(pr);
+  return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launching                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static _Atomic int sm_count[UK__MAX_DEVICES];
+
+static int multiprocessors(int device) {
+  int n = device >= 0 && device < UK__MAX_DEVICES ? atomic_load_explicit(&sm_count[device], memory_order_relaxed) : 0;
+  if (n > 0) return n;
+  if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)device) != CUDA_SUCCESS ||
+      n <= 0)
+    n = 132;
+  if (device >= 0 && device < UK__MAX_DEVICES) atomic_store_explicit(&sm_count[device], n, memory_order_relaxed);
+  return n;
+}
+
+static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, uint64_t partial, unsigned char *buf) {
+  const uk_red_loops *R = &pr->loops;
+  for (int j = 0; j < e->plan.nslots; j++) {
+    const uk_red_slot *sl = &e->plan.slots[j];
+    int64_t v = 0;
+    switch ((uk_red_slot_kind)sl->kind) {
+    case UK_RED_SLOT_PTR: memcpy(buf + sl->offset, &pr->arr[sl->param]->data, 8); continue;
+    case UK_RED_SLOT_SCALAR: memcpy(buf + sl->offset, pr->scalar[sl->param], sl->size); continue;
+    case UK_RED_SLOT_RAW_SHAPE: v = pr->arr[sl->param]->shape[sl->dim]; break;
+    case UK_RED_SLOT_RAW_STRIDE: v = pr->arr[sl->param]->strides[sl->dim]; break;
+    case UK_RED_SLOT_KSTRIDE: v = R->kept.strides[sl->op][sl->dim]; break;
+    case UK_RED_SLOT_RSTRIDE: v = R->red.strides[sl->op][sl->dim]; break;
+    case UK_RED_SLOT_KSHAPE: v = R->kept.shape[sl->dim]; break;
+    case UK_RED_SLOT_RSHAPE: v = R->red.shape[sl->dim]; break;
+    case UK_RED_SLOT_NOUT: v = R->nout; break;
+    case UK_RED_SLOT_NRED: v = R->nred; break;
+    case UK_RED_SLOT_CHUNK: v = s->chunk; break;
+    case UK_RED_SLOT_NSPLIT: v = s->nsplit; break;
+    case UK_RED_SLOT_INSIZE: v = R->nout * R->nred; break;
+    case UK_RED_SLOT_VEC: v = s->vec; break;
+    case UK_RED_SLOT_BY: v = s->by > 0 ? s->by : 1; break;
+    case UK_RED_SLOT_PARTIAL: memcpy(buf + sl->offset, &partial, 8); continue;
+    }
+    memcpy(buf + sl->offset, &v, 8);
+  }
+}
+
+static uk_status launch_one(CUfunction f, int64_t gx, int64_t gy, void *stream, unsigned char *buf, size_t bytes) {
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
+  return uk__cu_check(uk__cu.cuLaunchKernel(f, (unsigned)gx, (unsigned)gy, 1, UK_RED_BLOCK, 1, 1, 0,
+                                            (CUstream)stream, NULL, extra),
+                      "cuLaunchKernel");
+}
+
+uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                            const uk_reduce_launch *launch) {
+  uk__error_clear();
+  if (!k) return uk__errorf(UK_ERR_INVALID, "uk_reduction_call: kernel is NULL");
+  void *stream = launch ? launch->stream : NULL;
+  prep pr;
+  uk_status st = prepare(k, in, nin, out, nout, launch, &pr);
+  if (st != UK_OK) return st;
+  int device = 0, pushed = 0, nalloc = 0;
+  uint64_t partial = 0;
+  if ((st = uk__launch_enter(k->ctx, stream, &device, &pushed)) != UK_OK) return st;
+  if (pr.device >= 0 && pr.device != device) {
+    st = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", k->name,
+                    pr.device, device);
+    goto out;
+  }
+  red_entry *e = NULL;
+  const uk_red_loops *R = &pr.loops;
+  if (R->nout > 0) {
+    pr.key.device = device;
+    if ((st = specialise(k, &pr.key, &e)) != UK_OK) goto out;
+  }
+  if (!pr.b.outputs_given) {
+    for (int j = 0; j < nout; j++, nalloc++) {
+      uk_array *o = &pr.outs[j];
+      o->device = device;
+      size_t bytes = (size_t)R->nout * uk_dtype_size(o->dtype);
+      if (bytes && (st = uk__context_alloc(k->ctx, bytes, stream, &o->data)) != UK_OK) goto out;
+    }
+  }
+  if (!e) goto out; /* no output elements: nothing to run */
+  uk_red_strategy s;
+  uk__red_choose(R, pr.itemsize, pr.aligned, uk__red_key_vec(&k->k, &pr.key), multiprocessors(device), &s);
+  if (s.grid_x > INT32_MAX) {
+    st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->name, (long long)R->nout);
+    goto out;
+  }
+  if (s.nsplit > 1 &&
+      (st = uk__context_alloc(k->ctx, (size_t)(R->nout * s.nsplit) * e->opt_size, stream, &partial)) != UK_OK)
+    goto out;
+  _Alignas(16) unsigned char buf[4096];
+  pack(e, &pr, &s, partial, buf);
+  if ((st = launch_one(e->fn[s.kernel], s.grid_x, s.nsplit, stream, buf, e->plan.bytes)) != UK_OK) goto out;
+  if (s.nsplit > 1) {
+    int64_t per = UK_RED_BLOCK / 32, blocks = (R->nout + per - 1) / per, cap = (int64_t)multiprocessors(device) * 32;
+    st = launch_one(e->fn[UK_RED_FINISH], blocks < cap ? blocks : cap, 1, stream, buf, e->plan.bytes);
+  }
+out:
+  if (partial) uk__context_free(k->ctx, partial, stream);
+  if (st != UK_OK) {
+    for (int j = 0; j < nalloc; j++)
+      if (pr.outs[j].data) uk__context_free(k->ctx, pr.outs[j].data, stream);
+  } else if (!pr.b.outputs_given) {
+    for (int j = 0; j < nout; j++) out[j] = pr.outs[j];
+  }
+  uk__device_leave(pushed);
+  return st;
+}

@@ -1,0 +1,60 @@
+${banner}
+#include <ukern/reduction.cuh>
+
+${typedefs}
+${preamble}
+typedef ${reduce_type} _uk_rt;
+
+// Every kernel below takes this struct by value; the host fills it at the
+// offsets the emitter planned (fields sorted by alignment: no padding).
+struct _uk_args {
+${fields}
+};
+
+// The user's expressions and the index arithmetic of this specialisation,
+// for the strategies in ukern/reduction.cuh.
+struct _uk_k {
+  typedef _uk_rt rt;
+  typedef _uk_args args;
+  typedef ${uindex} idx;
+  typedef ${sindex} sidx;
+  static const bool has_identity = ${has_identity};
+  static const int vec = ${vec};
+  struct koff {
+${koff}
+  };
+  static __device__ __forceinline__ rt identity() {
+    return ${identity};
+  }
+  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
+    return ${reduce_expr};
+  }
+  static __device__ __forceinline__ rt val(const args &_uk_a${val_params}, idx _uk_r) {
+${val_locals}
+    return (rt)${map_expr};
+  }
+  static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
+${kept}
+  }
+  static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
+${map}
+  }
+  template <class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
+${map_vec}
+  }
+  static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
+${post}
+  }
+};
+
+// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+extern "C" {
+__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+}
+
+extern "C" __global__ void __launch_bounds__(256) ${name}_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

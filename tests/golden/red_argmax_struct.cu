@@ -1,0 +1,95 @@
+// ukern reduction kernel 'argmax' (template reduction.cu)
+// parameters: T x (float32) -> int64 y (int64)
+// reduce type: amax; identity: none
+// loops: kept ndim 2, reduced ndim 1, 32-bit index
+#include <ukern/reduction.cuh>
+
+typedef float T;
+struct amax { float v; long long i; };
+__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
+
+typedef amax _uk_rt;
+
+// Every kernel below takes this struct by value; the host fills it at the
+// offsets the emitter planned (fields sorted by alignment: no padding).
+struct _uk_args {
+  const T *_uk_p_x;
+  long long *_uk_p_y;
+  long long _uk_ks_x_0;
+  long long _uk_ks_x_1;
+  long long _uk_rs_x_0;
+  long long _uk_os_y_0;
+  long long _uk_os_y_1;
+  long long _uk_kshape_0;
+  long long _uk_kshape_1;
+  long long _uk_rshape_0;
+  long long _uk_nout;
+  long long _uk_nred;
+  long long _uk_chunk;
+  long long _uk_nsplit;
+  long long _uk_insize;
+  long long _uk_vec;
+  long long _uk_by;
+  void *_uk_partial;
+};
+
+// The user's expressions and the index arithmetic of this specialisation,
+// for the strategies in ukern/reduction.cuh.
+struct _uk_k {
+  typedef _uk_rt rt;
+  typedef _uk_args args;
+  typedef unsigned int idx;
+  typedef int sidx;
+  static const bool has_identity = false;
+  static const int vec = 4;
+  struct koff {
+    sidx x;
+  };
+  static __device__ __forceinline__ rt identity() {
+    return rt();
+  }
+  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
+    return (a.v >= b.v ? a : b);
+  }
+  static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
+    const long long _J = (long long)_uk_r;
+    return (rt)(mk(x, _J));
+  }
+  static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
+    idx _uk_q = _uk_o;
+    const idx _uk_c1 = _uk_q % (idx)_uk_a._uk_kshape_1;
+    _uk_q /= (idx)_uk_a._uk_kshape_1;
+    _uk_ko.x = (sidx)_uk_q * (sidx)_uk_a._uk_ks_x_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_ks_x_1;
+  }
+  static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
+    idx _uk_q = _uk_r;
+    return val(_uk_a,
+               ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
+               _uk_r);
+  }
+  template <class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r);
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f(val(_uk_a, _uk_v_x[_uk_k], _uk_r + _uk_k));
+  }
+  static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
+    idx _uk_q = _uk_o;
+    const idx _uk_c1 = _uk_q % (idx)_uk_a._uk_kshape_1;
+    _uk_q /= (idx)_uk_a._uk_kshape_1;
+    long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_os_y_1);
+    y = a.i;
+  }
+};
+
+// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+extern "C" {
+__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+}
+
+extern "C" __global__ void __launch_bounds__(256) argmax_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

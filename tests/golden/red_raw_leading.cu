@@ -1,0 +1,87 @@
+// ukern reduction kernel 'wdot' (template reduction.cu)
+// parameters: T x (float32), raw T w (float32, ndim 1, contiguous) -> T y (float32)
+// reduce type: T; identity: 0
+// loops: kept ndim 1, reduced ndim 1, 32-bit index
+#include <ukern/reduction.cuh>
+
+typedef float T;
+typedef T _uk_rt;
+
+// Every kernel below takes this struct by value; the host fills it at the
+// offsets the emitter planned (fields sorted by alignment: no padding).
+struct _uk_args {
+  const T *_uk_p_x;
+  ukern::raw_array<T, 1, true> w;
+  T *_uk_p_y;
+  long long _uk_ks_x_0;
+  long long _uk_rs_x_0;
+  long long _uk_os_y_0;
+  long long _uk_kshape_0;
+  long long _uk_rshape_0;
+  long long _uk_nout;
+  long long _uk_nred;
+  long long _uk_chunk;
+  long long _uk_nsplit;
+  long long _uk_insize;
+  long long _uk_vec;
+  long long _uk_by;
+  void *_uk_partial;
+};
+
+// The user's expressions and the index arithmetic of this specialisation,
+// for the strategies in ukern/reduction.cuh.
+struct _uk_k {
+  typedef _uk_rt rt;
+  typedef _uk_args args;
+  typedef unsigned int idx;
+  typedef int sidx;
+  static const bool has_identity = true;
+  static const int vec = 4;
+  struct koff {
+    sidx x;
+  };
+  static __device__ __forceinline__ rt identity() {
+    return (rt)(0);
+  }
+  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
+    return (a + b);
+  }
+  static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
+    const ukern::raw_array<T, 1, true> &w = _uk_a.w;
+    const long long _J = (long long)_uk_r;
+    return (rt)(x * w[_J]);
+  }
+  static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
+    idx _uk_q = _uk_o;
+    _uk_ko.x = (sidx)_uk_q * (sidx)_uk_a._uk_ks_x_0;
+  }
+  static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
+    idx _uk_q = _uk_r;
+    return val(_uk_a,
+               ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
+               _uk_r);
+  }
+  template <class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r);
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f(val(_uk_a, _uk_v_x[_uk_k], _uk_r + _uk_k));
+  }
+  static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
+    idx _uk_q = _uk_o;
+    T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
+    y = a;
+  }
+};
+
+// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+extern "C" {
+__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+}
+
+extern "C" __global__ void __launch_bounds__(256) wdot_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wdot_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wdot_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wdot_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wdot_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

@@ -1,0 +1,92 @@
+// ukern reduction kernel 'wmean' (template reduction.cu)
+// parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
+// reduce type: T; identity: 0
+// loops: kept ndim 1, reduced ndim 1, 64-bit index
+#include <ukern/reduction.cuh>
+
+typedef double T;
+typedef T _uk_rt;
+
+// Every kernel below takes this struct by value; the host fills it at the
+// offsets the emitter planned (fields sorted by alignment: no padding).
+struct _uk_args {
+  const T *_uk_p_x;
+  T w;
+  T *_uk_p_s;
+  T *_uk_p_m;
+  long long _uk_ks_x_0;
+  long long _uk_rs_x_0;
+  long long _uk_os_s_0;
+  long long _uk_os_m_0;
+  long long _uk_kshape_0;
+  long long _uk_rshape_0;
+  long long _uk_nout;
+  long long _uk_nred;
+  long long _uk_chunk;
+  long long _uk_nsplit;
+  long long _uk_insize;
+  long long _uk_vec;
+  long long _uk_by;
+  void *_uk_partial;
+};
+
+// The user's expressions and the index arithmetic of this specialisation,
+// for the strategies in ukern/reduction.cuh.
+struct _uk_k {
+  typedef _uk_rt rt;
+  typedef _uk_args args;
+  typedef unsigned long long idx;
+  typedef long long sidx;
+  static const bool has_identity = true;
+  static const int vec = 2;
+  struct koff {
+    sidx x;
+  };
+  static __device__ __forceinline__ rt identity() {
+    return (rt)(0);
+  }
+  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
+    return (a + b);
+  }
+  static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
+    const T w = _uk_a.w;
+    return (rt)(x * w);
+  }
+  static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
+    idx _uk_q = _uk_o;
+    _uk_ko.x = (sidx)_uk_q * (sidx)_uk_a._uk_ks_x_0;
+  }
+  static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
+    idx _uk_q = _uk_r;
+    return val(_uk_a,
+               ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
+               _uk_r);
+  }
+  template <class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r);
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f(val(_uk_a, _uk_v_x[_uk_k], _uk_r + _uk_k));
+  }
+  static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
+    idx _uk_q = _uk_o;
+    T &s = ukern::at(_uk_a._uk_p_s, (sidx)_uk_q * (sidx)_uk_a._uk_os_s_0);
+    T &m = ukern::at(_uk_a._uk_p_m, (sidx)_uk_q * (sidx)_uk_a._uk_os_m_0);
+    const ukern::ew_index _in_ind(_uk_a._uk_insize);
+    const ukern::ew_index _out_ind(_uk_a._uk_nout);
+    s = a;
+    m = a / (_in_ind.size() / _out_ind.size());
+  }
+};
+
+// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+extern "C" {
+__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+}
+
+extern "C" __global__ void __launch_bounds__(256) wmean_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wmean_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wmean_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wmean_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wmean_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

@@ -1,0 +1,6 @@
+# ReductionKernel: planning (axes, loops, strategy), generated source (golden files), NVRTC compiles of
+# every dtype (one program per dtype holding every strategy), and GPU runs against host references.
+uk_test(test_red_plan LABELS cpu SOURCES test_red_plan.c)
+uk_test(test_red_emit LABELS cpu SOURCES test_red_emit.c)
+uk_test(test_nvrtc_reduction LABELS nvrtc SOURCES test_nvrtc_reduction.c)
+uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c)

@@ -1,0 +1,125 @@
+/* Every dtype's reduction program (one program holds every strategy)
+ * compiles with NVRTC for sm_90, plus the shapes of the golden kernels:
+ * struct reduce types, raw inputs, two outputs, 64-bit index, 3-D kept
+ * loops. float16/bfloat16 reduce in float. Later compiles reuse NVRTC's
+ * automatic precompiled header, as the runtime does. No GPU needed. */
+#include <time.h>
+
+#include "runtime/context.h"
+#include "testutil.h"
+
+static uk_context *ctx;
+static const char *const pch[] = {"-pch"};
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void compile_src(const char *label, const char *src) {
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  req.source = src;
+  req.name = label;
+  req.arch = 90;
+  req.uncached_options = pch;
+  req.num_uncached_options = 1;
+  uk__binary *bin = NULL;
+  double t0 = now_ms();
+  uk_status st = uk__context_compile(ctx, &req, &bin);
+  ut_checks++;
+  if (st != UK_OK || !bin || bin->image_size == 0) {
+    ut_failures++;
+    fprintf(stderr, "%s: %s: %s\n%s\n", label, uk_status_name(st), uk_last_error(), uk_last_error_log());
+  } else {
+    printf("%-28s %7.0f ms\n", label, now_ms() - t0);
+  }
+  uk__binary_release(bin);
+}
+
+static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, int ndim, const int64_t *shape,
+                    const int *ax, int nax, int nout, uk_arg *extra, int nextra) {
+  uk_reduction *k = NULL;
+  CHECK_OK(uk_reduction_create(ctx, s, &k));
+  if (!k) return;
+  uk_array x;
+  CHECK_OK(uk_array_init(&x, 0x100000, t, ndim, shape));
+  uk_arg in[4] = {uk_arg_array(&x)};
+  for (int j = 0; j < nextra; j++) in[1 + j] = extra[j];
+  uk_array y[2];
+  memset(y, 0, sizeof y);
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax;
+  l.num_axes = nax;
+  char *src = NULL;
+  CHECK_OK(uk_reduction_source(k, in, 1 + nextra, y, nout, &l, &src));
+  if (src) {
+    CHECK_CONTAINS(src, "_t1(");
+    CHECK_CONTAINS(src, "_g32(");
+    CHECK_CONTAINS(src, "_b(");
+    CHECK_CONTAINS(src, "_cols(");
+    CHECK_CONTAINS(src, "_finish(");
+    compile_src(label, src);
+  }
+  uk_free(src);
+  uk_reduction_destroy(k);
+}
+
+static uk_reduction_spec spec(const char *in, const char *out, const char *map, const char *red, const char *post,
+                              const char *identity, const char *rtype, const char *pre) {
+  uk_reduction_spec s;
+  memset(&s, 0, sizeof s);
+  s.in_params = in;
+  s.out_params = out;
+  s.map_expr = map;
+  s.reduce_expr = red;
+  s.post_map_expr = post;
+  s.identity = identity;
+  s.name = "red";
+  s.reduce_type = rtype;
+  s.preamble = pre;
+  return s;
+}
+
+int main(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  int64_t s2[] = {64, 96};
+  int ax1[] = {1};
+  double t0 = now_ms();
+  for (int t = 0; t < UK_DTYPE_COUNT_; t++) {
+    uk_dtype d = (uk_dtype)t;
+    int half = d == UK_FLOAT16 || d == UK_BFLOAT16;
+    /* no identity: exercises the has-value combine in every strategy */
+    uk_reduction_spec s = spec("T x", "T y", "x", "a + b", "y = a", d == UK_BOOL ? NULL : "0", half ? "float" : NULL,
+                               NULL);
+    case_of(uk_dtype_name(d), &s, d, 2, s2, ax1, 1, 1, NULL, 0);
+  }
+  const char *pre = "struct amax { double v; long long i; };\n"
+                    "__device__ amax mk(double v, long long i) { amax r; r.v = v; r.i = i; return r; }\n";
+  uk_reduction_spec am = spec("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "amax", pre);
+  int64_t s3[] = {4, 5, 6};
+  case_of("argmax struct, kept 2-D", &am, UK_FLOAT64, 3, s3, ax1, 1, 1, NULL, 0);
+  uk_reduction_spec two = spec("T x, T w", "T s, T m", "x * w", "max(a, b)",
+                               "s = a, m = a / (_in_ind.size() / _out_ind.size())", NULL, NULL, NULL);
+  int64_t sbig[] = {(int64_t)1 << 20, 1024};
+  uk_arg half = uk_arg_float(0.5);
+  case_of("two outputs, 64-bit", &two, UK_FLOAT32, 2, sbig, ax1, 1, 2, &half, 1);
+  uk_reduction_spec rd = spec("T x, raw T w", "T y", "x * w[_J] + _raw_x[0]", "a + b", "y = a", "0", NULL, NULL);
+  int64_t sw[] = {64};
+  uk_array w;
+  CHECK_OK(uk_array_init(&w, 0x200000, UK_FLOAT32, 1, sw));
+  uk_arg wa = uk_arg_array(&w);
+  int ax0[] = {0};
+  case_of("raw leading", &rd, UK_FLOAT32, 2, s2, ax0, 1, 1, &wa, 1);
+  uk_reduction_spec cx = spec("T x", "T y", "x * conj(x)", "a + b", "y = a", "0", NULL, NULL);
+  case_of("complex128 full", &cx, UK_COMPLEX128, 2, s2, NULL, 0, 1, NULL, 0);
+  printf("total %.1f s\n", (now_ms() - t0) / 1e3);
+  uk_context_destroy(ctx);
+  return ut_finish("test_nvrtc_reduction");
+}

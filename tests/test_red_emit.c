@@ -1,0 +1,278 @@
+/* Generated reduction source, compared byte for byte with golden files in
+ * tests/golden/red_<name>.cu (UKERN_UPDATE_GOLDEN=1 rewrites them; review the
+ * diff), and the call-time and create-time errors that need no GPU, with
+ * their exact messages. Goes through uk_reduction_source with fake device
+ * pointers, so it tests the real call-path decisions. */
+#include <stdlib.h>
+
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+static void golden(const char *name, const char *src) {
+  const char *dir = getenv("UKERN_TEST_DATA");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/golden/red_%s.cu", dir ? dir : "tests", name);
+  const char *upd = getenv("UKERN_UPDATE_GOLDEN");
+  if (upd && strcmp(upd, "1") == 0) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+      fputs(src, f);
+      fclose(f);
+    }
+    return;
+  }
+  char *want = read_file(path);
+  ut_checks++;
+  if (!want || strcmp(want, src) != 0) {
+    ut_failures++;
+    fprintf(stderr, "golden %s differs (UKERN_UPDATE_GOLDEN=1 rewrites it); generated:\n%s\n", path, src);
+  }
+  free(want);
+}
+
+static uk_array arr(uint64_t data, uk_dtype t, int ndim, const int64_t *shape) {
+  uk_array a;
+  CHECK_OK(uk_array_init(&a, data, t, ndim, shape));
+  return a;
+}
+
+static uk_reduction *mk(const char *in, const char *out, const char *map, const char *red, const char *post,
+                        const char *identity, const char *name, const char *rtype, const char *preamble) {
+  uk_reduction_spec s;
+  memset(&s, 0, sizeof s);
+  s.in_params = in;
+  s.out_params = out;
+  s.map_expr = map;
+  s.reduce_expr = red;
+  s.post_map_expr = post;
+  s.identity = identity;
+  s.name = name;
+  s.reduce_type = rtype;
+  s.preamble = preamble;
+  uk_reduction *k = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &s, &k));
+  return k;
+}
+
+static char *source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout, const int *ax, int nax) {
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax;
+  l.num_axes = nax;
+  char *src = NULL;
+  CHECK_OK(uk_reduction_source(k, in, nin, out, nout, &l, &src));
+  return src;
+}
+
+static void goldens(void) {
+  uk_array y[2];
+  memset(y, 0, sizeof y);
+  /* the user guide's l2norm along axis 1 */
+  uk_reduction *l2 = mk("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL, NULL);
+  int64_t s2[] = {100, 200};
+  uk_array x = arr(0x100000, UK_FLOAT32, 2, s2);
+  uk_arg in[2] = {uk_arg_array(&x)};
+  int ax1[] = {1};
+  char *src = source(l2, in, 1, y, 1, ax1, 1);
+  if (src) {
+    golden("l2norm_rows", src);
+    CHECK_CONTAINS(src, "typedef float T;");
+    CHECK_CONTAINS(src, "return (rt)(x * x);");
+    CHECK_CONTAINS(src, "    y = sqrt(a);");
+    CHECK_CONTAINS(src, "l2norm_finish(const _uk_args _uk_a)");
+  }
+  uk_free(src);
+  /* full reduction of a half array with a float reduce type */
+  uk_reduction *hs = mk("T x", "T y", "x", "a + b", "y = a", "0", "hsum", "float", NULL);
+  uk_array xh = arr(0x100000, UK_FLOAT16, 2, s2);
+  in[0] = uk_arg_array(&xh);
+  src = source(hs, in, 1, y, 1, NULL, 0);
+  if (src) {
+    golden("half_full", src);
+    CHECK_CONTAINS(src, "typedef float _uk_rt;");
+    CHECK_CONTAINS(src, "static const int vec = 8;");
+    CHECK_CONTAINS(src, "loops: kept ndim 0, reduced ndim 1");
+  }
+  uk_free(src);
+  /* argmax: struct reduce type from the preamble, _J, no identity, 3-D */
+  const char *pre = "struct amax { float v; long long i; };\n"
+                    "__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }\n";
+  uk_reduction *am = mk("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "argmax", "amax", pre);
+  int64_t s3[] = {4, 5, 6};
+  uk_array x3 = arr(0x100000, UK_FLOAT32, 3, s3);
+  in[0] = uk_arg_array(&x3);
+  src = source(am, in, 1, y, 1, ax1, 1);
+  if (src) {
+    golden("argmax_struct", src);
+    CHECK_CONTAINS(src, "typedef amax _uk_rt;");
+    CHECK_CONTAINS(src, "const long long _J = (long long)_uk_r;");
+    CHECK_CONTAINS(src, "static const bool has_identity = false;");
+    CHECK_CONTAINS(src, "return rt();"); /* never used: empty pieces are skipped */
+    CHECK_CONTAINS(src, "loops: kept ndim 2, reduced ndim 1");
+  }
+  uk_free(src);
+  /* two outputs, a scalar, _in_ind/_out_ind, 64-bit index */
+  uk_reduction *two = mk("T x, T w", "T s, T m", "x * w", "a + b", "s = a;\nm = a / (_in_ind.size() / _out_ind.size())",
+                         "0", "wmean", NULL, NULL);
+  int64_t sbig[] = {(int64_t)1 << 20, 1024};
+  uk_array xb = arr(0x100000, UK_FLOAT64, 2, sbig);
+  in[0] = uk_arg_array(&xb);
+  in[1] = uk_arg_float(0.5);
+  src = source(two, in, 2, y, 2, ax1, 1);
+  if (src) {
+    golden("two_outputs", src);
+    CHECK_CONTAINS(src, "const ukern::ew_index _in_ind(_uk_a._uk_insize);");
+    CHECK_CONTAINS(src, "typedef unsigned long long idx;");
+    CHECK_CONTAINS(src, "const T w = _uk_a.w;");
+    CHECK_CONTAINS(src, "T &m = ukern::at(_uk_a._uk_p_m,");
+  }
+  uk_free(src);
+  /* a raw input along the leading reduced axis */
+  uk_reduction *rd = mk("T x, raw T w", "T y", "x * w[_J]", "a + b", "y = a", "0", "wdot", NULL, NULL);
+  int64_t sw[] = {100};
+  uk_array w = arr(0x200000, UK_FLOAT32, 1, sw);
+  in[0] = uk_arg_array(&x);
+  in[1] = uk_arg_array(&w);
+  int ax0[] = {0};
+  src = source(rd, in, 2, y, 1, ax0, 1);
+  if (src) {
+    golden("raw_leading", src);
+    CHECK_CONTAINS(src, "ukern::raw_array<T, 1, true> w;");
+  }
+  uk_free(src);
+  uk_reduction_destroy(l2);
+  uk_reduction_destroy(hs);
+  uk_reduction_destroy(am);
+  uk_reduction_destroy(two);
+  uk_reduction_destroy(rd);
+}
+
+static void create_errors(void) {
+  uk_reduction_spec s;
+  memset(&s, 0, sizeof s);
+  s.in_params = "T x";
+  s.out_params = "raw T y";
+  s.map_expr = "x";
+  s.reduce_expr = "a + b";
+  s.post_map_expr = "y = a";
+  s.name = "r";
+  uk_reduction *k = NULL;
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_SYNTAX);
+  CHECK_STREQ(uk_last_error(), "out_params:1:1: reduction outputs cannot be raw\n    raw T y\n    ^");
+  s.out_params = "T y";
+  s.map_expr = NULL;
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "uk_reduction_spec: map_expr is NULL");
+  s.map_expr = "x";
+  s.in_params = "T x,, T z";
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_SYNTAX);
+  s.in_params = "T x";
+  s.name = "2bad";
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_SYNTAX);
+  s.name = "r";
+  s.out_params = "";
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "r: a reduction needs at least one output");
+  CHECK(k == NULL);
+}
+
+static void call_errors(void) {
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "rmax", NULL, NULL);
+  uk_reduction *rd = mk("T x, raw T w", "T y", "x * w[_J]", "a + b", "y = a", "0", "wdot", NULL, NULL);
+  uk_reduction *onlyraw = mk("raw T w", "T y", "w[_J]", "a + b", "y = a", "0", "rawonly", NULL, NULL);
+  uk_reduction *fx = mk("float32 x", "U y", "x", "a + b", "y = a", "0", "unbound", NULL, NULL);
+  uk_reduction *view = mk("T x, T s", "T y", "x + _raw_s[0]", "a + b", "y = a", "0", "view", NULL, NULL);
+  int64_t s2[] = {4, 0}, s3[] = {4, 6, 8};
+  uk_array e = arr(0x100000, UK_FLOAT32, 2, s2), x = arr(0x100000, UK_FLOAT32, 3, s3);
+  uk_array y[1];
+  memset(y, 0, sizeof y);
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  char *src = NULL;
+  uk_arg in[2] = {uk_arg_array(&e)};
+  int ax1[] = {1}, ax0[] = {0}, dup[] = {0, -3}, oob[] = {3}, ax02[] = {0, 2};
+  l.axes = ax1;
+  l.num_axes = 1;
+  CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "rmax: zero-size reduction with no identity");
+  l.axes = ax0; /* (4, 0) reduced along axis 0: no output elements, no error */
+  CHECK_OK(uk_reduction_source(mx, in, 1, y, 1, &l, &src));
+  uk_free(src);
+  src = NULL;
+  in[0] = uk_arg_array(&x);
+  l.axes = dup;
+  l.num_axes = 2;
+  CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "rmax: axis -3 is repeated in axes (axis 0)");
+  l.axes = oob;
+  l.num_axes = 1;
+  CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "rmax: axis 3 is out of bounds for an input of ndim 3");
+  /* a given output of the wrong shape (keepdims 1s count) */
+  int64_t ks[] = {4, 8};
+  uk_array yo = arr(0x300000, UK_FLOAT32, 2, ks);
+  l.axes = ax1;
+  l.keepdims = 1;
+  CHECK_STATUS(uk_reduction_source(mx, in, 1, &yo, 1, &l, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "rmax: output 'y' has shape (4, 8) but the result shape is (4, 1, 8)");
+  l.keepdims = 0;
+  CHECK_OK(uk_reduction_source(mx, in, 1, &yo, 1, &l, &src));
+  uk_free(src);
+  src = NULL;
+  /* raw inputs need leading reduced axes */
+  int64_t sw[] = {6};
+  uk_array w = arr(0x200000, UK_FLOAT32, 1, sw);
+  in[1] = uk_arg_array(&w);
+  l.axes = ax02;
+  l.num_axes = 2;
+  CHECK_STATUS(uk_reduction_source(rd, in, 2, y, 1, &l, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "wdot: raw input 'w' needs the reduced axes to be the leading ones (axes 0..m-1 of "
+                               "the input), so that _J numbers them");
+  in[0] = uk_arg_array(&w);
+  CHECK_STATUS(uk_reduction_source(onlyraw, in, 1, y, 1, NULL, &src), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(),
+              "rawonly: a reduction needs at least one non-raw array input (its shape is the shape reduced)");
+  /* types */
+  uk_array xd = arr(0x100000, UK_FLOAT64, 3, s3);
+  in[0] = uk_arg_array(&xd);
+  CHECK_STATUS(uk_reduction_source(fx, in, 1, y, 1, NULL, &src), UK_ERR_TYPE);
+  in[0] = uk_arg_array(&x);
+  CHECK_STATUS(uk_reduction_source(fx, in, 1, y, 1, NULL, &src), UK_ERR_TYPE);
+  CHECK_CONTAINS(uk_last_error(), "'U'");
+  in[1] = uk_arg_float(1.0);
+  CHECK_STATUS(uk_reduction_source(view, in, 2, y, 1, NULL, &src), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "view: map_expr uses '_raw_s' but input 's' is a scalar, not an array");
+  CHECK(src == NULL);
+  uk_reduction_destroy(mx);
+  uk_reduction_destroy(rd);
+  uk_reduction_destroy(onlyraw);
+  uk_reduction_destroy(fx);
+  uk_reduction_destroy(view);
+}
+
+int main(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  goldens();
+  create_errors();
+  call_errors();
+  uk_context_destroy(ctx);
+  return ut_finish("test_red_emit");
+}

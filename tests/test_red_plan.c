@@ -1,0 +1,148 @@
+/* Reduction planning: axes normalisation and its errors, result shapes,
+ * kept/reduced loop splitting and merging, and the strategy chosen for the
+ * benchmark shapes. Pure arithmetic, no GPU. */
+#include "codegen/red_plan.h"
+#include "testutil.h"
+
+static uk_reduce_launch axes(const int *ax, int n) {
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax;
+  l.num_axes = n;
+  return l;
+}
+
+static void test_axes(void) {
+  uint8_t r[UK_MAX_NDIM];
+  CHECK_OK(uk__red_axes("k", 3, NULL, r));
+  CHECK(r[0] && r[1] && r[2] && !r[3]);
+  uk_reduce_launch none;
+  memset(&none, 0, sizeof none);
+  none.reduce_none = 1;
+  CHECK_OK(uk__red_axes("k", 3, &none, r));
+  CHECK(!r[0] && !r[1] && !r[2]);
+  int a1[] = {-1, 0};
+  uk_reduce_launch l = axes(a1, 2);
+  CHECK_OK(uk__red_axes("k", 3, &l, r));
+  CHECK(r[0] && !r[1] && r[2]);
+  int dup[] = {2, -1};
+  l = axes(dup, 2);
+  CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "k: axis -1 is repeated in axes (axis 2)");
+  int oob[] = {-4};
+  l = axes(oob, 1);
+  CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "k: axis -4 is out of bounds for an input of ndim 3");
+  l = axes(NULL, 1);
+  CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_INVALID);
+  l = axes(a1, 2);
+  l.reduce_none = 1;
+  CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_INVALID);
+  int64_t shape[] = {3, 4, 5}, out[UK_MAX_NDIM];
+  uint8_t red[UK_MAX_NDIM] = {0, 1, 0};
+  int nd = -1;
+  uk__red_result_shape(3, shape, red, 0, &nd, out);
+  CHECK(nd == 2 && out[0] == 3 && out[1] == 5);
+  uk__red_result_shape(3, shape, red, 1, &nd, out);
+  CHECK(nd == 3 && out[0] == 3 && out[1] == 1 && out[2] == 5);
+}
+
+/* A C-contiguous (or transposed 2-D) input loop of one operand. */
+static uk_loop loop_of(int ndim, const int64_t *shape, int64_t item, int transposed) {
+  uk_loop L;
+  memset(&L, 0, sizeof L);
+  L.ndim = ndim;
+  L.nops = 1;
+  L.size = 1;
+  int64_t s = item;
+  for (int d = ndim - 1; d >= 0; d--) {
+    L.shape[d] = shape[d];
+    L.strides[0][d] = s;
+    s *= shape[d];
+    L.size *= shape[d];
+  }
+  if (transposed && ndim == 2) {
+    L.strides[0][0] = item;
+    L.strides[0][1] = item * shape[0];
+  }
+  return L;
+}
+
+static void plan(int ndim, const int64_t *shape, const uint8_t *red, int transposed, uk_red_strategy *s,
+                 uk_red_loops *R) {
+  uk_loop L = loop_of(ndim, shape, 4, transposed);
+  int64_t os[1][UK_MAX_NDIM];
+  int on = 0;
+  int64_t oshape[UK_MAX_NDIM];
+  uk__red_result_shape(ndim, shape, red, 0, &on, oshape);
+  int64_t st = 4;
+  for (int d = on - 1; d >= 0; d--) {
+    os[0][d] = st;
+    st *= oshape[d];
+  }
+  uk__red_split(&L, red, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, R);
+  int64_t item = 4;
+  uk__red_choose(R, &item, 1, uk__red_vec(4), 132, s);
+}
+
+static void test_loops_and_strategy(void) {
+  uk_red_strategy s;
+  uk_red_loops R;
+  /* (3, 4, 5, 6) reduce axes 1 and 2: kept (3, 6) stay apart, reduced merge */
+  int64_t s4[] = {3, 4, 5, 6};
+  uint8_t r12[UK_MAX_NDIM] = {0, 1, 1, 0};
+  plan(4, s4, r12, 0, &s, &R);
+  CHECK(R.kept.ndim == 2 && R.red.ndim == 1 && R.nout == 18 && R.nred == 20 && R.red.strides[0][0] == 24);
+  CHECK(R.kept.strides[1][0] == 24 && R.kept.strides[1][1] == 4); /* the output's strides */
+  CHECK(!R.index64);
+  /* reduce the last two: kept merges too */
+  uint8_t r23[UK_MAX_NDIM] = {0, 0, 1, 1};
+  plan(4, s4, r23, 0, &s, &R);
+  CHECK(R.kept.ndim == 1 && R.kept.shape[0] == 12 && R.red.ndim == 1 && R.red.shape[0] == 30);
+  CHECK(s.kernel == UK_RED_G32 && s.vec == 0); /* 30-element rows of 120 bytes: not 16-byte aligned rows */
+
+  int64_t sq[] = {16384, 16384};
+  uint8_t rows[UK_MAX_NDIM] = {0, 1}, cols[UK_MAX_NDIM] = {1, 0}, all[UK_MAX_NDIM] = {1, 1};
+  plan(2, sq, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_B && s.vec && s.nsplit == 1);
+  plan(2, sq, cols, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_COLS && s.by == 8 && s.grid_x == 512 && s.nsplit > 1);
+  CHECK(s.nsplit * s.chunk >= 16384 && (s.nsplit - 1) * s.chunk < 16384 && s.chunk % 8 == 0);
+  /* columns of the transpose are rows of memory */
+  plan(2, sq, cols, 1, &s, &R);
+  CHECK(s.kernel == UK_RED_B && s.vec);
+  plan(2, sq, all, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_B && s.vec && s.grid_x == 1 && s.nsplit >= 1000 && s.nsplit <= 1056);
+  CHECK(s.chunk % 1024 == 0 && s.nsplit * s.chunk >= (int64_t)1 << 28);
+  CHECK(R.index64 == 0); /* 2^28 floats: every byte offset fits int32 */
+  char buf[128];
+  CHECK_CONTAINS(uk__red_describe(&s, buf, sizeof buf), "a block per output, vector loads, 1 blocks, split");
+  /* short rows (N/k, k) and few outer rows (k, N/k) */
+  int64_t k16[] = {(int64_t)1 << 24, 16}, k4096[] = {1 << 16, 4096}, k2[] = {(int64_t)1 << 27, 2};
+  plan(2, k16, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_T1 && s.vec);
+  plan(2, k2, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_T1 && !s.vec);
+  plan(2, k4096, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_B && s.vec);
+  int64_t f16[] = {16, (int64_t)1 << 24}, f128[] = {128, (int64_t)1 << 21};
+  plan(2, f16, cols, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_COLS && s.by == 1 && s.nsplit == 1);
+  plan(2, f128, cols, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_COLS && s.by == 8);
+  /* large offsets need 64-bit arithmetic */
+  int64_t big[] = {(int64_t)1 << 20, 1024};
+  plan(2, big, rows, 0, &s, &R);
+  CHECK(R.index64 == 1);
+  /* empty reduced range */
+  int64_t e[] = {5, 0};
+  plan(2, e, rows, 0, &s, &R);
+  CHECK(R.nout == 5 && R.nred == 0 && R.red.ndim == 0 && s.nsplit == 1);
+  CHECK_STREQ(uk__red_kernel_suffix(UK_RED_FINISH), "_finish");
+}
+
+int main(void) {
+  test_axes();
+  test_loops_and_strategy();
+  return ut_finish("test_red_plan");
+}

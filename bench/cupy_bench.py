@@ -110,12 +110,44 @@ def elementwise_cases():
         row("elementwise first call, cold", -1, "ms", {"error": out.stderr[-300:]})
 
 
+def reduction_cases():
+    rs = cp.random.RandomState(2)
+    n = 1 << 28
+    s = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_bench")
+    l2 = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm_bench")
+    x = rs.random_sample(n, dtype=np.float32) + 0.5
+    row("reduction full sum f32 2^28", gpu_ms(lambda: s(x)), "ms")
+    row("reduction L2 norm f32 2^28", gpu_ms(lambda: l2(x)), "ms")
+    X = x.reshape(16384, 16384)
+    row("reduction rows (axis=1) 16384^2 f32", gpu_ms(lambda: s(X, axis=1)), "ms")
+    row("reduction columns (axis=0) 16384^2 f32", gpu_ms(lambda: s(X, axis=0)), "ms")
+    for k in [2, 4, 16, 64, 256, 4096]:
+        row(f"reduction short inner axis (N/{k}, {k})", gpu_ms(lambda: s(x.reshape(n // k, k), axis=1)), "ms")
+    for k in [2, 16, 128]:
+        row(f"reduction few outer rows ({k}, N/{k})", gpu_ms(lambda: s(x.reshape(k, n // k), axis=0)), "ms")
+    del x, X
+    one = cp.ones(1, cp.float32)
+    row("reduction host cost, 1 element", host_us(lambda: s(one), n=10000), "us")
+    code = ("import cupy as cp, time\nx = cp.ones(1000, cp.float32)\ncp.cuda.Device().synchronize()\n"
+            "k = cp.ReductionKernel('T x', 'T y', 'x * %d', 'a + b', 'y = a', '0', 'cold_red_%d')\n"
+            "t0 = time.perf_counter(); k(x); cp.cuda.Device().synchronize()\n"
+            "print((time.perf_counter() - t0) * 1e3)\n")
+    tag = int(time.time() * 1000) % 1000000
+    out = subprocess.run([sys.executable, "-c", code % (tag, tag)], capture_output=True, text=True)
+    try:
+        row("reduction first call, cold", float(out.stdout.strip().splitlines()[-1]), "ms")
+    except (ValueError, IndexError):
+        row("reduction first call, cold", -1, "ms", {"error": out.stderr[-300:]})
+
+
 def main():
-    which = sys.argv[2:] or ["raw", "elementwise"]
+    which = sys.argv[2:] or ["raw", "elementwise", "reduction"]
     if "raw" in which:
         raw_kernel_cases()
     if "elementwise" in which:
         elementwise_cases()
+    if "reduction" in which:
+        reduction_cases()
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as f:
             json.dump({"cupy": cp.__version__, "rows": rows}, f, indent=1)

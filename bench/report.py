@@ -70,7 +70,8 @@ for r in doc["rows"] if doc else []:
         print(f"| {r['case']} | {r['ukern']:.2f} | - | - | {f(cp, '.2f')} | "
               f"{f(cp / r['ukern'] if cp else None, '.2f')}x | {r['target']} | {'yes' if r['pass'] == 1 else 'NO'} |")
 
-for name, title in [("bench_launch.json", "Host cost per launch (RawKernel)"), ("bench_compile.json", "Compile path")]:
+for name, title in [("bench_reduction.json", "ReductionKernel"), ("bench_launch.json", "Host cost per launch (RawKernel)"),
+                    ("bench_compile.json", "Compile path")]:
     d = load(name)
     if not d:
         continue

@@ -10,6 +10,7 @@
 
 #include "benchutil.h"
 #include "codegen/scalar.h"
+#include "runtime/compile.h"
 #include "runtime/cudadrv.h"
 
 static uk_context *ctx;
@@ -271,6 +272,52 @@ int main(int argc, char **argv) {
     uk__cu.cuStreamSynchronize(stream);
     double cold_ms = (bu_now_us() - t0) / 1000.0;
     bu_row("elementwise first call, cold (ms)", cold_ms, 0, "ms", NULL, "<= 20 ms", cold_ms <= 20.0);
+    /* Where the time goes: a second new kernel in the same cold context,
+     * then the source of a third and NVRTC alone on it. */
+    snprintf(op, sizeof op, "z = x * %d.25f", (int)(bu_now_us()) % 100000);
+    uk_elementwise *k2, *k3;
+    uk_array z2 = {0};
+    bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_second", NULL, &k2), "cold create 2");
+    t0 = bu_now_us();
+    bu_check(uk_elementwise_call(k2, i1, 1, &z2, 1, &l), "cold call 2");
+    uk__cu.cuStreamSynchronize(stream);
+    double second_ms = (bu_now_us() - t0) / 1000.0;
+    snprintf(op, sizeof op, "z = x * %d.75f", (int)(bu_now_us()) % 100000);
+    bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_third", NULL, &k3), "cold create 3");
+    char *src = NULL;
+    uk_array z3 = {0};
+    t0 = bu_now_us();
+    bu_check(uk_elementwise_source(k3, i1, 1, &z3, 1, &l, &src), "cold source");
+    double emit_ms = (bu_now_us() - t0) / 1000.0;
+    uk_device_info info;
+    bu_check(uk_device_info_get(0, &info), "device info");
+    /* NVRTC alone on that (never compiled) source, then the module load.
+     * Repeating a compile of the same text is several times faster on the
+     * device than a new text, so only a new one is representative. */
+    static const char *const minimal[] = {"-minimal"};
+    uk__compile_req req;
+    memset(&req, 0, sizeof req);
+    req.source = src;
+    req.name = "cold_third";
+    req.arch = info.arch;
+    req.options = minimal;
+    req.num_options = 1;
+    uk__binary *bin = NULL;
+    t0 = bu_now_us();
+    bu_check(uk__nvrtc_compile(&req, &bin), "nvrtc");
+    double nvrtc_ms = (bu_now_us() - t0) / 1000.0;
+    CUmodule mod;
+    t0 = bu_now_us();
+    uk__cu.cuModuleLoadData(&mod, bin->image);
+    double load_ms = (bu_now_us() - t0) / 1000.0;
+    uk__cu.cuModuleUnload(mod);
+    uk__binary_release(bin);
+    fprintf(stderr, "cold breakdown: second new kernel %.2f ms; emit %.3f ms, NVRTC on a new source %.2f ms, "
+            "module load %.3f ms\n", second_ms, emit_ms, nvrtc_ms, load_ms);
+    uk_free(src);
+    uk_array_free(cold, &z2, stream);
+    uk_elementwise_destroy(k2);
+    uk_elementwise_destroy(k3);
     uk_array_free(cold, &z, stream);
     uk_array_free(ctx, &a, stream);
     uk_elementwise_destroy(k);

@@ -1,5 +1,5 @@
 ${banner}
-#include <ukern/elementwise.cuh>
+${includes}
 
 ${typedefs}
 ${preamble}

@@ -180,6 +180,29 @@ int main(void) {
   run("squared_diff_f32_strided32_nd2", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1,
       "strided, 32-bit index, ndim 2");
 
+  /* a transposed operand in a 2-d loop: tiled, y staged in shared memory */
+  int64_t s64[] = {64, 48}, yt_st[] = {4, 256};
+  uk_array x64 = arr(0x10000, UK_FLOAT32, 2, s64, NULL), yt = arr(0x20000, UK_FLOAT32, 2, s64, yt_st);
+  in[0] = uk_arg_array(&x64);
+  in[1] = uk_arg_array(&yt);
+  run("squared_diff_f32_tiled", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1,
+      "tiled 32x32, lanes along axis 1, 32-bit index, ndim 2");
+  /* a transposed complex128 output: staged on the way out */
+  uk_array xc2 = arr(0x10000, UK_COMPLEX128, 2, s64, NULL), yc2 = arr(0x20000, UK_COMPLEX128, 2, s64, NULL);
+  int64_t zt_st[] = {16, 64 * 16};
+  uk_array zt = arr(0x30000, UK_COMPLEX128, 2, s64, zt_st);
+  in[0] = uk_arg_array(&xc2);
+  in[1] = uk_arg_array(&yc2);
+  run("mul_c128_tiled_out", "T x, T y", "T z", "z = x * y", NULL, in, 2, &zt, 1, -1,
+      "ukern::at(_uk_p_z, (_uk_sidx)_uk_r * _uk_s_z_0 + (_uk_sidx)_uk_c * _uk_s_z_1) = _uk_t_z(_uk_ty + 8 * _uk_q, _uk_tx);");
+  /* every operand transposed: lanes along axis 0, nothing staged */
+  int64_t t8_st[] = {1, 64};
+  uk_array x8 = arr(0x10000, UK_INT8, 2, s64, t8_st), z8 = arr(0x30000, UK_INT8, 2, s64, t8_st);
+  in[0] = uk_arg_array(&x8);
+  run("add_i_int8_tiled_cols", "T x", "T z", "z = x + (T)i", NULL, in, 1, &z8, 1, -1,
+      "tiled 32x32, lanes along axis 0");
+  memset(&z, 0, sizeof z);
+
   /* > 2^31 elements, non-mergeable axes: strided, 64-bit, ndim 3 */
   int64_t N = 1ll << 28, s3[] = {4, 3, N};
   int64_t st3[] = {3 * (N * 8 + 8) + 8, N * 8 + 8, 8};
@@ -217,6 +240,12 @@ int main(void) {
   in[1] = uk_arg_array(&yh);
   run("half_to_float", "T x, T y", "float32 z", "z = (float)(x * y)", NULL, in, 2, &z, 1, -1,
       "vectorised x4");
+
+  /* the user's text names complex: its header comes in with float32 dtypes */
+  in[0] = uk_arg_array(&x);
+  in[1] = uk_arg_array(&y);
+  run("complex_by_text", "T x, T y", "T z", "z = ukern::abs(ukern::complex<T>(x, y))", NULL, in, 2, &z, 1, -1,
+      "#include <ukern/complex.cuh>\n#include <ukern/ew_core.cuh>\n\ntypedef float T;");
 
   /* preamble, loop_prep, after_loop, and a raw view of a non-raw input */
   uk_elementwise_options o;

@@ -324,6 +324,121 @@ static void every_dtype(void) {
   uk_elementwise_destroy(k);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Transposed operands and outputs: the tiled 2-d variant (odd sizes, so     */
+/* edge tiles are partial), checked element by element against the host.    */
+
+/* A (R, C) view of a fresh device buffer: C-ordered, or the transpose of a
+ * C-ordered (C, R) buffer. `base` gets the buffer. */
+static uk_array view2(uk_dtype t, int64_t R, int64_t C, int transposed, uk_array *base) {
+  int64_t it = (int64_t)uk_dtype_size(t), sh[2] = {transposed ? C : R, transposed ? R : C};
+  *base = dev(t, 2, sh);
+  uk_array v = *base;
+  v.shape[0] = R, v.shape[1] = C;
+  v.strides[0] = transposed ? it : C * it;
+  v.strides[1] = transposed ? R * it : it;
+  return v;
+}
+
+/* Offset in elements of logical (r, c) in such a view. */
+static int64_t at2(int64_t R, int64_t C, int transposed, int64_t r, int64_t c) {
+  return transposed ? c * R + r : r * C + c;
+}
+
+static void tiled_case(uk_elementwise *k, uk_dtype t, const int *tr, const char *what) {
+  const int64_t R = 1001, C = 777, n = R * C;
+  size_t it = uk_dtype_size(t), bytes = (size_t)n * it;
+  uk_array base[5], v[5];
+  unsigned char *hx = malloc(bytes), *hy = malloc(bytes), *wp = malloc(bytes), *wq = malloc(bytes);
+  unsigned char *lx = malloc(bytes), *ly = malloc(bytes); /* logical C order */
+  for (int j = 0; j < 4; j++) v[j] = view2(t, R, C, tr[j], &base[j]);
+  v[4] = view2(UK_INT64, R, C, tr[4], &base[4]);
+  rand_fill(t, hx, n);
+  rand_fill(t, hy, n);
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t c = 0; c < C; c++) {
+      memcpy(lx + (size_t)(r * C + c) * it, hx + (size_t)at2(R, C, tr[0], r, c) * it, it);
+      memcpy(ly + (size_t)(r * C + c) * it, hy + (size_t)at2(R, C, tr[1], r, c) * it, it);
+    }
+  for (int64_t j = 0; j < n; j++) ref(t, lx, ly, wp, wq, j);
+  up(base[0].data, hx, bytes);
+  up(base[1].data, hy, bytes);
+  poison(base[2].data, bytes);
+  poison(base[3].data, bytes);
+  poison(base[4].data, (size_t)n * 8);
+  uk_arg in[2] = {uk_arg_array(&v[0]), uk_arg_array(&v[1])};
+  char *src = NULL;
+  CHECK_OK(uk_elementwise_source(k, in, 2, v + 2, 3, NULL, &src));
+  if (src) CHECK_CONTAINS(src, "tiled 32x32");
+  uk_free(src);
+  CHECK_OK(uk_elementwise_call(k, in, 2, v + 2, 3, NULL));
+  unsigned char *gp = down(base[2].data, bytes), *gq = down(base[3].data, bytes);
+  int64_t *gi = down(base[4].data, (size_t)n * 8);
+  int64_t bad = 0;
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t c = 0; c < C; c++) {
+      int64_t j = r * C + c;
+      bad += compare(t, gp + (size_t)at2(R, C, tr[2], r, c) * it, wp + (size_t)j * it, 1) != 0;
+      bad += compare(t, gq + (size_t)at2(R, C, tr[3], r, c) * it, wq + (size_t)j * it, 1) != 0;
+      bad += gi[at2(R, C, tr[4], r, c)] != j + n * 1000000;
+    }
+  CHECK(bad == 0);
+  if (bad) fprintf(stderr, "  tiled %s %s: %lld wrong\n", uk_dtype_name(t), what, (long long)bad);
+  free(gp);
+  free(gq);
+  free(gi);
+  free(hx);
+  free(hy);
+  free(lx);
+  free(ly);
+  free(wp);
+  free(wq);
+  for (int j = 0; j < 5; j++) uk_array_free(ctx, &base[j], NULL);
+}
+
+static void tiled(void) {
+  uk_elementwise *k = make("T x, T y", "T p, T q, int64 idx",
+                           "p = x * y; q = x + y; idx = i + _ind.size() * 1000000", "mul_add_tiled");
+  /* transposed? x, y, p, q, idx */
+  static const int cases[4][5] = {{0, 1, 0, 0, 0}, {0, 1, 1, 1, 0}, {1, 1, 0, 0, 0}, {1, 0, 1, 0, 1}};
+  static const char *names[4] = {"y transposed", "y, p, q transposed", "x, y transposed", "x, p, idx transposed"};
+  const uk_dtype types[] = {UK_FLOAT32, UK_FLOAT64, UK_COMPLEX128, UK_INT8, UK_FLOAT16, UK_COMPLEX64};
+  for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++)
+    for (int c = 0; c < 4; c++) tiled_case(k, types[ti], cases[c], names[c]);
+  uk_elementwise_destroy(k);
+
+  /* an output that is read (z += x * w) and staged through shared memory */
+  const int64_t R = 333, C = 1025, n = R * C;
+  uk_elementwise *acc = make("T x, T w", "T z", "z += x * w", "acc_tiled");
+  uk_array bx, bw, bz, x = view2(UK_FLOAT64, R, C, 0, &bx), w = view2(UK_FLOAT64, R, C, 0, &bw);
+  uk_array z = view2(UK_FLOAT64, R, C, 1, &bz);
+  double *hx = malloc((size_t)n * 8), *hw = malloc((size_t)n * 8), *hz = malloc((size_t)n * 8);
+  for (int64_t j = 0; j < n; j++) hx[j] = ut_uniform(-4, 4), hw[j] = ut_uniform(-4, 4), hz[j] = ut_uniform(-4, 4);
+  up(bx.data, hx, (size_t)n * 8);
+  up(bw.data, hw, (size_t)n * 8);
+  up(bz.data, hz, (size_t)n * 8);
+  uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&w)};
+  char *src = NULL;
+  CHECK_OK(uk_elementwise_source(acc, in, 2, &z, 1, NULL, &src));
+  if (src) CHECK_CONTAINS(src, "_uk_t_z(_uk_ty + 8 * _uk_q, _uk_tx) = ukern::at(_uk_p_z");
+  uk_free(src);
+  CHECK_OK(uk_elementwise_call(acc, in, 2, &z, 1, NULL));
+  double *gz = down(bz.data, (size_t)n * 8);
+  int64_t bad = 0;
+  for (int64_t r = 0; r < R; r++)
+    for (int64_t c = 0; c < C; c++)
+      bad += !(fabs(gz[c * R + r] - (hz[c * R + r] + hx[r * C + c] * hw[r * C + c])) <= 1e-13); /* fma or not */
+  CHECK(bad == 0);
+  free(hx);
+  free(hw);
+  free(hz);
+  free(gz);
+  uk_array_free(ctx, &bx, NULL);
+  uk_array_free(ctx, &bw, NULL);
+  uk_array_free(ctx, &bz, NULL);
+  uk_elementwise_destroy(acc);
+}
+
 /* half * double is double, rounded once into the half output. */
 static void half_rounding(void) {
   const int64_t n = 100003;
@@ -589,6 +704,7 @@ int main(void) {
   half_rounding();
   complex_math();
   strides();
+  tiled();
   shapes();
   overlap();
   errors();

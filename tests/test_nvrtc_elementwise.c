@@ -48,6 +48,9 @@ static void compile_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array 
   req.source = src;
   req.name = label;
   req.arch = 90;
+  static const char *const minimal[] = {"-minimal"}; /* as the call path compiles them */
+  req.options = minimal;
+  req.num_options = 1;
   uk__binary *bin = NULL;
   double t0 = now_ms();
   uk_status st = uk__context_compile(ctx, &req, &bin);
@@ -122,6 +125,26 @@ static void dtype_cases(uk_dtype t) {
       snprintf(label, sizeof label, "%s strided %s", tn, want);
       compile_call(k, in, 4, &z, 1, -1, want, label);
     }
+  /* tiled: y transposed (32- and 64-bit index), z transposed, every operand transposed */
+  for (int wide = 0; wide < 2; wide++) {
+    int64_t sh[2] = {wide ? 65539 : 40, wide ? 32769 : 50}, tst[2] = {it, sh[0] * it};
+    uk_array xt = arr(0x10000, t, 2, sh, NULL), yt = arr(0x20000, t, 2, sh, tst);
+    in[0] = uk_arg_array(&xt);
+    in[1] = uk_arg_array(&yt);
+    memset(&z, 0, sizeof z);
+    snprintf(label, sizeof label, "%s tiled %s", tn, wide ? "64" : "32");
+    compile_call(k, in, 4, &z, 1, -1, wide ? "tiled 32x32, lanes along axis 1, 64-bit index" :
+                                             "tiled 32x32, lanes along axis 1, 32-bit index", label);
+    if (wide) continue;
+    uk_array zt = arr(0x30000, t, 2, sh, tst);
+    in[1] = uk_arg_array(&xt);
+    snprintf(label, sizeof label, "%s tiled output", tn);
+    compile_call(k, in, 4, &zt, 1, -1, "_uk_t_z(_uk_ty + 8 * _uk_q, _uk_tx);", label);
+    in[0] = uk_arg_array(&yt);
+    in[1] = uk_arg_array(&yt);
+    snprintf(label, sizeof label, "%s tiled columns", tn);
+    compile_call(k, in, 4, &zt, 1, -1, "lanes along axis 0", label);
+  }
   uk_elementwise_destroy(k);
 }
 

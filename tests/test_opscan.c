@@ -78,5 +78,12 @@ int main(void) {
   /* unterminated comment or string: no crash, no hit past it */
   CHECK(uk__opscan_uses("w = 1; /* z", "z") == 0);
   CHECK(uk__opscan_uses("w = \"z", "z") == 0);
+  /* mentions: identifier prefixes, members and qualified names included */
+  CHECK(uk__opscan_mentions("z = ukern::complex<float>(x, 0)", "complex") == 1);
+  CHECK(uk__opscan_mentions("z = a.halfway", "half") == 1);
+  CHECK(uk__opscan_mentions("z = x; // complex", "complex") == 0);
+  CHECK(uk__opscan_mentions("z = \"cudaMalloc\"", "cuda") == 0);
+  CHECK(uk__opscan_mentions("z = mycuda(x)", "cuda") == 0);
+  CHECK(uk__opscan_mentions(NULL, "cuda") == 0);
   return ut_finish("test_opscan");
 }

@@ -35,7 +35,33 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->uses_i = uk__opscan_uses(k->operation, "i");
   k->uses_ind = uk__opscan_uses(k->operation, "_ind") || uk__opscan_uses(k->loop_prep, "_ind") ||
                 uk__opscan_uses(k->after_loop, "_ind");
+  /* A tile's threads meet at barriers: an operation that leaves the loop
+   * early (or syncs itself) keeps the plain strided loop. */
+  k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
+                 !uk__opscan_uses(k->operation, "goto") && !uk__opscan_mentions(k->operation, "__sync");
+  const char *texts[4] = {k->operation, k->preamble, k->loop_prep, k->after_loop};
+  static const char *const half_names[] = {"half", "bfloat", "__half", "__nv_bfloat"};
+  static const char *const complex_names[] = {"complex", "uk_complex"};
+  static const char *const runtime_names[] = {"cuda", "tex", "surf", "CU", "__nv", "include"};
+  k->needs_half = k->needs_complex = k->needs_runtime = 0;
+  for (int t = 0; t < 4; t++) {
+    for (size_t j = 0; j < sizeof half_names / sizeof *half_names; j++)
+      k->needs_half |= uk__opscan_mentions(texts[t], half_names[j]);
+    for (size_t j = 0; j < sizeof complex_names / sizeof *complex_names; j++)
+      k->needs_complex |= uk__opscan_mentions(texts[t], complex_names[j]);
+    for (size_t j = 0; j < sizeof runtime_names / sizeof *runtime_names; j++)
+      k->needs_runtime |= uk__opscan_mentions(texts[t], runtime_names[j]);
+  }
 }
+
+const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k) {
+  /* -minimal drops texture/surface, device-runtime and driver-API types from
+   * NVRTC's implicit headers: ~1 ms of every compile. */
+  static const char *const minimal[] = {"-minimal", NULL};
+  static const char *const none[] = {NULL};
+  return k->needs_runtime ? none : minimal;
+}
+
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -84,6 +110,7 @@ const char *uk__ew_template(const uk_ew_key *key) {
   switch (key->variant) {
   case UK_EW_VEC: return "elementwise_vec.cu";
   case UK_EW_CONTIG: return "elementwise_contig.cu";
+  case UK_EW_TILED: return "elementwise_tile.cu";
   default: return "elementwise.cu";
   }
 }
@@ -92,6 +119,8 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size) {
   const char *w = key->index64 ? "64-bit index" : "32-bit index";
   if (key->variant == UK_EW_VEC)
     snprintf(buf, (size_t)size, "vectorised x%d, %s, ndim %d", key->vec, w, key->ndim);
+  else if (key->variant == UK_EW_TILED)
+    snprintf(buf, (size_t)size, "tiled 32x32, lanes along axis %d, %s, ndim %d", key->tile_fast, w, key->ndim);
   else
     snprintf(buf, (size_t)size, "%s, %s, ndim %d", key->variant == UK_EW_CONTIG ? "contiguous" : "strided", w,
              key->ndim);
@@ -197,7 +226,8 @@ static void add_slot(uk_ew_plan *plan, uk_ew_slot_kind kind, int size, int param
 /* Lists the parameters, sorts them by alignment, writes their declarations
  * and the plan. */
 static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *decl, uk_ew_plan *plan) {
-  int np = k->in->count + k->out->count, nd = key->variant == UK_EW_STRIDED ? key->ndim : 0;
+  int np = k->in->count + k->out->count;
+  int nd = key->variant == UK_EW_STRIDED || key->variant == UK_EW_TILED ? key->ndim : 0;
   int isz = key->index64 ? 8 : 4;
   int cap = 2 * np + np * nd + nd + 1, n = 0, nslots = 0;
   entry *e = calloc((size_t)cap, sizeof *e);
@@ -336,15 +366,37 @@ static void emit_typedefs(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf
   }
 }
 
-/* The per-element declarations and stores of the scalar loops. `load`
+/* The includes the dtypes and the user's text need: the core always. */
+static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
+  int half = k->needs_half, cx = k->needs_complex, np = k->in->count + k->out->count;
+  for (int p = 0; p < np; p++) {
+    uk_dtype t = (uk_dtype)key->dtype[p];
+    half |= t == UK_FLOAT16 || t == UK_BFLOAT16;
+    cx |= t == UK_COMPLEX64 || t == UK_COMPLEX128;
+  }
+  if (cx) line(sb, "#include <ukern/complex.cuh>");
+  line(sb, "#include <ukern/ew_core.cuh>");
+  if (half) line(sb, "#include <ukern/half.cuh>");
+}
+
+/* The per-element declarations and stores of the scalar loops. `element`
  * formats parameter p's element access into buf. */
-typedef enum { ACC_CONTIG, ACC_STRIDED, ACC_VEC } access;
+typedef enum { ACC_CONTIG, ACC_STRIDED, ACC_VEC, ACC_TILED } access;
+
+static int tiled(const uk_ew_key *key, int p) { return p < 64 && ((key->tile_mask >> p) & 1); }
+
+/* TILED: inputs read directly are loaded before the tile barrier. */
+static int prefetched(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
+  return key->variant == UK_EW_TILED && p < k->in->count && !tiled(key, p);
+}
 
 static const char *element(const uk_ew_kernel *k, const uk_ew_key *key, int p, access a, char *buf, size_t n) {
   const char *name = param_at(k, p)->name;
   if ((key->bcast_mask >> p) & 1) snprintf(buf, n, "_uk_b_%s", name);
   else if (a == ACC_CONTIG) snprintf(buf, n, "_uk_p_%s[_uk_j]", name);
-  else if (a == ACC_STRIDED) snprintf(buf, n, "ukern::at(_uk_p_%s, _uk_o_%s)", name, name);
+  else if (a == ACC_TILED && tiled(key, p)) snprintf(buf, n, "_uk_t_%s(_uk_tx, _uk_ty + 8 * _uk_q)", name);
+  else if (a == ACC_TILED && prefetched(k, key, p)) snprintf(buf, n, "_uk_d_%s[_uk_q]", name);
+  else if (a == ACC_STRIDED || a == ACC_TILED) snprintf(buf, n, "ukern::at(_uk_p_%s, _uk_o_%s)", name, name);
   else snprintf(buf, n, "_uk_v_%s[_uk_k]", name);
   return buf;
 }
@@ -417,29 +469,123 @@ static void emit_vec(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *loa
   }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The tiled 2-d variant                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A tile pass: lanes along the compute axis (tile_fast), or across it (the
+ * fast axis of the operands in tile_mask). */
+static void tile_coords(const uk_ew_key *key, int across, uk_strbuf *sb, const char *indent) {
+  int lanes_on_1 = (key->tile_fast == 1) != across;
+  line(sb, "%sconst _uk_uidx _uk_r = _uk_r0 + %s, _uk_c = _uk_c0 + %s;", indent,
+       lanes_on_1 ? "_uk_ty + 8 * _uk_q" : "_uk_tx", lanes_on_1 ? "_uk_tx" : "_uk_ty + 8 * _uk_q");
+}
+
+static void tile_pass_open(const uk_ew_key *key, int across, uk_strbuf *sb) {
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_q = 0; _uk_q < 4; _uk_q++) {");
+  tile_coords(key, across, sb, "      ");
+  line(sb, "      if (_uk_r < _uk_shape_0 && _uk_c < _uk_shape_1) {");
+}
+
+static void tile_pass_close(uk_strbuf *sb) {
+  line(sb, "      }");
+  line(sb, "    }");
+}
+
+static const char *tile_offset(const uk_ew_kernel *k, int p, char *buf, size_t n) {
+  const char *name = param_at(k, p)->name;
+  snprintf(buf, n, "(_uk_sidx)_uk_r * _uk_s_%s_0 + (_uk_sidx)_uk_c * _uk_s_%s_1", name, name);
+  return buf;
+}
+
+/* Shared tiles, the load phase (tiled operands that are read, and direct
+ * inputs into registers), the compute phase's offsets and the store phase.
+ * Tiles are indexed (position along tile_fast, position across it), padded
+ * to 33 so that both passes are free of bank conflicts. */
+static void emit_tiled(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *tiles, uk_strbuf *load,
+                       uk_strbuf *offsets, uk_strbuf *store) {
+  int nin = k->in->count, np = nin + k->out->count, nload = 0, nstore = 0, npre = 0;
+  char tb[2], off[300];
+  for (int p = 0; p < np; p++) {
+    if (!in_loop(k, key, p)) continue;
+    const char *name = param_at(k, p)->name;
+    if (tiled(key, p)) {
+      line(tiles, "  __shared__ ukern::tile<%s, 32, 33> _uk_t_%s;", type_name(k, p, tb), name);
+      nload += p < nin || !((k->write_only_mask >> p) & 1);
+      nstore += p >= nin;
+    } else if (prefetched(k, key, p)) {
+      npre++;
+    } else {
+      line(offsets, "        const _uk_sidx _uk_o_%s = %s;", name, tile_offset(k, p, off, sizeof off));
+    }
+  }
+  if (npre) {
+    for (int p = 0; p < nin; p++)
+      if (in_loop(k, key, p) && prefetched(k, key, p))
+        line(load, "    %s _uk_d_%s[4];", type_name(k, p, tb), param_at(k, p)->name);
+    tile_pass_open(key, 0, load);
+    for (int p = 0; p < nin; p++)
+      if (in_loop(k, key, p) && prefetched(k, key, p))
+        line(load, "        _uk_d_%s[_uk_q] = ukern::at(_uk_p_%s, %s);", param_at(k, p)->name, param_at(k, p)->name,
+             tile_offset(k, p, off, sizeof off));
+    tile_pass_close(load);
+  }
+  if (nload) {
+    tile_pass_open(key, 1, load);
+    for (int p = 0; p < np; p++)
+      if (in_loop(k, key, p) && tiled(key, p) && (p < nin || !((k->write_only_mask >> p) & 1)))
+        line(load, "        _uk_t_%s(_uk_ty + 8 * _uk_q, _uk_tx) = ukern::at(_uk_p_%s, %s);", param_at(k, p)->name,
+             param_at(k, p)->name, tile_offset(k, p, off, sizeof off));
+    tile_pass_close(load);
+    line(load, "    __syncthreads();");
+  }
+  if (nstore) {
+    line(store, "    __syncthreads();");
+    tile_pass_open(key, 1, store);
+    for (int p = nin; p < np; p++)
+      if (in_loop(k, key, p) && tiled(key, p))
+        line(store, "        ukern::at(_uk_p_%s, %s) = _uk_t_%s(_uk_ty + 8 * _uk_q, _uk_tx);", param_at(k, p)->name,
+             tile_offset(k, p, off, sizeof off), param_at(k, p)->name);
+    tile_pass_close(store);
+  }
+  /* The next tile reuses the shared tiles. */
+  if (key->tile_mask) line(store, "    __syncthreads();");
+}
+
 uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan) {
-  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_PARAMS, B_IND, B_HOISTED, B_PREP, B_OFFSETS, B_INDEX, B_ELEMS, B_OP,
-         B_STORES, B_AFTER, B_VLOADS, B_VINDEX, B_VELEMS, B_VOP, B_VPUTS, B_VSTORES, NB };
+  enum { B_BANNER, B_INCLUDES, B_TYPEDEFS, B_PREAMBLE, B_PARAMS, B_IND, B_HOISTED, B_PREP, B_OFFSETS, B_INDEX,
+         B_ELEMS, B_OP, B_STORES, B_AFTER, B_VLOADS, B_VINDEX, B_VELEMS, B_VOP, B_VPUTS, B_VSTORES,
+         B_TILES, B_TLOAD, B_COORDS, B_TSTORE, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_ew_plan pl = {0, NULL, 0};
   uk_status st;
   if ((st = emit_params(k, key, &b[B_PARAMS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
+  emit_includes(k, key, &b[B_INCLUDES]);
   emit_typedefs(k, key, &b[B_TYPEDEFS]);
   user_code(&b[B_PREAMBLE], k->preamble, "", 0);
   if (b[B_PREAMBLE].len) uk__sb_add(&b[B_PREAMBLE], "\n");
   if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
   user_code(&b[B_PREP], k->loop_prep, "  ", 1);
   user_code(&b[B_AFTER], k->after_loop, "  ", 1);
-  if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
-  user_code(&b[B_OP], k->operation, "    ", 1);
   char vec[8];
   snprintf(vec, sizeof vec, "%d", key->vec);
+  if (key->variant == UK_EW_TILED) {
+    if (k->uses_i) line(&b[B_INDEX], "        const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;");
+    user_code(&b[B_OP], k->operation, "        ", 1);
+    emit_tiled(k, key, &b[B_TILES], &b[B_TLOAD], &b[B_OFFSETS], &b[B_TSTORE]);
+    tile_coords(key, 0, &b[B_COORDS], "");
+    emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
+  } else {
+    if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
+    user_code(&b[B_OP], k->operation, "    ", 1);
+  }
   if (key->variant == UK_EW_STRIDED) {
     emit_offsets(k, key, &b[B_OFFSETS]);
     emit_elements(k, key, ACC_STRIDED, "    ", &b[B_ELEMS], &b[B_STORES]);
-  } else {
+  } else if (key->variant != UK_EW_TILED) {
     emit_hoisted(k, key, &b[B_HOISTED]);
     emit_elements(k, key, ACC_CONTIG, "    ", &b[B_ELEMS], &b[B_STORES]);
   }
@@ -459,6 +605,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     }
   const uk_tpl_var vars[] = {
       {"banner", uk__sb_str(&b[B_BANNER])},
+      {"includes", uk__sb_str(&b[B_INCLUDES])},
       {"typedefs", uk__sb_str(&b[B_TYPEDEFS])},
       {"preamble", uk__sb_str(&b[B_PREAMBLE])},
       {"name", k->name},
@@ -481,6 +628,10 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
       {"voperation", uk__sb_str(&b[B_VOP])},
       {"vputs", uk__sb_str(&b[B_VPUTS])},
       {"vstores", uk__sb_str(&b[B_VSTORES])},
+      {"tiles", uk__sb_str(&b[B_TILES])},
+      {"tload", uk__sb_str(&b[B_TLOAD])},
+      {"coords", uk__sb_str(&b[B_COORDS])},
+      {"tstore", uk__sb_str(&b[B_TSTORE])},
   };
   st = expand(uk__ew_template(key), vars, (int)(sizeof vars / sizeof vars[0]), src);
 out:

@@ -17,8 +17,13 @@
 typedef enum uk_ew_variant {
   UK_EW_CONTIG = 0, /* merged ndim 0/1, unit or zero strides, one element per step */
   UK_EW_VEC,        /* the same with whole aligned vectors of `vec` elements */
-  UK_EW_STRIDED     /* shape and byte strides per merged axis, div/mod per axis */
+  UK_EW_STRIDED,    /* shape and byte strides per merged axis, div/mod per axis */
+  UK_EW_TILED       /* ndim 2, 32 x 32 tiles: operands in tile_mask go through shared
+                       memory so that every operand is read and written coalesced */
 } uk_ew_variant;
+
+/* TILED launches exactly this many threads per block (32 x 8). */
+#define UK_EW_TILE_THREADS 256
 
 /* A specialisation. Compared with memcmp: fill with memset(0) first.
  * Parameters are numbered inputs first, then outputs. */
@@ -28,10 +33,13 @@ typedef struct uk_ew_key {
   uint64_t scalar_mask;            /* bit k: input k is a scalar */
   uint64_t raw_contig_mask;        /* bit k: that raw view is C-contiguous */
   uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0 */
+  uint64_t tile_mask;              /* TILED: bit k: parameter k walks memory fastest along
+                                      the other axis than tile_fast: staged in shared memory */
   uint8_t variant;                 /* uk_ew_variant */
   uint8_t index64;                 /* 64-bit index arithmetic */
-  uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM) */
+  uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM; TILED: 2) */
   uint8_t vec;                     /* VEC: elements per vector (2..16); else 1 */
+  uint8_t tile_fast;               /* TILED: the loop axis (0 or 1) that a warp's 32 lanes walk */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_ew_key;
 
@@ -43,9 +51,13 @@ typedef struct uk_ew_kernel {
   uint64_t write_only_mask; /* bit nin+k: output k is only assigned (not loaded) */
   uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
   int uses_i, uses_ind;
+  int tile_safe;     /* the operation has no return/break/goto (TILED synchronises the block) */
+  int needs_half;    /* the texts name half/bfloat16 types: include ukern/half.cuh */
+  int needs_complex; /* the texts name complex types: include ukern/complex.cuh */
+  int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
 } uk_ew_kernel;
 
-/* Fills write_only_mask, raw_view_mask, uses_i and uses_ind from the texts. */
+/* Fills the masks, uses_*, tile_safe and needs_* from the texts. */
 void uk__ew_scan(uk_ew_kernel *k);
 
 typedef enum uk_ew_slot_kind {
@@ -89,6 +101,10 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size);
  * uk__ew_plan_free). UK_ERR_INVALID when the parameters exceed the 4 KiB
  * kernel parameter limit; UK_ERR_NOMEM; UK_ERR_INTERNAL for template
  * problems. */
+/* NVRTC options the generated code adds to the user's (NULL-terminated,
+ * static): -minimal unless needs_runtime. */
+const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k);
+
 uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan);
 void uk__ew_plan_free(uk_ew_plan *plan);
 

@@ -151,3 +151,14 @@ int uk__opscan_write_only(const char *text, const char *name) {
   scan(text, name, &uses, &plain, &control);
   return uses > 0 && plain == uses && !control;
 }
+
+int uk__opscan_mentions(const char *text, const char *prefix) {
+  if (!text || !prefix) return 0;
+  size_t n = strlen(prefix);
+  const char *s = text;
+  for (;;) {
+    token t = next(&s);
+    if (t.kind == T_END) return 0;
+    if (t.kind == T_IDENT && t.len >= n && memcmp(t.p, prefix, n) == 0) return 1;
+  }
+}

@@ -22,4 +22,8 @@ int uk__opscan_uses(const char *text, const char *name);
  * assignment, no use at all) gives 0: the output is loaded first. */
 int uk__opscan_write_only(const char *text, const char *name);
 
+/* 1 when some identifier in `text` (members and qualified names included:
+ * `ukern::complex`) starts with `prefix`, else 0. */
+int uk__opscan_mentions(const char *text, const char *prefix);
+
 #endif

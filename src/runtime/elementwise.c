@@ -181,6 +181,46 @@ static int c_contiguous(const uk_array *a) {
   return 1;
 }
 
+/* A 2-d loop where some operands walk memory fastest along axis 0 and
+ * others along axis 1 (a transposed view): the tiled variant, with lanes
+ * along the axis most bytes are fastest on, stages the other operands
+ * through shared memory. A loop whose operands all run fastest along axis 0
+ * takes it too, with nothing staged (the strided loop would not coalesce).
+ * Operands with a zero stride follow whatever order the lanes take. */
+static void choose_tiles(const uk_elementwise *k, uk_ew_key *key, const uk_loop *L, const int64_t *items) {
+  if (L->ndim != 2 || L->shape[0] < 16 || L->shape[1] < 16) return;
+  int64_t votes[2] = {0, 0};
+  int fast[UK_MAX_PARAMS], np = k->in.count + k->out.count, out_fast = -1;
+  for (int p = 0, op = 0; p < np; p++) {
+    fast[p] = -1;
+    if (!uk__ew_loop_operand(&k->k, key, p, &op)) continue;
+    int64_t s0 = L->strides[op][0], s1 = L->strides[op][1];
+    if (s0 == 0 || s1 == 0) continue;
+    s0 = s0 < 0 ? -s0 : s0;
+    s1 = s1 < 0 ? -s1 : s1;
+    /* Staging only helps an operand whose fast stride is near its item. */
+    int f = s0 < s1 ? 0 : 1;
+    if ((f ? s1 : s0) > 4 * items[op]) continue;
+    fast[p] = f;
+    votes[f] += items[op];
+    if (p >= k->in.count && out_fast < 0) out_fast = f;
+  }
+  int lanes = votes[0] > votes[1] ? 0 : votes[1] > votes[0] ? 1 : out_fast == 0 ? 0 : 1;
+  uint64_t mask = 0;
+  size_t shared = 0;
+  for (int p = 0, op = 0; p < np; p++) {
+    if (fast[p] < 0 || fast[p] == lanes) continue;
+    uk__ew_loop_operand(&k->k, key, p, &op);
+    mask |= 1ull << p;
+    shared += (size_t)items[op] * 32 * 33;
+  }
+  /* Static shared memory is capped at 48 KiB per block. */
+  if ((!mask && lanes == 1) || shared > 48 * 1024) return;
+  key->variant = UK_EW_TILED;
+  key->tile_mask = mask;
+  key->tile_fast = (uint8_t)lanes;
+}
+
 static uk_status prepare(const uk_elementwise *k, const uk_arg *in, int nin, const uk_array *out, int nout,
                          const uk_launch *launch, prep *pr) {
   const char *name = k->name;
@@ -319,6 +359,8 @@ static uk_status prepare(const uk_elementwise *k, const uk_arg *in, int nin, con
     key->variant = UK_EW_STRIDED;
     key->index64 = !uk__shape_fits_int32(L);
     key->bcast_mask = 0;
+    int block = launch && launch->block_size ? launch->block_size : DEFAULT_BLOCK;
+    if (k->k.tile_safe && block == DEFAULT_BLOCK) choose_tiles(k, key, L, items);
   }
   return UK_OK;
 }
@@ -358,6 +400,7 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
   uk_strbuf src;
   uk__sb_init(&src);
   uk__binary *bin = NULL;
+  const char **opts = NULL;
   ew_entry *e;
   for (e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
     if (memcmp(&e->key, key, sizeof *key) == 0) goto out;
@@ -375,8 +418,17 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
   memset(&req, 0, sizeof req);
   req.source = uk__sb_str(&src);
   req.name = k->name;
-  req.options = (const char *const *)k->options;
-  req.num_options = k->num_options;
+  const char *const *extra = uk__ew_nvrtc_options(&k->k);
+  int nextra = 0;
+  while (extra[nextra]) nextra++;
+  if (!(opts = malloc(sizeof *opts * (size_t)(k->num_options + nextra)))) {
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", k->name);
+    goto fail;
+  }
+  for (int j = 0; j < k->num_options; j++) opts[j] = k->options[j];
+  for (int j = 0; j < nextra; j++) opts[k->num_options + j] = extra[j];
+  req.options = opts;
+  req.num_options = k->num_options + nextra;
   req.arch = arch;
   req.what = what;
   if ((st = uk__context_compile(k->ctx, &req, &bin)) != UK_OK) goto fail;
@@ -393,6 +445,7 @@ fail:
   e = NULL;
 out:
   pthread_mutex_unlock(&k->lock);
+  free(opts);
   uk__binary_release(bin);
   uk__sb_release(&src);
   if (st == UK_OK) *out = e;
@@ -551,14 +604,27 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
   _Alignas(16) unsigned char buf[4096];
   size_t bytes = e->plan.bytes;
   pack(e, &pr, ptr, buf);
-  int64_t items = pr.loop.size;
-  if (pr.key.variant == UK_EW_VEC) {
-    int64_t nvec = items / pr.key.vec, tail = items % pr.key.vec;
-    items = nvec > tail ? nvec : tail;
+  int64_t items = pr.loop.size, blocks;
+  if (pr.key.variant == UK_EW_TILED) {
+    /* One 32 x 32 tile per block (the kernel loops past 2^31 - 1 tiles). */
+    block = UK_EW_TILE_THREADS;
+    blocks = ((pr.loop.shape[0] + 31) / 32) * ((pr.loop.shape[1] + 31) / 32);
+  } else if (pr.key.variant == UK_EW_STRIDED) {
+    /* Grid-stride over a few waves: measured faster than one thread per
+     * element for broadcast and strided loops. */
+    blocks = (items + block - 1) / block;
+    int64_t cap = (int64_t)multiprocessors(device) * (2048 / block > 0 ? 2048 / block : 1) * 8;
+    if (blocks > cap) blocks = cap;
+  } else {
+    /* Contiguous: one thread per element or vector (within 1% of CUB's
+     * DeviceTransform; the grid-stride cap cost ~4%). */
+    if (pr.key.variant == UK_EW_VEC) {
+      int64_t nvec = items / pr.key.vec, tail = items % pr.key.vec;
+      items = nvec > tail ? nvec : tail;
+    }
+    blocks = (items + block - 1) / block;
   }
-  int64_t blocks = (items + block - 1) / block;
-  int64_t cap = (int64_t)multiprocessors(device) * (2048 / block > 0 ? 2048 / block : 1) * 8;
-  if (blocks > cap) blocks = cap;
+  if (blocks > INT32_MAX) blocks = INT32_MAX;
   if (blocks < 1) blocks = 1;
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
   st = uk__cu_check(uk__cu.cuLaunchKernel(e->fn, (unsigned)blocks, 1, 1, (unsigned)block, 1, 1, 0, (CUstream)stream,

@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'accumulate' (template elementwise_vec.cu)
 // parameters: T x (float64) -> T z (float64)
 // variant: vectorised x2, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef double T;
 

@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'add_reverse' (template elementwise_vec.cu)
 // parameters: T x (float32), raw T y (float32, ndim 1, contiguous) -> T z (float32)
 // variant: vectorised x4, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef float T;
 

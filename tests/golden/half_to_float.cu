@@ -1,7 +1,8 @@
 // ukern elementwise kernel 'half_to_float' (template elementwise_vec.cu)
 // parameters: T x (float16), T y (float16) -> float32 z (float32)
 // variant: vectorised x4, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
+#include <ukern/half.cuh>
 
 typedef ukern::half T;
 

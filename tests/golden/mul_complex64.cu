@@ -1,7 +1,8 @@
 // ukern elementwise kernel 'mul_complex64' (template elementwise_vec.cu)
 // parameters: T x (complex64), T y (complex64) -> T z (complex64)
 // variant: vectorised x2, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/complex.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef ukern::complex<float> T;
 

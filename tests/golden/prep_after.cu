@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'prep_after' (template elementwise_vec.cu)
 // parameters: float32 x (float32) -> float32 z (float32)
 // variant: vectorised x4, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 __device__ float twice(float v) { return 2 * v; }
 

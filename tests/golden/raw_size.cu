@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'raw_size' (template elementwise_vec.cu)
 // parameters: raw T x (int64, ndim 1, contiguous) -> T z (int64)
 // variant: vectorised x2, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef long long T;
 

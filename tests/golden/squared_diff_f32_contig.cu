@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'squared_diff_f32_contig' (template elementwise_contig.cu)
 // parameters: T x (float32), T y (float32) -> T z (float32)
 // variant: contiguous, 32-bit index, ndim 1
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef float T;
 

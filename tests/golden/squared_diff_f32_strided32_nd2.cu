@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'squared_diff_f32_strided32_nd2' (template elementwise.cu)
 // parameters: T x (float32), T y (float32) -> T z (float32)
 // variant: strided, 32-bit index, ndim 2
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef float T;
 

@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'squared_diff_f32_strided64_nd3' (template elementwise.cu)
 // parameters: T x (float32), T y (float32) -> T z (float32)
 // variant: strided, 64-bit index, ndim 3
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef float T;
 

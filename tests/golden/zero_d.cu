@@ -1,7 +1,7 @@
 // ukern elementwise kernel 'zero_d' (template elementwise_contig.cu)
 // parameters: T x (int32) -> T z (int32)
 // variant: contiguous, 32-bit index, ndim 0
-#include <ukern/elementwise.cuh>
+#include <ukern/ew_core.cuh>
 
 typedef int T;
 

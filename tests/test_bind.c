@@ -197,8 +197,35 @@ static void test_scalars(void) {
   }
 }
 
+static void test_textures(void) {
+  uk_binding b;
+  sig s = parse("U t, T x", "T z");
+  uk_array x = arr(UK_FLOAT32, 0x1000), z = {0};
+  uk_arg in[2] = {uk_arg_texture(0xabc), uk_arg_array(&x)};
+  CHECK_OK(uk__bind("k", &s.in, &s.out, in, 2, &z, 1, &b));
+  CHECK(b.is_texture[0] && !b.is_array[0] && b.dtype[0] == UK_UINT64 && b.dtype[2] == UK_FLOAT32);
+  drop(&s);
+  /* its placeholder also types another parameter */
+  s = parse("T t, T x", "T z");
+  CHECK_STATUS(uk__bind("k", &s.in, &s.out, in, 2, &z, 1, &b), UK_ERR_TYPE);
+  CHECK_STREQ(uk_last_error(), "k: input 't' gets a texture object, but its placeholder T is also the type of input "
+                               "'x': a texture binds no type (declare it with a placeholder of its own, e.g. 'U t')");
+  drop(&s);
+  /* a fixed dtype or raw parameter */
+  s = parse("float32 t, T x", "T z");
+  CHECK_STATUS(uk__bind("k", &s.in, &s.out, in, 2, &z, 1, &b), UK_ERR_TYPE);
+  CHECK_STREQ(uk_last_error(), "k: input 't' gets a texture object, but it is declared 'float32': declare it with a "
+                               "placeholder of its own, e.g. 'U t'");
+  drop(&s);
+  s = parse("raw U t, T x", "T z");
+  CHECK_STATUS(uk__bind("k", &s.in, &s.out, in, 2, &z, 1, &b), UK_ERR_TYPE);
+  CHECK_CONTAINS(uk_last_error(), "it is declared 'raw U'");
+  drop(&s);
+}
+
 int main(void) {
   test_binding();
+  test_textures();
   test_scalars();
   return ut_finish("test_bind");
 }

@@ -1,10 +1,12 @@
 /* ElementwiseKernel on a real GPU: CuPy's user-guide examples in C, every
  * dtype against a host reference, half/bfloat16 rounding, strides of every
  * kind, 0-d, zero-size, size=, overlap, the 64-bit path, and the errors of
- * SEMANTICS.md with their exact messages. Outputs are poisoned first. */
+ * SEMANTICS.md with their exact messages, texture objects. Outputs are
+ * poisoned first. */
 #include <math.h>
 
 #include "codegen/scalar.h"
+#include "runtime/cudadrv.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -695,6 +697,51 @@ static void cache_hits(void) {
   uk_elementwise_destroy(k);
 }
 
+/* A texture object over a linear float buffer, read with tex1Dfetch. */
+static void textures(void) {
+  const int64_t n = 100003;
+  float *hx = rand_f32(n, -2, 2), *hy = rand_f32(n, 0.5, 1.5);
+  uk_array x = up_f32(hx, n), y = up_f32(hy, n), z = dev1(UK_FLOAT32, n);
+  poison(z.data, (size_t)n * 4);
+  CUDA_RESOURCE_DESC res;
+  memset(&res, 0, sizeof res);
+  res.resType = CU_RESOURCE_TYPE_LINEAR;
+  res.res.linear.devPtr = (CUdeviceptr)x.data;
+  res.res.linear.format = CU_AD_FORMAT_FLOAT;
+  res.res.linear.numChannels = 1;
+  res.res.linear.sizeInBytes = (size_t)n * 4;
+  CUDA_TEXTURE_DESC td;
+  memset(&td, 0, sizeof td);
+  td.filterMode = CU_TR_FILTER_MODE_POINT;
+  CUtexObject tex = 0;
+  CHECK_OK(uk_device_set_current(0));
+  CHECK(uk__cu.cuTexObjectCreate(&tex, &res, &td, NULL) == CUDA_SUCCESS);
+  uk_elementwise *k = make("U t, T y", "T z", "z = tex1Dfetch<float>(t, (int)i) * y + (T)1", "texture_read");
+  uk_arg in[2] = {uk_arg_texture((uint64_t)tex), uk_arg_array(&y)};
+  CHECK_OK(uk_elementwise_call(k, in, 2, &z, 1, NULL));
+  float *hz = down(z.data, (size_t)n * 4);
+  int64_t bad = 0;
+  for (int64_t i = 0; hz && i < n; i++) {
+    double want = (double)hx[i] * hy[i] + 1.0;
+    bad += !(fabs(hz[i] - want) <= 1e-6 * (fabs(want) + 1));
+  }
+  CHECK(bad == 0);
+  /* its placeholder may not type anything else */
+  uk_elementwise *k2 = make("T t, T y", "T z", "z = tex1Dfetch<float>(t, (int)i) * y", "texture_bad");
+  uk_array z2 = {0};
+  CHECK_STATUS(uk_elementwise_call(k2, in, 2, &z2, 1, NULL), UK_ERR_TYPE);
+  CHECK_CONTAINS(uk_last_error(), "a texture binds no type");
+  uk__cu.cuTexObjectDestroy(tex);
+  uk_elementwise_destroy(k);
+  uk_elementwise_destroy(k2);
+  free(hx);
+  free(hy);
+  free(hz);
+  uk_array_free(ctx, &x, NULL);
+  uk_array_free(ctx, &y, NULL);
+  uk_array_free(ctx, &z, NULL);
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -709,6 +756,7 @@ int main(void) {
   overlap();
   errors();
   cache_hits();
+  textures();
   huge();
   CHECK_OK(uk_device_synchronize());
   uk_context_destroy(ctx);

@@ -241,7 +241,8 @@ typedef enum uk_arg_kind {
   UK_ARG_FLOAT,   /* untyped float: takes the parameter's type */
   UK_ARG_COMPLEX, /* untyped complex */
   UK_ARG_BOOL,    /* untyped bool */
-  UK_ARG_TYPED    /* a scalar of a given dtype: converted like a C cast */
+  UK_ARG_TYPED,   /* a scalar of a given dtype: converted like a C cast */
+  UK_ARG_TEXTURE  /* a CUtexObject / cudaTextureObject_t handle, passed by value */
 } uk_arg_kind;
 
 typedef struct uk_arg {
@@ -254,6 +255,7 @@ typedef struct uk_arg {
     double c[2];
     int b;
     unsigned char bytes[16]; /* UK_ARG_TYPED: the value, uk_dtype_size bytes */
+    uint64_t texture;        /* UK_ARG_TEXTURE */
   } v;
 } uk_arg;
 
@@ -264,6 +266,10 @@ UK_API uk_arg uk_arg_complex(double re, double im);
 UK_API uk_arg uk_arg_bool(int v);
 /* value points to uk_dtype_size(t) bytes (float16/bfloat16: their bits). */
 UK_API uk_arg uk_arg_typed(uk_dtype t, const void *value);
+/* A texture object (CUtexObject) for an elementwise input declared with a
+ * placeholder that no other parameter uses ("U t"): inside the operation
+ * `t` is a cudaTextureObject_t, e.g. `z = tex1Dfetch<float>(t, i)`. */
+UK_API uk_arg uk_arg_texture(uint64_t texture_object);
 
 /* ------------------------------------------------------------------------ */
 /* Raw modules (RawModule / RawKernel)                                       */

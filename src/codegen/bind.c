@@ -62,6 +62,26 @@ static uk_status resolve_rest(const char *kernel, const uk_param *p, uk_binding 
   return UK_OK;
 }
 
+/* A texture object binds no type: its parameter must be a non-raw input
+ * whose placeholder no other parameter uses, so nothing else depends on it. */
+static uk_status bind_texture(const char *kernel, const uk_paramlist *in, const uk_paramlist *out, int k) {
+  const uk_param *p = &in->items[k];
+  const char *fix = "declare it with a placeholder of its own, e.g. 'U";
+  if (p->is_raw || !p->is_placeholder)
+    return uk__errorf(UK_ERR_TYPE, "%s: input '%s' gets a texture object, but it is declared '%s%s': %s %s'",
+                      kernel, p->name, p->is_raw ? "raw " : "",
+                      p->is_placeholder ? (char[]){p->placeholder, 0} : uk_dtype_name(p->dtype), fix, p->name);
+  for (int j = 0; j < in->count + out->count; j++) {
+    const uk_param *q = j < in->count ? &in->items[j] : &out->items[j - in->count];
+    if (j != k && q->is_placeholder && q->placeholder == p->placeholder)
+      return uk__errorf(UK_ERR_TYPE,
+                        "%s: input '%s' gets a texture object, but its placeholder %c is also the type of %s '%s': "
+                        "a texture binds no type (%s %s')",
+                        kernel, p->name, p->placeholder, j < in->count ? "input" : "output", q->name, fix, p->name);
+  }
+  return UK_OK;
+}
+
 uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlist *out, const uk_arg *args,
                    int nin, const uk_array *outs, int nout, uk_binding *b) {
   if (nin != in->count)
@@ -104,12 +124,16 @@ uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlis
       if (!args[k].v.array) return uk__errorf(UK_ERR_INVALID, "%s: input '%s' is a NULL array", kernel, p->name);
       b->is_array[k] = 1;
       if ((s = bind_array(kernel, "input", p, args[k].v.array, b, origins, &b->dtype[k])) != UK_OK) return s;
+    } else if (args[k].kind == UK_ARG_TEXTURE) {
+      if ((s = bind_texture(kernel, in, out, k)) != UK_OK) return s;
+      b->is_texture[k] = 1;
+      b->dtype[k] = UK_UINT64; /* the handle's storage */
     } else if (p->is_raw) {
       return uk__errorf(UK_ERR_INVALID, "%s: raw input '%s' needs an array, not a scalar", kernel, p->name);
     }
   }
   for (int k = 0; k < nin; k++)
-    if (!b->is_array[k] && (s = resolve_rest(kernel, &in->items[k], b, &b->dtype[k])) != UK_OK) return s;
+    if (!b->is_array[k] && !b->is_texture[k] && (s = resolve_rest(kernel, &in->items[k], b, &b->dtype[k])) != UK_OK) return s;
   if (!b->outputs_given)
     for (int k = 0; k < nout; k++)
       if ((s = resolve_rest(kernel, &out->items[k], b, &b->dtype[nin + k])) != UK_OK) return s;

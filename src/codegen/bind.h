@@ -14,6 +14,7 @@ typedef struct uk_binding {
   int outputs_given;               /* 1: every output array was given (data != 0) */
   uk_dtype dtype[UK_MAX_PARAMS];   /* inputs first, then outputs */
   int is_array[UK_MAX_PARAMS];     /* input i is an array (outputs always are) */
+  int is_texture[UK_MAX_PARAMS];   /* input i is a texture object (dtype: uint64 storage) */
   uk_dtype placeholder[52];        /* by letter: 'A'..'Z' then 'a'..'z'; UK_DTYPE_COUNT_ = unbound */
 } uk_binding;
 

@@ -54,12 +54,12 @@ void uk__ew_scan(uk_ew_kernel *k) {
   }
 }
 
-const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k) {
+const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *key) {
   /* -minimal drops texture/surface, device-runtime and driver-API types from
    * NVRTC's implicit headers: ~1 ms of every compile. */
   static const char *const minimal[] = {"-minimal", NULL};
   static const char *const none[] = {NULL};
-  return k->needs_runtime ? none : minimal;
+  return k->needs_runtime || key->texture_mask ? none : minimal;
 }
 
 
@@ -72,6 +72,7 @@ static const uk_param *param_at(const uk_ew_kernel *k, int p) {
 }
 
 static int is_scalar(const uk_ew_key *key, int p) { return p < 64 && ((key->scalar_mask >> p) & 1); }
+static int is_texture(const uk_ew_key *key, int p) { return p < 64 && ((key->texture_mask >> p) & 1); }
 
 /* An array walked by the loop: not raw, not a scalar. */
 static int in_loop(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
@@ -290,7 +291,7 @@ static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_str
     uk__sb_addf(decl, "\n    ");
     switch (x->kind) {
     case E_SCALAR:
-      uk__sb_addf(decl, "const %s %s", t, prm->name);
+      uk__sb_addf(decl, "const %s %s", is_texture(key, x->param) ? "cudaTextureObject_t" : t, prm->name);
       add_slot(plan, UK_EW_SLOT_SCALAR, x->size, x->param, 0, 0, off);
       break;
     case E_PTR:
@@ -345,7 +346,8 @@ static void emit_banner(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *
     char tb[2];
     uk__sb_addf(sb, "%s%s%s %s (%s", p == k->in->count ? " ->" : p ? "," : "", prm->is_raw ? " raw " : " ",
                 prm->is_placeholder ? type_name(k, p, tb) : dname(key, p), prm->name, dname(key, p));
-    if (is_scalar(key, p)) uk__sb_add(sb, ", scalar");
+    if (is_texture(key, p)) uk__sb_add(sb, ", texture object");
+    else if (is_scalar(key, p)) uk__sb_add(sb, ", scalar");
     if (prm->is_raw)
       uk__sb_addf(sb, ", ndim %d%s", key->raw_ndim[p], (key->raw_contig_mask >> p) & 1 ? ", contiguous" : "");
     uk__sb_add(sb, ")");
@@ -360,7 +362,7 @@ static void emit_typedefs(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf
   for (int p = 0; p < np; p++) {
     const uk_param *prm = param_at(k, p);
     int slot = uk__bind_slot(prm->placeholder);
-    if (!prm->is_placeholder || slot < 0 || seen[slot]) continue;
+    if (!prm->is_placeholder || slot < 0 || seen[slot] || is_texture(key, p)) continue;
     seen[slot] = 1;
     uk__sb_addf(sb, "typedef %s %c;\n", uk__dtype_info((uk_dtype)key->dtype[p])->ctype, prm->placeholder);
   }

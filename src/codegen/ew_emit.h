@@ -31,6 +31,7 @@ typedef struct uk_ew_key {
   uint8_t dtype[UK_MAX_PARAMS];    /* resolved dtype per parameter */
   uint8_t raw_ndim[UK_MAX_PARAMS]; /* raw parameter, or a _raw_<name> view: its own ndim */
   uint64_t scalar_mask;            /* bit k: input k is a scalar */
+  uint64_t texture_mask;           /* bit k: input k is a texture object (also in scalar_mask) */
   uint64_t raw_contig_mask;        /* bit k: that raw view is C-contiguous */
   uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0 */
   uint64_t tile_mask;              /* TILED: bit k: parameter k walks memory fastest along
@@ -102,8 +103,8 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size);
  * kernel parameter limit; UK_ERR_NOMEM; UK_ERR_INTERNAL for template
  * problems. */
 /* NVRTC options the generated code adds to the user's (NULL-terminated,
- * static): -minimal unless needs_runtime. */
-const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k);
+ * static): -minimal unless needs_runtime or a texture object is passed. */
+const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *key);
 
 uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan);
 void uk__ew_plan_free(uk_ew_plan *plan);

@@ -320,6 +320,12 @@ static uk_status prepare(const uk_elementwise *k, const uk_arg *in, int nin, con
   for (int p = 0; p < np; p++) {
     key->dtype[p] = (uint8_t)pr->b.dtype[p];
     const uk_param *prm = param_at(k, p);
+    if (p < nin && pr->b.is_texture[p]) { /* passed by value like a scalar */
+      key->scalar_mask |= 1ull << p;
+      key->texture_mask |= 1ull << p;
+      memcpy(pr->scalar[p], &in[p].v.texture, sizeof in[p].v.texture);
+      continue;
+    }
     if (!pr->arr[p]) {
       key->scalar_mask |= 1ull << p;
       if ((k->k.raw_view_mask >> p) & 1)
@@ -418,7 +424,7 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
   memset(&req, 0, sizeof req);
   req.source = uk__sb_str(&src);
   req.name = k->name;
-  const char *const *extra = uk__ew_nvrtc_options(&k->k);
+  const char *const *extra = uk__ew_nvrtc_options(&k->k, key);
   int nextra = 0;
   while (extra[nextra]) nextra++;
   if (!(opts = malloc(sizeof *opts * (size_t)(k->num_options + nextra)))) {

@@ -207,3 +207,11 @@ uk_arg uk_arg_typed(uk_dtype t, const void *value) {
   if (value && n <= sizeof r.v.bytes) memcpy(r.v.bytes, value, n);
   return r;
 }
+
+uk_arg uk_arg_texture(uint64_t texture_object) {
+  uk_arg r;
+  memset(&r, 0, sizeof r);
+  r.kind = UK_ARG_TEXTURE;
+  r.v.texture = texture_object;
+  return r;
+}

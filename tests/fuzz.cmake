@@ -14,11 +14,13 @@ if(UKERN_FUZZ)
     set(UK_FUZZ_PARSER_SOURCES
         ${PROJECT_SOURCE_DIR}/src/base/error.c ${PROJECT_SOURCE_DIR}/src/base/strbuf.c
         ${PROJECT_SOURCE_DIR}/src/base/status.c ${PROJECT_SOURCE_DIR}/src/codegen/dtype.c
-        ${PROJECT_SOURCE_DIR}/src/codegen/lexer.c ${PROJECT_SOURCE_DIR}/src/codegen/params.c)
+        ${PROJECT_SOURCE_DIR}/src/codegen/lexer.c ${PROJECT_SOURCE_DIR}/src/codegen/params.c
+        ${PROJECT_SOURCE_DIR}/src/codegen/bind.c ${PROJECT_SOURCE_DIR}/src/codegen/scalar.c)
     add_executable(fuzz_params fuzz/fuzz_params.c ${UK_FUZZ_PARSER_SOURCES})
     target_include_directories(fuzz_params PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
     target_compile_definitions(fuzz_params PRIVATE _GNU_SOURCE)
     target_compile_options(fuzz_params PRIVATE ${UK_FUZZ_FLAGS} ${UK_WARNINGS} -g)
     target_link_options(fuzz_params PRIVATE ${UK_FUZZ_FLAGS})
+    target_link_libraries(fuzz_params PRIVATE m)
   endif()
 endif()

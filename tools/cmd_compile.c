@@ -1,0 +1,180 @@
+/* ukern compile: compiles a spec's kernel or a .cu file with NVRTC and shows
+ * what ptxas reports per kernel. Works without a GPU (--arch, default sm_90). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: ukern compile SPEC|FILE.cu [--arch N] [--case N] [--log] [--FIELD VALUE]...\n"
+    "Compiles with NVRTC for the local GPU's architecture, or for --arch N (sm_N; the\n"
+    "default without a GPU is 90). Prints the compile time, the cubin size and for each\n"
+    "kernel its registers, spill stores/loads, stack frame, static shared memory and\n"
+    "barriers (from ptxas -v). Nothing is cached: the time is a real NVRTC run.\n"
+    "A .cu file is compiled as a raw module; give templates to instantiate with\n"
+    "--name-expr 'scale<float>' and NVRTC options with --option -std=c++17.\n"
+    "--log prints the whole NVRTC log. On a compile error the log and the numbered\n"
+    "source are printed to stderr and the exit code is 1.\n"
+    "`ukern gen --help` describes specs.\n";
+
+typedef struct compile_args {
+  const char *path;
+  long long which, arch;
+  int log;
+} compile_args;
+
+static int own(void *user, int argc, char **argv, int *k) {
+  compile_args *a = user;
+  if ((!strcmp(argv[*k], "--case") || !strcmp(argv[*k], "--arch")) && *k + 1 < argc) {
+    int is_arch = argv[*k][2] == 'a';
+    long long *dst = is_arch ? &a->arch : &a->which;
+    if (cli_parse_int(argv[++*k], is_arch ? 30 : 0, is_arch ? 1000 : 1 << 20, dst) != 0) {
+      fprintf(stderr, "ukern compile: %s '%s' is not %s\n", argv[*k - 1], argv[*k],
+              is_arch ? "an SM architecture such as 90" : "a non-negative integer");
+      return -1;
+    }
+    return 1;
+  }
+  if (!strcmp(argv[*k], "--log")) return a->log = 1;
+  if (argv[*k][0] != '-' && !a->path) {
+    a->path = argv[*k];
+    return 1;
+  }
+  return 0;
+}
+
+typedef struct kinfo {
+  char name[256];
+  long regs, spill_st, spill_ld, stack, smem, barriers;
+} kinfo;
+
+static long number_before(const char *line, const char *unit) {
+  const char *u = strstr(line, unit);
+  if (!u) return -1;
+  const char *p = u;
+  while (p > line && p[-1] == ' ') p--;
+  while (p > line && p[-1] >= '0' && p[-1] <= '9') p--;
+  return strtol(p, NULL, 10);
+}
+
+/* Reads ptxas's -v lines from the NVRTC log. */
+static int parse_ptxas(const char *log, kinfo *ks, int max) {
+  int n = 0;
+  char props[256] = "";
+  for (const char *p = log; p && *p;) {
+    const char *e = strchr(p, '\n');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+    const char *q;
+    if ((q = strstr(line, "Compiling entry function '")) && n < max) {
+      q += strlen("Compiling entry function '");
+      const char *end = strchr(q, '\'');
+      kinfo *k = &ks[n++];
+      memset(k, 0, sizeof *k);
+      snprintf(k->name, sizeof k->name, "%.*s", (int)(end ? end - q : (long)strlen(q)), q);
+    } else if ((q = strstr(line, "Function properties for "))) {
+      snprintf(props, sizeof props, "%s", q + strlen("Function properties for "));
+    } else if (strstr(line, "bytes stack frame")) {
+      for (int j = 0; j < n; j++)
+        if (!strcmp(ks[j].name, props)) {
+          ks[j].stack = number_before(line, "bytes stack frame");
+          ks[j].spill_st = number_before(line, "bytes spill stores");
+          ks[j].spill_ld = number_before(line, "bytes spill loads");
+        }
+    } else if (strstr(line, "Used ") && strstr(line, "registers") && n > 0) {
+      ks[n - 1].regs = number_before(line, "registers");
+      long b = number_before(line, "barriers");
+      ks[n - 1].barriers = b < 0 ? 0 : b;
+      long sm = number_before(line, "bytes smem");
+      ks[n - 1].smem = sm < 0 ? 0 : sm;
+    }
+    p = e ? e + 1 : NULL;
+  }
+  return n;
+}
+
+/* The arch to compile for: --arch, else the local GPU's, else 90. */
+static int pick_arch(long long given, int *no_gpu) {
+  *no_gpu = 0;
+  if (given) return (int)given;
+  uk_device_info info;
+  int count = 0;
+  if (uk_device_count(&count) == UK_OK && count > 0 && uk_device_info_get(0, &info) == UK_OK) return info.arch;
+  *no_gpu = 1;
+  return 90;
+}
+
+int cli_compile(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(help, stdout);
+    return CLI_OK;
+  }
+  compile_args a = {NULL, 0, 0, 0};
+  cli_spec s;
+  memset(&s, 0, sizeof s);
+  cli_kernel k;
+  memset(&k, 0, sizeof k);
+  cli_case *c = calloc(1, sizeof *c);
+  uk_context *ctx = NULL;
+  char *src = NULL;
+  uk__binary *bin = NULL;
+  int rc = c ? cli_spec_args(argc, argv, &s, own, &a) : CLI_FAIL;
+  if (rc != CLI_OK) goto out;
+  if (!a.path && !s.f[F_in_params] && !s.f[F_source]) {
+    fprintf(stderr, "ukern compile: give a spec or a .cu file\n%s", help);
+    rc = CLI_USAGE;
+    goto out;
+  }
+  int no_gpu = 0, arch = pick_arch(a.arch, &no_gpu);
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.disable_disk_cache = 1;
+  o.arch = arch;
+  uk_status st = uk_context_create(&o, &ctx);
+  if (st != UK_OK) {
+    rc = cli_fail("context", st);
+    goto out;
+  }
+  if ((rc = cli_prepare_source(&s, a.path, a.which, ctx, &k, c, &src)) != CLI_OK) goto out;
+  const char *opts[CLI_MAX_OPTS + 3];
+  uk__compile_req req;
+  cli_kernel_request(&k, src, arch, "-Xptxas=-v", opts, &req);
+  char what[600];
+  snprintf(what, sizeof what, "compiling '%s' for sm_%d", req.name, arch);
+  req.what = what;
+  cli_progress_begin("compiling %s for sm_%d%s", req.name, arch, no_gpu ? " (no GPU)" : "");
+  double t0 = cli_now_ms();
+  st = uk__nvrtc_compile(&req, &bin);
+  double ms = cli_now_ms() - t0;
+  cli_progress_end();
+  if (st != UK_OK) {
+    rc = cli_fail(a.path ? a.path : "compile", st);
+    goto out;
+  }
+  char b[32];
+  printf("compiled '%s' for sm_%d%s in %.1f ms, cubin %s\n", req.name, arch,
+         no_gpu ? " (no GPU found; --arch picks another)" : "", ms, cli_bytes(bin->image_size, b, sizeof b));
+  kinfo ks[64];
+  int n = parse_ptxas(bin->log, ks, 64);
+  printf("%-40s %9s %14s %7s %9s %8s\n", "kernel", "registers", "spills st/ld", "stack", "shared", "barriers");
+  for (int j = 0; j < n; j++) {
+    const char *shown = ks[j].name;
+    for (int q = 0; q < bin->num_names; q++)
+      if (!strcmp(bin->lowered[q], ks[j].name)) shown = bin->names[q];
+    char spill[32];
+    snprintf(spill, sizeof spill, "%ld/%ld", ks[j].spill_st, ks[j].spill_ld);
+    printf("%-40s %9ld %14s %7ld %9ld %8ld\n", shown, ks[j].regs, spill, ks[j].stack, ks[j].smem, ks[j].barriers);
+  }
+  if (n == 0) printf("(ptxas reported no kernels)\n");
+  if (a.log) printf("\nNVRTC log:\n%s", bin->log);
+out:
+  uk__binary_release(bin);
+  uk_free(src);
+  cli_kernel_destroy(&k);
+  uk_context_destroy(ctx);
+  cli_spec_free(&s);
+  free(c);
+  return rc;
+}

@@ -1,0 +1,174 @@
+/* ukern precompile: fills the disk cache ahead of time, for deployments that
+ * must not compile at run time. Every line of a spec's `inputs` is one
+ * specialisation; the entries are keyed exactly as the calls look them up. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "runtime/context.h"
+
+static const char help[] =
+    "usage: ukern precompile [--arch N]... [--dir DIR] SPEC|FILE.cu...\n"
+    "Compiles every specialisation the specs list (each line of `inputs`; modules\n"
+    "once) into the disk cache, so that later calls with those dtypes, shapes and\n"
+    "layouts load code instead of compiling it. --arch (repeatable) names the\n"
+    "architectures; no GPU is needed then. Without --arch: the local GPU's.\n"
+    "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern;\n"
+    "the deployment must use the same directory, library version and NVRTC version.\n";
+
+#define MAX_ARCHS 16
+#define MAX_SPECS 256
+
+typedef struct pre_args {
+  int archs[MAX_ARCHS], narchs;
+  const char *dir;
+  const char *paths[MAX_SPECS];
+  int npaths;
+} pre_args;
+
+static int own(void *user, int argc, char **argv, int *k) {
+  pre_args *a = user;
+  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) {
+    long long v;
+    if (cli_parse_int(argv[++*k], 30, 1000, &v) != 0 || a->narchs == MAX_ARCHS) {
+      fprintf(stderr, "ukern precompile: --arch '%s' is not an SM architecture such as 90\n", argv[*k]);
+      return -1;
+    }
+    a->archs[a->narchs++] = (int)v;
+    return 1;
+  }
+  if (!strcmp(argv[*k], "--dir") && *k + 1 < argc) {
+    a->dir = argv[++*k];
+    return 1;
+  }
+  if (argv[*k][0] != '-' && a->npaths < MAX_SPECS) {
+    a->paths[a->npaths++] = argv[*k];
+    return 1;
+  }
+  return 0;
+}
+
+/* Compiles one source through the context's caches; reports what happened. */
+static int one(uk_context *ctx, const cli_kernel *k, const char *src, int arch, const char *label) {
+  const char *opts[CLI_MAX_OPTS + 3];
+  uk__compile_req req;
+  cli_kernel_request(k, src, arch, NULL, opts, &req);
+  char what[700];
+  snprintf(what, sizeof what, "compiling %s for sm_%d", label, arch);
+  req.what = what;
+  uk_cache_stats before, after;
+  uk_context_cache_stats(ctx, &before);
+  uk__binary *bin = NULL;
+  cli_progress_begin("%s", what);
+  double t0 = cli_now_ms();
+  uk_status st = uk__context_compile(ctx, &req, &bin);
+  double ms = cli_now_ms() - t0;
+  cli_progress_end();
+  if (st != UK_OK) return cli_fail(label, st);
+  uk_context_cache_stats(ctx, &after);
+  uk__binary_release(bin);
+  if (after.store_failures > before.store_failures) {
+    fprintf(stderr, "ukern precompile: %s: could not write the cache entry to %s\n", label,
+            uk_context_cache_dir(ctx));
+    return CLI_FAIL;
+  }
+  const char *how = after.compiles > before.compiles ? "compiled" : "already cached";
+  printf("sm_%d  %-14s %8.1f ms  %s\n", arch, how, ms, label);
+  return CLI_OK;
+}
+
+static int precompile_spec(const pre_args *a, const char *path, int arch, uk_context *ctx) {
+  cli_spec s;
+  memset(&s, 0, sizeof s);
+  cli_kernel k;
+  memset(&k, 0, sizeof k);
+  cli_case *c = calloc(1, sizeof *c);
+  char *src = NULL;
+  (void)a;
+  int rc = c ? cli_spec_load(&s, path) : CLI_FAIL;
+  if (rc == CLI_OK) rc = cli_spec_finish(&s);
+  if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, &k);
+  if (rc != CLI_OK) goto out;
+  if (s.kind == CLI_MODULE) {
+    rc = one(ctx, &k, s.f[F_source], arch, path);
+    goto out;
+  }
+  int ncases = cli_spec_cases(&s);
+  if (ncases == 0) {
+    fprintf(stderr, "ukern precompile: %s: no `inputs` lines: nothing to precompile\n", path);
+    rc = CLI_USAGE;
+    goto out;
+  }
+  for (int i = 0; i < ncases && rc == CLI_OK; i++) {
+    char line[4096], label[4600];
+    cli_spec_case(&s, i, line, sizeof line);
+    if ((rc = cli_case_parse(&k, line, c)) != CLI_OK) break;
+    cli_case_fake_pointers(c);
+    if ((rc = cli_kernel_source(&k, c, &src)) != CLI_OK) break;
+    snprintf(label, sizeof label, "%s: %s(%s)", path, s.f[F_name] ? s.f[F_name] : "kernel", line);
+    rc = one(ctx, &k, src, arch, label);
+    uk_free(src);
+    src = NULL;
+  }
+out:
+  cli_kernel_destroy(&k);
+  cli_spec_free(&s);
+  free(c);
+  return rc;
+}
+
+int cli_precompile(int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(help, stdout);
+    return CLI_OK;
+  }
+  pre_args *a = calloc(1, sizeof *a);
+  cli_spec unused;
+  memset(&unused, 0, sizeof unused);
+  int rc = a ? cli_spec_args(argc, argv, &unused, own, a) : CLI_FAIL;
+  for (int f = 0; f < F_COUNT_ && rc == CLI_OK; f++)
+    if (unused.f[f]) {
+      fprintf(stderr, "ukern precompile: spec fields come from the spec files only (got a --FIELD flag)\n");
+      rc = CLI_USAGE;
+    }
+  cli_spec_free(&unused);
+  if (rc != CLI_OK) goto out;
+  if (a->npaths == 0) {
+    fprintf(stderr, "ukern precompile: give at least one spec\n%s", help);
+    rc = CLI_USAGE;
+    goto out;
+  }
+  if (a->narchs == 0) {
+    uk_device_info info;
+    int count = 0;
+    if (uk_device_count(&count) != UK_OK || count == 0 || uk_device_info_get(0, &info) != UK_OK) {
+      fprintf(stderr, "ukern precompile: no GPU here (%s): name the target with --arch, e.g. --arch 90\n",
+              uk_last_error());
+      rc = CLI_NO_DEVICE;
+      goto out;
+    }
+    a->archs[a->narchs++] = info.arch;
+  }
+  for (int j = 0; j < a->narchs && rc == CLI_OK; j++) {
+    uk_options o;
+    memset(&o, 0, sizeof o);
+    o.arch = a->archs[j];
+    o.cache_dir = a->dir;
+    uk_context *ctx = NULL;
+    uk_status st = uk_context_create(&o, &ctx);
+    if (st != UK_OK) {
+      rc = cli_fail("context", st);
+      break;
+    }
+    if (!*uk_context_cache_dir(ctx)) {
+      fprintf(stderr, "ukern precompile: the disk cache is disabled (UKERN_DISABLE_DISK_CACHE): nothing to fill\n");
+      rc = CLI_USAGE;
+    }
+    for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
+    uk_context_destroy(ctx);
+  }
+out:
+  free(a);
+  return rc;
+}

@@ -1,6 +1,6 @@
 /* ReductionKernel bandwidth, host cost and compile times.
  *
- * Read bandwidth = bytes read once / median device time (CUDA events, 5
+ * Bandwidth = bytes read once (+ bytes written) / median device time (CUDA events, 5
  * warm-ups, 30 runs). The reference in each bandwidth row is a 1 GiB
  * cuMemcpyDtoD measured in the same run, counted as read + write bytes; the
  * CUB ceilings come from bench/ceilings.cu (separate program).
@@ -90,12 +90,15 @@ static void bw_row(const char *name, uk_reduction *k, uk_dtype t, int64_t r, int
   uk_array x = fill(t, nd, shape), y;
   int ax[1] = {axis};
   double ms = time_red(k, &x, axis >= 0 ? ax : NULL, axis >= 0 ? 1 : 0, &y);
+  /* BENCHMARKS.md counts bytes read plus bytes written (the outputs matter
+   * for short rows: k = 2 writes half as much as it reads). */
   double bytes = (double)uk_array_size(&x) * (double)uk_dtype_size(t);
-  double gbs = bytes / ms / 1e6;
+  double wbytes = (double)uk_array_size(&y) * (double)uk_dtype_size(y.dtype);
+  double gbs = bytes / ms / 1e6, rw = (bytes + wbytes) / ms / 1e6;
   char label[160];
-  snprintf(label, sizeof label, "%s (%.3f ms)", name, ms);
-  bu_row(label, gbs, memcpy_gbs, "GB/s", "memcpy DtoD r+w", "", -1);
-  printf("%-48s %8.3f ms %8.1f GB/s read\n", name, ms, gbs);
+  snprintf(label, sizeof label, "%s (%.3f ms, %.0f GB/s read)", name, ms, gbs);
+  bu_row(label, rw, memcpy_gbs, "GB/s r+w", "memcpy DtoD r+w", "", -1);
+  printf("%-48s %8.3f ms %8.1f GB/s read %8.1f GB/s r+w\n", name, ms, gbs, rw);
   fflush(stdout);
   uk_array_free(ctx, &y, stream);
   uk_array_free(ctx, &x, stream);

@@ -62,6 +62,10 @@ struct SquaredDiff {
   template <typename T> __device__ T operator()(T x, T y) const { return (x - y) * (x - y); }
 };
 
+struct HalfToFloat {
+  __device__ float operator()(__half v) const { return __half2float(v); }
+};
+
 template <typename T> __global__ void fill(T *p, size_t n, unsigned seed, float lo) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     unsigned h = (unsigned)(i * 2654435761u) ^ seed;
@@ -129,6 +133,37 @@ int main(int argc, char **argv) {
     double ms = median_ms([&] { CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, x, out, (long long)n)); });
     add("CUB DeviceReduce::Sum f32 2^28", ms, 4.0 * n);
     CK(cudaFree(tmp));
+    // small sizes: GPU time of one call (ukern's "<= CUB + 1 us" target)
+    for (long long m : {1LL, 1024LL, 65536LL}) {
+      tmp_bytes = 0;
+      CK(cub::DeviceReduce::Sum(nullptr, tmp_bytes, x, out, m));
+      CK(cudaMalloc(&tmp, tmp_bytes));
+      ms = median_ms([&] { CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, x, out, m)); });
+      add("CUB DeviceReduce::Sum f32 n=" + std::to_string(m), ms, 4.0 * m);
+      CK(cudaFree(tmp));
+    }
+    {  // f64 2^27 and f16 2^28 (f32 accumulator) over the same bytes
+      double *d;
+      CK(cudaMalloc(&d, sizeof(double)));
+      tmp_bytes = 0;
+      CK(cub::DeviceReduce::Sum(nullptr, tmp_bytes, (const double *)x, d, (long long)n / 2));
+      CK(cudaMalloc(&tmp, tmp_bytes));
+      ms = median_ms([&] { CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const double *)x, d, (long long)n / 2)); });
+      add("CUB DeviceReduce::Sum f64 2^27", ms, 4.0 * n);
+      CK(cudaFree(tmp));
+      CK(cudaFree(d));
+      const __half *h = (const __half *)x;
+      tmp_bytes = 0;
+      auto hr = [&](void *t, size_t &b) {
+        return cub::DeviceReduce::TransformReduce(t, b, h, out, (long long)n, cuda::std::plus<float>{},
+                                                  HalfToFloat{}, 0.0f);
+      };
+      CK(hr(nullptr, tmp_bytes));
+      CK(cudaMalloc(&tmp, tmp_bytes));
+      ms = median_ms([&] { CK(hr(tmp, tmp_bytes)); });
+      add("CUB DeviceReduce f16 -> f32 sum 2^28", ms, 2.0 * n);
+      CK(cudaFree(tmp));
+    }
     int *offsets;
     CK(cudaMalloc(&offsets, 16385 * sizeof(int)));
     std::vector<int> h(16385);

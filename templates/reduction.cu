@@ -43,18 +43,21 @@ ${map}
   static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
 ${map_vec}
   }
+  template <class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
+${map_cols}
+  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
 ${post}
   }
 };
 
-// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+// Bytes of a split partial: the host reads the size of this symbol.
 extern "C" {
-__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+__device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) ${name}_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) ${name}_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) ${name}_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

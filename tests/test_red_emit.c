@@ -94,7 +94,8 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "typedef float T;");
     CHECK_CONTAINS(src, "return (rt)(x * x);");
     CHECK_CONTAINS(src, "    y = sqrt(a);");
-    CHECK_CONTAINS(src, "l2norm_finish(const _uk_args _uk_a)");
+    CHECK_CONTAINS(src, "l2norm_cols(const _uk_args _uk_a)");
+    CHECK_CONTAINS(src, "unsigned int *_uk_count;");
   }
   uk_free(src);
   /* full reduction of a half array with a float reduce type */

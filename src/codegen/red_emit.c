@@ -168,7 +168,7 @@ static uk_status expand(const char *name, const uk_tpl_var *vars, int nvars, uk_
 /* The argument struct                                                       */
 /* ------------------------------------------------------------------------ */
 
-typedef enum { F_SCALAR, F_PTR, F_RAW, F_KSTRIDE, F_RSTRIDE, F_KSHAPE, F_RSHAPE, F_NUM, F_PARTIAL } fkind;
+typedef enum { F_SCALAR, F_PTR, F_RAW, F_KSTRIDE, F_RSTRIDE, F_KSHAPE, F_RSHAPE, F_NUM, F_PARTIAL, F_COUNT } fkind;
 
 typedef struct {
   fkind kind;
@@ -201,7 +201,7 @@ static const char *const num_names[] = {
 
 static uk_status emit_fields(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *decl, uk_red_plan *plan) {
   int nin = k->in->count, np = nin + k->out->count, nk = key->nd_k, nr = key->nd_r;
-  int cap = 2 * np + np * (nk + nr) + nk + nr + 8, n = 0, nslots = 0;
+  int cap = 2 * np + np * (nk + nr) + nk + nr + 10, n = 0, nslots = 0;
   field *f = calloc((size_t)cap, sizeof *f);
   if (!f) return uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel");
   for (int p = 0; p < np; p++) {
@@ -238,7 +238,9 @@ static uk_status emit_fields(const uk_red_kernel *k, const uk_red_key *key, uk_s
   for (int s = UK_RED_SLOT_NOUT; s <= UK_RED_SLOT_BY; s++, n++, nslots++) f[n] = (field){F_NUM, 0, 0, 0, s, 8, 8, n};
   f[n] = (field){F_PARTIAL, 0, 0, 0, 0, 8, 8, n};
   n++;
-  nslots++;
+  f[n] = (field){F_COUNT, 0, 0, 0, 0, 8, 8, n};
+  n++;
+  nslots += 2;
   qsort(f, (size_t)n, sizeof *f, field_cmp);
 
   uk_status st = UK_OK;
@@ -310,6 +312,10 @@ static uk_status emit_fields(const uk_red_kernel *k, const uk_red_key *key, uk_s
       line(decl, "  void *_uk_partial;");
       add_slot(plan, UK_RED_SLOT_PARTIAL, 8, 0, 0, 0, off);
       break;
+    case F_COUNT:
+      line(decl, "  unsigned int *_uk_count;");
+      add_slot(plan, UK_RED_SLOT_COUNT, 8, 0, 0, 0, off);
+      break;
     }
     off += (size_t)x->size;
   }
@@ -343,7 +349,7 @@ static void offset_expr(uk_strbuf *sb, const char *prefix, const char *name, int
 
 static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *b_koff, uk_strbuf *b_vparams,
                         uk_strbuf *b_vlocals, uk_strbuf *b_kept, uk_strbuf *b_map, uk_strbuf *b_mapvec,
-                        uk_strbuf *b_post) {
+                        uk_strbuf *b_mapcols, uk_strbuf *b_post) {
   int nin = k->in->count, nout = k->out->count, nk = key->nd_k, nr = key->nd_r;
   /* koff, val parameters, kept offsets */
   emit_unravel(b_kept, "_uk_o", "_uk_kshape", nk);
@@ -405,6 +411,28 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   for (int p = 0; p < nin; p++)
     if (is_loop_input(k, key, p)) uk__sb_addf(b_mapvec, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
   uk__sb_add(b_mapvec, ", _uk_r + _uk_k));");
+  /* map_cols: vectors of adjacent outputs along a contiguous kept axis */
+  emit_unravel(b_mapcols, "_uk_r", "_uk_rshape", nr);
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(b_mapcols,
+         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
+         "_uk_ko.%s",
+         t, name, t, name, name);
+    if (nr) {
+      uk__sb_add(b_mapcols, " + ");
+      offset_expr(b_mapcols, "_uk_rs", name, nr);
+    }
+    uk__sb_add(b_mapcols, "));");
+  }
+  line(b_mapcols, "#pragma unroll");
+  line(b_mapcols, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(b_mapcols, "      _uk_f[_uk_k](val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
+  uk__sb_add(b_mapcols, ", _uk_r));");
   /* post: output references, then the user's statements */
   emit_unravel(b_post, "_uk_o", "_uk_kshape", nk);
   if (nk == 0) line(b_post, "    (void)_uk_o;");
@@ -458,7 +486,7 @@ static void emit_typedefs(const uk_red_kernel *k, const uk_red_key *key, uk_strb
 }
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_red_plan *plan) {
-  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_POST,
+  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS, B_POST,
          B_IDENT, B_REDUCE, B_MAPEXPR, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
@@ -479,7 +507,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
       uk__sb_add(&b[B_PREAMBLE], "\n");
     }
   }
-  emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_POST]);
+  emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_MAPCOLS],
+              &b[B_POST]);
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
     expr(&b[B_IDENT], k->identity);
@@ -514,6 +543,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
       {"kept", uk__sb_str(&b[B_KEPT])},
       {"map", uk__sb_str(&b[B_MAP])},
       {"map_vec", uk__sb_str(&b[B_MAPVEC])},
+      {"map_cols", uk__sb_str(&b[B_MAPCOLS])},
       {"post", uk__sb_str(&b[B_POST])},
       {"name", k->name},
   };

@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 
-static const char *const suffixes[UK_RED_NKERNELS] = {"_t1", "_g32", "_b", "_cols", "_finish"};
+static const char *const suffixes[UK_RED_NKERNELS] = {"_t1", "_g8", "_b", "_cols"};
 
 const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
 
@@ -120,10 +120,20 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
   int64_t resident = (int64_t)sms * (2048 / UK_RED_BLOCK);
   if (!red_contig && cols) {
     /* Reducing a strided outer axis: threads run along the contiguous output
-     * axis; short ranges take one thread per output. */
+     * axis, with vector loads of `vec` adjacent outputs where every row
+     * holds whole aligned vectors; short ranges take one thread per output. */
+    int vc = vec > 1 && aligned && K->shape[K->ndim - 1] % vec == 0;
+    for (int k = 0; vc && k < R->nin; k++) {
+      for (int d = 0; d < K->ndim - 1; d++)
+        if (K->strides[k][d] % 16) vc = 0;
+      for (int d = 0; d < L->ndim; d++)
+        if (L->strides[k][d] % 16) vc = 0;
+    }
     s->kernel = UK_RED_COLS;
+    s->vec = vc;
     s->by = nred <= 64 ? 1 : 8;
-    s->grid_x = cdiv(nout, UK_RED_BLOCK / s->by);
+    s->slots = (int64_t)(UK_RED_BLOCK / s->by) * (vc ? vec : 1);
+    s->grid_x = cdiv(nout, s->slots);
     split(s, nred, 2 * resident, s->by == 1 ? 32 : 8 * 32, s->by);
     return;
   }
@@ -133,9 +143,9 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
     s->kernel = UK_RED_B;
     s->vec = vec_ok;
   } else if (nred > 16) {
-    g = 32;
-    s->kernel = UK_RED_G32;
-    s->vec = vec_ok && nred >= 2 * vec;
+    g = 8;
+    s->kernel = UK_RED_G8;
+    s->vec = vec_ok;
   } else {
     /* Short rows: a thread reduces a whole row, so no cycles go to
      * shuffles; neighbouring threads read neighbouring rows. */
@@ -145,16 +155,23 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
   }
   int64_t v = s->vec ? vec : 1;
   int64_t per_block = UK_RED_BLOCK / g, blocks = cdiv(nout, per_block), cap = resident * 4;
+  s->slots = per_block;
   s->grid_x = blocks < cap ? blocks : cap;
   split(s, nred, resident, (int64_t)g * v * 16, (int64_t)g * v);
 }
 
+int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {
+  if (s->nsplit <= 1) return 0;
+  return s->grid_x * s->nsplit * s->slots * partial_size;
+}
+
 const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
-  static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "a warp per output", "a block per output",
-                                                    "threads across outputs", "combining partials"};
+  static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "8 threads per output",
+                                                    "a block per output", "threads across outputs"};
   const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
   int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
-  if (s->kernel == UK_RED_COLS && n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %d per output", s->by);
+  if (s->kernel == UK_RED_COLS && n >= 0 && n < size)
+    n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);
   if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);
   if (s->nsplit > 1 && n >= 0 && n < size)
     snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);

@@ -14,14 +14,13 @@
 /* The kernels of one reduction program (all compiled together). */
 typedef enum uk_red_kernel_id {
   UK_RED_T1 = 0, /* a thread per output */
-  UK_RED_G32,    /* a warp per output (CUB WarpReduce) */
-  UK_RED_B,      /* a block per output (CUB BlockReduce) */
+  UK_RED_G8,     /* 8 threads of a warp per output (shuffles) */
+  UK_RED_B,      /* a block per output */
   UK_RED_COLS,   /* threads across a contiguous output axis, `by` per output */
-  UK_RED_FINISH, /* combines split partials, one warp per output */
   UK_RED_NKERNELS
 } uk_red_kernel_id;
 
-/* "_g2", ..., "_finish": appended to the kernel name. */
+/* "_t1", "_g8", "_b", "_cols": appended to the kernel name. */
 const char *uk__red_kernel_suffix(int id);
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
@@ -58,13 +57,22 @@ typedef struct uk_red_strategy {
   int64_t grid_x;  /* blocks along x */
   int64_t nsplit;  /* pieces of each output's reduced range (grid y); 1 = no split */
   int64_t chunk;   /* reduced elements per piece */
-  int vec;         /* T1/G32/B: 1 = vector loads along the reduced axis */
+  int vec;         /* 1 = vector loads: T1/G8/B along the reduced axis, COLS
+                      across `vec` adjacent outputs per thread */
   int by;          /* COLS: threads per output (1 or 8) */
+  int64_t slots;   /* outputs per block (partials per block when split) */
 } uk_red_strategy;
+
+/* Bytes of partials a split launch needs (0 when not split): grid_x *
+ * nsplit * slots partials of `partial_size` bytes. It also needs grid_x
+ * counters, fewer than 2 * sms * (2048 / UK_RED_BLOCK). */
+int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
 
 /* Chooses the kernel and geometry. itemsize[k]: loop input k's; aligned: every
  * loop input's base address is 16-byte aligned; vec: uk__red_vec of the
- * program; sms: multiprocessors of the device. */
+ * program; sms: multiprocessors of the device. A split launch never has
+ * more output groups than blocks along x (the last block of each column
+ * combines that column's partials). */
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s);
 

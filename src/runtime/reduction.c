@@ -7,10 +7,14 @@
  * (red_plan.h). Compiled programs sit in a per-kernel list, lock-free to
  * read, appended under the kernel's mutex, as in elementwise.c.
  *
- * CUB headers cost ~1 s of NVRTC time per program. The first reduction
- * compile of the process starts a background NVRTC run that builds NVRTC's
- * automatic precompiled header (-pch) for them; later compiles with the same
- * options use it (~0.2 s). */
+ * The device code includes nothing heavy (no CUB), so a program compiles in
+ * tens of milliseconds and no precompiled header is needed.
+ *
+ * Split launches combine their partials in the last block of each column
+ * (red_plan.h): the partials and counters live in a scratch buffer per
+ * stream, kept by the kernel object and grown on demand, so a call
+ * allocates nothing and launches once. Counters are zeroed when allocated
+ * and reset by the kernels. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,9 +38,18 @@ typedef struct red_entry {
   uk_red_key key;
   uk_red_plan plan;
   CUmodule module;
-  CUfunction fn[UK_RED_NKERNELS];
-  size_t opt_size; /* bytes of one split partial */
+  _Atomic(CUfunction) fn[UK_RED_NKERNELS]; /* looked up on first use */
+  size_t partial_size;                     /* bytes of one split partial */
 } red_entry;
+
+/* Split scratch of one stream: counters (zero between launches) and partials. */
+#define RED_SCRATCH_STREAMS 8
+typedef struct red_scratch {
+  int used, device;
+  void *stream;
+  uint64_t count, partial;
+  int64_t ncount, partial_bytes;
+} red_scratch;
 
 struct uk_reduction {
   uk_context *ctx;
@@ -47,6 +60,8 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t lock;
   _Atomic(red_entry *) entries;
+  pthread_mutex_t scratch_lock;
+  red_scratch scratch[RED_SCRATCH_STREAMS];
 };
 
 /* Everything a call decides before touching the device. */
@@ -73,6 +88,15 @@ static char *dup_or_null(const char *s, int *failed) {
 
 void uk_reduction_destroy(uk_reduction *k) {
   if (!k) return;
+  for (int j = 0; j < RED_SCRATCH_STREAMS; j++) {
+    red_scratch *sc = &k->scratch[j];
+    int pushed = 0;
+    if (!sc->used || uk__device_enter(sc->device, &pushed) != UK_OK) continue;
+    /* The stream may be gone: free in the default stream's order. */
+    uk__context_free(k->ctx, sc->count, NULL);
+    uk__context_free(k->ctx, sc->partial, NULL);
+    uk__device_leave(pushed);
+  }
   red_entry *e = atomic_load(&k->entries);
   while (e) {
     red_entry *next = e->next;
@@ -99,6 +123,7 @@ void uk_reduction_destroy(uk_reduction *k) {
   free(k->reduce_type);
   free(k->preamble);
   pthread_mutex_destroy(&k->lock);
+  pthread_mutex_destroy(&k->scratch_lock);
   free(k);
 }
 
@@ -121,6 +146,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
   k->ctx = ctx;
   pthread_mutex_init(&k->lock, NULL);
+  pthread_mutex_init(&k->scratch_lock, NULL);
   atomic_init(&k->entries, NULL);
   if ((st = uk__params_parse(spec->in_params, "in_params", &k->in)) != UK_OK ||
       (st = uk__params_parse(spec->out_params, "out_params", &k->out)) != UK_OK ||
@@ -313,87 +339,6 @@ static uk_status prepare(const uk_reduction *k, const uk_arg *in, int nin, const
 }
 
 /* ------------------------------------------------------------------------ */
-/* The precompiled CUB header, built once per process in the background      */
-/* ------------------------------------------------------------------------ */
-
-enum { PCH_NONE = 0, PCH_BUILDING, PCH_READY, PCH_FAILED };
-static pthread_mutex_t pch_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pch_cond = PTHREAD_COND_INITIALIZER;
-static int pch_state;
-static char *pch_sig;         /* arch and options the header was built with */
-static char **pch_opts;       /* copies for the background compile */
-static int pch_nopts, pch_arch;
-static const char *const pch_flag[] = {"-pch"};
-
-/* "arch|opt|opt|..." of a request (context options included). */
-static char *signature(const uk__compile_req *req) {
-  uk_strbuf sb;
-  uk__sb_init(&sb);
-  uk__sb_addf(&sb, "%d", req->arch);
-  for (int j = 0; j < req->num_options; j++) uk__sb_addf(&sb, "|%s", req->options[j]);
-  return uk__sb_detach(&sb);
-}
-
-static void *pch_build(void *unused) {
-  (void)unused;
-  uk__compile_req req;
-  memset(&req, 0, sizeof req);
-  /* The same include prefix as every generated reduction program. */
-  req.source = "#include <ukern/reduction.cuh>\n"
-               "extern \"C\" __global__ void _uk_pch(int *p) { *p = 0; }\n";
-  req.name = "_uk_pch";
-  req.options = (const char *const *)pch_opts;
-  req.num_options = pch_nopts;
-  req.arch = pch_arch;
-  req.uncached_options = pch_flag;
-  req.num_uncached_options = 1;
-  uk__binary *bin = NULL;
-  uk_status st = uk__nvrtc_compile(&req, &bin);
-  uk__binary_release(bin);
-  pthread_mutex_lock(&pch_lock);
-  pch_state = st == UK_OK ? PCH_READY : PCH_FAILED;
-  pthread_cond_broadcast(&pch_cond);
-  pthread_mutex_unlock(&pch_lock);
-  return NULL;
-}
-
-/* before_nvrtc hook: the first compile starts the header build and goes
- * without it; later ones with the same options wait for it and use it. */
-static void pch_hook(void *arg, uk__compile_req *req) {
-  (void)arg;
-  char *sig = signature(req);
-  if (!sig) return;
-  pthread_mutex_lock(&pch_lock);
-  if (pch_state == PCH_NONE) {
-    pch_opts = calloc((size_t)req->num_options + 1, sizeof *pch_opts);
-    int ok = pch_opts != NULL;
-    for (int j = 0; ok && j < req->num_options; j++) ok = (pch_opts[j] = strdup(req->options[j])) != NULL;
-    pch_nopts = req->num_options;
-    pch_arch = req->arch;
-    pthread_t t;
-    pthread_attr_t attr;
-    if (ok && pthread_attr_init(&attr) == 0) {
-      pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-      if (pthread_create(&t, &attr, pch_build, NULL) == 0) {
-        pch_state = PCH_BUILDING;
-        pch_sig = sig;
-        sig = NULL;
-      }
-      pthread_attr_destroy(&attr);
-    }
-    if (pch_state == PCH_NONE) pch_state = PCH_FAILED;
-  } else if (pch_sig && strcmp(pch_sig, sig) == 0) {
-    while (pch_state == PCH_BUILDING) pthread_cond_wait(&pch_cond, &pch_lock);
-    if (pch_state == PCH_READY) {
-      req->uncached_options = pch_flag;
-      req->num_uncached_options = 1;
-    }
-  }
-  pthread_mutex_unlock(&pch_lock);
-  free(sig);
-}
-
-/* ------------------------------------------------------------------------ */
 /* Compiling a specialisation                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -447,24 +392,15 @@ static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **
   req.num_options = k->num_options;
   req.arch = arch;
   req.what = what;
-  req.before_nvrtc = pch_hook;
   if ((st = uk__context_compile(k->ctx, &req, &bin)) != UK_OK) goto fail;
   if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
-  for (int j = 0; j < UK_RED_NKERNELS; j++) {
-    char fname[300];
-    snprintf(fname, sizeof fname, "%s%s", k->name, uk__red_kernel_suffix(j));
-    if ((st = uk__cu_check(uk__cu.cuModuleGetFunction(&e->fn[j], e->module, fname), "cuModuleGetFunction")) !=
-        UK_OK)
-      goto fail;
-  }
+  /* The symbol's size is the partial's: no copy, no synchronisation. */
   CUdeviceptr g = 0;
   size_t gbytes = 0;
-  unsigned long long osz = 0;
-  if ((st = uk__cu_check(uk__cu.cuModuleGetGlobal(&g, &gbytes, e->module, "_uk_opt_size"), "cuModuleGetGlobal")) !=
-          UK_OK ||
-      (st = uk__cu_check(uk__cu.cuMemcpyDtoH(&osz, g, sizeof osz), "cuMemcpyDtoH")) != UK_OK)
+  if ((st = uk__cu_check(uk__cu.cuModuleGetGlobal(&g, &gbytes, e->module, "_uk_partial_size"),
+                         "cuModuleGetGlobal")) != UK_OK)
     goto fail;
-  e->opt_size = (size_t)osz;
+  e->partial_size = gbytes;
   e->next = atomic_load_explicit(&k->entries, memory_order_relaxed);
   atomic_store_explicit(&k->entries, e, memory_order_release);
   goto out;
@@ -514,13 +450,14 @@ static int multiprocessors(int device) {
   return n;
 }
 
-static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, uint64_t partial, unsigned char *buf) {
+static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, const uint64_t *ptr,
+                 uint64_t partial, uint64_t count, unsigned char *buf) {
   const uk_red_loops *R = &pr->loops;
   for (int j = 0; j < e->plan.nslots; j++) {
     const uk_red_slot *sl = &e->plan.slots[j];
     int64_t v = 0;
     switch ((uk_red_slot_kind)sl->kind) {
-    case UK_RED_SLOT_PTR: memcpy(buf + sl->offset, &pr->arr[sl->param]->data, 8); continue;
+    case UK_RED_SLOT_PTR: memcpy(buf + sl->offset, &ptr[sl->param], 8); continue;
     case UK_RED_SLOT_SCALAR: memcpy(buf + sl->offset, pr->scalar[sl->param], sl->size); continue;
     case UK_RED_SLOT_RAW_SHAPE: v = pr->arr[sl->param]->shape[sl->dim]; break;
     case UK_RED_SLOT_RAW_STRIDE: v = pr->arr[sl->param]->strides[sl->dim]; break;
@@ -536,6 +473,7 @@ static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, u
     case UK_RED_SLOT_VEC: v = s->vec; break;
     case UK_RED_SLOT_BY: v = s->by > 0 ? s->by : 1; break;
     case UK_RED_SLOT_PARTIAL: memcpy(buf + sl->offset, &partial, 8); continue;
+    case UK_RED_SLOT_COUNT: memcpy(buf + sl->offset, &count, 8); continue;
     }
     memcpy(buf + sl->offset, &v, 8);
   }
@@ -548,6 +486,128 @@ static uk_status launch_one(CUfunction f, int64_t gx, int64_t gy, void *stream, 
                       "cuLaunchKernel");
 }
 
+/* The function of strategy `id`, looked up on first use (a module holds
+ * every strategy; most specialisations launch one or two). */
+static uk_status function(const uk_reduction *k, red_entry *e, int id, CUfunction *out) {
+  CUfunction f = atomic_load_explicit(&e->fn[id], memory_order_acquire);
+  if (!f) {
+    char fname[300];
+    snprintf(fname, sizeof fname, "%s%s", k->name, uk__red_kernel_suffix(id));
+    uk_status st = uk__cu_check(uk__cu.cuModuleGetFunction(&f, e->module, fname), "cuModuleGetFunction");
+    if (st != UK_OK) return st;
+    atomic_store_explicit(&e->fn[id], f, memory_order_release);
+  }
+  *out = f;
+  return UK_OK;
+}
+
+/* Counters and partials for a split launch on `stream`: the stream's
+ * scratch, grown when short; with every slot taken by other streams, new
+ * buffers for this call alone (*temp set: free them after the launch). */
+static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncount, int64_t pbytes, uint64_t *count,
+                         uint64_t *partial, int *temp) {
+  uk_status st = UK_OK;
+  pthread_mutex_lock(&k->scratch_lock);
+  red_scratch *sc = NULL, tmp;
+  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc; j++)
+    if (k->scratch[j].used && k->scratch[j].stream == stream && k->scratch[j].device == device) sc = &k->scratch[j];
+  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc; j++)
+    if (!k->scratch[j].used) {
+      sc = &k->scratch[j];
+      memset(sc, 0, sizeof *sc);
+      sc->used = 1;
+      sc->device = device;
+      sc->stream = stream;
+    }
+  *temp = !sc;
+  if (!sc) {
+    memset(&tmp, 0, sizeof tmp);
+    sc = &tmp;
+  }
+  if (sc->ncount < ncount) {
+    /* Stream order: earlier launches on this stream are done with it. */
+    uk__context_free(k->ctx, sc->count, stream);
+    sc->count = 0;
+    sc->ncount = 0;
+    int64_t n = ncount < 1024 ? 1024 : ncount;
+    if ((st = uk__context_alloc(k->ctx, (size_t)n * 4, stream, &sc->count)) != UK_OK ||
+        (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->count, 0, (size_t)n, (CUstream)stream),
+                           "cuMemsetD32Async")) != UK_OK)
+      goto out;
+    sc->ncount = n;
+  }
+  if (sc->partial_bytes < pbytes) {
+    uk__context_free(k->ctx, sc->partial, stream);
+    sc->partial = 0;
+    sc->partial_bytes = 0;
+    int64_t n = pbytes < 65536 ? 65536 : pbytes;
+    if ((st = uk__context_alloc(k->ctx, (size_t)n, stream, &sc->partial)) != UK_OK) goto out;
+    sc->partial_bytes = n;
+  }
+  *count = sc->count;
+  *partial = sc->partial;
+out:
+  if (st != UK_OK && *temp) {
+    uk__context_free(k->ctx, sc->count, stream);
+    uk__context_free(k->ctx, sc->partial, stream);
+  }
+  pthread_mutex_unlock(&k->scratch_lock);
+  return st;
+}
+
+/* The byte range [lo, hi) an array's elements occupy; 0 when empty. */
+static int span(const uk_array *a, uint64_t *lo, uint64_t *hi) {
+  int64_t neg = 0, pos = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] == 0) return 0;
+    int64_t ext = a->strides[d] * (a->shape[d] - 1);
+    if (ext < 0) neg += ext;
+    else pos += ext;
+  }
+  *lo = a->data + (uint64_t)neg;
+  *hi = a->data + (uint64_t)pos + uk_dtype_size(a->dtype);
+  return 1;
+}
+
+static int same_view(const uk_array *a, const uk_array *b) {
+  if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
+  return 1;
+}
+
+/* Inputs (raw ones included) that overlap a given output are copied first,
+ * so that results equal NumPy's whatever order the threads write in: the
+ * input's span, from a 16-byte boundary so that the copy keeps the
+ * pointer's alignment, into a stream-ordered temporary. An identical view
+ * runs as is (each output element then reads only its own element). */
+static uk_status copy_overlapping(uk_reduction *k, const prep *pr, void *stream, uint64_t *ptr, uint64_t *temps,
+                                  int *ntemps) {
+  int nin = k->in.count, nout = k->out.count;
+  if (!pr->b.outputs_given) return UK_OK;
+  for (int p = 0; p < nin; p++) {
+    const uk_array *a = pr->arr[p];
+    uint64_t alo, ahi, olo, ohi;
+    if (!a || !span(a, &alo, &ahi)) continue;
+    int overlap = 0;
+    for (int j = 0; j < nout && !overlap; j++) {
+      const uk_array *o = &pr->outs[j];
+      overlap = span(o, &olo, &ohi) && alo < ohi && olo < ahi && !same_view(a, o);
+    }
+    if (!overlap) continue;
+    uint64_t from = alo & ~(uint64_t)15, tmp = 0;
+    size_t bytes = (size_t)(ahi - from);
+    uk_status st = uk__context_alloc(k->ctx, bytes, stream, &tmp);
+    if (st != UK_OK) return st;
+    temps[(*ntemps)++] = tmp;
+    if ((st = uk__cu_check(uk__cu.cuMemcpyDtoDAsync(tmp, from, bytes, (CUstream)stream),
+                           "cuMemcpyDtoDAsync (copying an input that overlaps an output)")) != UK_OK)
+      return st;
+    ptr[p] = tmp + (a->data - from);
+  }
+  return UK_OK;
+}
+
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                             const uk_reduce_launch *launch) {
   uk__error_clear();
@@ -556,8 +616,8 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   prep pr;
   uk_status st = prepare(k, in, nin, out, nout, launch, &pr);
   if (st != UK_OK) return st;
-  int device = 0, pushed = 0, nalloc = 0;
-  uint64_t partial = 0;
+  int device = 0, pushed = 0, nalloc = 0, ntemps = 0, temp_scratch = 0;
+  uint64_t partial = 0, count = 0, temps[UK_MAX_PARAMS], ptr[UK_MAX_PARAMS];
   if ((st = uk__launch_enter(k->ctx, stream, &device, &pushed)) != UK_OK) return st;
   if (pr.device >= 0 && pr.device != device) {
     st = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", k->name,
@@ -585,18 +645,24 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->name, (long long)R->nout);
     goto out;
   }
+  CUfunction f;
+  if ((st = function(k, e, s.kernel, &f)) != UK_OK) goto out;
+  int np = k->in.count + k->out.count;
+  for (int p = 0; p < np; p++) ptr[p] = pr.arr[p] ? pr.arr[p]->data : 0;
+  if ((st = copy_overlapping(k, &pr, stream, ptr, temps, &ntemps)) != UK_OK) goto out;
   if (s.nsplit > 1 &&
-      (st = uk__context_alloc(k->ctx, (size_t)(R->nout * s.nsplit) * e->opt_size, stream, &partial)) != UK_OK)
+      (st = scratch(k, device, stream, s.grid_x, uk__red_scratch_bytes(&s, (int64_t)e->partial_size), &count,
+                    &partial, &temp_scratch)) != UK_OK)
     goto out;
   _Alignas(16) unsigned char buf[4096];
-  pack(e, &pr, &s, partial, buf);
-  if ((st = launch_one(e->fn[s.kernel], s.grid_x, s.nsplit, stream, buf, e->plan.bytes)) != UK_OK) goto out;
-  if (s.nsplit > 1) {
-    int64_t per = UK_RED_BLOCK / 32, blocks = (R->nout + per - 1) / per, cap = (int64_t)multiprocessors(device) * 32;
-    st = launch_one(e->fn[UK_RED_FINISH], blocks < cap ? blocks : cap, 1, stream, buf, e->plan.bytes);
-  }
+  pack(e, &pr, &s, ptr, partial, count, buf);
+  st = launch_one(f, s.grid_x, s.nsplit, stream, buf, e->plan.bytes);
 out:
-  if (partial) uk__context_free(k->ctx, partial, stream);
+  for (int j = 0; j < ntemps; j++) uk__context_free(k->ctx, temps[j], stream);
+  if (temp_scratch) {
+    uk__context_free(k->ctx, count, stream);
+    uk__context_free(k->ctx, partial, stream);
+  }
   if (st != UK_OK) {
     for (int j = 0; j < nalloc; j++)
       if (pr.outs[j].data) uk__context_free(k->ctx, pr.outs[j].data, stream);

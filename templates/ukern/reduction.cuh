@@ -3,27 +3,36 @@
 // A generated program defines one traits struct K (the user's map, reduce,
 // post-map and identity, plus index arithmetic for its merged shapes) and
 // instantiates the strategies below with it, all in one program:
-//   red_group<K, G, BLOCK>  G threads per output (G = 1: a thread; 32: CUB
-//                           WarpReduce; G = BLOCK: CUB BlockReduce). With
-//                           A._uk_vec set, whole aligned vectors of K::vec
-//                           elements along a contiguous reduced axis.
+//   red_group<K, G, BLOCK>  G threads per output (1: a thread; 8: a group of
+//                           a warp; BLOCK: the block). With A._uk_vec set,
+//                           whole aligned vectors of K::vec elements along a
+//                           contiguous reduced axis.
 //   red_cols<K, BLOCK>      threads across a contiguous output axis, A._uk_by
-//                           threads per output splitting the reduced axis.
-//   red_finish<K, BLOCK>    combines per-split partials (one warp per output)
-//                           and runs the post-map.
-// Few kernels with run-time switches rather than many instantiations: each
-// kernel costs NVRTC tens of milliseconds.
+//                           threads per output splitting the reduced axis;
+//                           with A._uk_vec set, K::vec adjacent outputs per
+//                           thread from one vector load.
+// Include-free (no CUB): combining goes through warp shuffles of raw words
+// and shared memory, so that a program compiles in tens of milliseconds.
+//
 // Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
-// A._uk_chunk elements; each split writes a red_opt partial to
-// A._uk_partial[o * gridDim.y + split] and red_finish completes them.
+// A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
+// last block of a column to finish (counted in A._uk_count[blockIdx.x])
+// combines the column's partials in split order and runs the post-map, so
+// results do not depend on timing. It resets the counter for the next launch.
 //
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.
 #pragma once
 
-#include <cub/block/block_reduce.cuh>
-#include <cub/warp/warp_reduce.cuh>
 #include <ukern/elementwise.cuh>
+
+// Identities such as -INFINITY (no math header is included).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
 
 namespace ukern {
 
@@ -33,7 +42,7 @@ template <class T> struct red_opt {
   bool has;
 };
 
-// Combines two red_opt, skipping empty ones (CUB's reduction operator).
+// Combines two red_opt, skipping empty ones.
 template <class K> struct red_opt_op {
   typedef red_opt<typename K::rt> opt;
   __device__ __forceinline__ opt operator()(const opt &a, const opt &b) const {
@@ -72,60 +81,131 @@ template <class K> struct red_acc {
 
 namespace detail {
 
-// Reduction within a group of G threads of a BLOCK-thread block.
-template <class T, int G, int BLOCK, bool WHOLE = (G == BLOCK)> struct group_reduce {
-  typedef cub::WarpReduce<T, G> WR;
+// Any value as 32-bit words (types may have constructors: byte copies).
+template <class T> struct words {
+  enum { N = (sizeof(T) + 3) / 4 };
+  unsigned int w[N];
+  __device__ __forceinline__ void put(const T &x) {
+    w[N - 1] = 0;
+    memcpy(w, &x, sizeof(T));
+  }
+  __device__ __forceinline__ void get(T &x) const { memcpy(&x, w, sizeof(T)); }
+};
+
+template <class T> __device__ __forceinline__ T shfl_down(const T &x, int off, int width) {
+  words<T> a;
+  a.put(x);
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) a.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, width);
+  T r = x;
+  a.get(r);
+  return r;
+}
+
+// Tree reduction over groups of G lanes (G a power of two <= 32); lane 0 of
+// each group gets the result. Every lane of the warp must take part.
+template <int G, class T, class Op> __device__ __forceinline__ T warp_reduce(T v, Op op) {
+#pragma unroll
+  for (int off = G / 2; off > 0; off /= 2) v = op(v, shfl_down(v, off, G));
+  return v;
+}
+
+// Reduction within groups of G threads of a BLOCK-thread block; thread 0 of
+// each group gets the result.
+template <class T, int G, int BLOCK, bool WHOLE = (G > 32)> struct group_reduce {
   struct storage {
-    typename WR::TempStorage t[BLOCK / G];
+    int unused;
   };
-  template <class Op> __device__ __forceinline__ T reduce(storage &s, const T &v, Op op) {
-    return WR(s.t[threadIdx.x / G]).Reduce(v, op);
+  template <class Op> __device__ __forceinline__ T reduce(storage &, const T &v, Op op) {
+    return G == 1 ? v : warp_reduce<G == 1 ? 1 : G>(v, op);
   }
 };
 
 template <class T, int G, int BLOCK> struct group_reduce<T, G, BLOCK, true> {
-  typedef cub::BlockReduce<T, BLOCK> BR;
-  typedef typename BR::TempStorage storage;
-  template <class Op> __device__ __forceinline__ T reduce(storage &s, const T &v, Op op) {
-    T r = BR(s).Reduce(v, op);
+  enum { NW = BLOCK / 32 };
+  struct storage {
+    alignas(T) unsigned char b[sizeof(T) * NW];
+  };
+  template <class Op> __device__ __forceinline__ T reduce(storage &s, T v, Op op) {
+    T *sm = (T *)s.b;
+    const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    v = warp_reduce<32>(v, op);
+    if (lane == 0) sm[w] = v;
+    __syncthreads();
+    if (w == 0) {
+      T x = sm[lane < NW ? lane : 0];
+      v = warp_reduce<NW>(x, op);
+    }
     __syncthreads(); // the storage is reused by the next output
-    return r;
+    return v;
   }
 };
 
-// One thread per output: nothing to combine.
-template <class T, int BLOCK> struct group_reduce<T, 1, BLOCK, false> {
-  struct storage {
-    int unused;
-  };
-  template <class Op> __device__ __forceinline__ T reduce(storage &, const T &v, Op) { return v; }
+// Stores this block's `n` partials (p[s] from thread s's value) and tells
+// whether this block is the last of its column; then the caller combines.
+// Partials go through L2 only (the last block reads other blocks' writes).
+template <class T> __device__ __forceinline__ void put_partial(T *p, const T &v) {
+  words<T> a;
+  a.put(v);
+  unsigned int *q = (unsigned int *)p;
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) __stcg(q + k, a.w[k]);
+}
+
+template <class T> __device__ __forceinline__ T get_partial(const T *p) {
+  words<T> a;
+  const unsigned int *q = (const unsigned int *)p;
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) a.w[k] = __ldcg(q + k);
+  T r;
+  a.get(r);
+  return r;
+}
+
+// Partials are stored as whole words.
+template <class T> struct padded {
+  unsigned int w[words<T>::N];
 };
+
+__device__ __forceinline__ bool last_block(unsigned int *count) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned int *cnt = count + blockIdx.x;
+    last = atomicAdd(cnt, 1u) == gridDim.y - 1;
+    if (last) *cnt = 0; // ready for the next launch (stream order)
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
 
 } // namespace detail
 
-// The result of output o (post-map), or its partial when the range is split.
 template <class K>
-__device__ __forceinline__ void red_store(const typename K::args &A, const red_opt<typename K::rt> &r,
-                                          typename K::idx o, typename K::idx split) {
-  if (gridDim.y == 1)
-    K::post(A, r.has ? r.v : K::identity(), o);
-  else
-    ((red_opt<typename K::rt> *)A._uk_partial)[o * gridDim.y + split] = r;
+__device__ __forceinline__ void red_post(const typename K::args &A, const red_opt<typename K::rt> &r,
+                                         typename K::idx o) {
+  K::post(A, r.has ? r.v : K::identity(), o);
 }
 
+// G threads per output. A split launch has one group of outputs per
+// blockIdx.x (no grid-stride loop), so that a column of blocks can combine.
 template <class K, int G, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef red_opt<typename K::rt> opt;
   typedef detail::group_reduce<opt, G, BLOCK> GR;
+  typedef detail::padded<opt> P;
   const int RPB = BLOCK / G; // outputs per block
   const int V = K::vec;
   const bool VEC = A._uk_vec != 0;
   __shared__ typename GR::storage smem;
   const idx lane = threadIdx.x % G, grp = threadIdx.x / G;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx split = blockIdx.y;
+  const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+  red_opt_op<K> op;
   // The loop bound is the same for the whole block, so every thread takes
   // part in every group reduction.
   for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
@@ -136,74 +216,137 @@ template <class K, int G, int BLOCK> __device__ __forceinline__ void red_group(c
       K::kept(A, o, ko);
       idx r = rbeg + lane;
       if (VEC) {
-        const idx vend = rbeg + (rend - rbeg) / V * V;
-#pragma unroll 4
-        for (idx rv = rbeg + lane * V; rv < vend; rv += (idx)G * V) K::map_vec(A, ko, rv, acc);
+        const idx vend = rbeg + (rend - rbeg) / V * V, step = (idx)G * V;
+        idx rv = rbeg + lane * V;
+        // Four vectors per trip with no branch between the loads.
+        for (; rv + 3 * step < vend; rv += 4 * step) {
+          K::map_vec(A, ko, rv, acc);
+          K::map_vec(A, ko, rv + step, acc);
+          K::map_vec(A, ko, rv + 2 * step, acc);
+          K::map_vec(A, ko, rv + 3 * step, acc);
+        }
+        for (; rv < vend; rv += step) K::map_vec(A, ko, rv, acc);
         r = vend + lane;
       }
-#pragma unroll 4
       for (; r < rend; r += G) acc(K::map(A, ko, r));
     }
+    // Two passes when split: this block's partial, then (last block of the
+    // column only) the column's partials in split order. One copy of the
+    // group reduction and of the post-map keeps the program small.
     GR gr;
-    const opt res = gr.reduce(smem, acc.opt(), red_opt_op<K>());
-    if (lane == 0 && o < nout) red_store<K>(A, res, o, split);
+    opt v = acc.opt(), res;
+#pragma unroll 1
+    for (int pass = 0;; pass++) {
+      res = gr.reduce(smem, v, op);
+      if (nsplit == 1 || pass == 1) break;
+      if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
+      if (!detail::last_block(A._uk_count)) return;
+      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
+      v.has = false;
+      for (idx k = lane; k < nsplit; k += G) v = op(v, detail::get_partial((const opt *)&col[k * RPB + grp]));
+    }
+    if (lane == 0 && o < nout) red_post<K>(A, res, o);
+    if (nsplit > 1) return;
   }
 }
 
-template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
+// One thread's part of a column range: NV outputs from vector loads, four
+// loads per trip with no branch between them; or one output.
+template <class K, int NV> struct cols_loop {
+  typedef typename K::idx idx;
+  static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
+                                             idx by, red_acc<K> *acc) {
+    for (; r + 3 * by < rend; r += 4 * by) {
+      K::map_cols(A, ko, r, acc);
+      K::map_cols(A, ko, r + by, acc);
+      K::map_cols(A, ko, r + 2 * by, acc);
+      K::map_cols(A, ko, r + 3 * by, acc);
+    }
+    for (; r < rend; r += by) K::map_cols(A, ko, r, acc);
+  }
+};
+
+template <class K> struct cols_loop<K, 1> {
+  typedef typename K::idx idx;
+  static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
+                                             idx by, red_acc<K> *acc) {
+    for (; r < rend; r += by) acc[0](K::map(A, ko, r));
+  }
+};
+
+// Threads across the contiguous output axis: bx = BLOCK / by threads per
+// block row, each with NV outputs (K::vec with vector loads, else 1); `by`
+// threads share each output's reduced range, combined in shared memory.
+template <class K, int NV, int BLOCK> __device__ __forceinline__ void red_cols_n(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef red_opt<typename K::rt> opt;
+  typedef detail::padded<opt> P;
   // Raw storage: reduce types may have constructors (complex).
   __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK];
   opt *sm = (opt *)buf;
   const idx by = (idx)A._uk_by, bx = BLOCK / by;
   const idx tx = threadIdx.x % bx, ty = threadIdx.x / bx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx split = blockIdx.y;
+  const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
-  const idx o = (idx)blockIdx.x * bx + tx;
-  red_acc<K> acc;
-  if (o < nout) {
+  const idx o0 = ((idx)blockIdx.x * bx + tx) * NV;
+  red_acc<K> acc[NV];
+  if (o0 < nout) {
     typename K::koff ko;
-    K::kept(A, o, ko);
-#pragma unroll 8
-    for (idx r = rbeg + ty; r < rend; r += by) acc(K::map(A, ko, r));
+    K::kept(A, o0, ko);
+    cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
   }
-  if (by == 1) {
-    if (o < nout) red_store<K>(A, acc.opt(), o, split);
+  red_opt_op<K> op;
+  opt res[NV];
+#pragma unroll
+  for (int j = 0; j < NV; j++) res[j] = acc[j].opt();
+  if (by > 1) {
+#pragma unroll
+    for (int j = 0; j < NV; j++) {
+      sm[ty * bx + tx] = res[j];
+      __syncthreads();
+      if (ty == 0)
+        for (idx k = 1; k < by; k++) res[j] = op(res[j], sm[k * bx + tx]);
+      __syncthreads();
+    }
+  }
+  // Unsplit: row 0 posts its NV outputs. Split: partials, then the last
+  // block of the column posts every output of the column. One copy of the
+  // post-map.
+  const idx slots = bx * NV;
+  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
+  if (nsplit > 1) {
+    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+    if (ty == 0)
+#pragma unroll
+      for (int j = 0; j < NV; j++) detail::put_partial((opt *)&part[tx * NV + j], res[j]);
+    if (!detail::last_block(A._uk_count)) return;
+  } else if (ty != 0) {
     return;
   }
-  sm[ty * bx + tx] = acc.opt();
-  __syncthreads();
-  if (ty == 0 && o < nout) {
-    opt res = sm[tx];
-    red_opt_op<K> op;
-    for (idx k = 1; k < by; k++) res = op(res, sm[k * bx + tx]);
-    red_store<K>(A, res, o, split);
+  const idx first = nsplit > 1 ? (idx)threadIdx.x : 0, n = nsplit > 1 ? slots : NV, step = nsplit > 1 ? BLOCK : 1;
+#pragma unroll 1
+  for (idx s = first; s < n; s += step) {
+    opt c;
+    idx o;
+    if (nsplit > 1) {
+      o = (idx)blockIdx.x * slots + s;
+      c.has = false;
+      for (idx k = 0; k < nsplit && o < nout; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
+    } else {
+      o = o0 + s;
+      c = res[s];
+    }
+    if (o < nout) red_post<K>(A, c, o);
   }
 }
 
-template <class K, int BLOCK> __device__ __forceinline__ void red_finish(const typename K::args &A) {
-  typedef typename K::idx idx;
-  typedef red_opt<typename K::rt> opt;
-  typedef detail::group_reduce<opt, 32, BLOCK> GR;
-  const int RPB = BLOCK / 32;
-  __shared__ typename GR::storage smem;
-  const idx lane = threadIdx.x % 32, grp = threadIdx.x / 32;
-  const idx nout = (idx)A._uk_nout, nsplit = (idx)A._uk_nsplit;
-  const opt *part = (const opt *)A._uk_partial;
-  red_opt_op<K> op;
-  for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
-    const idx o = ob + grp;
-    opt acc;
-    acc.has = false;
-    if (o < nout)
-      for (idx k = lane; k < nsplit; k += 32) acc = op(acc, part[o * nsplit + k]);
-    GR gr;
-    const opt res = gr.reduce(smem, acc, op);
-    if (lane == 0 && o < nout) K::post(A, res.has ? res.v : K::identity(), o);
-  }
+template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
+  if (K::vec > 1 && A._uk_vec)
+    red_cols_n<K, K::vec, BLOCK>(A);
+  else
+    red_cols_n<K, 1, BLOCK>(A);
 }
 
 } // namespace ukern

@@ -26,6 +26,7 @@ struct _uk_args {
   long long _uk_vec;
   long long _uk_by;
   void *_uk_partial;
+  unsigned int *_uk_count;
 };
 
 // The user's expressions and the index arithmetic of this specialisation,
@@ -68,6 +69,14 @@ struct _uk_k {
     for (int _uk_k = 0; _uk_k < vec; _uk_k++)
       _uk_f(val(_uk_a, _uk_v_x[_uk_k], _uk_r + _uk_k));
   }
+  template <class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
+    idx _uk_q = _uk_r;
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_k], _uk_r));
+  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
@@ -75,13 +84,12 @@ struct _uk_k {
   }
 };
 
-// Size of a partial (red_opt<rt>), read by the host to size split buffers.
+// Bytes of a split partial: the host reads the size of this symbol.
 extern "C" {
-__device__ unsigned long long _uk_opt_size = sizeof(ukern::red_opt<_uk_rt>);
+__device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) wdot_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wdot_g32(const _uk_args _uk_a) { ukern::red_group<_uk_k, 32, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wdot_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) wdot_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) wdot_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wdot_finish(const _uk_args _uk_a) { ukern::red_finish<_uk_k, 256>(_uk_a); }

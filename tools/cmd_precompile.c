@@ -49,20 +49,27 @@ static int own(void *user, int argc, char **argv, int *k) {
   return 0;
 }
 
-/* Compiles one source through the context's caches; reports what happened. */
-static int one(uk_context *ctx, const cli_kernel *k, const char *src, int arch, const char *label) {
-  const char *opts[CLI_MAX_OPTS + 3];
-  uk__compile_req req;
-  cli_kernel_request(k, src, arch, NULL, opts, &req);
+/* Compiles one kernel through the context's caches: an elementwise call
+ * through the library's own precompile (the exact request a call makes),
+ * other kernels from their source; reports what happened. */
+static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *src, int arch, const char *label) {
   char what[700];
   snprintf(what, sizeof what, "compiling %s for sm_%d", label, arch);
-  req.what = what;
   uk_cache_stats before, after;
   uk_context_cache_stats(ctx, &before);
   uk__binary *bin = NULL;
+  uk_status st;
   cli_progress_begin("%s", what);
   double t0 = cli_now_ms();
-  uk_status st = uk__context_compile(ctx, &req, &bin);
+  if (k->ew && c) {
+    st = uk_elementwise_precompile(k->ew, c->in, c->nin, c->out, c->nout, &c->launch);
+  } else {
+    const char *opts[CLI_MAX_OPTS + 3];
+    uk__compile_req req;
+    cli_kernel_request(k, src, arch, NULL, opts, &req);
+    req.what = what;
+    st = uk__context_compile(ctx, &req, &bin);
+  }
   double ms = cli_now_ms() - t0;
   cli_progress_end();
   if (st != UK_OK) return cli_fail(label, st);
@@ -91,7 +98,7 @@ static int precompile_spec(const pre_args *a, const char *path, int arch, uk_con
   if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, &k);
   if (rc != CLI_OK) goto out;
   if (s.kind == CLI_MODULE) {
-    rc = one(ctx, &k, s.f[F_source], arch, path);
+    rc = one(ctx, &k, NULL, s.f[F_source], arch, path);
     goto out;
   }
   int ncases = cli_spec_cases(&s);
@@ -107,7 +114,7 @@ static int precompile_spec(const pre_args *a, const char *path, int arch, uk_con
     cli_case_fake_pointers(c);
     if ((rc = cli_kernel_source(&k, c, &src)) != CLI_OK) break;
     snprintf(label, sizeof label, "%s: %s(%s)", path, s.f[F_name] ? s.f[F_name] : "kernel", line);
-    rc = one(ctx, &k, src, arch, label);
+    rc = one(ctx, &k, c, src, arch, label);
     uk_free(src);
     src = NULL;
   }

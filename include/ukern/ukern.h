@@ -424,6 +424,12 @@ UK_API void uk_elementwise_destroy(uk_elementwise *k);
  * Asynchronous on launch->stream. */
 UK_API uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                      int nout, const uk_launch *launch);
+/* Compiles what a call with these arguments would run into the memory and
+ * disk caches, launching and allocating nothing (data pointers are not
+ * dereferenced: fake aligned values work). With uk_options.arch set this
+ * needs no GPU: deployments fill the disk cache ahead of time with it. */
+UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
+                                           int nout, const uk_launch *launch);
 /* The exact CUDA source a call with these arguments would compile and run;
  * nothing is launched or allocated. *source is the caller's (uk_free). */
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,

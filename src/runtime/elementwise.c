@@ -393,6 +393,40 @@ static void describe(const uk_elementwise *k, const uk_ew_key *key, char *buf, s
   if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, "; %s)", uk__ew_describe(key, v, sizeof v));
 }
 
+/* Generates and compiles (through the memory and disk caches) the code of
+ * one key: what a call compiles, and what uk_elementwise_precompile stores. */
+static uk_status compile_key(uk_elementwise *k, const uk_ew_key *key, uk_ew_plan *plan, uk__binary **bin) {
+  uk_strbuf src;
+  uk__sb_init(&src);
+  const char *opts[64];
+  int arch = 0;
+  char what[512];
+  describe(k, key, what, sizeof what);
+  const char *const *extra = uk__ew_nvrtc_options(&k->k, key);
+  int nopt = 0;
+  uk_status st;
+  for (int j = 0; j < k->num_options && nopt < 60; j++) opts[nopt++] = k->options[j];
+  for (int j = 0; extra[j] && nopt < 64; j++) opts[nopt++] = extra[j];
+  if (k->num_options > 60) {
+    st = uk__errorf(UK_ERR_INVALID, "'%s': too many NVRTC options (%d, at most 60)", k->name, k->num_options);
+    goto out;
+  }
+  if ((st = emit(k, key, &src, plan)) != UK_OK || (st = uk__context_arch(k->ctx, key->device, &arch)) != UK_OK)
+    goto out;
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  req.source = uk__sb_str(&src);
+  req.name = k->name;
+  req.options = opts;
+  req.num_options = nopt;
+  req.arch = arch;
+  req.what = what;
+  st = uk__context_compile(k->ctx, &req, bin);
+out:
+  uk__sb_release(&src);
+  return st;
+}
+
 /* Looks the key up; on a miss compiles, loads and publishes it. Runs with
  * the launch device's primary context current. */
 static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **out) {
@@ -403,10 +437,7 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
     }
   pthread_mutex_lock(&k->lock);
   uk_status st = UK_OK;
-  uk_strbuf src;
-  uk__sb_init(&src);
   uk__binary *bin = NULL;
-  const char **opts = NULL;
   ew_entry *e;
   for (e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
     if (memcmp(&e->key, key, sizeof *key) == 0) goto out;
@@ -415,29 +446,7 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
     goto out;
   }
   e->key = *key;
-  int arch = 0;
-  char what[512];
-  describe(k, key, what, sizeof what);
-  if ((st = emit(k, key, &src, &e->plan)) != UK_OK || (st = uk__context_arch(k->ctx, key->device, &arch)) != UK_OK)
-    goto fail;
-  uk__compile_req req;
-  memset(&req, 0, sizeof req);
-  req.source = uk__sb_str(&src);
-  req.name = k->name;
-  const char *const *extra = uk__ew_nvrtc_options(&k->k, key);
-  int nextra = 0;
-  while (extra[nextra]) nextra++;
-  if (!(opts = malloc(sizeof *opts * (size_t)(k->num_options + nextra)))) {
-    st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", k->name);
-    goto fail;
-  }
-  for (int j = 0; j < k->num_options; j++) opts[j] = k->options[j];
-  for (int j = 0; j < nextra; j++) opts[k->num_options + j] = extra[j];
-  req.options = opts;
-  req.num_options = k->num_options + nextra;
-  req.arch = arch;
-  req.what = what;
-  if ((st = uk__context_compile(k->ctx, &req, &bin)) != UK_OK) goto fail;
+  if ((st = compile_key(k, key, &e->plan, &bin)) != UK_OK) goto fail;
   if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
   if ((st = uk__cu_check(uk__cu.cuModuleGetFunction(&e->fn, e->module, k->name), "cuModuleGetFunction")) != UK_OK)
     goto fail;
@@ -451,10 +460,27 @@ fail:
   e = NULL;
 out:
   pthread_mutex_unlock(&k->lock);
-  free(opts);
   uk__binary_release(bin);
-  uk__sb_release(&src);
   if (st == UK_OK) *out = e;
+  return st;
+}
+
+uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                    const uk_launch *launch) {
+  uk__error_clear();
+  if (!k) return uk__errorf(UK_ERR_INVALID, "uk_elementwise_precompile: k is NULL");
+  prep *pr = malloc(sizeof *pr);
+  if (!pr) return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  uk_ew_plan plan = {0, NULL, 0};
+  uk__binary *bin = NULL;
+  uk_status st = prepare(k, in, nin, out, nout, launch, pr);
+  if (st == UK_OK && pr->loop.size > 0) {
+    pr->key.device = pr->device >= 0 ? pr->device : k->ctx->opts.device; /* where a call would run */
+    st = compile_key(k, &pr->key, &plan, &bin);
+  }
+  uk__binary_release(bin);
+  uk__ew_plan_free(&plan);
+  free(pr);
   return st;
 }
 

@@ -339,6 +339,10 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     char line[320];
     first_error_line(log, line, sizeof line);
     if (!line[0]) snprintf(line, sizeof line, "%s", nvrtcGetErrorString(cr));
+    /* A missing include with no toolkit found: say where we looked. */
+    char where[700] = "";
+    if (nincs == 0 && strstr(log, "cannot open source file") && inc_error)
+      snprintf(where, sizeof where, " (%s)", inc_error);
     uk_strbuf full;
     uk__sb_init(&full);
     uk__sb_add(&full, log);
@@ -346,10 +350,10 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     uk__sb_add_numbered(&full, req->source);
     if (req->what)
       st = uk__errorf_log(UK_ERR_COMPILE, uk__sb_str(&full),
-                          "nvrtc: %s failed: %s; see uk_last_error_log()", req->what, line);
+                          "nvrtc: %s failed: %s%s; see uk_last_error_log()", req->what, line, where);
     else
       st = uk__errorf_log(UK_ERR_COMPILE, uk__sb_str(&full),
-                          "nvrtc: compiling '%s' failed: %s; see uk_last_error_log()", pname, line);
+                          "nvrtc: compiling '%s' failed: %s%s; see uk_last_error_log()", pname, line, where);
     uk__sb_release(&full);
     goto out;
   }

@@ -1,9 +1,17 @@
-${banner}
+#include <cub/warp/warp_reduce.cuh>
 #include <ukern/reduction.cuh>
+${banner}
 
 ${typedefs}
 ${preamble}
 typedef ${reduce_type} _uk_rt;
+
+// reduce_expr as the functor of every combine (cub::WarpReduce included).
+struct _uk_reduce_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
+    return ${reduce_expr};
+  }
+};
 
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
@@ -16,6 +24,7 @@ ${fields}
 struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
+  typedef _uk_reduce_op op;
   typedef ${uindex} idx;
   typedef ${sindex} sidx;
   static const bool has_identity = ${has_identity};
@@ -25,9 +34,6 @@ ${koff}
   };
   static __device__ __forceinline__ rt identity() {
     return ${identity};
-  }
-  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
-    return ${reduce_expr};
   }
   static __device__ __forceinline__ rt val(const args &_uk_a${val_params}, idx _uk_r) {
 ${val_locals}
@@ -57,7 +63,5 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) ${name}_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) ${name}_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }

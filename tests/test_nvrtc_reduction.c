@@ -1,8 +1,10 @@
 /* Every dtype's reduction program (one program holds every strategy)
  * compiles with NVRTC for sm_90, plus the shapes of the golden kernels:
  * struct reduce types, raw inputs, two outputs, 64-bit index, 3-D kept
- * loops. float16/bfloat16 reduce in float. The programs include no CUB. No
- * GPU needed. */
+ * loops. float16/bfloat16 reduce in float. The programs combine with
+ * cub::WarpReduce and start with the same include lines, so NVRTC's
+ * automatic precompiled header serves all but the first. A precompiled
+ * reduction is a disk hit for a second context. No GPU needed. */
 #include <time.h>
 
 #include "runtime/context.h"
@@ -22,6 +24,9 @@ static void compile_src(const char *label, const char *src) {
   req.source = src;
   req.name = label;
   req.arch = 90;
+  static const char *const pch[] = {"-pch"}; /* as reduction.c compiles */
+  req.uncached_options = pch;
+  req.num_uncached_options = 1;
   uk__binary *bin = NULL;
   double t0 = now_ms();
   uk_status st = uk__context_compile(ctx, &req, &bin);
@@ -53,11 +58,14 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
   char *src = NULL;
   CHECK_OK(uk_reduction_source(k, in, 1 + nextra, y, nout, &l, &src));
   if (src) {
-    CHECK_CONTAINS(src, "_t1(");
-    CHECK_CONTAINS(src, "_g8(");
-    CHECK_CONTAINS(src, "_b(");
-    CHECK_CONTAINS(src, "_cols(");
-    CHECK(!strstr(src, "#include <cub"));
+    CHECK_CONTAINS(src, "red_g(");
+    CHECK_CONTAINS(src, "red_cols(");
+    CHECK(!strstr(src, "_t1(") && !strstr(src, "_g8("));
+    /* the precompiled header's prefix: identical for every reduction */
+    static const char prefix[] = "#include <cub/warp/warp_reduce.cuh>\n#include <ukern/reduction.cuh>\n// ukern";
+    CHECK(strncmp(src, prefix, sizeof prefix - 1) == 0);
+    CHECK(!strstr(src, "block_reduce"));
+    CHECK_CONTAINS(src, "struct _uk_reduce_op {");
     compile_src(label, src);
   }
   uk_free(src);
@@ -78,6 +86,55 @@ static uk_reduction_spec spec(const char *in, const char *out, const char *map, 
   s.reduce_type = rtype;
   s.preamble = pre;
   return s;
+}
+
+/* uk_reduction_precompile in a GPU-less context fills the disk cache with
+ * the entry a second context's precompile (the same lookup a call makes)
+ * then hits without compiling. */
+static void precompile_then_hit(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  uk_reduction_spec s = spec("T x, T w", "T y", "x * w", "a > b ? a : b", "y = a", NULL, NULL, NULL);
+  s.name = "pre_max";
+  int64_t shape[] = {300, 70};
+  int ax[] = {-1};
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax;
+  l.num_axes = 1;
+  for (int round = 0; round < 2; round++) {
+    uk_context *c = NULL;
+    uk_reduction *k = NULL;
+    CHECK_OK(uk_context_create(&o, &c));
+    if (!c) return;
+    CHECK_OK(uk_reduction_create(c, &s, &k));
+    uk_array x, w, y;
+    CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT64, 2, shape));
+    CHECK_OK(uk_array_init(&w, 0x300000, UK_FLOAT64, 1, shape + 1));
+    memset(&y, 0, sizeof y);
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&w)};
+    double t = now_ms();
+    CHECK_OK(uk_reduction_precompile(k, in, 2, &y, 1, &l));
+    t = now_ms() - t;
+    CHECK(y.data == 0); /* nothing allocated */
+    uk_cache_stats st;
+    CHECK_OK(uk_context_cache_stats(c, &st));
+    if (round == 0) {
+      CHECK(st.compiles == 1 && st.disk_misses == 1 && st.disk_hits == 0 && st.store_failures == 0);
+      printf("precompile (cold, -pch) %7.0f ms\n", t);
+    } else {
+      CHECK(st.compiles == 0 && st.disk_hits == 1);
+      printf("precompile, disk hit    %7.2f ms\n", t);
+    }
+    /* bad arguments fail as a call would, compiling nothing */
+    uk_arg one[1] = {uk_arg_array(&x)};
+    CHECK_STATUS(uk_reduction_precompile(k, one, 1, &y, 1, &l), UK_ERR_INVALID);
+    CHECK_STATUS(uk_reduction_precompile(NULL, in, 2, &y, 1, &l), UK_ERR_INVALID);
+    CHECK_STREQ(uk_last_error(), "uk_reduction_precompile: k is NULL");
+    uk_reduction_destroy(k);
+    uk_context_destroy(c);
+  }
 }
 
 int main(void) {
@@ -118,5 +175,6 @@ int main(void) {
   case_of("complex128 full", &cx, UK_COMPLEX128, 2, s2, NULL, 0, 1, NULL, 0);
   printf("total %.1f s\n", (now_ms() - t0) / 1e3);
   uk_context_destroy(ctx);
+  precompile_then_hit();
   return ut_finish("test_nvrtc_reduction");
 }

@@ -100,6 +100,7 @@ static void test_loops_and_strategy(void) {
   plan(4, s4, r23, 0, &s, &R);
   CHECK(R.kept.ndim == 1 && R.kept.shape[0] == 12 && R.red.ndim == 1 && R.red.shape[0] == 30);
   CHECK(s.kernel == UK_RED_G8 && s.vec == 0); /* 30-element rows of 120 bytes: not 16-byte aligned rows */
+  CHECK(uk__red_threads_per_output(&s) == 8);
 
   int64_t sq[] = {16384, 16384};
   uint8_t rows[UK_MAX_NDIM] = {0, 1}, cols[UK_MAX_NDIM] = {1, 0}, all[UK_MAX_NDIM] = {1, 1};
@@ -108,6 +109,7 @@ static void test_loops_and_strategy(void) {
   plan(2, sq, cols, 0, &s, &R);
   /* 8 threads per output column, 4 adjacent outputs per thread (float4) */
   CHECK(s.kernel == UK_RED_COLS && s.by == 8 && s.vec && s.slots == 128 && s.grid_x == 128 && s.nsplit > 1);
+  CHECK(uk__red_threads_per_output(&s) == 8);
   CHECK(s.nsplit * s.chunk >= 16384 && (s.nsplit - 1) * s.chunk < 16384 && s.chunk % 8 == 0);
   CHECK(s.grid_x < 2 * 132 * 8); /* split launches: few block columns (one counter each) */
   CHECK(uk__red_scratch_bytes(&s, 8) == s.grid_x * s.nsplit * 128 * 8);
@@ -126,8 +128,9 @@ static void test_loops_and_strategy(void) {
   CHECK(s.kernel == UK_RED_T1 && s.vec);
   plan(2, k2, rows, 0, &s, &R);
   CHECK(s.kernel == UK_RED_T1 && !s.vec);
+  CHECK(uk__red_threads_per_output(&s) == 1);
   plan(2, k4096, rows, 0, &s, &R);
-  CHECK(s.kernel == UK_RED_B && s.vec);
+  CHECK(s.kernel == UK_RED_B && s.vec && uk__red_threads_per_output(&s) == UK_RED_BLOCK);
   int64_t f16[] = {16, (int64_t)1 << 24}, f128[] = {128, (int64_t)1 << 21};
   plan(2, f16, cols, 0, &s, &R);
   CHECK(s.kernel == UK_RED_COLS && s.by == 1 && s.vec && s.nsplit == 1 && s.grid_x == ((int64_t)1 << 24) / 1024);
@@ -146,7 +149,9 @@ static void test_loops_and_strategy(void) {
   int64_t e[] = {5, 0};
   plan(2, e, rows, 0, &s, &R);
   CHECK(R.nout == 5 && R.nred == 0 && R.red.ndim == 0 && s.nsplit == 1);
-  CHECK_STREQ(uk__red_kernel_suffix(UK_RED_G8), "_g8");
+  CHECK_STREQ(uk__red_kernel_suffix(UK_RED_G8), "_g");
+  CHECK_STREQ(uk__red_kernel_suffix(UK_RED_T1), "_g");
+  CHECK_STREQ(uk__red_kernel_suffix(UK_RED_COLS), "_cols");
   CHECK_STREQ(uk__red_kernel_suffix(UK_RED_NKERNELS), "");
 }
 

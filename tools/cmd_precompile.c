@@ -49,9 +49,9 @@ static int own(void *user, int argc, char **argv, int *k) {
   return 0;
 }
 
-/* Compiles one kernel through the context's caches: an elementwise call
- * through the library's own precompile (the exact request a call makes),
- * other kernels from their source; reports what happened. */
+/* Compiles one kernel through the context's caches: an elementwise or
+ * reduction call through the library's own precompile (the exact request a
+ * call makes), modules from their source; reports what happened. */
 static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *src, int arch, const char *label) {
   char what[700];
   snprintf(what, sizeof what, "compiling %s for sm_%d", label, arch);
@@ -63,6 +63,8 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
   double t0 = cli_now_ms();
   if (k->ew && c) {
     st = uk_elementwise_precompile(k->ew, c->in, c->nin, c->out, c->nout, &c->launch);
+  } else if (k->red && c) {
+    st = uk_reduction_precompile(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch);
   } else {
     const char *opts[CLI_MAX_OPTS + 3];
     uk__compile_req req;

@@ -473,6 +473,13 @@ UK_API void uk_reduction_destroy(uk_reduction *k);
  * allocated (C-contiguous, descriptor filled in; free with uk_array_free). */
 UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                    const uk_reduce_launch *launch);
+/* Compiles what a call with these arguments would run (one program per
+ * dtype signature, holding every strategy) into the memory and disk caches,
+ * launching and allocating nothing (data pointers are not dereferenced:
+ * fake 16-byte-aligned values work). With uk_options.arch set this needs no
+ * GPU: deployments fill the disk cache ahead of time with it. */
+UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                         const uk_reduce_launch *launch);
 /* The CUDA source a call would compile (nothing launched); caller frees. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                      const uk_reduce_launch *launch, char **source);

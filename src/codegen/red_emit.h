@@ -56,7 +56,7 @@ typedef enum uk_red_slot_kind {
   UK_RED_SLOT_NSPLIT,     /* pieces per output */
   UK_RED_SLOT_INSIZE,     /* input size (nout * nred), for _in_ind.size() */
   UK_RED_SLOT_VEC,        /* 1: vector loads (uk_red_strategy.vec) */
-  UK_RED_SLOT_BY,         /* threads per output of the COLS kernel */
+  UK_RED_SLOT_BY,         /* threads per output (uk__red_threads_per_output) */
   UK_RED_SLOT_PARTIAL,    /* device address of the split partials */
   UK_RED_SLOT_COUNT       /* device address of the split counters (one per block column, zero between launches) */
 } uk_red_slot_kind;

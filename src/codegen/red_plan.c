@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 
-static const char *const suffixes[UK_RED_NKERNELS] = {"_t1", "_g8", "_b", "_cols"};
+static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_cols"};
 
 const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
 
@@ -158,6 +158,15 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
   s->slots = per_block;
   s->grid_x = blocks < cap ? blocks : cap;
   split(s, nred, resident, (int64_t)g * v * 16, (int64_t)g * v);
+}
+
+int uk__red_threads_per_output(const uk_red_strategy *s) {
+  switch (s->kernel) {
+  case UK_RED_T1: return 1;
+  case UK_RED_G8: return 8;
+  case UK_RED_B: return UK_RED_BLOCK;
+  default: return s->by > 0 ? s->by : 1;
+  }
 }
 
 int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {

@@ -11,16 +11,17 @@
 /* Threads per block of every reduction kernel. */
 #define UK_RED_BLOCK 256
 
-/* The kernels of one reduction program (all compiled together). */
+/* The strategies of one reduction program (all compiled together). T1, G8
+ * and B are one kernel whose group size is a run-time argument. */
 typedef enum uk_red_kernel_id {
   UK_RED_T1 = 0, /* a thread per output */
-  UK_RED_G8,     /* 8 threads of a warp per output (shuffles) */
+  UK_RED_G8,     /* 8 threads of a warp per output (cub::WarpReduce) */
   UK_RED_B,      /* a block per output */
   UK_RED_COLS,   /* threads across a contiguous output axis, `by` per output */
   UK_RED_NKERNELS
 } uk_red_kernel_id;
 
-/* "_t1", "_g8", "_b", "_cols": appended to the kernel name. */
+/* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, B) or "_cols". */
 const char *uk__red_kernel_suffix(int id);
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
@@ -62,6 +63,10 @@ typedef struct uk_red_strategy {
   int by;          /* COLS: threads per output (1 or 8) */
   int64_t slots;   /* outputs per block (partials per block when split) */
 } uk_red_strategy;
+
+/* Threads that share an output: 1, 8 or UK_RED_BLOCK by strategy; COLS: by.
+ * The kernels read it from their _uk_by argument. */
+int uk__red_threads_per_output(const uk_red_strategy *s);
 
 /* Bytes of partials a split launch needs (0 when not split): grid_x *
  * nsplit * slots partials of `partial_size` bytes. It also needs grid_x

@@ -7,8 +7,10 @@
  * (red_plan.h). Compiled programs sit in a per-kernel list, lock-free to
  * read, appended under the kernel's mutex, as in elementwise.c.
  *
- * The device code includes nothing heavy (no CUB), so a program compiles in
- * tens of milliseconds and no precompiled header is needed.
+ * The device code combines with cub::WarpReduce: the program's first lines
+ * include <cub/warp/warp_reduce.cuh> and are the same for every reduction,
+ * so NVRTC's automatic precompiled header (-pch, outside the cache key)
+ * makes every compile after a process's first skip the CUB parse.
  *
  * Split launches combine their partials in the last block of each column
  * (red_plan.h): the partials and counters live in a scratch buffer per
@@ -360,6 +362,47 @@ static void describe(const uk_reduction *k, const uk_red_key *key, char *buf, si
     snprintf(buf + n, size - (size_t)n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
 }
 
+/* NVRTC's automatic precompiled header: every reduction program starts with
+ * the same include lines (templates/reduction.cu), so the first compile of
+ * a process saves the parsed CUB headers and later ones skip them (~1 s of
+ * front end each). Not part of the cache key: it cannot change the code. */
+static const char *const pch_options[] = {"-pch"};
+
+/* Generates and compiles (through the memory and disk caches) the program of
+ * one key: what a call compiles, and what uk_reduction_precompile stores. */
+static uk_status compile_key(uk_reduction *k, const uk_red_key *key, uk_red_plan *plan, uk__binary **bin) {
+  uk_strbuf src;
+  uk__sb_init(&src);
+  int arch = 0;
+  char what[512];
+  describe(k, key, what, sizeof what);
+  uk_status st;
+  if ((st = emit(k, key, &src, plan)) != UK_OK || (st = uk__context_arch(k->ctx, key->device, &arch)) != UK_OK)
+    goto out;
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  req.source = uk__sb_str(&src);
+  req.name = k->name;
+  req.options = (const char *const *)k->options;
+  req.num_options = k->num_options;
+  req.arch = arch;
+  req.what = what;
+  req.uncached_options = pch_options;
+  req.num_uncached_options = 1;
+  st = uk__context_compile(k->ctx, &req, bin);
+  /* A precompiled header NVRTC cannot make or read must never cost the
+   * compile: once more without it. */
+  if (st == UK_ERR_COMPILE && strstr(uk_last_error_log(), "precompiled header")) {
+    req.uncached_options = NULL;
+    req.num_uncached_options = 0;
+    st = uk__context_compile(k->ctx, &req, bin);
+  }
+  if (st != UK_OK) uk__red_plan_free(plan);
+out:
+  uk__sb_release(&src);
+  return st;
+}
+
 static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **out) {
   for (red_entry *e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
     if (memcmp(&e->key, key, sizeof *key) == 0) {
@@ -368,8 +411,6 @@ static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **
     }
   pthread_mutex_lock(&k->lock);
   uk_status st = UK_OK;
-  uk_strbuf src;
-  uk__sb_init(&src);
   uk__binary *bin = NULL;
   red_entry *e;
   for (e = atomic_load_explicit(&k->entries, memory_order_acquire); e; e = e->next)
@@ -379,20 +420,7 @@ static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **
     goto out;
   }
   e->key = *key;
-  int arch = 0;
-  char what[512];
-  describe(k, key, what, sizeof what);
-  if ((st = emit(k, key, &src, &e->plan)) != UK_OK || (st = uk__context_arch(k->ctx, key->device, &arch)) != UK_OK)
-    goto fail;
-  uk__compile_req req;
-  memset(&req, 0, sizeof req);
-  req.source = uk__sb_str(&src);
-  req.name = k->name;
-  req.options = (const char *const *)k->options;
-  req.num_options = k->num_options;
-  req.arch = arch;
-  req.what = what;
-  if ((st = uk__context_compile(k->ctx, &req, &bin)) != UK_OK) goto fail;
+  if ((st = compile_key(k, key, &e->plan, &bin)) != UK_OK) goto fail;
   if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
   /* The symbol's size is the partial's: no copy, no synchronisation. */
   CUdeviceptr g = 0;
@@ -412,8 +440,26 @@ fail:
 out:
   pthread_mutex_unlock(&k->lock);
   uk__binary_release(bin);
-  uk__sb_release(&src);
   if (st == UK_OK) *out = e;
+  return st;
+}
+
+uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                  const uk_reduce_launch *launch) {
+  uk__error_clear();
+  if (!k) return uk__errorf(UK_ERR_INVALID, "uk_reduction_precompile: k is NULL");
+  prep *pr = malloc(sizeof *pr);
+  if (!pr) return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  uk_red_plan plan = {0, NULL, 0};
+  uk__binary *bin = NULL;
+  uk_status st = prepare(k, in, nin, out, nout, launch, pr);
+  if (st == UK_OK && pr->loops.nout > 0) {
+    pr->key.device = pr->device >= 0 ? pr->device : k->ctx->opts.device; /* where a call would run */
+    st = compile_key(k, &pr->key, &plan, &bin);
+  }
+  uk__binary_release(bin);
+  uk__red_plan_free(&plan);
+  free(pr);
   return st;
 }
 
@@ -471,7 +517,7 @@ static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, c
     case UK_RED_SLOT_NSPLIT: v = s->nsplit; break;
     case UK_RED_SLOT_INSIZE: v = R->nout * R->nred; break;
     case UK_RED_SLOT_VEC: v = s->vec; break;
-    case UK_RED_SLOT_BY: v = s->by > 0 ? s->by : 1; break;
+    case UK_RED_SLOT_BY: v = uk__red_threads_per_output(s); break;
     case UK_RED_SLOT_PARTIAL: memcpy(buf + sl->offset, &partial, 8); continue;
     case UK_RED_SLOT_COUNT: memcpy(buf + sl->offset, &count, 8); continue;
     }

@@ -1,18 +1,24 @@
 // ukern/reduction.cuh — device algorithms for generated reduction kernels.
 //
-// A generated program defines one traits struct K (the user's map, reduce,
-// post-map and identity, plus index arithmetic for its merged shapes) and
-// instantiates the strategies below with it, all in one program:
-//   red_group<K, G, BLOCK>  G threads per output (1: a thread; 8: a group of
-//                           a warp; BLOCK: the block). With A._uk_vec set,
-//                           whole aligned vectors of K::vec elements along a
-//                           contiguous reduced axis.
-//   red_cols<K, BLOCK>      threads across a contiguous output axis, A._uk_by
-//                           threads per output splitting the reduced axis;
-//                           with A._uk_vec set, K::vec adjacent outputs per
-//                           thread from one vector load.
-// Include-free (no CUB): combining goes through warp shuffles of raw words
-// and shared memory, so that a program compiles in tens of milliseconds.
+// A generated program defines one traits struct K (the user's map, post-map
+// and identity, the functor _uk_reduce_op made from reduce_expr, plus index
+// arithmetic for its merged shapes) and instantiates the two strategies
+// below with it, in one program:
+//   red_group<K, BLOCK>  A._uk_by threads per output (1: a thread; 8: a
+//                        group of a warp; BLOCK: the block), a run-time
+//                        value so that one kernel serves the three. With
+//                        A._uk_vec set, whole aligned vectors of K::vec
+//                        elements along a contiguous reduced axis.
+//   red_cols<K, BLOCK>   threads across a contiguous output axis, A._uk_by
+//                        threads per output splitting the reduced axis;
+//                        with A._uk_vec set, K::vec adjacent outputs per
+//                        thread from one vector load.
+// Warp and sub-warp combines are cub::WarpReduce (logical warps of 8 and
+// 32); the block combine is WarpReduce per warp plus one shared-memory step
+// (cub/block/block_reduce.cuh costs ~0.4 s more NVRTC front end). The
+// program includes <cub/warp/warp_reduce.cuh> before this header, first in
+// the file, so that NVRTC's automatic precompiled header serves every
+// reduction of a process.
 //
 // Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
 // A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
@@ -24,6 +30,7 @@
 // and empty pieces drop out of every combine.
 #pragma once
 
+#include <cub/warp/warp_reduce.cuh>
 #include <ukern/elementwise.cuh>
 
 // Identities such as -INFINITY (no math header is included).
@@ -42,14 +49,14 @@ template <class T> struct red_opt {
   bool has;
 };
 
-// Combines two red_opt, skipping empty ones.
+// Combines two red_opt with the program's functor, skipping empty ones.
 template <class K> struct red_opt_op {
   typedef red_opt<typename K::rt> opt;
   __device__ __forceinline__ opt operator()(const opt &a, const opt &b) const {
     if (!a.has) return b;
     if (!b.has) return a;
     opt r;
-    r.v = K::reduce(a.v, b.v);
+    r.v = typename K::op()(a.v, b.v);
     r.has = true;
     return r;
   }
@@ -65,9 +72,9 @@ template <class K> struct red_acc {
   }
   __device__ __forceinline__ void operator()(const typename K::rt &x) {
     if (K::has_identity) {
-      v = K::reduce(v, x);
+      v = typename K::op()(v, x);
     } else {
-      v = has ? K::reduce(v, x) : x;
+      v = has ? typename K::op()(v, x) : x;
       has = true;
     }
   }
@@ -92,52 +99,31 @@ template <class T> struct words {
   __device__ __forceinline__ void get(T &x) const { memcpy(&x, w, sizeof(T)); }
 };
 
-template <class T> __device__ __forceinline__ T shfl_down(const T &x, int off, int width) {
-  words<T> a;
-  a.put(x);
-#pragma unroll
-  for (int k = 0; k < words<T>::N; k++) a.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, width);
-  T r = x;
-  a.get(r);
-  return r;
-}
-
-// Tree reduction over groups of G lanes (G a power of two <= 32); lane 0 of
-// each group gets the result. Every lane of the warp must take part.
-template <int G, class T, class Op> __device__ __forceinline__ T warp_reduce(T v, Op op) {
-#pragma unroll
-  for (int off = G / 2; off > 0; off /= 2) v = op(v, shfl_down(v, off, G));
-  return v;
-}
-
-// Reduction within groups of G threads of a BLOCK-thread block; thread 0 of
-// each group gets the result.
-template <class T, int G, int BLOCK, bool WHOLE = (G > 32)> struct group_reduce {
-  struct storage {
-    int unused;
-  };
-  template <class Op> __device__ __forceinline__ T reduce(storage &, const T &v, Op op) {
-    return G == 1 ? v : warp_reduce<G == 1 ? 1 : G>(v, op);
-  }
-};
-
-template <class T, int G, int BLOCK> struct group_reduce<T, G, BLOCK, true> {
+// Combines within groups of `g` threads (1, 8 or BLOCK, the same for the
+// whole block); thread 0 of each group gets the result. Every thread of the
+// block takes part.
+template <class T, int BLOCK> struct group_reduce {
   enum { NW = BLOCK / 32 };
+  typedef cub::WarpReduce<T, 8> W8;
+  typedef cub::WarpReduce<T, 32> W32;
+  typedef cub::WarpReduce<T, NW> WN;
   struct storage {
-    alignas(T) unsigned char b[sizeof(T) * NW];
+    typename W8::TempStorage w8[BLOCK / 8];
+    typename W32::TempStorage w32[NW];
+    typename WN::TempStorage wn;
+    alignas(T) unsigned char part[sizeof(T) * NW]; // raw: T may have constructors
   };
-  template <class Op> __device__ __forceinline__ T reduce(storage &s, T v, Op op) {
-    T *sm = (T *)s.b;
+  template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
+    if (g == 1) return v;
+    if (g == 8) return W8(s.w8[threadIdx.x / 8]).Reduce(v, op);
+    T *part = (T *)s.part;
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    v = warp_reduce<32>(v, op);
-    if (lane == 0) sm[w] = v;
+    T x = W32(s.w32[w]).Reduce(v, op);
+    if (lane == 0) part[w] = x;
     __syncthreads();
-    if (w == 0) {
-      T x = sm[lane < NW ? lane : 0];
-      v = warp_reduce<NW>(x, op);
-    }
+    if (w == 0) x = WN(s.wn).Reduce(part[lane < NW ? lane : 0], op);
     __syncthreads(); // the storage is reused by the next output
-    return v;
+    return x;
   }
 };
 
@@ -189,18 +175,20 @@ __device__ __forceinline__ void red_post(const typename K::args &A, const red_op
   K::post(A, r.has ? r.v : K::identity(), o);
 }
 
-// G threads per output. A split launch has one group of outputs per
-// blockIdx.x (no grid-stride loop), so that a column of blocks can combine.
-template <class K, int G, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
+// A._uk_by threads per output (1, 8 or BLOCK: a power of two). A split
+// launch has one group of outputs per blockIdx.x (no grid-stride loop), so
+// that a column of blocks can combine.
+template <class K, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef red_opt<typename K::rt> opt;
-  typedef detail::group_reduce<opt, G, BLOCK> GR;
+  typedef detail::group_reduce<opt, BLOCK> GR;
   typedef detail::padded<opt> P;
-  const int RPB = BLOCK / G; // outputs per block
   const int V = K::vec;
   const bool VEC = A._uk_vec != 0;
   __shared__ typename GR::storage smem;
-  const idx lane = threadIdx.x % G, grp = threadIdx.x / G;
+  const int g = (int)A._uk_by, lg = __ffs(g) - 1;
+  const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
+  const idx lane = threadIdx.x & (g - 1), grp = threadIdx.x >> lg;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
   const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
@@ -216,7 +204,7 @@ template <class K, int G, int BLOCK> __device__ __forceinline__ void red_group(c
       K::kept(A, o, ko);
       idx r = rbeg + lane;
       if (VEC) {
-        const idx vend = rbeg + (rend - rbeg) / V * V, step = (idx)G * V;
+        const idx vend = rbeg + (rend - rbeg) / V * V, step = G * V;
         idx rv = rbeg + lane * V;
         // Four vectors per trip with no branch between the loads.
         for (; rv + 3 * step < vend; rv += 4 * step) {
@@ -233,11 +221,10 @@ template <class K, int G, int BLOCK> __device__ __forceinline__ void red_group(c
     // Two passes when split: this block's partial, then (last block of the
     // column only) the column's partials in split order. One copy of the
     // group reduction and of the post-map keeps the program small.
-    GR gr;
     opt v = acc.opt(), res;
 #pragma unroll 1
     for (int pass = 0;; pass++) {
-      res = gr.reduce(smem, v, op);
+      res = GR::reduce(smem, v, g, op);
       if (nsplit == 1 || pass == 1) break;
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;

@@ -1,14 +1,22 @@
+#include <cub/warp/warp_reduce.cuh>
+#include <ukern/reduction.cuh>
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
 // loops: kept ndim 2, reduced ndim 1, 32-bit index
-#include <ukern/reduction.cuh>
 
 typedef float T;
 struct amax { float v; long long i; };
 __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
 
 typedef amax _uk_rt;
+
+// reduce_expr as the functor of every combine (cub::WarpReduce included).
+struct _uk_reduce_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
+    return (a.v >= b.v ? a : b);
+  }
+};
 
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
@@ -39,6 +47,7 @@ struct _uk_args {
 struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
+  typedef _uk_reduce_op op;
   typedef unsigned int idx;
   typedef int sidx;
   static const bool has_identity = false;
@@ -48,9 +57,6 @@ struct _uk_k {
   };
   static __device__ __forceinline__ rt identity() {
     return rt();
-  }
-  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
-    return (a.v >= b.v ? a : b);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     const long long _J = (long long)_uk_r;
@@ -97,7 +103,5 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) argmax_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) argmax_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) argmax_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) argmax_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }

@@ -1,11 +1,19 @@
+#include <cub/warp/warp_reduce.cuh>
+#include <ukern/reduction.cuh>
 // ukern reduction kernel 'hsum' (template reduction.cu)
 // parameters: T x (float16) -> T y (float16)
 // reduce type: float; identity: 0
 // loops: kept ndim 0, reduced ndim 1, 32-bit index
-#include <ukern/reduction.cuh>
 
 typedef ukern::half T;
 typedef float _uk_rt;
+
+// reduce_expr as the functor of every combine (cub::WarpReduce included).
+struct _uk_reduce_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
+    return (a + b);
+  }
+};
 
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
@@ -30,6 +38,7 @@ struct _uk_args {
 struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
+  typedef _uk_reduce_op op;
   typedef unsigned int idx;
   typedef int sidx;
   static const bool has_identity = true;
@@ -39,9 +48,6 @@ struct _uk_k {
   };
   static __device__ __forceinline__ rt identity() {
     return (rt)(0);
-  }
-  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
-    return (a + b);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(x);
@@ -83,7 +89,5 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) hsum_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) hsum_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) hsum_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) hsum_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) hsum_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }

@@ -1,11 +1,19 @@
+#include <cub/warp/warp_reduce.cuh>
+#include <ukern/reduction.cuh>
 // ukern reduction kernel 'wmean' (template reduction.cu)
 // parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
 // reduce type: T; identity: 0
 // loops: kept ndim 1, reduced ndim 1, 64-bit index
-#include <ukern/reduction.cuh>
 
 typedef double T;
 typedef T _uk_rt;
+
+// reduce_expr as the functor of every combine (cub::WarpReduce included).
+struct _uk_reduce_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
+    return (a + b);
+  }
+};
 
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
@@ -36,6 +44,7 @@ struct _uk_args {
 struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
+  typedef _uk_reduce_op op;
   typedef unsigned long long idx;
   typedef long long sidx;
   static const bool has_identity = true;
@@ -45,9 +54,6 @@ struct _uk_k {
   };
   static __device__ __forceinline__ rt identity() {
     return (rt)(0);
-  }
-  static __device__ __forceinline__ rt reduce(const rt &a, const rt &b) {
-    return (a + b);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     const T w = _uk_a.w;
@@ -94,7 +100,5 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) wmean_t1(const _uk_args _uk_a) { ukern::red_group<_uk_k, 1, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wmean_g8(const _uk_args _uk_a) { ukern::red_group<_uk_k, 8, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wmean_b(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) wmean_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) wmean_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }

@@ -95,6 +95,8 @@ static void precompile_then_hit(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.arch = 90;
+  char *dir = ut_temp_dir("red-precompile"); /* empty, whatever earlier runs left */
+  o.cache_dir = dir;
   uk_reduction_spec s = spec("T x, T w", "T y", "x * w", "a > b ? a : b", "y = a", NULL, NULL, NULL);
   s.name = "pre_max";
   int64_t shape[] = {300, 70};
@@ -135,6 +137,7 @@ static void precompile_then_hit(void) {
     uk_reduction_destroy(k);
     uk_context_destroy(c);
   }
+  free(dir);
 }
 
 int main(void) {

@@ -23,6 +23,21 @@ int main(void) {
   /* the device headers are embedded and NUL-terminated */
   const uk__embedded_file *f = uk__embedded_find("ukern/complex.cuh");
   CHECK(f != NULL && f->size > 0 && f->data[f->size] == '\0');
+  /* user code: indented, trimmed, terminated unless it ends with ';' or '}' */
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "\n  z = x\n  w = y  \n\n", "    ", 1);
+  CHECK_STREQ(uk__sb_str(&sb), "      z = x\n      w = y;");
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "if (x) { z = 1; }", "  ", 1);
+  CHECK_STREQ(uk__sb_str(&sb), "  if (x) { z = 1; }");
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "z = x // note", "  ", 1);
+  CHECK_STREQ(uk__sb_str(&sb), "  z = x // note\n  ;");
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "#define A 1", "", 0);
+  uk__tpl_add_code(&sb, "   ", "", 0); /* blank: nothing */
+  uk__tpl_add_code(&sb, NULL, "", 0);
+  CHECK_STREQ(uk__sb_str(&sb), "#define A 1");
   uk__sb_release(&sb);
   return ut_finish("test_tpl");
 }

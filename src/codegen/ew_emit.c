@@ -138,62 +138,6 @@ static void line(uk_strbuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* User code, each line indented, blank lines at both ends dropped; with
- * `terminate`, a ';' closes it unless it ends with one (as CuPy writes
- * `${operation};`), on a line of its own after a trailing // comment. */
-static void user_code(uk_strbuf *sb, const char *text, const char *indent, int terminate) {
-  if (!text) return;
-  const char *b = text, *e = text + strlen(text);
-  while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')) b++;
-  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) e--;
-  if (b == e) return;
-  while (b > text && b[-1] != '\n') b--; /* keep the first line's own indentation */
-  if (sb->len) uk__sb_addc(sb, '\n');
-  const char *last = b;
-  for (const char *p = b; p < e;) {
-    const char *nl = memchr(p, '\n', (size_t)(e - p));
-    const char *end = nl ? nl : e;
-    last = p;
-    if (end > p && !(end - p == 1 && *p == '\r')) uk__sb_add(sb, indent);
-    uk__sb_addn(sb, p, (size_t)(end - p));
-    if (!nl) break;
-    uk__sb_addc(sb, '\n');
-    p = nl + 1;
-  }
-  if (terminate && e[-1] != ';') {
-    int comment = 0;
-    for (const char *p = last; p + 1 < e; p++)
-      if (p[0] == '/' && p[1] == '/') comment = 1;
-    if (comment) uk__sb_addf(sb, "\n%s", indent);
-    uk__sb_addc(sb, ';');
-  }
-}
-
-/* Expands an embedded template, first dropping every line that is only an
- * empty-valued hole, so that optional blocks leave no blank lines. */
-static uk_status expand(const char *name, const uk_tpl_var *vars, int nvars, uk_strbuf *out) {
-  const uk__embedded_file *f = uk__embedded_find(name);
-  if (!f) return uk__errorf(UK_ERR_INTERNAL, "no embedded template '%s'", name);
-  uk_strbuf t;
-  uk__sb_init(&t);
-  for (const char *p = f->data; *p;) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-    int drop = 0;
-    if (p[0] == '$' && p[1] == '{' && len >= 4 && p[len - 1] == '\n' && p[len - 2] == '}') {
-      for (int k = 0; k < nvars; k++)
-        if (strlen(vars[k].name) == len - 4 && memcmp(vars[k].name, p + 2, len - 4) == 0)
-          drop = !vars[k].value || !*vars[k].value;
-    }
-    if (!drop) uk__sb_addn(&t, p, len);
-    p += len;
-  }
-  uk_status st = t.failed ? uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel")
-                          : uk__tpl_expand(name, uk__sb_str(&t), vars, nvars, out);
-  uk__sb_release(&t);
-  return st;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Kernel parameters                                                         */
 /* ------------------------------------------------------------------------ */
@@ -567,22 +511,22 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   emit_banner(k, key, &b[B_BANNER]);
   emit_includes(k, key, &b[B_INCLUDES]);
   emit_typedefs(k, key, &b[B_TYPEDEFS]);
-  user_code(&b[B_PREAMBLE], k->preamble, "", 0);
+  uk__tpl_add_code(&b[B_PREAMBLE], k->preamble, "", 0);
   if (b[B_PREAMBLE].len) uk__sb_add(&b[B_PREAMBLE], "\n");
   if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
-  user_code(&b[B_PREP], k->loop_prep, "  ", 1);
-  user_code(&b[B_AFTER], k->after_loop, "  ", 1);
+  uk__tpl_add_code(&b[B_PREP], k->loop_prep, "  ", 1);
+  uk__tpl_add_code(&b[B_AFTER], k->after_loop, "  ", 1);
   char vec[8];
   snprintf(vec, sizeof vec, "%d", key->vec);
   if (key->variant == UK_EW_TILED) {
     if (k->uses_i) line(&b[B_INDEX], "        const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;");
-    user_code(&b[B_OP], k->operation, "        ", 1);
+    uk__tpl_add_code(&b[B_OP], k->operation, "        ", 1);
     emit_tiled(k, key, &b[B_TILES], &b[B_TLOAD], &b[B_OFFSETS], &b[B_TSTORE]);
     tile_coords(key, 0, &b[B_COORDS], "");
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
-    user_code(&b[B_OP], k->operation, "    ", 1);
+    uk__tpl_add_code(&b[B_OP], k->operation, "    ", 1);
   }
   if (key->variant == UK_EW_STRIDED) {
     emit_offsets(k, key, &b[B_OFFSETS]);
@@ -598,7 +542,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     uk__sb_init(&unused);
     emit_elements(k, key, ACC_VEC, "      ", &b[B_VELEMS], &unused);
     uk__sb_release(&unused);
-    user_code(&b[B_VOP], k->operation, "      ", 1);
+    uk__tpl_add_code(&b[B_VOP], k->operation, "      ", 1);
   }
   for (int j = 0; j < NB; j++)
     if (b[j].failed) {
@@ -635,7 +579,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
       {"coords", uk__sb_str(&b[B_COORDS])},
       {"tstore", uk__sb_str(&b[B_TSTORE])},
   };
-  st = expand(uk__ew_template(key), vars, (int)(sizeof vars / sizeof vars[0]), src);
+  st = uk__tpl_expand_embedded(uk__ew_template(key), vars, (int)(sizeof vars / sizeof vars[0]), src);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
   if (st == UK_OK) *plan = pl;

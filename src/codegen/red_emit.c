@@ -113,57 +113,6 @@ static void expr(uk_strbuf *sb, const char *text) {
   uk__sb_addc(sb, ')');
 }
 
-/* Statements, each line indented, ';' added unless the text ends with one. */
-static void statements(uk_strbuf *sb, const char *text, const char *indent) {
-  const char *b, *e;
-  trim(text, &b, &e);
-  if (b == e) return;
-  while (b > text && b[-1] != '\n') b--;
-  if (sb->len) uk__sb_addc(sb, '\n');
-  const char *last = b;
-  for (const char *p = b; p < e;) {
-    const char *nl = memchr(p, '\n', (size_t)(e - p));
-    const char *end = nl ? nl : e;
-    last = p;
-    if (end > p && !(end - p == 1 && *p == '\r')) uk__sb_add(sb, indent);
-    uk__sb_addn(sb, p, (size_t)(end - p));
-    if (!nl) break;
-    uk__sb_addc(sb, '\n');
-    p = nl + 1;
-  }
-  if (e[-1] != ';' && e[-1] != '}') {
-    int comment = 0;
-    for (const char *p = last; p + 1 < e; p++)
-      if (p[0] == '/' && p[1] == '/') comment = 1;
-    if (comment) uk__sb_addf(sb, "\n%s", indent);
-    uk__sb_addc(sb, ';');
-  }
-}
-
-/* Expands the embedded template, dropping lines that are only an empty hole. */
-static uk_status expand(const char *name, const uk_tpl_var *vars, int nvars, uk_strbuf *out) {
-  const uk__embedded_file *f = uk__embedded_find(name);
-  if (!f) return uk__errorf(UK_ERR_INTERNAL, "no embedded template '%s'", name);
-  uk_strbuf t;
-  uk__sb_init(&t);
-  for (const char *p = f->data; *p;) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
-    int drop = 0;
-    if (p[0] == '$' && p[1] == '{' && len >= 4 && p[len - 1] == '\n' && p[len - 2] == '}') {
-      for (int k = 0; k < nvars; k++)
-        if (strlen(vars[k].name) == len - 4 && memcmp(vars[k].name, p + 2, len - 4) == 0)
-          drop = !vars[k].value || !*vars[k].value;
-    }
-    if (!drop) uk__sb_addn(&t, p, len);
-    p += len;
-  }
-  uk_status st = t.failed ? uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel")
-                          : uk__tpl_expand(name, uk__sb_str(&t), vars, nvars, out);
-  uk__sb_release(&t);
-  return st;
-}
-
 /* ------------------------------------------------------------------------ */
 /* The argument struct                                                       */
 /* ------------------------------------------------------------------------ */
@@ -451,7 +400,7 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   }
   if (k->uses_in_ind) line(b_post, "    const ukern::ew_index _in_ind(_uk_a._uk_insize);");
   if (k->uses_out_ind) line(b_post, "    const ukern::ew_index _out_ind(_uk_a._uk_nout);");
-  statements(b_post, k->post_map_expr, "    ");
+  uk__tpl_add_code(b_post, k->post_map_expr, "    ", 1);
 }
 
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
@@ -547,7 +496,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
       {"post", uk__sb_str(&b[B_POST])},
       {"name", k->name},
   };
-  st = expand("reduction.cu", vars, (int)(sizeof vars / sizeof vars[0]), src);
+  st = uk__tpl_expand_embedded("reduction.cu", vars, (int)(sizeof vars / sizeof vars[0]), src);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
   if (st == UK_OK) *plan = pl;

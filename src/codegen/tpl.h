@@ -16,7 +16,15 @@ typedef struct uk_tpl_var {
 uk_status uk__tpl_expand(const char *tpl_name, const char *tpl, const uk_tpl_var *vars, int nvars,
                          uk_strbuf *out);
 
-/* The same for an embedded template by name ("elementwise.cu"). */
+/* The same for an embedded template by name ("elementwise.cu"), first
+ * dropping every line that is only an empty-valued hole, so that optional
+ * blocks leave no blank lines. */
 uk_status uk__tpl_expand_embedded(const char *name, const uk_tpl_var *vars, int nvars, uk_strbuf *out);
+
+/* Appends user code: each line indented, blank lines at both ends dropped,
+ * the first line's own indentation kept. With `terminate`, a ';' closes it
+ * unless it ends with ';' or '}' (CuPy writes `${operation};`), on a line of
+ * its own after a trailing // comment. Starts a new line if sb is not empty. */
+void uk__tpl_add_code(uk_strbuf *sb, const char *text, const char *indent, int terminate);
 
 #endif

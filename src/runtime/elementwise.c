@@ -21,6 +21,7 @@
 #include "codegen/shape.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/kernel_common.h"
 
 #define DEFAULT_BLOCK 256
 
@@ -57,13 +58,6 @@ typedef struct prep {
   int device;                            /* the arrays' device; -1 when no array is given */
 } prep;
 
-static char *dup_or_null(const char *s, int *failed) {
-  if (!s) return NULL;
-  char *d = strdup(s);
-  if (!d) *failed = 1;
-  return d;
-}
-
 uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
                                 const char *operation, const char *name, const uk_elementwise_options *opts,
                                 uk_elementwise **out) {
@@ -93,12 +87,12 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
     goto out;
   }
   int failed = 0;
-  k->name = dup_or_null(name, &failed);
-  k->operation = dup_or_null(operation, &failed);
+  k->name = uk__strdup_opt(name, &failed);
+  k->operation = uk__strdup_opt(operation, &failed);
   if (opts) {
-    k->preamble = dup_or_null(opts->preamble, &failed);
-    k->loop_prep = dup_or_null(opts->loop_prep, &failed);
-    k->after_loop = dup_or_null(opts->after_loop, &failed);
+    k->preamble = uk__strdup_opt(opts->preamble, &failed);
+    k->loop_prep = uk__strdup_opt(opts->loop_prep, &failed);
+    k->after_loop = uk__strdup_opt(opts->after_loop, &failed);
     k->no_reduce_dims = opts->no_reduce_dims != 0;
     if (opts->num_options > 0 && !failed) {
       k->options = calloc((size_t)opts->num_options, sizeof *k->options);
@@ -108,7 +102,7 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
           st = uk__errorf(UK_ERR_INVALID, "uk_elementwise_options: options[%d] is NULL", j);
           goto out;
         }
-        k->options[j] = dup_or_null(opts->options[j], &failed);
+        k->options[j] = uk__strdup_opt(opts->options[j], &failed);
         k->num_options = j + 1;
       }
     }
@@ -170,16 +164,6 @@ static const uk_param *param_at(const uk_elementwise *k, int p) {
 }
 
 static const char *role(const uk_elementwise *k, int p) { return p < k->in.count ? "input" : "output"; }
-
-static int c_contiguous(const uk_array *a) {
-  int64_t want = (int64_t)uk_dtype_size(a->dtype);
-  for (int d = a->ndim - 1; d >= 0; d--) {
-    if (a->shape[d] == 1) continue;
-    if (a->strides[d] != want) return 0;
-    want *= a->shape[d];
-  }
-  return 1;
-}
 
 /* A 2-d loop where some operands walk memory fastest along axis 0 and
  * others along axis 1 (a transposed view): the tiled variant, with lanes
@@ -336,7 +320,7 @@ static uk_status prepare(const uk_elementwise *k, const uk_arg *in, int nin, con
     }
     if (prm->is_raw || ((k->k.raw_view_mask >> p) & 1)) {
       key->raw_ndim[p] = (uint8_t)pr->arr[p]->ndim;
-      if (c_contiguous(pr->arr[p])) key->raw_contig_mask |= 1ull << p;
+      if (uk__array_c_contiguous(pr->arr[p])) key->raw_contig_mask |= 1ull << p;
     }
   }
   int64_t items[UK_MAX_NDIM];
@@ -505,69 +489,6 @@ uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk
 /* Launching                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static _Atomic int sm_count[UK__MAX_DEVICES];
-
-static int multiprocessors(int device) {
-  int n = device >= 0 && device < UK__MAX_DEVICES ? atomic_load_explicit(&sm_count[device], memory_order_relaxed) : 0;
-  if (n > 0) return n;
-  if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)device) != CUDA_SUCCESS ||
-      n <= 0)
-    n = 132;
-  if (device >= 0 && device < UK__MAX_DEVICES) atomic_store_explicit(&sm_count[device], n, memory_order_relaxed);
-  return n;
-}
-
-/* The byte range [lo, hi) an array's elements occupy; 0 when empty. */
-static int span(const uk_array *a, uint64_t *lo, uint64_t *hi) {
-  int64_t neg = 0, pos = 0;
-  for (int d = 0; d < a->ndim; d++) {
-    if (a->shape[d] == 0) return 0;
-    int64_t ext = a->strides[d] * (a->shape[d] - 1);
-    if (ext < 0) neg += ext;
-    else pos += ext;
-  }
-  *lo = a->data + (uint64_t)neg;
-  *hi = a->data + (uint64_t)pos + uk_dtype_size(a->dtype);
-  return 1;
-}
-
-static int same_view(const uk_array *a, const uk_array *b) {
-  if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
-  for (int d = 0; d < a->ndim; d++)
-    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
-  return 1;
-}
-
-/* Inputs that partly overlap a given output are copied first (NumPy's
- * result, not a race): the input's span, from a 16-byte boundary so the
- * copy keeps the pointer's alignment, into a stream-ordered temporary. */
-static uk_status copy_overlapping(uk_elementwise *k, const prep *pr, void *stream, uint64_t *ptr, uint64_t *temps,
-                                  int *ntemps) {
-  int nin = k->in.count, nout = k->out.count;
-  if (!pr->b.outputs_given) return UK_OK;
-  for (int p = 0; p < nin; p++) {
-    const uk_array *a = pr->arr[p];
-    uint64_t alo, ahi, olo, ohi;
-    if (!a || !span(a, &alo, &ahi)) continue;
-    int overlap = 0;
-    for (int j = 0; j < nout && !overlap; j++) {
-      const uk_array *o = &pr->outs[j];
-      overlap = span(o, &olo, &ohi) && alo < ohi && olo < ahi && !same_view(a, o);
-    }
-    if (!overlap) continue;
-    uint64_t from = alo & ~(uint64_t)15, tmp = 0;
-    size_t bytes = (size_t)(ahi - from);
-    uk_status st = uk__context_alloc(k->ctx, bytes, stream, &tmp);
-    if (st != UK_OK) return st;
-    temps[(*ntemps)++] = tmp;
-    if ((st = uk__cu_check(uk__cu.cuMemcpyDtoDAsync(tmp, from, bytes, (CUstream)stream),
-                           "cuMemcpyDtoDAsync (copying an input that overlaps an output)")) != UK_OK)
-      return st;
-    ptr[p] = tmp + (a->data - from);
-  }
-  return UK_OK;
-}
-
 static void put(unsigned char *buf, const uk_ew_slot *s, int64_t v) {
   if (s->size == 4) {
     int32_t w = (int32_t)v;
@@ -631,7 +552,10 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
   }
   if (!e) goto out; /* zero-size loop: nothing to compile or launch */
   for (int p = 0; p < np; p++) ptr[p] = pr.arr[p] ? pr.arr[p]->data : 0;
-  if ((st = copy_overlapping(k, &pr, stream, ptr, temps, &ntemps)) != UK_OK) goto out;
+  if (pr.b.outputs_given &&
+      (st = uk__copy_overlapping_inputs(k->ctx, pr.arr, k->in.count, pr.outs, k->out.count, stream, ptr, temps,
+                                        &ntemps)) != UK_OK)
+    goto out;
 
   _Alignas(16) unsigned char buf[4096];
   size_t bytes = e->plan.bytes;
@@ -645,7 +569,7 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
     /* Grid-stride over a few waves: measured faster than one thread per
      * element for broadcast and strided loops. */
     blocks = (items + block - 1) / block;
-    int64_t cap = (int64_t)multiprocessors(device) * (2048 / block > 0 ? 2048 / block : 1) * 8;
+    int64_t cap = (int64_t)uk__device_sm_count(device) * (2048 / block > 0 ? 2048 / block : 1) * 8;
     if (blocks > cap) blocks = cap;
   } else {
     /* Contiguous: one thread per element or vector (within 1% of CUB's

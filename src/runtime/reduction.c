@@ -34,6 +34,7 @@
 #include "codegen/shape.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/kernel_common.h"
 
 typedef struct red_entry {
   struct red_entry *next;
@@ -80,13 +81,6 @@ typedef struct prep {
   int aligned;                   /* every loop input's base is 16-byte aligned */
   int device;
 } prep;
-
-static char *dup_or_null(const char *s, int *failed) {
-  if (!s) return NULL;
-  char *d = strdup(s);
-  if (!d) *failed = 1;
-  return d;
-}
 
 void uk_reduction_destroy(uk_reduction *k) {
   if (!k) return;
@@ -170,18 +164,18 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
       goto out;
     }
   int failed = 0;
-  k->name = dup_or_null(spec->name, &failed);
-  k->map_expr = dup_or_null(spec->map_expr, &failed);
-  k->reduce_expr = dup_or_null(spec->reduce_expr, &failed);
-  k->post_map_expr = dup_or_null(spec->post_map_expr, &failed);
-  k->identity = dup_or_null(spec->identity, &failed);
-  k->preamble = dup_or_null(spec->preamble, &failed);
+  k->name = uk__strdup_opt(spec->name, &failed);
+  k->map_expr = uk__strdup_opt(spec->map_expr, &failed);
+  k->reduce_expr = uk__strdup_opt(spec->reduce_expr, &failed);
+  k->post_map_expr = uk__strdup_opt(spec->post_map_expr, &failed);
+  k->identity = uk__strdup_opt(spec->identity, &failed);
+  k->preamble = uk__strdup_opt(spec->preamble, &failed);
   if (spec->reduce_type && *spec->reduce_type) {
-    k->reduce_type = dup_or_null(spec->reduce_type, &failed);
+    k->reduce_type = uk__strdup_opt(spec->reduce_type, &failed);
   } else {
     const uk_param *o = &k->out.items[0];
     char letter[2] = {o->placeholder, 0};
-    k->reduce_type = dup_or_null(o->is_placeholder ? letter : uk__dtype_info(o->dtype)->ctype, &failed);
+    k->reduce_type = uk__strdup_opt(o->is_placeholder ? letter : uk__dtype_info(o->dtype)->ctype, &failed);
   }
   if (spec->num_options > 0 && !failed) {
     k->options = calloc((size_t)spec->num_options, sizeof *k->options);
@@ -191,7 +185,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
         st = uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: options[%d] is NULL", j);
         goto out;
       }
-      k->options[j] = dup_or_null(spec->options[j], &failed);
+      k->options[j] = uk__strdup_opt(spec->options[j], &failed);
       k->num_options = j + 1;
     }
   }
@@ -215,16 +209,6 @@ out:
 
 static const uk_param *param_at(const uk_reduction *k, int p) {
   return p < k->in.count ? &k->in.items[p] : &k->out.items[p - k->in.count];
-}
-
-static int c_contiguous(const uk_array *a) {
-  int64_t want = (int64_t)uk_dtype_size(a->dtype);
-  for (int d = a->ndim - 1; d >= 0; d--) {
-    if (a->shape[d] == 1) continue;
-    if (a->strides[d] != want) return 0;
-    want *= a->shape[d];
-  }
-  return 1;
 }
 
 static uk_status prepare(const uk_reduction *k, const uk_arg *in, int nin, const uk_array *out, int nout,
@@ -330,7 +314,7 @@ static uk_status prepare(const uk_reduction *k, const uk_arg *in, int nin, const
     }
     if (p < nin && (prm->is_raw || ((k->k.raw_view_mask >> p) & 1))) {
       key->raw_ndim[p] = (uint8_t)pr->arr[p]->ndim;
-      if (c_contiguous(pr->arr[p])) key->raw_contig_mask |= 1ull << p;
+      if (uk__array_c_contiguous(pr->arr[p])) key->raw_contig_mask |= 1ull << p;
     }
     if (p < nin && !prm->is_raw && pr->arr[p]->data % 16) pr->aligned = 0;
   }
@@ -484,18 +468,6 @@ uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_arr
 /* Launching                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static _Atomic int sm_count[UK__MAX_DEVICES];
-
-static int multiprocessors(int device) {
-  int n = device >= 0 && device < UK__MAX_DEVICES ? atomic_load_explicit(&sm_count[device], memory_order_relaxed) : 0;
-  if (n > 0) return n;
-  if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)device) != CUDA_SUCCESS ||
-      n <= 0)
-    n = 132;
-  if (device >= 0 && device < UK__MAX_DEVICES) atomic_store_explicit(&sm_count[device], n, memory_order_relaxed);
-  return n;
-}
-
 static void pack(const red_entry *e, const prep *pr, const uk_red_strategy *s, const uint64_t *ptr,
                  uint64_t partial, uint64_t count, unsigned char *buf) {
   const uk_red_loops *R = &pr->loops;
@@ -601,59 +573,6 @@ out:
   return st;
 }
 
-/* The byte range [lo, hi) an array's elements occupy; 0 when empty. */
-static int span(const uk_array *a, uint64_t *lo, uint64_t *hi) {
-  int64_t neg = 0, pos = 0;
-  for (int d = 0; d < a->ndim; d++) {
-    if (a->shape[d] == 0) return 0;
-    int64_t ext = a->strides[d] * (a->shape[d] - 1);
-    if (ext < 0) neg += ext;
-    else pos += ext;
-  }
-  *lo = a->data + (uint64_t)neg;
-  *hi = a->data + (uint64_t)pos + uk_dtype_size(a->dtype);
-  return 1;
-}
-
-static int same_view(const uk_array *a, const uk_array *b) {
-  if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
-  for (int d = 0; d < a->ndim; d++)
-    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
-  return 1;
-}
-
-/* Inputs (raw ones included) that overlap a given output are copied first,
- * so that results equal NumPy's whatever order the threads write in: the
- * input's span, from a 16-byte boundary so that the copy keeps the
- * pointer's alignment, into a stream-ordered temporary. An identical view
- * runs as is (each output element then reads only its own element). */
-static uk_status copy_overlapping(uk_reduction *k, const prep *pr, void *stream, uint64_t *ptr, uint64_t *temps,
-                                  int *ntemps) {
-  int nin = k->in.count, nout = k->out.count;
-  if (!pr->b.outputs_given) return UK_OK;
-  for (int p = 0; p < nin; p++) {
-    const uk_array *a = pr->arr[p];
-    uint64_t alo, ahi, olo, ohi;
-    if (!a || !span(a, &alo, &ahi)) continue;
-    int overlap = 0;
-    for (int j = 0; j < nout && !overlap; j++) {
-      const uk_array *o = &pr->outs[j];
-      overlap = span(o, &olo, &ohi) && alo < ohi && olo < ahi && !same_view(a, o);
-    }
-    if (!overlap) continue;
-    uint64_t from = alo & ~(uint64_t)15, tmp = 0;
-    size_t bytes = (size_t)(ahi - from);
-    uk_status st = uk__context_alloc(k->ctx, bytes, stream, &tmp);
-    if (st != UK_OK) return st;
-    temps[(*ntemps)++] = tmp;
-    if ((st = uk__cu_check(uk__cu.cuMemcpyDtoDAsync(tmp, from, bytes, (CUstream)stream),
-                           "cuMemcpyDtoDAsync (copying an input that overlaps an output)")) != UK_OK)
-      return st;
-    ptr[p] = tmp + (a->data - from);
-  }
-  return UK_OK;
-}
-
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                             const uk_reduce_launch *launch) {
   uk__error_clear();
@@ -686,7 +605,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   }
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  uk__red_choose(R, pr.itemsize, pr.aligned, uk__red_key_vec(&k->k, &pr.key), multiprocessors(device), &s);
+  uk__red_choose(R, pr.itemsize, pr.aligned, uk__red_key_vec(&k->k, &pr.key), uk__device_sm_count(device), &s);
   if (s.grid_x > INT32_MAX) {
     st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->name, (long long)R->nout);
     goto out;
@@ -695,7 +614,10 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = function(k, e, s.kernel, &f)) != UK_OK) goto out;
   int np = k->in.count + k->out.count;
   for (int p = 0; p < np; p++) ptr[p] = pr.arr[p] ? pr.arr[p]->data : 0;
-  if ((st = copy_overlapping(k, &pr, stream, ptr, temps, &ntemps)) != UK_OK) goto out;
+  if (pr.b.outputs_given &&
+      (st = uk__copy_overlapping_inputs(k->ctx, pr.arr, k->in.count, pr.outs, k->out.count, stream, ptr, temps,
+                                        &ntemps)) != UK_OK)
+    goto out;
   if (s.nsplit > 1 &&
       (st = scratch(k, device, stream, s.grid_x, uk__red_scratch_bytes(&s, (int64_t)e->partial_size), &count,
                     &partial, &temp_scratch)) != UK_OK)

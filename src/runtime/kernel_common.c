@@ -1,0 +1,80 @@
+#include "runtime/kernel_common.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/device.h"
+
+char *uk__strdup_opt(const char *s, int *failed) {
+  if (!s) return NULL;
+  char *d = strdup(s);
+  if (!d) *failed = 1;
+  return d;
+}
+
+int uk__array_c_contiguous(const uk_array *a) {
+  int64_t want = (int64_t)uk_dtype_size(a->dtype);
+  for (int d = a->ndim - 1; d >= 0; d--) {
+    if (a->shape[d] == 1) continue;
+    if (a->strides[d] != want) return 0;
+    want *= a->shape[d];
+  }
+  return 1;
+}
+
+int uk__array_span(const uk_array *a, uint64_t *lo, uint64_t *hi) {
+  int64_t neg = 0, pos = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] == 0) return 0;
+    int64_t ext = a->strides[d] * (a->shape[d] - 1);
+    if (ext < 0) neg += ext;
+    else pos += ext;
+  }
+  *lo = a->data + (uint64_t)neg;
+  *hi = a->data + (uint64_t)pos + uk_dtype_size(a->dtype);
+  return 1;
+}
+
+int uk__array_same_view(const uk_array *a, const uk_array *b) {
+  if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return 0;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
+  return 1;
+}
+
+static _Atomic int sm_count[UK__MAX_DEVICES];
+
+int uk__device_sm_count(int device) {
+  int in_range = device >= 0 && device < UK__MAX_DEVICES;
+  int n = in_range ? atomic_load_explicit(&sm_count[device], memory_order_relaxed) : 0;
+  if (n > 0) return n;
+  if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)device) != CUDA_SUCCESS ||
+      n <= 0)
+    n = 132;
+  if (in_range) atomic_store_explicit(&sm_count[device], n, memory_order_relaxed);
+  return n;
+}
+
+uk_status uk__copy_overlapping_inputs(uk_context *ctx, const uk_array *const *in, int nin, const uk_array *outs,
+                                      int nout, void *stream, uint64_t *ptr, uint64_t *temps, int *ntemps) {
+  for (int p = 0; p < nin; p++) {
+    const uk_array *a = in[p];
+    uint64_t alo, ahi, olo, ohi;
+    if (!a || !uk__array_span(a, &alo, &ahi)) continue;
+    int overlap = 0;
+    for (int j = 0; j < nout && !overlap; j++)
+      overlap = uk__array_span(&outs[j], &olo, &ohi) && alo < ohi && olo < ahi && !uk__array_same_view(a, &outs[j]);
+    if (!overlap) continue;
+    uint64_t from = alo & ~(uint64_t)15, tmp = 0;
+    size_t bytes = (size_t)(ahi - from);
+    uk_status st = uk__context_alloc(ctx, bytes, stream, &tmp);
+    if (st != UK_OK) return st;
+    temps[(*ntemps)++] = tmp;
+    if ((st = uk__cu_check(uk__cu.cuMemcpyDtoDAsync(tmp, from, bytes, (CUstream)stream),
+                           "cuMemcpyDtoDAsync (copying an input that overlaps an output)")) != UK_OK)
+      return st;
+    ptr[p] = tmp + (a->data - from);
+  }
+  return UK_OK;
+}

@@ -1,0 +1,34 @@
+/* What the generated-kernel runtimes (elementwise.c, reduction.c) share:
+ * array-view predicates, the SM count of a device, and copying inputs that
+ * partly overlap an output before a kernel reads them. */
+#ifndef UK_RUNTIME_KERNEL_COMMON_H
+#define UK_RUNTIME_KERNEL_COMMON_H
+
+#include <stdint.h>
+
+#include "runtime/context.h"
+
+/* strdup of an optional string (NULL stays NULL); sets *failed on no memory. */
+char *uk__strdup_opt(const char *s, int *failed);
+
+/* 1 if the array is C-contiguous (size-1 axes ignored). */
+int uk__array_c_contiguous(const uk_array *a);
+/* The byte range [lo, hi) the array's elements occupy; 0 when it is empty. */
+int uk__array_span(const uk_array *a, uint64_t *lo, uint64_t *hi);
+/* 1 if both describe the same elements in the same order (same data, dtype,
+ * shape, strides). */
+int uk__array_same_view(const uk_array *a, const uk_array *b);
+
+/* Multiprocessors of a device (cached; 132 if the driver can't say). */
+int uk__device_sm_count(int device);
+
+/* Inputs in[0..nin) (NULL entries are scalars) that partly overlap one of
+ * the given outputs are copied first, so results equal NumPy's whatever
+ * order threads write in: the input's span, from a 16-byte boundary so the
+ * copy keeps the pointer's alignment, into a stream-ordered temporary
+ * (appended to temps; the caller frees them after the launch). ptr[p] is
+ * set to the copy's address. Identical views run as is. */
+uk_status uk__copy_overlapping_inputs(uk_context *ctx, const uk_array *const *in, int nin, const uk_array *outs,
+                                      int nout, void *stream, uint64_t *ptr, uint64_t *temps, int *ntemps);
+
+#endif

@@ -17,6 +17,8 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_NO_DEVICE = 3 };
 int cli_info(int argc, char **argv);
 int cli_cache(int argc, char **argv);
 int cli_demo(int argc, char **argv);
+/* demo_kernels.c: the elementwise and reduction part of the demo. */
+int cli_demo_kernels(uk_context *ctx, int have_gpu, long long n);
 int cli_gen(int argc, char **argv);
 int cli_compile(int argc, char **argv);
 int cli_run(int argc, char **argv);

@@ -12,10 +12,11 @@
 static const char help[] =
     "usage: ukern demo [--arch N] [--n ELEMENTS]\n"
     "Compiles a small module (a vector add and a kernel template instantiated for\n"
-    "float and double), then compiles it again to show the memory cache. With a GPU\n"
-    "it runs the vector add on random data, checks every element against the host\n"
-    "and prints the device time. Without one it stops after compiling, for --arch\n"
-    "(default 90, i.e. sm_90).\n";
+    "float and double), then compiles it again to show the memory cache; then an\n"
+    "ElementwiseKernel (squared_diff) and a ReductionKernel (l2norm along rows).\n"
+    "With a GPU it runs all three on random data, checks every result against the\n"
+    "host and prints the times. Without one it generates and compiles them for\n"
+    "--arch (default 90, i.e. sm_90) and stops there.\n";
 
 static const char source[] =
     "#include <ukern/complex.cuh>\n"
@@ -157,7 +158,8 @@ int cli_demo(int argc, char **argv) {
          t1 - t0, (unsigned long long)st.memory_hits, (unsigned long long)st.disk_hits,
          (unsigned long long)st.compiles, *uk_context_cache_dir(ctx) ? uk_context_cache_dir(ctx) : "(disabled)");
   if (have_gpu) rc = run_on_gpu(ctx, m, n);
-  else printf("done     (run on a machine with a GPU to launch and check the kernel)\n");
+  if (rc == CLI_OK) rc = cli_demo_kernels(ctx, have_gpu, n);
+  if (rc == CLI_OK && !have_gpu) printf("done     (run on a machine with a GPU to launch and check the kernels)\n");
 out:
   uk_module_destroy(again);
   uk_module_destroy(m);

@@ -52,6 +52,11 @@ if [ "$GPU" = 1 ]; then
   expect pre-hit-red 0 '"compiles": 0, "memory_hits": 0, "disk_hits": 1' -- env UKERN_CACHE_DIR="$tmp/pre" "$UKERN" run "$SPECS/l2norm.uk" --json --repeat 2
   expect bench-short 0 '"case": "reduction sum columns float32"' -- "$UKERN" bench --short --json --repeat 3
   expect bench-table 0 "launch: host cost of a cached call" -- "$UKERN" bench --short --repeat 3
+  # the demo with a GPU runs the module, the elementwise and the reduction and checks them
+  expect demo-gpu-ew 0 "ran      squared_diff" -- "$UKERN" demo --n 300000
+  expect demo-gpu-red 0 "l2norm along rows (first call: compile + run)" -- "$UKERN" demo --n 300000
+  expect demo-gpu-ok 0 "vector_add on 300000 elements" -- "$UKERN" demo --n 300000
+  if "$UKERN" demo --n 300000 2>&1 | grep -q "WRONG"; then fail=$((fail + 1)); echo "FAIL demo-gpu: wrong results" >&2; else pass=$((pass + 1)); fi
   echo "test_cli --gpu: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]
   exit

@@ -53,6 +53,10 @@ ${map_vec}
   static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
 ${map_cols}
   }
+  template <int R, class F>
+  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
+${map_pack}
+  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
 ${post}
   }
@@ -65,3 +69,4 @@ __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 
 extern "C" __global__ void __launch_bounds__(256) ${name}_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) ${name}_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

@@ -499,6 +499,16 @@ static void strategies(void) {
       {300, 300, 0, 0, UK_COMPLEX64},  /* complex columns */
       {300, 300, 1, 0, UK_INT32},      /* exact integers */
       {300, 300, 1, 8, UK_INT64},
+      {70002, 2, 1, 0, UK_FLOAT32},   /* rows of 2 packed in float4: a partial last warp */
+      {4099, 2, 1, 0, UK_FLOAT32},    /* rows of 2, an odd count: a thread each */
+      {70002, 2, 1, 4, UK_FLOAT32},   /* rows of 2, misaligned: a thread each */
+      {20004, 2, 1, 0, UK_FLOAT16},   /* 4 rows of 2 per vector of 8 halves */
+      {3001, 2, 1, 0, UK_FLOAT64},    /* one row of 2 per vector */
+      {5000, 2, 1, 0, UK_INT32},
+      {2, (1 << 18) + 4, 0, 0, UK_FLOAT32}, /* 2 outer rows: 4 adjacent outputs per thread */
+      {2, 1001, 0, 0, UK_FLOAT32},    /* 2 outer rows, odd: an output per thread */
+      {200, 3000, 0, 0, UK_FLOAT32},  /* columns, 8 threads per output, not split */
+      {16384, 256, 0, 0, UK_FLOAT32}, /* columns, split over whole waves */
   };
   uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "ssum", NULL, NULL);
   uk_reduction *hsum = mk("T x", "T y", "x", "a + b", "y = a", "0", "hsum", "float", NULL);
@@ -524,6 +534,34 @@ static void strategies(void) {
     drop(&x);
     free(v);
   }
+  /* rows of 2 packed: no identity (the maximum of negative data) and _J
+   * (the position within the row, not within the vector) */
+  int64_t shape2[] = {4100, 2}, n2 = 4100 * 2;
+  double *neg = randv(n2, -100, -1);
+  for (int64_t k = 0; k < n2; k++) neg[k] = (float)neg[k];
+  darr xn = make(UK_FLOAT32, 2, shape2, NULL, 0, 0, neg);
+  int ax1[] = {1};
+  uk_reduce_launch l1 = axes_of(ax1, 1, 0);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "pmax", NULL, NULL);
+  run_case("rows of 2, max, no identity", mx, R_MAX, &xn, neg, &l1, 0, 0);
+  uk_reduction *wj = mk("T x", "T y", "x * (T)(_J + 1)", "a + b", "y = a", "0", "pwj", NULL, NULL);
+  uk_array y;
+  memset(&y, 0, sizeof y);
+  uk_arg in = uk_arg_array(&xn.a);
+  CHECK_OK(uk_reduction_call(wj, &in, 1, &y, 1, &l1));
+  double *got = fetch(&y, y.data, 4100 * 4);
+  int bad = 0;
+  for (int64_t o = 0; o < 4100; o++) {
+    double want = neg[2 * o] + 2 * neg[2 * o + 1];
+    if (fabs(got[o] - want) > 1e-5 * fabs(want)) bad++;
+  }
+  CHECK(bad == 0);
+  free(got);
+  uk_array_free(ctx, &y, NULL);
+  drop(&xn);
+  free(neg);
+  uk_reduction_destroy(mx);
+  uk_reduction_destroy(wj);
   uk_reduction_destroy(sum);
   uk_reduction_destroy(hsum);
 }

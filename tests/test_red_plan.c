@@ -86,6 +86,7 @@ static void plan(int ndim, const int64_t *shape, const uint8_t *red, int transpo
 }
 
 static void test_loops_and_strategy(void) {
+  char buf[128];
   uk_red_strategy s;
   uk_red_loops R;
   /* (3, 4, 5, 6) reduce axes 1 and 2: kept (3, 6) stay apart, reduced merge */
@@ -111,6 +112,8 @@ static void test_loops_and_strategy(void) {
   CHECK(s.kernel == UK_RED_COLS && s.by == 8 && s.vec && s.slots == 128 && s.grid_x == 128 && s.nsplit > 1);
   CHECK(uk__red_threads_per_output(&s) == 8);
   CHECK(s.nsplit * s.chunk >= 16384 && (s.nsplit - 1) * s.chunk < 16384 && s.chunk % 8 == 0);
+  /* one whole wave: 1024 of the 1056 resident blocks (2.06 waves would leave a tail) */
+  CHECK(s.nsplit == 8 && s.chunk == 2048);
   CHECK(s.grid_x < 2 * 132 * 8); /* split launches: few block columns (one counter each) */
   CHECK(uk__red_scratch_bytes(&s, 8) == s.grid_x * s.nsplit * 128 * 8);
   /* columns of the transpose are rows of memory */
@@ -120,14 +123,42 @@ static void test_loops_and_strategy(void) {
   CHECK(s.kernel == UK_RED_B && s.vec && s.grid_x == 1 && s.nsplit >= 1000 && s.nsplit <= 1056);
   CHECK(s.chunk % 1024 == 0 && s.nsplit * s.chunk >= (int64_t)1 << 28);
   CHECK(R.index64 == 0); /* 2^28 floats: every byte offset fits int32 */
-  char buf[128];
   CHECK_CONTAINS(uk__red_describe(&s, buf, sizeof buf), "a block per output, vector loads, 1 blocks, split");
   /* short rows (N/k, k) and few outer rows (k, N/k) */
   int64_t k16[] = {(int64_t)1 << 24, 16}, k4096[] = {1 << 16, 4096}, k2[] = {(int64_t)1 << 27, 2};
   plan(2, k16, rows, 0, &s, &R);
   CHECK(s.kernel == UK_RED_T1 && s.vec);
+  /* k = 2: two rows of 2 per float4, a one-shot grid of 512 vectors per block */
   plan(2, k2, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_PACK && s.vec && s.nsplit == 1 && s.grid_x == ((int64_t)1 << 26) / 512);
+  CHECK(uk__red_threads_per_output(&s) == 1 && uk__red_scratch_bytes(&s, 8) == 0);
+  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "rows of 2 packed in vectors, vector loads, 131072 blocks");
+  /* rows of 2 that do not fill whole vectors, or are not back to back */
+  int64_t k2odd[] = {1001, 2};
+  plan(2, k2odd, rows, 0, &s, &R);
   CHECK(s.kernel == UK_RED_T1 && !s.vec);
+  {
+    /* x[:, :2] of an (8, 4) array: rows of 2, 16 bytes apart */
+    uk_loop L = loop_of(2, (int64_t[]){8, 2}, 4, 0);
+    L.strides[0][0] = 16;
+    int64_t os[1][UK_MAX_NDIM] = {{4}}, item = 4;
+    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_choose(&R, &item, 1, 4, 132, &s);
+    CHECK(R.nred == 2 && s.kernel == UK_RED_T1);
+    L.strides[0][0] = 8; /* back to back again */
+    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_choose(&R, &item, 1, 4, 132, &s);
+    CHECK(s.kernel == UK_RED_PACK);
+    uk__red_choose(&R, &item, 0, 4, 132, &s); /* a base not 16-byte aligned */
+    CHECK(s.kernel == UK_RED_T1);
+  }
+  int64_t k2b[] = {4, 3, 2};
+  uint8_t last[UK_MAX_NDIM] = {0, 0, 1};
+  int64_t k2big[] = {(int64_t)1 << 35, 2}; /* past 2^24 blocks: a grid-stride loop */
+  plan(2, k2big, rows, 0, &s, &R);
+  CHECK(s.kernel == UK_RED_PACK && R.index64 && s.grid_x == (int64_t)1 << 24);
+  plan(3, k2b, last, 0, &s, &R); /* kept (4, 3) merges to 12: 6 vectors */
+  CHECK(s.kernel == UK_RED_PACK && R.kept.ndim == 1 && s.grid_x == 1);
   CHECK(uk__red_threads_per_output(&s) == 1);
   plan(2, k4096, rows, 0, &s, &R);
   CHECK(s.kernel == UK_RED_B && s.vec && uk__red_threads_per_output(&s) == UK_RED_BLOCK);

@@ -298,7 +298,7 @@ static void offset_expr(uk_strbuf *sb, const char *prefix, const char *name, int
 
 static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *b_koff, uk_strbuf *b_vparams,
                         uk_strbuf *b_vlocals, uk_strbuf *b_kept, uk_strbuf *b_map, uk_strbuf *b_mapvec,
-                        uk_strbuf *b_mapcols, uk_strbuf *b_post) {
+                        uk_strbuf *b_mapcols, uk_strbuf *b_mappack, uk_strbuf *b_post) {
   int nin = k->in->count, nout = k->out->count, nk = key->nd_k, nr = key->nd_r;
   /* koff, val parameters, kept offsets */
   emit_unravel(b_kept, "_uk_o", "_uk_kshape", nk);
@@ -382,6 +382,23 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   for (int p = 0; p < nin; p++)
     if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
   uk__sb_add(b_mapcols, ", _uk_r));");
+  /* map_pack: a vector of whole rows of R elements (the reduced index is
+   * the position in the row) */
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(b_mappack,
+         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
+         "_uk_ko.%s));",
+         t, name, t, name, name);
+  }
+  line(b_mappack, "#pragma unroll");
+  line(b_mappack, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(b_mappack, "      _uk_f[_uk_k / R](val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(b_mappack, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
+  uk__sb_add(b_mappack, ", (idx)(_uk_k % R)));");
   /* post: output references, then the user's statements */
   emit_unravel(b_post, "_uk_o", "_uk_kshape", nk);
   if (nk == 0) line(b_post, "    (void)_uk_o;");
@@ -435,8 +452,8 @@ static void emit_typedefs(const uk_red_kernel *k, const uk_red_key *key, uk_strb
 }
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_red_plan *plan) {
-  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS, B_POST,
-         B_IDENT, B_REDUCE, B_MAPEXPR, NB };
+  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS,
+         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_red_plan pl = {0, NULL, 0};
@@ -457,7 +474,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
     }
   }
   emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_MAPCOLS],
-              &b[B_POST]);
+              &b[B_MAPPACK], &b[B_POST]);
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
     expr(&b[B_IDENT], k->identity);
@@ -493,6 +510,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
       {"map", uk__sb_str(&b[B_MAP])},
       {"map_vec", uk__sb_str(&b[B_MAPVEC])},
       {"map_cols", uk__sb_str(&b[B_MAPCOLS])},
+      {"map_pack", uk__sb_str(&b[B_MAPPACK])},
       {"post", uk__sb_str(&b[B_POST])},
       {"name", k->name},
   };

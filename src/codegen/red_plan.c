@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 
-static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_cols"};
+static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_cols", "_p"};
 
 const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
 
@@ -85,6 +85,8 @@ int uk__red_vec(int64_t max_itemsize) {
   return max_itemsize > 0 && max_itemsize < 16 ? (int)(16 / max_itemsize) : 1;
 }
 
+int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
+
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Splits each output's range so that about `target` blocks run, each piece
@@ -100,6 +102,42 @@ static void split(uk_red_strategy *s, int64_t nred, int64_t target, int64_t min_
   int64_t chunk = cdiv(cdiv(nred, n), align) * align;
   s->chunk = chunk;
   s->nsplit = cdiv(nred, chunk);
+}
+
+/* COLS: splits so that the blocks fill whole waves of `resident` blocks
+ * (a last, partial wave runs alone at a fraction of the bandwidth): the
+ * most pieces that fit in one wave, else in 2, 3 or 4, using at least 85%
+ * of the waves they occupy. */
+static void split_waves(uk_red_strategy *s, int64_t nred, int64_t resident, int64_t min_piece, int64_t align) {
+  s->nsplit = 1;
+  s->chunk = nred > 0 ? nred : 1;
+  int64_t gx = s->grid_x, most = nred / min_piece, n = 0;
+  if (gx >= 2 * resident || most < 2) return;
+  for (int64_t w = 1; w <= 4 && !n; w++) {
+    int64_t c = w * resident / gx;
+    if (c >= 1 && c * gx * 100 >= 85 * w * resident) n = c;
+  }
+  if (!n) n = cdiv(2 * resident, gx); /* nothing fits well: about two waves */
+  if (n > most) n = most;
+  if (n > 65535) n = 65535;
+  if (n < 2) return;
+  int64_t chunk = cdiv(cdiv(nred, n), align) * align;
+  s->chunk = chunk;
+  s->nsplit = cdiv(nred, chunk);
+}
+
+/* PACK: rows of exactly 2 contiguous elements, back to back along the last
+ * kept axis in whole vectors, every kept stride otherwise 16-byte aligned. */
+static int pack_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int red_contig) {
+  const uk_loop *K = &R->kept;
+  if (!red_contig || R->nred != 2 || vec < 2 || !aligned || K->ndim < 1 || K->shape[K->ndim - 1] % (vec / 2))
+    return 0;
+  for (int k = 0; k < R->nin; k++) {
+    if (K->strides[k][K->ndim - 1] != 2 * itemsize[k]) return 0;
+    for (int d = 0; d < K->ndim - 1; d++)
+      if (K->strides[k][d] % 16) return 0;
+  }
+  return 1;
 }
 
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
@@ -134,7 +172,21 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
     s->by = nred <= 64 ? 1 : 8;
     s->slots = (int64_t)(UK_RED_BLOCK / s->by) * (vc ? vec : 1);
     s->grid_x = cdiv(nout, s->slots);
-    split(s, nred, 2 * resident, s->by == 1 ? 32 : 8 * 32, s->by);
+    split_waves(s, nred, resident, s->by == 1 ? 32 : 8 * 32, s->by);
+    return;
+  }
+  if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
+    /* One-shot grid, as an elementwise kernel: no split (a grid-stride
+     * loop only past 2^24 blocks). */
+    int64_t per_block = (int64_t)UK_RED_BLOCK * uk__red_pack_unroll(vec), items = nout / (vec / 2);
+    s->kernel = UK_RED_PACK;
+    s->vec = 1;
+    s->by = 1;
+    s->slots = per_block * (vec / 2);
+    s->grid_x = cdiv(items, per_block);
+    if (s->grid_x > ((int64_t)1 << 24)) s->grid_x = (int64_t)1 << 24;
+    s->nsplit = 1;
+    s->chunk = nred;
     return;
   }
   int g;
@@ -176,7 +228,8 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {
 
 const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
   static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "8 threads per output",
-                                                    "a block per output", "threads across outputs"};
+                                                    "a block per output", "threads across outputs",
+                                                    "rows of 2 packed in vectors"};
   const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
   int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
   if (s->kernel == UK_RED_COLS && n >= 0 && n < size)

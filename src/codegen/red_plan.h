@@ -18,10 +18,11 @@ typedef enum uk_red_kernel_id {
   UK_RED_G8,     /* 8 threads of a warp per output (cub::WarpReduce) */
   UK_RED_B,      /* a block per output */
   UK_RED_COLS,   /* threads across a contiguous output axis, `by` per output */
+  UK_RED_PACK,   /* rows of 2 back to back: vec / 2 outputs per vector load */
   UK_RED_NKERNELS
 } uk_red_kernel_id;
 
-/* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, B) or "_cols". */
+/* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, B), "_cols" or "_p". */
 const char *uk__red_kernel_suffix(int id);
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
@@ -53,13 +54,16 @@ void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int n
 /* Elements per vector load for a largest loop-input itemsize (16 bytes). */
 int uk__red_vec(int64_t max_itemsize);
 
+/* PACK: vectors per thread per trip (as red_pack in ukern/reduction.cuh). */
+int uk__red_pack_unroll(int vec);
+
 typedef struct uk_red_strategy {
   int kernel;      /* uk_red_kernel_id */
   int64_t grid_x;  /* blocks along x */
   int64_t nsplit;  /* pieces of each output's reduced range (grid y); 1 = no split */
   int64_t chunk;   /* reduced elements per piece */
   int vec;         /* 1 = vector loads: T1/G8/B along the reduced axis, COLS
-                      across `vec` adjacent outputs per thread */
+                      across `vec` adjacent outputs per thread; PACK: always */
   int by;          /* COLS: threads per output (1 or 8) */
   int64_t slots;   /* outputs per block (partials per block when split) */
 } uk_red_strategy;

@@ -13,6 +13,11 @@
 //                        threads per output splitting the reduced axis;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load.
+//   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
+//                        vector load holds K::vec / 2 whole rows, so a
+//                        thread reduces several outputs from 16 bytes.
+// Outputs are posted with lane-consecutive indices (post_warp), so that the
+// post-map's stores coalesce when a thread holds adjacent outputs.
 // Warp and sub-warp combines are cub::WarpReduce (logical warps of 8 and
 // 32); the block combine is WarpReduce per warp plus one shared-memory step
 // (cub/block/block_reduce.cuh costs ~0.4 s more NVRTC front end). The
@@ -175,6 +180,31 @@ __device__ __forceinline__ void red_post(const typename K::args &A, const red_op
   K::post(A, r.has ? r.v : K::identity(), o);
 }
 
+// Posts a warp's outputs ow .. ow + 32 * N - 1 (those below nout), lane l
+// holding outputs ow + l * N + j in r[j]: N rounds through 32 staging slots
+// of shared memory `st`, each posting 32 lane-consecutive outputs, so that
+// the post-map's stores coalesce. Every lane of the warp calls it.
+template <class K, int N>
+__device__ __forceinline__ void post_warp(const typename K::args &A, const red_opt<typename K::rt> *r,
+                                          typename K::idx ow, typename K::idx nout, red_opt<typename K::rt> *st) {
+  typedef typename K::idx idx;
+  const int lane = threadIdx.x & 31;
+  if (N == 1) {
+    if (ow + lane < nout) red_post<K>(A, r[0], ow + lane);
+  } else {
+#pragma unroll 1
+    for (int q = 0; q < N; q++) {
+      if (lane * N / 32 == q)
+#pragma unroll
+        for (int j = 0; j < N; j++) st[lane * N + j - q * 32] = r[j];
+      __syncwarp();
+      const idx o = ow + (idx)(q * 32 + lane);
+      if (o < nout) red_post<K>(A, st[lane], o);
+      __syncwarp();
+    }
+  }
+}
+
 // A._uk_by threads per output (1, 8 or BLOCK: a power of two). A split
 // launch has one group of outputs per blockIdx.x (no grid-stride loop), so
 // that a column of blocks can combine.
@@ -213,7 +243,17 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
           K::map_vec(A, ko, rv + 2 * step, acc);
           K::map_vec(A, ko, rv + 3 * step, acc);
         }
-        for (; rv < vend; rv += step) K::map_vec(A, ko, rv, acc);
+        // The last 1-3 vectors with their loads issued together.
+        if (rv + 2 * step < vend) {
+          K::map_vec(A, ko, rv, acc);
+          K::map_vec(A, ko, rv + step, acc);
+          K::map_vec(A, ko, rv + 2 * step, acc);
+        } else if (rv + step < vend) {
+          K::map_vec(A, ko, rv, acc);
+          K::map_vec(A, ko, rv + step, acc);
+        } else if (rv < vend) {
+          K::map_vec(A, ko, rv, acc);
+        }
         r = vend + lane;
       }
       for (; r < rend; r += G) acc(K::map(A, ko, r));
@@ -249,7 +289,17 @@ template <class K, int NV> struct cols_loop {
       K::map_cols(A, ko, r + 2 * by, acc);
       K::map_cols(A, ko, r + 3 * by, acc);
     }
-    for (; r < rend; r += by) K::map_cols(A, ko, r, acc);
+    // The last 1-3 rows with their loads issued together (few rows: all).
+    if (r + 2 * by < rend) {
+      K::map_cols(A, ko, r, acc);
+      K::map_cols(A, ko, r + by, acc);
+      K::map_cols(A, ko, r + 2 * by, acc);
+    } else if (r + by < rend) {
+      K::map_cols(A, ko, r, acc);
+      K::map_cols(A, ko, r + by, acc);
+    } else if (r < rend) {
+      K::map_cols(A, ko, r, acc);
+    }
   }
 };
 
@@ -298,34 +348,31 @@ template <class K, int NV, int BLOCK> __device__ __forceinline__ void red_cols_n
       __syncthreads();
     }
   }
-  // Unsplit: row 0 posts its NV outputs. Split: partials, then the last
-  // block of the column posts every output of the column. One copy of the
-  // post-map.
-  const idx slots = bx * NV;
-  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
-  if (nsplit > 1) {
-    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+  // Unsplit: row 0 posts its NV outputs (lane-consecutive, through this
+  // warp's part of sm, free after the combine). Split: partials, then the
+  // last block of the column posts every output of the column.
+  if (nsplit == 1) {
     if (ty == 0)
-#pragma unroll
-      for (int j = 0; j < NV; j++) detail::put_partial((opt *)&part[tx * NV + j], res[j]);
-    if (!detail::last_block(A._uk_count)) return;
-  } else if (ty != 0) {
+      post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * NV, nout, sm + (threadIdx.x & ~31u));
     return;
   }
-  const idx first = nsplit > 1 ? (idx)threadIdx.x : 0, n = nsplit > 1 ? slots : NV, step = nsplit > 1 ? BLOCK : 1;
+  const idx slots = bx * NV;
+  P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+  if (ty == 0)
+#pragma unroll
+    for (int j = 0; j < NV; j++) detail::put_partial((opt *)&part[tx * NV + j], res[j]);
+  if (!detail::last_block(A._uk_count)) return;
+  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
 #pragma unroll 1
-  for (idx s = first; s < n; s += step) {
+  for (idx s = threadIdx.x; s < slots; s += BLOCK) {
+    const idx o = (idx)blockIdx.x * slots + s;
+    if (o >= nout) break;
     opt c;
-    idx o;
-    if (nsplit > 1) {
-      o = (idx)blockIdx.x * slots + s;
-      c.has = false;
-      for (idx k = 0; k < nsplit && o < nout; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
-    } else {
-      o = o0 + s;
-      c = res[s];
-    }
-    if (o < nout) red_post<K>(A, c, o);
+    c.has = false;
+    // In split order (unrolling would cost registers in every launch).
+#pragma unroll 1
+    for (idx k = 0; k < nsplit; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
+    red_post<K>(A, c, o);
   }
 }
 
@@ -334,6 +381,55 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     red_cols_n<K, K::vec, BLOCK>(A);
   else
     red_cols_n<K, 1, BLOCK>(A);
+}
+
+// Rows of 2 contiguous elements, back to back (the kept stride is 2
+// elements, shape a multiple of K::vec / 2): item i is the vector of K::vec
+// elements holding outputs i * NPO .. i * NPO + NPO - 1. Each warp takes
+// 32 * U adjacent items per trip with every load issued before any use,
+// then posts them lane-consecutively. Launched only with K::vec >= 2.
+template <class K, int BLOCK> __device__ __forceinline__ void red_pack(const typename K::args &A) {
+  typedef typename K::idx idx;
+  typedef red_opt<typename K::rt> opt;
+  enum { R = 2, V = K::vec, NPO = V >= R ? V / R : 1, U = V >= 8 ? 1 : 2, NW = BLOCK / 32 };
+  if (V < R) return;
+  __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  opt *st = (opt *)buf + warp * 32;
+  const idx nout = (idx)A._uk_nout, nitem = nout / NPO;
+  for (idx wb = ((idx)blockIdx.x * NW + warp) * (32 * U); wb < nitem; wb += (idx)gridDim.x * NW * 32 * U) {
+    red_acc<K> acc[U][NPO];
+    if (wb + 32 * U <= nitem) {
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        typename K::koff ko;
+        K::kept(A, (wb + (idx)(u * 32 + lane)) * NPO, ko);
+        K::template map_pack<R>(A, ko, acc[u]);
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const idx i = wb + (idx)(u * 32 + lane);
+        if (i < nitem) {
+          typename K::koff ko;
+          K::kept(A, i * NPO, ko);
+          K::template map_pack<R>(A, ko, acc[u]);
+        }
+      }
+    }
+    // One copy of the post-map: U (1 or 2) rounds, selecting the round's
+    // accumulators without indexing registers dynamically.
+#pragma unroll 1
+    for (int u = 0; u < U; u++) {
+      opt r[NPO];
+#pragma unroll
+      for (int j = 0; j < NPO; j++) {
+        r[j] = acc[0][j].opt();
+        if (u != 0) r[j] = acc[U - 1][j].opt();
+      }
+      post_warp<K, NPO>(A, r, (wb + (idx)(u * 32)) * NPO, nout, st);
+    }
+  }
 }
 
 } // namespace ukern

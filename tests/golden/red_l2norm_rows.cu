@@ -80,6 +80,13 @@ struct _uk_k {
     for (int _uk_k = 0; _uk_k < vec; _uk_k++)
       _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_k], _uk_r));
   }
+  template <int R, class F>
+  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x));
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f[_uk_k / R](val(_uk_a, _uk_v_x[_uk_k], (idx)(_uk_k % R)));
+  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
@@ -94,3 +101,4 @@ __device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
 
 extern "C" __global__ void __launch_bounds__(256) l2norm_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) l2norm_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) l2norm_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

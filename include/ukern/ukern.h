@@ -154,8 +154,9 @@ typedef struct uk_options {
  * opts->arch still works); device work then fails with UK_ERR_NO_DEVICE.
  * opts may be NULL (defaults); it is copied. */
 UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
-/* Destroys the context and its caches. Objects made from it must be
- * destroyed first. NULL is a no-op. */
+/* Drops the caller's reference to the context. Objects made from it
+ * (modules, kernels, DLPack tensors ukern handed out) keep it alive: its
+ * caches and allocator go when the last of them is destroyed. NULL is a no-op. */
 UK_API void uk_context_destroy(uk_context *ctx);
 
 /* Number of CUDA devices. UK_ERR_NO_DEVICE (with the reason: no libcuda,

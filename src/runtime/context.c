@@ -31,6 +31,7 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
   uk_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a context");
   ctx->opts = o;
+  atomic_init(&ctx->refs, 1);
   ctx->opts.cache_dir = NULL;
   ctx->opts.nvrtc_options = NULL;
   ctx->opts.num_nvrtc_options = 0;
@@ -77,8 +78,10 @@ out:
   return st;
 }
 
-void uk_context_destroy(uk_context *ctx) {
-  if (!ctx) return;
+void uk__context_retain(uk_context *ctx) { atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed); }
+
+void uk__context_release(uk_context *ctx) {
+  if (!ctx || atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return;
   if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
   if (ctx->dcache) uk__dcache_close(ctx->dcache);
   for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);
@@ -86,6 +89,8 @@ void uk_context_destroy(uk_context *ctx) {
   free((char *)ctx->opts.cache_dir);
   free(ctx);
 }
+
+void uk_context_destroy(uk_context *ctx) { uk__context_release(ctx); }
 
 uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out) {
   uk__error_clear();

@@ -12,6 +12,7 @@
 #include "runtime/mcache.h"
 
 struct uk_context {
+  atomic_int refs;        /* the caller's reference + one per live object made from it */
   uk_options opts;        /* copy; string members point at the owned copies below */
   char **nvrtc_options;   /* owned copies of opts.nvrtc_options */
   int num_nvrtc_options;
@@ -19,6 +20,11 @@ struct uk_context {
   uk__dcache *dcache;     /* NULL when the disk cache is disabled */
   atomic_ullong compiles, memory_hits, memory_misses;
 };
+
+/* Objects made from a context keep it alive: uk_context_destroy drops the
+ * caller's reference, and the context goes when the last object does. */
+void uk__context_retain(uk_context *ctx);
+void uk__context_release(uk_context *ctx);
 
 /* The arch to compile for: opts.arch if set, else `device`'s (loading the
  * driver). UK_ERR_NO_DEVICE with a hint to set uk_options.arch otherwise. */

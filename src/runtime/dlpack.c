@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "runtime/context.h"
 
 /* DLPack 0.8 added kDLBool; older headers spell bool as a 1-bit uint. */
 #if defined(DLPACK_MAJOR_VERSION) || (defined(DLPACK_VERSION) && DLPACK_VERSION >= 80)
@@ -100,6 +101,7 @@ static void deleter(DLManagedTensor *self) {
   if (!self) return;
   owned *o = self->manager_ctx;
   uk_array_free(o->ctx, &o->a, NULL);
+  uk__context_release(o->ctx); /* the tensor kept the context (and its allocator) alive */
   free(o);
 }
 
@@ -122,6 +124,7 @@ uk_status uk_array_to_dlpack(uk_context *ctx, uk_array *a, DLManagedTensor **out
   owned *o = calloc(1, sizeof *o);
   if (!o) return uk__errorf(UK_ERR_NOMEM, "out of memory");
   o->ctx = ctx;
+  uk__context_retain(ctx);
   o->a = *a;
   for (int d = 0; d < a->ndim; d++) {
     o->shape[d] = a->shape[d];

@@ -71,6 +71,7 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
   uk_elementwise *k = calloc(1, sizeof *k);
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating an elementwise kernel");
   k->ctx = ctx;
+  uk__context_retain(ctx);
   pthread_mutex_init(&k->lock, NULL);
   atomic_init(&k->entries, NULL);
   if ((st = uk__params_parse(in_params, "in_params", &k->in)) != UK_OK ||
@@ -152,6 +153,7 @@ void uk_elementwise_destroy(uk_elementwise *k) {
   free(k->loop_prep);
   free(k->after_loop);
   pthread_mutex_destroy(&k->lock);
+  uk__context_release(k->ctx);
   free(k);
 }
 

@@ -23,6 +23,7 @@ static uk_status module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
     return uk__errorf(UK_ERR_NOMEM, "cannot create a mutex for a module");
   }
   m->ctx = ctx;
+  uk__context_retain(ctx);
   m->bin = bin;
   *out = m;
   return UK_OK;
@@ -42,6 +43,7 @@ void uk_module_destroy(uk_module *m) {
   }
   pthread_mutex_destroy(&m->lock);
   uk__binary_release(m->bin);
+  uk__context_release(m->ctx);
   free(m);
 }
 

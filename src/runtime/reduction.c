@@ -120,6 +120,7 @@ void uk_reduction_destroy(uk_reduction *k) {
   free(k->preamble);
   pthread_mutex_destroy(&k->lock);
   pthread_mutex_destroy(&k->scratch_lock);
+  uk__context_release(k->ctx);
   free(k);
 }
 
@@ -141,6 +142,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   uk_reduction *k = calloc(1, sizeof *k);
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
   k->ctx = ctx;
+  uk__context_retain(ctx);
   pthread_mutex_init(&k->lock, NULL);
   pthread_mutex_init(&k->scratch_lock, NULL);
   atomic_init(&k->entries, NULL);

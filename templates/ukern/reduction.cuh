@@ -180,28 +180,27 @@ __device__ __forceinline__ void red_post(const typename K::args &A, const red_op
   K::post(A, r.has ? r.v : K::identity(), o);
 }
 
-// Posts a warp's outputs ow .. ow + 32 * N - 1 (those below nout), lane l
-// holding outputs ow + l * N + j in r[j]: N rounds through 32 staging slots
-// of shared memory `st`, each posting 32 lane-consecutive outputs, so that
-// the post-map's stores coalesce. Every lane of the warp calls it.
+// Posts a warp's outputs ow .. ow + 32 * n - 1 (those below nout), lane l
+// holding outputs ow + l * n + j in r[j] (n <= N, a power of two): n
+// rounds through 32 staging slots of shared memory `st`, each posting 32
+// lane-consecutive outputs, so that the post-map's stores coalesce. One
+// copy of the post-map serves every n. Every lane of the warp calls it.
 template <class K, int N>
 __device__ __forceinline__ void post_warp(const typename K::args &A, const red_opt<typename K::rt> *r,
-                                          typename K::idx ow, typename K::idx nout, red_opt<typename K::rt> *st) {
+                                          typename K::idx ow, typename K::idx nout, red_opt<typename K::rt> *st,
+                                          int n) {
   typedef typename K::idx idx;
   const int lane = threadIdx.x & 31;
-  if (N == 1) {
-    if (ow + lane < nout) red_post<K>(A, r[0], ow + lane);
-  } else {
 #pragma unroll 1
-    for (int q = 0; q < N; q++) {
-      if (lane * N / 32 == q)
+  for (int q = 0; q < n; q++) {
+    if (lane * n / 32 == q)
 #pragma unroll
-        for (int j = 0; j < N; j++) st[lane * N + j - q * 32] = r[j];
-      __syncwarp();
-      const idx o = ow + (idx)(q * 32 + lane);
-      if (o < nout) red_post<K>(A, st[lane], o);
-      __syncwarp();
-    }
+      for (int j = 0; j < N; j++)
+        if (j < n) st[lane * n + j - q * 32] = r[j];
+    __syncwarp();
+    const idx o = ow + (idx)(q * 32 + lane);
+    if (o < nout) red_post<K>(A, st[lane], o);
+    __syncwarp();
   }
 }
 
@@ -312,55 +311,72 @@ template <class K> struct cols_loop<K, 1> {
 };
 
 // Threads across the contiguous output axis: bx = BLOCK / by threads per
-// block row, each with NV outputs (K::vec with vector loads, else 1); `by`
-// threads share each output's reduced range, combined in shared memory.
-template <class K, int NV, int BLOCK> __device__ __forceinline__ void red_cols_n(const typename K::args &A) {
+// block row, each with nv outputs (K::vec with vector loads, else 1: one
+// instantiation serves both, which halves this kernel's compile time);
+// `by` threads share each output's reduced range, combined in shared memory.
+template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef red_opt<typename K::rt> opt;
   typedef detail::padded<opt> P;
+  enum { NV = K::vec };
   // Raw storage: reduce types may have constructors (complex).
   __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK];
   opt *sm = (opt *)buf;
+  const bool VEC = NV > 1 && A._uk_vec != 0;
+  const int nv = VEC ? NV : 1;
   const idx by = (idx)A._uk_by, bx = BLOCK / by;
   const idx tx = threadIdx.x % bx, ty = threadIdx.x / bx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
   const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
-  const idx o0 = ((idx)blockIdx.x * bx + tx) * NV;
+  const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
   red_acc<K> acc[NV];
   if (o0 < nout) {
     typename K::koff ko;
     K::kept(A, o0, ko);
-    cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
+    if (VEC)
+      cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
+    else
+      cols_loop<K, 1>::run(A, ko, rbeg + ty, rend, by, acc);
   }
   red_opt_op<K> op;
   opt res[NV];
 #pragma unroll
   for (int j = 0; j < NV; j++) res[j] = acc[j].opt();
   if (by > 1) {
+#pragma unroll 1
+    for (int j = 0; j < nv; j++) {
+      // Select res[j] without indexing registers dynamically.
+      opt x = res[0];
 #pragma unroll
-    for (int j = 0; j < NV; j++) {
-      sm[ty * bx + tx] = res[j];
+      for (int i = 1; i < NV; i++)
+        if (i == j) x = res[i];
+      sm[ty * bx + tx] = x;
       __syncthreads();
       if (ty == 0)
-        for (idx k = 1; k < by; k++) res[j] = op(res[j], sm[k * bx + tx]);
+        for (idx k = 1; k < by; k++) x = op(x, sm[k * bx + tx]);
       __syncthreads();
+#pragma unroll
+      for (int i = 0; i < NV; i++)
+        if (i == j) res[i] = x;
     }
   }
-  // Unsplit: row 0 posts its NV outputs (lane-consecutive, through this
+  // Unsplit: row 0 posts its nv outputs (lane-consecutive, through this
   // warp's part of sm, free after the combine). Split: partials, then the
   // last block of the column posts every output of the column.
   if (nsplit == 1) {
     if (ty == 0)
-      post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * NV, nout, sm + (threadIdx.x & ~31u));
+      post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
+                       nv);
     return;
   }
-  const idx slots = bx * NV;
+  const idx slots = bx * (idx)nv;
   P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
   if (ty == 0)
 #pragma unroll
-    for (int j = 0; j < NV; j++) detail::put_partial((opt *)&part[tx * NV + j], res[j]);
+    for (int j = 0; j < NV; j++)
+      if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
   if (!detail::last_block(A._uk_count)) return;
   const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
 #pragma unroll 1
@@ -374,13 +390,6 @@ template <class K, int NV, int BLOCK> __device__ __forceinline__ void red_cols_n
     for (idx k = 0; k < nsplit; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
     red_post<K>(A, c, o);
   }
-}
-
-template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
-  if (K::vec > 1 && A._uk_vec)
-    red_cols_n<K, K::vec, BLOCK>(A);
-  else
-    red_cols_n<K, 1, BLOCK>(A);
 }
 
 // Rows of 2 contiguous elements, back to back (the kept stride is 2
@@ -427,7 +436,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_pack(const typ
         r[j] = acc[0][j].opt();
         if (u != 0) r[j] = acc[U - 1][j].opt();
       }
-      post_warp<K, NPO>(A, r, (wb + (idx)(u * 32)) * NPO, nout, st);
+      post_warp<K, NPO>(A, r, (wb + (idx)(u * 32)) * NPO, nout, st, NPO);
     }
   }
 }

@@ -12,7 +12,8 @@
 //   red_cols<K, BLOCK>   threads across a contiguous output axis, A._uk_by
 //                        threads per output splitting the reduced axis;
 //                        with A._uk_vec set, K::vec adjacent outputs per
-//                        thread from one vector load.
+//                        thread from one vector load (a run-time choice
+//                        inside one instantiation).
 //   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
 //                        vector load holds K::vec / 2 whole rows, so a
 //                        thread reduces several outputs from 16 bytes.

@@ -7,6 +7,9 @@
 #define CCCL_DISABLE_NVFP6_SUPPORT
 #define CCCL_DISABLE_NVFP4_SUPPORT
 #define CCCL_DISABLE_FLOAT128_SUPPORT
+// libcu++'s type-list algorithms unroll 16 deep unless told otherwise (nvcc
+// gets 10); NVRTC spends ~0.6 s expanding the 16-deep preprocessor repeats.
+#define _CCCL_META_UNROLL_LIMIT 10
 #include <cub/warp/warp_reduce.cuh>
 #include <ukern/reduction.cuh>
 // ukern reduction kernel 'wmean' (template reduction.cu)

@@ -295,7 +295,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     hname[k] = uk__embedded_headers[k].name;
   }
   size_t no = 0;
-  snprintf(arch_opt, sizeof arch_opt, "-arch=sm_%d", req->arch);
+  snprintf(arch_opt, sizeof arch_opt, "-arch=%s_%d", req->ptx_only ? "compute" : "sm", req->arch);
   opts[no++] = arch_opt;
   for (int k = 0; k < nincs; k++) {
     size_t n = strlen(dirs[k]) + 3;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchutil.h"
@@ -189,9 +190,11 @@ static void small_sizes(void) {
   uk_reduction_destroy(k);
 }
 
-/* --child DIR: first reduction call in this process, then a new specialisation;
- * prints "first_ms second_ms". */
-static int child(const char *dir) {
+/* --child DIR NAME: first reduction call in this process, then a new
+ * specialisation; prints "first_ms second_ms". NAME is new in every bench
+ * run (and reaches the PTX), so neither NVRTC's nor the driver's own caches
+ * can answer for ukern's. */
+static int child(const char *dir, const char *name) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.cache_dir = dir;
@@ -201,7 +204,7 @@ static int child(const char *dir) {
   bu_check(uk_array_alloc(ctx, UK_FLOAT32, 1, &n, 0, NULL, &x), "alloc");
   bu_check(uk_array_alloc(ctx, UK_FLOAT64, 1, &n, 0, NULL, &x2), "alloc");
   bu_check(uk_device_synchronize(), "sync");
-  uk_reduction *k = mk("x * x", "y = sqrt(a)", "child_l2", NULL);
+  uk_reduction *k = mk("x * x", "y = sqrt(a)", name, NULL);
   uk_arg in = uk_arg_array(&x), in2 = uk_arg_array(&x2);
   memset(&y, 0, sizeof y);
   double t0 = bu_now_us();
@@ -216,9 +219,9 @@ static int child(const char *dir) {
   return 0;
 }
 
-static int run_child(const char *self, const char *dir, double *first, double *second) {
+static int run_child(const char *self, const char *dir, const char *name, double *first, double *second) {
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' --child '%s'", self, dir);
+  snprintf(cmd, sizeof cmd, "'%s' --child '%s' '%s'", self, dir, name);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
   int ok = fscanf(p, "%lf %lf", first, second) == 2;
@@ -230,7 +233,9 @@ static void compile_times(const char *self) {
   char dir[] = "/tmp/ukern_bench_redXXXXXX";
   if (!mkdtemp(dir)) return;
   double cold, next, warm, warm2;
-  if (run_child(self, dir, &cold, &next) || run_child(self, dir, &warm, &warm2)) {
+  char name[64];
+  snprintf(name, sizeof name, "child_l2_%ld_%ld", (long)getpid(), (long)time(NULL));
+  if (run_child(self, dir, name, &cold, &next) || run_child(self, dir, name, &warm, &warm2)) {
     fprintf(stderr, "bench: compile child failed\n");
     return;
   }
@@ -244,7 +249,7 @@ static void compile_times(const char *self) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 2 && strcmp(argv[1], "--child") == 0) return child(argv[2]);
+  if (argc > 3 && strcmp(argv[1], "--child") == 0) return child(argv[2], argv[3]);
   const char *json = argc > 1 ? argv[1] : NULL;
   int ndev = 0;
   if (uk_device_count(&ndev) != UK_OK) {

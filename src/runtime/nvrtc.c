@@ -27,7 +27,7 @@
 
 static pthread_once_t inc_once = PTHREAD_ONCE_INIT;
 static char *inc_dirs[MAX_INCLUDE_DIRS];
-static char *inc_real[MAX_INCLUDE_DIRS]; /* realpaths, to drop duplicates */
+static struct stat inc_id[MAX_INCLUDE_DIRS]; /* device and inode, to drop duplicates */
 static int inc_count;
 static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
 static char *inc_error;
@@ -44,22 +44,18 @@ static int has_entry(const char *dir, const char *name, int want_dir) {
   return stat(p, &s) == 0 && (want_dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode));
 }
 
+/* Duplicates (a symlinked toolkit named twice) are the same device and
+ * inode: one stat, where realpath() would read every path component (this
+ * runs in the first cache lookup of every process). */
 static void add_dir(const char *dir) {
-  if (inc_count == MAX_INCLUDE_DIRS || !is_dir(dir)) return;
-  char *real = realpath(dir, NULL);
-  if (!real) return;
+  struct stat s;
+  if (inc_count == MAX_INCLUDE_DIRS || stat(dir, &s) != 0 || !S_ISDIR(s.st_mode)) return;
   for (int k = 0; k < inc_count; k++)
-    if (strcmp(inc_real[k], real) == 0) {
-      free(real);
-      return;
-    }
+    if (inc_id[k].st_dev == s.st_dev && inc_id[k].st_ino == s.st_ino) return;
   char *copy = strdup(dir);
-  if (!copy) {
-    free(real);
-    return;
-  }
+  if (!copy) return;
   inc_dirs[inc_count] = copy;
-  inc_real[inc_count++] = real;
+  inc_id[inc_count++] = s;
 }
 
 /* A candidate and its cccl/ subdirectory (CUB and libcu++ live there since
@@ -162,15 +158,16 @@ static pthread_once_t headers_digest_once = PTHREAD_ONCE_INIT;
 static char headers_digest[33];
 
 static void digest_headers(void) {
-  uk_strbuf all;
-  uk__sb_init(&all);
+  uk_hasher h;
+  uk__hasher_init(&h);
   for (int k = 0; k < uk__embedded_header_count; k++) {
-    const uk__embedded_file *h = &uk__embedded_headers[k];
-    uk__sb_addf(&all, "header %s %zu\n", h->name, h->size);
-    uk__sb_addn(&all, h->data, h->size);
+    const uk__embedded_file *f = &uk__embedded_headers[k];
+    char head[256];
+    int n = snprintf(head, sizeof head, "header %s %zu\n", f->name, f->size);
+    uk__hasher_update(&h, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
+    uk__hasher_update(&h, f->data, f->size);
   }
-  uk__hash128_hex(uk__hash128(uk__sb_str(&all), all.len), headers_digest);
-  uk__sb_release(&all);
+  uk__hash128_hex(uk__hasher_digest(&h), headers_digest);
 }
 
 /* What every request shares (versions, header digest, include dirs) is

@@ -230,21 +230,33 @@ static int run_child(const char *self, const char *dir, const char *name, double
 }
 
 static void compile_times(const char *self) {
-  char dir[] = "/tmp/ukern_bench_redXXXXXX";
-  if (!mkdtemp(dir)) return;
-  double cold, next, warm, warm2;
-  char name[64];
+  char dir[] = "/tmp/ukern_bench_redXXXXXX", lean_dir[] = "/tmp/ukern_bench_redXXXXXX";
+  if (!mkdtemp(dir) || !mkdtemp(lean_dir)) return;
+  double cold, next, warm, warm2, lcold, lnext, lwarm, lwarm2;
+  char name[64], lean_name[80];
   snprintf(name, sizeof name, "child_l2_%ld_%ld", (long)getpid(), (long)time(NULL));
-  if (run_child(self, dir, name, &cold, &next) || run_child(self, dir, name, &warm, &warm2)) {
+  snprintf(lean_name, sizeof lean_name, "%s_lean", name);
+  int failed = run_child(self, dir, name, &cold, &next) || run_child(self, dir, name, &warm, &warm2);
+  /* the same with lean cubins (UKERN_LEAN_CUBIN=1, opt-in): the load cost they remove */
+  setenv("UKERN_LEAN_CUBIN", "1", 1);
+  failed = failed || run_child(self, lean_dir, lean_name, &lcold, &lnext) ||
+           run_child(self, lean_dir, lean_name, &lwarm, &lwarm2);
+  unsetenv("UKERN_LEAN_CUBIN");
+  if (failed) {
     fprintf(stderr, "bench: compile child failed\n");
     return;
   }
   bu_row("first reduction in a process, cold (ms)", cold, 1300, "ms", "target", "<= 1300 ms", cold <= 1300);
   bu_row("next new specialisation, same process (ms)", next, 300, "ms", "target", "<= 300 ms", next <= 300);
   bu_row("first call, new process, warm disk cache (ms)", warm, 0.5, "ms", "target", "<= 0.5 ms", warm <= 0.5);
+  bu_row("same with lean cubins: cold first (ms)", lcold, 1300, "ms", "target", "<= 1300 ms", lcold <= 1300);
+  bu_row("same with lean cubins: next new (ms)", lnext, 300, "ms", "target", "<= 300 ms", lnext <= 300);
+  bu_row("same with lean cubins: warm disk hit (ms)", lwarm, 0.5, "ms", "target", "<= 0.5 ms", lwarm <= 0.5);
   printf("compile: cold first %.1f ms, next specialisation %.1f ms, warm disk hit %.3f ms\n", cold, next, warm);
+  printf("compile, lean cubins: cold first %.1f ms, next specialisation %.1f ms, warm disk hit %.3f ms\n", lcold,
+         lnext, lwarm);
   char cmd[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, lean_dir);
   if (system(cmd) != 0) fprintf(stderr, "bench: could not remove %s\n", dir);
 }
 

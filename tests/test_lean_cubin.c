@@ -3,6 +3,7 @@
  * assembles with the toolkit's ptxas when there is one); with a GPU, the
  * driver-built cubin loads, keeps _uk_partial_size and lacks the constants
  * NVRTC's own cubin carries. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,48 @@ static void symbols(const uk__binary *b, int *has_cccl, int *has_partial) {
   if (m) uk__cu.cuModuleUnload(m);
 }
 
+/* The whole path: a reduction call compiles a lean cubin and gets the sum
+ * of random data right (against a double host sum). */
+static void run_lean_reduction(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.disable_disk_cache = 1;
+  uk_context *ctx = NULL;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  uk_reduction_spec spec = {"T x", "T y", "x", "a + b", "y = a", "0", "lean_call", NULL, NULL, NULL, 0};
+  uk_reduction *k = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &spec, &k));
+  enum { N = 100003 };
+  float *h = malloc(N * sizeof *h);
+  double want = 0, mag = 0;
+  srand(7);
+  for (int i = 0; h && i < N; i++) {
+    h[i] = (float)(rand() % 2001 - 1000) / 997.0f + 0.001f;
+    want += h[i];
+    mag += fabs(h[i]);
+  }
+  int64_t n = N;
+  uk_array x, y;
+  memset(&x, 0, sizeof x);
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 1, &n, 0, NULL, &x));
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 0, NULL, 0, NULL, &y));
+  float got = -12345.0f;
+  CHECK_OK(uk_memcpy_htod(y.data, &got, sizeof got)); /* poisoned */
+  if (h && x.data) CHECK_OK(uk_memcpy_htod(x.data, h, N * sizeof *h));
+  uk_arg in = uk_arg_array(&x);
+  if (k) CHECK_OK(uk_reduction_call(k, &in, 1, &y, 1, NULL));
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(&got, y.data, sizeof got));
+  printf("lean reduction: sum %.6f, host %.6f\n", got, want);
+  CHECK(fabs(got - want) <= 1e-6 * mag + 1e-3); /* one lost element is ~0.5 */
+  uk_array_free(ctx, &x, NULL);
+  uk_array_free(ctx, &y, NULL);
+  uk_reduction_destroy(k);
+  uk_context_destroy(ctx);
+  free(h);
+}
+
 static void check_gpu(void) {
   int n = 0;
   if (uk_device_count(&n) != UK_OK || n == 0) {
@@ -125,9 +168,15 @@ static void check_gpu(void) {
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   char *src = reduction_source(info.arch);
+  unsetenv("UKERN_LEAN_CUBIN");
+  CHECK(!uk__lean_possible(0, info.arch, NULL, 0)); /* opt-in */
+  setenv("UKERN_LEAN_CUBIN", "1", 1);
   int pushed = 0;
   CHECK_OK(uk__device_enter(0, &pushed));
   CHECK(uk__lean_possible(0, info.arch, NULL, 0));
+  static const char *const debug[] = {"-lineinfo"};
+  CHECK(!uk__lean_possible(0, info.arch, debug, 1));
+  CHECK(!uk__lean_possible(0, info.arch + 1, NULL, 0));
 
   uk__compile_req req;
   memset(&req, 0, sizeof req);
@@ -153,6 +202,7 @@ static void check_gpu(void) {
   uk__binary_release(lean);
   uk__device_leave(pushed);
   free(src);
+  run_lean_reduction();
 }
 
 int main(void) {

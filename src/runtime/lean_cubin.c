@@ -29,6 +29,11 @@ static int affects_ptxas(const char *o) {
 }
 
 int uk__lean_possible(int device, int arch, const char *const *opts, int n) {
+  /* Opt-in: the driver compiles linker input (relocatable code), and some
+   * reduction kernels come out up to 20% slower than from NVRTC's own
+   * ptxas (docs/PERF.md), a worse trade than ~2 ms per module load. */
+  const char *env = getenv("UKERN_LEAN_CUBIN");
+  if (!env || strcmp(env, "1") != 0) return 0;
   for (int k = 0; k < n; k++)
     if (opts[k] && affects_ptxas(opts[k])) return 0;
   if (uk__cu_load() != UK_OK) {

@@ -9,7 +9,8 @@
  * `opts` (n of them): the driver loads, the device has that arch, and no
  * option asks ptxas for something the driver's compiler would not be told
  * (debug info, line info, register limits, ptxas options, relocatable or
- * LTO output, another arch). Never sets an error. */
+ * LTO output, another arch), and $UKERN_LEAN_CUBIN is "1" (opt-in: see
+ * lean_cubin.c). Never sets an error. */
 int uk__lean_possible(int device, int arch, const char *const *opts, int n);
 
 /* Compiles req (req->lean_keep set) into a lean cubin. Errors as

@@ -1,31 +1,24 @@
-/* Lean cubins for generated reductions: NVRTC's PTX of a real reduction
- * program loses CUB's unreferenced constants and nothing else (and still
- * assembles with the toolkit's ptxas when there is one); with a GPU, the
- * driver-built cubin loads, keeps _uk_partial_size and lacks the constants
- * NVRTC's own cubin carries. */
+/* Lean cubins for generated reductions. NVRTC's cubin of a real reduction
+ * program, with and without lean_keep: the lean one keeps every byte of
+ * code and data, loses CUB's unused variables as loader objects (counted by
+ * an ELF reader of this test's own), and malformed images are never
+ * touched. With a GPU both cubins load, only the lean one lacks the CCCL
+ * constant, and a reduction call through the lean path sums right. */
+#include <elf.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/strbuf.h"
 #include "runtime/compile.h"
-#include "runtime/context.h"
+#include "runtime/cubin_lean.h"
 #include "runtime/cudadrv.h"
 #include "runtime/device.h"
-#include "runtime/lean_cubin.h"
-#include "runtime/ptx_strip.h"
 #include "testutil.h"
 
 /* A libcu++ constant every CUB program instantiates. */
 static const char cccl_constant[] = "_ZN4cuda3std3__417integral_constantIbLb1EE5valueE";
-
-static int count_global_defs(const char *ptx) {
-  int n = 0;
-  for (const char *p = ptx; (p = strstr(p, "\n.global ")); p++) n++;
-  return n;
-}
 
 static char *reduction_source(int arch) {
   uk_options o;
@@ -37,9 +30,8 @@ static char *reduction_source(int arch) {
   uk_reduction *k = NULL;
   CHECK_OK(uk_reduction_create(ctx, &spec, &k));
   int64_t shape[1] = {1001};
-  uk_array x;
+  uk_array x, y;
   CHECK_OK(uk_array_init(&x, 0x10000, UK_FLOAT32, 1, shape));
-  uk_array y; /* the 0-d result */
   CHECK_OK(uk_array_init(&y, 0x20000, UK_FLOAT32, 0, NULL));
   uk_arg in = uk_arg_array(&x);
   char *src = NULL;
@@ -49,60 +41,125 @@ static char *reduction_source(int arch) {
   return src;
 }
 
-static void check_ptx(const char *src, int arch) {
+static uk__binary *compile(const char *src, int arch, const char *lean_keep) {
   uk__compile_req req;
   memset(&req, 0, sizeof req);
   req.source = src;
   req.name = "lean_sum";
   req.arch = arch;
-  req.ptx_only = 1;
-  uk__binary *ptx = NULL;
-  CHECK_OK(uk__nvrtc_compile(&req, &ptx));
-  if (!ptx) return;
-  CHECK(ptx->is_ptx && strstr(ptx->image, ".target sm_"));
-  int before = count_global_defs(ptx->image);
-  uk_strbuf lean;
-  uk__sb_init(&lean);
-  int dropped = -1;
-  CHECK_OK(uk__ptx_drop_unused_globals(ptx->image, ptx->image_size, "_uk_", &lean, &dropped));
-  const char *l = uk__sb_str(&lean);
-  int after = count_global_defs(l);
-  printf("PTX .global definitions: %d before, %d after (%d dropped); %zu -> %zu bytes\n", before, after, dropped,
-         ptx->image_size, lean.len);
-  CHECK(after == 1 && strstr(l, " .b8 _uk_partial_size[") != NULL);
-  CHECK(dropped == before - after && strstr(ptx->image, cccl_constant) && !strstr(l, cccl_constant));
-  CHECK(strstr(l, ".entry lean_sum_g(") && strstr(l, ".entry lean_sum_cols(") && strstr(l, ".entry lean_sum_p("));
-  /* only definitions went: every other line is still there, in order */
-  size_t kept_lines = 0, orig_lines = 0;
-  for (const char *p = l; *p; p++) kept_lines += *p == '\n';
-  for (const char *p = ptx->image; *p; p++) orig_lines += *p == '\n';
-  CHECK(kept_lines + (size_t)dropped == orig_lines);
+  req.lean_keep = lean_keep;
+  uk__binary *b = NULL;
+  CHECK_OK(uk__nvrtc_compile(&req, &b));
+  return b;
+}
 
-#ifdef UK_TEST_PTXAS
-  char dir[] = "/tmp/uk_lean_XXXXXX";
-  if (access(UK_TEST_PTXAS, X_OK) != 0) {
-    printf("note: %s is not here; the trimmed PTX was not assembled\n", UK_TEST_PTXAS);
-  } else if (mkdtemp(dir)) {
-    char path[64], cmd[512];
-    snprintf(path, sizeof path, "%s/lean.ptx", dir);
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (f) {
-      fwrite(l, 1, lean.len, f);
-      fclose(f);
-      snprintf(cmd, sizeof cmd, "'%s' -arch=sm_%d '%s' -o '%s/lean.cubin'", UK_TEST_PTXAS, arch, path, dir);
-      int rc = system(cmd);
-      CHECK(rc == 0);
-      if (rc != 0) fprintf(stderr, "ptxas rejected the trimmed PTX: %s\n", cmd);
-      snprintf(cmd, sizeof cmd, "%s/lean.cubin", dir);
-      remove(cmd);
+/* What the loader sees, read independently of cubin_lean.c: object symbols
+ * in .nv.global* sections, entries of .rela.nv.constant4, and the byte
+ * ranges of the symbol table and that relocation section. */
+typedef struct elf_view {
+  int objects, relocs;
+  size_t sym_off, sym_size, rel_off, rel_size;
+  size_t rel_size_field; /* where the relocation section's sh_size is */
+} elf_view;
+
+static int view(const unsigned char *img, size_t size, elf_view *v) {
+  memset(v, 0, sizeof *v);
+  Elf64_Ehdr eh;
+  if (size < sizeof eh) return 0;
+  memcpy(&eh, img, sizeof eh);
+  if (eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr) > size || eh.e_shstrndx >= eh.e_shnum) return 0;
+  Elf64_Shdr sh[128];
+  if (eh.e_shnum > 128) return 0;
+  memcpy(sh, img + eh.e_shoff, eh.e_shnum * sizeof sh[0]);
+  const char *shstr = (const char *)img + sh[eh.e_shstrndx].sh_offset;
+  for (int k = 0; k < eh.e_shnum; k++) {
+    if (sh[k].sh_type == SHT_SYMTAB) {
+      v->sym_off = sh[k].sh_offset;
+      v->sym_size = sh[k].sh_size;
+      const char *str = (const char *)img + sh[sh[k].sh_link].sh_offset;
+      for (size_t i = 0; i < sh[k].sh_size / sizeof(Elf64_Sym); i++) {
+        Elf64_Sym s;
+        memcpy(&s, img + sh[k].sh_offset + i * sizeof s, sizeof s);
+        if (ELF64_ST_TYPE(s.st_info) == STT_OBJECT && s.st_shndx < eh.e_shnum &&
+            strncmp(shstr + sh[s.st_shndx].sh_name, ".nv.global", 10) == 0) {
+          v->objects++;
+          if (strcmp(str + s.st_name, cccl_constant) == 0) v->objects += 1000000; /* flag it */
+        }
+      }
     }
-    remove(path);
-    rmdir(dir);
+    if (sh[k].sh_type == SHT_RELA && strcmp(shstr + sh[k].sh_name, ".rela.nv.constant4") == 0) {
+      v->rel_off = sh[k].sh_offset;
+      v->rel_size_field = eh.e_shoff + (size_t)k * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_size);
+      v->rel_size = sh[k].sh_size;
+      v->relocs = (int)(sh[k].sh_size / sizeof(Elf64_Rela));
+    }
   }
-#endif
-  uk__sb_release(&lean);
-  uk__binary_release(ptx);
+  return 1;
+}
+
+static int outside(size_t at, size_t off, size_t len) { return at < off || at >= off + len; }
+
+static void check_cubins(const uk__binary *fat, const uk__binary *lean) {
+  elf_view f, l;
+  CHECK(view(fat->image, fat->image_size, &f) && view(lean->image, lean->image_size, &l));
+  printf("loader objects: NVRTC %d, lean %d; constant-bank relocations: %d, %d\n", f.objects % 1000000,
+         l.objects % 1000000, f.relocs, l.relocs);
+  CHECK(f.objects > 1000000 + 100 && f.relocs > 100); /* CUB's constants, the CCCL one among them */
+  CHECK(l.objects == 1 && l.relocs == 1);              /* _uk_partial_size alone */
+  /* same size; bytes differ only in the symbol table and the relocations */
+  CHECK(fat->image_size == lean->image_size);
+  const unsigned char *a = fat->image, *b = lean->image;
+  size_t diff_outside = 0;
+  for (size_t i = 0; i < fat->image_size && i < lean->image_size; i++)
+    if (a[i] != b[i] && outside(i, l.sym_off, l.sym_size) && outside(i, l.rel_off, f.rel_size) &&
+        outside(i, l.rel_size_field, sizeof(Elf64_Xword)))
+      diff_outside++;
+  CHECK(diff_outside == 0);
+  /* the relocation section header shrank; everything else in it is f's */
+  CHECK(l.rel_size == sizeof(Elf64_Rela) && f.rel_size == (size_t)f.relocs * sizeof(Elf64_Rela));
+}
+
+/* Malformed or foreign images come back untouched. */
+static void check_untouched(const uk__binary *fat) {
+  uk__name_set *set = NULL;
+  static const char ptx[] = ".global .align 1 .u8 _ZN4cuda3std3__417integral_constantIbLb1EE5valueE = 1;\n";
+  CHECK_OK(uk__ptx_unused_globals(ptx, sizeof ptx - 1, NULL, &set));
+  CHECK(set && set->count == 1);
+  unsigned char *copy = malloc(fat->image_size), *orig = malloc(fat->image_size);
+  if (!copy || !orig || !set) goto out;
+  memcpy(orig, fat->image, fat->image_size);
+  /* the real thing hides exactly that one */
+  memcpy(copy, orig, fat->image_size);
+  CHECK(uk__cubin_hide_globals(copy, fat->image_size, set) == 1);
+  /* truncated anywhere before the end of the section headers: nothing done */
+  Elf64_Ehdr eh;
+  memcpy(&eh, orig, sizeof eh);
+  size_t headers_end = eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr);
+  CHECK(headers_end <= fat->image_size);
+  size_t cuts[] = {0, 3, 63, 64, 1000, headers_end / 2, headers_end - 1};
+  for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+    memcpy(copy, orig, fat->image_size);
+    CHECK(uk__cubin_hide_globals(copy, cuts[k], set) == 0);
+    CHECK(memcmp(copy, orig, fat->image_size) == 0);
+  }
+  /* wrong class, byte order, machine, section header size */
+  size_t fields[] = {EI_CLASS, EI_DATA, offsetof(Elf64_Ehdr, e_machine), offsetof(Elf64_Ehdr, e_shentsize)};
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+    memcpy(copy, orig, fat->image_size);
+    copy[fields[k]] ^= 0x5a;
+    unsigned char *expect = malloc(fat->image_size);
+    if (!expect) break;
+    memcpy(expect, copy, fat->image_size);
+    CHECK(uk__cubin_hide_globals(copy, fat->image_size, set) == 0);
+    CHECK(memcmp(copy, expect, fat->image_size) == 0);
+    free(expect);
+  }
+  /* nothing to hide, or no set */
+  CHECK(uk__cubin_hide_globals(copy, fat->image_size, NULL) == 0);
+out:
+  free(set);
+  free(copy);
+  free(orig);
 }
 
 /* Loads an image and reports whether the CCCL constant and our partial
@@ -117,9 +174,9 @@ static void symbols(const uk__binary *b, int *has_cccl, int *has_partial) {
   if (m) uk__cu.cuModuleUnload(m);
 }
 
-/* The whole path: a reduction call compiles a lean cubin and gets the sum
- * of random data right (against a double host sum). */
-static void run_lean_reduction(void) {
+/* The whole path: a reduction call compiles a lean cubin (the default) and
+ * gets the sum of random data right, against a double host sum. */
+static void run_reduction(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.disable_disk_cache = 1;
@@ -168,46 +225,41 @@ static void check_gpu(void) {
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   char *src = reduction_source(info.arch);
-  unsetenv("UKERN_LEAN_CUBIN");
-  CHECK(!uk__lean_possible(0, info.arch, NULL, 0)); /* opt-in */
-  setenv("UKERN_LEAN_CUBIN", "1", 1);
+  uk__binary *fat = src ? compile(src, info.arch, NULL) : NULL;
+  uk__binary *lean = src ? compile(src, info.arch, "_uk_") : NULL;
   int pushed = 0;
   CHECK_OK(uk__device_enter(0, &pushed));
-  CHECK(uk__lean_possible(0, info.arch, NULL, 0));
-  static const char *const debug[] = {"-lineinfo"};
-  CHECK(!uk__lean_possible(0, info.arch, debug, 1));
-  CHECK(!uk__lean_possible(0, info.arch + 1, NULL, 0));
-
-  uk__compile_req req;
-  memset(&req, 0, sizeof req);
-  req.source = src;
-  req.name = "lean_sum";
-  req.arch = info.arch;
-  uk__binary *fat = NULL, *lean = NULL;
-  CHECK_OK(uk__nvrtc_compile(&req, &fat));
-  req.lean_keep = "_uk_";
-  req.lean_device = 0;
-  CHECK_OK(uk__lean_compile(&req, &lean));
   if (fat && lean) {
-    CHECK(!lean->is_ptx && lean->image_size > 4 && memcmp(lean->image, "\177ELF", 4) == 0);
     int cccl = -1, partial = -1;
     symbols(fat, &cccl, &partial);
     CHECK(cccl == 1 && partial == 1);
     symbols(lean, &cccl, &partial);
     CHECK(cccl == 0 && partial == 1);
-    printf("cubin: NVRTC %zu bytes, lean %zu bytes\n", fat->image_size, lean->image_size);
-    CHECK(lean->image_size < fat->image_size);
   }
+  uk__device_leave(pushed);
   uk__binary_release(fat);
   uk__binary_release(lean);
-  uk__device_leave(pushed);
   free(src);
-  run_lean_reduction();
+  run_reduction();
 }
 
 int main(void) {
+  unsetenv("UKERN_LEAN_CUBIN");
   char *src = reduction_source(90);
-  if (src) check_ptx(src, 90);
+  uk__binary *fat = src ? compile(src, 90, NULL) : NULL;
+  uk__binary *lean = src ? compile(src, 90, "_uk_") : NULL;
+  if (fat && lean) {
+    check_cubins(fat, lean);
+    check_untouched(fat);
+  }
+  /* the opt-out gives NVRTC's cubin byte for byte */
+  setenv("UKERN_LEAN_CUBIN", "0", 1);
+  uk__binary *off = src ? compile(src, 90, "_uk_") : NULL;
+  CHECK(off && fat && off->image_size == fat->image_size && memcmp(off->image, fat->image, fat->image_size) == 0);
+  unsetenv("UKERN_LEAN_CUBIN");
+  uk__binary_release(off);
+  uk__binary_release(fat);
+  uk__binary_release(lean);
   free(src);
   check_gpu();
   return ut_finish("test_lean_cubin");

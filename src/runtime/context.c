@@ -7,7 +7,6 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "runtime/lean_cubin.h"
 
 #define DEFAULT_DISK_CACHE_BYTES (1ull << 30)
 
@@ -153,9 +152,7 @@ static uk_status build(void *p, uk__binary **out) {
   atomic_fetch_add(&a->ctx->compiles, 1);
   uk__compile_req req = *a->req;
   if (req.before_nvrtc) req.before_nvrtc(req.before_nvrtc_arg, &req);
-  if (req.lean_keep && !uk__lean_possible(req.lean_device, req.arch, req.options, req.num_options))
-    req.lean_keep = NULL; /* no device of this arch here: NVRTC's cubin */
-  uk_status st = req.lean_keep ? uk__lean_compile(&req, out) : uk__nvrtc_compile(&req, out);
+  uk_status st = uk__nvrtc_compile(&req, out);
   if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
   return st;
 }

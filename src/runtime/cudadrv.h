@@ -21,7 +21,6 @@
   X(cuStreamDestroy)                                                              \
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload)                     \
   X(cuModuleGetFunction) X(cuModuleGetGlobal)                                     \
-  X(cuLinkCreate) X(cuLinkAddData) X(cuLinkComplete) X(cuLinkDestroy)             \
   X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)      \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo)              \
   X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel)              \

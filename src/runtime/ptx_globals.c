@@ -1,9 +1,9 @@
-/* Dropping unreferenced .global variables from PTX (see ptx_strip.h).
+/* Unreferenced .global variables of PTX (see ptx_globals.h).
  *
  * Three passes over the text: find the module-scope .global definitions,
- * count every identifier token that names one of them, then copy the text
- * without the definitions named only once (by themselves). */
-#include "runtime/ptx_strip.h"
+ * count every identifier token that names one of them, then collect the
+ * ones named only once (by their own definition). */
+#include "runtime/ptx_globals.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@ typedef struct def {
   size_t start, end;    /* bytes of the definition's lines, newline included */
   size_t name, namelen; /* the variable's name */
   int refs;             /* identifier tokens naming it, its own included */
+  int unused;
 } def;
 
 static int ident_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '$' || c == '%'; }
@@ -122,13 +123,18 @@ static size_t slot_of(const table *t, const def *defs, const char *s, const char
   return h;
 }
 
-uk_status uk__ptx_drop_unused_globals(const char *s, size_t n, const char *keep_prefix, uk_strbuf *out,
-                                      int *dropped) {
+static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+int uk__name_set_has(const uk__name_set *set, const char *name) {
+  return set && bsearch(&name, set->names, (size_t)set->count, sizeof set->names[0], by_name) != NULL;
+}
+
+uk_status uk__ptx_unused_globals(const char *s, size_t n, const char *keep_prefix, uk__name_set **out) {
   def *defs = NULL;
   size_t ndefs = 0, cap = 0;
   table t = {NULL, 0};
   uk_status st = UK_OK;
-  int ndropped = 0;
+  *out = NULL;
 
   /* 1: module-scope definitions, each starting a line at brace depth 0. */
   int depth = 0;
@@ -192,25 +198,36 @@ uk_status uk__ptx_drop_unused_globals(const char *s, size_t n, const char *keep_
     }
   }
 
-  /* 3: the text without the unreferenced definitions. */
-  size_t klen = keep_prefix ? strlen(keep_prefix) : 0;
-  size_t from = 0;
+  /* 3: the unused ones, as one sorted block. */
+  size_t klen = keep_prefix ? strlen(keep_prefix) : 0, count = 0, text = 0;
   for (size_t k = 0; k < ndefs; k++) {
-    const def *d = &defs[k];
-    if (d->refs > 1 || (klen && d->namelen >= klen && memcmp(s + d->name, keep_prefix, klen) == 0)) continue;
-    uk__sb_addn(out, s + from, d->start - from);
-    from = d->end;
-    ndropped++;
+    def *d = &defs[k];
+    d->unused = d->refs == 1 && !(klen && d->namelen >= klen && memcmp(s + d->name, keep_prefix, klen) == 0);
+    if (d->unused) {
+      count++;
+      text += d->namelen + 1;
+    }
   }
-  uk__sb_addn(out, s + from, n - from);
-  if (out->failed) goto nomem;
+  uk__name_set *set = malloc(sizeof *set + count * sizeof set->names[0] + text);
+  if (!set) goto nomem;
+  set->count = (int)count;
+  char *at = (char *)&set->names[count];
+  size_t j = 0;
+  for (size_t k = 0; k < ndefs; k++) {
+    if (!defs[k].unused) continue;
+    memcpy(at, s + defs[k].name, defs[k].namelen);
+    at[defs[k].namelen] = '\0';
+    set->names[j++] = at;
+    at += defs[k].namelen + 1;
+  }
+  qsort(set->names, count, sizeof set->names[0], by_name);
+  *out = set;
   goto done;
 
 nomem:
-  st = uk__errorf(UK_ERR_NOMEM, "out of memory trimming PTX");
+  st = uk__errorf(UK_ERR_NOMEM, "out of memory reading PTX");
 done:
   free(defs);
   free(t.slot);
-  if (dropped) *dropped = st == UK_OK ? ndropped : 0;
   return st;
 }

@@ -232,19 +232,21 @@ static void test_damaged_entries(void) {
   free(dir);
 }
 
-/* Writes an entry file by hand in the documented format. */
+/* Writes an entry file by hand in the documented format (version 2: zero
+ * padding after the key puts the image, 28 bytes into the payload, at a
+ * multiple of 16). */
 static void write_entry(const char *path, const char *key, const void *payload, size_t plen) {
-  size_t klen = strlen(key), n = 32 + klen + plen;
+  size_t klen = strlen(key), pad = (16 - (32 + klen + 28) % 16) % 16, n = 32 + klen + pad + plen;
   unsigned char *buf = calloc(1, n);
   memcpy(buf, "UKC1", 4);
-  buf[4] = 1;
+  buf[4] = 2;
   for (int i = 0; i < 8; i++) {
     buf[8 + i] = (unsigned char)((uint64_t)klen >> (8 * i));
     buf[16 + i] = (unsigned char)((uint64_t)plen >> (8 * i));
   }
   memcpy(buf + 32, key, klen);
-  memcpy(buf + 32 + klen, payload, plen);
-  uint64_t sum = uk__hash64(buf + 32, klen + plen);
+  memcpy(buf + 32 + klen + pad, payload, plen);
+  uint64_t sum = uk__hash64(buf + 32, klen + pad + plen);
   for (int i = 0; i < 8; i++) buf[24 + i] = (unsigned char)(sum >> (8 * i));
   write_file(path, buf, n);
   free(buf);
@@ -281,6 +283,33 @@ static void test_wrong_key_and_format(void) {
   CHECK(uk__dcache_get(c, h2, "hand made", 9, &got) == 0 && stat_of(c, CORRUPT) == 3);
   free(enc);
   free(p2);
+  uk__binary_release(b);
+  uk__dcache_close(c);
+  free(dir);
+}
+
+/* A hit maps the entry and uses the image in place, 16-byte aligned
+ * whatever the key's length; the binary outlives its file. */
+static void test_mapped_hits(void) {
+  char *dir = ut_temp_dir("dc-mapped");
+  uk__dcache *c = NULL;
+  CHECK_OK(uk__dcache_open(dir, 0, &c));
+  uk__binary *b = make_bin(333);
+  char key[40];
+  for (int len = 1; len <= 33; len++) {
+    memset(key, 'a' + len % 26, sizeof key);
+    uk_hash128 h = hash_of(key);
+    h.lo += (uint64_t)len;
+    uk__dcache_put(c, h, key, (size_t)len, b);
+    uk__binary *got = NULL;
+    CHECK(uk__dcache_get(c, h, key, (size_t)len, &got) == 1 && same_bin(b, got));
+    CHECK(got && got->mapping != NULL && ((uintptr_t)got->image & 15u) == 0);
+    char *p = path_of(dir, h);
+    CHECK(unlink(p) == 0); /* evicted while in use: the mapping stays valid */
+    CHECK(got && same_bin(b, got));
+    free(p);
+    uk__binary_release(got);
+  }
   uk__binary_release(b);
   uk__dcache_close(c);
   free(dir);
@@ -653,6 +682,7 @@ int main(void) {
   test_round_trip();
   test_damaged_entries();
   test_wrong_key_and_format();
+  test_mapped_hits();
   test_read_only_dir();
   test_unusable_dir();
   test_concurrent_writers();

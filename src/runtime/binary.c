@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/error.h"
 
@@ -36,7 +37,8 @@ static void binary_free(uk__binary *b) {
   }
   free(b->names);
   free(b->lowered);
-  free(b->image);
+  if (b->mapping) munmap(b->mapping, b->mapping_size);
+  else free(b->image);
   free(b->log);
   free(b);
 }
@@ -135,6 +137,8 @@ uk_status uk__binary_encode(const uk__binary *b, void **out, size_t *out_size) {
   put_u32(&w, (uint32_t)b->arch);
   put_u32(&w, (uint32_t)b->num_names);
   put_u64(&w, b->image_size);
+  /* binary.h promises this offset (the disk cache aligns the image on it) */
+  _Static_assert(4 + 4 + 4 + 4 + 4 + 8 == UK__BINARY_IMAGE_OFFSET, "image offset");
   put_bytes(&w, b->image, b->image_size);
   for (int i = 0; i < b->num_names; i++) {
     size_t n = strlen(b->names[i]), l = strlen(b->lowered[i]);
@@ -204,7 +208,7 @@ static char *get_string(reader *r, int *nomem) {
   return d;
 }
 
-uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out) {
+static uk_status decode(const void *data, size_t size, void *mapping, size_t mapping_size, uk__binary **out) {
   reader r = {data, size, 0};
   uk__binary *b = NULL;
   int nomem = 0;
@@ -221,8 +225,13 @@ uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out) {
   if (r.bad || image_size > r.left || !take(&r, (size_t)image_size, &image)) goto bad;
   b = binary_alloc((int)num);
   if (!b) goto nomem;
-  b->image = dup_bytes(image, (size_t)image_size);
-  if (!b->image) goto nomem;
+  if (mapping && ((uintptr_t)image & 15u) == 0) {
+    b->image = (void *)(uintptr_t)image; /* read-only like the mapping: nothing writes an image */
+    b->mapping = mapping;
+    b->mapping_size = mapping_size;
+  } else if (!(b->image = dup_bytes(image, (size_t)image_size))) {
+    goto nomem;
+  }
   b->image_size = (size_t)image_size;
   b->is_ptx = (flags & BIN_FLAG_PTX) ? 1 : 0;
   b->arch = (int)arch;
@@ -238,9 +247,25 @@ uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out) {
   *out = b;
   return UK_OK;
 bad:
+  if (b && b->mapping) b->mapping = NULL, b->image = NULL; /* the caller keeps its mapping */
   binary_free(b);
   return uk__errorf(UK_ERR_IO, "malformed compiled binary (%zu bytes)", size);
 nomem:
+  if (b && b->mapping) b->mapping = NULL, b->image = NULL;
   binary_free(b);
   return uk__errorf(UK_ERR_NOMEM, "out of memory decoding a compiled binary");
+}
+
+uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out) {
+  return decode(data, size, NULL, 0, out);
+}
+
+uk_status uk__binary_decode_mapped(void *mapping, size_t mapping_size, size_t offset, size_t size,
+                                   uk__binary **out, int *took) {
+  *took = 0;
+  if (offset > mapping_size || size > mapping_size - offset)
+    return uk__errorf(UK_ERR_IO, "malformed compiled binary (%zu bytes)", size);
+  uk_status st = decode((const unsigned char *)mapping + offset, size, mapping, mapping_size, out);
+  if (st == UK_OK) *took = (*out)->mapping != NULL;
+  return st;
 }

@@ -5,8 +5,11 @@
  *   4  u32 format version
  *   8  u64 key length
  *  16  u64 payload length
- *  24  u64 XXH3-64 of key + payload (the bytes from offset 32 to the end)
- *  32  key text, then the payload (uk__binary_encode)
+ *  24  u64 XXH3-64 of the bytes from offset 32 to the end
+ *  32  key text, zero padding (entry_pad), then the payload (uk__binary_encode)
+ *
+ * The padding puts the payload's image at a 16-byte aligned file offset, so
+ * a hit maps the file and the binary uses the image in place.
  *
  * Nothing here is an error the caller sees: problems are misses or store
  * failures, counted in the statistics. Eviction keeps a per-process estimate
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,12 +31,17 @@
 #include "base/error.h"
 
 #define ENTRY_MAGIC "UKC1"
-#define ENTRY_VERSION 1u
+#define ENTRY_VERSION 2u
 #define HEADER_SIZE 32u
 #define DEFAULT_MAX_BYTES (1ull << 30)
 #define HEX_LEN 32
 #define ENTRY_SUFFIX ".ukc"
 #define TEMP_INFIX ".ukc.tmp."
+
+/* Zero bytes between the key and the payload: the image lands 16-byte aligned. */
+static size_t entry_pad(uint64_t key_len) {
+  return (size_t)((16u - (HEADER_SIZE + key_len + UK__BINARY_IMAGE_OFFSET) % 16u) % 16u);
+}
 
 typedef struct dcache_impl {
   uk__dcache pub; /* first member: the two pointer types convert */
@@ -211,38 +220,31 @@ void uk__dcache_close(uk__dcache *c) {
 
 /* ---- get ------------------------------------------------------------------ */
 
-static int read_full(int fd, unsigned char *buf, size_t size) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t r = read(fd, buf + done, size - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    done += (size_t)r;
-  }
-  return 0;
-}
-
 /* Whether a whole file read from disk is a valid entry for `key`; on
  * success *out holds the decoded binary. Sets *nomem on allocation failure
  * (a miss, not a corrupt entry). */
-static int parse_entry(const unsigned char *buf, size_t size, const char *key, size_t key_len,
-                       uk__binary **out, int *nomem) {
+/* Checks an entry (mapped at `buf`) against `key` and decodes its payload,
+ * in place when it can (*took: the binary owns the mapping). */
+static int parse_entry(unsigned char *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
+                       int *nomem, int *took) {
   if (size < HEADER_SIZE || memcmp(buf, ENTRY_MAGIC, 4) != 0) return 0;
   if (get_le(buf + 4, 4) != ENTRY_VERSION) return 0;
   uint64_t klen = get_le(buf + 8, 8), plen = get_le(buf + 16, 8), sum = get_le(buf + 24, 8);
   uint64_t body = size - HEADER_SIZE;
-  if (klen > body || plen != body - klen) return 0;
+  if (klen > body || body - klen < entry_pad(klen) || plen != body - klen - entry_pad(klen)) return 0;
   if (uk__hash64(buf + HEADER_SIZE, (size_t)body) != sum) return 0;
   if (klen != key_len || memcmp(buf + HEADER_SIZE, key, key_len) != 0) return 0;
-  uk_status s = uk__binary_decode(buf + HEADER_SIZE + klen, (size_t)plen, out);
+  uk_status s = uk__binary_decode_mapped(buf, size, HEADER_SIZE + (size_t)klen + entry_pad(klen), (size_t)plen,
+                                         out, took);
   if (s == UK_ERR_NOMEM) *nomem = 1;
   return s == UK_OK;
 }
 
 int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                    uk__binary **out) {
-  int found = 0, corrupt = 0, nomem = 0, fd = -1;
-  unsigned char *buf = NULL;
+  int found = 0, corrupt = 0, nomem = 0, fd = -1, took = 0;
+  void *map = MAP_FAILED;
+  size_t size = 0;
   char *path = entry_path(c, hash);
   if (!path) goto out;
   fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -254,24 +256,23 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
     corrupt = 1;
     goto out;
   }
-  size_t size = (size_t)st.st_size;
-  buf = malloc(size);
-  if (!buf) goto out;
-  if (read_full(fd, buf, size) != 0) {
-    corrupt = 1;
-    goto out;
-  }
+  size = (size_t)st.st_size;
+  /* Entries are never rewritten in place (temp file + rename), so the
+   * mapping stays valid however long the binary lives, eviction included. */
+  map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (map == MAP_FAILED) goto out;
   uk__binary *b = NULL;
-  if (!parse_entry(buf, size, key, key_len, &b, &nomem)) {
+  if (!parse_entry(map, size, key, key_len, &b, &nomem, &took)) {
     corrupt = !nomem;
     goto out;
   }
-  (void)futimens(fd, NULL); /* recently used: eviction goes by mtime */
+  /* Recently used: eviction goes by mtime, to the minute. */
+  if (st.st_mtime < time(NULL) - 60) (void)futimens(fd, NULL);
   *out = b;
   found = 1;
 out:
   if (fd >= 0) close(fd);
-  free(buf);
+  if (map != MAP_FAILED && !took) munmap(map, size);
   free(path);
   if (corrupt) count(&c->stats.corrupt_entries);
   count(found ? &c->stats.hits : &c->stats.misses);
@@ -321,8 +322,9 @@ void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_
   char *path = NULL, *tmp = NULL;
   int fd = -1, created = 0, ok = 0;
   if (uk__binary_encode(b, &payload, &plen) != UK_OK) goto out;
-  size = HEADER_SIZE + key_len + plen;
-  file = malloc(size);
+  size_t pad = entry_pad(key_len);
+  size = HEADER_SIZE + key_len + pad + plen;
+  file = calloc(size, 1);
   path = entry_path(c, hash);
   if (!file || !path) goto out;
   memcpy(file, ENTRY_MAGIC, 4);
@@ -330,8 +332,8 @@ void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_
   put_le(file + 8, key_len, 8);
   put_le(file + 16, plen, 8);
   if (key_len) memcpy(file + HEADER_SIZE, key, key_len);
-  memcpy(file + HEADER_SIZE + key_len, payload, plen);
-  put_le(file + 24, uk__hash64(file + HEADER_SIZE, key_len + plen), 8);
+  memcpy(file + HEADER_SIZE + key_len + pad, payload, plen);
+  put_le(file + 24, uk__hash64(file + HEADER_SIZE, key_len + pad + plen), 8);
 
   int made_dir = 0;
   for (int attempt = 0; attempt < 4 && fd < 0; attempt++) {

@@ -297,7 +297,8 @@ static void test_mapped_hits(void) {
   uk__binary *b = make_bin(333);
   char key[40];
   for (int len = 1; len <= 33; len++) {
-    memset(key, 'a' + len % 26, sizeof key);
+    memset(key, 'a' + len % 26, sizeof key - 1);
+    key[len] = '\0';
     uk_hash128 h = hash_of(key);
     h.lo += (uint64_t)len;
     uk__dcache_put(c, h, key, (size_t)len, b);

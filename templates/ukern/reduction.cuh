@@ -92,6 +92,29 @@ template <class K> struct red_acc {
   }
 };
 
+// The value every combine works on: the reduce type itself when the
+// program has an identity (every accumulator is seeded with it, so no piece
+// is ever empty and the warp shuffles move bare values), else red_opt.
+template <class K, bool ID = K::has_identity> struct comb {
+  typedef red_opt<typename K::rt> type;
+  typedef red_opt_op<K> op;
+  static __device__ __forceinline__ type of(const red_acc<K> &a) { return a.opt(); }
+  static __device__ __forceinline__ type empty() {
+    type r;
+    r.has = false;
+    return r;
+  }
+  static __device__ __forceinline__ typename K::rt value(const type &r) { return r.has ? r.v : K::identity(); }
+};
+
+template <class K> struct comb<K, true> {
+  typedef typename K::rt type;
+  typedef typename K::op op;
+  static __device__ __forceinline__ type of(const red_acc<K> &a) { return a.v; }
+  static __device__ __forceinline__ type empty() { return K::identity(); }
+  static __device__ __forceinline__ type value(const type &r) { return r; }
+};
+
 namespace detail {
 
 // Any value as 32-bit words (types may have constructors: byte copies).
@@ -176,9 +199,9 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
 } // namespace detail
 
 template <class K>
-__device__ __forceinline__ void red_post(const typename K::args &A, const red_opt<typename K::rt> &r,
+__device__ __forceinline__ void red_post(const typename K::args &A, const typename comb<K>::type &r,
                                          typename K::idx o) {
-  K::post(A, r.has ? r.v : K::identity(), o);
+  K::post(A, comb<K>::value(r), o);
 }
 
 // Posts a warp's outputs ow .. ow + 32 * n - 1 (those below nout), lane l
@@ -187,8 +210,8 @@ __device__ __forceinline__ void red_post(const typename K::args &A, const red_op
 // lane-consecutive outputs, so that the post-map's stores coalesce. One
 // copy of the post-map serves every n. Every lane of the warp calls it.
 template <class K, int N>
-__device__ __forceinline__ void post_warp(const typename K::args &A, const red_opt<typename K::rt> *r,
-                                          typename K::idx ow, typename K::idx nout, red_opt<typename K::rt> *st,
+__device__ __forceinline__ void post_warp(const typename K::args &A, const typename comb<K>::type *r,
+                                          typename K::idx ow, typename K::idx nout, typename comb<K>::type *st,
                                           int n) {
   typedef typename K::idx idx;
   const int lane = threadIdx.x & 31;
@@ -210,7 +233,8 @@ __device__ __forceinline__ void post_warp(const typename K::args &A, const red_o
 // that a column of blocks can combine.
 template <class K, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
   typedef typename K::idx idx;
-  typedef red_opt<typename K::rt> opt;
+  typedef comb<K> C;
+  typedef typename C::type opt;
   typedef detail::group_reduce<opt, BLOCK> GR;
   typedef detail::padded<opt> P;
   const int V = K::vec;
@@ -223,7 +247,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
-  red_opt_op<K> op;
+  typename C::op op;
   // The loop bound is the same for the whole block, so every thread takes
   // part in every group reduction.
   for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
@@ -261,7 +285,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
     // Two passes when split: this block's partial, then (last block of the
     // column only) the column's partials in split order. One copy of the
     // group reduction and of the post-map keeps the program small.
-    opt v = acc.opt(), res;
+    opt v = C::of(acc), res;
 #pragma unroll 1
     for (int pass = 0;; pass++) {
       res = GR::reduce(smem, v, g, op);
@@ -269,7 +293,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
       const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
-      v.has = false;
+      v = C::empty();
       for (idx k = lane; k < nsplit; k += G) v = op(v, detail::get_partial((const opt *)&col[k * RPB + grp]));
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
@@ -317,7 +341,8 @@ template <class K> struct cols_loop<K, 1> {
 // `by` threads share each output's reduced range, combined in shared memory.
 template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
   typedef typename K::idx idx;
-  typedef red_opt<typename K::rt> opt;
+  typedef comb<K> C;
+  typedef typename C::type opt;
   typedef detail::padded<opt> P;
   enum { NV = K::vec };
   // Raw storage: reduce types may have constructors (complex).
@@ -341,10 +366,10 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     else
       cols_loop<K, 1>::run(A, ko, rbeg + ty, rend, by, acc);
   }
-  red_opt_op<K> op;
+  typename C::op op;
   opt res[NV];
 #pragma unroll
-  for (int j = 0; j < NV; j++) res[j] = acc[j].opt();
+  for (int j = 0; j < NV; j++) res[j] = C::of(acc[j]);
   if (by > 1) {
 #pragma unroll 1
     for (int j = 0; j < nv; j++) {
@@ -384,8 +409,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   for (idx s = threadIdx.x; s < slots; s += BLOCK) {
     const idx o = (idx)blockIdx.x * slots + s;
     if (o >= nout) break;
-    opt c;
-    c.has = false;
+    opt c = C::empty();
     // In split order (unrolling would cost registers in every launch).
 #pragma unroll 1
     for (idx k = 0; k < nsplit; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
@@ -400,7 +424,8 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
 // then posts them lane-consecutively. Launched only with K::vec >= 2.
 template <class K, int BLOCK> __device__ __forceinline__ void red_pack(const typename K::args &A) {
   typedef typename K::idx idx;
-  typedef red_opt<typename K::rt> opt;
+  typedef comb<K> C;
+  typedef typename C::type opt;
   enum { R = 2, V = K::vec, NPO = V >= R ? V / R : 1, U = V >= 8 ? 1 : 2, NW = BLOCK / 32 };
   if (V < R) return;
   __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK];
@@ -434,8 +459,8 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_pack(const typ
       opt r[NPO];
 #pragma unroll
       for (int j = 0; j < NPO; j++) {
-        r[j] = acc[0][j].opt();
-        if (u != 0) r[j] = acc[U - 1][j].opt();
+        r[j] = C::of(acc[0][j]);
+        if (u != 0) r[j] = C::of(acc[U - 1][j]);
       }
       post_warp<K, NPO>(A, r, (wb + (idx)(u * 32)) * NPO, nout, st, NPO);
     }

@@ -105,7 +105,7 @@ struct _uk_k {
 
 // Bytes of a split partial: the host reads the size of this symbol.
 extern "C" {
-__device__ ukern::detail::padded<ukern::red_opt<_uk_rt> > _uk_partial_size[1];
+__device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) hsum_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }

@@ -57,8 +57,11 @@ ${kept}
   static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
 ${map}
   }
-  template <class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
+  // N vectors, _uk_step elements apart: every load issued before the first
+  // use, so that N are in flight (ptxas would otherwise interleave them).
+  template <int N, class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                 F &_uk_f) {
 ${map_vec}
   }
   template <class F>

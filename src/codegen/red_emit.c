@@ -344,22 +344,33 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
     uk__sb_add(b_map, ")");
   }
   uk__sb_add(b_map, ",\n               _uk_r);");
-  /* map_vec: whole vectors along a contiguous reduced axis */
+  /* map_vec: N whole vectors along a contiguous reduced axis, all loaded first */
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(b_mapvec, "    ukern::vec<%s, vec> _uk_v_%s[N];", t, name);
+  }
+  line(b_mapvec, "#pragma unroll");
+  line(b_mapvec, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
     const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
     line(b_mapvec,
-         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
-         "_uk_ko.%s) + _uk_r);",
-         t, name, t, name, name);
+         "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s) + _uk_r + "
+         "_uk_n * _uk_step);",
+         name, t, name, name);
   }
+  line(b_mapvec, "    }");
   line(b_mapvec, "#pragma unroll");
-  line(b_mapvec, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(b_mapvec, "      _uk_f(val(_uk_a");
+  line(b_mapvec, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
+  line(b_mapvec, "#pragma unroll");
+  line(b_mapvec, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(b_mapvec, "        _uk_f(val(_uk_a");
   for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapvec, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
-  uk__sb_add(b_mapvec, ", _uk_r + _uk_k));");
+    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapvec, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  uk__sb_add(b_mapvec, ", _uk_r + _uk_n * _uk_step + _uk_k));");
   /* map_cols: vectors of adjacent outputs along a contiguous kept axis */
   emit_unravel(b_mapcols, "_uk_r", "_uk_rshape", nr);
   for (int p = 0; p < nin; p++) {

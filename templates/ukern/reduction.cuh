@@ -115,6 +115,39 @@ template <class K> struct comb<K, true> {
   static __device__ __forceinline__ type value(const type &r) { return r; }
 };
 
+// Loads issued where they stand. LLVM sinks ordinary loads next to their
+// first use, and ptxas then keeps one or two in flight per thread; volatile
+// asm keeps map_vec's loads ahead of the arithmetic, all in flight at once.
+namespace detail {
+__device__ __forceinline__ void load_now(uint4 *d, const uint4 *p) {
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(d->x), "=r"(d->y), "=r"(d->z), "=r"(d->w)
+               : "l"(p));
+}
+__device__ __forceinline__ void load_now(uint2 *d, const uint2 *p) {
+  asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(d->x), "=r"(d->y) : "l"(p));
+}
+__device__ __forceinline__ void load_now(unsigned int *d, const unsigned int *p) {
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(*d) : "l"(p));
+}
+__device__ __forceinline__ void load_now(unsigned short *d, const unsigned short *p) {
+  asm volatile("ld.global.u16 %0, [%1];" : "=h"(*d) : "l"(p));
+}
+__device__ __forceinline__ void load_now(unsigned char *d, const unsigned char *p) {
+  unsigned short v;
+  asm volatile("ld.global.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  *d = (unsigned char)v;
+}
+} // namespace detail
+
+// vload (ukern/ew_core.cuh) issued in place; p is aligned likewise.
+template <int N, class T> __device__ __forceinline__ vec<T, N> vload_now(const T *p) {
+  typedef typename detail::bits<sizeof(T) * N>::type B;
+  vec<T, N> r;
+  detail::load_now((B *)&r, (const B *)p);
+  return r;
+}
+
 namespace detail {
 
 // Any value as 32-bit words (types may have constructors: byte copies).
@@ -260,24 +293,15 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (VEC) {
         const idx vend = rbeg + (rend - rbeg) / V * V, step = G * V;
         idx rv = rbeg + lane * V;
-        // Four vectors per trip with no branch between the loads.
-        for (; rv + 3 * step < vend; rv += 4 * step) {
-          K::map_vec(A, ko, rv, acc);
-          K::map_vec(A, ko, rv + step, acc);
-          K::map_vec(A, ko, rv + 2 * step, acc);
-          K::map_vec(A, ko, rv + 3 * step, acc);
-        }
-        // The last 1-3 vectors with their loads issued together.
-        if (rv + 2 * step < vend) {
-          K::map_vec(A, ko, rv, acc);
-          K::map_vec(A, ko, rv + step, acc);
-          K::map_vec(A, ko, rv + 2 * step, acc);
-        } else if (rv + step < vend) {
-          K::map_vec(A, ko, rv, acc);
-          K::map_vec(A, ko, rv + step, acc);
-        } else if (rv < vend) {
-          K::map_vec(A, ko, rv, acc);
-        }
+        // Four vectors per trip, loaded before any is used.
+        for (; rv + 3 * step < vend; rv += 4 * step) K::template map_vec<4>(A, ko, rv, step, acc);
+        // The last 1-3 vectors, likewise.
+        if (rv + 2 * step < vend)
+          K::template map_vec<3>(A, ko, rv, step, acc);
+        else if (rv + step < vend)
+          K::template map_vec<2>(A, ko, rv, step, acc);
+        else if (rv < vend)
+          K::template map_vec<1>(A, ko, rv, step, acc);
         r = vend + lane;
       }
       for (; r < rend; r += G) acc(K::map(A, ko, r));

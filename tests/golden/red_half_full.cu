@@ -74,12 +74,21 @@ struct _uk_k {
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
-  template <class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F &_uk_f) {
-    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r);
+  // N vectors, _uk_step elements apart: every load issued before the first
+  // use, so that N are in flight (ptxas would otherwise interleave them).
+  template <int N, class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                 F &_uk_f) {
+    ukern::vec<T, vec> _uk_v_x[N];
 #pragma unroll
-    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-      _uk_f(val(_uk_a, _uk_v_x[_uk_k], _uk_r + _uk_k));
+    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
+      _uk_v_x[_uk_n] = ukern::vload_now<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r + _uk_n * _uk_step);
+    }
+#pragma unroll
+    for (int _uk_n = 0; _uk_n < N; _uk_n++)
+#pragma unroll
+      for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+        _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
   }
   template <class F>
   static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchutil.h"
@@ -62,12 +63,15 @@ int main(int argc, char **argv) {
   uk_context *ctx;
   bu_check(uk_context_create(&o, &ctx), "context");
 
-  /* Cold: new source text each time, so neither cache has it. */
+  /* Cold: new source text each time, so neither cache has it. The variants
+   * are new in every run too: NVRTC keeps its own cache across processes,
+   * and a second bench run on the same machine would hit it. */
   enum { COLD = 7, HOT = 2000, CHILDREN = 9 };
+  const int base = 1000 + (int)(((long)getpid() * 131 + (long)time(NULL)) % 100000) * 10;
   double cold[COLD];
   char src[1024];
   for (int k = 0; k < COLD; k++) {
-    snprintf(src, sizeof src, source_fmt, 1000 + k);
+    snprintf(src, sizeof src, source_fmt, base + k);
     uk_module *m;
     uk_function *f;
     double t0 = bu_now_us();
@@ -107,12 +111,12 @@ int main(int argc, char **argv) {
   }
   double load_ms = bu_median(load, 21);
 
-  /* Warm disk cache, new process each time (variant 1000 is on disk). */
+  /* Warm disk cache, new process each time (variant `base` is on disk). */
   double first[CHILDREN], ctxc[CHILDREN];
   int hits = 0;
   for (int k = 0; k < CHILDREN; k++) {
     char cmd[512];
-    snprintf(cmd, sizeof cmd, "'%s' --child '%s' 1000", argv[0], dir);
+    snprintf(cmd, sizeof cmd, "'%s' --child '%s' %d", argv[0], dir, base);
     FILE *p = popen(cmd, "r");
     double c = 0, fc = 0;
     unsigned long long dh = 0, comp = 0;

@@ -13,7 +13,7 @@
 #include "base/hash.h"
 
 typedef struct def {
-  size_t start, end;    /* bytes of the definition's lines, newline included */
+  size_t end;           /* just past the definition's line */
   size_t name, namelen; /* the variable's name */
   int refs;             /* identifier tokens naming it, its own included */
   int unused;
@@ -61,7 +61,6 @@ static int opens_global(const char *s, size_t n, size_t p) {
 static int parse_def(const char *s, size_t n, size_t p, def *d) {
   size_t name = 0, namelen = 0;
   int bracket = 0, brace = 0, in_init = 0;
-  d->start = p;
   while (p < n) {
     size_t q = skip_comment_or_string(s, n, p);
     if (q != p) {

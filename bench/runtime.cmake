@@ -1,4 +1,4 @@
-add_library(uk_benchutil STATIC ${CMAKE_CURRENT_LIST_DIR}/benchutil.c)
+add_library(uk_benchutil STATIC ${CMAKE_CURRENT_LIST_DIR}/benchutil.c ${CMAKE_CURRENT_LIST_DIR}/floor.c)
 target_link_libraries(uk_benchutil PUBLIC ukern_internal)
 foreach(b bench_launch bench_compile)
   add_executable(${b} ${CMAKE_CURRENT_LIST_DIR}/${b}.c)

@@ -7,4 +7,3 @@ uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c)
 # Lean cubins: NVRTC's cubin of a real reduction with CUB's unused constants
 # hidden from the loader (checked against an ELF reader of the test's own);
 # with a GPU, both cubins loaded and a reduction run through the lean path.
-uk_test(test_lean_cubin LABELS nvrtc gpu SOURCES test_lean_cubin.c)

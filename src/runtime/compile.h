@@ -15,20 +15,11 @@ typedef struct uk__compile_req {
   int arch;                 /* sm_XY as XY; required */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
-  /* Given to NVRTC after `options` but not part of the cache key: only for
-   * options that cannot change the output (e.g. "-pch"). May be NULL. */
-  const char *const *uncached_options;
-  int num_uncached_options;
   /* Called on the thread about to run NVRTC for this request (both caches
    * missed), with a copy of the request whose uncached options it may set.
    * May be NULL. */
   void (*before_nvrtc)(void *arg, struct uk__compile_req *req);
   void *before_nvrtc_arg;
-  /* Generated programs whose host code names only the variables starting
-   * with lean_keep: the cubin's other unreferenced globals are hidden from
-   * the module loader (cubin_lean.h), ~2 ms less per load of a CUB program.
-   * Same code, so not part of the cache key. NULL: NVRTC's cubin as is. */
-  const char *lean_keep;
 } uk__compile_req;
 
 /* Runs NVRTC: -arch=sm_XY, the toolkit include dirs (uk__nvrtc_include_dirs),

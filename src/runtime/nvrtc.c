@@ -14,8 +14,6 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
-#include "runtime/cubin_lean.h"
-#include "runtime/ptx_globals.h"
 
 #ifndef UK_BUILD_CUDA_INCLUDE
 #define UK_BUILD_CUDA_INCLUDE ""
@@ -259,26 +257,6 @@ static uk_status nvrtc_fail(nvrtcResult r, const char *call) {
   return uk__errorf(UK_ERR_COMPILE, "%s: %s", call, nvrtcGetErrorString(r));
 }
 
-/* Lean cubins (compile.h, lean_keep): NVRTC's PTX of the same compile says
- * which globals no code uses; the cubin's loader entries for those go.
- * UKERN_LEAN_CUBIN=0 turns it off (to compare load times). */
-static uk_status hide_unused_globals(nvrtcProgram prog, const char *keep, char *cubin, size_t size) {
-  const char *env = getenv("UKERN_LEAN_CUBIN");
-  if (env && strcmp(env, "0") == 0) return UK_OK;
-  size_t n = 0;
-  if (nvrtcGetPTXSize(prog, &n) != NVRTC_SUCCESS || n == 0) return UK_OK; /* no PTX: cubin as is */
-  char *ptx = malloc(n);
-  if (!ptx) return uk__errorf(UK_ERR_NOMEM, "out of memory reading PTX");
-  uk__name_set *unused = NULL;
-  uk_status st = UK_OK;
-  if (nvrtcGetPTX(prog, ptx) == NVRTC_SUCCESS &&
-      (st = uk__ptx_unused_globals(ptx, strnlen(ptx, n), keep, &unused)) == UK_OK)
-    uk__cubin_hide_globals(cubin, size, unused);
-  free(unused);
-  free(ptx);
-  return st;
-}
-
 uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   const char *pname = req->name && *req->name ? req->name : "module";
   uk_status st = UK_OK;
@@ -301,8 +279,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     dirs = NULL;
     nincs = 0;
   }
-  int nunc = req->uncached_options ? req->num_uncached_options : 0;
-  size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options + (size_t)(nunc > 0 ? nunc : 0);
+  size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options;
   hsrc = calloc((size_t)nh + 1, sizeof *hsrc);
   hname = calloc((size_t)nh + 1, sizeof *hname);
   opts = calloc(nopt, sizeof *opts);
@@ -323,7 +300,6 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     opts[no++] = incs[k];
   }
   for (int k = 0; k < req->num_options; k++) opts[no++] = req->options[k];
-  for (int k = 0; k < nunc; k++) opts[no++] = req->uncached_options[k];
 
   r = nvrtcCreateProgram(&prog, req->source, pname, nh, hsrc, hname);
   if (r != NVRTC_SUCCESS) {
@@ -404,7 +380,6 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   }
   /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
   if (is_ptx && size > 0 && image[size - 1] == '\0') size--;
-  if (!is_ptx && req->lean_keep && (st = hide_unused_globals(prog, req->lean_keep, image, size)) != UK_OK) goto out;
   st = uk__binary_create(image, size, is_ptx, req->arch, req->num_name_expressions,
                          req->name_expressions, lowered, log, out);
   goto out;

@@ -7,10 +7,9 @@
  * (red_plan.h). Compiled programs sit in a per-kernel list, lock-free to
  * read, appended under the kernel's mutex, as in elementwise.c.
  *
- * The device code combines with cub::WarpReduce: the program's first lines
- * include <cub/warp/warp_reduce.cuh> and are the same for every reduction,
- * so NVRTC's automatic precompiled header (-pch, outside the cache key)
- * makes every compile after a process's first skip the CUB parse.
+ * The device code combines with warp shuffles of its own
+ * (templates/ukern/reduction.cuh) and includes no CUB or libcu++ header, so
+ * a program costs NVRTC about what an elementwise one does (docs/PERF.md).
  *
  * Split launches combine their partials in the last block of each column
  * (red_plan.h): the partials and counters live in a scratch buffer per
@@ -348,12 +347,6 @@ static void describe(const uk_reduction *k, const uk_red_key *key, char *buf, si
     snprintf(buf + n, size - (size_t)n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
 }
 
-/* NVRTC's automatic precompiled header: every reduction program starts with
- * the same include lines (templates/reduction.cu), so the first compile of
- * a process saves the parsed CUB headers and later ones skip them (~1 s of
- * front end each). Not part of the cache key: it cannot change the code. */
-static const char *const pch_options[] = {"-pch"};
-
 /* Generates and compiles (through the memory and disk caches) the program of
  * one key: what a call compiles, and what uk_reduction_precompile stores. */
 static uk_status compile_key(uk_reduction *k, const uk_red_key *key, uk_red_plan *plan, uk__binary **bin) {
@@ -373,19 +366,7 @@ static uk_status compile_key(uk_reduction *k, const uk_red_key *key, uk_red_plan
   req.num_options = k->num_options;
   req.arch = arch;
   req.what = what;
-  req.uncached_options = pch_options;
-  req.num_uncached_options = 1;
-  /* The host asks the module only for _uk_partial_size: CUB's hundreds of
-   * constants can be hidden from the loader, ~2 ms less per module load. */
-  req.lean_keep = "_uk_";
   st = uk__context_compile(k->ctx, &req, bin);
-  /* A precompiled header NVRTC cannot make or read must never cost the
-   * compile: once more without it. */
-  if (st == UK_ERR_COMPILE && strstr(uk_last_error_log(), "precompiled header")) {
-    req.uncached_options = NULL;
-    req.num_uncached_options = 0;
-    st = uk__context_compile(k->ctx, &req, bin);
-  }
   if (st != UK_OK) uk__red_plan_free(plan);
 out:
   uk__sb_release(&src);

@@ -19,12 +19,12 @@
 //                        thread reduces several outputs from 16 bytes.
 // Outputs are posted with lane-consecutive indices (post_warp), so that the
 // post-map's stores coalesce when a thread holds adjacent outputs.
-// Warp and sub-warp combines are cub::WarpReduce (logical warps of 8 and
-// 32); the block combine is WarpReduce per warp plus one shared-memory step
-// (cub/block/block_reduce.cuh costs ~0.4 s more NVRTC front end). The
-// program includes <cub/warp/warp_reduce.cuh> before this header, first in
-// the file, so that NVRTC's automatic precompiled header serves every
-// reduction of a process.
+// Warp and sub-warp combines shuffle the value's 32-bit words (logical
+// warps of 8 and 32); the block combine is one warp combine per warp plus
+// one shared-memory step. No CUB or libcu++ header is included: CUB's
+// WarpReduce does the same shuffles, and its headers cost ~1 s of NVRTC
+// front end in the first program of a process and ~0.15 s in each later one
+// even with a precompiled header.
 //
 // Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
 // A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
@@ -36,7 +36,6 @@
 // and empty pieces drop out of every combine.
 #pragma once
 
-#include <cub/warp/warp_reduce.cuh>
 #include <ukern/elementwise.cuh>
 
 // Identities such as -INFINITY (no math header is included).
@@ -161,29 +160,44 @@ template <class T> struct words {
   __device__ __forceinline__ void get(T &x) const { memcpy(&x, w, sizeof(T)); }
 };
 
+// Combines within logical warps of W lanes (W a power of two, at most 32)
+// by shuffling T's 32-bit words down the warp; lane 0 of each logical warp
+// gets the result. A lane combines only values from inside its logical
+// warp. Every lane of the warp must call it (full mask).
+template <class T, int W> struct warp_reduce {
+  template <class Op> static __device__ __forceinline__ T reduce(T v, Op op) {
+    const int lane = threadIdx.x % W;
+#pragma unroll
+    for (int off = W / 2; off > 0; off /= 2) {
+      words<T> a, b;
+      a.put(v);
+#pragma unroll
+      for (int k = 0; k < words<T>::N; k++) b.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, W);
+      T o;
+      b.get(o);
+      if (lane + off < W) v = op(v, o);
+    }
+    return v;
+  }
+};
+
 // Combines within groups of `g` threads (1, 8 or BLOCK, the same for the
 // whole block); thread 0 of each group gets the result. Every thread of the
 // block takes part.
 template <class T, int BLOCK> struct group_reduce {
   enum { NW = BLOCK / 32 };
-  typedef cub::WarpReduce<T, 8> W8;
-  typedef cub::WarpReduce<T, 32> W32;
-  typedef cub::WarpReduce<T, NW> WN;
   struct storage {
-    typename W8::TempStorage w8[BLOCK / 8];
-    typename W32::TempStorage w32[NW];
-    typename WN::TempStorage wn;
     alignas(T) unsigned char part[sizeof(T) * NW]; // raw: T may have constructors
   };
   template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
     if (g == 1) return v;
-    if (g == 8) return W8(s.w8[threadIdx.x / 8]).Reduce(v, op);
+    if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
     T *part = (T *)s.part;
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    T x = W32(s.w32[w]).Reduce(v, op);
+    T x = warp_reduce<T, 32>::reduce(v, op);
     if (lane == 0) part[w] = x;
     __syncthreads();
-    if (w == 0) x = WN(s.wn).Reduce(part[lane < NW ? lane : 0], op);
+    if (w == 0) x = warp_reduce<T, NW>::reduce(part[lane < NW ? lane : 0], op);
     __syncthreads(); // the storage is reused by the next output
     return x;
   }

@@ -1,16 +1,3 @@
-// CCCL's support for extended floating types (cuda_fp16/bf16/fp8 headers)
-// is not needed by the reductions: leaving it out saves ~20% of CUB's parse
-// time and ~200 device constants that every module load would process.
-#define CCCL_DISABLE_FP16_SUPPORT
-#define CCCL_DISABLE_BF16_SUPPORT
-#define CCCL_DISABLE_NVFP8_SUPPORT
-#define CCCL_DISABLE_NVFP6_SUPPORT
-#define CCCL_DISABLE_NVFP4_SUPPORT
-#define CCCL_DISABLE_FLOAT128_SUPPORT
-// libcu++'s type-list algorithms unroll 16 deep unless told otherwise (nvcc
-// gets 10); NVRTC spends ~0.6 s expanding the 16-deep preprocessor repeats.
-#define _CCCL_META_UNROLL_LIMIT 10
-#include <cub/warp/warp_reduce.cuh>
 #include <ukern/reduction.cuh>
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
@@ -23,7 +10,7 @@ __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
 
 typedef amax _uk_rt;
 
-// reduce_expr as the functor of every combine (cub::WarpReduce included).
+// reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
     return (a.v >= b.v ? a : b);

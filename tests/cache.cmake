@@ -2,3 +2,4 @@
 uk_test(test_binary LABELS cpu SOURCES test_binary.c)
 uk_test(test_mcache LABELS cpu SOURCES test_mcache.c)
 uk_test(test_dcache LABELS cpu SOURCES test_dcache.c)
+uk_test(test_dcache_trust LABELS cpu SOURCES test_dcache_trust.c)

@@ -42,11 +42,11 @@ static char *path_of(const char *dir, uk_hash128 h) {
 }
 
 static uint64_t stat_of(uk__dcache *c, int which) {
-  atomic_ullong *v[] = {&c->stats.hits, &c->stats.misses, &c->stats.store_failures,
-                        &c->stats.corrupt_entries, &c->stats.evictions};
+  atomic_ullong *v[] = {&c->stats.hits,       &c->stats.misses,    &c->stats.store_failures,
+                        &c->stats.corrupt_entries, &c->stats.evictions, &c->stats.untrusted};
   return atomic_load(v[which]);
 }
-enum { HITS, MISSES, STORE_FAILURES, CORRUPT, EVICTIONS };
+enum { HITS, MISSES, STORE_FAILURES, CORRUPT, EVICTIONS, UNTRUSTED };
 
 static long file_size(const char *path) {
   struct stat st;
@@ -221,7 +221,7 @@ static void test_damaged_entries(void) {
   uk__dcache_put(c, hash_of("k"), "k", 1, b);
   char *path = path_of(dir, hash_of("k"));
   make_dir_instead(path);
-  CHECK(uk__dcache_get(c, hash_of("k"), "k", 1, &got) == 0 && stat_of(c, CORRUPT) == 1);
+  CHECK(uk__dcache_get(c, hash_of("k"), "k", 1, &got) == 0 && stat_of(c, UNTRUSTED) == 1);
   uk__dcache_put(c, hash_of("k"), "k", 1, b);
   CHECK(stat_of(c, STORE_FAILURES) == 1);
   CHECK(count_files(dir, ".tmp.") == 0);
@@ -288,8 +288,9 @@ static void test_wrong_key_and_format(void) {
   free(dir);
 }
 
-/* A hit maps the entry and uses the image in place, 16-byte aligned
- * whatever the key's length; the binary outlives its file. */
+/* A hit reads the entry into private memory and uses the image in place
+ * there, 16-byte aligned whatever the key's length; the binary outlives its
+ * file. */
 static void test_mapped_hits(void) {
   char *dir = ut_temp_dir("dc-mapped");
   uk__dcache *c = NULL;
@@ -306,7 +307,7 @@ static void test_mapped_hits(void) {
     CHECK(uk__dcache_get(c, h, key, (size_t)len, &got) == 1 && same_bin(b, got));
     CHECK(got && got->mapping != NULL && ((uintptr_t)got->image & 15u) == 0);
     char *p = path_of(dir, h);
-    CHECK(unlink(p) == 0); /* evicted while in use: the mapping stays valid */
+    CHECK(unlink(p) == 0); /* evicted while in use: the copy stays valid */
     CHECK(got && same_bin(b, got));
     free(p);
     uk__binary_release(got);
@@ -381,7 +382,7 @@ static void test_read_only_dir(void) {
       printf("note: read-only sub-case skipped: cannot run it as an unprivileged user here\n");
     else
       CHECK(WEXITSTATUS(status) == 0);
-    CHECK(chown(dir, 0, 0) == 0);
+    CHECK(chown(dir, 0, 0) == 0 && chown(entry, 0, 0) == 0);
     free(entry);
   } else {
     printf("note: read-only sub-case skipped: this user can write a 0500 directory\n");

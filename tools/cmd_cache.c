@@ -145,6 +145,8 @@ int cli_cache(int argc, char **argv) {
     char b[32];
     printf("directory  %s\nentries    %llu\nsize       %s\n", dir, (unsigned long long)entries,
            cli_bytes(bytes, b, sizeof b));
+    /* A directory that contexts refuse: say so, or every lookup misses silently. */
+    if (uk_cache_check_dir(dir) != UK_OK) printf("refused    %s\n", uk_last_error());
   } else {
     s = uk_cache_clear(dir);
     if (s != UK_OK) rc = cli_fail(dir, s);

@@ -173,6 +173,9 @@ int cli_precompile(int argc, char **argv) {
     if (!*uk_context_cache_dir(ctx)) {
       fprintf(stderr, "ukern precompile: the disk cache is disabled (UKERN_DISABLE_DISK_CACHE): nothing to fill\n");
       rc = CLI_USAGE;
+    } else if (uk_cache_check_dir(uk_context_cache_dir(ctx)) != UK_OK) {
+      fprintf(stderr, "ukern precompile: %s\n", uk_last_error());
+      rc = CLI_FAIL;
     }
     for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
     uk_context_destroy(ctx);

@@ -189,6 +189,10 @@ typedef struct uk_cache_stats {
   uint64_t store_failures;  /* entries that could not be written */
   uint64_t corrupt_entries; /* entries rejected on load: checksum, size, key */
   uint64_t evictions;       /* entries removed by the size cap */
+  uint64_t untrusted;       /* lookups refused because the directory or the entry
+                               is not this user's private file (a symlink, FIFO,
+                               another user's, group/world writable): see
+                               uk_cache_check_dir; also counted in disk_misses */
 } uk_cache_stats;
 
 /* Statistics of this context's caches since it was created. */
@@ -204,6 +208,14 @@ UK_API uk_status uk_cache_default_dir(char **out);
 UK_API uk_status uk_cache_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
 /* Removes every ukern entry from a disk cache directory (other files stay). */
 UK_API uk_status uk_cache_clear(const char *dir);
+/* Whether ukern will use a disk cache directory (NULL: the default). It
+ * must belong to the calling user and not be writable by group or others;
+ * ukern creates it 0700. UK_OK when it qualifies or does not exist yet;
+ * UK_ERR_IO with the reason in uk_last_error() when contexts would refuse it
+ * (every lookup then misses, counted in uk_cache_stats.untrusted, and
+ * nothing is written there). UK_ERR_NOT_FOUND: dir NULL and no default.
+ * Thread-safe. */
+UK_API uk_status uk_cache_check_dir(const char *dir);
 
 /* ------------------------------------------------------------------------ */
 /* Arrays and arguments                                                      */

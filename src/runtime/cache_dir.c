@@ -109,3 +109,19 @@ out:
   free(owned);
   return s;
 }
+
+uk_status uk_cache_check_dir(const char *dir) {
+  uk__error_clear();
+  char *owned = NULL;
+  if (!dir) {
+    uk_status s = uk_cache_default_dir(&owned);
+    if (s != UK_OK) return s;
+    dir = owned;
+  }
+  char why[256];
+  uk_status s = UK_OK;
+  if (uk__dcache_check_dir(dir, why, sizeof why) < 0)
+    s = uk__errorf(UK_ERR_IO, "ukern does not use the cache directory '%s': %s", dir, why);
+  free(owned);
+  return s;
+}

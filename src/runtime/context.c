@@ -106,6 +106,7 @@ uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out) {
     s.store_failures = atomic_load(&ctx->dcache->stats.store_failures);
     s.corrupt_entries = atomic_load(&ctx->dcache->stats.corrupt_entries);
     s.evictions = atomic_load(&ctx->dcache->stats.evictions);
+    s.untrusted = atomic_load(&ctx->dcache->stats.untrusted);
   }
   *out = s;
   return UK_OK;

@@ -8,13 +8,23 @@
  *  24  u64 XXH3-64 of the bytes from offset 32 to the end
  *  32  key text, zero padding (entry_pad), then the payload (uk__binary_encode)
  *
- * The padding puts the payload's image at a 16-byte aligned file offset, so
- * a hit maps the file and the binary uses the image in place.
+ * The padding puts the payload's image at a 16-byte aligned offset, so the
+ * binary uses the image in place in the private buffer a hit reads into.
+ *
+ * Trust: nothing on disk is used unless this user wrote it. The directory
+ * must be the user's and not group/world writable (checked at open; else
+ * every lookup is an "untrusted" miss and nothing is written there). An entry
+ * is opened with O_NOFOLLOW | O_NONBLOCK (a symlink or FIFO never redirects or
+ * blocks) and used only if fstat says it is a regular file of this user,
+ * not writable by others. A hit copies the file into private memory and
+ * checks the checksum on that copy: what is checked is what is used, and no
+ * later write or truncation by anyone can change or fault it.
  *
  * Nothing here is an error the caller sees: problems are misses or store
- * failures, counted in the statistics. Eviction keeps a per-process estimate
- * of the directory size and only scans the directory when the estimate
- * passes the cap, so a put normally costs no directory listing. */
+ * failures, counted in the statistics. Every put lists the directory after
+ * its rename and evicts past the cap: each writer's last listing comes after
+ * its own write, so when concurrent writers in several processes finish, the
+ * last listing saw every entry and the cap holds. */
 #include "runtime/dcache.h"
 
 #include <dirent.h>
@@ -45,8 +55,8 @@ static size_t entry_pad(uint64_t key_len) {
 
 typedef struct dcache_impl {
   uk__dcache pub; /* first member: the two pointer types convert */
-  atomic_ullong approx_bytes;
   atomic_flag scanning;
+  atomic_int rescan; /* a scan was asked for while one ran: run again */
   atomic_uint seq;
 } dcache_impl;
 
@@ -124,8 +134,21 @@ static int older_first(const void *a, const void *b) {
  * the cap, removes the least recently used ones until under 90% of it.
  * Resets the size estimate. One scan at a time per cache; a concurrent
  * request is dropped (the running scan does the work). */
+static void scan_once(dcache_impl *d);
+
+/* A request while a scan runs makes that scan run once more, so a write
+ * that finished after the running scan listed the directory is counted. */
 static void scan_and_evict(dcache_impl *d) {
-  if (atomic_flag_test_and_set(&d->scanning)) return;
+  if (d->pub.refused) return; /* never remove files from a directory we do not trust */
+  atomic_store(&d->rescan, 1);
+  while (atomic_load(&d->rescan)) {
+    if (atomic_flag_test_and_set(&d->scanning)) return; /* the running scan sees rescan */
+    while (atomic_exchange(&d->rescan, 0)) scan_once(d);
+    atomic_flag_clear(&d->scanning);
+  }
+}
+
+static void scan_once(dcache_impl *d) {
   file_info *files = NULL;
   size_t n = 0, cap = 0;
   uint64_t total = 0, max = d->pub.max_bytes;
@@ -138,7 +161,9 @@ static void scan_and_evict(dcache_impl *d) {
     int entry = uk__dcache_is_entry_name(de->d_name);
     if (!entry && !uk__dcache_is_temp_name(de->d_name)) continue;
     struct stat st;
-    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid())
+      continue;
     if (!entry) {
       if (now - st.st_mtime > UK__DCACHE_STALE_TEMP_SECONDS) unlinkat(dfd, de->d_name, 0);
       continue;
@@ -167,11 +192,9 @@ static void scan_and_evict(dcache_impl *d) {
       total -= files[i].size;
     }
   }
-  atomic_store(&d->approx_bytes, total);
 out:
   if (dir) closedir(dir);
   free(files);
-  atomic_flag_clear(&d->scanning);
 }
 
 void uk__dcache_trim(uk__dcache *c) {
@@ -179,6 +202,36 @@ void uk__dcache_trim(uk__dcache *c) {
 }
 
 /* ---- open / close --------------------------------------------------------- */
+
+int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
+  why[0] = '\0';
+  /* The directory itself may be reached through a symlink (~/.cache on
+   * another disk); what it resolves to must be private. O_NONBLOCK: a FIFO
+   * named as the directory does not block the open. */
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENOENT) return 1;
+    snprintf(why, cap, "cannot open it: %s", strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  int rc = fstat(fd, &st);
+  close(fd);
+  if (rc != 0) {
+    snprintf(why, cap, "cannot stat it: %s", strerror(errno));
+    return -1;
+  }
+  if (st.st_uid != geteuid()) {
+    snprintf(why, cap, "it belongs to uid %ld, not to this user (uid %ld)", (long)st.st_uid, (long)geteuid());
+    return -1;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(why, cap, "it is writable by %s (mode %04o); make it private (chmod 700) or use another directory",
+             st.st_mode & S_IWOTH ? "all users" : "its group", (unsigned)(st.st_mode & 07777));
+    return -1;
+  }
+  return 0;
+}
 
 uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out) {
   char *path = NULL;
@@ -203,10 +256,21 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
   atomic_init(&d->pub.stats.store_failures, 0);
   atomic_init(&d->pub.stats.corrupt_entries, 0);
   atomic_init(&d->pub.stats.evictions, 0);
-  atomic_init(&d->approx_bytes, 0);
+  atomic_init(&d->pub.stats.untrusted, 0);
   atomic_flag_clear(&d->scanning);
+  atomic_init(&d->rescan, 0);
   atomic_init(&d->seq, 0);
   (void)uk__dcache_mkdirs(path); /* soft: a put retries and counts the failure */
+  char why[256];
+  if (uk__dcache_check_dir(path, why, sizeof why) < 0) {
+    /* Fixed for the cache's life: a directory that someone else can write
+     * now could have been filled by them before it became private. */
+    d->pub.refused = strdup(why);
+    if (!d->pub.refused) {
+      uk__dcache_close(&d->pub);
+      return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
+    }
+  }
   scan_and_evict(d);
   *out = &d->pub;
   return UK_OK;
@@ -215,16 +279,15 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
 void uk__dcache_close(uk__dcache *c) {
   if (!c) return;
   free(c->dir);
+  free(c->refused);
   free(impl(c));
 }
 
 /* ---- get ------------------------------------------------------------------ */
 
-/* Whether a whole file read from disk is a valid entry for `key`; on
- * success *out holds the decoded binary. Sets *nomem on allocation failure
- * (a miss, not a corrupt entry). */
-/* Checks an entry (mapped at `buf`) against `key` and decodes its payload,
- * in place when it can (*took: the binary owns the mapping). */
+/* Checks an entry (read into the private buffer `buf`) against `key` and
+ * decodes its payload, in place when it can (*took: the binary owns buf).
+ * Sets *nomem on allocation failure (a miss, not a corrupt entry). */
 static int parse_entry(unsigned char *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
                        int *nomem, int *took) {
   if (size < HEADER_SIZE || memcmp(buf, ENTRY_MAGIC, 4) != 0) return 0;
@@ -240,29 +303,66 @@ static int parse_entry(unsigned char *buf, size_t size, const char *key, size_t 
   return s == UK_OK;
 }
 
+int uk__dcache_entry_decode(void *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
+                            int *took) {
+  int nomem = 0;
+  *took = 0;
+  return parse_entry(buf, size, key, key_len, out, &nomem, took);
+}
+
+/* Reads exactly `size` bytes from the start of fd; -1 when the file is now
+ * shorter (truncated since fstat) or on a read error. */
+static int read_full(int fd, unsigned char *buf, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t r = pread(fd, buf + done, size - done, (off_t)done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    done += (size_t)r;
+  }
+  return 0;
+}
+
 int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                    uk__binary **out) {
-  int found = 0, corrupt = 0, nomem = 0, fd = -1, took = 0;
-  void *map = MAP_FAILED;
+  int found = 0, corrupt = 0, untrusted = 0, nomem = 0, fd = -1, took = 0;
+  void *buf = MAP_FAILED;
   size_t size = 0;
-  char *path = entry_path(c, hash);
-  if (!path) goto out;
-  fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) goto out; /* absent or unreadable: a plain miss */
+  char *path = NULL;
+  if (c->refused) {
+    untrusted = 1;
+    goto out;
+  }
+  if (!(path = entry_path(c, hash))) goto out;
+  /* O_NOFOLLOW: a symlink fails (ELOOP); O_NONBLOCK: a FIFO does not wait
+   * for a writer. Both are then refused by the checks below. */
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    untrusted = errno == ELOOP; /* absent or unreadable: a plain miss */
+    goto out;
+  }
   struct stat st;
   if (fstat(fd, &st) != 0) goto out;
-  if (!S_ISREG(st.st_mode) || st.st_size < (off_t)HEADER_SIZE ||
-      (uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    untrusted = 1;
+    goto out;
+  }
+  if (st.st_size < (off_t)HEADER_SIZE || (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
     corrupt = 1;
     goto out;
   }
   size = (size_t)st.st_size;
-  /* Entries are never rewritten in place (temp file + rename), so the
-   * mapping stays valid however long the binary lives, eviction included. */
-  map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  if (map == MAP_FAILED) goto out;
+  /* Private anonymous memory (populated at once: cheaper than faulting page
+   * by page during the read), read-only once filled. */
+  buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (buf == MAP_FAILED) goto out;
+  if (read_full(fd, buf, size) != 0) {
+    corrupt = 1;
+    goto out;
+  }
+  (void)mprotect(buf, size, PROT_READ);
   uk__binary *b = NULL;
-  if (!parse_entry(map, size, key, key_len, &b, &nomem, &took)) {
+  if (!parse_entry(buf, size, key, key_len, &b, &nomem, &took)) {
     corrupt = !nomem;
     goto out;
   }
@@ -272,9 +372,10 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
   found = 1;
 out:
   if (fd >= 0) close(fd);
-  if (map != MAP_FAILED && !took) munmap(map, size);
+  if (buf != MAP_FAILED && !took) munmap(buf, size);
   free(path);
   if (corrupt) count(&c->stats.corrupt_entries);
+  if (untrusted) count(&c->stats.untrusted);
   count(found ? &c->stats.hits : &c->stats.misses);
   return found;
 }
@@ -321,6 +422,7 @@ void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_
   unsigned char *file = NULL;
   char *path = NULL, *tmp = NULL;
   int fd = -1, created = 0, ok = 0;
+  if (c->refused) goto out; /* never write where others can read or replace it */
   if (uk__binary_encode(b, &payload, &plen) != UK_OK) goto out;
   size_t pad = entry_pad(key_len);
   size = HEADER_SIZE + key_len + pad + plen;
@@ -340,7 +442,7 @@ void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_
     free(tmp);
     tmp = temp_path(d, path);
     if (!tmp) goto out;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0) break;
     if (errno == ENOENT && !made_dir) { /* removed since open: create again */
       made_dir = 1;
@@ -367,5 +469,5 @@ out:
   free(file);
   free(path);
   free(tmp);
-  if (ok && atomic_fetch_add(&d->approx_bytes, size) + size > c->max_bytes) scan_and_evict(d);
+  if (ok) scan_and_evict(d); /* after the rename: see the top of the file */
 }

@@ -4,9 +4,12 @@
  * header (magic, format version, lengths, checksum), the full key text and
  * the encoded binary. Written to a temporary file and renamed into place, so
  * readers never see a partial entry. Every problem (missing dir, read-only
- * dir, short or corrupt file, different key) is a soft miss counted in the
- * statistics, never an error the caller sees. A hit refreshes the entry's
- * mtime; after a store, entries past the size cap are evicted oldest-first.
+ * dir, short or corrupt file, different key, a directory or entry that is not
+ * this user's private file) is a soft miss counted in the statistics, never
+ * an error the caller sees. A hit returns a private copy whose checksum was
+ * verified. A hit refreshes the entry's mtime; after every store, the
+ * directory is listed and entries past the size cap are evicted
+ * oldest-first, so the cap holds across processes.
  */
 #ifndef UK_RUNTIME_DCACHE_H
 #define UK_RUNTIME_DCACHE_H
@@ -20,11 +23,13 @@
 
 typedef struct uk__dcache_stats {
   atomic_ullong hits, misses, store_failures, corrupt_entries, evictions;
+  atomic_ullong untrusted; /* lookups refused: directory or entry not the user's private file */
 } uk__dcache_stats;
 
 typedef struct uk__dcache {
   char *dir;            /* no trailing slash */
   uint64_t max_bytes;
+  char *refused;        /* non-NULL: why the directory is not used (never read or written) */
   uk__dcache_stats stats;
 } uk__dcache;
 
@@ -54,5 +59,16 @@ void uk__dcache_trim(uk__dcache *c);
 int uk__dcache_is_entry_name(const char *name);
 int uk__dcache_is_temp_name(const char *name);
 int uk__dcache_mkdirs(const char *path);
+/* Whether a directory may hold this user's cache: 0 when it is the user's
+ * and not group/world writable, 1 when it does not exist, -1 otherwise with
+ * the reason (no trailing period) in why. */
+int uk__dcache_check_dir(const char *path, char *why, size_t cap);
+
+/* The entry decoder a hit runs on the bytes it read (exposed for the fuzz
+ * target): 1 and *out when `buf` holds a valid entry for `key`. *took: the
+ * binary owns buf (then buf must be an munmap-able mapping of size bytes);
+ * pass a malloc'd copy only where *took stays 0 (image not 16-aligned). */
+int uk__dcache_entry_decode(void *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
+                            int *took);
 
 #endif

@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
+#include "runtime/include_scan.h"
 
 #ifndef UK_BUILD_CUDA_INCLUDE
 #define UK_BUILD_CUDA_INCLUDE ""
@@ -197,6 +198,9 @@ uk_hash128 uk__compile_hash(const uk__compile_req *req) {
   for (int k = 0; k < req->num_options; k++) uk__hasher_add_str(&h, req->options[k]);
   for (int k = 0; k < req->num_name_expressions; k++) uk__hasher_add_str(&h, req->name_expressions[k]);
   uk__hasher_add_str(&h, req->source);
+  /* Headers the source reads from user locations (include_scan.h). */
+  char files[33];
+  if (uk__include_digest(req, files)) uk__hasher_add_str(&h, files);
   return uk__hasher_digest(&h);
 }
 
@@ -220,6 +224,9 @@ uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
   uk__sb_addc(key, '\n');
   pthread_once(&headers_digest_once, digest_headers);
   uk__sb_addf(key, "headers %s\n", headers_digest);
+  /* Headers the source reads from user locations (include_scan.h). */
+  char files[33];
+  if (uk__include_digest(req, files)) uk__sb_addf(key, "files %s\n", files);
   if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
   return UK_OK;
 }

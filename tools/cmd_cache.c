@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "runtime/arch.h"
 
 static const char help[] =
     "usage: ukern cache stats [--dir DIR]\n"
@@ -24,7 +25,10 @@ static void describe(const char *key, size_t len, char *out, size_t size) {
   size_t n = 0;
   out[0] = 0;
   const char *arch = strstr(key, "\narch ");
-  if (arch) n += (size_t)snprintf(out, size, "sm_%d ", atoi(arch + 6));
+  const char *flags = strstr(key, "\narch_flags ");
+  char an[32];
+  uk__arch_name((uk__arch){arch ? atoi(arch + 6) : 0, flags ? atoi(flags + 12) : 0}, an, sizeof an);
+  if (arch) n += (size_t)snprintf(out, size, "%s ", an);
   const char *p = key, *end = key + len;
   int names = 0;
   while (p < end && n + 4 < size) {

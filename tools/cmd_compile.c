@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "runtime/arch.h"
 
 static const char help[] =
-    "usage: ukern compile SPEC|FILE.cu [--arch N] [--case N] [--log] [--FIELD VALUE]...\n"
-    "Compiles with NVRTC for the local GPU's architecture, or for --arch N (sm_N; the\n"
-    "default without a GPU is 90). Prints the compile time, the cubin size and for each\n"
+    "usage: ukern compile SPEC|FILE.cu [--arch ARCH] [--case N] [--log] [--FIELD VALUE]...\n"
+    "Compiles with NVRTC for the local GPU's architecture, or for --arch ARCH (90,\n"
+    "90a, sm_90a, 100f, compute_90; the default without a GPU is 90; an -arch in\n"
+    "--option is the same). Prints the compile time, the cubin size and for each\n"
     "kernel its registers, spill stores/loads, stack frame, static shared memory and\n"
     "barriers (from ptxas -v). Nothing is cached: the time is a real NVRTC run.\n"
     "A .cu file is compiled as a raw module; give templates to instantiate with\n"
@@ -20,18 +22,23 @@ static const char help[] =
 
 typedef struct compile_args {
   const char *path;
-  long long which, arch;
+  long long which;
+  uk__arch arch; /* num 0: not given */
   int log;
 } compile_args;
 
 static int own(void *user, int argc, char **argv, int *k) {
   compile_args *a = user;
-  if ((!strcmp(argv[*k], "--case") || !strcmp(argv[*k], "--arch")) && *k + 1 < argc) {
-    int is_arch = argv[*k][2] == 'a';
-    long long *dst = is_arch ? &a->arch : &a->which;
-    if (cli_parse_int(argv[++*k], is_arch ? 30 : 0, is_arch ? 1000 : 1 << 20, dst) != 0) {
-      fprintf(stderr, "ukern compile: %s '%s' is not %s\n", argv[*k - 1], argv[*k],
-              is_arch ? "an SM architecture such as 90" : "a non-negative integer");
+  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) {
+    if (uk__arch_parse(argv[++*k], "--arch", &a->arch) != UK_OK || uk__arch_check(a->arch, "--arch") != UK_OK) {
+      fprintf(stderr, "ukern compile: %s\n", uk_last_error());
+      return -1;
+    }
+    return 1;
+  }
+  if (!strcmp(argv[*k], "--case") && *k + 1 < argc) {
+    if (cli_parse_int(argv[++*k], 0, 1 << 20, &a->which) != 0) {
+      fprintf(stderr, "ukern compile: --case '%s' is not a non-negative integer\n", argv[*k]);
       return -1;
     }
     return 1;
@@ -96,14 +103,15 @@ static int parse_ptxas(const char *log, kinfo *ks, int max) {
 }
 
 /* The arch to compile for: --arch, else the local GPU's, else 90. */
-static int pick_arch(long long given, int *no_gpu) {
+static uk__arch pick_arch(uk__arch given, int *no_gpu) {
   *no_gpu = 0;
-  if (given) return (int)given;
+  if (given.num) return given;
   uk_device_info info;
   int count = 0;
-  if (uk_device_count(&count) == UK_OK && count > 0 && uk_device_info_get(0, &info) == UK_OK) return info.arch;
+  if (uk_device_count(&count) == UK_OK && count > 0 && uk_device_info_get(0, &info) == UK_OK)
+    return (uk__arch){info.arch, 0};
   *no_gpu = 1;
-  return 90;
+  return (uk__arch){90, 0};
 }
 
 int cli_compile(int argc, char **argv) {
@@ -111,7 +119,8 @@ int cli_compile(int argc, char **argv) {
     fputs(help, stdout);
     return CLI_OK;
   }
-  compile_args a = {NULL, 0, 0, 0};
+  compile_args a;
+  memset(&a, 0, sizeof a);
   cli_spec s;
   memset(&s, 0, sizeof s);
   cli_kernel k;
@@ -127,11 +136,12 @@ int cli_compile(int argc, char **argv) {
     rc = CLI_USAGE;
     goto out;
   }
-  int no_gpu = 0, arch = pick_arch(a.arch, &no_gpu);
+  int no_gpu = 0;
+  uk__arch arch = pick_arch(a.arch, &no_gpu);
   uk_options o;
   memset(&o, 0, sizeof o);
   o.disable_disk_cache = 1;
-  o.arch = arch;
+  o.arch = arch.num;
   uk_status st = uk_context_create(&o, &ctx);
   if (st != UK_OK) {
     rc = cli_fail("context", st);
@@ -140,11 +150,19 @@ int cli_compile(int argc, char **argv) {
   if ((rc = cli_prepare_source(&s, a.path, a.which, ctx, &k, c, &src)) != CLI_OK) goto out;
   const char *opts[CLI_MAX_OPTS + 3];
   uk__compile_req req;
-  cli_kernel_request(&k, src, arch, "-Xptxas=-v", opts, &req);
-  char what[600];
-  snprintf(what, sizeof what, "compiling '%s' for sm_%d", req.name, arch);
+  cli_kernel_request(&k, src, arch.num, "-Xptxas=-v", opts, &req);
+  /* An -arch among the spec's options is the target (what we report). */
+  if ((st = uk__arch_take_option(opts, &req.num_options, &arch)) != UK_OK) {
+    rc = cli_fail(a.path ? a.path : "compile", st);
+    goto out;
+  }
+  req.arch = arch.num;
+  req.arch_flags = arch.flags;
+  char an[32], what[600];
+  uk__arch_name(arch, an, sizeof an);
+  snprintf(what, sizeof what, "compiling '%s' for %s", req.name, an);
   req.what = what;
-  cli_progress_begin("compiling %s for sm_%d%s", req.name, arch, no_gpu ? " (no GPU)" : "");
+  cli_progress_begin("compiling %s for %s%s", req.name, an, no_gpu ? " (no GPU)" : "");
   double t0 = cli_now_ms();
   st = uk__nvrtc_compile(&req, &bin);
   double ms = cli_now_ms() - t0;
@@ -154,8 +172,9 @@ int cli_compile(int argc, char **argv) {
     goto out;
   }
   char b[32];
-  printf("compiled '%s' for sm_%d%s in %.1f ms, cubin %s\n", req.name, arch,
-         no_gpu ? " (no GPU found; --arch picks another)" : "", ms, cli_bytes(bin->image_size, b, sizeof b));
+  printf("compiled '%s' for %s%s in %.1f ms, %s %s\n", req.name, an,
+         no_gpu ? " (no GPU found; --arch picks another)" : "", ms, bin->is_ptx ? "PTX" : "cubin",
+         cli_bytes(bin->image_size, b, sizeof b));
   kinfo ks[64];
   int n = parse_ptxas(bin->log, ks, 64);
   printf("%-40s %9s %14s %7s %9s %8s\n", "kernel", "registers", "spills st/ld", "stack", "shared", "barriers");

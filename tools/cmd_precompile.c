@@ -6,14 +6,16 @@
 #include <string.h>
 
 #include "cli.h"
+#include "runtime/arch.h"
 #include "runtime/context.h"
 
 static const char help[] =
-    "usage: ukern precompile [--arch N]... [--dir DIR] SPEC|FILE.cu...\n"
+    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] SPEC|FILE.cu...\n"
     "Compiles every specialisation the specs list (each line of `inputs`; modules\n"
     "once) into the disk cache, so that later calls with those dtypes, shapes and\n"
-    "layouts load code instead of compiling it. --arch (repeatable) names the\n"
-    "architectures; no GPU is needed then. Without --arch: the local GPU's.\n"
+    "layouts load code instead of compiling it. --arch (repeatable, or a comma\n"
+    "list such as 80,90,90a) names the architectures: 90, 90a, sm_90a, 100f,\n"
+    "compute_90; no GPU is needed then. Without --arch: the local GPU's.\n"
     "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern;\n"
     "the deployment must use the same directory, library version and NVRTC version.\n";
 
@@ -21,23 +23,37 @@ static const char help[] =
 #define MAX_SPECS 256
 
 typedef struct pre_args {
-  int archs[MAX_ARCHS], narchs;
+  uk__arch archs[MAX_ARCHS];
+  int narchs;
   const char *dir;
   const char *paths[MAX_SPECS];
   int npaths;
 } pre_args;
 
-static int own(void *user, int argc, char **argv, int *k) {
-  pre_args *a = user;
-  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) {
-    long long v;
-    if (cli_parse_int(argv[++*k], 30, 1000, &v) != 0 || a->narchs == MAX_ARCHS) {
-      fprintf(stderr, "ukern precompile: --arch '%s' is not an SM architecture such as 90\n", argv[*k]);
+/* "80,90,90a": each checked against NVRTC's list. */
+static int parse_archs(pre_args *a, const char *list) {
+  for (const char *p = list;;) {
+    size_t n = strcspn(p, ",");
+    char one[32];
+    snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
+    if (a->narchs == MAX_ARCHS) {
+      fprintf(stderr, "ukern precompile: more than %d architectures\n", MAX_ARCHS);
       return -1;
     }
-    a->archs[a->narchs++] = (int)v;
-    return 1;
+    uk__arch *t = &a->archs[a->narchs];
+    if (n >= sizeof one || uk__arch_parse(one, "--arch", t) != UK_OK || uk__arch_check(*t, "--arch") != UK_OK) {
+      fprintf(stderr, "ukern precompile: %s\n", n >= sizeof one ? "--arch: an entry is too long" : uk_last_error());
+      return -1;
+    }
+    a->narchs++;
+    if (!p[n]) return 0;
+    p += n + 1;
   }
+}
+
+static int own(void *user, int argc, char **argv, int *k) {
+  pre_args *a = user;
+  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) return parse_archs(a, argv[++*k]) == 0 ? 1 : -1;
   if (!strcmp(argv[*k], "--dir") && *k + 1 < argc) {
     a->dir = argv[++*k];
     return 1;
@@ -52,9 +68,10 @@ static int own(void *user, int argc, char **argv, int *k) {
 /* Compiles one kernel through the context's caches: an elementwise or
  * reduction call through the library's own precompile (the exact request a
  * call makes), modules from their source; reports what happened. */
-static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *src, int arch, const char *label) {
-  char what[700];
-  snprintf(what, sizeof what, "compiling %s for sm_%d", label, arch);
+static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *src, uk__arch arch, const char *label) {
+  char an[32], what[700];
+  uk__arch_name(arch, an, sizeof an);
+  snprintf(what, sizeof what, "compiling %s for %s", label, an);
   uk_cache_stats before, after;
   uk_context_cache_stats(ctx, &before);
   uk__binary *bin = NULL;
@@ -68,7 +85,8 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
   } else {
     const char *opts[CLI_MAX_OPTS + 3];
     uk__compile_req req;
-    cli_kernel_request(k, src, arch, NULL, opts, &req);
+    cli_kernel_request(k, src, arch.num, NULL, opts, &req);
+    req.arch_flags = arch.flags;
     req.what = what;
     st = uk__context_compile(ctx, &req, &bin);
   }
@@ -83,11 +101,11 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
     return CLI_FAIL;
   }
   const char *how = after.compiles > before.compiles ? "compiled" : "already cached";
-  printf("sm_%d  %-14s %8.1f ms  %s\n", arch, how, ms, label);
+  printf("%-10s %-14s %8.1f ms  %s\n", an, how, ms, label);
   return CLI_OK;
 }
 
-static int precompile_spec(const pre_args *a, const char *path, int arch, uk_context *ctx) {
+static int precompile_spec(const pre_args *a, const char *path, uk__arch arch, uk_context *ctx) {
   cli_spec s;
   memset(&s, 0, sizeof s);
   cli_kernel k;
@@ -157,12 +175,14 @@ int cli_precompile(int argc, char **argv) {
       rc = CLI_NO_DEVICE;
       goto out;
     }
-    a->archs[a->narchs++] = info.arch;
+    a->archs[a->narchs++] = (uk__arch){info.arch, 0};
   }
   for (int j = 0; j < a->narchs && rc == CLI_OK; j++) {
     uk_options o;
     memset(&o, 0, sizeof o);
-    o.arch = a->archs[j];
+    char an[32];
+    uk__arch_name(a->archs[j], an, sizeof an);
+    o.arch_name = an;
     o.cache_dir = a->dir;
     uk_context *ctx = NULL;
     uk_status st = uk_context_create(&o, &ctx);

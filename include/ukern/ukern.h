@@ -146,8 +146,15 @@ typedef struct uk_options {
   /* Compile for this SM architecture (e.g. 90 for sm_90) instead of the
    * device's own. 0: the device's. Needed to compile on a machine without a
    * GPU; modules made so can be compiled and inspected but not launched
-   * unless a device of that architecture is present. */
+   * unless a device of that architecture is present. Checked at create time
+   * against the architectures NVRTC supports: UK_ERR_INVALID otherwise. */
   int arch;
+  /* The same as text, for variants: "90", "90a" / "sm_90a" (arch-specific
+   * features such as wgmma and TMA), "100f" (family), "compute_90" (PTX only,
+   * JIT-compiled by the driver at load). Overrides arch. NULL: use arch.
+   * Copied. An "-arch=..." in nvrtc_options or a module's options overrides
+   * both for those compiles. */
+  const char *arch_name;
 } uk_options;
 
 /* Creates a context. Succeeds without a driver or GPU (compiling for
@@ -306,12 +313,16 @@ typedef struct uk_module_options {
   const char *const *name_expressions;
   int num_name_expressions;
   const char *name; /* program name used in logs; NULL: "module" */
-  int arch;         /* 0: the context's arch or device's */
+  int arch;         /* 0: the context's arch or device's; else checked as uk_options.arch */
+  const char *arch_name; /* "90a", "sm_90a", "compute_90", ...: overrides arch (see uk_options) */
 } uk_module_options;
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).
- * The exact arch is used (-arch=sm_XY). UK_ERR_COMPILE: the log and
- * line-numbered source are in uk_last_error_log(). Without a GPU this
+ * The exact arch is used (-arch=sm_XY, or the variant of arch_name / an
+ * -arch option). UK_ERR_INVALID: an arch NVRTC does not support.
+ * UK_ERR_COMPILE: uk_last_error_log() holds a line "nvrtc options: ..."
+ * with the exact options NVRTC received, its log and the line-numbered
+ * source. Without a GPU this
  * succeeds when an arch is given (context or options); the module can then
  * be inspected (uk_module_image, uk_module_lowered_name) but not launched. */
 UK_API uk_status uk_module_from_source(uk_context *ctx, const char *code,

@@ -13,6 +13,7 @@ typedef struct uk__compile_req {
   const char *const *name_expressions;
   int num_name_expressions;
   int arch;                 /* sm_XY as XY; required */
+  int arch_flags;           /* UK__ARCH_* (arch.h): 90a, 100f, compute_90; 0: sm_XY */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
   /* Called on the thread about to run NVRTC for this request (both caches

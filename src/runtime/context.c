@@ -2,17 +2,32 @@
  * (memory cache -> disk cache -> NVRTC). */
 #include "runtime/context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "runtime/arch.h"
 
 #define DEFAULT_DISK_CACHE_BYTES (1ull << 30)
 
 static int env_disables_disk_cache(void) {
   const char *v = getenv("UKERN_DISABLE_DISK_CACHE");
   return v && strcmp(v, "1") == 0;
+}
+
+uk_status uk__context_check_arch(int arch, const char *arch_name, const char *what, uk__arch *out) {
+  char field[64];
+  if (arch_name) {
+    snprintf(field, sizeof field, "%s.arch_name", what);
+    uk_status st = uk__arch_parse(arch_name, field, out);
+    return st == UK_OK ? uk__arch_check(*out, field) : st;
+  }
+  snprintf(field, sizeof field, "%s.arch", what);
+  if (arch < 0) return uk__errorf(UK_ERR_INVALID, "%s %d is negative (0: the device's)", field, arch);
+  *out = (uk__arch){arch, 0};
+  return arch == 0 ? UK_OK : uk__arch_check(*out, field);
 }
 
 uk_status uk_context_create(const uk_options *opts, uk_context **out) {
@@ -25,12 +40,17 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
     return uk__errorf(UK_ERR_INVALID, "uk_options: num_nvrtc_options is %d but nvrtc_options is %s",
                       o.num_nvrtc_options, o.nvrtc_options ? "set" : "NULL");
   if (o.device < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: device %d is negative", o.device);
-  if (o.arch < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: arch %d is negative", o.arch);
+  uk__arch target = {o.arch, 0};
+  uk_status ast = uk__context_check_arch(o.arch, o.arch_name, "uk_options", &target);
+  if (ast != UK_OK) return ast;
 
   uk_status st = UK_OK;
   uk_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a context");
   ctx->opts = o;
+  ctx->opts.arch = target.num;
+  ctx->opts.arch_name = NULL;
+  ctx->arch_flags = target.flags;
   atomic_init(&ctx->refs, 1);
   ctx->opts.cache_dir = NULL;
   ctx->opts.nvrtc_options = NULL;
@@ -158,6 +178,18 @@ static uk_status build(void *p, uk__binary **out) {
   return st;
 }
 
+/* The target of a request: the context's variant for the context's arch,
+ * overridden by an -arch option, which leaves the list (the target enters
+ * the key and NVRTC's options as one canonical -arch). */
+static uk_status apply_arch(uk_context *ctx, uk__compile_req *req, const char **opts, int *nopt) {
+  if (ctx->arch_flags && !req->arch_flags && req->arch == ctx->opts.arch) req->arch_flags = ctx->arch_flags;
+  uk__arch a = {req->arch, req->arch_flags};
+  uk_status st = uk__arch_take_option(opts, nopt, &a);
+  req->arch = a.num;
+  req->arch_flags = a.flags;
+  return st;
+}
+
 uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out) {
   if (req->num_options < 0 || req->num_name_expressions < 0 ||
       (req->num_options > 0 && !req->options) ||
@@ -187,6 +219,8 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   for (int k = 0; k < req->num_options; k++) opts[ctx->num_nvrtc_options + k] = req->options[k];
   uk__compile_req full = *req;
   full.options = opts;
+  full.num_options = nopt;
+  if ((st = apply_arch(ctx, &full, opts, &nopt)) != UK_OK) goto out;
   full.num_options = nopt;
   uk_hash128 hash = uk__compile_hash(&full);
   if (uk__mcache_peek(ctx->mcache, hash, out)) {

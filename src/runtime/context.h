@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "runtime/arch.h"
 #include "runtime/compile.h"
 #include "runtime/cudadrv.h"
 #include "runtime/dcache.h"
@@ -18,6 +19,7 @@ struct uk_context {
   int num_nvrtc_options;
   uk__mcache *mcache;
   uk__dcache *dcache;     /* NULL when the disk cache is disabled */
+  int arch_flags;         /* variant of opts.arch from opts.arch_name (arch.h) */
   atomic_ullong compiles, memory_hits, memory_misses;
 };
 
@@ -26,13 +28,20 @@ struct uk_context {
 void uk__context_retain(uk_context *ctx);
 void uk__context_release(uk_context *ctx);
 
+/* Checks an options struct's arch / arch_name (`what`: "uk_options"):
+ * UK_ERR_INVALID for a negative, unparsable or unsupported one; *out the
+ * target ({0, 0} when neither is set). */
+uk_status uk__context_check_arch(int arch, const char *arch_name, const char *what, uk__arch *out);
+
 /* The arch to compile for: opts.arch if set, else `device`'s (loading the
  * driver). UK_ERR_NO_DEVICE with a hint to set uk_options.arch otherwise. */
 uk_status uk__context_arch(uk_context *ctx, int device, int *arch);
 
 /* Compiles through the memory cache, then the disk cache, then NVRTC
  * (single-flight per key). The context's NVRTC options are put before the
- * request's. *out is a new reference. */
+ * request's. An -arch option among them sets the target (and leaves the
+ * list); a request for the context's arch gets its variant (uk_options.
+ * arch_name). *out is a new reference. */
 uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out);
 
 /* The retained primary context of a device (process-wide, retained once

@@ -60,8 +60,10 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
       (o.num_name_expressions > 0 && !o.name_expressions))
     return uk__errorf(UK_ERR_INVALID,
                       "uk_module_options: num_options/num_name_expressions do not match their arrays");
-  int arch = o.arch;
-  uk_status st;
+  uk__arch target;
+  uk_status st = uk__context_check_arch(o.arch, o.arch_name, "uk_module_options", &target);
+  if (st != UK_OK) return st;
+  int arch = target.num;
   if (arch <= 0 && (st = uk__context_arch(ctx, ctx->opts.device, &arch)) != UK_OK) return st;
 
   uk__compile_req req = {0};
@@ -72,6 +74,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   req.name_expressions = o.name_expressions;
   req.num_name_expressions = o.num_name_expressions;
   req.arch = arch;
+  req.arch_flags = target.flags;
   uk__binary *bin = NULL;
   if ((st = uk__context_compile(ctx, &req, &bin)) != UK_OK) return st;
   if ((st = module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);

@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
+#include "runtime/arch.h"
 #include "runtime/compile.h"
 #include "runtime/include_scan.h"
 
@@ -193,7 +194,7 @@ static void make_hash_prefix(void) {
 uk_hash128 uk__compile_hash(const uk__compile_req *req) {
   pthread_once(&hash_prefix_once, make_hash_prefix);
   uk_hasher h = hash_prefix;
-  int32_t counts[3] = {req->arch, req->num_options, req->num_name_expressions};
+  int32_t counts[4] = {req->arch, req->arch_flags, req->num_options, req->num_name_expressions};
   uk__hasher_update(&h, counts, sizeof counts);
   for (int k = 0; k < req->num_options; k++) uk__hasher_add_str(&h, req->options[k]);
   for (int k = 0; k < req->num_name_expressions; k++) uk__hasher_add_str(&h, req->name_expressions[k]);
@@ -210,6 +211,7 @@ uk_status uk__compile_key(const uk__compile_req *req, uk_strbuf *key) {
   uk_status st = uk__nvrtc_version(&ver);
   if (st != UK_OK) return st;
   uk__sb_addf(key, "ukern %s\nnvrtc %d\narch %d\n", UK_VERSION_STRING, ver, req->arch);
+  if (req->arch_flags) uk__sb_addf(key, "arch_flags %d\n", req->arch_flags);
   for (int k = 0; k < req->num_options; k++)
     uk__sb_addf(key, "option %zu %s\n", strlen(req->options[k]), req->options[k]);
   for (int k = 0; k < req->num_name_expressions; k++)
@@ -258,6 +260,26 @@ static void first_error_line(const char *log, char *out, size_t cap) {
   out[n] = '\0';
 }
 
+/* "nvrtc options: -arch=sm_90 -I... ...": the exact options of the compile,
+ * first in a failed compile's log (what PyCUDA's CompileError carries). An
+ * option with a space or quote is shown in single quotes. */
+static void add_options_line(uk_strbuf *sb, const char *const *opts, size_t n) {
+  uk__sb_add(sb, "nvrtc options:");
+  for (size_t k = 0; k < n; k++) {
+    if (!strpbrk(opts[k], " \t'\"")) {
+      uk__sb_addf(sb, " %s", opts[k]);
+      continue;
+    }
+    uk__sb_add(sb, " '");
+    for (const char *c = opts[k]; *c; c++) {
+      if (*c == '\'') uk__sb_add(sb, "'\\''");
+      else uk__sb_addc(sb, *c);
+    }
+    uk__sb_addc(sb, '\'');
+  }
+  uk__sb_addc(sb, '\n');
+}
+
 static uk_status nvrtc_fail(nvrtcResult r, const char *call) {
   if (r == NVRTC_ERROR_OUT_OF_MEMORY)
     return uk__errorf(UK_ERR_NOMEM, "%s: NVRTC ran out of memory", call);
@@ -298,7 +320,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     hname[k] = uk__embedded_headers[k].name;
   }
   size_t no = 0;
-  snprintf(arch_opt, sizeof arch_opt, "-arch=sm_%d", req->arch);
+  uk__arch_option((uk__arch){req->arch, req->arch_flags}, arch_opt, sizeof arch_opt);
   opts[no++] = arch_opt;
   for (int k = 0; k < nincs; k++) {
     size_t n = strlen(dirs[k]) + 3;
@@ -347,6 +369,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
       snprintf(where, sizeof where, " (%s)", inc_error);
     uk_strbuf full;
     uk__sb_init(&full);
+    add_options_line(&full, opts, no);
     uk__sb_add(&full, log);
     uk__sb_addc(&full, '\n');
     uk__sb_add_numbered(&full, req->source);

@@ -118,7 +118,7 @@ expect compile-log 0 "ptxas info    : Compiling entry function 'stage'" -- "$UKE
 printf 'extern "C" __global__ void k(float *x) {\n  x[0] = undefined_thing;\n}\n' >"$tmp/broken.cu"
 expect compile-error 1 'identifier "undefined_thing" is undefined' -- "$UKERN" compile "$tmp/broken.cu" --arch 90
 expect compile-numbered 1 "    2 |   x[0] = undefined_thing;" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
-expect compile-badarch 2 "--arch 'sm90' is not an SM architecture" -- "$UKERN" compile "$tmp/broken.cu" --arch sm90
+expect compile-badarch 2 "--arch: 'sm90' is not an architecture" -- "$UKERN" compile "$tmp/broken.cu" --arch sm90
 expect compile-nothing 2 "give a spec or a .cu file" -- "$UKERN" compile
 
 # --- precompile for a named arch, then the cache lists it --------------------------

@@ -101,7 +101,7 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
     return CLI_FAIL;
   }
   const char *how = after.compiles > before.compiles ? "compiled" : "already cached";
-  printf("%-10s %-14s %8.1f ms  %s\n", an, how, ms, label);
+  printf("%s  %-14s %8.1f ms  %s\n", an, how, ms, label);
   return CLI_OK;
 }
 

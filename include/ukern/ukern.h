@@ -520,6 +520,34 @@ UK_API uk_status uk_device_synchronize(void);
 UK_API uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes);
 UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
 
+/* ------------------------------------------------------------------------ */
+/* CUDA graphs (stream capture)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Every launching call (uk_elementwise_call, uk_reduction_call,
+ * uk_function_launch, uk_array_alloc / uk_array_free on a stream) may be
+ * issued on a stream that is being captured into a CUDA graph, in any of the
+ * three capture modes: on its hot path ukern makes only driver calls that
+ * capture allows (the stream's device is found through its context), and
+ * its work (launches, stream-ordered allocations, copies of inputs that
+ * overlap outputs, memsets) becomes nodes of the graph.
+ *
+ * A call that must first compile or load its kernel (the first call of a
+ * kernel object, or of a new dtype/shape specialisation) also works during a
+ * capture in every mode: NVRTC runs on the host, and the module is loaded
+ * with the calling thread's capture mode switched to relaxed for the load
+ * (then restored), so the load happens once, outside the graph, and the
+ * capture stays valid. Warming kernels up before the capture only moves that
+ * cost out of the capture.
+ *
+ * Outputs that ukern allocates during a capture (default allocator) are
+ * graph allocations: they exist once the graph has run, at the same address
+ * on every run; free them (uk_array_free on a stream) before the graph runs
+ * again, or instantiate it with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
+ * A custom uk_allocator must itself be safe to call during capture.
+ * Reductions that need scratch take it from the graph (allocated and freed
+ * in it) rather than from the per-stream scratch used outside capture. */
+
 #ifdef __cplusplus
 }
 #endif

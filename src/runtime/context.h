@@ -48,11 +48,6 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
  * and kept for the life of the process). */
 uk_status uk__device_context(int device, CUcontext *out);
 
-/* The device a launch on `stream` runs on: the stream's device; for a NULL
- * stream the current context's device, else ctx's default device, whose
- * primary context is then made current. */
-uk_status uk__launch_device(uk_context *ctx, void *stream, int *device);
-
 /* Device memory through the context's allocator (default: cuMemAllocAsync). */
 uk_status uk__context_alloc(uk_context *ctx, size_t bytes, void *stream, uint64_t *dptr);
 void uk__context_free(uk_context *ctx, uint64_t dptr, void *stream);

@@ -13,6 +13,7 @@
 #include "base/error.h"
 
 static _Atomic(CUcontext) primary[UK__MAX_DEVICES];
+static atomic_int primary_hi; /* 1 + the highest ordinal in primary[] */
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uk_status uk_device_count(int *count) {
@@ -100,7 +101,11 @@ uk_status uk__device_context(int device, CUcontext *out) {
     char what[64];
     snprintf(what, sizeof what, "cuDevicePrimaryCtxRetain(device %d)", device);
     st = uk__cu_check(uk__cu.cuDevicePrimaryCtxRetain(&c, d), what);
-    if (st == UK_OK) atomic_store_explicit(&primary[device], c, memory_order_release);
+    if (st == UK_OK) {
+      atomic_store_explicit(&primary[device], c, memory_order_release);
+      if (atomic_load_explicit(&primary_hi, memory_order_relaxed) <= device)
+        atomic_store_explicit(&primary_hi, device + 1, memory_order_release);
+    }
   }
   pthread_mutex_unlock(&primary_lock);
   if (st == UK_OK) *out = c;
@@ -145,32 +150,52 @@ uk_status uk_device_synchronize(void) {
   return uk__cu_check(uk__cu.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
-/* The hot part of every launch: a few cheap driver queries, no locking once
- * the primary context is retained. */
+/* The device of context `c`: a primary context ukern retained is found in
+ * the table; another (not yet retained, or a user's own) is made current
+ * for a moment to ask it. Both ways are legal during stream capture, unlike
+ * cuStreamGetDevice, which capture refuses (and which then invalidates the
+ * capture). */
+static uk_status context_device(CUcontext c, int *device) {
+  int n = atomic_load_explicit(&primary_hi, memory_order_acquire);
+  for (int d = 0; d < n; d++)
+    if (atomic_load_explicit(&primary[d], memory_order_relaxed) == c) {
+      *device = d;
+      return UK_OK;
+    }
+  CUdevice d = 0;
+  uk_status st = uk__cu_check(uk__cu.cuCtxPushCurrent(c), "cuCtxPushCurrent (the stream's context)");
+  if (st != UK_OK) return st;
+  st = uk__cu_check(uk__cu.cuCtxGetDevice(&d), "cuCtxGetDevice (the stream's context)");
+  CUcontext popped;
+  uk__cu.cuCtxPopCurrent(&popped);
+  if (st == UK_OK) *device = (int)d; /* CUdevice handles are the ordinals */
+  return st;
+}
+
+/* The hot part of every launch: a few cheap driver queries, all legal while
+ * `stream` captures, and no locking once the primary context is retained. */
 uk_status uk__launch_enter(uk_context *ctx, void *stream, int *device, int *pushed) {
   uk_status st = uk__cu_load();
   if (st != UK_OK) return st;
-  CUcontext cur = NULL, prim;
-  CUdevice d;
+  CUcontext cur = NULL, prim, sc = NULL;
+  int dev;
   *pushed = 0;
   if (uk__cu.cuCtxGetCurrent(&cur) != CUDA_SUCCESS) cur = NULL;
   if (stream) {
-    if ((st = uk__cu_check(uk__cu.cuStreamGetDevice((CUstream)stream, &d), "cuStreamGetDevice")) !=
-        UK_OK)
+    if ((st = uk__cu_check(uk__cu.cuStreamGetCtx((CUstream)stream, &sc), "cuStreamGetCtx")) != UK_OK)
       return st;
+    if ((st = context_device(sc, &dev)) != UK_OK) return st;
   } else if (cur) {
-    if ((st = uk__cu_check(uk__cu.cuCtxGetDevice(&d), "cuCtxGetDevice")) != UK_OK) return st;
+    if ((st = context_device(cur, &dev)) != UK_OK) return st;
   } else {
     /* Nothing current: the context's default device becomes current, as the
      * header promises, so later NULL-stream work lands on the same device. */
-    int dev = ctx ? ctx->opts.device : 0;
+    dev = ctx ? ctx->opts.device : 0;
     if ((st = uk__device_context(dev, &prim)) != UK_OK) return st;
     if ((st = uk__cu_check(uk__cu.cuCtxSetCurrent(prim), "cuCtxSetCurrent")) != UK_OK) return st;
     *device = dev;
     return UK_OK;
   }
-  /* CUdevice handles are the ordinals. */
-  int dev = (int)d;
   if ((st = uk__device_context(dev, &prim)) != UK_OK) return st;
   if (cur != prim) {
     if ((st = uk__cu_check(uk__cu.cuCtxPushCurrent(prim), "cuCtxPushCurrent")) != UK_OK) return st;
@@ -178,11 +203,4 @@ uk_status uk__launch_enter(uk_context *ctx, void *stream, int *device, int *push
   }
   *device = dev;
   return UK_OK;
-}
-
-uk_status uk__launch_device(uk_context *ctx, void *stream, int *device) {
-  int pushed = 0;
-  uk_status st = uk__launch_enter(ctx, stream, device, &pushed);
-  uk__device_leave(pushed);
-  return st;
 }

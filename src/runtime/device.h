@@ -14,8 +14,10 @@
 uk_status uk__device_enter(int device, int *pushed);
 void uk__device_leave(int pushed);
 
-/* The launch flavour of uk__launch_device: finds the device of `stream` (see
- * uk__launch_device) and makes its primary context current the same way. */
+/* The device a launch on `stream` runs on, with its primary context made
+ * current like uk__device_enter: the stream's device; for a NULL stream the
+ * current context's device, else ctx's default device, whose primary
+ * context is then made current (not pushed). Legal while `stream` captures. */
 uk_status uk__launch_enter(uk_context *ctx, void *stream, int *device, int *pushed);
 
 #endif

@@ -433,8 +433,8 @@ static uk_status specialise(uk_elementwise *k, const uk_ew_key *key, ew_entry **
   }
   e->key = *key;
   if ((st = compile_key(k, key, &e->plan, &bin)) != UK_OK) goto fail;
-  if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
-  if ((st = uk__cu_check(uk__cu.cuModuleGetFunction(&e->fn, e->module, k->name), "cuModuleGetFunction")) != UK_OK)
+  if ((st = uk__cu_check(uk__cu_module_load(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
+  if ((st = uk__cu_check(uk__cu_module_function(&e->fn, e->module, k->name), "cuModuleGetFunction")) != UK_OK)
     goto fail;
   e->next = atomic_load_explicit(&k->entries, memory_order_relaxed);
   atomic_store_explicit(&k->entries, e, memory_order_release);

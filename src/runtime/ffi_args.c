@@ -124,6 +124,8 @@ uk_status uk__arglayout_check(const uk_arglayout *l, CUfunction f, const char *k
    * remembering the first mismatch so that a wrong arity is reported first. */
   int n = 0, bad = -1;
   size_t bad_off = 0, bad_size = 0;
+  uk_status st = uk__cu_need(cuFuncGetParamInfo);
+  if (st != UK_OK) return st;
   for (;; n++) {
     size_t off = 0, size = 0;
     CUresult r = uk__cu.cuFuncGetParamInfo(f, (size_t)n, &off, &size);

@@ -104,7 +104,7 @@ static uk_status resolve_raw_locked(uk_function *f, int device, CUfunction *out)
   CUfunction fn = NULL;
   uk_status st = uk__module_load_locked(f->m, device, &mod);
   if (st != UK_OK) return st;
-  if ((st = uk__cu_check(uk__cu.cuModuleGetFunction(&fn, mod, f->symbol), "cuModuleGetFunction")) !=
+  if ((st = uk__cu_check(uk__cu_module_function(&fn, mod, f->symbol), "cuModuleGetFunction")) !=
       UK_OK)
     return st;
   f->raw[device] = fn;
@@ -123,6 +123,8 @@ static uk_status resolve_raw_locked(uk_function *f, int device, CUfunction *out)
  * publish the launch-ready handle. */
 static uk_status resolve_ready(uk_function *f, int device, CUfunction *out) {
   CUfunction fn = NULL;
+  /* Loads and attribute calls are refused during a strict capture. */
+  CUstreamCaptureMode mode = uk__cu_capture_relax();
   pthread_mutex_lock(&f->m->lock);
   uk_status st = resolve_raw_locked(f, device, &fn);
   if (st == UK_OK && f->has_signature) st = uk__arglayout_check(&f->layout, fn, f->name);
@@ -131,6 +133,7 @@ static uk_status resolve_ready(uk_function *f, int device, CUfunction *out) {
     *out = fn;
   }
   pthread_mutex_unlock(&f->m->lock);
+  uk__cu_capture_restore(mode);
   return st;
 }
 

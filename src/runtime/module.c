@@ -189,7 +189,7 @@ uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out) {
   uk_status st = uk__device_enter(device, &pushed);
   if (st != UK_OK) return st;
   CUmodule mod = NULL;
-  CUresult r = uk__cu.cuModuleLoadData(&mod, m->bin->image);
+  CUresult r = uk__cu_module_load(&mod, m->bin->image);
   uk__device_leave(pushed);
   if (r != CUDA_SUCCESS) {
     char what[96];
@@ -239,7 +239,9 @@ static uk_status not_found(uk_module *m, CUmodule mod, const char *name) {
   uk_strbuf sb;
   uk__sb_init(&sb);
   unsigned count = 0;
-  if (uk__cu.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS && count > 0) {
+  if (uk__cu_need(cuModuleGetFunctionCount) == UK_OK && uk__cu_need(cuModuleEnumerateFunctions) == UK_OK &&
+      uk__cu_need(cuFuncGetName) == UK_OK && uk__cu.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS &&
+      count > 0) {
     CUfunction *fs = calloc(count, sizeof *fs);
     if (fs && uk__cu.cuModuleEnumerateFunctions(fs, count, mod) == CUDA_SUCCESS) {
       uk__sb_add(&sb, " (kernels: ");
@@ -281,7 +283,7 @@ uk_status uk_module_function(uk_module *m, const char *name, uk_function **out) 
   CUmodule mod;
   CUfunction fn = NULL;
   if ((st = uk__module_load_locked(m, dev, &mod)) != UK_OK) goto out;
-  CUresult r = uk__cu.cuModuleGetFunction(&fn, mod, symbol);
+  CUresult r = uk__cu_module_function(&fn, mod, symbol);
   if (r == CUDA_ERROR_NOT_FOUND) {
     st = not_found(m, mod, name);
     goto out;
@@ -319,7 +321,7 @@ uk_status uk_module_global_on(uk_module *m, int device, const char *name, uint64
   uk_status st = uk__module_load_locked(m, device, &mod);
   pthread_mutex_unlock(&m->lock);
   if (st != UK_OK) return st;
-  CUresult r = uk__cu.cuModuleGetGlobal(&p, &n, mod, symbol);
+  CUresult r = uk__cu_module_global(&p, &n, mod, symbol);
   if (r == CUDA_ERROR_NOT_FOUND)
     return uk__errorf(UK_ERR_NOT_FOUND, "no __device__ or __constant__ variable '%s' in module", name);
   if ((st = uk__cu_check(r, "cuModuleGetGlobal")) != UK_OK) return st;

@@ -391,11 +391,11 @@ static uk_status specialise(uk_reduction *k, const uk_red_key *key, red_entry **
   }
   e->key = *key;
   if ((st = compile_key(k, key, &e->plan, &bin)) != UK_OK) goto fail;
-  if ((st = uk__cu_check(uk__cu.cuModuleLoadData(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
+  if ((st = uk__cu_check(uk__cu_module_load(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
   /* The symbol's size is the partial's: no copy, no synchronisation. */
   CUdeviceptr g = 0;
   size_t gbytes = 0;
-  if ((st = uk__cu_check(uk__cu.cuModuleGetGlobal(&g, &gbytes, e->module, "_uk_partial_size"),
+  if ((st = uk__cu_check(uk__cu_module_global(&g, &gbytes, e->module, "_uk_partial_size"),
                          "cuModuleGetGlobal")) != UK_OK)
     goto fail;
   e->partial_size = gbytes;
@@ -497,7 +497,7 @@ static uk_status function(const uk_reduction *k, red_entry *e, int id, CUfunctio
   if (!f) {
     char fname[300];
     snprintf(fname, sizeof fname, "%s%s", k->name, uk__red_kernel_suffix(id));
-    uk_status st = uk__cu_check(uk__cu.cuModuleGetFunction(&f, e->module, fname), "cuModuleGetFunction");
+    uk_status st = uk__cu_check(uk__cu_module_function(&f, e->module, fname), "cuModuleGetFunction");
     if (st != UK_OK) return st;
     atomic_store_explicit(&e->fn[id], f, memory_order_release);
   }
@@ -513,9 +513,12 @@ static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncou
   uk_status st = UK_OK;
   pthread_mutex_lock(&k->scratch_lock);
   red_scratch *sc = NULL, tmp;
-  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc; j++)
+  /* Under capture: this call's own buffers, allocated and freed in the graph
+   * (kept scratch would be graph memory used outside it, or freed by it). */
+  int keep = !uk__cu_stream_capturing(stream);
+  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc && keep; j++)
     if (k->scratch[j].used && k->scratch[j].stream == stream && k->scratch[j].device == device) sc = &k->scratch[j];
-  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc; j++)
+  for (int j = 0; j < RED_SCRATCH_STREAMS && !sc && keep; j++)
     if (!k->scratch[j].used) {
       sc = &k->scratch[j];
       memset(sc, 0, sizeof *sc);

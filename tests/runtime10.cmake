@@ -1,0 +1,3 @@
+# Issue 10: graphs, streams, events, memory, textures, raw-kernel conveniences.
+# gpu: skip (77) without a device.
+uk_test(test_gpu_graph LABELS gpu SOURCES test_gpu_graph.c)

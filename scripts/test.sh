@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Set-up command 2: installs dependencies, builds everything and runs the tests.
-# Without a GPU the gpu-labelled tests are skipped and say why.
+# Set-up command 2: installs dependencies, builds everything and runs the tests:
+# ctest, then the Python package's pytest tiers (from the build tree).
+# Without a GPU the gpu-labelled tests and the Python gpu tier are skipped and say why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
+if [ -f build/python/ukern/_ukern.abi3.so ]; then
+  PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python3}" -m pytest -q -rs python/tests
+else
+  echo "SKIP: python tests: the extension was not built (Python headers or dlpack.h missing)"
+fi

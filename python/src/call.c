@@ -1,0 +1,107 @@
+/*
+ * call.c — what ElementwiseKernel and ReductionKernel calls share: keyword
+ * parsing, binding inputs and outputs to descriptors, and handing outputs
+ * back (CuPy's conventions: outputs may follow the inputs positionally or
+ * come as out=).
+ */
+#include "pyukern.h"
+
+#include <string.h>
+
+int pyk_kwargs(PyObject *kw, const char *fn, const char *const *names, PyObject **vals) {
+  for (int i = 0; names[i]; i++) vals[i] = NULL;
+  if (!kw) return 0;
+  Py_ssize_t pos = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(kw, &pos, &k, &v)) {
+    int found = 0;
+    for (int i = 0; names[i] && !found; i++)
+      if (PyUnicode_CompareWithASCIIString(k, names[i]) == 0) vals[i] = v, found = 1;
+    if (!found) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R", fn, k);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject *args, PyObject *out,
+                   PyObject *stream) {
+  Py_ssize_t n = PyTuple_Size(args);
+  f->nin = nin;
+  f->nout = nout;
+  f->given = 0;
+  if (nin + nout > PYK_MAX_ARGS) {
+    PyErr_Format(PyExc_ValueError, "%s: more than %d parameters", kname, PYK_MAX_ARGS);
+    return -1;
+  }
+  if (n != nin && n != nin + nout) {
+    PyErr_Format(PyExc_TypeError, "Wrong number of arguments for %s: expected %d (inputs) or %d (with outputs), got %zd",
+                 kname, nin, nin + nout, n);
+    return -1;
+  }
+  if (out == Py_None) out = NULL;
+  if (n == nin + nout && nout > 0 && out) {
+    PyErr_Format(PyExc_TypeError, "%s: outputs were given both positionally and as out=", kname);
+    return -1;
+  }
+  if (pyk_call_set_stream(&f->c, stream) < 0) return -1;
+  for (int i = 0; i < nin; i++)
+    if (pyk_call_arg(&f->c, PyTuple_GetItem(args, i), i) < 0) return -1;
+  PyObject *outs = NULL;
+  if (n == nin + nout && nout > 0) {
+    outs = args;
+  } else if (out) {
+    if (PyTuple_Check(out)) {
+      if (PyTuple_Size(out) != nout) {
+        PyErr_Format(PyExc_ValueError, "%s: out= has %zd arrays, the kernel has %d outputs", kname,
+                     PyTuple_Size(out), nout);
+        return -1;
+      }
+      outs = out;
+    } else if (nout != 1) {
+      PyErr_Format(PyExc_ValueError, "%s has %d outputs: pass out= as a tuple of arrays", kname, nout);
+      return -1;
+    }
+  }
+  if (outs || out) {
+    f->given = 1;
+    for (int j = 0; j < nout; j++) {
+      PyObject *o = outs ? PyTuple_GetItem(outs, outs == args ? nin + j : j) : out;
+      uk_array *a;
+      if (pyk_call_array(&f->c, o, &a) < 0) return -1;
+      f->out[j] = *a;
+      f->out_obj[j] = o;
+    }
+  } else {
+    memset(f->out, 0, sizeof(uk_array) * (size_t)nout);
+  }
+  return pyk_call_finish_stream(&f->c);
+}
+
+void pyk_frame_release(pyk_frame *f, PyObject *ctx, int from) {
+  for (int j = from; j < f->nout; j++)
+    if (f->out[j].data) uk_array_free(pyk_context_ptr(ctx), &f->out[j], f->c.stream);
+}
+
+PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx) {
+  PyObject *t = PyTuple_New(f->nout);
+  if (!t) {
+    if (!f->given) pyk_frame_release(f, ctx, 0);
+    return NULL;
+  }
+  for (int j = 0; j < f->nout; j++) {
+    PyObject *o;
+    if (f->given) {
+      o = f->out_obj[j];
+      Py_INCREF(o);
+    } else if (!(o = pyk_call_wrap_output(&f->c, ctx, &f->out[j]))) {
+      /* out[j] went to an Array (freed with it) if that was made; later ones did not */
+      pyk_frame_release(f, ctx, j + 1);
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, j, o);
+  }
+  return t;
+}

@@ -1,0 +1,302 @@
+/*
+ * module.c — the _ukern module: the shared context, status -> exception
+ * mapping, small helpers and module initialisation.
+ *
+ * Kernels bind to the context that is current when they are made; a context
+ * lives while any kernel, module or array made from it lives (each holds a
+ * reference to its _Context object).
+ */
+#include "pyukern.h"
+
+#include <string.h>
+
+PyObject *pyk_CompileException;
+PyObject *pyk_CUDADriverError;
+
+/* ---- context ----------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD
+  uk_context *ctx;
+} CtxObject;
+
+static PyTypeObject *CtxType;
+static PyObject *current_ctx; /* the context new kernels bind to; NULL until first use */
+
+static void ctx_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  uk_context_destroy(((CtxObject *)self)->ctx);
+  PyObject_Free(self);
+  Py_DECREF(tp);
+}
+
+static PyType_Slot ctx_slots[] = {
+    {Py_tp_dealloc, (void *)ctx_dealloc},
+    {Py_tp_doc, (void *)"A ukern context (caches, allocator, target arch); internal."},
+    {0, NULL}};
+static PyType_Spec ctx_spec = {"ukern._Context", sizeof(CtxObject), 0, Py_TPFLAGS_DEFAULT, ctx_slots};
+
+static PyObject *ctx_make(const uk_options *o) {
+  uk_context *c = NULL;
+  uk_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = uk_context_create(o, &c);
+  Py_END_ALLOW_THREADS
+  if (st != UK_OK) return pyk_raise(st);
+  CtxObject *self = PyObject_New(CtxObject, CtxType);
+  if (!self) {
+    uk_context_destroy(c);
+    return NULL;
+  }
+  self->ctx = c;
+  return (PyObject *)self;
+}
+
+PyObject *pyk_context_get(void) {
+  if (!current_ctx && !(current_ctx = ctx_make(NULL))) return NULL;
+  Py_INCREF(current_ctx);
+  return current_ctx;
+}
+
+uk_context *pyk_context_ptr(PyObject *ctx) { return ((CtxObject *)ctx)->ctx; }
+
+static PyObject *py_configure(PyObject *mod, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"arch", "cache_dir", "disable_disk_cache", "device", "options", NULL};
+  int arch = 0, disable = 0, device = 0;
+  const char *cache_dir = NULL;
+  PyObject *opts = NULL;
+  (void)mod;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|$izpiO:configure", kwlist, &arch, &cache_dir, &disable, &device,
+                                   &opts))
+    return NULL;
+  if (arch < 0) {
+    PyErr_SetString(PyExc_ValueError, "configure: arch must be >= 0 (e.g. 90 for sm_90; 0: the device's)");
+    return NULL;
+  }
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = arch;
+  o.cache_dir = cache_dir;
+  o.disable_disk_cache = disable;
+  o.device = device;
+  const char **list = NULL;
+  int n = 0;
+  if (opts && opts != Py_None && pyk_str_list(opts, &list, &n) < 0) return NULL;
+  o.nvrtc_options = list;
+  o.num_nvrtc_options = n;
+  PyObject *c = ctx_make(&o);
+  PyMem_Free(list);
+  if (!c) return NULL;
+  PyObject *old = current_ctx;
+  current_ctx = c;
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_cache_stats(PyObject *mod, PyObject *unused) {
+  (void)mod, (void)unused;
+  PyObject *c = pyk_context_get();
+  if (!c) return NULL;
+  uk_cache_stats s;
+  uk_status st = uk_context_cache_stats(pyk_context_ptr(c), &s);
+  const char *dir = uk_context_cache_dir(pyk_context_ptr(c));
+  Py_DECREF(c);
+  if (st != UK_OK) return pyk_raise(st);
+  return Py_BuildValue("{sKsKsKsKsKsKsKsKss}", "memory_hits", (unsigned long long)s.memory_hits, "memory_misses",
+                       (unsigned long long)s.memory_misses, "disk_hits", (unsigned long long)s.disk_hits,
+                       "disk_misses", (unsigned long long)s.disk_misses, "compiles",
+                       (unsigned long long)s.compiles, "store_failures", (unsigned long long)s.store_failures,
+                       "corrupt_entries", (unsigned long long)s.corrupt_entries, "evictions",
+                       (unsigned long long)s.evictions, "cache_dir", dir);
+}
+
+static PyObject *py_device_count(PyObject *mod, PyObject *unused) {
+  (void)mod, (void)unused;
+  int n = 0;
+  uk_status st = uk_device_count(&n);
+  if (st == UK_ERR_NO_DEVICE) return PyLong_FromLong(0);
+  if (st != UK_OK) return pyk_raise(st);
+  return PyLong_FromLong(n);
+}
+
+static PyObject *py_synchronize(PyObject *mod, PyObject *unused) {
+  (void)mod, (void)unused;
+  uk_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = uk_device_synchronize();
+  Py_END_ALLOW_THREADS
+  if (st != UK_OK) return pyk_raise(st);
+  Py_RETURN_NONE;
+}
+
+/* ---- errors ------------------------------------------------------------ */
+
+PyObject *pyk_raise(uk_status st) {
+  const char *msg = uk_last_error();
+  if (!msg || !*msg) msg = uk_status_message(st);
+  PyObject *type;
+  switch (st) {
+  case UK_ERR_NOMEM: type = PyExc_MemoryError; break;
+  case UK_ERR_SYNTAX:
+  case UK_ERR_SHAPE:
+  case UK_ERR_INVALID: type = PyExc_ValueError; break;
+  case UK_ERR_TYPE: type = PyExc_TypeError; break;
+  case UK_ERR_COMPILE: type = pyk_CompileException; break;
+  case UK_ERR_CUDA:
+  case UK_ERR_NO_DEVICE:
+  case UK_ERR_NOT_FOUND: type = pyk_CUDADriverError; break;
+  case UK_ERR_IO: type = PyExc_OSError; break;
+  default: type = PyExc_RuntimeError; break;
+  }
+  PyObject *exc = NULL;
+  PyObject *log = NULL;
+  if (st == UK_ERR_COMPILE) {
+    /* str(e) shows the log too, as CuPy's CompileException does. */
+    log = PyUnicode_FromString(uk_last_error_log());
+    PyObject *text = log ? PyUnicode_FromFormat("%s\n%U", msg, log) : NULL;
+    exc = text ? PyObject_CallFunctionObjArgs(type, text, NULL) : NULL;
+    Py_XDECREF(text);
+  } else {
+    exc = PyObject_CallFunction(type, "s", msg);
+  }
+  if (!exc) {
+    Py_XDECREF(log);
+    return NULL;
+  }
+  if (log) {
+    if (PyObject_SetAttrString(exc, "log", log) < 0) PyErr_Clear();
+    Py_DECREF(log);
+  }
+  PyObject *name = PyUnicode_FromString(uk_status_name(st));
+  if (name) {
+    if (PyObject_SetAttrString(exc, "status", name) < 0) PyErr_Clear();
+    Py_DECREF(name);
+  }
+  PyErr_SetObject(type, exc);
+  Py_DECREF(exc);
+  return NULL;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+int pyk_count_params(const char *p) {
+  int n = 0, any = 0;
+  for (; *p; p++) {
+    if (*p == ',') n++;
+    else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') any = 1;
+  }
+  return any ? n + 1 : 0;
+}
+
+int pyk_str_list(PyObject *seq, const char ***out, int *n) {
+  *out = NULL;
+  *n = 0;
+  if (PyUnicode_Check(seq)) {
+    PyErr_SetString(PyExc_TypeError, "options must be a tuple or list of str, not a str");
+    return -1;
+  }
+  PyObject *fast = PySequence_Tuple(seq);
+  if (!fast) return -1;
+  Py_ssize_t len = PyTuple_Size(fast);
+  /* The strings stay alive through the caller's reference to seq's items:
+   * the tuple shares them, and the caller holds seq for the whole call. */
+  const char **list = PyMem_Calloc((size_t)(len ? len : 1), sizeof *list);
+  if (!list) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < len; i++) {
+    PyObject *s = PyTuple_GetItem(fast, i);
+    const char *u = s && PyUnicode_Check(s) ? pyk_utf8_or_null(s) : NULL;
+    if (!u) {
+      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "options[%zd] must be a str", i);
+      PyMem_Free(list);
+      Py_DECREF(fast);
+      return -1;
+    }
+    list[i] = u;
+  }
+  Py_DECREF(fast);
+  *out = list;
+  *n = (int)len;
+  return 0;
+}
+
+/* UTF-8 of a str, cached on the str object itself by CPython's
+ * PyUnicode_AsUTF8AndSize (stable ABI from 3.10); on 3.9 through an
+ * interned bytes attribute kept in a private dict. */
+const char *pyk_utf8_or_null(PyObject *o) {
+#if Py_LIMITED_API + 0 >= 0x030A0000
+  return PyUnicode_AsUTF8AndSize(o, NULL);
+#else
+  static PyObject *keep; /* bytes objects for the strings seen, by identity */
+  if (!keep && !(keep = PyDict_New())) return NULL;
+  PyObject *b = PyDict_GetItem(keep, o);
+  if (!b) {
+    if (!(b = PyUnicode_AsUTF8String(o))) return NULL;
+    int rc = PyDict_SetItem(keep, o, b);
+    Py_DECREF(b);
+    if (rc < 0) return NULL;
+  }
+  return PyBytes_AsString(b);
+#endif
+}
+
+PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec) {
+  PyObject *t = PyType_FromSpec(spec);
+  if (!t) return NULL;
+  const char *dot = strrchr(spec->name, '.');
+  Py_INCREF(t);
+  if (PyModule_AddObject(m, dot ? dot + 1 : spec->name, t) < 0) {
+    Py_DECREF(t);
+    Py_DECREF(t);
+    return NULL;
+  }
+  return (PyTypeObject *)t;
+}
+
+/* ---- module ------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"configure", (PyCFunction)(void (*)(void))py_configure, METH_VARARGS | METH_KEYWORDS,
+     "configure(*, arch=0, cache_dir=None, disable_disk_cache=False, device=0, options=())\n\n"
+     "Makes a new context for kernels created from now on. arch=90 compiles for sm_90 instead of the\n"
+     "device's arch (needed to compile without a GPU). Existing kernels keep their context."},
+    {"cache_stats", py_cache_stats, METH_NOARGS, "cache_stats() -> dict of the current context's cache counters."},
+    {"device_count", py_device_count, METH_NOARGS, "device_count() -> number of CUDA devices (0 without a driver)."},
+    {"synchronize", py_synchronize, METH_NOARGS, "synchronize(): waits for all work on the current device."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ukern",
+                                    "The ukern extension module; use the ukern package.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__ukern(void);
+PyMODINIT_FUNC PyInit__ukern(void) {
+  PyObject *m = PyModule_Create(&moddef);
+  if (!m) return NULL;
+  if (!(CtxType = (PyTypeObject *)PyType_FromSpec(&ctx_spec))) goto fail;
+  pyk_CompileException = PyErr_NewExceptionWithDoc(
+      "ukern.CompileException",
+      "NVRTC rejected the generated or given CUDA source. The message ends with the NVRTC log and the\n"
+      "line-numbered source; .log holds those alone.",
+      NULL, NULL);
+  pyk_CUDADriverError = PyErr_NewExceptionWithDoc(
+      "ukern.CUDADriverError", "A CUDA driver call failed, no driver or device is present, or a name was not found.",
+      PyExc_RuntimeError, NULL);
+  if (!pyk_CompileException || !pyk_CUDADriverError) goto fail;
+  Py_INCREF(pyk_CompileException);
+  Py_INCREF(pyk_CUDADriverError);
+  if (PyModule_AddObject(m, "CompileException", pyk_CompileException) < 0 ||
+      PyModule_AddObject(m, "CUDADriverError", pyk_CUDADriverError) < 0)
+    goto fail;
+  if (PyModule_AddStringConstant(m, "__version__", uk_version()) < 0) goto fail;
+  if (pyk_array_type_init(m) < 0 || pyk_elementwise_init(m) < 0 || pyk_reduction_init(m) < 0 ||
+      pyk_raw_init(m) < 0)
+    goto fail;
+  return m;
+fail:
+  Py_DECREF(m);
+  return NULL;
+}

@@ -1,0 +1,106 @@
+/*
+ * pyukern.h — shared declarations of the ukern extension module (_ukern).
+ *
+ * The extension is a client of the public API only (ukern/ukern.h) and is
+ * built on the CPython stable ABI (Py_LIMITED_API 3.9): one abi3 build
+ * imports on every CPython >= 3.9.
+ */
+#ifndef PYUKERN_H
+#define PYUKERN_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "ukern/ukern.h"
+
+/* Most arguments a kernel call takes (inputs + outputs). */
+#define PYK_MAX_ARGS 64
+
+/* Array producers the package knows how to answer in kind. */
+typedef enum pyk_kind { PYK_OTHER = 0, PYK_UKERN, PYK_CUPY, PYK_TORCH, PYK_HOST } pyk_kind;
+
+/* --- module.c: context, errors ------------------------------------------ */
+/* The context kernels made now bind to (created on first use); new ref. */
+PyObject *pyk_context_get(void);
+uk_context *pyk_context_ptr(PyObject *ctx);
+/* Sets a Python exception for a failed ukern call; returns NULL. */
+PyObject *pyk_raise(uk_status st);
+extern PyObject *pyk_CompileException;
+extern PyObject *pyk_CUDADriverError;
+
+/* --- args.c: arrays, scalars and streams of one call -------------------- */
+typedef struct pyk_call {
+  uk_array arr[PYK_MAX_ARGS];
+  uk_arg arg[PYK_MAX_ARGS];
+  int narr;
+  PyObject *keep[PYK_MAX_ARGS]; /* DLPack capsules held for the call */
+  int nkeep;
+  pyk_kind kind;                /* producer of the first array */
+  PyObject *first;              /* the first array (borrowed) */
+  void *stream;                 /* launch stream (CUstream) */
+  int have_stream;              /* stream chosen: by stream= or by a producer */
+  int allow_host;               /* host arrays describe shapes (source/precompile) */
+} pyk_call;
+
+void pyk_call_init(pyk_call *c, int allow_host);
+void pyk_call_clear(pyk_call *c);
+/* stream= argument: None leaves the choice to the producer. -1 on error. */
+int pyk_call_set_stream(pyk_call *c, PyObject *stream);
+/* Converts one argument (array or scalar) into c->arg[i]. -1 on error. */
+int pyk_call_arg(pyk_call *c, PyObject *o, int i);
+/* Converts an output array into *out (a descriptor of c). -1 on error. */
+int pyk_call_array(pyk_call *c, PyObject *o, uk_array **out);
+/* After every argument: picks the producer's current stream if none yet. */
+int pyk_call_finish_stream(pyk_call *c);
+/* Wraps arrays ukern allocated as the first input's array type (new ref). */
+PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a);
+/* Parses a stream object (None, int, object with .ptr or .cuda_stream). */
+int pyk_stream_from_object(PyObject *o, void **out);
+
+/* --- array.c: ukern.Array ---------------------------------------------- */
+extern PyTypeObject *pyk_ArrayType;
+int pyk_array_type_init(PyObject *m);
+/* An Array owning `a` (allocated through ctx's allocator); new ref. */
+PyObject *pyk_array_new_owner(PyObject *ctx, const uk_array *a, void *stream);
+/* An Array viewing memory that `base` keeps alive; new ref. */
+PyObject *pyk_array_new_view(PyObject *base, const uk_array *a);
+const uk_array *pyk_array_desc(PyObject *o);
+
+/* --- kernel types ------------------------------------------------------- */
+int pyk_elementwise_init(PyObject *m);
+int pyk_reduction_init(PyObject *m);
+int pyk_raw_init(PyObject *m);
+
+/* Helpers shared by the kernel types (module.c). */
+/* Counts comma-separated parameters of a definition that create accepted. */
+int pyk_count_params(const char *params);
+/* A tuple/list of str as a C array of borrowed UTF-8 pointers. */
+int pyk_str_list(PyObject *seq, const char ***out, int *n);
+/* Adds a type made from spec to the module under its short name. */
+PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec);
+/* Sets `obj.attr = value` ignoring failures' details; -1 on error. */
+const char *pyk_utf8_or_null(PyObject *o);
+
+#endif
+
+/* --- call.c: binding a kernel call's positional args, out= and kwargs --- */
+typedef struct pyk_frame {
+  pyk_call c;
+  uk_array out[PYK_MAX_ARGS];
+  PyObject *out_obj[PYK_MAX_ARGS]; /* given outputs (borrowed); unused when allocated */
+  int nin, nout, given;
+} pyk_frame;
+
+/* Reads keyword arguments into vals (borrowed, NULL when absent) by names
+ * (NULL-terminated); an unknown keyword is a TypeError naming `fn`. */
+int pyk_kwargs(PyObject *kw, const char *fn, const char *const *names, PyObject **vals);
+/* Binds inputs (args[0:nin]) and outputs (args[nin:], or out=: an array or
+ * a tuple of arrays, or none: allocated). -1 with an exception on error. */
+int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject *args, PyObject *out,
+                   PyObject *stream);
+/* After a successful call: the outputs as the caller sees them: the given
+ * objects, or the allocated arrays wrapped (pyk_call_wrap_output). Returns
+ * a tuple (new ref); on failure frees what was not wrapped. */
+PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx);
+/* Frees arrays a failed wrap left behind; used by pyk_frame_outputs. */
+void pyk_frame_release(pyk_frame *f, PyObject *ctx, int from);

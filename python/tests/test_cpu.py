@@ -1,0 +1,225 @@
+"""cpu tier: definitions, errors, generated source and precompile for a named arch.
+
+Runs everywhere (no GPU); NumPy arrays describe dtypes, shapes and strides for
+source() and precompile(), which never touch their data.
+"""
+import io
+
+import numpy as np
+import pytest
+
+import ukern
+
+SQ = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
+
+
+def test_import_and_version():
+    assert ukern.__version__ == "0.1.0"
+    assert ukern.device_count() >= 0
+    for name in ukern.__all__:
+        assert hasattr(ukern, name)
+
+
+def test_elementwise_definition_attributes():
+    k = ukern.ElementwiseKernel(*SQ, preamble="// p", no_return=False, return_tuple=True,
+                                options=("-DX=1",))
+    assert (k.nin, k.nout, k.nargs) == (2, 1, 3)
+    assert k.name == "squared_diff" and k.in_params == "T x, T y" and k.out_params == "T z"
+    assert k.preamble == "// p" and k.options == ("-DX=1",)
+    assert k.return_tuple is True and k.no_return is False and k.reduce_dims is True
+    d = ukern.ElementwiseKernel("float32 x", "float32 z, int8 w", "z = x")
+    assert d.name == "kernel" and (d.nin, d.nout) == (1, 2)
+
+
+@pytest.mark.parametrize("in_params,out_params,exc,text", [
+    ("T x, raw T", "T z", ValueError, "expected a parameter name after type 'T'"),
+    ("T x,, T y", "T z", ValueError, "in_params:1:"),
+    ("floot32 x", "T z", TypeError, "floot32"),
+    ("T x", "T x", ValueError, "x"),
+    ("T i", "T z", ValueError, "i"),
+    ("T _x", "T z", ValueError, "_x"),
+])
+def test_elementwise_definition_errors(in_params, out_params, exc, text):
+    with pytest.raises(exc) as ei:
+        ukern.ElementwiseKernel(in_params, out_params, "z = x", "k")
+    assert text in str(ei.value)
+    assert ei.value.status.startswith("UK_ERR_")
+
+
+def test_definition_error_has_caret():
+    with pytest.raises(ValueError) as ei:
+        ukern.ElementwiseKernel("T x, raw T", "T z", "z = x", "k")
+    lines = str(ei.value).splitlines()
+    assert lines[0].startswith("in_params:1:11:")
+    assert lines[1].strip() == "T x, raw T" and lines[2].strip() == "^"
+    assert ei.value.status == "UK_ERR_SYNTAX"
+
+
+def test_bad_kernel_name():
+    with pytest.raises(ValueError):
+        ukern.ElementwiseKernel("T x", "T z", "z = x", "1bad")
+    with pytest.raises(ValueError):
+        ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "not a name")
+
+
+def test_constructor_argument_types():
+    with pytest.raises(TypeError):
+        ukern.ElementwiseKernel("T x", "T z")
+    with pytest.raises(TypeError):
+        ukern.ElementwiseKernel("T x", "T z", "z = x", options="-O3")
+    with pytest.raises(TypeError):
+        ukern.ElementwiseKernel(1, "T z", "z = x")
+
+
+def test_call_argument_checks():
+    k = ukern.ElementwiseKernel(*SQ)
+    x = np.ones(5, np.float32)
+    with pytest.raises(TypeError, match="Wrong number of arguments"):
+        k.source(x)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        k.source(x, x, bogus=1)
+    with pytest.raises(ValueError, match="block_size"):
+        k.source(x, x, block_size=2048)
+    with pytest.raises(TypeError, match="out="):
+        k.source(x, x, x, out=x)
+    with pytest.raises(TypeError, match="unsupported argument type"):
+        k.source(x, "text")
+    # A real call refuses host memory before any device work.
+    with pytest.raises(TypeError, match="CUDA"):
+        k(x, x)
+
+
+def test_reduction_definition_attributes():
+    r = ukern.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", 0, "l2norm")
+    assert r.identity == "0" and r.name == "l2norm" and r.reduce_type is None
+    assert (r.nin, r.nout) == (1, 1)
+    r2 = ukern.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", None)
+    assert r2.identity is None and r2.name == "reduce_kernel"
+    with pytest.raises(TypeError):
+        ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", reduce_type=3)
+
+
+def test_elementwise_source_variants(arch90):
+    k = ukern.ElementwiseKernel(*SQ)
+    a = np.zeros((3, 5), np.float32)
+    src = k.source(a, a)
+    assert "squared_diff" in src and "float32" in src
+    # negative and broadcast strides, 0-d, zero-size and a scalar all generate code
+    assert "strided" in k.source(a[::-1, ::2], a[:1, :3]).splitlines()[2]
+    assert k.source(np.zeros((), np.float64), 2.5).count("double") >= 1
+    assert k.source(np.zeros((0, 7), np.float32), 1.0)
+    assert "int32" in k.source(np.zeros(7, np.int32), np.int32(3))
+
+
+def test_scalar_rules(arch90):
+    k = ukern.ElementwiseKernel("uint8 x, uint8 y", "uint8 z", "z = x + y", "add8")
+    x = np.zeros(9, np.uint8)
+    k.source(x, 200)                      # untyped: fits uint8
+    with pytest.raises(TypeError):
+        k.source(x, 300)                  # untyped: out of range
+    k.source(x, np.int64(300))            # typed: C conversion
+    with pytest.raises(TypeError, match="U"):
+        ukern.ElementwiseKernel("T x, U y", "T z", "z = x", "k").source(x, 1)
+
+
+def test_elementwise_precompile_fills_cache(arch90):
+    k = ukern.ElementwiseKernel(*SQ)
+    a = np.zeros(1001, np.float32)
+    before = ukern.cache_stats()
+    k.precompile(a, a)
+    k.precompile(a, a)
+    after = ukern.cache_stats()
+    assert after["compiles"] == before["compiles"] + 1
+    assert after["memory_hits"] >= before["memory_hits"] + 1
+
+
+def test_reduction_source_and_precompile(arch90):
+    r = ukern.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+    a = np.zeros((33, 17), np.float64)
+    src = r.source(a, axis=1, keepdims=True)
+    assert "l2norm" in src and "double" in src
+    with pytest.raises(ValueError):
+        r.source(a, axis=(1, 1))
+    with pytest.raises(ValueError):
+        r.source(a, axis=5)
+    with pytest.raises(TypeError):
+        r.source(a, axis="x")
+    r.precompile(a, axis=(0,))
+    assert ukern.cache_stats()["compiles"] >= 1
+
+
+def test_reduction_empty_without_identity(arch90):
+    r = ukern.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", None, "mx")
+    with pytest.raises(ValueError):
+        r.source(np.zeros((0, 3), np.float32), axis=0)
+
+
+RAW = r'''
+extern "C" __global__ void scale(const float* x, float* y, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i];
+}
+template <typename T> __global__ void fill(T* y, T v) { y[threadIdx.x] = v; }
+__device__ int counter[4];
+'''
+
+
+def test_raw_module_compile_with_arch(arch90):
+    m = ukern.RawModule(code=RAW, options=("-std=c++17",), name_expressions=("fill<float>", "fill<int>"))
+    log = io.StringIO()
+    m.compile(log_stream=log)
+    assert m.get_lowered_name("fill<float>").startswith("_Z")
+    assert m.name_expressions == ("fill<float>", "fill<int>")
+    assert m.options == ("-std=c++17",)
+
+
+def test_raw_module_compile_error(arch90):
+    m = ukern.RawModule(code="__global__ void f( { }")
+    with pytest.raises(ukern.CompileException) as ei:
+        m.compile()
+    assert "error" in ei.value.log and "__global__ void f( { }" in ei.value.log
+    assert ei.value.status == "UK_ERR_COMPILE" and ei.value.log in str(ei.value)
+
+
+def test_raw_module_arguments():
+    with pytest.raises(TypeError, match="Exactly one"):
+        ukern.RawModule()
+    with pytest.raises(TypeError, match="Exactly one"):
+        ukern.RawModule(code="x", path="y")
+    with pytest.raises(ValueError, match="backend"):
+        ukern.RawModule(code="x", backend="nvcc")
+    with pytest.raises(NotImplementedError):
+        ukern.RawModule(code="x", translate_cucomplex=True)
+
+
+def test_raw_kernel_compile_and_launch_without_gpu(arch90):
+    k = ukern.RawKernel(RAW, "scale")
+    assert k.name == "scale" and k.code == RAW
+    k.compile()
+    if ukern.device_count() == 0:
+        with pytest.raises(ukern.CUDADriverError) as ei:
+            k((1,), (32,), (None, None, np.float32(2), np.int32(0)))
+        assert ei.value.status == "UK_ERR_NO_DEVICE"
+        with pytest.raises(ukern.CUDADriverError):
+            k.num_regs
+
+
+def test_raw_kernel_call_argument_checks(arch90):
+    k = ukern.RawKernel(RAW, "scale")
+    with pytest.raises(ValueError, match="grid"):
+        k((1, 1, 1, 1), (32,), ())
+    with pytest.raises(TypeError):
+        k((1,), (32,))
+
+
+def test_array_type_is_not_constructible():
+    with pytest.raises(TypeError):
+        ukern.Array()
+
+
+def test_configure_checks():
+    with pytest.raises(ValueError):
+        ukern.configure(arch=-1)
+    with pytest.raises(TypeError):
+        ukern.configure(90)
+    ukern.configure()

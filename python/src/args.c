@@ -454,6 +454,14 @@ int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
 /* ---- outputs ------------------------------------------------------------ */
 
 PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a) {
+  if (!a->data) {
+    /* A zero-size output has no memory; consumers want a real address. */
+    int64_t one = 1;
+    uk_array tmp;
+    uk_status st = uk_array_alloc(pyk_context_ptr(ctx), a->dtype, 1, &one, a->device, c->stream, &tmp);
+    if (st != UK_OK) return pyk_raise(st);
+    a->data = tmp.data;
+  }
   PyObject *arr = pyk_array_new_owner(ctx, a, c->stream);
   if (!arr || !c->first || c->kind == PYK_UKERN || c->kind == PYK_HOST) return arr;
   producer *p = producer_of(Py_TYPE(c->first));

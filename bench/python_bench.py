@@ -12,8 +12,8 @@ Usage: python3 bench/python_bench.py [out.json] [--quick]
 Needs the package on PYTHONPATH (e.g. build/python) and CuPy.
 """
 import json
+import os
 import sys
-import time
 
 import cupy as cp
 import numpy as np
@@ -21,37 +21,17 @@ import numpy as np
 import ukern
 
 QUICK = "--quick" in sys.argv
-REPS, WARM = (10, 3) if QUICK else (30, 5)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cupy_bench  # noqa: E402  (the CuPy companion's timing protocol, shared)
+
+if QUICK:
+    cupy_bench.REPS, cupy_bench.WARM = 10, 3
+gpu_ms = cupy_bench.gpu_ms
 rows = []
 
 
-def gpu_ms(fn):
-    for _ in range(WARM):
-        fn()
-    start, end = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(REPS):
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return float(np.median(times))
-
-
-def host_us(fn, n=20000):
-    n = n // 10 if QUICK else n
-    for _ in range(200):
-        fn()
-    cp.cuda.Device().synchronize()
-    batches = []
-    for _ in range(20):
-        t0 = time.perf_counter()
-        for _ in range(n // 20):
-            fn()
-        batches.append((time.perf_counter() - t0) / (n // 20) * 1e6)
-        cp.cuda.Device().synchronize()
-    return float(np.median(batches))
+def host_us(fn):
+    return cupy_bench.host_us(fn, 2000 if QUICK else 20000)
 
 
 def rand(shape, dtype, seed=1):

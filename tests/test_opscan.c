@@ -61,6 +61,19 @@ static const scase cases[] = {
     {"int ii = 0; z = ii", "i", 0, 0},
     {"z = _raw_x[i]", "_raw_x", 1, 0},
     {"z = _raw_xy[i]", "_raw_x", 0, 0},
+    /* issue 9 item 7: not certain that every path assigns z: loaded */
+    {"// note \\\nz = x", "z", 0, 0},      /* the comment goes on through the next line */
+    {"// note \\\r\nz = x", "z", 0, 0},
+    {"/* a */ // b \\\n z = x; w = 1", "z", 0, 0},
+    {"// note \\ \nz = x", "z", 1, 1},     /* backslash, space, newline: no splice */
+    {"z = x; // note \\\n", "z", 1, 1},
+    {"z = x\\\n + 1", "z", 1, 0},          /* a splice in code: joined lines not modelled */
+    {"#define Q 1\nz = x", "z", 1, 0},      /* a directive in the operation */
+    {"z = x; w = \"unclosed", "z", 1, 0},
+    {"z = x; /* unclosed", "z", 1, 0},
+    {"z = x; default: w = 1", "z", 1, 0},
+    {"<% z = x; %>", "z", 1, 0},              /* digraph braces */
+    {"z = u8\"a\" \"z\"; w = R\"d(\")z = 1\")d\"", "z", 1, 1},
 };
 
 int main(void) {
@@ -74,6 +87,16 @@ int main(void) {
               c->text, u, c->uses, w, c->write_only);
   }
   CHECK(uk__opscan_uses(NULL, "z") == 0);
+  /* preamble macros may hide control flow or rename the output */
+  CHECK(uk__opscan_write_only_with("z = x", "#define UNUSED 1", "z") == 1);
+  CHECK(uk__opscan_write_only_with("BEGIN_POS; z = 2 * x; END", "#define BEGIN_POS if (x > 0) {\n#define END }", "z") == 0);
+  CHECK(uk__opscan_write_only("BEGIN_POS; z = 2 * x; END", "z") == 1);
+  CHECK(uk__opscan_write_only_with("z = x", "#define z w", "z") == 0);
+  CHECK(uk__opscan_write_only_with("z = x", "  %:  define z w", "z") == 0);
+  CHECK(uk__opscan_write_only_with("z = x", "#include <cuda_fp16.h>", "z") == 0);
+  CHECK(uk__opscan_write_only_with("z = x", "// #define z w\nint q;", "z") == 1);
+  CHECK(uk__opscan_write_only_with("z = x", "/* unclosed", "z") == 0);
+  CHECK(uk__opscan_uses_exact("w = a.z", "z") == 1 && uk__opscan_uses_exact("w = 'z'", "z") == 0);
   CHECK(uk__opscan_write_only(NULL, "z") == 0);
   /* unterminated comment or string: no crash, no hit past it */
   CHECK(uk__opscan_uses("w = 1; /* z", "z") == 0);

@@ -23,7 +23,7 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->raw_view_mask = 0;
   for (int p = 0; p < nin + nout; p++) {
     const uk_param *prm = p < nin ? &k->in->items[p] : &k->out->items[p - nin];
-    if (p >= nin && !prm->is_raw && uk__opscan_write_only(k->operation, prm->name))
+    if (p >= nin && !prm->is_raw && uk__opscan_write_only_with(k->operation, k->preamble, prm->name))
       k->write_only_mask |= 1ull << p;
     if (prm->is_raw) continue;
     char view[300];

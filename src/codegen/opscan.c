@@ -2,163 +2,119 @@
 
 #include <string.h>
 
-/* Token kinds of the scanner; punctuation keeps the multi-byte operators
- * that matter here ("==", "+=", "->", "::", "++", ...) as one token. */
-typedef enum { T_END, T_IDENT, T_OTHER, T_PUNCT } tkind;
+#include "codegen/lexer.h"
 
-typedef struct {
-  tkind kind;
-  const char *p;
-  size_t len;
-} token;
-
-static int is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static int is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-
-/* Skips white space, comments and preprocessor-free noise. */
-static const char *skip_space(const char *s) {
-  for (;;) {
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\v' || *s == '\f' ||
-           (*s == '\\' && (s[1] == '\n' || s[1] == '\r')))
-      s++;
-    if (s[0] == '/' && s[1] == '/') {
-      while (*s && *s != '\n') s++;
-    } else if (s[0] == '/' && s[1] == '*') {
-      const char *e = strstr(s + 2, "*/");
-      s = e ? e + 2 : s + strlen(s);
-    } else {
-      return s;
-    }
-  }
+static int is_member_access(const uk_lexer *lx, const uk_token *prev) {
+  return prev->kind == UK_TOK_PUNCT &&
+         (uk__lex_is(lx, prev, ".") || uk__lex_is(lx, prev, "->") || uk__lex_is(lx, prev, "::"));
 }
 
-/* Three- and two-byte operators, longest first. */
-static const char *const ops3[] = {"<<=", ">>=", "...", "->*"};
-static const char *const ops2[] = {"==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
-                                   "^=", "++", "--", "->", "::", "&&", "||", "<<", ">>", ".*"};
-
-/* A string or character literal starting at s (maybe after a prefix). */
-static token literal(const char **sp, const char *s) {
-  const char *e = s;
-  while (*e != '"' && *e != '\'') e++;
-  char q = *e++;
-  while (*e && *e != q) {
-    if (*e == '\\' && e[1]) e++;
-    e++;
-  }
-  if (*e) e++;
-  token t = {T_OTHER, s, (size_t)(e - s)};
-  *sp = e;
-  return t;
-}
-
-static token next(const char **sp) {
-  const char *s = skip_space(*sp);
-  token t = {T_END, s, 0};
-  if (!*s) {
-    *sp = s;
-    return t;
-  }
-  if (is_ident_start(*s)) {
-    const char *e = s;
-    while (is_ident_char(*e)) e++;
-    /* An encoding prefix glued to a literal (u8"..", L'x') is part of it. */
-    if (*e == '"' || *e == '\'') return literal(sp, s);
-    t.kind = T_IDENT;
-    t.len = (size_t)(e - s);
-    *sp = e;
-    return t;
-  }
-  if ((*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9')) {
-    /* pp-number: digits, letters, '.', '_' and signs after an exponent. */
-    const char *e = s + 1;
-    for (;;) {
-      if ((*e == '+' || *e == '-') && (e[-1] == 'e' || e[-1] == 'E' || e[-1] == 'p' || e[-1] == 'P')) e++;
-      else if (is_ident_char(*e) || *e == '.' || *e == '\'') e++;
-      else break;
-    }
-    t.kind = T_OTHER;
-    t.len = (size_t)(e - s);
-    *sp = e;
-    return t;
-  }
-  if (*s == '"' || *s == '\'') return literal(sp, s);
-  t.kind = T_PUNCT;
-  t.len = 1;
-  for (size_t k = 0; k < sizeof ops3 / sizeof ops3[0]; k++)
-    if (strncmp(s, ops3[k], 3) == 0) t.len = 3;
-  if (t.len == 1)
-    for (size_t k = 0; k < sizeof ops2 / sizeof ops2[0]; k++)
-      if (strncmp(s, ops2[k], 2) == 0) t.len = 2;
-  *sp = s + t.len;
-  return t;
-}
-
-static int tok_is(const token *t, const char *s) {
-  return t->len == strlen(s) && memcmp(t->p, s, t->len) == 0;
-}
-
-static int is_member_access(const token *prev) {
-  return prev->kind == T_PUNCT && (tok_is(prev, ".") || tok_is(prev, "->") || tok_is(prev, "::"));
-}
-
-static int is_control(const token *t) {
-  static const char *const kw[] = {"if",   "else",  "for",  "while",    "do",      "switch",
-                                   "case", "goto",  "return", "break", "continue"};
-  if (t->kind != T_IDENT) return 0;
+/* Words that can move control past a later statement (or leave the thread). */
+static int is_control(const uk_lexer *lx, const uk_token *t) {
+  static const char *const kw[] = {"if",   "else",  "for",    "while",     "do",        "switch",
+                                   "case", "goto",  "return", "break",     "continue",  "default",
+                                   "throw", "co_return", "co_await", "co_yield", "asm", "__asm__"};
+  if (t->kind != UK_TOK_IDENT) return 0;
   for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-    if (tok_is(t, kw[k])) return 1;
+    if (uk__lex_is(lx, t, kw[k])) return 1;
   return 0;
 }
 
-/* Walks the text once; counts uses of `name` and how many of them are
- * statement-level plain assignments. */
-static void scan(const char *text, const char *name, int *uses, int *plain, int *control) {
-  *uses = *plain = *control = 0;
+typedef struct scan_result {
+  int uses;      /* occurrences of the name as an identifier of its own */
+  int plain;     /* ... that are statement-level plain assignments */
+  int control;   /* control flow somewhere in the text */
+  int uncertain; /* the text is not read as the compiler reads it (splice, unclosed literal) */
+} scan_result;
+
+static void scan(const char *text, const char *name, scan_result *r) {
+  memset(r, 0, sizeof *r);
   if (!text || !name) return;
-  const char *s = text;
-  token prev = {T_END, text, 0};
+  uk_lexer lx;
+  uk__lex_init_c(&lx, text);
+  uk_token prev = {UK_TOK_EOF, 0, 0, 0, 1};
   int depth = 0; /* (), [] and {} nesting */
   for (;;) {
-    token t = next(&s);
-    if (t.kind == T_END) break;
-    if (is_control(&t)) *control = 1;
-    if (t.kind == T_PUNCT && t.len == 1) {
-      if (*t.p == '(' || *t.p == '[' || *t.p == '{') depth++;
-      else if ((*t.p == ')' || *t.p == ']' || *t.p == '}') && depth > 0) depth--;
-    }
-    if (t.kind == T_IDENT && tok_is(&t, name) && !is_member_access(&prev)) {
-      (*uses)++;
-      const char *after = s;
-      token n = next(&after);
-      int stmt_start = prev.kind == T_END || (prev.kind == T_PUNCT && tok_is(&prev, ";"));
-      if (depth == 0 && stmt_start && n.kind == T_PUNCT && tok_is(&n, "=")) (*plain)++;
+    uk_token t = uk__lex_next(&lx);
+    if (t.kind == UK_TOK_ERROR) r->uncertain = 1;
+    if (t.kind == UK_TOK_EOF || t.kind == UK_TOK_ERROR) break;
+    if (is_control(&lx, &t)) r->control = 1;
+    char b = uk__lex_bracket(&lx, &t);
+    if (b == '(' || b == '[' || b == '{') depth++;
+    else if ((b == ')' || b == ']' || b == '}') && depth > 0) depth--;
+    else if (b == '#') r->uncertain = 1; /* a directive in code: not ours to read */
+    if (t.kind == UK_TOK_IDENT && uk__lex_is(&lx, &t, name) && !is_member_access(&lx, &prev)) {
+      r->uses++;
+      uk_token n = uk__lex_peek(&lx);
+      int stmt_start = prev.kind == UK_TOK_EOF || uk__lex_is(&lx, &prev, ";");
+      if (depth == 0 && stmt_start && uk__lex_is(&lx, &n, "=")) r->plain++;
     }
     prev = t;
   }
+  if (lx.spliced) r->uncertain = 1;
 }
 
 int uk__opscan_uses(const char *text, const char *name) {
-  int uses, plain, control;
-  scan(text, name, &uses, &plain, &control);
-  return uses > 0;
+  scan_result r;
+  scan(text, name, &r);
+  return r.uses > 0;
 }
 
 int uk__opscan_write_only(const char *text, const char *name) {
-  int uses, plain, control;
-  scan(text, name, &uses, &plain, &control);
-  return uses > 0 && plain == uses && !control;
+  return uk__opscan_write_only_with(text, NULL, name);
+}
+
+/* 1 when the preamble may define macros that the text uses: it #includes
+ * something (macros unseen), or it #defines a name that the text uses. */
+static int uses_preamble_macro(const char *text, const char *preamble) {
+  if (!preamble) return 0;
+  uk_lexer lx;
+  uk__lex_init_c(&lx, preamble);
+  for (uk_token t = uk__lex_next(&lx); t.kind != UK_TOK_EOF; t = uk__lex_next(&lx)) {
+    if (t.kind == UK_TOK_ERROR) return 1;
+    if (uk__lex_bracket(&lx, &t) != '#') continue;
+    uk_token d = uk__lex_next(&lx);
+    if (uk__lex_is(&lx, &d, "include") || uk__lex_is(&lx, &d, "include_next") ||
+        uk__lex_is(&lx, &d, "import"))
+      return 1;
+    if (!uk__lex_is(&lx, &d, "define")) continue;
+    uk_token m = uk__lex_next(&lx);
+    if (m.kind != UK_TOK_IDENT) return 1;
+    char name[256];
+    if (m.len >= sizeof name) return 1;
+    memcpy(name, preamble + m.pos, m.len);
+    name[m.len] = '\0';
+    if (uk__opscan_uses_exact(text, name)) return 1;
+  }
+  return 0;
+}
+
+int uk__opscan_write_only_with(const char *text, const char *preamble, const char *name) {
+  scan_result r;
+  scan(text, name, &r);
+  if (r.uses == 0 || r.plain != r.uses || r.control || r.uncertain) return 0;
+  return !uses_preamble_macro(text, preamble);
+}
+
+/* Any identifier token equal to `name`, members included (a macro is
+ * expanded wherever its name appears as a token). */
+int uk__opscan_uses_exact(const char *text, const char *name) {
+  if (!text || !name) return 0;
+  uk_lexer lx;
+  uk__lex_init_c(&lx, text);
+  for (uk_token t = uk__lex_next(&lx); t.kind != UK_TOK_EOF && t.kind != UK_TOK_ERROR;
+       t = uk__lex_next(&lx))
+    if (t.kind == UK_TOK_IDENT && uk__lex_is(&lx, &t, name)) return 1;
+  return 0;
 }
 
 int uk__opscan_mentions(const char *text, const char *prefix) {
   if (!text || !prefix) return 0;
   size_t n = strlen(prefix);
-  const char *s = text;
-  for (;;) {
-    token t = next(&s);
-    if (t.kind == T_END) return 0;
-    if (t.kind == T_IDENT && t.len >= n && memcmp(t.p, prefix, n) == 0) return 1;
-  }
+  uk_lexer lx;
+  uk__lex_init_c(&lx, text);
+  for (uk_token t = uk__lex_next(&lx); t.kind != UK_TOK_EOF && t.kind != UK_TOK_ERROR;
+       t = uk__lex_next(&lx))
+    if (t.kind == UK_TOK_IDENT && t.len >= n && memcmp(text + t.pos, prefix, n) == 0) return 1;
+  return 0;
 }

@@ -372,7 +372,7 @@ static uk_status check_placeholder_name(const char *what, const char *text, size
 uk_status uk__params_parse(const char *text, const char *what, uk_paramlist *out) {
   if (!what) what = "params";
   if (!text || !out) return uk__errorf(UK_ERR_INVALID, "%s: NULL text or result", what);
-  parser p = {text, what, {0}, {UK_TOK_EOF, 0, 0, 0}, NULL, 0, 0};
+  parser p = {text, what, {0}, {UK_TOK_EOF, 0, 0, 0, 0}, NULL, 0, 0};
   uk_paramlist list = {0, NULL};
   int cap = 0;
   size_t comma = 0; /* offset of the comma before the current piece */

@@ -1,0 +1,4 @@
+# Front end of definition text (issues 9 and 11): the C-mode lexer's decisions through the call
+# path (output loaded when not surely assigned), and the same on a GPU.
+uk_test(test_frontend_emit LABELS cpu SOURCES test_frontend_emit.c)
+uk_test(test_gpu_frontend LABELS gpu SOURCES test_gpu_frontend.c)

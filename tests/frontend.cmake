@@ -2,3 +2,5 @@
 # path (output loaded when not surely assigned), and the same on a GPU.
 uk_test(test_frontend_emit LABELS cpu SOURCES test_frontend_emit.c)
 uk_test(test_gpu_frontend LABELS gpu SOURCES test_gpu_frontend.c)
+# Definition code checked at create time (issue 9 item 8).
+uk_test(test_defcheck LABELS cpu SOURCES test_defcheck.c)

@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "codegen/bind.h"
 #include "codegen/dtype.h"
+#include "codegen/defcheck.h"
 #include "codegen/ew_emit.h"
 #include "codegen/params.h"
 #include "codegen/scalar.h"
@@ -76,7 +77,9 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
   atomic_init(&k->entries, NULL);
   if ((st = uk__params_parse(in_params, "in_params", &k->in)) != UK_OK ||
       (st = uk__params_parse(out_params, "out_params", &k->out)) != UK_OK ||
-      (st = uk__params_check_kernel(in_params, &k->in, out_params, &k->out, name)) != UK_OK)
+      (st = uk__params_check_kernel(in_params, &k->in, out_params, &k->out, name)) != UK_OK ||
+      (st = uk__defcheck_fields("operation", operation, "loop_prep", opts ? opts->loop_prep : NULL,
+                                "after_loop", opts ? opts->after_loop : NULL, (const char *)NULL)) != UK_OK)
     goto out;
   if (k->in.count + k->out.count > UK_MAX_PARAMS) {
     st = uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d, at most %d)", name, k->in.count + k->out.count,

@@ -25,6 +25,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "codegen/bind.h"
+#include "codegen/defcheck.h"
 #include "codegen/dtype.h"
 #include "codegen/params.h"
 #include "codegen/red_emit.h"
@@ -147,7 +148,10 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   atomic_init(&k->entries, NULL);
   if ((st = uk__params_parse(spec->in_params, "in_params", &k->in)) != UK_OK ||
       (st = uk__params_parse(spec->out_params, "out_params", &k->out)) != UK_OK ||
-      (st = uk__params_check_kernel(spec->in_params, &k->in, spec->out_params, &k->out, spec->name)) != UK_OK)
+      (st = uk__params_check_kernel(spec->in_params, &k->in, spec->out_params, &k->out, spec->name)) != UK_OK ||
+      (st = uk__defcheck_fields("map_expr", spec->map_expr, "reduce_expr", spec->reduce_expr, "post_map_expr",
+                                spec->post_map_expr, "identity", spec->identity, "reduce_type",
+                                spec->reduce_type, (const char *)NULL)) != UK_OK)
     goto out;
   if (k->in.count + k->out.count > UK_MAX_PARAMS) {
     st = uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d, at most %d)", spec->name,

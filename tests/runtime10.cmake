@@ -1,3 +1,5 @@
 # Issue 10: graphs, streams, events, memory, textures, raw-kernel conveniences.
 # gpu: skip (77) without a device.
 uk_test(test_gpu_graph LABELS gpu SOURCES test_gpu_graph.c)
+uk_test(test_runtime_api LABELS cpu SOURCES test_runtime_api.c)
+uk_test(test_gpu_stream LABELS gpu SOURCES test_gpu_stream.c)

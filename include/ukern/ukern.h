@@ -521,6 +521,72 @@ UK_API uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes);
 UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
 
 /* ------------------------------------------------------------------------ */
+/* Streams and events                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Streams and events are the driver's own handles (void * = CUstream /
+ * CUevent), so ukern's, the CUDA runtime's (cudaStream_t, cudaEvent_t) and
+ * the user's mix freely: any of them may be passed where a stream or an
+ * event is taken. A NULL stream is the legacy default stream of the current
+ * context (device 0's primary context when the thread has none). All of
+ * these are thread-safe as the driver calls they wrap; destroying a handle
+ * while another thread uses it is the caller's race. Without a driver or
+ * device they return UK_ERR_NO_DEVICE; a driver lacking an entry point
+ * returns UK_ERR_CUDA naming it.
+ * Stream flags: UK_STREAM_NON_BLOCKING, no implicit synchronisation with
+ * the legacy default stream. */
+typedef enum uk_stream_flag { UK_STREAM_NON_BLOCKING = 1 } uk_stream_flag;
+
+/* Creates a stream on `device` (in its primary context). flags: 0 or
+ * UK_STREAM_NON_BLOCKING; priority: lower is higher priority, clamped by
+ * the driver to uk_stream_priority_range (0 is the default). The stream is
+ * the caller's: uk_stream_destroy. UK_ERR_INVALID for NULL or unknown flags
+ * or a device that does not exist. */
+UK_API uk_status uk_stream_create(int device, unsigned flags, int priority, void **stream);
+/* The priorities streams of `device` may have: *least (usually 0) to
+ * *greatest (a negative number). */
+UK_API uk_status uk_stream_priority_range(int device, int *least, int *greatest);
+/* Destroys a stream (work already queued still completes). NULL: no-op, UK_OK. */
+UK_API uk_status uk_stream_destroy(void *stream);
+/* Waits for all work queued on `stream`. */
+UK_API uk_status uk_stream_synchronize(void *stream);
+/* *done = 1 when all work queued on `stream` has completed, else 0. */
+UK_API uk_status uk_stream_query(void *stream, int *done);
+/* Makes later work on `stream` wait for the last uk_event_record of
+ * `event` (on the device, no host wait). Legal during stream capture. */
+UK_API uk_status uk_stream_wait_event(void *stream, void *event);
+
+/* Event flags (bits): UK_EVENT_DISABLE_TIMING (cheaper; uk_event_elapsed
+ * refuses it), UK_EVENT_BLOCKING_SYNC (uk_event_synchronize sleeps instead
+ * of spinning). */
+typedef enum uk_event_flag { UK_EVENT_DISABLE_TIMING = 1, UK_EVENT_BLOCKING_SYNC = 2 } uk_event_flag;
+/* Creates an event on `device`; flags: 0 or UK_EVENT_* bits. The event is
+ * the caller's: uk_event_destroy. */
+UK_API uk_status uk_event_create(int device, unsigned flags, void **event);
+/* Destroys an event. NULL: no-op, UK_OK. */
+UK_API uk_status uk_event_destroy(void *event);
+/* Records `event` on `stream` (same device). Legal during stream capture. */
+UK_API uk_status uk_event_record(void *event, void *stream);
+/* Waits until the work before the event's last record has completed. */
+UK_API uk_status uk_event_synchronize(void *event);
+/* *done = 1 when the event's last record has completed, else 0. */
+UK_API uk_status uk_event_query(void *event, int *done);
+/* Milliseconds between two completed records (about 0.5 us resolution).
+ * UK_ERR_CUDA saying CUDA_ERROR_NOT_READY while `end` has not completed;
+ * also UK_ERR_CUDA for an event made with UK_EVENT_DISABLE_TIMING. */
+UK_API uk_status uk_event_elapsed(void *start, void *end, float *ms);
+
+/* The non-blocking form of uk_function_launch_timed (PyCUDA's
+ * prepared_timed_call): records `start`, launches, records `end`, all on
+ * g->stream, and returns at once. Read the time later with
+ * uk_event_elapsed(start, end, &ms) once `end` has completed
+ * (uk_event_synchronize / uk_event_query). The events are the caller's
+ * (uk_event_create, timing enabled, on the launch's device) and may be
+ * reused for the next launch. Thread-safety as uk_function_launch. */
+UK_API uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_launch *g,
+                                                void *const *args, void *start, void *end);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA graphs (stream capture)                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -546,7 +612,12 @@ UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
  * again, or instantiate it with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
  * A custom uk_allocator must itself be safe to call during capture.
  * Reductions that need scratch take it from the graph (allocated and freed
- * in it) rather than from the per-stream scratch used outside capture. */
+ * in it) rather than from the per-stream scratch used outside capture.
+ *
+ * uk_stream_capturing: *capturing = 1 while `stream` is capturing into a
+ * graph (also when the capture has been invalidated), else 0; 0 for NULL
+ * (the legacy stream cannot capture). Legal during capture; thread-safe. */
+UK_API uk_status uk_stream_capturing(void *stream, int *capturing);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,9 @@
  * feature only. */
 #define UK__CU_LAZY_FUNCS(X)                                                     \
   X(cuFuncGetParamInfo) X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) \
-  X(cuFuncGetName)
+  X(cuFuncGetName)                                                                \
+  X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuStreamQuery)    \
+  X(cuStreamWaitEvent) X(cuEventQuery)
 
 typedef struct uk__cu_api {
 #define UK__CU_MEMBER_(fn) __typeof__(&fn) fn;

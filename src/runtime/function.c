@@ -284,9 +284,10 @@ out:
   return st;
 }
 
-uk_status uk_function_launch(uk_function *f, const uk_grid_launch *g, void *const *args) {
-  uk__error_clear();
-  if (!f || !g) return uk__errorf(UK_ERR_INVALID, "uk_function_launch: %s is NULL", !f ? "f" : "g");
+/* Launches f on g->stream, recording `start` before and `end` after when
+ * they are given. */
+static uk_status launch(uk_function *f, const uk_grid_launch *g, void *const *args, CUevent start,
+                        CUevent end) {
   int device, pushed = 0;
   uk_status st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed);
   if (st != UK_OK) return st;
@@ -296,10 +297,29 @@ uk_status uk_function_launch(uk_function *f, const uk_grid_launch *g, void *cons
   }
   CUfunction fn = atomic_load_explicit(&f->ready[device], memory_order_acquire);
   if (!fn && (st = resolve_ready(f, device, &fn)) != UK_OK) goto out;
-  st = launch_fn(f, fn, g, args);
+  CUstream stream = (CUstream)g->stream;
+  if (start && (st = uk__cu_check(uk__cu.cuEventRecord(start, stream), "cuEventRecord (start)")) != UK_OK)
+    goto out;
+  if ((st = launch_fn(f, fn, g, args)) != UK_OK) goto out;
+  if (end) st = uk__cu_check(uk__cu.cuEventRecord(end, stream), "cuEventRecord (end)");
 out:
   uk__device_leave(pushed);
   return st;
+}
+
+uk_status uk_function_launch(uk_function *f, const uk_grid_launch *g, void *const *args) {
+  uk__error_clear();
+  if (!f || !g) return uk__errorf(UK_ERR_INVALID, "uk_function_launch: %s is NULL", !f ? "f" : "g");
+  return launch(f, g, args, NULL, NULL);
+}
+
+uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_launch *g, void *const *args,
+                                         void *start, void *end) {
+  uk__error_clear();
+  if (!f || !g || !start || !end)
+    return uk__errorf(UK_ERR_INVALID, "uk_function_launch_timed_async: %s is NULL",
+                      !f ? "f" : !g ? "g" : !start ? "start" : "end");
+  return launch(f, g, args, (CUevent)start, (CUevent)end);
 }
 
 uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *g, void *const *args,
@@ -309,20 +329,12 @@ uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *g, void
     return uk__errorf(UK_ERR_INVALID, "uk_function_launch_timed: NULL argument");
   int device, pushed = 0;
   CUevent start = NULL, stop = NULL;
-  CUstream stream = (CUstream)g->stream;
+  /* The events belong to the launch's device: create them in its context. */
   uk_status st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed);
   if (st != UK_OK) return st;
-  if (device < 0 || device >= UK__MAX_DEVICES) {
-    st = uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
-    goto out;
-  }
-  CUfunction fn = atomic_load_explicit(&f->ready[device], memory_order_acquire);
-  if (!fn && (st = resolve_ready(f, device, &fn)) != UK_OK) goto out;
   if ((st = uk__cu_check(uk__cu.cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate")) != UK_OK ||
       (st = uk__cu_check(uk__cu.cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate")) != UK_OK ||
-      (st = uk__cu_check(uk__cu.cuEventRecord(start, stream), "cuEventRecord")) != UK_OK ||
-      (st = launch_fn(f, fn, g, args)) != UK_OK ||
-      (st = uk__cu_check(uk__cu.cuEventRecord(stop, stream), "cuEventRecord")) != UK_OK ||
+      (st = launch(f, g, args, start, stop)) != UK_OK ||
       (st = uk__cu_check(uk__cu.cuEventSynchronize(stop), "cuEventSynchronize")) != UK_OK)
     goto out;
   float t = 0;

@@ -228,7 +228,25 @@ UK_API uk_status uk_cache_check_dir(const char *dir);
 /* Arrays and arguments                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Limits of descriptors and generated kernels. Each is checked where it
+ * applies, and the error names the constant.
+ * - UK_MAX_NDIM: dimensions of an array (uk_array.ndim 0..UK_MAX_NDIM).
+ * - UK_MAX_PARAMETERS: parameters (inputs + outputs) of an elementwise
+ *   kernel or reduction (UK_ERR_INVALID at create).
+ * - UK_MAX_ARRAY_OPERANDS: non-raw array arguments of one call, the
+ *   operands its loop walks (UK_ERR_INVALID at the call); raw arrays and
+ *   scalars do not count.
+ * - UK_MAX_PARAM_BYTES: bytes of a generated kernel's parameters, CUDA's
+ *   limit on every architecture (UK_ERR_INVALID when a specialisation's
+ *   pointers, strides, scalars and raw-array shapes take more).
+ * - UK_CALL_STACK_BYTES: the most stack a uk_elementwise_call or
+ *   uk_reduction_call (and their _source/_precompile forms) uses on the
+ *   calling thread, besides the driver's and NVRTC's own on a compile. */
 #define UK_MAX_NDIM 16
+#define UK_MAX_PARAMETERS 64
+#define UK_MAX_ARRAY_OPERANDS 16
+#define UK_MAX_PARAM_BYTES 4096
+#define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data
  * is the address of element (0, ..., 0). */

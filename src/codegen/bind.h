@@ -7,7 +7,7 @@
 
 #include "codegen/params.h"
 
-#define UK_MAX_PARAMS 64
+#define UK_MAX_PARAMS UK_MAX_PARAMETERS
 
 typedef struct uk_binding {
   int nin, nout;

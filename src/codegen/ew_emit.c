@@ -10,9 +10,6 @@
 #include "codegen/opscan.h"
 #include "codegen/tpl.h"
 
-/* CUDA's kernel parameter limit that holds on every architecture. */
-#define PARAM_LIMIT 4096
-
 /* ------------------------------------------------------------------------ */
 /* What the operation uses                                                   */
 /* ------------------------------------------------------------------------ */
@@ -20,18 +17,13 @@
 void uk__ew_scan(uk_ew_kernel *k) {
   int nin = k->in->count, nout = k->out->count;
   k->write_only_mask = 0;
-  k->raw_view_mask = 0;
-  for (int p = 0; p < nin + nout; p++) {
-    const uk_param *prm = p < nin ? &k->in->items[p] : &k->out->items[p - nin];
-    if (p >= nin && !prm->is_raw && uk__opscan_write_only_with(k->operation, k->preamble, prm->name))
+  for (int p = nin; p < nin + nout; p++) {
+    const uk_param *prm = &k->out->items[p - nin];
+    if (!prm->is_raw && uk__opscan_write_only_with(k->operation, k->preamble, prm->name))
       k->write_only_mask |= 1ull << p;
-    if (prm->is_raw) continue;
-    char view[300];
-    snprintf(view, sizeof view, "_raw_%s", prm->name);
-    if (uk__opscan_uses(k->operation, view) || uk__opscan_uses(k->loop_prep, view) ||
-        uk__opscan_uses(k->after_loop, view))
-      k->raw_view_mask |= 1ull << p;
   }
+  const char *const views[] = {k->operation, k->loop_prep, k->after_loop};
+  k->raw_view_mask = uk__emit_scan_raw_views(k->in, k->out, 0, views, 3);
   k->uses_i = uk__opscan_uses(k->operation, "i");
   k->uses_ind = uk__opscan_uses(k->operation, "_ind") || uk__opscan_uses(k->loop_prep, "_ind") ||
                 uk__opscan_uses(k->after_loop, "_ind");
@@ -59,7 +51,7 @@ const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *
    * NVRTC's implicit headers: ~1 ms of every compile. */
   static const char *const minimal[] = {"-minimal", NULL};
   static const char *const none[] = {NULL};
-  return k->needs_runtime || key->texture_mask ? none : minimal;
+  return k->needs_runtime || key->p.texture_mask ? none : minimal;
 }
 
 
@@ -67,12 +59,8 @@ const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static const uk_param *param_at(const uk_ew_kernel *k, int p) {
-  return p < k->in->count ? &k->in->items[p] : &k->out->items[p - k->in->count];
-}
-
-static int is_scalar(const uk_ew_key *key, int p) { return p < 64 && ((key->scalar_mask >> p) & 1); }
-static int is_texture(const uk_ew_key *key, int p) { return p < 64 && ((key->texture_mask >> p) & 1); }
+static const uk_param *param_at(const uk_ew_kernel *k, int p) { return uk__emit_param(k->in, k->out, p); }
+static int is_scalar(const uk_ew_key *key, int p) { return uk__key_is_scalar(&key->p, p); }
 
 /* An array walked by the loop: not raw, not a scalar. */
 static int in_loop(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
@@ -87,25 +75,7 @@ int uk__ew_loop_operand(const uk_ew_kernel *k, const uk_ew_key *key, int param, 
   return 1;
 }
 
-/* A raw array object is passed for raw parameters and used _raw_ views. */
-static int has_raw_object(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
-  if (param_at(k, p)->is_raw) return 1;
-  return ((k->raw_view_mask >> p) & 1) && !is_scalar(key, p);
-}
-
-/* The parameter's type as written in generated code: its placeholder
- * letter (a typedef) or the fixed type's C spelling. */
-static const char *type_name(const uk_ew_kernel *k, int p, char *buf) {
-  const uk_param *prm = param_at(k, p);
-  if (prm->is_placeholder) {
-    buf[0] = prm->placeholder;
-    buf[1] = 0;
-    return buf;
-  }
-  return uk__dtype_info(prm->dtype)->ctype;
-}
-
-static const char *dname(const uk_ew_key *key, int p) { return uk_dtype_name((uk_dtype)key->dtype[p]); }
+static const char *type_name(const uk_ew_kernel *k, int p, char *buf) { return uk__emit_type(param_at(k, p), buf); }
 
 const char *uk__ew_template(const uk_ew_key *key) {
   switch (key->variant) {
@@ -128,151 +98,56 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size) {
   return buf;
 }
 
-/* Appends a line to a block (blocks hold no trailing newline). */
-static void line(uk_strbuf *sb, const char *fmt, ...) UK__PRINTF(2, 3);
-static void line(uk_strbuf *sb, const char *fmt, ...) {
-  if (sb->len) uk__sb_addc(sb, '\n');
-  va_list ap;
-  va_start(ap, fmt);
-  uk__sb_vaddf(sb, fmt, ap);
-  va_end(ap);
-}
+/* Appends a line to a block (emit_common.h). */
+#define line(...) uk__emit_line(__VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* Kernel parameters                                                         */
 /* ------------------------------------------------------------------------ */
 
-typedef enum { E_SCALAR, E_PTR, E_RAW, E_STRIDE, E_SHAPE, E_SIZE } ekind;
-
-typedef struct {
-  ekind kind;
-  int param, op, dim;
-  int size, align;
-  int order; /* emission order before sorting, for a stable sort */
-} entry;
-
-static int entry_cmp(const void *a, const void *b) {
-  const entry *x = a, *y = b;
-  if (x->align != y->align) return y->align - x->align;
-  return x->order - y->order;
-}
-
-static void add_slot(uk_ew_plan *plan, uk_ew_slot_kind kind, int size, int param, int op, int dim,
-                     size_t offset) {
-  uk_ew_slot *s = &plan->slots[plan->nslots++];
-  s->kind = (uint8_t)kind;
-  s->size = (uint8_t)size;
-  s->param = (uint8_t)param;
-  s->op = (uint8_t)op;
-  s->dim = (uint8_t)dim;
-  s->offset = (uint16_t)offset;
-}
-
 /* Lists the parameters, sorts them by alignment, writes their declarations
  * and the plan. */
-static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *decl, uk_ew_plan *plan) {
+static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *decl, uk_plan *plan) {
   int np = k->in->count + k->out->count;
   int nd = key->variant == UK_EW_STRIDED || key->variant == UK_EW_TILED ? key->ndim : 0;
   int isz = key->index64 ? 8 : 4;
-  int cap = 2 * np + np * nd + nd + 1, n = 0, nslots = 0;
-  entry *e = calloc((size_t)cap, sizeof *e);
-  if (!e) return uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel");
-  for (int p = 0; p < np; p++) {
-    const uk_param *prm = param_at(k, p);
-    if (is_scalar(key, p)) {
-      const uk_dtype_info *di = uk__dtype_info((uk_dtype)key->dtype[p]);
-      e[n] = (entry){E_SCALAR, p, 0, 0, (int)di->size, (int)di->align, n};
-      n++;
-      nslots++;
-      continue;
-    }
-    if (!prm->is_raw) {
-      e[n] = (entry){E_PTR, p, 0, 0, 8, 8, n};
-      n++;
-      nslots++;
-    }
-    if (has_raw_object(k, key, p)) {
-      e[n] = (entry){E_RAW, p, 0, 0, 8 + 16 * key->raw_ndim[p], 8, n};
-      n++;
-      nslots += 1 + 2 * key->raw_ndim[p];
-    }
-  }
+  uk_fields fl;
+  uk_status st = uk__fields_init(&fl, 2 * np + np * nd + nd + 1);
+  if (st != UK_OK) return st;
+  uk__fields_add_params(&fl, k->in, k->out, &key->p, k->raw_view_mask);
   for (int p = 0, op = 0; p < np && nd; p++) {
     if (!in_loop(k, key, p)) continue;
-    for (int d = 0; d < nd; d++, n++) e[n] = (entry){E_STRIDE, p, op, d, isz, isz, n};
-    nslots += nd;
+    for (int d = 0; d < nd; d++) uk__fields_add(&fl, UK_EW_SLOT_STRIDE, p, op, d, isz, isz, 1);
     op++;
   }
-  for (int d = 0; d < nd; d++, n++, nslots++) e[n] = (entry){E_SHAPE, 0, 0, d, isz, isz, n};
-  e[n] = (entry){E_SIZE, 0, 0, 0, isz, isz, n};
-  n++;
-  nslots++;
-  qsort(e, (size_t)n, sizeof *e, entry_cmp);
-
-  uk_status st = UK_OK;
-  size_t off = 0;
-  for (int j = 0; j < n; j++) off += (size_t)e[j].size;
-  if (off > PARAM_LIMIT) {
-    st = uk__errorf(UK_ERR_INVALID, "%s: the kernel's parameters take %zu bytes, more than CUDA's %d", k->name,
-                    off, PARAM_LIMIT);
-    goto out;
-  }
-  plan->slots = calloc((size_t)nslots, sizeof *plan->slots);
-  if (!plan->slots) {
-    st = uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel");
-    goto out;
-  }
-  plan->nslots = 0;
+  for (int d = 0; d < nd; d++) uk__fields_add(&fl, UK_EW_SLOT_SHAPE, 0, 0, d, isz, isz, 1);
+  uk__fields_add(&fl, UK_EW_SLOT_SIZE, 0, 0, 0, isz, isz, 1);
+  if ((st = uk__fields_layout(&fl, k->name, 0, plan)) != UK_OK) goto out;
   const char *ut = key->index64 ? "unsigned long long" : "unsigned int";
-  const char *st_ = key->index64 ? "long long" : "int";
-  off = 0;
-  for (int j = 0; j < n; j++) {
+  const char *sit = key->index64 ? "long long" : "int";
+  size_t off = 0;
+  for (int j = 0; j < fl.n; j++) {
     char tb[2];
-    const entry *x = &e[j];
+    const uk_field *x = &fl.f[j];
     const uk_param *prm = param_at(k, x->param);
     const char *t = type_name(k, x->param, tb);
-    int is_in = x->param < k->in->count;
     uk__sb_addf(decl, "\n    ");
     switch (x->kind) {
-    case E_SCALAR:
-      uk__sb_addf(decl, "const %s %s", is_texture(key, x->param) ? "cudaTextureObject_t" : t, prm->name);
-      add_slot(plan, UK_EW_SLOT_SCALAR, x->size, x->param, 0, 0, off);
+    case UK_SLOT_SCALAR:
+      uk__sb_addf(decl, "const %s %s", uk__key_is_texture(&key->p, x->param) ? "cudaTextureObject_t" : t, prm->name);
       break;
-    case E_PTR:
-      uk__sb_addf(decl, "%s%s* _uk_p_%s", is_in ? "const " : "", t, prm->name);
-      add_slot(plan, UK_EW_SLOT_PTR, 8, x->param, 0, 0, off);
-      break;
-    case E_RAW: {
-      int rnd = key->raw_ndim[x->param];
-      int contig = (int)((key->raw_contig_mask >> x->param) & 1);
-      /* Not const even for inputs: CuPy's raw views are writable arrays. */
-      uk__sb_addf(decl, "ukern::raw_array<%s, %d, %s> %s%s", t, rnd, contig ? "true" : "false",
-                  prm->is_raw ? "" : "_raw_", prm->name);
-      add_slot(plan, UK_EW_SLOT_PTR, 8, x->param, 0, 0, off);
-      for (int d = 0; d < rnd; d++) add_slot(plan, UK_EW_SLOT_RAW_SHAPE, 8, x->param, 0, d, off + 8 + 8 * (size_t)d);
-      for (int d = 0; d < rnd; d++)
-        add_slot(plan, UK_EW_SLOT_RAW_STRIDE, 8, x->param, 0, d, off + 8 + 8 * (size_t)(rnd + d));
-      break;
+    case UK_SLOT_PTR: uk__sb_addf(decl, "%s%s* _uk_p_%s", x->param < k->in->count ? "const " : "", t, prm->name); break;
+    case UK_SLOT_RAW_SHAPE: uk__emit_raw_field(decl, prm, t, &key->p, x->param, off, plan); break;
+    case UK_EW_SLOT_STRIDE: uk__sb_addf(decl, "%s _uk_s_%s_%d", sit, prm->name, x->dim); break;
+    case UK_EW_SLOT_SHAPE: uk__sb_addf(decl, "%s _uk_shape_%d", ut, x->dim); break;
+    case UK_EW_SLOT_SIZE: uk__sb_addf(decl, "%s _uk_size", ut); break;
     }
-    case E_STRIDE:
-      uk__sb_addf(decl, "%s _uk_s_%s_%d", st_, prm->name, x->dim);
-      add_slot(plan, UK_EW_SLOT_STRIDE, x->size, x->param, x->op, x->dim, off);
-      break;
-    case E_SHAPE:
-      uk__sb_addf(decl, "%s _uk_shape_%d", ut, x->dim);
-      add_slot(plan, UK_EW_SLOT_SHAPE, x->size, 0, 0, x->dim, off);
-      break;
-    case E_SIZE:
-      uk__sb_addf(decl, "%s _uk_size", ut);
-      add_slot(plan, UK_EW_SLOT_SIZE, x->size, 0, 0, 0, off);
-      break;
-    }
-    if (j + 1 < n) uk__sb_addc(decl, ',');
+    if (x->kind != UK_SLOT_RAW_SHAPE) uk__plan_add(plan, x->kind, x->size, x->param, x->op, x->dim, off);
+    if (j + 1 < fl.n) uk__sb_addc(decl, ',');
     off += (size_t)x->size;
   }
-  plan->bytes = off;
 out:
-  free(e);
+  uk__fields_free(&fl);
   return st;
 }
 
@@ -282,41 +157,16 @@ out:
 
 static void emit_banner(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
   char desc[96];
-  int np = k->in->count + k->out->count;
   uk__sb_addf(sb, "// ukern elementwise kernel '%s' (template %s)\n", k->name, uk__ew_template(key));
-  uk__sb_add(sb, "// parameters:");
-  for (int p = 0; p < np; p++) {
-    const uk_param *prm = param_at(k, p);
-    char tb[2];
-    uk__sb_addf(sb, "%s%s%s %s (%s", p == k->in->count ? " ->" : p ? "," : "", prm->is_raw ? " raw " : " ",
-                prm->is_placeholder ? type_name(k, p, tb) : dname(key, p), prm->name, dname(key, p));
-    if (is_texture(key, p)) uk__sb_add(sb, ", texture object");
-    else if (is_scalar(key, p)) uk__sb_add(sb, ", scalar");
-    if (prm->is_raw)
-      uk__sb_addf(sb, ", ndim %d%s", key->raw_ndim[p], (key->raw_contig_mask >> p) & 1 ? ", contiguous" : "");
-    uk__sb_add(sb, ")");
-  }
-  if (k->in->count == np) uk__sb_add(sb, " ->");
+  uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 0);
   uk__sb_addf(sb, "\n// variant: %s", uk__ew_describe(key, desc, sizeof desc));
-}
-
-static void emit_typedefs(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
-  int np = k->in->count + k->out->count;
-  char seen[64] = {0};
-  for (int p = 0; p < np; p++) {
-    const uk_param *prm = param_at(k, p);
-    int slot = uk__bind_slot(prm->placeholder);
-    if (!prm->is_placeholder || slot < 0 || seen[slot] || is_texture(key, p)) continue;
-    seen[slot] = 1;
-    uk__sb_addf(sb, "typedef %s %c;\n", uk__dtype_info((uk_dtype)key->dtype[p])->ctype, prm->placeholder);
-  }
 }
 
 /* The includes the dtypes and the user's text need: the core always. */
 static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
   int half = k->needs_half, cx = k->needs_complex, np = k->in->count + k->out->count;
   for (int p = 0; p < np; p++) {
-    uk_dtype t = (uk_dtype)key->dtype[p];
+    uk_dtype t = (uk_dtype)key->p.dtype[p];
     half |= t == UK_FLOAT16 || t == UK_BFLOAT16;
     cx |= t == UK_COMPLEX64 || t == UK_COMPLEX128;
   }
@@ -499,20 +349,20 @@ static void emit_tiled(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *t
   if (key->tile_mask) line(store, "    __syncthreads();");
 }
 
-uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan) {
+uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_plan *plan) {
   enum { B_BANNER, B_INCLUDES, B_TYPEDEFS, B_PREAMBLE, B_PARAMS, B_IND, B_HOISTED, B_PREP, B_OFFSETS, B_INDEX,
          B_ELEMS, B_OP, B_STORES, B_AFTER, B_VLOADS, B_VINDEX, B_VELEMS, B_VOP, B_VPUTS, B_VSTORES,
          B_TILES, B_TLOAD, B_COORDS, B_TSTORE, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
-  uk_ew_plan pl = {0, NULL, 0};
+  uk_plan pl = {0, NULL, 0};
   uk_status st;
   if ((st = emit_params(k, key, &b[B_PARAMS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
   emit_includes(k, key, &b[B_INCLUDES]);
-  emit_typedefs(k, key, &b[B_TYPEDEFS]);
-  uk__tpl_add_code(&b[B_PREAMBLE], k->preamble, "", 0);
-  if (b[B_PREAMBLE].len) uk__sb_add(&b[B_PREAMBLE], "\n");
+  uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
+  if (b[B_TYPEDEFS].len) uk__sb_addc(&b[B_TYPEDEFS], '\n');
+  uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
   if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
   uk__tpl_add_code(&b[B_PREP], k->loop_prep, "  ", 1);
   uk__tpl_add_code(&b[B_AFTER], k->after_loop, "  ", 1);
@@ -544,53 +394,18 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     uk__sb_release(&unused);
     uk__tpl_add_code(&b[B_VOP], k->operation, "      ", 1);
   }
-  for (int j = 0; j < NB; j++)
-    if (b[j].failed) {
-      st = uk__errorf(UK_ERR_NOMEM, "out of memory generating a kernel");
-      goto out;
-    }
-  const uk_tpl_var vars[] = {
-      {"banner", uk__sb_str(&b[B_BANNER])},
-      {"includes", uk__sb_str(&b[B_INCLUDES])},
-      {"typedefs", uk__sb_str(&b[B_TYPEDEFS])},
-      {"preamble", uk__sb_str(&b[B_PREAMBLE])},
-      {"name", k->name},
-      {"params", uk__sb_str(&b[B_PARAMS])},
-      {"uindex", key->index64 ? "unsigned long long" : "unsigned int"},
-      {"sindex", key->index64 ? "long long" : "int"},
-      {"vec", vec},
-      {"ind", uk__sb_str(&b[B_IND])},
-      {"hoisted", uk__sb_str(&b[B_HOISTED])},
-      {"loop_prep", uk__sb_str(&b[B_PREP])},
-      {"offsets", uk__sb_str(&b[B_OFFSETS])},
-      {"index", uk__sb_str(&b[B_INDEX])},
-      {"elements", uk__sb_str(&b[B_ELEMS])},
-      {"operation", uk__sb_str(&b[B_OP])},
-      {"stores", uk__sb_str(&b[B_STORES])},
-      {"after_loop", uk__sb_str(&b[B_AFTER])},
-      {"vloads", uk__sb_str(&b[B_VLOADS])},
-      {"vindex", uk__sb_str(&b[B_VINDEX])},
-      {"velements", uk__sb_str(&b[B_VELEMS])},
-      {"voperation", uk__sb_str(&b[B_VOP])},
-      {"vputs", uk__sb_str(&b[B_VPUTS])},
-      {"vstores", uk__sb_str(&b[B_VSTORES])},
-      {"tiles", uk__sb_str(&b[B_TILES])},
-      {"tload", uk__sb_str(&b[B_TLOAD])},
-      {"coords", uk__sb_str(&b[B_COORDS])},
-      {"tstore", uk__sb_str(&b[B_TSTORE])},
-  };
-  st = uk__tpl_expand_embedded(uk__ew_template(key), vars, (int)(sizeof vars / sizeof vars[0]), src);
+  static const char *const names[NB] = {
+      "banner", "includes", "typedefs", "preamble", "params", "ind", "hoisted", "loop_prep", "offsets", "index",
+      "elements", "operation", "stores", "after_loop", "vloads", "vindex", "velements", "voperation", "vputs",
+      "vstores", "tiles", "tload", "coords", "tstore"};
+  const uk_tpl_var extra[] = {{"name", k->name},
+                              {"uindex", key->index64 ? "unsigned long long" : "unsigned int"},
+                              {"sindex", key->index64 ? "long long" : "int"},
+                              {"vec", vec}};
+  st = uk__emit_expand(uk__ew_template(key), names, b, NB, extra, 4, src);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
   if (st == UK_OK) *plan = pl;
-  else uk__ew_plan_free(&pl);
+  else uk__plan_free(&pl);
   return st;
-}
-
-void uk__ew_plan_free(uk_ew_plan *plan) {
-  if (!plan) return;
-  free(plan->slots);
-  plan->slots = NULL;
-  plan->nslots = 0;
-  plan->bytes = 0;
 }

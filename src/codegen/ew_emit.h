@@ -11,8 +11,7 @@
 #include <stdint.h>
 
 #include "base/strbuf.h"
-#include "codegen/bind.h"
-#include "codegen/params.h"
+#include "codegen/emit_common.h"
 
 typedef enum uk_ew_variant {
   UK_EW_CONTIG = 0, /* merged ndim 0/1, unit or zero strides, one element per step */
@@ -25,14 +24,9 @@ typedef enum uk_ew_variant {
 /* TILED launches exactly this many threads per block (32 x 8). */
 #define UK_EW_TILE_THREADS 256
 
-/* A specialisation. Compared with memcmp: fill with memset(0) first.
- * Parameters are numbered inputs first, then outputs. */
+/* A specialisation. Compared with memcmp: fill with memset(0) first. */
 typedef struct uk_ew_key {
-  uint8_t dtype[UK_MAX_PARAMS];    /* resolved dtype per parameter */
-  uint8_t raw_ndim[UK_MAX_PARAMS]; /* raw parameter, or a _raw_<name> view: its own ndim */
-  uint64_t scalar_mask;            /* bit k: input k is a scalar */
-  uint64_t texture_mask;           /* bit k: input k is a texture object (also in scalar_mask) */
-  uint64_t raw_contig_mask;        /* bit k: that raw view is C-contiguous */
+  uk_key_params p;                 /* dtypes, scalars, textures, raw views */
   uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0 */
   uint64_t tile_mask;              /* TILED: bit k: parameter k walks memory fastest along
                                       the other axis than tile_fast: staged in shared memory */
@@ -61,32 +55,12 @@ typedef struct uk_ew_kernel {
 /* Fills the masks, uses_*, tile_safe and needs_* from the texts. */
 void uk__ew_scan(uk_ew_kernel *k);
 
+/* The plan's slots: uk_slot_kind, then these. */
 typedef enum uk_ew_slot_kind {
-  UK_EW_SLOT_PTR = 0,   /* data pointer of parameter `param` (8 bytes) */
-  UK_EW_SLOT_STRIDE,    /* loop byte stride of `param` on merged axis `dim` (loop operand `op`) */
-  UK_EW_SLOT_SHAPE,     /* loop extent on merged axis `dim` */
-  UK_EW_SLOT_SIZE,      /* loop size */
-  UK_EW_SLOT_SCALAR,    /* value of input `param`, converted to its dtype */
-  UK_EW_SLOT_RAW_SHAPE, /* parameter `param`'s own shape[dim] (8 bytes) */
-  UK_EW_SLOT_RAW_STRIDE /* parameter `param`'s own strides[dim] (8 bytes) */
+  UK_EW_SLOT_STRIDE = UK_SLOT_KIND_BASE, /* loop byte stride of `param` on merged axis `dim` (loop operand `op`) */
+  UK_EW_SLOT_SHAPE,                      /* loop extent on merged axis `dim` */
+  UK_EW_SLOT_SIZE                        /* loop size */
 } uk_ew_slot_kind;
-
-typedef struct uk_ew_slot {
-  uint8_t kind;    /* uk_ew_slot_kind */
-  uint8_t size;    /* bytes: 1, 2, 4, 8 or 16 (4 or 8 for STRIDE/SHAPE/SIZE) */
-  uint8_t param;
-  uint8_t op;      /* STRIDE: index of the operand in the loop */
-  uint8_t dim;
-  uint16_t offset; /* in the parameter buffer */
-} uk_ew_slot;
-
-/* The kernel's parameter buffer: slots in offset order, no padding needed
- * (parameters are ordered by alignment, largest first). */
-typedef struct uk_ew_plan {
-  int nslots;
-  uk_ew_slot *slots; /* owned */
-  size_t bytes;
-} uk_ew_plan;
 
 /* Loop operands are the non-raw array parameters, inputs then outputs, in
  * parameter order; *op gets parameter k's index among them. 0 when k is not
@@ -98,15 +72,14 @@ int uk__ew_loop_operand(const uk_ew_kernel *k, const uk_ew_key *key, int param, 
 const char *uk__ew_template(const uk_ew_key *key);
 const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size);
 
-/* Appends the source to `src` and fills *plan (the caller frees it with
- * uk__ew_plan_free). UK_ERR_INVALID when the parameters exceed the 4 KiB
- * kernel parameter limit; UK_ERR_NOMEM; UK_ERR_INTERNAL for template
- * problems. */
 /* NVRTC options the generated code adds to the user's (NULL-terminated,
  * static): -minimal unless needs_runtime or a texture object is passed. */
 const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *key);
 
-uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_ew_plan *plan);
-void uk__ew_plan_free(uk_ew_plan *plan);
+/* Appends the source to `src` and fills *plan (the caller frees it with
+ * uk__plan_free). UK_ERR_INVALID when the parameters exceed the 4 KiB
+ * kernel parameter limit; UK_ERR_NOMEM; UK_ERR_INTERNAL for template
+ * problems. */
+uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *src, uk_plan *plan);
 
 #endif

@@ -13,8 +13,43 @@ const char *uk__shape_str(int ndim, const int64_t *shape, char *buf, int size) {
   return buf;
 }
 
+uk_status uk__shape_check(const char *name, int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                          int64_t *count) {
+  if (ndim < 0 || ndim > UK_MAX_NDIM)
+    return uk__errorf(UK_ERR_SHAPE, "'%s' has ndim %d (must be 0..%d)", name, ndim, UK_MAX_NDIM);
+  int64_t n = 1;
+  int overflow = 0;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0)
+      return uk__errorf(UK_ERR_SHAPE, "'%s' has a negative extent %lld on axis %d", name, (long long)shape[d], d);
+    overflow |= __builtin_mul_overflow(n, shape[d], &n);
+  }
+  if (n == 0) overflow = 0; /* an empty array: nothing is addressed */
+  if (count) *count = n;
+  if (n == 0) return UK_OK;
+  int64_t bytes;
+  if (overflow || __builtin_mul_overflow(n, itemsize, &bytes)) {
+    char b[200];
+    return uk__errorf(UK_ERR_SHAPE, "'%s' has shape %s: its element count or byte size overflows a 64-bit integer",
+                      name, uk__shape_str(ndim, shape, b, sizeof b));
+  }
+  /* The farthest byte reached in each direction from the base. */
+  int64_t reach[2] = {itemsize, 0};
+  for (int d = 0; d < ndim; d++) {
+    int64_t s = strides[d], ext;
+    int neg = s < 0;
+    if (s == INT64_MIN || __builtin_mul_overflow(neg ? -s : s, shape[d] - 1, &ext) ||
+        __builtin_add_overflow(reach[neg], ext, &reach[neg]))
+      return uk__errorf(UK_ERR_SHAPE, "'%s': stride %lld times extent %lld on axis %d overflows a 64-bit byte offset",
+                        name, (long long)s, (long long)shape[d], d);
+  }
+  return UK_OK;
+}
+
 uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loop) {
-  if (nops > UK_MAX_NDIM) return uk__errorf(UK_ERR_INVALID, "too many array operands (%d, at most %d)", nops, UK_MAX_NDIM);
+  if (nops > UK_MAX_ARRAY_OPERANDS)
+    return uk__errorf(UK_ERR_INVALID, "too many non-raw array operands (%d; UK_MAX_ARRAY_OPERANDS is %d)", nops,
+                      UK_MAX_ARRAY_OPERANDS);
   int ndim = 0;
   for (int k = 0; k < nops; k++) {
     if (ops[k].ndim < 0 || ops[k].ndim > UK_MAX_NDIM)
@@ -51,9 +86,19 @@ uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loo
   loop->ndim = ndim;
   loop->nops = nops;
   loop->size = 1;
+  int overflow = 0, empty = 0;
   for (int d = 0; d < ndim; d++) {
     loop->shape[d] = shape[d];
-    loop->size *= shape[d];
+    empty |= shape[d] == 0;
+    overflow |= __builtin_mul_overflow(loop->size, shape[d], &loop->size);
+  }
+  /* Each operand was range-checked, but broadcasting multiplies their extents. */
+  int64_t bytes;
+  if (empty) loop->size = 0;
+  else if (overflow || __builtin_mul_overflow(loop->size, (int64_t)16, &bytes)) {
+    char b[200];
+    return uk__errorf(UK_ERR_SHAPE, "the broadcast shape %s has too many elements for 64-bit byte offsets",
+                      uk__shape_str(ndim, shape, b, sizeof b));
   }
   for (int k = 0; k < nops; k++) {
     int off = ndim - ops[k].ndim;
@@ -77,8 +122,11 @@ void uk__shape_merge(uk_loop *loop) {
     if (loop->shape[d] == 1) continue; /* size-1 axes never move an index */
     if (n > 0) {
       int mergeable = 1;
-      for (int k = 0; k < loop->nops && mergeable; k++)
-        mergeable = loop->strides[k][n - 1] == loop->strides[k][d] * loop->shape[d];
+      for (int k = 0; k < loop->nops && mergeable; k++) {
+        int64_t outer;
+        mergeable = !__builtin_mul_overflow(loop->strides[k][d], loop->shape[d], &outer) &&
+                    loop->strides[k][n - 1] == outer;
+      }
       if (mergeable) {
         loop->shape[n - 1] *= loop->shape[d];
         for (int k = 0; k < loop->nops; k++) loop->strides[k][n - 1] = loop->strides[k][d];

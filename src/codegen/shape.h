@@ -22,14 +22,24 @@ typedef struct uk_loop {
   int ndim;
   int64_t shape[UK_MAX_NDIM];
   int nops;
-  int64_t strides[UK_MAX_NDIM][UK_MAX_NDIM]; /* [operand][axis] */
+  int64_t strides[UK_MAX_ARRAY_OPERANDS][UK_MAX_NDIM]; /* [operand][axis] */
   int64_t size;                              /* product of shape (1 for 0-d) */
 } uk_loop;
 
 /* Broadcasts the operands' shapes (NumPy rules) into *loop, with every
  * operand's strides aligned to the loop's axes. UK_ERR_SHAPE naming the two
- * operands and their shapes when they don't broadcast. nops <= UK_MAX_NDIM. */
+ * operands and their shapes when they don't broadcast, or when the loop's
+ * element count (times 16 bytes, the largest item) overflows int64.
+ * nops <= UK_MAX_ARRAY_OPERANDS. */
 uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loop);
+
+/* Range-checks one array descriptor: ndim in 0..UK_MAX_NDIM, no negative
+ * extent, and (unless it holds no element) an element count, byte size and
+ * every stride product |stride| * (extent - 1), and their sums in each
+ * direction, that fit in int64. UK_ERR_SHAPE naming `name` and the axis.
+ * *count (may be NULL) gets the element count. */
+uk_status uk__shape_check(const char *name, int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
+                          int64_t *count);
 
 /* "(3, 4)" / "()" / "(5,)" into buf. */
 const char *uk__shape_str(int ndim, const int64_t *shape, char *buf, int size);

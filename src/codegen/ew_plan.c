@@ -1,0 +1,104 @@
+#include "codegen/ew_plan.h"
+
+#include "codegen/dtype.h"
+
+/* A 2-d loop where some operands walk memory fastest along axis 0 and
+ * others along axis 1 (a transposed view): the tiled variant, with lanes
+ * along the axis most bytes are fastest on, stages the other operands
+ * through shared memory. A loop whose operands all run fastest along axis 0
+ * takes it too, with nothing staged (the strided loop would not coalesce).
+ * Operands with a zero stride follow whatever order the lanes take. */
+static void choose_tiles(const uk_ew_kernel *k, uk_ew_key *key, const uk_loop *L, const int64_t *items) {
+  if (L->ndim != 2 || L->shape[0] < 16 || L->shape[1] < 16) return;
+  int64_t votes[2] = {0, 0};
+  int fast[UK_MAX_PARAMS], np = k->in->count + k->out->count, out_fast = -1;
+  for (int p = 0, op = 0; p < np; p++) {
+    fast[p] = -1;
+    if (!uk__ew_loop_operand(k, key, p, &op)) continue;
+    int64_t s0 = L->strides[op][0], s1 = L->strides[op][1];
+    if (s0 == 0 || s1 == 0) continue;
+    s0 = s0 < 0 ? -s0 : s0;
+    s1 = s1 < 0 ? -s1 : s1;
+    /* Staging only helps an operand whose fast stride is near its item. */
+    int f = s0 < s1 ? 0 : 1;
+    if ((f ? s1 : s0) > 4 * items[op]) continue;
+    fast[p] = f;
+    votes[f] += items[op];
+    if (p >= k->in->count && out_fast < 0) out_fast = f;
+  }
+  int lanes = votes[0] > votes[1] ? 0 : votes[1] > votes[0] ? 1 : out_fast == 0 ? 0 : 1;
+  uint64_t mask = 0;
+  size_t shared = 0;
+  for (int p = 0, op = 0; p < np; p++) {
+    if (fast[p] < 0 || fast[p] == lanes) continue;
+    uk__ew_loop_operand(k, key, p, &op);
+    mask |= 1ull << p;
+    shared += (size_t)items[op] * 32 * 33;
+  }
+  /* Static shared memory is capped at 48 KiB per block. */
+  if ((!mask && lanes == 1) || shared > 48 * 1024) return;
+  key->variant = UK_EW_TILED;
+  key->tile_mask = mask;
+  key->tile_fast = (uint8_t)lanes;
+}
+
+void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data, int block, uk_ew_key *key) {
+  int nin = k->in->count, np = nin + k->out->count;
+  int64_t items[UK_MAX_ARRAY_OPERANDS];
+  int maxitem = 0, aligned = 1, outs_unit = 1;
+  key->bcast_mask = 0;
+  for (int p = 0, op = 0; p < np; p++) {
+    if (!uk__ew_loop_operand(k, key, p, &op)) continue;
+    items[op] = (int64_t)uk_dtype_size((uk_dtype)key->p.dtype[p]);
+    int bcast = L->ndim == 1 && L->strides[op][0] == 0;
+    if (bcast) key->bcast_mask |= 1ull << p;
+    if (p >= nin && bcast) outs_unit = 0;
+    if (!bcast) {
+      if (items[op] > maxitem) maxitem = (int)items[op];
+      if (data[p] % 16) aligned = 0;
+    }
+  }
+  key->ndim = (uint8_t)L->ndim;
+  key->vec = 1;
+  if (L->ndim == 0 || (outs_unit && uk__shape_is_contiguous(L, items))) {
+    key->variant = UK_EW_CONTIG;
+    key->index64 = L->size > INT32_MAX;
+    if (L->ndim == 1 && aligned && maxitem > 0 && maxitem < 16) {
+      key->variant = UK_EW_VEC;
+      key->vec = (uint8_t)(16 / maxitem);
+    }
+  } else {
+    key->variant = UK_EW_STRIDED;
+    key->index64 = !uk__shape_fits_int32(L);
+    key->bcast_mask = 0;
+    if (k->tile_safe && (block == 0 || block == UK_EW_DEFAULT_BLOCK)) choose_tiles(k, key, L, items);
+  }
+}
+
+void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count, int64_t *blocks, int *threads) {
+  if (block == 0) block = UK_EW_DEFAULT_BLOCK;
+  int64_t items = L->size, n;
+  if (key->variant == UK_EW_TILED) {
+    /* One 32 x 32 tile per block (the kernel loops past 2^31 - 1 tiles). */
+    block = UK_EW_TILE_THREADS;
+    n = ((L->shape[0] + 31) / 32) * ((L->shape[1] + 31) / 32);
+  } else if (key->variant == UK_EW_STRIDED) {
+    /* Grid-stride over a few waves: measured faster than one thread per
+     * element for broadcast and strided loops. */
+    n = (items + block - 1) / block;
+    int64_t cap = (int64_t)sm_count * (2048 / block > 0 ? 2048 / block : 1) * 8;
+    if (n > cap) n = cap;
+  } else {
+    /* Contiguous: one thread per element or vector (within 1% of CUB's
+     * DeviceTransform; the grid-stride cap cost ~4%). */
+    if (key->variant == UK_EW_VEC) {
+      int64_t nvec = items / key->vec, tail = items % key->vec;
+      items = nvec > tail ? nvec : tail;
+    }
+    n = (items + block - 1) / block;
+  }
+  if (n > INT32_MAX) n = INT32_MAX;
+  if (n < 1) n = 1;
+  *blocks = n;
+  *threads = block;
+}

@@ -1,0 +1,4 @@
+# The shared pipeline stages: elementwise planning, descriptor range checks,
+# the cache key and the memory cache's key check.
+uk_test(test_ew_plan LABELS cpu SOURCES test_ew_plan.c)
+uk_test(test_call_checks LABELS cpu SOURCES test_call_checks.c)

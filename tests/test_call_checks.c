@@ -1,0 +1,140 @@
+/* Checks a call makes before any compile or launch (no GPU, no NVRTC):
+ * descriptors whose element count, byte size or stride products overflow
+ * are UK_ERR_SHAPE naming the argument (issue 9 item 6), broadcasts that
+ * overflow likewise, and a texture object passed to a reduction says that
+ * reductions do not take textures (issue 9 item 12). */
+#include <stdint.h>
+
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static uk_array arr(uint64_t data, uk_dtype t, int ndim, const int64_t *shape) {
+  uk_array a;
+  memset(&a, 0, sizeof a);
+  a.data = data;
+  a.dtype = t;
+  a.ndim = ndim;
+  int64_t s = (int64_t)uk_dtype_size(t);
+  for (int d = ndim - 1; d >= 0; d--) {
+    a.shape[d] = shape[d];
+    a.strides[d] = s;
+    if (shape[d] > 0 && s <= INT64_MAX / shape[d]) s *= shape[d];
+  }
+  return a;
+}
+
+/* Source generation runs every check a call makes before the device. */
+static uk_status ew_source(uk_elementwise *k, const uk_array *x, const uk_array *y, uk_array *z) {
+  uk_arg in[2] = {uk_arg_array(x), uk_arg_array(y)};
+  char *src = NULL;
+  uk_status st = uk_elementwise_source(k, in, 2, z, 1, NULL, &src);
+  uk_free(src);
+  return st;
+}
+
+static void elementwise_shapes(void) {
+  uk_elementwise *k = NULL;
+  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = x + y", "add", NULL, &k));
+  if (!k) return;
+  int64_t ok[] = {1000}, huge[] = {INT64_MAX / 2, 4};
+  uk_array x = arr(0x10000, UK_FLOAT32, 1, ok), y = x, z;
+  memset(&z, 0, sizeof z);
+  CHECK_OK(ew_source(k, &x, &y, &z)); /* the control: the same call with a sane shape */
+
+  x = arr(0x10000, UK_FLOAT32, 2, huge);
+  y = x;
+  memset(&z, 0, sizeof z);
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "add: input 'x'");
+  CHECK_CONTAINS(uk_last_error(), "overflows");
+
+  /* Element count fine, byte size not (int64 elements of 2^61). */
+  int64_t big[] = {(int64_t)1 << 61};
+  x = arr(0x10000, UK_INT64, 1, big);
+  y = arr(0x10000, UK_INT64, 1, ok);
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "'x'");
+
+  /* A stride product that overflows: stride 2^40 over 2^30 elements. */
+  int64_t n[] = {(int64_t)1 << 30};
+  x = arr(0x10000, UK_FLOAT32, 1, n);
+  x.strides[0] = (int64_t)1 << 40;
+  y = arr(0x10000, UK_FLOAT32, 1, n);
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "stride");
+  x.strides[0] = -((int64_t)1 << 40); /* the same backwards */
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+  x.strides[0] = INT64_MIN;
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+
+  /* Each operand fine, their broadcast not: (2^40, 1) with (1, 2^40). */
+  int64_t a1[] = {(int64_t)1 << 40, 1}, a2[] = {1, (int64_t)1 << 40};
+  x = arr(0x10000, UK_UINT8, 2, a1);
+  y = arr(0x10000, UK_UINT8, 2, a2);
+  CHECK_STATUS(ew_source(k, &x, &y, &z), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "broadcast shape");
+
+  /* A given output is checked the same way. */
+  x = arr(0x10000, UK_FLOAT32, 2, huge);
+  y = arr(0x10000, UK_FLOAT32, 1, ok);
+  uk_array zo = arr(0x20000, UK_FLOAT32, 2, huge), xs = arr(0x10000, UK_FLOAT32, 1, ok);
+  CHECK_STATUS(ew_source(k, &xs, &y, &zo), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "output 'z'");
+
+  /* An empty array with wild strides addresses nothing: accepted. */
+  int64_t empty[] = {0, INT64_MAX / 2};
+  x = arr(0x10000, UK_FLOAT32, 2, empty);
+  x.strides[1] = INT64_MAX / 4;
+  y = x;
+  memset(&z, 0, sizeof z);
+  CHECK_OK(ew_source(k, &x, &y, &z));
+  uk_elementwise_destroy(k);
+}
+
+static void reduction_texture(void) {
+  uk_reduction_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.in_params = "T x, float32 t";
+  spec.out_params = "T y";
+  spec.map_expr = "x";
+  spec.reduce_expr = "a + b";
+  spec.post_map_expr = "y = a";
+  spec.identity = "0";
+  spec.name = "sum";
+  uk_reduction *r = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &spec, &r));
+  if (!r) return;
+  int64_t n[] = {100};
+  uk_array x = arr(0x10000, UK_FLOAT32, 1, n), y;
+  memset(&y, 0, sizeof y);
+  uk_arg in[2] = {uk_arg_array(&x), uk_arg_float(2.5)};
+  char *src = NULL;
+  CHECK_OK(uk_reduction_source(r, in, 2, &y, 1, NULL, &src)); /* the control */
+  uk_free(src);
+  src = NULL;
+  in[1] = uk_arg_texture(0x1234);
+  CHECK_STATUS(uk_reduction_source(r, in, 2, &y, 1, NULL, &src), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "reductions do not take textures");
+  CHECK_CONTAINS(uk_last_error(), "'t'");
+  /* Also where the texture's placeholder is the output's (bind would object otherwise). */
+  in[0] = uk_arg_texture(0x1234);
+  in[1] = uk_arg_float(2.5);
+  CHECK_STATUS(uk_reduction_source(r, in, 2, &y, 1, NULL, &src), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "reductions do not take textures");
+  CHECK(src == NULL);
+  uk_reduction_destroy(r);
+}
+
+int main(void) {
+  uk_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.arch = 90;
+  opts.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&opts, &ctx));
+  if (!ctx) return ut_finish("test_call_checks");
+  elementwise_shapes();
+  reduction_texture();
+  uk_context_destroy(ctx);
+  return ut_finish("test_call_checks");
+}

@@ -1,0 +1,107 @@
+/* Elementwise planning (codegen/ew_plan.h) from a table: the variant,
+ * vector width, index width, broadcast and tile masks chosen for a merged
+ * loop, and the launch geometry of the result. Pure arithmetic, no GPU. */
+#include "codegen/ew_plan.h"
+#include "testutil.h"
+
+#define A16 0x10000ull /* a 16-byte aligned base */
+
+typedef struct ew_case {
+  const char *label;
+  const char *in, *out, *op; /* definition */
+  uk_dtype dtype;            /* of every parameter */
+  int ndim;
+  int64_t shape[2];
+  int64_t strides[3][2];     /* per loop operand (parameters in order) */
+  uint64_t data[3];          /* per parameter */
+  int block, sm;
+  /* expected */
+  int variant, vec, index64;
+  uint64_t bcast, tile;
+  int tile_fast;
+  int64_t blocks;
+  int threads;
+} ew_case;
+
+static const ew_case cases[] = {
+    {"f32 contiguous, aligned: x4 vectors", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {1000},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256},
+    {"f32 contiguous, x misaligned: scalar loop", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {1000},
+     {{4}, {4}, {4}}, {A16 + 4, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 4, 256},
+    {"f64 contiguous: x2 vectors, block 128", "T x, T y", "T z", "z = x + y", UK_FLOAT64, 1, {1001},
+     {{8}, {8}, {8}}, {A16, A16, 0}, 128, 132, UK_EW_VEC, 2, 0, 0, 0, 0, 4, 128},
+    {"broadcast y: hoisted, still vectorised", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {4096},
+     {{4}, {0}, {4}}, {A16, A16 + 4, A16}, 0, 132, UK_EW_VEC, 4, 0, 2, 0, 0, 4, 256},
+    {"a tail shorter than a vector", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {5},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256},
+    {"0-d", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 0, {0},
+     {{0}, {0}, {0}}, {A16, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 1, 256},
+    {"2-d strided, narrow rows: no tiles", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {100, 3},
+     {{40, 4}, {12, 4}, {12, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 2, 256},
+    {"1-d strided: grid capped at 8 waves", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {100000000},
+     {{8}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 132 * 8 * 8, 256},
+    {"transposed x: tiled, x staged", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {64, 64},
+     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_TILED, 1, 0, 0, 1, 1, 4, 256},
+    {"transposed x, block 128: strided", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {64, 64},
+     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 128, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 32, 128},
+    {"transposed x, operation returns: strided", "T x, T y", "T z", "if (x > 0) return; z = y", UK_FLOAT32, 2,
+     {64, 64}, {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256},
+    {"3e9 elements: 64-bit index", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {3000000000ll},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 1, 0, 0, 0, 2929688, 256},
+    {"offsets past 2^31: 64-bit strided", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {2, 1000},
+     {{4000000000ll, 4}, {4000, 4}, {4000, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 1, 0, 0, 0, 8, 256},
+};
+
+static void run_case(const ew_case *c) {
+  uk_paramlist in = {0, NULL}, out = {0, NULL};
+  CHECK_OK(uk__params_parse(c->in, "in_params", &in));
+  CHECK_OK(uk__params_parse(c->out, "out_params", &out));
+  uk_ew_kernel k;
+  memset(&k, 0, sizeof k);
+  k.name = "k";
+  k.operation = c->op;
+  k.in = &in;
+  k.out = &out;
+  uk__ew_scan(&k);
+  int np = in.count + out.count;
+  uk_loop L;
+  memset(&L, 0, sizeof L);
+  L.ndim = c->ndim;
+  L.nops = np;
+  L.size = 1;
+  for (int d = 0; d < c->ndim; d++) {
+    L.shape[d] = c->shape[d];
+    L.size *= c->shape[d];
+    for (int p = 0; p < np; p++) L.strides[p][d] = c->strides[p][d];
+  }
+  uk_ew_key key;
+  memset(&key, 0xAB, sizeof key); /* poisoned: every field the plan owns must be set */
+  memset(&key.p, 0, sizeof key.p);
+  for (int p = 0; p < np; p++) key.p.dtype[p] = (uint8_t)c->dtype;
+  key.tile_mask = 0;
+  key.tile_fast = 0;
+  key.variant = 0xAB;
+  uk__ew_choose(&k, &L, c->data, c->block, &key);
+  int64_t blocks = -1;
+  int threads = -1;
+  uk__ew_grid(&key, &L, c->block, c->sm, &blocks, &threads);
+  int ok = key.variant == c->variant && key.vec == c->vec && key.index64 == c->index64 && key.bcast_mask == c->bcast &&
+           key.ndim == c->ndim && blocks == c->blocks && threads == c->threads &&
+           (c->variant != UK_EW_TILED || (key.tile_mask == c->tile && key.tile_fast == c->tile_fast));
+  CHECK(ok);
+  if (!ok)
+    fprintf(stderr,
+            "%s: got variant %d vec %d index64 %d bcast %llx tile %llx/%d ndim %d blocks %lld threads %d\n"
+            "  want variant %d vec %d index64 %d bcast %llx tile %llx/%d ndim %d blocks %lld threads %d\n",
+            c->label, key.variant, key.vec, key.index64, (unsigned long long)key.bcast_mask,
+            (unsigned long long)key.tile_mask, key.tile_fast, key.ndim, (long long)blocks, threads, c->variant, c->vec,
+            c->index64, (unsigned long long)c->bcast, (unsigned long long)c->tile, c->tile_fast, c->ndim,
+            (long long)c->blocks, c->threads);
+  uk__params_free(&in);
+  uk__params_free(&out);
+}
+
+int main(void) {
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) run_case(&cases[j]);
+  return ut_finish("test_ew_plan");
+}

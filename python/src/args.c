@@ -15,6 +15,24 @@
 
 #include <string.h>
 
+/* Interned names looked up on every call. */
+static PyObject *str_cai, *str_ai, *str_dlpack, *str_dlpack_device, *str_shape, *str_data, *str_strides, *str_mask,
+    *str_typestr, *str_stream;
+
+int pyk_args_init(void) {
+  struct {
+    PyObject **slot;
+    const char *text;
+  } names[] = {{&str_cai, "__cuda_array_interface__"}, {&str_ai, "__array_interface__"},
+               {&str_dlpack, "__dlpack__"},            {&str_dlpack_device, "__dlpack_device__"},
+               {&str_shape, "shape"},                  {&str_data, "data"},
+               {&str_strides, "strides"},              {&str_mask, "mask"},
+               {&str_typestr, "typestr"},              {&str_stream, "stream"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text))) return -1;
+  return 0;
+}
+
 /* ---- producers, by type ------------------------------------------------- */
 
 typedef struct {
@@ -89,6 +107,13 @@ static producer *producer_of(PyTypeObject *tp) {
   p->type = tp;
   if (p != &scratch) nproducers++;
   return p;
+}
+
+/* A type already seen as an array producer (skips the NumPy-scalar check). */
+static int known_array_type(PyTypeObject *tp) {
+  for (int i = 0; i < nproducers; i++)
+    if (producers[i].type == tp) return 1;
+  return 0;
 }
 
 /* ---- streams ------------------------------------------------------------ */
@@ -222,8 +247,8 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
     PyErr_SetString(PyExc_TypeError, "array interface is not a dict");
     return -1;
   }
-  PyObject *shape = PyDict_GetItemString(d, "shape"), *data = PyDict_GetItemString(d, "data");
-  PyObject *strides = PyDict_GetItemString(d, "strides"), *mask = PyDict_GetItemString(d, "mask");
+  PyObject *shape = PyDict_GetItem(d, str_shape), *data = PyDict_GetItem(d, str_data);
+  PyObject *strides = PyDict_GetItem(d, str_strides), *mask = PyDict_GetItem(d, str_mask);
   if (!shape || !data) {
     PyErr_SetString(PyExc_TypeError, "array interface without shape or data");
     return -1;
@@ -234,7 +259,7 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
   }
   int ndim = 0;
   int64_t sh[UK_MAX_NDIM];
-  if (int_tuple(shape, "shape", sh, &ndim) < 0 || typestr_dtype(PyDict_GetItemString(d, "typestr"), &a->dtype) < 0)
+  if (int_tuple(shape, "shape", sh, &ndim) < 0 || typestr_dtype(PyDict_GetItem(d, str_typestr), &a->dtype) < 0)
     return -1;
   if (!PyTuple_Check(data) || PyTuple_Size(data) < 1) {
     PyErr_SetString(PyExc_TypeError, "array interface: data must be (pointer, read_only)");
@@ -254,7 +279,7 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
       return -1;
     }
   }
-  PyObject *st = PyDict_GetItemString(d, "stream");
+  PyObject *st = PyDict_GetItem(d, str_stream);
   if (st && st != Py_None) {
     unsigned long long s = PyLong_AsUnsignedLongLong(st);
     if (s == (unsigned long long)-1 && PyErr_Occurred()) return -1;
@@ -264,38 +289,28 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
   return 0;
 }
 
-/* DLPack device type of o (0 when it has no __dlpack_device__). */
-static int dlpack_device_type(PyObject *o, int *type) {
-  PyObject *r = PyObject_CallMethod(o, "__dlpack_device__", NULL);
+/* (type, id) of o's __dlpack_device__; type 0 when it has none. */
+static int dlpack_device(PyObject *o, int *type, int *id) {
+  *type = 0;
+  *id = 0;
+  PyObject *r = PyObject_CallMethodObjArgs(o, str_dlpack_device, NULL);
   if (!r) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
     PyErr_Clear();
     return 0;
   }
-  long t = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyLong_AsLong(PyTuple_GetItem(r, 0)) : -1;
+  long t = -1, d = -1;
+  if (PyTuple_Check(r) && PyTuple_Size(r) == 2) {
+    t = PyLong_AsLong(PyTuple_GetItem(r, 0));
+    d = PyLong_AsLong(PyTuple_GetItem(r, 1));
+  }
   Py_DECREF(r);
-  if (t < 0) {
+  if (t < 0 || d < 0) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "__dlpack_device__ did not return (type, id)");
     return -1;
   }
   *type = (int)t;
-  return 0;
-}
-
-static int dlpack_device_of(PyObject *o, int *device) {
-  PyObject *r = PyObject_CallMethod(o, "__dlpack_device__", NULL);
-  if (!r) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-    PyErr_Clear();
-    return 0; /* unknown: the default device */
-  }
-  long dev = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyLong_AsLong(PyTuple_GetItem(r, 1)) : -1;
-  Py_DECREF(r);
-  if (dev < 0) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "__dlpack_device__ did not return (type, id)");
-    return -1;
-  }
-  *device = (int)dev;
+  *id = (int)d;
   return 0;
 }
 
@@ -308,7 +323,7 @@ static int from_dlpack_obj(pyk_call *c, PyObject *o, uk_array *a) {
   c->have_stream = 1;
   uintptr_t s = (uintptr_t)c->stream;
   PyObject *kw = Py_BuildValue("{sK}", "stream", (unsigned long long)(s ? s : 1));
-  PyObject *fn = kw ? PyObject_GetAttrString(o, "__dlpack__") : NULL;
+  PyObject *fn = kw ? PyObject_GetAttr(o, str_dlpack) : NULL;
   PyObject *empty = fn ? PyTuple_New(0) : NULL;
   PyObject *cap = empty ? PyObject_Call(fn, empty, kw) : NULL;
   Py_XDECREF(kw);
@@ -328,25 +343,39 @@ static int from_dlpack_obj(pyk_call *c, PyObject *o, uk_array *a) {
 
 /* ---- one argument ------------------------------------------------------- */
 
+static int not_cuda(PyObject *o, int devtype) {
+  if (devtype == 0)
+    PyErr_Format(PyExc_TypeError,
+                 "unsupported argument type %R: expected a CUDA array (__cuda_array_interface__ or __dlpack__) "
+                 "or a scalar",
+                 (PyObject *)Py_TYPE(o));
+  else
+    PyErr_Format(PyExc_TypeError,
+                 "argument of type %R is not in CUDA device memory (DLPack device type %d): pass a CUDA array",
+                 (PyObject *)Py_TYPE(o), devtype);
+  return -1;
+}
+
 static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
   if (Py_TYPE(o) == pyk_ArrayType) {
     *a = *pyk_array_desc(o);
     if (!c->first) c->first = o, c->kind = PYK_UKERN;
     return 0;
   }
-  PyObject *cai = PyObject_GetAttrString(o, "__cuda_array_interface__");
+  int devtype = 0, devid = 0;
+  PyObject *cai = PyObject_GetAttr(o, str_cai);
   if (cai) {
     void *s = NULL;
     int rc = from_interface(cai, a, &s);
     Py_DECREF(cai);
-    if (rc < 0) return -1;
+    if (rc < 0 || dlpack_device(o, &devtype, &devid) < 0) return -1;
     if (rc == 1 && !c->have_stream) c->stream = s, c->have_stream = 1;
-    a->device = 0;
-    if (dlpack_device_of(o, &a->device) < 0) return -1;
+    a->device = devid;
   } else {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    /* No CAI, or one the producer cannot give (PyTorch: bfloat16): DLPack. */
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyObject_HasAttr(o, str_dlpack)) return -1;
     PyErr_Clear();
-    if (c->allow_host && (cai = PyObject_GetAttrString(o, "__array_interface__"))) {
+    if (c->allow_host && (cai = PyObject_GetAttr(o, str_ai))) {
       void *s = NULL;
       int rc = from_interface(cai, a, &s);
       Py_DECREF(cai);
@@ -356,21 +385,8 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
       return 0;
     }
     PyErr_Clear();
-    int devtype = 0;
-    if (dlpack_device_type(o, &devtype) < 0) return -1;
-    if (devtype != 0 && devtype != 2) {
-      PyErr_Format(PyExc_TypeError,
-                   "argument of type %R is not in CUDA device memory (DLPack device type %d): pass a CUDA array",
-                   (PyObject *)Py_TYPE(o), devtype);
-      return -1;
-    }
-    if (!PyObject_HasAttrString(o, "__dlpack__")) {
-      PyErr_Format(PyExc_TypeError,
-                   "unsupported argument type %R: expected a CUDA array (__cuda_array_interface__ or __dlpack__) "
-                   "or a scalar",
-                   (PyObject *)Py_TYPE(o));
-      return -1;
-    }
+    if (dlpack_device(o, &devtype, &devid) < 0) return -1;
+    if ((devtype != 0 && devtype != 2) || !PyObject_HasAttr(o, str_dlpack)) return not_cuda(o, devtype);
     if (from_dlpack_obj(c, o, a) < 0) return -1;
   }
   if (!c->first) {
@@ -438,7 +454,7 @@ int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
   } else if (PyComplex_Check(o)) {
     *g = uk_arg_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
   } else {
-    PyObject *gen = Py_TYPE(o) == pyk_ArrayType ? NULL : numpy_generic();
+    PyObject *gen = Py_TYPE(o) == pyk_ArrayType || known_array_type(Py_TYPE(o)) ? NULL : numpy_generic();
     if (gen) {
       int r = PyObject_IsInstance(o, gen);
       if (r < 0) return -1;

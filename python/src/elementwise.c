@@ -57,12 +57,14 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   eo.no_reduce_dims = !reduce_dims;
   const char **list = NULL;
   int nopts = 0;
-  if (opts && opts != Py_None && pyk_str_list(opts, &list, &nopts) < 0) return NULL;
+  PyObject *keep = NULL;
+  if (opts && opts != Py_None && pyk_str_list(opts, &list, &nopts, &keep) < 0) return NULL;
   eo.options = list;
   eo.num_options = nopts;
   PyObject *ctx = pyk_context_get();
   if (!ctx) {
     PyMem_Free(list);
+    Py_XDECREF(keep);
     return NULL;
   }
   uk_elementwise *k = NULL;
@@ -71,6 +73,7 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   st = uk_elementwise_create(pyk_context_ptr(ctx), in, out, op, name, &eo, &k);
   Py_END_ALLOW_THREADS
   PyMem_Free(list);
+  Py_XDECREF(keep);
   if (st != UK_OK) {
     Py_DECREF(ctx);
     return pyk_raise(st);

@@ -81,11 +81,13 @@ static PyObject *py_configure(PyObject *mod, PyObject *args, PyObject *kw) {
   o.device = device;
   const char **list = NULL;
   int n = 0;
-  if (opts && opts != Py_None && pyk_str_list(opts, &list, &n) < 0) return NULL;
+  PyObject *keep = NULL;
+  if (opts && opts != Py_None && pyk_str_list(opts, &list, &n, &keep) < 0) return NULL;
   o.nvrtc_options = list;
   o.num_nvrtc_options = n;
   PyObject *c = ctx_make(&o);
   PyMem_Free(list);
+  Py_XDECREF(keep);
   if (!c) return NULL;
   PyObject *old = current_ctx;
   current_ctx = c;
@@ -188,9 +190,10 @@ int pyk_count_params(const char *p) {
   return any ? n + 1 : 0;
 }
 
-int pyk_str_list(PyObject *seq, const char ***out, int *n) {
+int pyk_str_list(PyObject *seq, const char ***out, int *n, PyObject **keep) {
   *out = NULL;
   *n = 0;
+  *keep = NULL;
   if (PyUnicode_Check(seq)) {
     PyErr_SetString(PyExc_TypeError, "options must be a tuple or list of str, not a str");
     return -1;
@@ -198,8 +201,8 @@ int pyk_str_list(PyObject *seq, const char ***out, int *n) {
   PyObject *fast = PySequence_Tuple(seq);
   if (!fast) return -1;
   Py_ssize_t len = PyTuple_Size(fast);
-  /* The strings stay alive through the caller's reference to seq's items:
-   * the tuple shares them, and the caller holds seq for the whole call. */
+  /* The tuple (handed to the caller in *keep) keeps the strings alive even
+   * if seq is a list that another thread changes while the GIL is released. */
   const char **list = PyMem_Calloc((size_t)(len ? len : 1), sizeof *list);
   if (!list) {
     Py_DECREF(fast);
@@ -217,30 +220,18 @@ int pyk_str_list(PyObject *seq, const char ***out, int *n) {
     }
     list[i] = u;
   }
-  Py_DECREF(fast);
+  *keep = fast;
   *out = list;
   *n = (int)len;
   return 0;
 }
 
-/* UTF-8 of a str, cached on the str object itself by CPython's
- * PyUnicode_AsUTF8AndSize (stable ABI from 3.10); on 3.9 through an
- * interned bytes attribute kept in a private dict. */
+/* UTF-8 of a str, cached on the str object by CPython ("s" conversion):
+ * valid while the str lives. NULL with an exception (embedded NUL, not str). */
 const char *pyk_utf8_or_null(PyObject *o) {
-#if Py_LIMITED_API + 0 >= 0x030A0000
-  return PyUnicode_AsUTF8AndSize(o, NULL);
-#else
-  static PyObject *keep; /* bytes objects for the strings seen, by identity */
-  if (!keep && !(keep = PyDict_New())) return NULL;
-  PyObject *b = PyDict_GetItem(keep, o);
-  if (!b) {
-    if (!(b = PyUnicode_AsUTF8String(o))) return NULL;
-    int rc = PyDict_SetItem(keep, o, b);
-    Py_DECREF(b);
-    if (rc < 0) return NULL;
-  }
-  return PyBytes_AsString(b);
-#endif
+  const char *u = NULL;
+  if (!PyArg_Parse(o, "s", &u)) return NULL;
+  return u;
 }
 
 PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec) {
@@ -292,7 +283,7 @@ PyMODINIT_FUNC PyInit__ukern(void) {
       PyModule_AddObject(m, "CUDADriverError", pyk_CUDADriverError) < 0)
     goto fail;
   if (PyModule_AddStringConstant(m, "__version__", uk_version()) < 0) goto fail;
-  if (pyk_array_type_init(m) < 0 || pyk_elementwise_init(m) < 0 || pyk_reduction_init(m) < 0 ||
+  if (pyk_args_init() < 0 || pyk_array_type_init(m) < 0 || pyk_elementwise_init(m) < 0 || pyk_reduction_init(m) < 0 ||
       pyk_raw_init(m) < 0)
     goto fail;
   return m;

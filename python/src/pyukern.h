@@ -42,6 +42,7 @@ typedef struct pyk_call {
   int allow_host;               /* host arrays describe shapes (source/precompile) */
 } pyk_call;
 
+int pyk_args_init(void); /* at module init */
 void pyk_call_init(pyk_call *c, int allow_host);
 void pyk_call_clear(pyk_call *c);
 /* stream= argument: None leaves the choice to the producer. -1 on error. */
@@ -74,11 +75,12 @@ int pyk_raw_init(PyObject *m);
 /* Helpers shared by the kernel types (module.c). */
 /* Counts comma-separated parameters of a definition that create accepted. */
 int pyk_count_params(const char *params);
-/* A tuple/list of str as a C array of borrowed UTF-8 pointers. */
-int pyk_str_list(PyObject *seq, const char ***out, int *n);
+/* A tuple/list of str as a C array (PyMem_Free it) of UTF-8 pointers that
+ * live while *keep (a new reference, Py_XDECREF it) lives. */
+int pyk_str_list(PyObject *seq, const char ***out, int *n, PyObject **keep);
 /* Adds a type made from spec to the module under its short name. */
 PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec);
-/* Sets `obj.attr = value` ignoring failures' details; -1 on error. */
+/* UTF-8 of a str, valid while it lives; NULL with an exception. */
 const char *pyk_utf8_or_null(PyObject *o);
 
 #endif

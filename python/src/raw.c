@@ -105,9 +105,12 @@ static int mod_ensure(ModObject *self) {
   if (self->m) return 0;
   const char **opts = NULL, **names = NULL;
   int nopts = 0, nnames = 0, rc = -1;
+  PyObject *keep1 = NULL, *keep2 = NULL, *code_ref = self->code;
   uk_module *m = NULL;
   uk_status st;
-  if (pyk_str_list(self->options, &opts, &nopts) < 0 || pyk_str_list(self->name_expressions, &names, &nnames) < 0)
+  Py_INCREF(code_ref); /* alive while the GIL is released */
+  if (pyk_str_list(self->options, &opts, &nopts, &keep1) < 0 ||
+      pyk_str_list(self->name_expressions, &names, &nnames, &keep2) < 0)
     goto out;
   uk_context *ctx = pyk_context_ptr(self->ctx);
   if (self->code != Py_None) {
@@ -142,6 +145,9 @@ static int mod_ensure(ModObject *self) {
 out:
   PyMem_Free(opts);
   PyMem_Free(names);
+  Py_XDECREF(keep1);
+  Py_XDECREF(keep2);
+  Py_DECREF(code_ref);
   return rc;
 }
 

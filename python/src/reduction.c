@@ -68,7 +68,8 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   }
   const char **list = NULL;
   int nopts = 0;
-  if (opts && opts != Py_None && pyk_str_list(opts, &list, &nopts) < 0) {
+  PyObject *keep = NULL;
+  if (opts && opts != Py_None && pyk_str_list(opts, &list, &nopts, &keep) < 0) {
     Py_XDECREF(id_s);
     return NULL;
   }
@@ -83,6 +84,7 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     Py_END_ALLOW_THREADS
   }
   PyMem_Free(list);
+  Py_XDECREF(keep);
   if (!ctx || st != UK_OK) {
     Py_XDECREF(id_s);
     Py_XDECREF(ctx);

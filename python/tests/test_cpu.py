@@ -223,3 +223,24 @@ def test_configure_checks():
     with pytest.raises(TypeError):
         ukern.configure(90)
     ukern.configure()
+
+
+def test_extension_is_stable_abi():
+    import ukern._ukern as ext
+    assert ext.__file__.endswith(".abi3.so")
+
+
+def test_gil_released_during_compile(arch90):
+    import threading
+    import uuid
+    code = f"// {uuid.uuid4()}\nextern \"C\" __global__ void k(float* y) {{ y[threadIdx.x] = 1.0f; }}\n"
+    m = ukern.RawModule(code=code)
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (m.compile(), done.set()))
+    spins = 0
+    t.start()
+    while not done.is_set():
+        spins += 1
+    t.join()
+    assert done.is_set()
+    assert spins > 1000, spins  # the main thread ran while NVRTC compiled

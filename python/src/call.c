@@ -105,3 +105,57 @@ PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx) {
   }
   return t;
 }
+
+PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname, int nin, int nout,
+                        PyObject *args, PyObject *kw, pyk_mode mode) {
+  static const char *const names[] = {"out", "size", "block_size", "stream", NULL};
+  PyObject *v[4];
+  if (pyk_kwargs(kw, kname, names, v) < 0) return NULL;
+  pyk_frame f;
+  pyk_call_init(&f.c, mode != PYK_RUN);
+  PyObject *result = NULL;
+  uk_launch l = {NULL, -1, 0};
+  if (v[1] && v[1] != Py_None) {
+    l.size = PyLong_AsLongLong(v[1]);
+    if (l.size == -1 && PyErr_Occurred()) goto out;
+    if (l.size < 0) {
+      PyErr_SetString(PyExc_ValueError, "size must be >= 0");
+      goto out;
+    }
+  }
+  if (v[2] && v[2] != Py_None) {
+    long b = PyLong_AsLong(v[2]);
+    if (b == -1 && PyErr_Occurred()) goto out;
+    if (b < 1 || b > 1024) {
+      PyErr_Format(PyExc_ValueError, "block_size %ld is out of range (1..1024)", b);
+      goto out;
+    }
+    l.block_size = (int)b;
+  }
+  if (pyk_frame_bind(&f, kname, nin, nout, args, v[0], mode == PYK_RUN ? v[3] : NULL) < 0) goto out;
+  l.stream = f.c.stream;
+  uk_status st;
+  char *src = NULL;
+  int count = 0;
+  Py_BEGIN_ALLOW_THREADS
+  st = fn(k, mode, f.c.arg, nin, f.out, nout, &l, &src, &count);
+  Py_END_ALLOW_THREADS
+  if (st != UK_OK) {
+    pyk_raise(st);
+    goto out;
+  }
+  if (mode == PYK_SOURCE) {
+    result = PyUnicode_FromString(src);
+    uk_free(src);
+  } else if (mode == PYK_COUNT) {
+    result = PyLong_FromLong(count);
+  } else if (mode == PYK_PRECOMPILE) {
+    result = Py_None;
+    Py_INCREF(result);
+  } else {
+    result = pyk_frame_outputs(&f, ctx);
+  }
+out:
+  pyk_call_clear(&f.c);
+  return result;
+}

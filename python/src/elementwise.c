@@ -124,85 +124,38 @@ static void ew_dealloc(PyObject *o) {
   Py_DECREF(tp);
 }
 
-typedef enum { EW_RUN, EW_SOURCE, EW_PRECOMPILE } ew_mode;
+static uk_status ew_run(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_array *out, int nout,
+                        const uk_launch *l, char **src, int *count) {
+  (void)count;
+  if (mode == PYK_RUN) return uk_elementwise_call(k, in, nin, out, nout, l);
+  if (mode == PYK_SOURCE) return uk_elementwise_source(k, in, nin, out, nout, l, src);
+  return uk_elementwise_precompile(k, in, nin, out, nout, l);
+}
 
-static PyObject *ew_do(EwObject *self, PyObject *args, PyObject *kw, ew_mode mode) {
-  static const char *const names[] = {"out", "size", "block_size", "stream", NULL};
-  PyObject *v[4];
-  if (pyk_kwargs(kw, self->cname, names, v) < 0) return NULL;
-  pyk_frame f;
-  pyk_call_init(&f.c, mode != EW_RUN);
-  PyObject *result = NULL;
-  uk_launch l = {NULL, -1, 0};
-  if (v[1] && v[1] != Py_None) {
-    l.size = PyLong_AsLongLong(v[1]);
-    if (l.size == -1 && PyErr_Occurred()) goto out;
-    if (l.size < 0) {
-      PyErr_SetString(PyExc_ValueError, "size must be >= 0");
-      goto out;
-    }
-  }
-  if (v[2] && v[2] != Py_None) {
-    long b = PyLong_AsLong(v[2]);
-    if (b == -1 && PyErr_Occurred()) goto out;
-    if (b < 1 || b > 1024) {
-      PyErr_Format(PyExc_ValueError, "block_size %ld is out of range (1..1024)", b);
-      goto out;
-    }
-    l.block_size = (int)b;
-  }
-  if (pyk_frame_bind(&f, self->cname, self->nin, self->nout, args, v[0], mode == EW_RUN ? v[3] : NULL) < 0) goto out;
-  l.stream = f.c.stream;
-  uk_status st;
-  char *src = NULL;
-  Py_BEGIN_ALLOW_THREADS
-  if (mode == EW_RUN)
-    st = uk_elementwise_call(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
-  else if (mode == EW_SOURCE)
-    st = uk_elementwise_source(self->k, f.c.arg, self->nin, f.out, self->nout, &l, &src);
-  else
-    st = uk_elementwise_precompile(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
-  Py_END_ALLOW_THREADS
-  if (st != UK_OK) {
-    pyk_raise(st);
-    goto out;
-  }
-  if (mode == EW_SOURCE) {
-    result = PyUnicode_FromString(src);
-    uk_free(src);
-    goto out;
-  }
-  if (mode == EW_PRECOMPILE) {
-    result = Py_None;
-    Py_INCREF(result);
-    goto out;
-  }
-  PyObject *outs = pyk_frame_outputs(&f, self->ctx);
-  if (!outs) goto out;
+static PyObject *ew_do(EwObject *self, PyObject *args, PyObject *kw, pyk_mode mode) {
+  PyObject *outs = pyk_launch_do(self->k, ew_run, self->ctx, self->cname, self->nin, self->nout, args, kw, mode);
+  if (!outs || mode != PYK_RUN) return outs;
+  PyObject *result = outs;
   if (self->no_return) {
-    Py_DECREF(outs);
     result = Py_None;
     Py_INCREF(result);
+    Py_DECREF(outs);
   } else if (self->nout == 1 && !self->return_tuple) {
     result = PyTuple_GetItem(outs, 0);
     Py_INCREF(result);
     Py_DECREF(outs);
-  } else {
-    result = outs;
   }
-out:
-  pyk_call_clear(&f.c);
   return result;
 }
 
-static PyObject *ew_call(PyObject *self, PyObject *args, PyObject *kw) { return ew_do((EwObject *)self, args, kw, EW_RUN); }
+static PyObject *ew_call(PyObject *self, PyObject *args, PyObject *kw) { return ew_do((EwObject *)self, args, kw, PYK_RUN); }
 
 static PyObject *ew_source(PyObject *self, PyObject *args, PyObject *kw) {
-  return ew_do((EwObject *)self, args, kw, EW_SOURCE);
+  return ew_do((EwObject *)self, args, kw, PYK_SOURCE);
 }
 
 static PyObject *ew_precompile(PyObject *self, PyObject *args, PyObject *kw) {
-  return ew_do((EwObject *)self, args, kw, EW_PRECOMPILE);
+  return ew_do((EwObject *)self, args, kw, PYK_PRECOMPILE);
 }
 
 static PyMethodDef ew_methods[] = {

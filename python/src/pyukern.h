@@ -71,6 +71,7 @@ const uk_array *pyk_array_desc(PyObject *o);
 int pyk_elementwise_init(PyObject *m);
 int pyk_reduction_init(PyObject *m);
 int pyk_raw_init(PyObject *m);
+int pyk_fusion_init(PyObject *m); /* 0 and nothing added when the library has no fusion */
 
 /* Helpers shared by the kernel types (module.c). */
 /* Counts comma-separated parameters of a definition that create accepted. */
@@ -104,5 +105,16 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
  * objects, or the allocated arrays wrapped (pyk_call_wrap_output). Returns
  * a tuple (new ref); on failure frees what was not wrapped. */
 PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx);
+/* What a launch-style kernel call does (run, show source, compile, count
+ * kernels), and the kernel-specific function that does it. */
+typedef enum pyk_mode { PYK_RUN, PYK_SOURCE, PYK_PRECOMPILE, PYK_COUNT } pyk_mode;
+typedef uk_status (*pyk_run_fn)(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_array *out, int nout,
+                                const uk_launch *l, char **src, int *count);
+/* k(*args, out=None, size=None, block_size=None, stream=None) for kernels
+ * that take a uk_launch: a tuple of outputs (PYK_RUN), str (PYK_SOURCE),
+ * None (PYK_PRECOMPILE) or int (PYK_COUNT). Host arrays describe shapes for
+ * every mode but PYK_RUN. */
+PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname, int nin, int nout,
+                        PyObject *args, PyObject *kw, pyk_mode mode);
 /* Frees arrays a failed wrap left behind; used by pyk_frame_outputs. */
 void pyk_frame_release(pyk_frame *f, PyObject *ctx, int from);

@@ -30,7 +30,12 @@ from ._ukern import (  # noqa: F401
     synchronize,
 )
 
+from . import _ukern
+
+if hasattr(_ukern, "_Fusion"):  # the library has the fusion API
+    from ._fuse import Fusion, fuse  # noqa: F401
+
 __all__ = [
     "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "RawKernel",
     "RawModule", "ReductionKernel", "cache_stats", "configure", "device_count", "synchronize",
-]
+] + (["Fusion", "fuse"] if hasattr(_ukern, "_Fusion") else [])

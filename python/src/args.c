@@ -153,6 +153,7 @@ void pyk_call_init(pyk_call *c, int allow_host) {
   c->first = NULL;
   c->stream = NULL;
   c->have_stream = 0;
+  c->nproduced = 0;
   c->allow_host = allow_host;
 }
 
@@ -179,9 +180,26 @@ static int producer_stream(pyk_call *c, PyObject *arr) {
   return rc;
 }
 
+int pyk_stream_order(void *producer, void *consumer, int device) {
+  if (producer == consumer) return 0;
+  void *ev = NULL;
+  uk_status st = uk_event_create(device, UK_EVENT_DISABLE_TIMING, &ev);
+  if (st == UK_OK) st = uk_event_record(ev, producer);
+  if (st == UK_OK) st = uk_stream_wait_event(consumer, ev);
+  if (ev) uk_event_destroy(ev); /* the wait holds what it needs */
+  if (st != UK_OK) {
+    pyk_raise(st);
+    return -1;
+  }
+  return 0;
+}
+
 int pyk_call_finish_stream(pyk_call *c) {
-  if (c->have_stream || !c->first) return 0;
-  return producer_stream(c, c->first);
+  if (!c->have_stream && c->first && producer_stream(c, c->first) < 0) return -1;
+  if (c->allow_host) return 0;
+  for (int i = 0; i < c->nproduced; i++)
+    if (pyk_stream_order(c->produced_on[i], c->stream, c->narr ? c->arr[0].device : 0) < 0) return -1;
+  return 0;
 }
 
 /* ---- array interfaces --------------------------------------------------- */
@@ -369,7 +387,12 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     int rc = from_interface(cai, a, &s);
     Py_DECREF(cai);
     if (rc < 0 || dlpack_device(o, &devtype, &devid) < 0) return -1;
-    if (rc == 1 && !c->have_stream) c->stream = s, c->have_stream = 1;
+    if (rc == 1) {
+      if (!c->have_stream) c->stream = s, c->have_stream = 1;
+      int seen = 0;
+      for (int i = 0; i < c->nproduced; i++) seen |= c->produced_on[i] == s;
+      if (!seen && c->nproduced < 8) c->produced_on[c->nproduced++] = s;
+    }
     a->device = devid;
   } else {
     /* No CAI, or one the producer cannot give (PyTorch: bfloat16): DLPack. */

@@ -143,20 +143,12 @@ static PyObject *py_dlpack(PyObject *o, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_BufferError, "ukern.Array.__dlpack__: copy=True is not supported");
     return NULL;
   }
-  /* The consumer's stream must see the data: a different stream waits for
-   * the device (ukern's public API has no events). -1 means no ordering. */
-  if (stream != Py_None) {
-    long long sv = PyLong_AsLongLong(stream);
-    if (sv == -1 && PyErr_Occurred()) return NULL;
-    void *cs = sv == 1 ? NULL : (void *)(intptr_t)sv;
-    if (sv != -1 && cs != self->stream) {
-      uk_status st;
-      Py_BEGIN_ALLOW_THREADS
-      st = uk_device_synchronize();
-      Py_END_ALLOW_THREADS
-      if (st != UK_OK) return pyk_raise(st);
-    }
-  }
+  /* The consumer's stream must see the data: it waits for an event on the
+   * producing stream. -1 means no ordering; None the legacy default stream. */
+  long long sv = 1;
+  if (stream != Py_None && (sv = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred()) return NULL;
+  if (sv != -1 && pyk_stream_order(self->stream, sv == 1 ? NULL : (void *)(intptr_t)sv, self->a.device) < 0)
+    return NULL;
   export_block *b = calloc(1, sizeof *b);
   if (!b) return PyErr_NoMemory();
   DLTensor *t = &b->mt.dl_tensor;

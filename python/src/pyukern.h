@@ -39,6 +39,8 @@ typedef struct pyk_call {
   PyObject *first;              /* the first array (borrowed) */
   void *stream;                 /* launch stream (CUstream) */
   int have_stream;              /* stream chosen: by stream= or by a producer */
+  void *produced_on[8];         /* CAI v3 streams of the arrays, distinct */
+  int nproduced;
   int allow_host;               /* host arrays describe shapes (source/precompile) */
 } pyk_call;
 
@@ -51,12 +53,18 @@ int pyk_call_set_stream(pyk_call *c, PyObject *stream);
 int pyk_call_arg(pyk_call *c, PyObject *o, int i);
 /* Converts an output array into *out (a descriptor of c). -1 on error. */
 int pyk_call_array(pyk_call *c, PyObject *o, uk_array **out);
-/* After every argument: picks the producer's current stream if none yet. */
+/* After every argument: picks the producer's current stream if none yet;
+ * for a run (not allow_host), orders the launch stream after the streams
+ * the arrays were produced on (CAI v3), by events. */
 int pyk_call_finish_stream(pyk_call *c);
 /* Wraps arrays ukern allocated as the first input's array type (new ref). */
 PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a);
 /* Parses a stream object (None, int, object with .ptr or .cuda_stream). */
 int pyk_stream_from_object(PyObject *o, void **out);
+
+/* Makes `consumer` wait for the work queued so far on `producer` (an event
+ * on device); nothing when they are the same stream. -1 on error. */
+int pyk_stream_order(void *producer, void *consumer, int device);
 
 /* --- array.c: ukern.Array ---------------------------------------------- */
 extern PyTypeObject *pyk_ArrayType;

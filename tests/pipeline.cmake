@@ -2,3 +2,4 @@
 # the cache key and the memory cache's key check.
 uk_test(test_ew_plan LABELS cpu SOURCES test_ew_plan.c)
 uk_test(test_call_checks LABELS cpu SOURCES test_call_checks.c)
+uk_test(test_key_check LABELS nvrtc SOURCES test_key_check.c)

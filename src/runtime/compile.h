@@ -16,11 +16,6 @@ typedef struct uk__compile_req {
   int arch_flags;           /* UK__ARCH_* (arch.h): 90a, 100f, compute_90; 0: sm_XY */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
-  /* Called on the thread about to run NVRTC for this request (both caches
-   * missed), with a copy of the request whose uncached options it may set.
-   * May be NULL. */
-  void (*before_nvrtc)(void *arg, struct uk__compile_req *req);
-  void *before_nvrtc_arg;
 } uk__compile_req;
 
 /* Runs NVRTC: -arch=sm_XY, the toolkit include dirs (uk__nvrtc_include_dirs),
@@ -38,15 +33,31 @@ uk_status uk__nvrtc_version(int *version);
  * cub/, returns UK_ERR_NOT_FOUND listing where it looked. */
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
 
-/* The 128-bit hash that names a request in both caches: the same parts as
- * the key text below, streamed without building the text (a memory-cache hit
- * needs only this). */
-uk_hash128 uk__compile_hash(const uk__compile_req *req);
+/* The cache key of a request (compile_key.c), described once as a byte
+ * stream of length-prefixed parts: library and NVRTC versions, the embedded
+ * headers' digest, the toolkit include directories, arch, canonical
+ * options, name expressions, the full source and the digest of the user
+ * headers it reads (include_scan.h). The same stream gives the 128-bit hash
+ * that names the request in both caches (streamed, never built), the key
+ * text stored with each entry (built on a miss), and the comparison of a
+ * request with a stored key (a memory-cache hit: no text is built).
+ *
+ * A request's user-header digest is computed once into a uk__compile_keyed,
+ * which the three functions share. */
+typedef struct uk__compile_keyed {
+  const uk__compile_req *req;
+  char files[33]; /* digest of the user headers read; "" when none */
+} uk__compile_keyed;
 
-/* The complete cache key text of a request: library version, NVRTC version,
- * arch, canonical options, name expressions, full source and the embedded
- * headers. The caller releases the strbuf. */
+void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req);
+uk_hash128 uk__compile_hash(const uk__compile_keyed *k);
 struct uk_strbuf;
-uk_status uk__compile_key(const uk__compile_req *req, struct uk_strbuf *key);
+uk_status uk__compile_key(const uk__compile_keyed *k, struct uk_strbuf *key);
+/* 1 if `key` (len bytes) is exactly this request's key text. */
+int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len);
+
+/* Tests only: when set, replaces uk__compile_hash in the compile path (to
+ * force collisions). */
+extern uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
 
 #endif

@@ -171,9 +171,7 @@ static uk_status build(void *p, uk__binary **out) {
   uk__dcache *dc = a->ctx->dcache;
   if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
   atomic_fetch_add(&a->ctx->compiles, 1);
-  uk__compile_req req = *a->req;
-  if (req.before_nvrtc) req.before_nvrtc(req.before_nvrtc_arg, &req);
-  uk_status st = uk__nvrtc_compile(&req, out);
+  uk_status st = uk__nvrtc_compile(a->req, out);
   if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
   return st;
 }
@@ -189,6 +187,8 @@ static uk_status apply_arch(uk_context *ctx, uk__compile_req *req, const char **
   req->arch_flags = a.flags;
   return st;
 }
+
+static int key_matches(void *keyed, const char *key, size_t len) { return uk__compile_key_equals(keyed, key, len); }
 
 uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out) {
   if (req->num_options < 0 || req->num_name_expressions < 0 ||
@@ -222,12 +222,14 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   full.num_options = nopt;
   if ((st = apply_arch(ctx, &full, opts, &nopt)) != UK_OK) goto out;
   full.num_options = nopt;
-  uk_hash128 hash = uk__compile_hash(&full);
-  if (uk__mcache_peek(ctx->mcache, hash, out)) {
+  uk__compile_keyed keyed;
+  uk__compile_keyed_init(&keyed, &full);
+  uk_hash128 hash = uk__compile_hash_hook ? uk__compile_hash_hook(&full) : uk__compile_hash(&keyed);
+  if (uk__mcache_peek(ctx->mcache, hash, key_matches, &keyed, out)) {
     atomic_fetch_add(&ctx->memory_hits, 1);
     goto out;
   }
-  if ((st = uk__compile_key(&full, &key)) != UK_OK) goto out;
+  if ((st = uk__compile_key(&keyed, &key)) != UK_OK) goto out;
 
   build_arg a = {ctx, &full, hash, key.buf, key.len};
   int hit = 0;

@@ -218,15 +218,14 @@ uk_status uk__mcache_get(uk__mcache *c, uk_hash128 hash, const char *key, size_t
   return UK_OK;
 }
 
-int uk__mcache_peek(uk__mcache *c, uk_hash128 h, uk__binary **out) {
+int uk__mcache_peek(uk__mcache *c, uk_hash128 h, uk__mcache_match_fn match, void *arg, uk__binary **out) {
   int hit = 0;
   pthread_mutex_lock(&c->lock);
-  for (entry *e = c->buckets[bucket_of(c, h)]; e; e = e->next)
-    if (e->hash.lo == h.lo && e->hash.hi == h.hi && e->state == READY) {
+  for (entry *e = c->buckets[bucket_of(c, h)]; e && !hit; e = e->next)
+    if (e->hash.lo == h.lo && e->hash.hi == h.hi && e->state == READY && match(arg, e->key, e->key_len)) {
       uk__binary_retain(e->binary);
       *out = e->binary;
       hit = 1;
-      break;
     }
   pthread_mutex_unlock(&c->lock);
   return hit;

@@ -1,7 +1,8 @@
 /* In-memory cache of compiled binaries, per context: thread-safe and
  * single-flight (N threads asking for the same new key build it once; the
- * others wait for that result). Keys are the 128-bit hash of the full key
- * text; the text itself is kept and compared on a hit. */
+ * others wait for that result). Entries are found by the 128-bit hash of
+ * the full key text; the text itself is kept and compared on every hit
+ * (uk__mcache_get compares it, uk__mcache_peek asks the caller to). */
 #ifndef UK_RUNTIME_MCACHE_H
 #define UK_RUNTIME_MCACHE_H
 
@@ -27,8 +28,12 @@ void uk__mcache_destroy(uk__mcache *c); /* releases every binary */
 uk_status uk__mcache_get(uk__mcache *c, uk_hash128 hash, const char *key, size_t key_len,
                          uk__mcache_build_fn build, void *arg, uk__binary **out, int *hit);
 
-/* A READY entry with this hash, whatever its key text (the hash alone names
- * it: the fast path of a hit). 1 and a new reference in *out, else 0. */
-int uk__mcache_peek(uk__mcache *c, uk_hash128 hash, uk__binary **out);
+/* Whether a stored key (len bytes) is the one the caller looks for. */
+typedef int (*uk__mcache_match_fn)(void *arg, const char *key, size_t len);
+
+/* The fast path of a hit: a READY entry with this hash whose key `match`
+ * accepts (the caller compares without building its key text; a hash
+ * collision is never a hit). 1 and a new reference in *out, else 0. */
+int uk__mcache_peek(uk__mcache *c, uk_hash128 hash, uk__mcache_match_fn match, void *arg, uk__binary **out);
 
 #endif

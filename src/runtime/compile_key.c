@@ -1,0 +1,136 @@
+/* The cache key of a compile request, described once (compile.h). `walk`
+ * is the description: it emits the key's bytes to a sink, and the hash, the
+ * key text and the comparison are three sinks of the same stream. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/embedded.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "runtime/compile.h"
+#include "runtime/include_scan.h"
+
+uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
+
+typedef void (*sink_fn)(void *arg, const void *data, size_t len);
+
+/* What every request shares (versions, the embedded headers, the toolkit
+ * include directories), as key text built once per process, and the hash
+ * state after it: hashing ~25 KB of embedded headers per lookup would
+ * dominate a memory-cache hit, so they enter through their digest. */
+static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
+static char prefix[4096];
+static size_t prefix_len;
+static uk_hasher prefix_hash;
+
+static void make_prefix(void) {
+  uk_hasher h;
+  uk__hasher_init(&h);
+  for (int k = 0; k < uk__embedded_header_count; k++) {
+    const uk__embedded_file *f = &uk__embedded_headers[k];
+    char head[256];
+    int n = snprintf(head, sizeof head, "header %s %zu\n", f->name, f->size);
+    uk__hasher_update(&h, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
+    uk__hasher_update(&h, f->data, f->size);
+  }
+  char digest[33];
+  uk__hash128_hex(uk__hasher_digest(&h), digest);
+  int ver = 0;
+  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk__sb_addf(&sb, "ukern %s\nnvrtc %d\nheaders %s\n", UK_VERSION_STRING, ver, digest);
+  /* The toolkit headers a program may include come from these directories. */
+  const char *const *dirs = NULL;
+  int ndirs = 0;
+  if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
+  for (int k = 0; k < ndirs; k++) uk__sb_addf(&sb, "include %zu %s\n", strlen(dirs[k]), dirs[k]);
+  /* A prefix that does not fit (absurd include paths) keeps its digest. */
+  const char *text = uk__sb_str(&sb);
+  if (sb.failed || sb.len >= sizeof prefix) {
+    uk__hasher_init(&h);
+    uk__hasher_update(&h, text, sb.len);
+    char all[33];
+    uk__hash128_hex(uk__hasher_digest(&h), all);
+    prefix_len = (size_t)snprintf(prefix, sizeof prefix, "prefix %s\n", all);
+  } else {
+    memcpy(prefix, text, sb.len);
+    prefix_len = sb.len;
+  }
+  uk__sb_release(&sb);
+  uk__hasher_init(&prefix_hash);
+  uk__hasher_update(&prefix_hash, prefix, prefix_len);
+}
+
+static void emitf(sink_fn sink, void *arg, const char *fmt, ...) UK__PRINTF(3, 4);
+static void emitf(sink_fn sink, void *arg, const char *fmt, ...) {
+  char buf[64];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  sink(arg, buf, n > 0 ? (size_t)n : 0);
+}
+
+/* A length-prefixed string part: "<tag> <len> <bytes>\n". */
+static void part(sink_fn sink, void *arg, const char *tag, const char *s) {
+  size_t n = strlen(s);
+  emitf(sink, arg, "%s %zu ", tag, n);
+  sink(arg, s, n);
+  sink(arg, "\n", 1);
+}
+
+/* The request's own parts, after the shared prefix. */
+static void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
+  const uk__compile_req *req = k->req;
+  emitf(sink, arg, "arch %d %d\n", req->arch, req->arch_flags);
+  for (int j = 0; j < req->num_options; j++) part(sink, arg, "option", req->options[j]);
+  for (int j = 0; j < req->num_name_expressions; j++) part(sink, arg, "name", req->name_expressions[j]);
+  part(sink, arg, "source", req->source);
+  if (k->files[0]) part(sink, arg, "files", k->files);
+}
+
+void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
+  pthread_once(&prefix_once, make_prefix);
+  k->req = req;
+  if (!uk__include_digest(req, k->files)) k->files[0] = 0;
+}
+
+static void hash_sink(void *arg, const void *data, size_t len) { uk__hasher_update(arg, data, len); }
+
+uk_hash128 uk__compile_hash(const uk__compile_keyed *k) {
+  uk_hasher h = prefix_hash;
+  walk(k, hash_sink, &h);
+  return uk__hasher_digest(&h);
+}
+
+static void text_sink(void *arg, const void *data, size_t len) { uk__sb_addn(arg, data, len); }
+
+uk_status uk__compile_key(const uk__compile_keyed *k, uk_strbuf *key) {
+  uk__sb_addn(key, prefix, prefix_len);
+  walk(k, text_sink, key);
+  if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
+  return UK_OK;
+}
+
+typedef struct cmp_state {
+  const char *key;
+  size_t len, at;
+  int differs;
+} cmp_state;
+
+static void cmp_sink(void *arg, const void *data, size_t len) {
+  cmp_state *c = arg;
+  if (c->differs) return;
+  if (len > c->len - c->at || memcmp(c->key + c->at, data, len) != 0) c->differs = 1;
+  else c->at += len;
+}
+
+int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len) {
+  if (len < prefix_len || memcmp(key, prefix, prefix_len) != 0) return 0;
+  cmp_state c = {key, len, prefix_len, 0};
+  walk(k, cmp_sink, &c);
+  return !c.differs && c.at == len;
+}

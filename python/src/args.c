@@ -100,8 +100,12 @@ static producer *producer_of(PyTypeObject *tp) {
     p->current_stream = import_attr("torch.cuda", "current_stream");
   } else if (!strcmp(root, "jaxlib") || !strcmp(root, "jax")) {
     p->from_dlpack = import_attr("jax.numpy", "from_dlpack");
-  } else if (root[0] && strcmp(root, "numba") != 0) {
-    p->from_dlpack = import_attr(root, "from_dlpack");
+  } else if (root[0]) {
+    /* Another library answers in kind when it has from_dlpack; only one
+     * already imported is asked (importing a module can run anything). */
+    PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+    PyObject *mod = mods ? PyDict_GetItemString(mods, root) : NULL;
+    if (mod && !(p->from_dlpack = PyObject_GetAttrString(mod, "from_dlpack"))) PyErr_Clear();
   }
   Py_INCREF(tp); /* the table outlives any one array */
   p->type = tp;

@@ -244,3 +244,21 @@ def test_gil_released_during_compile(arch90):
     t.join()
     assert done.is_set()
     assert spins > 1000, spins  # the main thread ran while NVRTC compiled
+
+
+class _HostDLPack:
+    """A DLPack-only array on the host (device type 1)."""
+
+    def __dlpack__(self, stream=None, **kw):
+        raise AssertionError("a host array must be refused before __dlpack__")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_dlpack_host_device_is_refused():
+    k = ukern.ElementwiseKernel(*SQ)
+    with pytest.raises(TypeError, match="DLPack device type 1"):
+        k(_HostDLPack(), 1.0)
+    with pytest.raises(TypeError, match="unsupported argument type"):
+        k(object(), 1.0)

@@ -174,6 +174,29 @@ def test_ukern_array_when_no_array_argument():
     np.testing.assert_array_equal(cp.from_dlpack(r).get(), want)      # __dlpack__
 
 
+class DLPackOnly:
+    """An array that speaks only DLPack (as JAX's do), over a CuPy array."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None, **kw):
+        return self.a.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_dlpack_only_producer():
+    ck, uk = both("ElementwiseKernel", *SQ)
+    x, y = rand((3, 301), "float64"), rand((301,), "float64")
+    z = uk(DLPackOnly(x), DLPackOnly(y))
+    assert isinstance(z, ukern.Array) and z.shape == (3, 301)
+    same(cp.asarray(z), ck(x, y))
+    zt = uk(DLPackOnly(x[:, ::-2]), 0.5)                 # negative strides through DLPack
+    same(cp.from_dlpack(zt), ck(x[:, ::-2], 0.5))
+
+
 # ---- ReductionKernel ---------------------------------------------------------
 
 L2 = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")

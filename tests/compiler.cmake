@@ -1,3 +1,4 @@
 # Compiler completeness (issue 13): arch variants, options in failed logs,
 # nvJitLink linking, C++ standard headers, multi-arch fatbins.
 uk_test(test_nvrtc_arch LABELS nvrtc SOURCES test_nvrtc_arch.c)
+uk_test(test_nvrtc_link LABELS nvrtc SOURCES test_nvrtc_link.c)

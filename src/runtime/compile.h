@@ -47,6 +47,7 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
 typedef struct uk__compile_keyed {
   const uk__compile_req *req;
   char files[33]; /* digest of the user headers read; "" when none */
+  char link[96];  /* linker and libcudadevrt.a of a linked compile (link.h); "" when none */
 } uk__compile_keyed;
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req);

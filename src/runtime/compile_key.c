@@ -11,6 +11,7 @@
 #include "base/strbuf.h"
 #include "runtime/compile.h"
 #include "runtime/include_scan.h"
+#include "runtime/link.h"
 
 uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
 
@@ -90,12 +91,14 @@ static void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
   for (int j = 0; j < req->num_name_expressions; j++) part(sink, arg, "name", req->name_expressions[j]);
   part(sink, arg, "source", req->source);
   if (k->files[0]) part(sink, arg, "files", k->files);
+  if (k->link[0]) part(sink, arg, "link", k->link);
 }
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
   pthread_once(&prefix_once, make_prefix);
   k->req = req;
   if (!uk__include_digest(req, k->files)) k->files[0] = 0;
+  if (!uk__link_key(req, k->link)) k->link[0] = 0;
 }
 
 static void hash_sink(void *arg, const void *data, size_t len) { uk__hasher_update(arg, data, len); }

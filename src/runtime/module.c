@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "runtime/link.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
@@ -47,6 +48,13 @@ void uk_module_destroy(uk_module *m) {
   free(m);
 }
 
+/* An explicit -rdc=false (or other spelling) is the user's choice. */
+static int mentions_rdc(const char *const *opts, int n) {
+  for (int k = 0; k < n; k++)
+    if (opts[k] && (strstr(opts[k], "-rdc") || strstr(opts[k], "relocatable-device-code"))) return 1;
+  return 0;
+}
+
 uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_module_options *opts,
                                 uk_module **out) {
   uk__error_clear();
@@ -66,17 +74,28 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   int arch = target.num;
   if (arch <= 0 && (st = uk__context_arch(ctx, ctx->opts.device, &arch)) != UK_OK) return st;
 
+  /* A kernel that launches kernels needs relocatable code linked with the
+   * device runtime: ask for it when the source has a launch (link.h). */
+  const char *stack_opts[16];
+  const char **copts = o.num_options < 16 ? stack_opts : malloc(((size_t)o.num_options + 1) * sizeof *copts);
+  if (!copts) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling a module");
+  int ncopts = o.num_options, lto = 0;
+  for (int k = 0; k < ncopts; k++) copts[k] = o.options[k];
+  if (strstr(code, "<<<") && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
+    copts[ncopts++] = "-rdc=true";
   uk__compile_req req = {0};
   req.source = code;
   req.name = o.name ? o.name : "module";
-  req.options = o.options;
-  req.num_options = o.num_options;
+  req.options = copts;
+  req.num_options = ncopts;
   req.name_expressions = o.name_expressions;
   req.num_name_expressions = o.num_name_expressions;
   req.arch = arch;
   req.arch_flags = target.flags;
   uk__binary *bin = NULL;
-  if ((st = uk__context_compile(ctx, &req, &bin)) != UK_OK) return st;
+  st = uk__context_compile(ctx, &req, &bin);
+  if (copts != stack_opts) free(copts);
+  if (st != UK_OK) return st;
   if ((st = module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
   return st;
 }

@@ -15,6 +15,7 @@
 #include "base/strbuf.h"
 #include "runtime/arch.h"
 #include "runtime/compile.h"
+#include "runtime/link.h"
 #include "runtime/include_scan.h"
 
 #ifndef UK_BUILD_CUDA_INCLUDE
@@ -206,6 +207,73 @@ static uk_status nvrtc_fail(nvrtcResult r, const char *call) {
   return uk__errorf(UK_ERR_COMPILE, "%s: %s", call, nvrtcGetErrorString(r));
 }
 
+/* Relocatable code (or LTO-IR) from NVRTC linked with nvJitLink into the
+ * cubin, with libcudadevrt.a when the toolkit has it (link.h). *image is
+ * replaced; the link's info log is appended to *log. */
+static uk_status link_output(const uk__compile_req *req, const char *pname, int lto, char **image,
+                             size_t *size, char **log) {
+  uk__link_input in = {lto ? UK__LINK_LTOIR : UK__LINK_CUBIN, *image, *size, pname};
+  uk__link_job job = {{req->arch, req->arch_flags}, lto, 1, &in, 1, NULL, 0, NULL};
+  const void *d;
+  size_t dn;
+  if (uk__link_devrt(&d, &dn, NULL) != UK_OK) {
+    uk__error_clear(); /* code that needs it fails to link, naming the missing symbols */
+    job.devrt = 0;
+  }
+  char what[300];
+  snprintf(what, sizeof what, "linking '%.200s' (relocatable device code)", pname);
+  job.what = what;
+  char *linked = NULL, *info = NULL;
+  size_t n = 0;
+  uk_status st = uk__link_run(&job, &linked, &n, &info);
+  if (st != UK_OK) return st;
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk__sb_add(&sb, *log);
+  uk__sb_add(&sb, info);
+  free(info);
+  if (sb.failed) {
+    uk__sb_release(&sb);
+    free(linked);
+    return uk__errorf(UK_ERR_NOMEM, "out of memory linking '%s'", pname);
+  }
+  free(*log);
+  *log = uk__sb_detach(&sb);
+  free(*image);
+  *image = linked;
+  *size = n;
+  return UK_OK;
+}
+
+/* NVRTC's output: a cubin for a real sm arch; PTX for compute_XY (the
+ * driver JIT-compiles it at load); linked first when the options ask for
+ * relocatable device code or LTO. */
+static uk_status program_output(nvrtcProgram prog, const uk__compile_req *req, const char *pname,
+                                const char *const *opts, size_t nopts, char **image, size_t *size,
+                                int *is_ptx, char **log) {
+  int lto = 0, link = uk__link_wanted(opts, (int)nopts, &lto);
+  nvrtcResult r;
+  size_t n = 0;
+  const char *call = lto ? "nvrtcGetLTOIRSize" : "nvrtcGetCUBINSize";
+  *is_ptx = 0;
+  if (lto) {
+    r = nvrtcGetLTOIRSize(prog, &n);
+  } else if ((r = nvrtcGetCUBINSize(prog, &n)) != NVRTC_SUCCESS || n == 0) {
+    *is_ptx = 1;
+    call = "nvrtcGetPTXSize";
+    r = nvrtcGetPTXSize(prog, &n);
+  }
+  if (r != NVRTC_SUCCESS) return nvrtc_fail(r, call);
+  if (!(*image = malloc(n ? n : 1))) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", pname);
+  r = lto ? nvrtcGetLTOIR(prog, *image) : *is_ptx ? nvrtcGetPTX(prog, *image) : nvrtcGetCUBIN(prog, *image);
+  if (r != NVRTC_SUCCESS) return nvrtc_fail(r, lto ? "nvrtcGetLTOIR" : *is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN");
+  *size = n;
+  if (link && !*is_ptx) return link_output(req, pname, lto, image, size, log);
+  /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
+  if (*is_ptx && n > 0 && (*image)[n - 1] == '\0') (*size)--;
+  return UK_OK;
+}
+
 uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   const char *pname = req->name && *req->name ? req->name : "module";
   uk_status st = UK_OK;
@@ -311,25 +379,9 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     }
   }
 
-  /* A real sm arch gives a cubin; options such as -arch=compute_XY given by
-   * the user leave only PTX, which the driver JIT-compiles at load. */
   size_t size = 0;
   int is_ptx = 0;
-  if (nvrtcGetCUBINSize(prog, &size) != NVRTC_SUCCESS || size == 0) {
-    is_ptx = 1;
-    if ((r = nvrtcGetPTXSize(prog, &size)) != NVRTC_SUCCESS) {
-      st = nvrtc_fail(r, "nvrtcGetPTXSize");
-      goto out;
-    }
-  }
-  if (!(image = malloc(size ? size : 1))) goto nomem;
-  r = is_ptx ? nvrtcGetPTX(prog, image) : nvrtcGetCUBIN(prog, image);
-  if (r != NVRTC_SUCCESS) {
-    st = nvrtc_fail(r, is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN");
-    goto out;
-  }
-  /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
-  if (is_ptx && size > 0 && image[size - 1] == '\0') size--;
+  if ((st = program_output(prog, req, pname, opts, no, &image, &size, &is_ptx, &log)) != UK_OK) goto out;
   st = uk__binary_create(image, size, is_ptx, req->arch, req->num_name_expressions,
                          req->name_expressions, lowered, log, out);
   goto out;

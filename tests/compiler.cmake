@@ -2,3 +2,4 @@
 # nvJitLink linking, C++ standard headers, multi-arch fatbins.
 uk_test(test_nvrtc_arch LABELS nvrtc SOURCES test_nvrtc_arch.c)
 uk_test(test_nvrtc_link LABELS nvrtc SOURCES test_nvrtc_link.c)
+uk_test(test_gpu_link LABELS gpu SOURCES test_gpu_link.c)

@@ -1,0 +1,123 @@
+/* Linked modules on a GPU (issue 13): a parent kernel launching child
+ * kernels (dynamic parallelism from RawModule source, no option given),
+ * relocatable code split across an extern declaration, and -dlto. Random
+ * non-zero inputs, poisoned outputs, host reference in double precision. */
+#include <math.h>
+
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static uk_array dev_floats(int64_t n) {
+  uk_array a;
+  memset(&a, 0, sizeof a);
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 1, &n, 0, NULL, &a));
+  return a;
+}
+
+static void poison(uk_array *a, size_t bytes) {
+  unsigned char *p = malloc(bytes);
+  memset(p, 0xff, bytes);
+  CHECK_OK(uk_memcpy_htod(a->data, p, bytes));
+  free(p);
+}
+
+static float *random_floats(int64_t n) {
+  float *p = malloc((size_t)n * sizeof *p);
+  for (int64_t i = 0; i < n; i++) p[i] = (float)ut_uniform(-4, 4);
+  return p;
+}
+
+/* y[i] = x[i] * s + c(i) computed by the kernels under test; compared with
+ * the double reference, exact for these float operations. */
+static int count_wrong(const float *y, const float *x, int64_t n, double s, double c, const char *what) {
+  int bad = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double want = (double)(float)((double)x[i] * s) + c;
+    if (!(fabs((double)y[i] - want) <= 1e-6 * fabs(want) + 1e-6)) {
+      if (bad < 5) fprintf(stderr, "%s: y[%lld] = %g, want %g\n", what, (long long)i, y[i], want);
+      bad++;
+    }
+  }
+  return bad;
+}
+
+/* Runs `name` (float* x, float* y, int n) over n elements with `grid` x
+ * `block` threads and checks y against x * s + c. */
+static void run_and_check(uk_module *m, const char *name, int n, unsigned grid, unsigned block, double s, double c) {
+  uk_function *f = NULL;
+  CHECK_OK(uk_module_function(m, name, &f));
+  if (!f) return;
+  float *x = random_floats(n), *y = malloc((size_t)n * sizeof *y);
+  uk_array dx = dev_floats(n), dy = dev_floats(n);
+  CHECK_OK(uk_memcpy_htod(dx.data, x, (size_t)n * sizeof *x));
+  poison(&dy, (size_t)n * sizeof *y);
+  void *args[] = {&dx.data, &dy.data, &n};
+  uk_grid_launch g = {{grid, 1, 1}, {block, 1, 1}, 0, NULL, 0};
+  CHECK_OK(uk_function_launch(f, &g, args));
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(y, dy.data, (size_t)n * sizeof *y));
+  CHECK(count_wrong(y, x, n, s, c, name) == 0);
+  uk_array_free(ctx, &dx, NULL);
+  uk_array_free(ctx, &dy, NULL);
+  free(x);
+  free(y);
+}
+
+/* ---- dynamic parallelism ------------------------------------------------- */
+
+static const char *dp_src =
+    "extern \"C\" __global__ void child(const float* x, float* y, int base, int n) {\n"
+    "  int i = base + blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = x[i] * 3.0f + 0.5f;\n"
+    "}\n"
+    "extern \"C\" __global__ void parent(const float* x, float* y, int n) {\n"
+    "  int per = (n + gridDim.x - 1) / gridDim.x;\n"
+    "  int base = blockIdx.x * per;\n"
+    "  if (threadIdx.x == 0 && base < n) child<<<(per + 127) / 128, 128>>>(x, y, base, min(n, base + per));\n"
+    "}\n";
+
+static void test_dynamic_parallelism(void) {
+  uk_module *m = NULL;
+  CHECK_OK(uk_module_from_source(ctx, dp_src, NULL, &m));
+  if (!m) return;
+  run_and_check(m, "parent", 100003, 37, 32, 3.0, 0.5);
+  run_and_check(m, "parent", 1, 1, 1, 3.0, 0.5);
+  uk_module_destroy(m);
+}
+
+/* ---- relocatable code and LTO ---------------------------------------------- */
+
+static const char *rdc_src =
+    "extern __device__ float affine(float);\n"
+    "extern \"C\" __global__ void apply(const float* x, float* y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = affine(x[i]);\n"
+    "}\n"
+    "__device__ float affine(float v) { return v * -2.0f + 0.25f; }\n";
+
+static void test_rdc_lto(void) {
+  static const char *const opts[][1] = {{"-rdc=true"}, {"-dlto"}};
+  for (int k = 0; k < 2; k++) {
+    uk_module_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.options = (const char **)opts[k];
+    mo.num_options = 1;
+    uk_module *m = NULL;
+    CHECK_OK(uk_module_from_source(ctx, rdc_src, &mo, &m));
+    if (!m) continue;
+    run_and_check(m, "apply", 4099, (4099 + 127) / 128, 128, -2.0, 0.25);
+    uk_module_destroy(m);
+  }
+}
+
+int main(void) {
+  ut_require_gpu();
+  ut_seed(20261123);
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  if (!ctx) return ut_finish("test_gpu_link");
+  test_dynamic_parallelism();
+  test_rdc_lto();
+  uk_context_destroy(ctx);
+  return ut_finish("test_gpu_link");
+}

@@ -1,9 +1,11 @@
 /* Linked modules on a GPU (issue 13): a parent kernel launching child
  * kernels (dynamic parallelism from RawModule source, no option given),
- * relocatable code split across an extern declaration, and -dlto. Random
+ * relocatable code split across an extern declaration, -dlto, and a kernel
+ * written with C++ standard headers. Random
  * non-zero inputs, poisoned outputs, host reference in double precision. */
 #include <math.h>
 
+#include "compiler_src.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -111,6 +113,48 @@ static void test_rdc_lto(void) {
   }
 }
 
+/* ---- C++ standard headers ------------------------------------------------ */
+
+static void test_std_kernel(void) {
+  uk_module *m = NULL;
+  CHECK_OK(uk_module_from_source(ctx, std_src, NULL, &m));
+  uk_function *f = NULL;
+  if (m) CHECK_OK(uk_module_function(m, "std_kernel", &f));
+  if (!f) {
+    uk_module_destroy(m);
+    return;
+  }
+  size_t n = 50001;
+  float *x = random_floats((int64_t)n), *y = malloc(n * sizeof *y);
+  uk_array dx = dev_floats((int64_t)n), dy = dev_floats((int64_t)n);
+  CHECK_OK(uk_memcpy_htod(dx.data, x, n * sizeof *x));
+  poison(&dy, n * sizeof *y);
+  void *args[] = {&dx.data, &dy.data, &n};
+  uk_grid_launch g = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  CHECK_OK(uk_function_launch(f, &g, args));
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(y, dy.data, n * sizeof *y));
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    double w = (double)(i % 3 + 1);
+    double r = -w + (double)x[i] + sqrt(fabs((double)x[i]));
+    r = r < -128 ? -128 : r > 127 ? 127 : r;
+    uint32_t bits;
+    memcpy(&bits, &x[i], sizeof bits);
+    double want = r + (double)(bits & 1u);
+    if (!(fabs((double)y[i] - want) <= 1e-5 * fabs(want) + 1e-5)) {
+      if (bad < 5) fprintf(stderr, "std_kernel: y[%zu] = %g, want %g\n", i, y[i], want);
+      bad++;
+    }
+  }
+  CHECK(bad == 0);
+  uk_array_free(ctx, &dx, NULL);
+  uk_array_free(ctx, &dy, NULL);
+  free(x);
+  free(y);
+  uk_module_destroy(m);
+}
+
 int main(void) {
   ut_require_gpu();
   ut_seed(20261123);
@@ -118,6 +162,7 @@ int main(void) {
   if (!ctx) return ut_finish("test_gpu_link");
   test_dynamic_parallelism();
   test_rdc_lto();
+  test_std_kernel();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_link");
 }

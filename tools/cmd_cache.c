@@ -19,15 +19,16 @@ static const char help[] =
     "clear: removes every ukern entry (other files in the directory stay).\n"
     "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern.\n";
 
-/* What an entry holds, from its key text (see nvrtc.c's cache key): the arch
+/* What an entry holds, from its key text (see compile_key.c): the arch
  * line, name expressions, and the names after `__global__ void` in the source. */
 static void describe(const char *key, size_t len, char *out, size_t size) {
   size_t n = 0;
   out[0] = 0;
   const char *arch = strstr(key, "\narch ");
-  const char *flags = strstr(key, "\narch_flags ");
+  uk__arch a = {0, 0}; /* "arch <num> <flags>" (compile_key.c) */
+  if (arch) sscanf(arch + 6, "%d %d", &a.num, &a.flags);
   char an[32];
-  uk__arch_name((uk__arch){arch ? atoi(arch + 6) : 0, flags ? atoi(flags + 12) : 0}, an, sizeof an);
+  uk__arch_name(a, an, sizeof an);
   if (arch) n += (size_t)snprintf(out, size, "%s ", an);
   const char *p = key, *end = key + len;
   int names = 0;

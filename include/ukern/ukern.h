@@ -155,6 +155,9 @@ typedef struct uk_options {
    * Copied. An "-arch=..." in nvrtc_options or a module's options overrides
    * both for those compiles. */
   const char *arch_name;
+  /* Non-zero: no C++ standard header map in this context's compiles (see
+   * uk_module_options.no_std_headers). */
+  int no_std_headers;
 } uk_options;
 
 /* Creates a context. Succeeds without a driver or GPU (compiling for
@@ -333,6 +336,19 @@ typedef struct uk_module_options {
   const char *name; /* program name used in logs; NULL: "module" */
   int arch;         /* 0: the context's arch or device's; else checked as uk_options.arch */
   const char *arch_name; /* "90a", "sm_90a", "compute_90", ...: overrides arch (see uk_options) */
+  /* C++ standard headers: by default `#include <type_traits>` and the other
+   * headers below resolve to libcu++'s <cuda/std/...> equivalents, with the
+   * names usable as std:: (std::is_same_v, std::numeric_limits, std::tuple,
+   * std::complex, ...): array, atomic, barrier, bit, bitset, cassert, cfloat,
+   * chrono, climits, cmath, complex, concepts, cstddef, cstdint, cstdlib,
+   * cstring, ctime, expected, functional, initializer_list, iterator, latch,
+   * limits, mdspan, memory, numbers, numeric, optional, ranges, ratio,
+   * semaphore, source_location, span, tuple, type_traits, utility, variant,
+   * version (those this toolkit's libcu++ has). Not covered: headers with no
+   * libcu++ counterpart (<algorithm>, <vector>, <string>, <iostream>, ...)
+   * and specialising std templates (std::hash<T>). Non-zero: no map (for
+   * programs that bring their own standard library through -I). */
+  int no_std_headers;
 } uk_module_options;
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).

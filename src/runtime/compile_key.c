@@ -12,6 +12,7 @@
 #include "runtime/compile.h"
 #include "runtime/include_scan.h"
 #include "runtime/link.h"
+#include "runtime/std_headers.h"
 
 uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
 
@@ -92,6 +93,8 @@ static void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
   part(sink, arg, "source", req->source);
   if (k->files[0]) part(sink, arg, "files", k->files);
   if (k->link[0]) part(sink, arg, "link", k->link);
+  /* The C++ standard header map (std_headers.h): its digest, or off. */
+  part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
 }
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {

@@ -221,6 +221,7 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   full.options = opts;
   full.num_options = nopt;
   if ((st = apply_arch(ctx, &full, opts, &nopt)) != UK_OK) goto out;
+  if (ctx->opts.no_std_headers) full.no_std_headers = 1;
   full.num_options = nopt;
   uk__compile_keyed keyed;
   uk__compile_keyed_init(&keyed, &full);

@@ -17,6 +17,7 @@
 #include "runtime/compile.h"
 #include "runtime/link.h"
 #include "runtime/include_scan.h"
+#include "runtime/std_headers.h"
 
 #ifndef UK_BUILD_CUDA_INCLUDE
 #define UK_BUILD_CUDA_INCLUDE ""
@@ -283,7 +284,10 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   char *log = NULL, *image = NULL;
   char arch_opt[32];
   char **incs = NULL;
-  int nh = uk__embedded_header_count;
+  const char *const *std_names = NULL, *const *std_texts = NULL;
+  int nstd = 0;
+  if (!req->no_std_headers) uk__std_headers(&std_names, &std_texts, &nstd);
+  int nh = uk__embedded_header_count + nstd;
   int nincs = 0;
 
   if (req->arch <= 0)
@@ -303,9 +307,13 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   incs = calloc((size_t)nincs + 1, sizeof *incs);
   lowered = calloc((size_t)req->num_name_expressions + 1, sizeof *lowered);
   if (!hsrc || !hname || !opts || !incs || !lowered) goto nomem;
-  for (int k = 0; k < nh; k++) {
+  for (int k = 0; k < uk__embedded_header_count; k++) {
     hsrc[k] = uk__embedded_headers[k].data;
     hname[k] = uk__embedded_headers[k].name;
+  }
+  for (int k = 0; k < nstd; k++) { /* <type_traits> -> libcu++ (std_headers.h) */
+    hsrc[uk__embedded_header_count + k] = std_texts[k];
+    hname[uk__embedded_header_count + k] = std_names[k];
   }
   size_t no = 0;
   uk__arch_option((uk__arch){req->arch, req->arch_flags}, arch_opt, sizeof arch_opt);

@@ -2,7 +2,10 @@
  * descriptors whose element count, byte size or stride products overflow
  * are UK_ERR_SHAPE naming the argument (issue 9 item 6), broadcasts that
  * overflow likewise, and a texture object passed to a reduction says that
- * reductions do not take textures (issue 9 item 12). */
+ * reductions do not take textures (issue 9 item 12). Also the public
+ * queries the ukern tool uses instead of internals: a call's NVRTC options,
+ * the parameter counts, and uk_dtype_encode's single rounding. */
+#include <math.h>
 #include <stdint.h>
 
 #include "testutil.h"
@@ -126,6 +129,96 @@ static void reduction_texture(void) {
   uk_reduction_destroy(r);
 }
 
+static int count(char **v) {
+  int n = 0;
+  while (v && v[n]) n++;
+  return n;
+}
+
+static void options_and_counts(void) {
+  static const char *const user[] = {"-DSCALE=2", "--use_fast_math"};
+  uk_elementwise_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.options = user;
+  eo.num_options = 2;
+  uk_elementwise *k = NULL, *kt = NULL;
+  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x * SCALE", "scale", &eo, &k));
+  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x + tex1Dfetch<T>(0, 0)", "tex", NULL, &kt));
+  if (!k || !kt) return;
+  int64_t n[] = {77};
+  uk_array x = arr(0x10000, UK_FLOAT32, 1, n), z;
+  memset(&z, 0, sizeof z);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  char **o = (char **)1;
+  CHECK_OK(uk_elementwise_nvrtc_options(k, in, 1, &z, 1, NULL, &o));
+  CHECK(count(o) == 3 && !strcmp(o[0], "-DSCALE=2") && !strcmp(o[1], "--use_fast_math") && !strcmp(o[2], "-minimal"));
+  uk_free(o);
+  o = NULL;
+  CHECK_OK(uk_elementwise_nvrtc_options(kt, in, 1, &z, 1, NULL, &o)); /* runtime names: the full headers */
+  CHECK(o && count(o) == 0);
+  uk_free(o);
+  o = NULL;
+  CHECK_STATUS(uk_elementwise_nvrtc_options(NULL, in, 1, &z, 1, NULL, &o), UK_ERR_INVALID);
+  CHECK_STATUS(uk_elementwise_nvrtc_options(k, in, 1, &z, 1, NULL, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_elementwise_nvrtc_options: options is NULL");
+  CHECK_STATUS(uk_elementwise_nvrtc_options(k, in, 2, &z, 1, NULL, &o), UK_ERR_INVALID); /* argument count */
+  CHECK(o == NULL);
+  int ni = -1, no = -1;
+  CHECK_OK(uk_elementwise_param_counts(k, &ni, &no));
+  CHECK(ni == 1 && no == 1);
+  CHECK_STATUS(uk_elementwise_param_counts(NULL, &ni, &no), UK_ERR_INVALID);
+  CHECK_STATUS(uk_elementwise_param_counts(k, NULL, &no), UK_ERR_INVALID);
+  uk_elementwise_destroy(k);
+  uk_elementwise_destroy(kt);
+
+  uk_reduction_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.in_params = "T x, float32 s";
+  spec.out_params = "T y";
+  spec.map_expr = "x * s";
+  spec.reduce_expr = "a + b";
+  spec.post_map_expr = "y = a";
+  spec.identity = "0";
+  spec.name = "ssum";
+  spec.options = user;
+  spec.num_options = 1;
+  uk_reduction *r = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &spec, &r));
+  if (!r) return;
+  uk_arg rin[2] = {uk_arg_array(&x), uk_arg_float(0.5)};
+  uk_array y;
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_reduction_nvrtc_options(r, rin, 2, &y, 1, NULL, &o));
+  CHECK(count(o) == 1 && !strcmp(o[0], "-DSCALE=2"));
+  uk_free(o);
+  CHECK_STATUS(uk_reduction_nvrtc_options(NULL, rin, 2, &y, 1, NULL, &o), UK_ERR_INVALID);
+  CHECK_OK(uk_reduction_param_counts(r, &ni, &no));
+  CHECK(ni == 2 && no == 1);
+  CHECK_STATUS(uk_reduction_param_counts(r, &ni, NULL), UK_ERR_INVALID);
+  uk_reduction_destroy(r);
+}
+
+static void encode(void) {
+  /* 1 + 2^-11 + 2^-30: through float it becomes the tie 1 + 2^-11 and then
+   * rounds to even (1.0); rounded once it is above the tie: 1 + 2^-10. */
+  double v = 1.0 + ldexp(1.0, -11) + ldexp(1.0, -30);
+  uint16_t h = 0;
+  CHECK_OK(uk_dtype_encode(UK_FLOAT16, v, &h));
+  CHECK(h == 0x3C01);
+  CHECK_OK(uk_dtype_encode(UK_FLOAT16, -65520.0, &h)); /* rounds past the largest half */
+  CHECK(h == 0xFC00);
+  uint16_t bf = 0;
+  CHECK_OK(uk_dtype_encode(UK_BFLOAT16, 1.0 + ldexp(1.0, -8) + ldexp(1.0, -30), &bf));
+  CHECK(bf == 0x3F81);
+  float c[2] = {-1.0f, -1.0f};
+  CHECK_OK(uk_dtype_encode(UK_COMPLEX64, 2.5, c));
+  CHECK(c[0] == 2.5f && c[1] == 0.0f);
+  int32_t i = 0;
+  CHECK_STATUS(uk_dtype_encode(UK_INT32, 1.0, &i), UK_ERR_INVALID);
+  CHECK_STATUS(uk_dtype_encode(UK_FLOAT32, 1.0, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_dtype_encode((uk_dtype)99, 1.0, &i), UK_ERR_INVALID);
+}
+
 int main(void) {
   uk_options opts;
   memset(&opts, 0, sizeof opts);
@@ -135,6 +228,8 @@ int main(void) {
   if (!ctx) return ut_finish("test_call_checks");
   elementwise_shapes();
   reduction_texture();
+  options_and_counts();
+  encode();
   uk_context_destroy(ctx);
   return ut_finish("test_call_checks");
 }

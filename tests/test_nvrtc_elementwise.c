@@ -48,9 +48,12 @@ static void compile_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array 
   req.source = src;
   req.name = label;
   req.arch = 90;
-  static const char *const minimal[] = {"-minimal"}; /* as the call path compiles them */
-  req.options = minimal;
-  req.num_options = strstr(src, "cudaTextureObject_t") ? 0 : 1; /* textures need the full headers */
+  char **opts = NULL; /* as the call path compiles them (the library says which) */
+  CHECK_OK(uk_elementwise_nvrtc_options(k, in, nin, out, nout, &l, &opts));
+  int nopts = 0;
+  while (opts && opts[nopts]) nopts++;
+  req.options = (const char *const *)opts;
+  req.num_options = nopts;
   uk__binary *bin = NULL;
   double t0 = now_ms();
   uk_status st = uk__context_compile(ctx, &req, &bin);
@@ -63,6 +66,7 @@ static void compile_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array 
     fprintf(stderr, "%s: %s: %s\n%s\n", label, uk_status_name(st), uk_last_error(), uk_last_error_log());
   }
   uk__binary_release(bin);
+  uk_free(opts);
   uk_free(src);
 }
 

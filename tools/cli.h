@@ -105,6 +105,7 @@ typedef struct cli_kernel {
   char *name_store;           /* `name_expressions`, split in place */
   const char *names[CLI_MAX_OPTS];
   int nnames;
+  char **call_opts;           /* the library's NVRTC options for the last source made (uk_free) */
 } cli_kernel;
 
 /* One call: arguments parsed from a line of `inputs` (and `outputs`). */

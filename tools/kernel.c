@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "codegen/ew_emit.h"
-#include "codegen/params.h"
 
 static int split_opts(const char *text, char **store, const char **v, int max, int *n, int commas) {
   *n = 0;
@@ -45,15 +43,6 @@ static int split_opts(const char *text, char **store, const char **v, int max, i
   return CLI_OK;
 }
 
-static int count_params(const char *text, const char *what, int *n) {
-  uk_paramlist pl = {0, NULL};
-  uk_status st = uk__params_parse(text, what, &pl);
-  if (st != UK_OK) return cli_fail("definition", st);
-  *n = pl.count;
-  uk__params_free(&pl);
-  return CLI_OK;
-}
-
 int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
   memset(k, 0, sizeof *k);
   k->spec = s;
@@ -62,9 +51,6 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
   if (rc == CLI_OK)
     rc = split_opts(s->f[F_name_expressions], &k->name_store, k->names, CLI_MAX_OPTS, &k->nnames, 1);
   if (rc != CLI_OK || s->kind == CLI_MODULE) return rc;
-  if ((rc = count_params(s->f[F_in_params], "in_params", &k->nin)) != CLI_OK ||
-      (rc = count_params(s->f[F_out_params], "out_params", &k->nout)) != CLI_OK)
-    return rc;
   const char *name = s->f[F_name] ? s->f[F_name] : "kernel";
   uk_status st;
   if (s->kind == CLI_ELEMENTWISE) {
@@ -94,6 +80,9 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
     rs.num_options = k->nopts;
     st = uk_reduction_create(ctx, &rs, &k->red);
   }
+  if (st == UK_OK)
+    st = k->ew ? uk_elementwise_param_counts(k->ew, &k->nin, &k->nout)
+               : uk_reduction_param_counts(k->red, &k->nin, &k->nout);
   return st == UK_OK ? CLI_OK : cli_fail("definition", st);
 }
 
@@ -102,6 +91,7 @@ void cli_kernel_destroy(cli_kernel *k) {
   uk_reduction_destroy(k->red);
   free(k->opt_store);
   free(k->name_store);
+  uk_free(k->call_opts);
   memset(k, 0, sizeof *k);
 }
 
@@ -109,37 +99,21 @@ void cli_kernel_destroy(cli_kernel *k) {
 /* Arguments                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* float -> IEEE half / bfloat16 bits, round to nearest even. */
+/* float -> IEEE half / bfloat16 bits (the library's conversion: one
+ * rounding, to nearest even). */
 uint16_t cli_float_to_half(float f);
 uint16_t cli_float_to_bf16(float f);
 
 uint16_t cli_float_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u, mant = x & 0x7fffffu;
-  int exp = (int)((x >> 23) & 0xff);
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0));
-  int e = exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00u);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    mant |= 0x800000u;
-    int shift = 14 - e;
-    uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)e << 10) | (mant >> 13), rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++;
-  return (uint16_t)(sign | h);
+  uint16_t h = 0;
+  uk_dtype_encode(UK_FLOAT16, f, &h);
+  return h;
 }
 
 uint16_t cli_float_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t)(x >> 16);
+  uint16_t h = 0;
+  uk_dtype_encode(UK_BFLOAT16, f, &h);
+  return h;
 }
 
 /* Splits at commas outside [] and (). Returns the number of pieces. */
@@ -250,10 +224,7 @@ static int parse_scalar(const char *what, char *text, uk_arg *arg) {
       else { long long x = strtoll(v, NULL, 0); memcpy(b, &x, 8); }
       break;
     }
-    case UK_FLOAT16: { uint16_t h = cli_float_to_half((float)d); memcpy(b, &h, 2); break; }
-    case UK_BFLOAT16: { uint16_t h = cli_float_to_bf16((float)d); memcpy(b, &h, 2); break; }
-    case UK_FLOAT32: case UK_COMPLEX64: { float x = (float)d; memcpy(b, &x, 4); break; }
-    default: memcpy(b, &d, 8); break; /* float64, complex128 (real part) */
+    default: uk_dtype_encode(t, d, b); break; /* floating: rounded once from the double */
     }
     *arg = uk_arg_typed(t, b);
     return CLI_OK;
@@ -413,8 +384,16 @@ int cli_kernel_source(cli_kernel *k, cli_case *c, char **src) {
     return CLI_OK;
   }
   uk_array *out = c->out;
-  if (k->ew) st = uk_elementwise_source(k->ew, c->in, c->nin, out, c->nout, &c->launch, src);
-  else st = uk_reduction_source(k->red, c->in, c->nin, out, c->nout, &c->rlaunch, src);
+  /* The source and, for compile requests, the options the library would use. */
+  uk_free(k->call_opts);
+  k->call_opts = NULL;
+  if (k->ew) {
+    st = uk_elementwise_source(k->ew, c->in, c->nin, out, c->nout, &c->launch, src);
+    if (st == UK_OK) st = uk_elementwise_nvrtc_options(k->ew, c->in, c->nin, out, c->nout, &c->launch, &k->call_opts);
+  } else {
+    st = uk_reduction_source(k->red, c->in, c->nin, out, c->nout, &c->rlaunch, src);
+    if (st == UK_OK) st = uk_reduction_nvrtc_options(k->red, c->in, c->nin, out, c->nout, &c->rlaunch, &k->call_opts);
+  }
   return st == UK_OK ? CLI_OK : cli_fail("generating the source", st);
 }
 
@@ -423,23 +402,12 @@ void cli_kernel_request(const cli_kernel *k, const char *src, int arch, const ch
   memset(req, 0, sizeof *req);
   const cli_spec *s = k->spec;
   int n = 0;
-  for (int j = 0; j < k->nopts; j++) opts[n++] = k->opts[j];
-  if (s->kind == CLI_ELEMENTWISE) {
-    /* The options elementwise.c adds for this kernel's texts, decided by the
-     * same scan it runs, so that a precompiled entry has the call's key. */
-    uk_paramlist none = {0, NULL};
-    uk_ew_kernel ek;
-    memset(&ek, 0, sizeof ek);
-    ek.operation = s->f[F_operation];
-    ek.preamble = s->f[F_preamble];
-    ek.loop_prep = s->f[F_loop_prep];
-    ek.after_loop = s->f[F_after_loop];
-    ek.in = ek.out = &none;
-    uk__ew_scan(&ek);
-    uk_ew_key key; /* specs never pass texture objects: no texture bits */
-    memset(&key, 0, sizeof key);
-    for (const char *const *e = uk__ew_nvrtc_options(&ek, &key); *e; e++) opts[n++] = *e;
-  }
+  /* A generated kernel's options are the library's for the call
+   * (cli_kernel_source fetched them); a module's are the spec's. */
+  if (k->call_opts)
+    for (int j = 0; k->call_opts[j] && n < CLI_MAX_OPTS + 1; j++) opts[n++] = k->call_opts[j];
+  else
+    for (int j = 0; j < k->nopts; j++) opts[n++] = k->opts[j];
   if (extra) opts[n++] = extra;
   req->source = src;
   req->name = s->f[F_name] ? s->f[F_name] : s->kind == CLI_MODULE ? "module" : "kernel";

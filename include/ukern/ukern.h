@@ -109,6 +109,12 @@ UK_API uk_status uk_dtype_from_name(const char *name, uk_dtype *out);
 UK_API const char *uk_dtype_name(uk_dtype t);
 /* Element size in bytes; 0 for an invalid value. */
 UK_API size_t uk_dtype_size(uk_dtype t);
+/* Stores v as a value of floating dtype t at out (uk_dtype_size(t) bytes;
+ * complex: real part v, imaginary 0), converted as C converts a double:
+ * rounded once, to nearest even (float16 and bfloat16 included; out of
+ * range gives infinity). UK_ERR_INVALID for a non-floating dtype or NULL
+ * out. Thread-safe. */
+UK_API uk_status uk_dtype_encode(uk_dtype t, double v, void *out);
 
 /* ------------------------------------------------------------------------ */
 /* Context                                                                   */
@@ -492,6 +498,19 @@ UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, 
  * nothing is launched or allocated. *source is the caller's (uk_free). */
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                        int nout, const uk_launch *launch, char **source);
+/* The NVRTC options a call with these arguments compiles its source with:
+ * the kernel's own (uk_elementwise_options.options), then those ukern adds
+ * for this specialisation (e.g. -minimal). The context's options and the
+ * -arch ukern picks come first and are not listed. *options is a
+ * NULL-terminated array held, with its strings, in one allocation that the
+ * caller frees with uk_free. Nothing is compiled, launched or allocated on
+ * the device. Statuses as uk_elementwise_source (UK_ERR_INVALID for NULL k
+ * or options). Thread-safe, as every call on a kernel object. */
+UK_API uk_status uk_elementwise_nvrtc_options(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
+                                              int nout, const uk_launch *launch, char ***options);
+/* The kernel's parameter counts (inputs, outputs), as parsed at create
+ * time. UK_ERR_INVALID for a NULL argument. */
+UK_API uk_status uk_elementwise_param_counts(const uk_elementwise *k, int *nin, int *nout);
 
 /* ------------------------------------------------------------------------ */
 /* ReductionKernel                                                           */
@@ -541,6 +560,13 @@ UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int 
 /* The CUDA source a call would compile (nothing launched); caller frees. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                      const uk_reduce_launch *launch, char **source);
+/* As uk_elementwise_nvrtc_options, for a reduction call (the kernel's own
+ * options; reductions add none today). Caller frees *options (uk_free). */
+UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                            const uk_reduce_launch *launch, char ***options);
+/* The reduction's parameter counts (inputs, outputs). UK_ERR_INVALID for a
+ * NULL argument. */
+UK_API uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout);
 
 /* ------------------------------------------------------------------------ */
 /* Streams and synchronisation helpers                                       */

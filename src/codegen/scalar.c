@@ -126,6 +126,35 @@ static const char *describe(const uk_arg *a, char *buf, size_t n) {
   return buf;
 }
 
+/* A floating dtype's bytes for re + im i (im dropped for real dtypes). */
+static void store_float(uk_dtype t, double re, double im, void *out) {
+  switch (t) {
+    case UK_FLOAT16: { uint16_t h = uk__f64_to_f16_bits(re); memcpy(out, &h, 2); break; }
+    case UK_BFLOAT16: { uint16_t h = uk__f64_to_bf16_bits(re); memcpy(out, &h, 2); break; }
+    case UK_FLOAT32: { float f = (float)re; memcpy(out, &f, 4); break; }
+    case UK_FLOAT64: memcpy(out, &re, 8); break;
+    case UK_COMPLEX64: {
+      float c[2] = {(float)re, (float)im};
+      memcpy(out, c, 8);
+      break;
+    }
+    default: {
+      double c[2] = {re, im};
+      memcpy(out, c, 16);
+      break;
+    }
+  }
+}
+
+uk_status uk_dtype_encode(uk_dtype t, double v, void *out) {
+  uk__error_clear();
+  const uk_dtype_info *ti = (unsigned)t < UK_DTYPE_COUNT_ ? uk__dtype_info(t) : NULL;
+  if (!out || !ti || (ti->kind != UK_KIND_FLOAT && ti->kind != UK_KIND_COMPLEX))
+    return uk__errorf(UK_ERR_INVALID, "uk_dtype_encode: %s", !out ? "out is NULL" : "t is not a floating dtype");
+  store_float(t, v, 0.0, out);
+  return UK_OK;
+}
+
 uk_status uk__scalar_convert(const uk_arg *a, uk_dtype t, const char *param, void *out) {
   const uk_dtype_info *ti = uk__dtype_info(t);
   if (!ti) return uk__errorf(UK_ERR_INVALID, "parameter '%s' has an invalid dtype", param);
@@ -170,21 +199,6 @@ uk_status uk__scalar_convert(const uk_arg *a, uk_dtype t, const char *param, voi
   }
   double re = v.is_int ? (v.is_unsigned_big ? (double)v.u : (double)v.i) : v.re;
   double im = v.is_int ? 0.0 : v.im;
-  switch (t) {
-    case UK_FLOAT16: { uint16_t h = uk__f64_to_f16_bits(re); memcpy(out, &h, 2); break; }
-    case UK_BFLOAT16: { uint16_t h = uk__f64_to_bf16_bits(re); memcpy(out, &h, 2); break; }
-    case UK_FLOAT32: { float f = (float)re; memcpy(out, &f, 4); break; }
-    case UK_FLOAT64: memcpy(out, &re, 8); break;
-    case UK_COMPLEX64: {
-      float c[2] = {(float)re, (float)im};
-      memcpy(out, c, 8);
-      break;
-    }
-    default: {
-      double c[2] = {re, im};
-      memcpy(out, c, 16);
-      break;
-    }
-  }
+  store_float(t, re, im, out);
   return UK_OK;
 }

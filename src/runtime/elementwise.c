@@ -33,7 +33,8 @@ typedef struct prep {
 
 /* A call's frame (prep, argument buffer, launch frame, locals; 4 KiB for
  * the rest) stays within the documented bound. */
-_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + 8 * UK_MAX_PARAMS + 4096 <= UK_CALL_STACK_BYTES, "UK_CALL_STACK_BYTES");
+_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + 8 * UK_MAX_PARAMS + 4096 <= UK_CALL_STACK_BYTES,
+               "UK_CALL_STACK_BYTES");
 
 static const uk_elementwise *self(const uk__kernel *kd) { return (const uk_elementwise *)kd; }
 
@@ -127,9 +128,14 @@ void uk_elementwise_destroy(uk_elementwise *k) {
 }
 
 /* The generated source of a call, without running it. */
-uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
-                          char **source) {
-  return uk__kernel_offline("uk_elementwise_source", (uk__kernel *)k, in, nin, out, nout, launch, source, 1);
+uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                const uk_launch *launch, char **source) {
+  return uk__kernel_offline("uk_elementwise_source", (uk__kernel *)k, in, nin, out, nout, launch, UK__OFFLINE_SOURCE,
+                            source);
+}
+
+uk_status uk_elementwise_param_counts(const uk_elementwise *k, int *nin, int *nout) {
+  return uk__kernel_param_counts("uk_elementwise_param_counts", (const uk__kernel *)k, nin, nout);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -231,6 +237,13 @@ static void pack(const uk__spec *e, const prep *pr, const uint64_t *ptr, unsigne
   }
 }
 
+/* The NVRTC options of a call's compile, without compiling. */
+uk_status uk_elementwise_nvrtc_options(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                       const uk_launch *launch, char ***options) {
+  return uk__kernel_offline("uk_elementwise_nvrtc_options", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_OPTIONS, options);
+}
+
 uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
                               const uk_launch *launch) {
   uk__error_clear();
@@ -263,6 +276,8 @@ out:
 }
 
 /* The compile a call would make, into the caches, without running it. */
-uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch) {
-  return uk__kernel_offline("uk_elementwise_precompile", (uk__kernel *)k, in, nin, out, nout, launch, NULL, 0);
+uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                    const uk_launch *launch) {
+  return uk__kernel_offline("uk_elementwise_precompile", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_PRECOMPILE, NULL);
 }

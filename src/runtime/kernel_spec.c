@@ -73,6 +73,14 @@ void uk__kernel_free(uk__kernel *kd) {
 
 const uk_param *uk__kernel_param(const uk__kernel *kd, int p) { return uk__emit_param(&kd->in, &kd->out, p); }
 
+uk_status uk__kernel_param_counts(const char *fn, const uk__kernel *kd, int *nin, int *nout) {
+  uk__error_clear();
+  if (!kd || !nin || !nout) return uk__errorf(UK_ERR_INVALID, "%s: NULL argument", fn);
+  *nin = kd->in.count;
+  *nout = kd->out.count;
+  return UK_OK;
+}
+
 const char *uk__kernel_role(const uk__kernel *kd, int p) { return p < kd->in.count ? "input" : "output"; }
 
 /* ------------------------------------------------------------------------ */
@@ -91,23 +99,35 @@ static uk_status emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_
 /* Generates and compiles (through the memory and disk caches) the code of
  * one key: what a call compiles, and what precompile stores. On failure
  * *plan is freed. */
+/* The options a key compiles with: the user's, then the kind's (malloc'd,
+ * NULL-terminated; the strings are borrowed). */
+static uk_status key_options(const uk__kernel *kd, const void *key, const char ***out, int *n) {
+  uk__kind_compile kc = {NULL};
+  kd->kind->compile(kd, key, &kc);
+  int nextra = 0;
+  while (kc.extra && kc.extra[nextra]) nextra++;
+  const char **opts = malloc((size_t)(kd->num_options + nextra + 1) * sizeof *opts);
+  if (!opts) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", kd->name);
+  for (int j = 0; j < kd->num_options; j++) opts[j] = kd->options[j];
+  for (int j = 0; j < nextra; j++) opts[kd->num_options + j] = kc.extra[j];
+  *n = kd->num_options + nextra;
+  opts[*n] = NULL;
+  *out = opts;
+  return UK_OK;
+}
+
+/* Generates and compiles (through the memory and disk caches) the code of
+ * one key: what a call compiles, and what precompile stores. On failure
+ * *plan is freed. */
 static uk_status compile_key(uk__kernel *kd, const void *key, int device, uk_plan *plan, uk__binary **bin) {
   uk_strbuf src;
   uk__sb_init(&src);
   char what[512];
   kd->kind->describe(kd, key, what, sizeof what);
-  uk__kind_compile kc = {NULL};
-  kd->kind->compile(kd, key, &kc);
-  int nextra = 0, arch = 0;
-  while (kc.extra && kc.extra[nextra]) nextra++;
-  const char **opts = malloc((size_t)(kd->num_options + nextra + 1) * sizeof *opts);
-  uk_status st;
-  if (!opts) {
-    st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", kd->name);
-    goto out;
-  }
-  for (int j = 0; j < kd->num_options; j++) opts[j] = kd->options[j];
-  for (int j = 0; j < nextra; j++) opts[kd->num_options + j] = kc.extra[j];
+  const char **opts = NULL;
+  int nopt = 0, arch = 0;
+  uk_status st = key_options(kd, key, &opts, &nopt);
+  if (st != UK_OK) goto out;
   if ((st = emit(kd, key, &src, plan)) != UK_OK) goto out;
   if ((st = uk__context_arch(kd->ctx, device, &arch)) != UK_OK) goto fail;
   uk__compile_req req;
@@ -115,7 +135,7 @@ static uk_status compile_key(uk__kernel *kd, const void *key, int device, uk_pla
   req.source = uk__sb_str(&src);
   req.name = kd->name;
   req.options = opts;
-  req.num_options = kd->num_options + nextra;
+  req.num_options = nopt;
   req.arch = arch;
   req.what = what;
   st = uk__context_compile(kd->ctx, &req, bin);
@@ -169,21 +189,45 @@ out:
   return st;
 }
 
+/* The options as one allocation: the pointer array, then the strings. */
+static uk_status options_copy(const char **opts, int n, char ***out) {
+  size_t bytes = (size_t)(n + 1) * sizeof(char *);
+  for (int j = 0; j < n; j++) bytes += strlen(opts[j]) + 1;
+  char **v = malloc(bytes);
+  if (!v) return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  char *at = (char *)(v + n + 1);
+  for (int j = 0; j < n; j++) {
+    size_t len = strlen(opts[j]) + 1;
+    memcpy(at, opts[j], len);
+    v[j] = at;
+    at += len;
+  }
+  v[n] = NULL;
+  *out = v;
+  return UK_OK;
+}
+
 uk_status uk__kernel_offline(const char *fn, uk__kernel *kd, const uk_arg *in, int nin, uk_array *out, int nout,
-                             const void *launch, char **source, int want_source) {
+                             const void *launch, uk__offline what, void *result) {
   uk__error_clear();
   if (!kd) return uk__errorf(UK_ERR_INVALID, "%s: k is NULL", fn);
-  if (want_source && !source) return uk__errorf(UK_ERR_INVALID, "%s: source is NULL", fn);
+  if (what != UK__OFFLINE_PRECOMPILE && !result) return uk__errorf(UK_ERR_INVALID, "%s: %s is NULL", fn,
+                                                                    what == UK__OFFLINE_SOURCE ? "source" : "options");
   uk__call *c = malloc(kd->kind->prep_size); /* the kind's prep, which starts with a uk__call */
   if (!c) return uk__errorf(UK_ERR_NOMEM, "out of memory");
   uk_plan plan = {0, NULL, 0};
   uk_status st = kd->kind->prepare(kd, in, nin, out, nout, launch, c);
   if (st != UK_OK) goto out;
-  if (want_source) {
+  if (what == UK__OFFLINE_SOURCE) {
     uk_strbuf src;
     uk__sb_init(&src);
-    if ((st = emit(kd, c->key, &src, &plan)) == UK_OK) *source = uk__sb_detach(&src);
+    if ((st = emit(kd, c->key, &src, &plan)) == UK_OK) *(char **)result = uk__sb_detach(&src);
     uk__sb_release(&src);
+  } else if (what == UK__OFFLINE_OPTIONS) {
+    const char **opts = NULL;
+    int n = 0;
+    if ((st = key_options(kd, c->key, &opts, &n)) == UK_OK) st = options_copy(opts, n, result);
+    free(opts);
   } else if (!c->empty) { /* nothing to compute compiles nothing */
     uk__binary *bin = NULL;
     st = compile_key(kd, c->key, c->device >= 0 ? c->device : kd->ctx->opts.device, &plan, &bin);

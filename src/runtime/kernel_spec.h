@@ -94,13 +94,23 @@ const char *uk__kernel_role(const uk__kernel *kd, int p);
  * NVRTC), loaded and published once however many threads ask. */
 uk_status uk__kernel_specialise(uk__kernel *kd, const void *key, int device, uk__spec **out);
 
-/* A call without running it (the public _source and _precompile forms;
- * `fn` names the function in errors; kd may be NULL): prepares it, then
- * with want_source puts its source into *source (the caller's, free with
- * uk_free), else compiles it into the caches for the arrays' device (the
- * context's default device when no array is given). */
+/* What uk__kernel_offline produces. */
+typedef enum uk__offline {
+  UK__OFFLINE_PRECOMPILE, /* compiles into the caches for the arrays' device (the
+                             context's default device when no array is given) */
+  UK__OFFLINE_SOURCE,     /* result: char **, the source (caller's, uk_free) */
+  UK__OFFLINE_OPTIONS     /* result: char ***, the NVRTC options, NULL-terminated,
+                             one allocation (caller's, uk_free) */
+} uk__offline;
+
+/* A call without running it (the public _precompile, _source and
+ * _nvrtc_options forms; `fn` names the function in errors; kd may be
+ * NULL): prepares it, then produces `what` into *result. */
 uk_status uk__kernel_offline(const char *fn, uk__kernel *kd, const uk_arg *in, int nin, uk_array *out, int nout,
-                             const void *launch, char **source, int want_source);
+                             const void *launch, uk__offline what, void *result);
+
+/* The parameter counts of a kernel (kd may be NULL: UK_ERR_INVALID). */
+uk_status uk__kernel_param_counts(const char *fn, const uk__kernel *kd, int *nin, int *nout);
 
 /* Function `id` of a specialisation, looked up as name + suffix on first use. */
 uk_status uk__spec_function(const uk__kernel *kd, uk__spec *e, int id, const char *suffix, CUfunction *out);

@@ -60,7 +60,10 @@ typedef struct prep {
 
 /* A call's frame (prep, argument buffer, launch frame, locals; 4 KiB for
  * the rest) stays within the documented bound. */
-_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t) * UK_MAX_PARAMS * UK_MAX_NDIM + sizeof(uk_loop) + 4096 <= UK_CALL_STACK_BYTES, "UK_CALL_STACK_BYTES");
+_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t) * UK_MAX_PARAMS * UK_MAX_NDIM +
+                   sizeof(uk_loop) + 4096 <=
+               UK_CALL_STACK_BYTES,
+               "UK_CALL_STACK_BYTES");
 
 static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reduction *)kd; }
 
@@ -182,6 +185,10 @@ out:
   return st;
 }
 
+uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout) {
+  return uk__kernel_param_counts("uk_reduction_param_counts", (const uk__kernel *)k, nin, nout);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Preparing a call (no device work)                                         */
 /* ------------------------------------------------------------------------ */
@@ -272,14 +279,17 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
 }
 
 /* The compile a call would make, into the caches, without running it. */
-uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout, const uk_reduce_launch *launch) {
-  return uk__kernel_offline("uk_reduction_precompile", (uk__kernel *)k, in, nin, out, nout, launch, NULL, 0);
+uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                  const uk_reduce_launch *launch) {
+  return uk__kernel_offline("uk_reduction_precompile", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_PRECOMPILE, NULL);
 }
 
 /* The generated source of a call, without running it. */
-uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout, const uk_reduce_launch *launch,
-                          char **source) {
-  return uk__kernel_offline("uk_reduction_source", (uk__kernel *)k, in, nin, out, nout, launch, source, 1);
+uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                              const uk_reduce_launch *launch, char **source) {
+  return uk__kernel_offline("uk_reduction_source", (uk__kernel *)k, in, nin, out, nout, launch, UK__OFFLINE_SOURCE,
+                            source);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -411,4 +421,11 @@ out:
     uk__context_free(k->base.ctx, partial, f.stream);
   }
   return uk__frame_leave(&f, &pr.c, st, out, nout);
+}
+
+/* The NVRTC options of a call's compile, without compiling. */
+uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                     const uk_reduce_launch *launch, char ***options) {
+  return uk__kernel_offline("uk_reduction_nvrtc_options", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_OPTIONS, options);
 }

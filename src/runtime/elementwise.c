@@ -49,11 +49,8 @@ static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_ew_key *key = kv;
   char v[96];
-  int n = snprintf(buf, size, "compiling '%s' (", kd->name);
-  int np = kd->in.count + kd->out.count;
-  for (int p = 0; p < np && n > 0 && (size_t)n < size; p++)
-    n += snprintf(buf + n, size - (size_t)n, "%s%s", p ? ", " : "", uk_dtype_name((uk_dtype)key->p.dtype[p]));
-  if (n > 0 && (size_t)n < size) snprintf(buf + n, size - (size_t)n, "; %s)", uk__ew_describe(key, v, sizeof v));
+  size_t n = uk__kernel_describe(kd, "", &key->p, buf, size);
+  snprintf(buf + n, size - n, "; %s)", uk__ew_describe(key, v, sizeof v));
 }
 
 static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile *out) {

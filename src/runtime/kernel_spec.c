@@ -1,5 +1,6 @@
 #include "runtime/kernel_spec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,14 @@ uk_status uk__kernel_param_counts(const char *fn, const uk__kernel *kd, int *nin
   *nin = kd->in.count;
   *nout = kd->out.count;
   return UK_OK;
+}
+
+size_t uk__kernel_describe(const uk__kernel *kd, const char *noun, const uk_key_params *kp, char *buf, size_t size) {
+  int n = snprintf(buf, size, "compiling %s'%s' (", noun, kd->name);
+  int np = kd->in.count + kd->out.count;
+  for (int p = 0; p < np && n > 0 && (size_t)n < size; p++)
+    n += snprintf(buf + n, size - (size_t)n, "%s%s", p ? ", " : "", uk_dtype_name((uk_dtype)kp->dtype[p]));
+  return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 const char *uk__kernel_role(const uk__kernel *kd, int p) { return p < kd->in.count ? "input" : "output"; }

@@ -85,6 +85,10 @@ uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx,
  * definition, and releases the context. */
 void uk__kernel_free(uk__kernel *kd);
 
+/* "compiling <noun>'name' (float32, float32" into buf: the start of a
+ * kind's description; returns the length written (< size). */
+size_t uk__kernel_describe(const uk__kernel *kd, const char *noun, const uk_key_params *kp, char *buf, size_t size);
+
 /* Parameter p (inputs first, then outputs) and its role ("input"/"output"). */
 const uk_param *uk__kernel_param(const uk__kernel *kd, int p);
 const char *uk__kernel_role(const uk__kernel *kd, int p);

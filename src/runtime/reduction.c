@@ -58,31 +58,25 @@ typedef struct prep {
   int aligned;                             /* every loop input's base is 16-byte aligned */
 } prep;
 
-/* A call's frame (prep, argument buffer, launch frame, locals; 4 KiB for
- * the rest) stays within the documented bound. */
+/* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
+ * the output strides and the unmerged loop, and 4 KiB of other locals. */
 _Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t) * UK_MAX_PARAMS * UK_MAX_NDIM +
                    sizeof(uk_loop) + 4096 <=
                UK_CALL_STACK_BYTES,
                "UK_CALL_STACK_BYTES");
 
+/* The reduction kind: what the shared stages (kernel_spec.h) call back. */
+
 static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reduction *)kd; }
-
-/* ------------------------------------------------------------------------ */
-/* The kind                                                                  */
-/* ------------------------------------------------------------------------ */
-
-static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
-  return uk__red_emit(&self(kd)->k, key, src, plan);
-}
 
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_red_key *key = kv;
-  int n = snprintf(buf, size, "compiling reduction '%s' (", kd->name);
-  int np = kd->in.count + kd->out.count;
-  for (int p = 0; p < np && n > 0 && (size_t)n < size; p++)
-    n += snprintf(buf + n, size - (size_t)n, "%s%s", p ? ", " : "", uk_dtype_name((uk_dtype)key->p.dtype[p]));
-  if (n > 0 && (size_t)n < size)
-    snprintf(buf + n, size - (size_t)n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
+  size_t n = uk__kernel_describe(kd, "reduction ", &key->p, buf, size);
+  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
+}
+
+static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
+  return uk__red_emit(&self(kd)->k, key, src, plan);
 }
 
 /* No options beyond the user's. */

@@ -4,3 +4,5 @@ uk_test(test_frontend_emit LABELS cpu SOURCES test_frontend_emit.c)
 uk_test(test_gpu_frontend LABELS gpu SOURCES test_gpu_frontend.c)
 # Definition code checked at create time (issue 9 item 8).
 uk_test(test_defcheck LABELS cpu SOURCES test_defcheck.c)
+# User bytes in error messages: escaped and bounded (issue 9 item 10).
+uk_test(test_error_quote LABELS cpu SOURCES test_error_quote.c)

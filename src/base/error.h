@@ -10,6 +10,15 @@
 #define UK__PRINTF(f, a)
 #endif
 
+/* Every message is stored escaped (control bytes but newline and tab, and
+ * DEL, as \xNN) and bounded: lines of at most UK__ERROR_LINE_MAX bytes, at
+ * most UK__ERROR_MAX bytes in all, the cut said with the bytes left out.
+ * uk__error_at quotes at most UK__ERROR_CONTEXT bytes of the source line on
+ * each side of the caret. A log is stored escaped, not cut. */
+#define UK__ERROR_LINE_MAX 1024
+#define UK__ERROR_MAX 8192
+#define UK__ERROR_CONTEXT 72
+
 /* Sets the calling thread's message (printf format), clears the log and
  * returns `s`, so that failing is one line: return uk__errorf(...). */
 uk_status uk__errorf(uk_status s, const char *fmt, ...) UK__PRINTF(2, 3);

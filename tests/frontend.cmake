@@ -6,3 +6,5 @@ uk_test(test_gpu_frontend LABELS gpu SOURCES test_gpu_frontend.c)
 uk_test(test_defcheck LABELS cpu SOURCES test_defcheck.c)
 # User bytes in error messages: escaped and bounded (issue 9 item 10).
 uk_test(test_error_quote LABELS cpu SOURCES test_error_quote.c)
+# Compile errors in user text reported at the user's field:line:column (issue 9 item 9).
+uk_test(test_nvrtc_frontend LABELS nvrtc SOURCES test_nvrtc_frontend.c)

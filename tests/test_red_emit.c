@@ -92,8 +92,8 @@ static void goldens(void) {
   if (src) {
     golden("l2norm_rows", src);
     CHECK_CONTAINS(src, "typedef float T;");
-    CHECK_CONTAINS(src, "return (rt)(x * x);");
-    CHECK_CONTAINS(src, "    y = sqrt(a);");
+    CHECK_CONTAINS(src, "return (rt)(\n#line 1 \"map_expr\"\nx * x\n#line ");
+    CHECK_CONTAINS(src, "#line 1 \"post_map_expr\"\ny = sqrt(a);\n#line ");
     CHECK_CONTAINS(src, "l2norm_cols(const _uk_args _uk_a)");
     CHECK_CONTAINS(src, "unsigned int *_uk_count;");
   }

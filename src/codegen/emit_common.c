@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "codegen/dtype.h"
 #include "codegen/opscan.h"
+#include "codegen/srcmap.h"
 #include "codegen/tpl.h"
 
 void uk__plan_free(uk_plan *plan) {
@@ -185,7 +186,7 @@ void uk__emit_typedefs(uk_strbuf *sb, const uk_paramlist *in, const uk_paramlist
 
 void uk__emit_preamble(uk_strbuf *sb, const char *preamble) {
   size_t before = sb->len;
-  uk__tpl_add_code(sb, preamble, "", 0);
+  uk__srcmap_add_code(sb, "preamble", preamble, 0); /* mapped: errors say preamble:L:C */
   if (sb->len > before) uk__sb_add(sb, "\n");
 }
 

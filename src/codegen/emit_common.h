@@ -113,8 +113,8 @@ void uk__emit_typedefs(uk_strbuf *sb, const uk_paramlist *in, const uk_paramlist
 uk_status uk__emit_expand(const char *tpl, const char *const *names, const uk_strbuf *blocks, int nblocks,
                           const uk_tpl_var *extra, int nextra, uk_strbuf *src);
 
-/* The user's preamble as written (trimmed), newline-terminated; nothing
- * when empty. */
+/* The user's preamble as written (trimmed), newline-terminated, under a
+ * #line "preamble" directive (codegen/srcmap.h); nothing when empty. */
 void uk__emit_preamble(uk_strbuf *sb, const char *preamble);
 
 #endif

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "codegen/dtype.h"
 #include "codegen/opscan.h"
+#include "codegen/srcmap.h"
 #include "codegen/tpl.h"
 
 /* ------------------------------------------------------------------------ */
@@ -364,19 +365,19 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   if (b[B_TYPEDEFS].len) uk__sb_addc(&b[B_TYPEDEFS], '\n');
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
   if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
-  uk__tpl_add_code(&b[B_PREP], k->loop_prep, "  ", 1);
-  uk__tpl_add_code(&b[B_AFTER], k->after_loop, "  ", 1);
+  uk__srcmap_add_code(&b[B_PREP], "loop_prep", k->loop_prep, 1);
+  uk__srcmap_add_code(&b[B_AFTER], "after_loop", k->after_loop, 1);
   char vec[8];
   snprintf(vec, sizeof vec, "%d", key->vec);
   if (key->variant == UK_EW_TILED) {
     if (k->uses_i) line(&b[B_INDEX], "        const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;");
-    uk__tpl_add_code(&b[B_OP], k->operation, "        ", 1);
+    uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
     emit_tiled(k, key, &b[B_TILES], &b[B_TLOAD], &b[B_OFFSETS], &b[B_TSTORE]);
     tile_coords(key, 0, &b[B_COORDS], "");
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
-    uk__tpl_add_code(&b[B_OP], k->operation, "    ", 1);
+    uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   }
   if (key->variant == UK_EW_STRIDED) {
     emit_offsets(k, key, &b[B_OFFSETS]);
@@ -392,7 +393,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     uk__sb_init(&unused);
     emit_elements(k, key, ACC_VEC, "      ", &b[B_VELEMS], &unused);
     uk__sb_release(&unused);
-    uk__tpl_add_code(&b[B_VOP], k->operation, "      ", 1);
+    uk__srcmap_add_code(&b[B_VOP], "operation", k->operation, 1);
   }
   static const char *const names[NB] = {
       "banner", "includes", "typedefs", "preamble", "params", "ind", "hoisted", "loop_prep", "offsets", "index",
@@ -403,6 +404,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
                               {"sindex", key->index64 ? "long long" : "int"},
                               {"vec", vec}};
   st = uk__emit_expand(uk__ew_template(key), names, b, NB, extra, 4, src);
+  if (st == UK_OK) st = uk__srcmap_finish(src, k->name);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
   if (st == UK_OK) *plan = pl;

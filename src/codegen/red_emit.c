@@ -9,6 +9,7 @@
 #include "codegen/dtype.h"
 #include "codegen/opscan.h"
 #include "codegen/red_plan.h"
+#include "codegen/srcmap.h"
 #include "codegen/tpl.h"
 
 void uk__red_scan(uk_red_kernel *k) {
@@ -53,27 +54,6 @@ static const char *type_name(const uk_red_kernel *k, int p, char *buf) { return 
 
 /* Appends a line to a block (emit_common.h). */
 #define line(...) uk__emit_line(__VA_ARGS__)
-
-/* The bounds of `text` without surrounding white space. */
-static void trim(const char *text, const char **b, const char **e) {
-  *b = text;
-  *e = text + strlen(text);
-  while (*b < *e && strchr(" \t\r\n", **b)) (*b)++;
-  while (*e > *b && strchr(" \t\r\n", (*e)[-1])) (*e)--;
-}
-
-/* An expression inside parentheses; a trailing // comment gets its own line. */
-static void expr(uk_strbuf *sb, const char *text) {
-  const char *b, *e;
-  trim(text, &b, &e);
-  uk__sb_addc(sb, '(');
-  uk__sb_addn(sb, b, (size_t)(e - b));
-  int comment = 0;
-  for (const char *p = b; p + 1 < e; p++)
-    if (p[0] == '/' && p[1] == '/') comment = 1;
-  if (comment) uk__sb_add(sb, "\n    ");
-  uk__sb_addc(sb, ')');
-}
 
 /* ------------------------------------------------------------------------ */
 /* The argument struct                                                       */
@@ -288,7 +268,7 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   }
   if (k->uses_in_ind) line(b_post, "    const ukern::ew_index _in_ind(_uk_a._uk_insize);");
   if (k->uses_out_ind) line(b_post, "    const ukern::ew_index _out_ind(_uk_a._uk_nout);");
-  uk__tpl_add_code(b_post, k->post_map_expr, "    ", 1);
+  uk__srcmap_add_code(b_post, "post_map_expr", k->post_map_expr, 1);
 }
 
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
@@ -318,12 +298,12 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
               &b[B_MAPPACK], &b[B_POST]);
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
-    expr(&b[B_IDENT], k->identity);
+    uk__srcmap_add_expr(&b[B_IDENT], "identity", k->identity);
   } else {
     uk__sb_add(&b[B_IDENT], "rt()");
   }
-  expr(&b[B_REDUCE], k->reduce_expr);
-  expr(&b[B_MAPEXPR], k->map_expr);
+  uk__srcmap_add_expr(&b[B_REDUCE], "reduce_expr", k->reduce_expr);
+  uk__srcmap_add_expr(&b[B_MAPEXPR], "map_expr", k->map_expr);
   static const char *const names[NB] = {"banner", "typedefs", "preamble", "fields", "koff", "val_params",
                                         "val_locals", "kept", "map", "map_vec", "map_cols", "map_pack", "post",
                                         "identity", "reduce_expr", "map_expr"};
@@ -336,6 +316,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               {"vec", vec},
                               {"name", k->name}};
   st = uk__emit_expand("reduction.cu", names, b, NB, extra, 6, src);
+  if (st == UK_OK) st = uk__srcmap_finish(src, k->name);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
   if (st == UK_OK) *plan = pl;

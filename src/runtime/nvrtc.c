@@ -17,6 +17,7 @@
 #include "runtime/compile.h"
 #include "runtime/link.h"
 #include "runtime/include_scan.h"
+#include "runtime/nvrtc_log.h"
 #include "runtime/std_headers.h"
 
 #ifndef UK_BUILD_CUDA_INCLUDE
@@ -356,6 +357,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
       st = nvrtc_fail(cr, "nvrtcCompileProgram");
       goto out;
     }
+    uk__nvrtc_log_readable(&log); /* "operation:1:9: error: ..." */
     char line[320];
     first_error_line(log, line, sizeof line);
     if (!line[0]) snprintf(line, sizeof line, "%s", nvrtcGetErrorString(cr));

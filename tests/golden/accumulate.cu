@@ -19,7 +19,9 @@ extern "C" __global__ void accumulate(
     for (int _uk_k = 0; _uk_k < 2; _uk_k++) {
       const T x = _uk_v_x[_uk_k];
       T z = _uk_v_z[_uk_k];
-      z += x;
+#line 1 "operation"
+z += x;
+#line 25 "accumulate"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<2>(_uk_p_z + _uk_j * 2, _uk_v_z);
@@ -27,7 +29,9 @@ extern "C" __global__ void accumulate(
   for (_uk_uidx _uk_j = _uk_nvec * 2 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
     const T x = _uk_p_x[_uk_j];
     T z = _uk_p_z[_uk_j];
-    z += x;
+#line 1 "operation"
+z += x;
+#line 35 "accumulate"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -38,7 +38,9 @@ extern "C" __global__ void __launch_bounds__(256) add_i_int8_tiled_cols(
         const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;
         const T x = _uk_d_x[_uk_q];
         T z;
-        z = x + (T)i;
+#line 1 "operation"
+z = x + (T)i;
+#line 44 "add_i_int8_tiled_cols"
         ukern::at(_uk_p_z, _uk_o_z) = z;
       }
     }

@@ -22,7 +22,9 @@ extern "C" __global__ void add_reverse(
       const long long i = (long long)_uk_j * 4 + _uk_k;
       const T x = _uk_v_x[_uk_k];
       T z;
-      z = x + y[_ind.size() - i - 1];
+#line 1 "operation"
+z = x + y[_ind.size() - i - 1];
+#line 28 "add_reverse"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -31,7 +33,9 @@ extern "C" __global__ void add_reverse(
     const long long i = (long long)_uk_j;
     const T x = _uk_p_x[_uk_j];
     T z;
-    z = x + y[_ind.size() - i - 1];
+#line 1 "operation"
+z = x + y[_ind.size() - i - 1];
+#line 39 "add_reverse"
     _uk_p_z[_uk_j] = z;
   }
 }

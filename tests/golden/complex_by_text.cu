@@ -23,7 +23,9 @@ extern "C" __global__ void complex_by_text(
       const T x = _uk_v_x[_uk_k];
       const T y = _uk_v_y[_uk_k];
       T z;
-      z = ukern::abs(ukern::complex<T>(x, y));
+#line 1 "operation"
+z = ukern::abs(ukern::complex<T>(x, y));
+#line 29 "complex_by_text"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -32,7 +34,9 @@ extern "C" __global__ void complex_by_text(
     const T x = _uk_p_x[_uk_j];
     const T y = _uk_p_y[_uk_j];
     T z;
-    z = ukern::abs(ukern::complex<T>(x, y));
+#line 1 "operation"
+z = ukern::abs(ukern::complex<T>(x, y));
+#line 40 "complex_by_text"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -23,7 +23,9 @@ extern "C" __global__ void half_to_float(
       const T x = _uk_v_x[_uk_k];
       const T y = _uk_v_y[_uk_k];
       float z;
-      z = (float)(x * y);
+#line 1 "operation"
+z = (float)(x * y);
+#line 29 "half_to_float"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -32,7 +34,9 @@ extern "C" __global__ void half_to_float(
     const T x = _uk_p_x[_uk_j];
     const T y = _uk_p_y[_uk_j];
     float z;
-    z = (float)(x * y);
+#line 1 "operation"
+z = (float)(x * y);
+#line 40 "half_to_float"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -44,7 +44,9 @@ extern "C" __global__ void __launch_bounds__(256) mul_c128_tiled_out(
         const T x = _uk_d_x[_uk_q];
         const T y = _uk_d_y[_uk_q];
         T z;
-        z = x * y;
+#line 1 "operation"
+z = x * y;
+#line 50 "mul_c128_tiled_out"
         _uk_t_z(_uk_tx, _uk_ty + 8 * _uk_q) = z;
       }
     }

@@ -23,7 +23,9 @@ extern "C" __global__ void mul_complex64(
       const T x = _uk_v_x[_uk_k];
       const T y = _uk_v_y[_uk_k];
       T z;
-      z = x * y;
+#line 1 "operation"
+z = x * y;
+#line 29 "mul_complex64"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<2>(_uk_p_z + _uk_j * 2, _uk_v_z);
@@ -32,7 +34,9 @@ extern "C" __global__ void mul_complex64(
     const T x = _uk_p_x[_uk_j];
     const T y = _uk_p_y[_uk_j];
     T z;
-    z = x * y;
+#line 1 "operation"
+z = x * y;
+#line 40 "mul_complex64"
     _uk_p_z[_uk_j] = z;
   }
 }

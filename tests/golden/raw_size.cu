@@ -18,7 +18,9 @@ extern "C" __global__ void raw_size(
     for (int _uk_k = 0; _uk_k < 2; _uk_k++) {
       const long long i = (long long)_uk_j * 2 + _uk_k;
       T z;
-      z = x[i % x.size()];
+#line 1 "operation"
+z = x[i % x.size()];
+#line 24 "raw_size"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<2>(_uk_p_z + _uk_j * 2, _uk_v_z);
@@ -26,7 +28,9 @@ extern "C" __global__ void raw_size(
   for (_uk_uidx _uk_j = _uk_nvec * 2 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
     const long long i = (long long)_uk_j;
     T z;
-    z = x[i % x.size()];
+#line 1 "operation"
+z = x[i % x.size()];
+#line 34 "raw_size"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -5,15 +5,21 @@
 // loops: kept ndim 2, reduced ndim 1, 32-bit index
 
 typedef float T;
+#line 1 "preamble"
 struct amax { float v; long long i; };
 __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
+#line 12 "argmax"
 
 typedef amax _uk_rt;
 
 // reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
-    return (a.v >= b.v ? a : b);
+    return (
+#line 1 "reduce_expr"
+a.v >= b.v ? a : b
+#line 22 "argmax"
+);
   }
 };
 
@@ -59,7 +65,11 @@ struct _uk_k {
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     const long long _J = (long long)_uk_r;
-    return (rt)(mk(x, _J));
+    return (rt)(
+#line 1 "map_expr"
+mk(x, _J)
+#line 72 "argmax"
+);
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
     idx _uk_q = _uk_o;
@@ -109,7 +119,9 @@ struct _uk_k {
     const idx _uk_c1 = _uk_q % (idx)_uk_a._uk_kshape_1;
     _uk_q /= (idx)_uk_a._uk_kshape_1;
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_os_y_1);
-    y = a.i;
+#line 1 "post_map_expr"
+y = a.i;
+#line 125 "argmax"
   }
 };
 

@@ -10,7 +10,11 @@ typedef float _uk_rt;
 // reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
-    return (a + b);
+    return (
+#line 1 "reduce_expr"
+a + b
+#line 17 "hsum"
+);
   }
 };
 
@@ -46,10 +50,18 @@ struct _uk_k {
     sidx x;
   };
   static __device__ __forceinline__ rt identity() {
-    return (rt)(0);
+    return (rt)(
+#line 1 "identity"
+0
+#line 57 "hsum"
+);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
-    return (rt)(x);
+    return (rt)(
+#line 1 "map_expr"
+x
+#line 64 "hsum"
+);
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
     (void)_uk_o;
@@ -95,7 +107,9 @@ struct _uk_k {
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     (void)_uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, 0);
-    y = a;
+#line 1 "post_map_expr"
+y = a;
+#line 113 "hsum"
   }
 };
 

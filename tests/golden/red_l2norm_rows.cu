@@ -10,7 +10,11 @@ typedef T _uk_rt;
 // reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
-    return (a + b);
+    return (
+#line 1 "reduce_expr"
+a + b
+#line 17 "l2norm"
+);
   }
 };
 
@@ -49,10 +53,18 @@ struct _uk_k {
     sidx x;
   };
   static __device__ __forceinline__ rt identity() {
-    return (rt)(0);
+    return (rt)(
+#line 1 "identity"
+0
+#line 60 "l2norm"
+);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
-    return (rt)(x * x);
+    return (rt)(
+#line 1 "map_expr"
+x * x
+#line 67 "l2norm"
+);
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
     idx _uk_q = _uk_o;
@@ -98,7 +110,9 @@ struct _uk_k {
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
-    y = sqrt(a);
+#line 1 "post_map_expr"
+y = sqrt(a);
+#line 116 "l2norm"
   }
 };
 

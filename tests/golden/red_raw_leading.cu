@@ -10,7 +10,11 @@ typedef T _uk_rt;
 // reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
-    return (a + b);
+    return (
+#line 1 "reduce_expr"
+a + b
+#line 17 "wdot"
+);
   }
 };
 
@@ -50,12 +54,20 @@ struct _uk_k {
     sidx x;
   };
   static __device__ __forceinline__ rt identity() {
-    return (rt)(0);
+    return (rt)(
+#line 1 "identity"
+0
+#line 61 "wdot"
+);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     const ukern::raw_array<T, 1, true> &w = _uk_a.w;
     const long long _J = (long long)_uk_r;
-    return (rt)(x * w[_J]);
+    return (rt)(
+#line 1 "map_expr"
+x * w[_J]
+#line 70 "wdot"
+);
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
     idx _uk_q = _uk_o;
@@ -101,7 +113,9 @@ struct _uk_k {
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
-    y = a;
+#line 1 "post_map_expr"
+y = a;
+#line 119 "wdot"
   }
 };
 

@@ -10,7 +10,11 @@ typedef T _uk_rt;
 // reduce_expr as the functor of every combine.
 struct _uk_reduce_op {
   __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
-    return (a + b);
+    return (
+#line 1 "reduce_expr"
+a + b
+#line 17 "wmean"
+);
   }
 };
 
@@ -52,11 +56,19 @@ struct _uk_k {
     sidx x;
   };
   static __device__ __forceinline__ rt identity() {
-    return (rt)(0);
+    return (rt)(
+#line 1 "identity"
+0
+#line 63 "wmean"
+);
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     const T w = _uk_a.w;
-    return (rt)(x * w);
+    return (rt)(
+#line 1 "map_expr"
+x * w
+#line 71 "wmean"
+);
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
     idx _uk_q = _uk_o;
@@ -105,8 +117,10 @@ struct _uk_k {
     T &m = ukern::at(_uk_a._uk_p_m, (sidx)_uk_q * (sidx)_uk_a._uk_os_m_0);
     const ukern::ew_index _in_ind(_uk_a._uk_insize);
     const ukern::ew_index _out_ind(_uk_a._uk_nout);
-    s = a;
-    m = a / (_in_ind.size() / _out_ind.size());
+#line 1 "post_map_expr"
+s = a;
+m = a / (_in_ind.size() / _out_ind.size());
+#line 124 "wmean"
   }
 };
 

@@ -16,7 +16,9 @@ extern "C" __global__ void squared_diff_f32_contig(
     const T x = _uk_p_x[_uk_j];
     const T y = _uk_p_y[_uk_j];
     T z;
-    z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 22 "squared_diff_f32_contig"
     _uk_p_z[_uk_j] = z;
   }
 }

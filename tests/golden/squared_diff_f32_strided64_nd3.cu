@@ -37,7 +37,9 @@ extern "C" __global__ void squared_diff_f32_strided64_nd3(
     const T x = ukern::at(_uk_p_x, _uk_o_x);
     const T y = ukern::at(_uk_p_y, _uk_o_y);
     T z;
-    z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 43 "squared_diff_f32_strided64_nd3"
     ukern::at(_uk_p_z, _uk_o_z) = z;
   }
 }

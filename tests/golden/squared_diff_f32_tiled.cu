@@ -50,7 +50,9 @@ extern "C" __global__ void __launch_bounds__(256) squared_diff_f32_tiled(
         const T x = _uk_d_x[_uk_q];
         const T y = _uk_t_y(_uk_tx, _uk_ty + 8 * _uk_q);
         T z;
-        z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 56 "squared_diff_f32_tiled"
         ukern::at(_uk_p_z, _uk_o_z) = z;
       }
     }

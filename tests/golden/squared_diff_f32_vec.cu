@@ -22,7 +22,9 @@ extern "C" __global__ void squared_diff_f32_vec(
       const T x = _uk_v_x[_uk_k];
       const T y = _uk_v_y[_uk_k];
       T z;
-      z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 28 "squared_diff_f32_vec"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -31,7 +33,9 @@ extern "C" __global__ void squared_diff_f32_vec(
     const T x = _uk_p_x[_uk_j];
     const T y = _uk_p_y[_uk_j];
     T z;
-    z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 39 "squared_diff_f32_vec"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -20,7 +20,9 @@ extern "C" __global__ void squared_diff_scalar(
     for (int _uk_k = 0; _uk_k < 4; _uk_k++) {
       const T x = _uk_v_x[_uk_k];
       T z;
-      z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 26 "squared_diff_scalar"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -28,7 +30,9 @@ extern "C" __global__ void squared_diff_scalar(
   for (_uk_uidx _uk_j = _uk_nvec * 4 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
     const T x = _uk_p_x[_uk_j];
     T z;
-    z = (x - y) * (x - y);
+#line 1 "operation"
+z = (x - y) * (x - y);
+#line 36 "squared_diff_scalar"
     _uk_p_z[_uk_j] = z;
   }
 }

@@ -14,7 +14,9 @@ extern "C" __global__ void zero_d(
   for (_uk_uidx _uk_j = (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
     const T x = _uk_p_x[_uk_j];
     T z;
-    z = x + 1;
+#line 1 "operation"
+z = x + 1;
+#line 20 "zero_d"
     _uk_p_z[_uk_j] = z;
   }
 }

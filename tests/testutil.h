@@ -68,10 +68,12 @@ extern int ut_checks;
     }                                                                                    \
   } while (0)
 
-/* Prints "N passed, N failed" and returns the exit code. */
+/* Prints "N passed, N failed" and returns the exit code: 1 on a failed check
+ * and when no check was made at all (a test that cannot fail is a defect). */
 int ut_finish(const char *name);
 
-/* For gpu tests: prints "SKIP: <reason>" and exits 77 when no device. */
+/* For gpu tests: prints "SKIP: <reason>" and exits 77 when the public API
+ * (uk_device_count) finds no device. */
 void ut_require_gpu(void);
 
 /* Deterministic xorshift random numbers. */

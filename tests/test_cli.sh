@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The ukern command without a GPU: help, exit codes, info, cache, demo, gen,
-# compile, precompile and bad specs. With --gpu: run, bench, and precompile
-# followed by run on a GPU (exit 77 = skipped without one).
-# usage: test_cli.sh [--gpu] <path to ukern>
+# The ukern command. Tiers:
+#   --cpu  no NVRTC compile, no GPU: help, exit codes, specs and their errors,
+#          gen, info, cache, --json outputs, what needs a GPU says so
+#   (none) NVRTC without a GPU: compile, precompile, cache list, demo
+#   --gpu  run, bench, precompile followed by run (exit 77 = skipped without one)
+# usage: test_cli.sh [--cpu|--gpu] <path to ukern>
 set -u
 GPU=0
+TIER=nvrtc
 if [ "$1" = "--gpu" ]; then
   GPU=1
+  TIER=gpu
+  shift
+elif [ "$1" = "--cpu" ]; then
+  TIER=cpu
   shift
 fi
 UKERN=$1
@@ -31,6 +38,46 @@ expect() {
   fi
 }
 
+# expect_not <name> <wanted exit code> <text the output must not contain> -- command...
+expect_not() {
+  local name=$1 code=$2 text=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [ "$rc" -eq "$code" ] && ! grep -qF -- "$text" <<<"$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL %s: exit %s (wanted %s), output:\n%s\n' "$name" "$rc" "$code" "$out" >&2
+  fi
+}
+
+# expect_json <name> <wanted exit code> <key paths (a.b.0.c) that must exist> -- command...
+# stdout must be exactly one JSON document (python3 -m json.tool parses it).
+expect_json() {
+  local name=$1 code=$2 keys=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>"$tmp/json-stderr")
+  rc=$?
+  if [ "$rc" -eq "$code" ] && python3 -m json.tool <<<"$out" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+for path in sys.argv[2].split():
+    v = d
+    for part in path.split("."):
+        v = v[int(part)] if isinstance(v, list) else v[part]
+' "$out" "$keys" 2>/dev/null; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL %s: exit %s (wanted %s), keys %s, stdout:\n%s\nstderr:\n%s\n' "$name" "$rc" "$code" "$keys" \
+      "$out" "$(cat "$tmp/json-stderr")" >&2
+  fi
+}
+
 have_gpu=0
 "$UKERN" info | grep -q '^devices  [1-9]' && have_gpu=1
 
@@ -52,6 +99,11 @@ if [ "$GPU" = 1 ]; then
   expect pre-hit-red 0 '"compiles": 0, "memory_hits": 0, "disk_hits": 1' -- env UKERN_CACHE_DIR="$tmp/pre" "$UKERN" run "$SPECS/l2norm.uk" --json --repeat 2
   expect bench-short 0 '"case": "reduction sum columns float32"' -- "$UKERN" bench --short --json --repeat 3
   expect bench-table 0 "launch: host cost of a cached call" -- "$UKERN" bench --short --repeat 3
+  # --json: one parseable object with the documented keys
+  expect_json run-json-keys 0 "ok kernel kind inputs device arch ms gbps memcpy_gbps share unwritten cache.compiles cache.disk_hits" -- "$UKERN" run "$SPECS/l2norm.uk" --json --repeat 2
+  expect_json bench-json-keys 0 "ok device arch elements rows.0.case rows.0.ms rows.0.gbps rows.7.us rows.8.ms" -- "$UKERN" bench --short --json --repeat 2
+  expect_json info-json-gpu 0 "devices.0.name devices.0.arch devices.0.multiprocessors devices.0.memory_bytes" -- "$UKERN" info --json
+  expect_json pre-json-gpu 0 "ok results.0.arch results.0.result" -- env UKERN_CACHE_DIR="$tmp/pre" "$UKERN" precompile "$SPECS/squared_diff.uk" --json
   # the demo with a GPU runs the module, the elementwise and the reduction and checks them
   expect demo-gpu-ew 0 "ran      squared_diff" -- "$UKERN" demo --n 300000
   expect demo-gpu-red 0 "l2norm along rows (first call: compile + run)" -- "$UKERN" demo --n 300000
@@ -61,6 +113,14 @@ if [ "$GPU" = 1 ]; then
   [ "$fail" -eq 0 ]
   exit
 fi
+
+printf '%s\n' 'extern "C" __global__ void stage(const float* x, float* y) {' \
+  '  __shared__ float s[128];' '  s[threadIdx.x] = x[threadIdx.x];' '  __syncthreads();' \
+  '  y[threadIdx.x] = s[127 - threadIdx.x];' '}' \
+  'template <typename T> __global__ void scale(T* x, T a, long long n) {' \
+  '  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;' '  if (i < n) x[i] *= a;' '}' >"$tmp/tpl.cu"
+
+if [ "$TIER" = cpu ]; then
 
 # --- specs: gen (no GPU: fake addresses) -----------------------------------------
 expect gen-help 0 "kernel specs" -- "$UKERN" gen --help
@@ -100,39 +160,6 @@ expect bad-axes 2 "axes: 'x' is not an axis" -- "$UKERN" gen "$SPECS/l2norm.uk" 
 expect bad-flag 2 "unexpected argument '--bogus'" -- "$UKERN" gen "$SPECS/squared_diff.uk" --bogus
 expect bad-flagval 2 "--inputs needs a value" -- "$UKERN" gen "$SPECS/squared_diff.uk" --inputs
 
-# --- compile (NVRTC for a named arch) ----------------------------------------------
-expect compile-help 0 "usage: ukern compile" -- "$UKERN" compile --help
-expect compile-sq 0 "compiled 'squared_diff' for sm_90" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
-expect compile-regs 0 "registers   spills st/ld" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
-expect compile-l2 0 "l2norm_cols" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90
-printf '%s\n' 'extern "C" __global__ void stage(const float* x, float* y) {' \
-  '  __shared__ float s[128];' '  s[threadIdx.x] = x[threadIdx.x];' '  __syncthreads();' \
-  '  y[threadIdx.x] = s[127 - threadIdx.x];' '}' \
-  'template <typename T> __global__ void scale(T* x, T a, long long n) {' \
-  '  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;' '  if (i < n) x[i] *= a;' '}' >"$tmp/tpl.cu"
-expect compile-cu 0 "compiled 'tpl' for sm_80" -- "$UKERN" compile "$tmp/tpl.cu" --arch 80 --name-expr "scale<double>"
-expect compile-cu-names 0 "scale<double>" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --name-expr "scale<double>"
-out=$("$UKERN" compile "$tmp/tpl.cu" --arch 90 2>&1)
-if grep -Eq '^stage +[0-9]+ +0/0 +0 +512 +1$' <<<"$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); printf 'FAIL compile-smem:\n%s\n' "$out" >&2; fi
-expect compile-log 0 "ptxas info    : Compiling entry function 'stage'" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --log
-printf 'extern "C" __global__ void k(float *x) {\n  x[0] = undefined_thing;\n}\n' >"$tmp/broken.cu"
-expect compile-error 1 'identifier "undefined_thing" is undefined' -- "$UKERN" compile "$tmp/broken.cu" --arch 90
-expect compile-numbered 1 "    2 |   x[0] = undefined_thing;" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
-expect compile-badarch 2 "--arch: 'sm90' is not an architecture" -- "$UKERN" compile "$tmp/broken.cu" --arch sm90
-expect compile-nothing 2 "give a spec or a .cu file" -- "$UKERN" compile
-
-# --- precompile for a named arch, then the cache lists it --------------------------
-expect pre-help 0 "usage: ukern precompile" -- "$UKERN" precompile --help
-expect pre-first 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk" "$tmp/tpl.cu"
-expect pre-again 0 "sm_90  already cached" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk"
-expect pre-count 0 "entries    4" -- "$UKERN" cache stats --dir "$tmp/pre"
-expect pre-list 0 "sm_90 squared_diff" -- "$UKERN" cache list --dir "$tmp/pre"
-expect pre-list-cu 0 "sm_90 stage, scale" -- "$UKERN" cache list --dir "$tmp/pre"
-expect pre-two-archs 0 "sm_80  compiled" -- "$UKERN" precompile --arch 80 --arch 90 --dir "$tmp/pre" "$tmp/tpl.cu"
-expect pre-none 2 "give at least one spec" -- "$UKERN" precompile --arch 90
-expect pre-badspec 2 "unknown field 'opration'" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$tmp/typo.uk"
-expect pre-flags 2 "spec fields come from the spec files only" -- "$UKERN" precompile --arch 90 "$SPECS/squared_diff.uk" --op "z = x"
-
 # --- commands that need a GPU say so (exit 3) when there is none -------------------
 if [ "$have_gpu" = 0 ]; then
   expect run-nogpu 3 "run needs a GPU: UK_ERR_NO_DEVICE" -- "$UKERN" run "$SPECS/squared_diff.uk"
@@ -141,7 +168,8 @@ if [ "$have_gpu" = 0 ]; then
 fi
 expect run-help 0 "usage: ukern run" -- "$UKERN" run --help
 expect bench-help 0 "usage: ukern bench" -- "$UKERN" bench --help
-expect run-module 2 "modules have no inputs to generate" -- "$UKERN" run "$tmp/tpl.cu"
+expect run-module 2 "tpl.cu is a module: run takes an elementwise or reduction spec" -- "$UKERN" run "$tmp/tpl.cu"
+expect run-module-how 2 "see examples/raw_module_templates.c" -- "$UKERN" run "$tmp/tpl.cu"
 
 # --- existing commands ---------------------------------------------------------------
 expect help 0 "usage: ukern <command>" -- "$UKERN" --help
@@ -166,8 +194,90 @@ expect after-clear 0 "entries    0" -- "$UKERN" cache stats --dir "$tmp/c"
 if [ -f "$tmp/c/notes.txt" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL clear removed notes.txt" >&2; fi
 expect stats-env 0 "directory  $tmp/c" -- env UKERN_CACHE_DIR="$tmp/c" "$UKERN" cache stats
 : >"$tmp/file"
-expect stats-bad-dir 1 "ukern: $tmp/file/sub" -- "$UKERN" cache stats --dir "$tmp/file/sub"
+expect stats-bad-dir 1 "--dir '$tmp/file/sub': Not a directory" -- "$UKERN" cache stats --dir "$tmp/file/sub"
 expect cache-list 0 "0 entries in $tmp/c" -- "$UKERN" cache list --dir "$tmp/c"
+
+# --- issue 9 item 13: spec files, flags, the cache directory, modules ------------
+printf 'kind: elementwise\nin_params: T x\nout_params: T z\noperation: z = x\0 * 2\ninputs: float32[3]\n' >"$tmp/nul.uk"
+expect nul-spec 2 "nul.uk:4: a NUL byte" -- "$UKERN" gen "$tmp/nul.uk"
+expect_not nul-spec-cut 2 "z = x;" -- "$UKERN" gen "$tmp/nul.uk"
+printf 'extern "C" __global__ void k(float *x) {\n  x[0] = 1;\0 x[1] = 2;\n}\n' >"$tmp/nul.cu"
+expect nul-cu 2 "nul.cu:2: a NUL byte" -- "$UKERN" compile "$tmp/nul.cu" --arch 90
+printf 'kind: module\nfile: nul.cu\n' >"$tmp/nulfile.uk"
+expect nul-file 2 "nul.cu:2: a NUL byte" -- "$UKERN" precompile --arch 90 --dir "$tmp/nulpre" "$tmp/nulfile.uk"
+mkfifo "$tmp/fifo.uk"
+expect fifo-spec 2 "fifo.uk': not a regular file" -- timeout 20 "$UKERN" gen "$tmp/fifo.uk"
+expect stats-missing 1 "--dir '$tmp/no-such-dir': No such file or directory" -- "$UKERN" cache stats --dir "$tmp/no-such-dir"
+expect list-missing 1 "--dir '$tmp/no-such-dir'" -- "$UKERN" cache list --dir "$tmp/no-such-dir"
+if [ -e "$tmp/no-such-dir" ]; then fail=$((fail + 1)); echo "FAIL cache stats created --dir" >&2; else pass=$((pass + 1)); fi
+expect arch-novalue 2 "ukern compile: --arch needs a value" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch
+expect case-novalue 2 "ukern compile: --case needs a value" -- "$UKERN" compile "$SPECS/squared_diff.uk" --case
+expect pre-arch-novalue 2 "ukern precompile: --arch needs a value" -- "$UKERN" precompile "$SPECS/squared_diff.uk" --arch
+expect pre-dir-novalue 2 "ukern precompile: --dir needs a value" -- "$UKERN" precompile "$SPECS/squared_diff.uk" --dir
+expect run-novalue 2 "ukern run: --repeat needs a value" -- "$UKERN" run "$SPECS/squared_diff.uk" --repeat
+expect bench-novalue 2 "ukern bench: --repeat needs a value" -- "$UKERN" bench --repeat
+expect cache-novalue 2 "ukern cache: --dir needs a value" -- "$UKERN" cache stats --dir
+printf 'kind: module\nfile: tpl.cu\ninputs: float32[3]\n' >"$tmp/modinputs.uk"
+expect module-inputs 2 "field 'inputs' does not apply to a module kernel (it is for elementwise and reduction kernels)" -- "$UKERN" gen "$tmp/modinputs.uk"
+expect module-inputs-how 2 "run its kernels from a program" -- "$UKERN" precompile --arch 90 "$tmp/modinputs.uk"
+
+# --- issue 9 item 17: --json on every command that prints results ----------------
+expect_json info-json 0 "version nvrtc driver devices cache.directory cache.entries cache.bytes" -- "$UKERN" info --json
+expect_json stats-json 0 "directory entries bytes" -- "$UKERN" cache stats --dir "$tmp/c" --json
+expect_json list-json 0 "directory entries count" -- "$UKERN" cache list --dir "$tmp/c" --json
+expect_json stats-missing-json 1 "ok error.status error.message" -- "$UKERN" cache stats --dir "$tmp/no-such-dir" --json
+if [ "$have_gpu" = 0 ]; then
+  expect_json run-json-nogpu 3 "ok error.what error.status error.message" -- "$UKERN" run "$SPECS/squared_diff.uk" --json
+  out=$("$UKERN" run "$SPECS/squared_diff.uk" --json 2>/dev/null)
+  if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (d["ok"] is False and d["error"]["status"] == "UK_ERR_NO_DEVICE"))' "$out"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL run-json-nogpu-status: %s\n' "$out" >&2
+  fi
+  expect_json bench-json-nogpu 3 "ok error.status error.message" -- "$UKERN" bench --short --json
+fi
+
+else
+
+# --- compile (NVRTC for a named arch) ----------------------------------------------
+expect compile-help 0 "usage: ukern compile" -- "$UKERN" compile --help
+expect compile-sq 0 "compiled 'squared_diff' for sm_90" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
+expect compile-regs 0 "registers   spills st/ld" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
+expect compile-l2 0 "l2norm_cols" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90
+expect compile-cu 0 "compiled 'tpl' for sm_80" -- "$UKERN" compile "$tmp/tpl.cu" --arch 80 --name-expr "scale<double>"
+expect compile-cu-names 0 "scale<double>" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --name-expr "scale<double>"
+out=$("$UKERN" compile "$tmp/tpl.cu" --arch 90 2>&1)
+if grep -Eq '^stage +[0-9]+ +0/0 +0 +512 +1$' <<<"$out"; then pass=$((pass + 1)); else fail=$((fail + 1)); printf 'FAIL compile-smem:\n%s\n' "$out" >&2; fi
+expect compile-log 0 "ptxas info    : Compiling entry function 'stage'" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --log
+printf 'extern "C" __global__ void k(float *x) {\n  x[0] = undefined_thing;\n}\n' >"$tmp/broken.cu"
+expect compile-error 1 'identifier "undefined_thing" is undefined' -- "$UKERN" compile "$tmp/broken.cu" --arch 90
+expect compile-numbered 1 "    2 |   x[0] = undefined_thing;" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
+expect compile-badarch 2 "--arch: 'sm90' is not an architecture" -- "$UKERN" compile "$tmp/broken.cu" --arch sm90
+expect compile-nothing 2 "give a spec or a .cu file" -- "$UKERN" compile
+
+# --- precompile for a named arch, then the cache lists it --------------------------
+expect pre-help 0 "usage: ukern precompile" -- "$UKERN" precompile --help
+expect pre-first 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk" "$tmp/tpl.cu"
+expect pre-again 0 "sm_90  already cached" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk"
+expect pre-count 0 "entries    4" -- "$UKERN" cache stats --dir "$tmp/pre"
+expect pre-list 0 "sm_90 squared_diff" -- "$UKERN" cache list --dir "$tmp/pre"
+expect pre-list-cu 0 "sm_90 stage, scale" -- "$UKERN" cache list --dir "$tmp/pre"
+expect pre-two-archs 0 "sm_80  compiled" -- "$UKERN" precompile --arch 80 --arch 90 --dir "$tmp/pre" "$tmp/tpl.cu"
+expect pre-none 2 "give at least one spec" -- "$UKERN" precompile --arch 90
+expect pre-badspec 2 "unknown field 'opration'" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$tmp/typo.uk"
+expect pre-flags 2 "spec fields come from the spec files only" -- "$UKERN" precompile --arch 90 "$SPECS/squared_diff.uk" --op "z = x"
+
+# --- issue 9 items 13 and 17 with NVRTC ------------------------------------------
+expect_not compile-error-nocall 1 "uk_last_error_log" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
+expect compile-error-log 1 "(the log follows)" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
+expect pre-red 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/red" "$SPECS/l2norm.uk"
+expect list-red 0 "sm_90 l2norm_g, l2norm_cols, l2norm_p" -- "$UKERN" cache list --dir "$tmp/red"
+expect_not list-red-attr 0 "__launch_bounds__" -- "$UKERN" cache list --dir "$tmp/red"
+expect_json list-red-json 0 "entries.0.file entries.0.bytes entries.0.arch entries.0.kernels.2 count" -- "$UKERN" cache list --dir "$tmp/red" --json
+expect_json compile-json 0 "ok name arch compile_ms image image_bytes kernels.0.kernel kernels.0.registers kernels.0.spill_stores" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90 --json
+expect_json compile-json-error 1 "ok error.status error.message error.log" -- "$UKERN" compile "$tmp/broken.cu" --arch 90 --json
+expect_json pre-json 0 "ok results.0.arch results.0.result results.0.ms results.0.what" -- "$UKERN" precompile --arch 90 --dir "$tmp/red" "$SPECS/l2norm.uk" --json
 
 # the demo compiles for sm_90 without a GPU, then hits the memory cache
 expect demo 0 "compiled module 'demo'" -- env UKERN_CACHE_DIR="$tmp/demo" "$UKERN" demo --arch 90 --n 1000
@@ -176,5 +286,7 @@ expect demo-disk 0 "(disk cache hit)" -- env UKERN_CACHE_DIR="$tmp/demo" "$UKERN
 expect demo-lowered 0 "scale<double>  -> _Z" -- env UKERN_CACHE_DIR="$tmp/demo" "$UKERN" demo --arch 90
 expect demo-bad 2 "unexpected argument '--bogus'" -- "$UKERN" demo --bogus
 
-echo "test_cli: $pass passed, $fail failed"
+fi
+
+echo "test_cli ($TIER): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

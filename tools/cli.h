@@ -25,9 +25,18 @@ int cli_run(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_precompile(int argc, char **argv);
 
+/* Set by a command given --json: failures reported through cli_fail and
+ * cli_fail_msg also print {"ok": false, "error": {what, status, message,
+ * log}} on stdout, so that a --json caller always gets one JSON object. */
+extern int cli_json_errors;
 /* Prints "ukern: <what>: STATUS: detail" (+ the compile log) to stderr and
  * returns the exit code for the status. */
 int cli_fail(const char *what, uk_status s);
+/* A failure that is not a library status: "ukern <what>: <message>"; CLI_FAIL. */
+int cli_fail_msg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value of the flag argv[*k] (advancing *k), or NULL after printing
+ * "ukern <cmd>: --flag needs a value". */
+const char *cli_value(int argc, char **argv, int *k, const char *cmd);
 /* True when argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
 /* Human-readable byte count ("1.5 MiB") into buf. */
@@ -64,6 +73,8 @@ typedef struct cli_spec {
 } cli_spec;
 
 extern const char cli_spec_help[];
+/* How to run a module's kernels (the tool does not run modules). */
+extern const char cli_module_run_hint[];
 
 /* All return CLI_OK, or print the problem to stderr and return CLI_USAGE. */
 int cli_spec_load(cli_spec *s, const char *path);

@@ -78,8 +78,7 @@ static int bandwidth(uk_context *ctx, int j, const char *inputs, int repeat, row
     uk_status st = cli_measure_case(&k, c, 1, repeat, &m);
     if (st != UK_OK) rc = cli_fail(suite[j].name, st);
     else if (m.unwritten) {
-      fprintf(stderr, "ukern bench: %s: %lld output elements not written\n", suite[j].name, (long long)m.unwritten);
-      rc = CLI_FAIL;
+      rc = cli_fail_msg("bench", "%s: %lld output elements not written", suite[j].name, (long long)m.unwritten);
     }
     snprintf(r->name, sizeof r->name, "%s", suite[j].name);
     r->ms = m.ms, r->gbps = m.gbps, r->copy_gbps = m.copy_gbps, r->us = 0;
@@ -147,9 +146,15 @@ int cli_bench(int argc, char **argv) {
   long long repeat = 20;
   for (int k = 1; k < argc; k++) {
     if (!strcmp(argv[k], "--short")) shrt = 1;
-    else if (!strcmp(argv[k], "--json")) json = 1;
-    else if (!strcmp(argv[k], "--repeat") && k + 1 < argc && cli_parse_int(argv[k + 1], 1, 10000, &repeat) == 0) k++;
-    else {
+    else if (!strcmp(argv[k], "--json")) json = cli_json_errors = 1;
+    else if (!strcmp(argv[k], "--repeat")) {
+      const char *v = cli_value(argc, argv, &k, "bench");
+      if (!v) return CLI_USAGE;
+      if (cli_parse_int(v, 1, 10000, &repeat) != 0) {
+        fprintf(stderr, "ukern bench: --repeat '%s' is not a count from 1 to 10000\n", v);
+        return CLI_USAGE;
+      }
+    } else {
       fprintf(stderr, "ukern bench: unexpected argument '%s'\n%s", argv[k], help);
       return CLI_USAGE;
     }
@@ -173,7 +178,7 @@ int cli_bench(int argc, char **argv) {
   uk_device_info dev;
   if (uk_device_info_get(0, &dev) != UK_OK) snprintf(dev.name, sizeof dev.name, "device 0"), dev.arch = 0;
   if (rc == CLI_OK && json) {
-    printf("{\"device\": ");
+    printf("{\"ok\": true, \"device\": ");
     cli_json_str(stdout, dev.name);
     printf(", \"arch\": %d, \"elements\": %lld, \"rows\": [\n", dev.arch, n);
     for (int j = 0; j < NS + 3; j++) {

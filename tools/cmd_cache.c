@@ -1,116 +1,183 @@
 /* ukern cache stats|list|clear: the disk cache. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "runtime/arch.h"
 
 static const char help[] =
-    "usage: ukern cache stats [--dir DIR]\n"
-    "       ukern cache list [--dir DIR]\n"
-    "       ukern cache clear [--dir DIR]\n"
+    "usage: ukern cache stats [--dir DIR] [--json]\n"
+    "       ukern cache list [--dir DIR] [--json]\n"
+    "       ukern cache clear [--dir DIR] [--json]\n"
     "stats: the cache directory, its entry count and size.\n"
     "list:  one line per entry: its hash, size, age, architecture and the kernels\n"
     "       its source defines (or its name expressions).\n"
     "clear: removes every ukern entry (other files in the directory stay).\n"
-    "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern.\n";
+    "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern.\n"
+    "A DIR given with --dir must exist. --json prints one JSON object instead.\n";
 
-/* What an entry holds, from its key text (see compile_key.c): the arch
- * line, name expressions, and the names after `__global__ void` in the source. */
-static void describe(const char *key, size_t len, char *out, size_t size) {
-  size_t n = 0;
-  out[0] = 0;
-  const char *arch = strstr(key, "\narch ");
-  uk__arch a = {0, 0}; /* "arch <num> <flags>" (compile_key.c) */
-  if (arch) sscanf(arch + 6, "%d %d", &a.num, &a.flags);
-  char an[32];
-  uk__arch_name(a, an, sizeof an);
-  if (arch) n += (size_t)snprintf(out, size, "%s ", an);
-  const char *p = key, *end = key + len;
-  int names = 0;
-  while (p < end && n + 4 < size) {
-    const char *g = strstr(p, "__global__");
-    const char *ne = strstr(p, "\nname ");
-    if (ne && (!g || ne < g)) {
-      const char *sp = strchr(ne + 6, ' ');
-      const char *nl = strchr(ne + 1, '\n');
-      if (sp && nl && sp < nl) n += (size_t)snprintf(out + n, size - n, "%s%.*s", names++ ? ", " : "", (int)(nl - sp - 1), sp + 1);
-      p = ne + 1;
-      continue;
-    }
-    if (!g) break;
-    const char *q = g + 10;
-    while (*q == ' ' || *q == '\n') q++;
-    if (!strncmp(q, "__launch_bounds__", 17)) { /* skip its (...) */
-      int depth = 0;
-      for (; *q; q++) {
-        if (*q == '(') depth++;
-        if (*q == ')' && --depth == 0) {
-          q++;
-          break;
-        }
-      }
-      while (*q == ' ' || *q == '\n') q++;
-    }
-    if (!strncmp(q, "void", 4)) {
-      q += 4;
-      while (*q == ' ' || *q == '\n') q++;
-      const char *s = q;
-      while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_') q++;
-      if (q > s && n + 4 < size) n += (size_t)snprintf(out + n, size - n, "%s%.*s", names++ ? ", " : "", (int)(q - s), s);
-    }
-    p = q;
-  }
-  if (n >= size) out[size - 1] = 0;
+/* What an entry holds, from its key text (see uk__compile_key in nvrtc.c):
+ * the arch, and its name expressions or else the kernels its source defines. */
+typedef struct entry_info {
+  int arch;       /* 0: unknown */
+  int arch_flags; /* UK__ARCH_* */
+  int count;
+  char names[32][128];
+} entry_info;
+
+static void add_name(entry_info *e, const char *s, size_t n) {
+  if (e->count == 32 || n == 0) return;
+  if (n >= sizeof e->names[0]) n = sizeof e->names[0] - 1;
+  memcpy(e->names[e->count], s, n);
+  e->names[e->count++][n] = 0;
 }
 
-static int list(const char *dir) {
+static int ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+/* The kernel name after `__global__`: skips `void` and attributes such as
+ * `__launch_bounds__(256)` wherever they stand (reductions put them after
+ * `void`); the name is the identifier that an '(' follows. */
+static void global_name(entry_info *e, const char *q, const char *end) {
+  for (int words = 0; q < end && words < 8; words++) {
+    while (q < end && (*q == ' ' || *q == '\n' || *q == '\t')) q++;
+    const char *w = q;
+    while (q < end && ident_char(*q)) q++;
+    if (q == w) return;
+    const char *after = q;
+    while (after < end && (*after == ' ' || *after == '\n' || *after == '\t')) after++;
+    if (after < end && *after == '(') {
+      if (!(q - w > 4 && !strncmp(w, "__", 2) && !strncmp(q - 2, "__", 2))) { /* not __attr__(...) */
+        add_name(e, w, (size_t)(q - w));
+        return;
+      }
+      for (int depth = 0; after < end; after++) { /* skip the attribute's (...) */
+        if (*after == '(') depth++;
+        if (*after == ')' && --depth == 0) break;
+      }
+      q = after + 1;
+    }
+  }
+}
+
+static void describe(const char *key, size_t len, entry_info *e) {
+  memset(e, 0, sizeof *e);
+  const char *p = key, *end = key + len;
+  const char *src = NULL, *src_end = NULL;
+  int named = 0;
+  while (p < end && !src) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) break;
+    unsigned long long n = 0;
+    int used = 0;
+    if (!strncmp(p, "arch ", 5)) {
+      e->arch = atoi(p + 5);
+    } else if (!strncmp(p, "arch_flags ", 11)) {
+      e->arch_flags = atoi(p + 11);
+    } else if (sscanf(p, "name %llu %n", &n, &used) == 1 && used > 0 && n <= (size_t)(end - p - used)) {
+      add_name(e, p + used, (size_t)n);
+      named = 1;
+      nl = p + used + n;
+    } else if (sscanf(p, "source %llu%n", &n, &used) == 1 && n <= (size_t)(end - nl - 1)) {
+      src = nl + 1;
+      src_end = src + n;
+    }
+    p = nl + 1;
+  }
+  if (named || !src) return;
+  for (const char *g = src; g < src_end; g++) {
+    g = memmem(g, (size_t)(src_end - g), "__global__", 10);
+    if (!g) break;
+    global_name(e, g + 10, src_end);
+  }
+}
+
+/* Reads an entry's key (a ukern entry file: "UKC" magic, key length at 8). */
+static int read_entry(const char *path, struct stat *st, entry_info *e) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int ok = -1;
+  unsigned char hdr[32];
+  if (fstat(fd, st) == 0 && S_ISREG(st->st_mode) && read(fd, hdr, 32) == 32 && !memcmp(hdr, "UKC", 3)) {
+    uint64_t klen = 0;
+    for (int j = 7; j >= 0; j--) klen = klen << 8 | hdr[8 + j];
+    char *key = klen < (1u << 26) ? malloc(klen + 1) : NULL;
+    if (key && pread(fd, key, klen, 32) == (ssize_t)klen) {
+      key[klen] = 0;
+      describe(key, klen, e);
+      ok = 0;
+    }
+    free(key);
+  }
+  close(fd);
+  return ok;
+}
+
+static int list(const char *dir, int json) {
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "ukern cache list: cannot open '%s': ", dir);
-    perror(NULL);
+    fprintf(stderr, "ukern cache list: cannot open '%s': %s\n", dir, strerror(errno));
     return CLI_FAIL;
   }
   struct dirent *de;
   time_t now = time(NULL);
   int count = 0;
+  if (json) {
+    printf("{\"directory\": ");
+    cli_json_str(stdout, dir);
+    printf(", \"entries\": [");
+  }
   while ((de = readdir(d))) {
     size_t nl = strlen(de->d_name);
     if (nl != 36 || strcmp(de->d_name + 32, ".ukc") != 0) continue;
-    char path[4096], b[32], what[512] = "(unreadable)";
+    char path[4096], b[32];
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    FILE *f = fopen(path, "rb");
-    unsigned char hdr[32];
-    if (f && fread(hdr, 1, 32, f) == 32 && !memcmp(hdr, "UKC1", 4)) {
-      uint64_t klen = 0;
-      for (int j = 7; j >= 0; j--) klen = klen << 8 | hdr[8 + j];
-      if (klen < (1u << 26)) {
-        char *key = malloc(klen + 1);
-        if (key && fread(key, 1, klen, f) == klen) {
-          key[klen] = 0;
-          describe(key, klen, what, sizeof what);
-        }
-        free(key);
-      }
-    }
-    if (f) fclose(f);
+    entry_info e;
+    int readable = read_entry(path, &st, &e) == 0;
+    if (!readable && (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))) continue;
     double age = difftime(now, st.st_mtime);
-    char ages[32];
+    if (json) {
+      printf("%s\n  {\"file\": ", count ? "," : "");
+      cli_json_str(stdout, de->d_name);
+      char an[32] = "";
+      if (readable && e.arch) uk__arch_name((uk__arch){e.arch, e.arch_flags}, an, sizeof an);
+      printf(", \"bytes\": %lld, \"age_s\": %.0f, \"readable\": %s, \"arch\": ", (long long)st.st_size, age,
+             readable ? "true" : "false");
+      cli_json_str(stdout, an);
+      printf(", \"kernels\": [");
+      for (int j = 0; readable && j < e.count; j++) {
+        if (j) printf(", ");
+        cli_json_str(stdout, e.names[j]);
+      }
+      printf("]}");
+      count++;
+      continue;
+    }
+    char ages[32], what[1024] = "(unreadable)";
     if (age < 120) snprintf(ages, sizeof ages, "%.0f s", age);
     else if (age < 7200) snprintf(ages, sizeof ages, "%.0f min", age / 60);
     else if (age < 172800) snprintf(ages, sizeof ages, "%.0f h", age / 3600);
     else snprintf(ages, sizeof ages, "%.0f d", age / 86400);
+    if (readable) {
+      char an[32] = "?";
+      if (e.arch) uk__arch_name((uk__arch){e.arch, e.arch_flags}, an, sizeof an);
+      int n = snprintf(what, sizeof what, "%s", an);
+      for (int j = 0; j < e.count && n > 0 && (size_t)n < sizeof what; j++)
+        n += snprintf(what + n, sizeof what - (size_t)n, "%s%s", j ? ", " : " ", e.names[j]);
+    }
     printf("%.12s  %10s  %7s  %s\n", de->d_name, cli_bytes((uint64_t)st.st_size, b, sizeof b), ages, what);
     count++;
   }
   closedir(d);
-  printf("%d entr%s in %s\n", count, count == 1 ? "y" : "ies", dir);
+  if (json) printf("%s], \"count\": %d}\n", count ? "\n" : "", count);
+  else printf("%d entr%s in %s\n", count, count == 1 ? "y" : "ies", dir);
   return CLI_OK;
 }
 
@@ -120,10 +187,15 @@ int cli_cache(int argc, char **argv) {
     return CLI_OK;
   }
   const char *verb = NULL, *dir_arg = NULL;
+  int json = 0;
   for (int k = 1; k < argc; k++) {
-    if (!strcmp(argv[k], "--dir") && k + 1 < argc) dir_arg = argv[++k];
-    else if (!verb && argv[k][0] != '-') verb = argv[k];
-    else {
+    if (!strcmp(argv[k], "--dir")) {
+      if (!(dir_arg = cli_value(argc, argv, &k, "cache"))) return CLI_USAGE;
+    } else if (!strcmp(argv[k], "--json")) {
+      json = cli_json_errors = 1;
+    } else if (!verb && argv[k][0] != '-') {
+      verb = argv[k];
+    } else {
       fprintf(stderr, "ukern cache: unexpected argument '%s'\n%s", argv[k], help);
       return CLI_USAGE;
     }
@@ -139,23 +211,47 @@ int cli_cache(int argc, char **argv) {
     if (s != UK_OK) return cli_fail("cache directory", s);
     dir = owned;
   }
+  /* A named directory that is not there is a mistake (a typo would
+   * otherwise read as an empty cache); the default one may not exist yet. */
+  struct stat st;
+  if (dir_arg && stat(dir_arg, &st) != 0) {
+    return cli_fail_msg("cache", "--dir '%s': %s", dir_arg, strerror(errno));
+  }
+  if (dir_arg && !S_ISDIR(st.st_mode)) return cli_fail_msg("cache", "--dir '%s' is not a directory", dir_arg);
   int rc = CLI_OK;
   uint64_t entries = 0, bytes = 0;
   uk_status s = uk_cache_usage(dir, &entries, &bytes);
   if (s != UK_OK) {
     rc = cli_fail(dir, s);
   } else if (!strcmp(verb, "list")) {
-    rc = list(dir);
+    rc = list(dir, json);
   } else if (!strcmp(verb, "stats")) {
     char b[32];
-    printf("directory  %s\nentries    %llu\nsize       %s\n", dir, (unsigned long long)entries,
-           cli_bytes(bytes, b, sizeof b));
+    if (json) {
+      printf("{\"directory\": ");
+      cli_json_str(stdout, dir);
+      printf(", \"entries\": %llu, \"bytes\": %llu, \"refused\": ", (unsigned long long)entries,
+             (unsigned long long)bytes);
+      if (uk_cache_check_dir(dir) != UK_OK) cli_json_str(stdout, uk_last_error());
+      else printf("null");
+      printf("}\n");
+    } else {
+      printf("directory  %s\nentries    %llu\nsize       %s\n", dir, (unsigned long long)entries,
+             cli_bytes(bytes, b, sizeof b));
+    }
     /* A directory that contexts refuse: say so, or every lookup misses silently. */
-    if (uk_cache_check_dir(dir) != UK_OK) printf("refused    %s\n", uk_last_error());
+    if (uk_cache_check_dir(dir) != UK_OK && !json) printf("refused    %s\n", uk_last_error());
   } else {
     s = uk_cache_clear(dir);
-    if (s != UK_OK) rc = cli_fail(dir, s);
-    else printf("removed %llu entries from %s\n", (unsigned long long)entries, dir);
+    if (s != UK_OK) {
+      rc = cli_fail(dir, s);
+    } else if (json) {
+      printf("{\"directory\": ");
+      cli_json_str(stdout, dir);
+      printf(", \"removed\": %llu}\n", (unsigned long long)entries);
+    } else {
+      printf("removed %llu entries from %s\n", (unsigned long long)entries, dir);
+    }
   }
   uk_free(owned);
   return rc;

@@ -8,7 +8,7 @@
 #include "runtime/arch.h"
 
 static const char help[] =
-    "usage: ukern compile SPEC|FILE.cu [--arch ARCH] [--case N] [--log] [--FIELD VALUE]...\n"
+    "usage: ukern compile SPEC|FILE.cu [--arch ARCH] [--case N] [--log] [--json] [--FIELD VALUE]...\n"
     "Compiles with NVRTC for the local GPU's architecture, or for --arch ARCH (90,\n"
     "90a, sm_90a, 100f, compute_90; the default without a GPU is 90; an -arch in\n"
     "--option is the same). Prints the compile time, the cubin size and for each\n"
@@ -17,33 +17,39 @@ static const char help[] =
     "A .cu file is compiled as a raw module; give templates to instantiate with\n"
     "--name-expr 'scale<float>' and NVRTC options with --option -std=c++17.\n"
     "--log prints the whole NVRTC log. On a compile error the log and the numbered\n"
-    "source are printed to stderr and the exit code is 1.\n"
+    "source are printed to stderr and the exit code is 1. --json prints one JSON object\n"
+    "(on a compile error: {\"ok\": false, \"error\": {...}} with the log).\n"
     "`ukern gen --help` describes specs.\n";
 
 typedef struct compile_args {
   const char *path;
   long long which;
   uk__arch arch; /* num 0: not given */
-  int log;
+  int log, json;
 } compile_args;
 
 static int own(void *user, int argc, char **argv, int *k) {
   compile_args *a = user;
-  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) {
-    if (uk__arch_parse(argv[++*k], "--arch", &a->arch) != UK_OK || uk__arch_check(a->arch, "--arch") != UK_OK) {
+  if (!strcmp(argv[*k], "--arch")) {
+    const char *v = cli_value(argc, argv, k, "compile");
+    if (!v) return -1;
+    if (uk__arch_parse(v, "--arch", &a->arch) != UK_OK || uk__arch_check(a->arch, "--arch") != UK_OK) {
       fprintf(stderr, "ukern compile: %s\n", uk_last_error());
       return -1;
     }
     return 1;
   }
-  if (!strcmp(argv[*k], "--case") && *k + 1 < argc) {
-    if (cli_parse_int(argv[++*k], 0, 1 << 20, &a->which) != 0) {
+  if (!strcmp(argv[*k], "--case")) {
+    const char *v = cli_value(argc, argv, k, "compile");
+    if (!v) return -1;
+    if (cli_parse_int(v, 0, 1 << 20, &a->which) != 0) {
       fprintf(stderr, "ukern compile: --case '%s' is not a non-negative integer\n", argv[*k]);
       return -1;
     }
     return 1;
   }
   if (!strcmp(argv[*k], "--log")) return a->log = 1;
+  if (!strcmp(argv[*k], "--json")) return a->json = cli_json_errors = 1;
   if (argv[*k][0] != '-' && !a->path) {
     a->path = argv[*k];
     return 1;
@@ -100,6 +106,29 @@ static int parse_ptxas(const char *log, kinfo *ks, int max) {
     p = e ? e + 1 : NULL;
   }
   return n;
+}
+
+static void print_json(const char *name, const char *arch, int no_gpu, double ms, int is_ptx, size_t bytes,
+                       const kinfo *ks, int n, const char *log) {
+  printf("{\"ok\": true, \"name\": ");
+  cli_json_str(stdout, name);
+  printf(", \"arch\": ");
+  cli_json_str(stdout, arch);
+  printf(", \"no_gpu\": %s, \"compile_ms\": %.3f, \"image\": \"%s\", \"image_bytes\": %zu, \"kernels\": [",
+         no_gpu ? "true" : "false", ms, is_ptx ? "ptx" : "cubin", bytes);
+  for (int j = 0; j < n; j++) {
+    printf("%s\n  {\"kernel\": ", j ? "," : "");
+    cli_json_str(stdout, ks[j].name);
+    printf(", \"registers\": %ld, \"spill_stores\": %ld, \"spill_loads\": %ld, \"stack\": %ld, \"shared\": %ld, "
+           "\"barriers\": %ld}",
+           ks[j].regs, ks[j].spill_st, ks[j].spill_ld, ks[j].stack, ks[j].smem, ks[j].barriers);
+  }
+  printf("%s]", n ? "\n" : "");
+  if (log) {
+    printf(", \"log\": ");
+    cli_json_str(stdout, log);
+  }
+  printf("}\n");
 }
 
 /* The arch to compile for: --arch, else the local GPU's, else 90. */
@@ -171,20 +200,24 @@ int cli_compile(int argc, char **argv) {
     rc = cli_fail(a.path ? a.path : "compile", st);
     goto out;
   }
+  kinfo ks[64];
+  int n = parse_ptxas(bin->log, ks, 64);
+  for (int j = 0; j < n; j++) /* name expressions by their own spelling */
+    for (int q = 0; q < bin->num_names; q++)
+      if (!strcmp(bin->lowered[q], ks[j].name)) snprintf(ks[j].name, sizeof ks[j].name, "%s", bin->names[q]);
+  if (a.json) {
+    print_json(req.name, an, no_gpu, ms, bin->is_ptx, bin->image_size, ks, n, a.log ? bin->log : NULL);
+    goto out;
+  }
   char b[32];
   printf("compiled '%s' for %s%s in %.1f ms, %s %s\n", req.name, an,
          no_gpu ? " (no GPU found; --arch picks another)" : "", ms, bin->is_ptx ? "PTX" : "cubin",
          cli_bytes(bin->image_size, b, sizeof b));
-  kinfo ks[64];
-  int n = parse_ptxas(bin->log, ks, 64);
   printf("%-40s %9s %14s %7s %9s %8s\n", "kernel", "registers", "spills st/ld", "stack", "shared", "barriers");
   for (int j = 0; j < n; j++) {
-    const char *shown = ks[j].name;
-    for (int q = 0; q < bin->num_names; q++)
-      if (!strcmp(bin->lowered[q], ks[j].name)) shown = bin->names[q];
     char spill[32];
     snprintf(spill, sizeof spill, "%ld/%ld", ks[j].spill_st, ks[j].spill_ld);
-    printf("%-40s %9ld %14s %7ld %9ld %8ld\n", shown, ks[j].regs, spill, ks[j].stack, ks[j].smem, ks[j].barriers);
+    printf("%-40s %9ld %14s %7ld %9ld %8ld\n", ks[j].name, ks[j].regs, spill, ks[j].stack, ks[j].smem, ks[j].barriers);
   }
   if (n == 0) printf("(ptxas reported no kernels)\n");
   if (a.log) printf("\nNVRTC log:\n%s", bin->log);

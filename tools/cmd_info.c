@@ -1,29 +1,107 @@
 /* ukern info: what this machine offers ukern. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
 static const char help[] =
-    "usage: ukern info\n"
+    "usage: ukern info [--json]\n"
     "Prints the library, NVRTC and driver versions, each CUDA device and its\n"
-    "architecture, and the disk cache directory with its usage.\n";
+    "architecture, and the disk cache directory with its usage. --json prints one\n"
+    "JSON object (absent parts are null, with the reason in a \"..._error\" key).\n";
+
+/* "13.0" from 13000. */
+static void version_str(int v, char *buf, size_t size) { snprintf(buf, size, "%d.%d", v / 1000, (v % 1000) / 10); }
+
+static void json_key_str(const char *key, const char *value, const char *err) {
+  printf(", \"%s\": ", key);
+  if (value) {
+    cli_json_str(stdout, value);
+  } else {
+    printf("null, \"%s_error\": ", key);
+    cli_json_str(stdout, err);
+  }
+}
+
+static int info_json(void) {
+  char nv[32], drv[32], err[1024];
+  int v = 0;
+  printf("{\"version\": ");
+  cli_json_str(stdout, uk_version());
+  int have = uk_nvrtc_version(&v) == UK_OK;
+  if (have) version_str(v, nv, sizeof nv);
+  else snprintf(err, sizeof err, "%s", uk_last_error());
+  json_key_str("nvrtc", have ? nv : NULL, err);
+  have = uk_driver_version(&v) == UK_OK;
+  if (have) version_str(v, drv, sizeof drv);
+  else snprintf(err, sizeof err, "%s", uk_last_error());
+  json_key_str("driver", have ? drv : NULL, err);
+  int count = 0;
+  printf(", \"devices\": [");
+  if (uk_device_count(&count) != UK_OK) count = 0, snprintf(err, sizeof err, "%s", uk_last_error());
+  else err[0] = 0;
+  for (int d = 0; d < count; d++) {
+    uk_device_info info;
+    printf("%s{\"index\": %d", d ? ", " : "", d);
+    if (uk_device_info_get(d, &info) != UK_OK) {
+      printf(", \"error\": ");
+      cli_json_str(stdout, uk_last_error());
+    } else {
+      printf(", \"name\": ");
+      cli_json_str(stdout, info.name);
+      printf(", \"arch\": %d, \"multiprocessors\": %d, \"memory_bytes\": %llu", info.arch, info.multiprocessors,
+             (unsigned long long)info.total_memory);
+    }
+    printf("}");
+  }
+  printf("]");
+  if (err[0]) {
+    printf(", \"devices_error\": ");
+    cli_json_str(stdout, err);
+  }
+  char *dir = NULL;
+  printf(", \"cache\": ");
+  if (uk_cache_default_dir(&dir) != UK_OK) {
+    printf("{\"directory\": null, \"error\": ");
+    cli_json_str(stdout, uk_last_error());
+    printf("}}\n");
+    return CLI_OK;
+  }
+  uint64_t entries = 0, bytes = 0;
+  const char *off = getenv("UKERN_DISABLE_DISK_CACHE");
+  printf("{\"directory\": ");
+  cli_json_str(stdout, dir);
+  printf(", \"disabled\": %s", off && *off == '1' ? "true" : "false");
+  if (uk_cache_usage(dir, &entries, &bytes) == UK_OK) {
+    printf(", \"entries\": %llu, \"bytes\": %llu}}\n", (unsigned long long)entries, (unsigned long long)bytes);
+  } else {
+    printf(", \"entries\": null, \"bytes\": null, \"error\": ");
+    cli_json_str(stdout, uk_last_error());
+    printf("}}\n");
+  }
+  uk_free(dir);
+  return CLI_OK;
+}
 
 int cli_info(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(help, stdout);
     return CLI_OK;
   }
-  if (argc > 1) {
-    fprintf(stderr, "ukern info: unexpected argument '%s'\n%s", argv[1], help);
+  int json = argc == 2 && !strcmp(argv[1], "--json");
+  if (argc > 1 && !json) {
+    fprintf(stderr, "ukern info: unexpected argument '%s'\n%s", argv[argc > 2 && !strcmp(argv[1], "--json") ? 2 : 1], help);
     return CLI_USAGE;
   }
+  if (json) return info_json();
   printf("ukern %s\n", uk_version());
   int v = 0;
-  if (uk_nvrtc_version(&v) == UK_OK) printf("nvrtc    %d.%d\n", v / 1000, (v % 1000) / 10);
+  char ver[32];
+  if (uk_nvrtc_version(&v) == UK_OK) printf("nvrtc    %s\n", (version_str(v, ver, sizeof ver), ver));
   else printf("nvrtc    unavailable: %s\n", uk_last_error());
   int count = 0;
-  if (uk_driver_version(&v) == UK_OK) printf("driver   CUDA %d.%d\n", v / 1000, (v % 1000) / 10);
+  if (uk_driver_version(&v) == UK_OK) printf("driver   CUDA %s\n", (version_str(v, ver, sizeof ver), ver));
   if (uk_device_count(&count) != UK_OK) {
     printf("devices  none: %s\n", uk_last_error());
   } else {

@@ -10,14 +10,15 @@
 #include "runtime/context.h"
 
 static const char help[] =
-    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] SPEC|FILE.cu...\n"
+    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--json] SPEC|FILE.cu...\n"
     "Compiles every specialisation the specs list (each line of `inputs`; modules\n"
     "once) into the disk cache, so that later calls with those dtypes, shapes and\n"
     "layouts load code instead of compiling it. --arch (repeatable, or a comma\n"
     "list such as 80,90,90a) names the architectures: 90, 90a, sm_90a, 100f,\n"
     "compute_90; no GPU is needed then. Without --arch: the local GPU's.\n"
     "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern;\n"
-    "the deployment must use the same directory, library version and NVRTC version.\n";
+    "the deployment must use the same directory, library version and NVRTC version.\n"
+    "--json prints one JSON object: {\"ok\": true, \"results\": [{arch, result, ms, what}]}.\n";
 
 #define MAX_ARCHS 16
 #define MAX_SPECS 256
@@ -28,7 +29,13 @@ typedef struct pre_args {
   const char *dir;
   const char *paths[MAX_SPECS];
   int npaths;
+  int json;
 } pre_args;
+
+/* With --json, one result object per line of work, collected here and
+ * printed in one document at the end. */
+static FILE *json_results;
+static int json_count;
 
 /* "80,90,90a": each checked against NVRTC's list. */
 static int parse_archs(pre_args *a, const char *list) {
@@ -53,11 +60,12 @@ static int parse_archs(pre_args *a, const char *list) {
 
 static int own(void *user, int argc, char **argv, int *k) {
   pre_args *a = user;
-  if (!strcmp(argv[*k], "--arch") && *k + 1 < argc) return parse_archs(a, argv[++*k]) == 0 ? 1 : -1;
-  if (!strcmp(argv[*k], "--dir") && *k + 1 < argc) {
-    a->dir = argv[++*k];
-    return 1;
+  if (!strcmp(argv[*k], "--arch")) {
+    const char *v = cli_value(argc, argv, k, "precompile");
+    return v && parse_archs(a, v) == 0 ? 1 : -1;
   }
+  if (!strcmp(argv[*k], "--dir")) return (a->dir = cli_value(argc, argv, k, "precompile")) ? 1 : -1;
+  if (!strcmp(argv[*k], "--json")) return a->json = cli_json_errors = 1;
   if (argv[*k][0] != '-' && a->npaths < MAX_SPECS) {
     a->paths[a->npaths++] = argv[*k];
     return 1;
@@ -101,7 +109,14 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
     return CLI_FAIL;
   }
   const char *how = after.compiles > before.compiles ? "compiled" : "already cached";
-  printf("%s  %-14s %8.1f ms  %s\n", an, how, ms, label);
+  if (json_results) {
+    fprintf(json_results, "%s\n  {\"arch\": \"%s\", \"result\": \"%s\", \"ms\": %.3f, \"what\": ",
+            json_count++ ? "," : "", an, how, ms);
+    cli_json_str(json_results, label);
+    fputc('}', json_results);
+  } else {
+    printf("%s  %-14s %8.1f ms  %s\n", an, how, ms, label);
+  }
   return CLI_OK;
 }
 
@@ -160,7 +175,13 @@ int cli_precompile(int argc, char **argv) {
       rc = CLI_USAGE;
     }
   cli_spec_free(&unused);
+  char *json_text = NULL;
+  size_t json_len = 0;
   if (rc != CLI_OK) goto out;
+  if (a->json && !(json_results = open_memstream(&json_text, &json_len))) {
+    rc = cli_fail_msg("precompile", "out of memory");
+    goto out;
+  }
   if (a->npaths == 0) {
     fprintf(stderr, "ukern precompile: give at least one spec\n%s", help);
     rc = CLI_USAGE;
@@ -201,6 +222,12 @@ int cli_precompile(int argc, char **argv) {
     uk_context_destroy(ctx);
   }
 out:
+  if (json_results) {
+    fclose(json_results);
+    if (rc == CLI_OK) printf("{\"ok\": true, \"results\": [%s%s]}\n", json_text ? json_text : "", json_count ? "\n" : "");
+    free(json_text);
+    json_results = NULL;
+  }
   free(a);
   return rc;
 }

@@ -29,14 +29,16 @@ static int own(void *user, int argc, char **argv, int *k) {
   run_args *a = user;
   const char *f = argv[*k];
   long long *dst = !strcmp(f, "--case") ? &a->which : !strcmp(f, "--seed") ? &a->seed : !strcmp(f, "--repeat") ? &a->repeat : NULL;
-  if (dst && *k + 1 < argc) {
-    if (cli_parse_int(argv[++*k], dst == &a->repeat ? 1 : 0, 1LL << 40, dst) != 0) {
+  if (dst) {
+    const char *v = cli_value(argc, argv, k, "run");
+    if (!v) return -1;
+    if (cli_parse_int(v, dst == &a->repeat ? 1 : 0, 1LL << 40, dst) != 0) {
       fprintf(stderr, "ukern run: %s '%s' is not a valid count\n", f, argv[*k]);
       return -1;
     }
     return 1;
   }
-  if (!strcmp(f, "--json")) return a->json = 1;
+  if (!strcmp(f, "--json")) return a->json = cli_json_errors = 1;
   if (f[0] != '-' && !a->path) {
     a->path = f;
     return 1;
@@ -61,7 +63,8 @@ int cli_run(int argc, char **argv) {
   if (a.path && (rc = cli_spec_load(&s, a.path)) != CLI_OK) goto out;
   if ((rc = cli_spec_finish(&s)) != CLI_OK) goto out;
   if (s.kind == CLI_MODULE) {
-    fprintf(stderr, "ukern run: modules have no inputs to generate: run an elementwise or reduction spec\n");
+    fprintf(stderr, "ukern run: %s is a module: run takes an elementwise or reduction spec\n%s",
+            a.path ? a.path : "the spec", cli_module_run_hint);
     rc = CLI_USAGE;
     goto out;
   }

@@ -1,5 +1,6 @@
 /* ukern — command-line front end: dispatches to one command per file. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,59 @@ static const char usage[] =
     "environment: UKERN_CACHE_DIR (cache directory), UKERN_DISABLE_DISK_CACHE=1,\n"
     "             UKERN_CUDA_INCLUDE (toolkit headers for NVRTC), CUDA_HOME\n";
 
+int cli_json_errors = 0;
+
+/* The library's message speaks to a C caller ("...; see uk_last_error_log()");
+ * here the log itself follows, so that pointer to a function is dropped. */
+static void library_message(char *buf, size_t size) {
+  static const char *const pointers[] = {"; see uk_last_error_log()", " (see uk_last_error_log())",
+                                         "uk_last_error_log()"};
+  snprintf(buf, size, "%s", uk_last_error());
+  for (size_t j = 0; j < sizeof pointers / sizeof *pointers; j++) {
+    char *at;
+    size_t n = strlen(pointers[j]);
+    while ((at = strstr(buf, pointers[j])) != NULL) memmove(at, at + n, strlen(at + n) + 1);
+  }
+}
+
+static void json_error(const char *what, const char *status, const char *message, const char *log) {
+  printf("{\"ok\": false, \"error\": {\"what\": ");
+  cli_json_str(stdout, what);
+  printf(", \"status\": ");
+  cli_json_str(stdout, status);
+  printf(", \"message\": ");
+  cli_json_str(stdout, message);
+  printf(", \"log\": ");
+  cli_json_str(stdout, log);
+  printf("}}\n");
+  fflush(stdout);
+}
+
 int cli_fail(const char *what, uk_status s) {
-  fprintf(stderr, "ukern: %s: %s: %s\n", what, uk_status_name(s), uk_last_error());
-  if (*uk_last_error_log()) fprintf(stderr, "%s\n", uk_last_error_log());
+  char msg[4096];
+  library_message(msg, sizeof msg);
+  const char *log = uk_last_error_log();
+  fprintf(stderr, "ukern: %s: %s: %s%s\n", what, uk_status_name(s), msg, *log ? " (the log follows)" : "");
+  if (*log) fprintf(stderr, "%s\n", log);
+  if (cli_json_errors) json_error(what, uk_status_name(s), msg, log);
   return s == UK_ERR_NO_DEVICE ? CLI_NO_DEVICE : CLI_FAIL;
+}
+
+int cli_fail_msg(const char *what, const char *fmt, ...) {
+  char msg[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "ukern %s: %s\n", what, msg);
+  if (cli_json_errors) json_error(what, "error", msg, "");
+  return CLI_FAIL;
+}
+
+const char *cli_value(int argc, char **argv, int *k, const char *cmd) {
+  if (*k + 1 < argc) return argv[++*k];
+  fprintf(stderr, "ukern %s: %s needs a value (see `ukern %s --help`)\n", cmd, argv[*k], cmd);
+  return NULL;
 }
 
 int cli_wants_help(int argc, char **argv) {

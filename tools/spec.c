@@ -1,9 +1,13 @@
 /* Kernel specs: a small human-readable file of `field: value` lines holding
  * the definition strings of a kernel and the calls to make of it. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -41,6 +45,11 @@ const char cli_spec_help[] =
     "    inputs: |\n"
     "      float32[4096,4096], float32[4096]\n"
     "      float64[1000], float64(0.5)\n";
+
+const char cli_module_run_hint[] =
+    "  a module's kernels take C arguments that a spec cannot describe: `ukern compile`\n"
+    "  and `ukern precompile` take a module; run its kernels from a program (load the\n"
+    "  module, get the function, launch it: see examples/raw_module_templates.c).\n";
 
 static const char *const field_names[] = {
 #define CLI_FIELD_NAME_(f) #f,
@@ -173,11 +182,20 @@ int cli_spec_flag(cli_spec *s, int argc, char **argv, int *k) {
   return 1;
 }
 
+/* Reads a whole text file. Only a regular file is read (opened without
+ * blocking, so a FIFO cannot hang the tool), and a NUL byte is an error
+ * naming its line: it would silently cut the field short. */
 static char *read_file(const char *path, const char *what) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    fprintf(stderr, "ukern: cannot open %s '%s': ", what, path);
-    perror(NULL);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    fprintf(stderr, "ukern: cannot open %s '%s': %s\n", what, path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr, "ukern: cannot open %s '%s': not a regular file\n", what, path);
+    close(fd);
     return NULL;
   }
   char *buf = NULL;
@@ -188,24 +206,33 @@ static char *read_file(const char *path, const char *what) {
       char *nb = realloc(buf, cap);
       if (!nb) {
         free(buf);
-        fclose(fp);
+        close(fd);
         fprintf(stderr, "ukern: out of memory reading '%s'\n", path);
         return NULL;
       }
       buf = nb;
     }
-    size_t got = fread(buf + len, 1, 4096, fp);
-    len += got;
-    if (got < 4096) break;
+    ssize_t got = read(fd, buf + len, 4096);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      fprintf(stderr, "ukern: error reading '%s': %s\n", path, strerror(errno));
+      free(buf);
+      close(fd);
+      return NULL;
+    }
+    if (got == 0) break;
+    len += (size_t)got;
   }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad) {
-    fprintf(stderr, "ukern: error reading '%s'\n", path);
+  close(fd);
+  buf[len] = 0;
+  const char *nul = memchr(buf, 0, len);
+  if (nul) {
+    size_t line = 1;
+    for (const char *p = buf; p < nul; p++) line += *p == '\n';
+    fprintf(stderr, "%s:%zu: a NUL byte (\\0) in the %s: it must be text\n", path, line, what);
     free(buf);
     return NULL;
   }
-  buf[len] = 0;
   return buf;
 }
 
@@ -348,9 +375,14 @@ int cli_spec_finish(cli_spec *s) {
   }
   for (int f = 0; f < F_COUNT_; f++)
     if (s->f[f] && !(field_kinds[f] & (1 << s->kind))) {
-      const char *owner = field_kinds[f] & RED ? "reduction" : field_kinds[f] & EW ? "elementwise" : "module";
+      int bits = field_kinds[f];
+      const char *owner = bits == (EW | RED) ? "elementwise and reduction" : bits & RED ? "reduction"
+                          : bits & EW        ? "elementwise"
+                                             : "module";
       fprintf(stderr, "%s: field '%s' does not apply to %s %s kernel (it is for %s kernels)\n", origin,
               field_names[f], s->kind == CLI_ELEMENTWISE ? "an" : "a", kind_names[s->kind], owner);
+      if (s->kind == CLI_MODULE && (f == F_inputs || f == F_outputs))
+        fprintf(stderr, "%s", cli_module_run_hint);
       return CLI_USAGE;
     }
   static const cli_field need_ew[] = {F_in_params, F_out_params, F_operation};

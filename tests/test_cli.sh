@@ -120,6 +120,8 @@ printf '%s\n' 'extern "C" __global__ void stage(const float* x, float* y) {' \
   'template <typename T> __global__ void scale(T* x, T a, long long n) {' \
   '  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;' '  if (i < n) x[i] *= a;' '}' >"$tmp/tpl.cu"
 
+printf 'kind: elementwise\nin_params: T x\nout_params: T y\nopration: y = x\n' >"$tmp/typo.uk"
+
 if [ "$TIER" = cpu ]; then
 
 # --- specs: gen (no GPU: fake addresses) -----------------------------------------
@@ -136,7 +138,6 @@ expect gen-argmax 0 "struct arg_best" -- "$UKERN" gen "$SPECS/argmax.uk"
 if grep -q "squared_diff" "$tmp/sq.cu" 2>/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL gen -o wrote nothing" >&2; fi
 
 # --- bad specs: clear errors, non-zero exits ---------------------------------------
-printf 'kind: elementwise\nin_params: T x\nout_params: T y\nopration: y = x\n' >"$tmp/typo.uk"
 expect bad-field 2 "typo.uk:4: unknown field 'opration' (did you mean 'operation'?)" -- "$UKERN" gen "$tmp/typo.uk"
 printf 'kind: elementwise\nin_params: T x\nout_params: T y\n' >"$tmp/missing.uk"
 expect bad-missing 2 "an elementwise kernel needs the field 'operation'" -- "$UKERN" gen "$tmp/missing.uk"

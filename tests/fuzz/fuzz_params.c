@@ -14,6 +14,7 @@
  * valid dtype that matches its array exactly, and every scalar converts or
  * fails with a message. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,9 +27,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void require(int cond) {
-  if (!cond) abort();
-}
+/* A broken invariant: says which (fuzzer logs, replay output), then aborts. */
+#define require(cond)                                                          \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
+      abort();                                                                 \
+    }                                                                          \
+  } while (0)
 
 static int same_lists(const uk_paramlist *a, const uk_paramlist *b) {
   if (a->count != b->count) return 0;

@@ -1,7 +1,8 @@
 /* Replays a fuzz corpus through the same entry point as the libFuzzer target,
  * without libFuzzer: every file of the directory (argv[1], default
- * $UKERN_TEST_DATA/fuzz/corpus/params) must run without a crash; sanitizer
- * builds catch memory errors and leaks. */
+ * $UKERN_TEST_DATA/fuzz/corpus/<UK_FUZZ_CORPUS>) must run without a crash;
+ * sanitizer builds catch memory errors and leaks. Built once per target
+ * (tests/fuzz.cmake defines UK_FUZZ_CORPUS). */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,11 +43,11 @@ int main(int argc, char **argv) {
     snprintf(dir, sizeof dir, "%s", argv[1]);
   } else {
     const char *data = getenv("UKERN_TEST_DATA");
-    snprintf(dir, sizeof dir, "%s/fuzz/corpus/params", data ? data : ".");
+    snprintf(dir, sizeof dir, "%s/fuzz/corpus/%s", data ? data : ".", UK_FUZZ_CORPUS);
   }
   DIR *d = opendir(dir);
   if (!d) {
-    fprintf(stderr, "replay_params: cannot open %s\n", dir);
+    fprintf(stderr, "replay_%s: cannot open %s\n", UK_FUZZ_CORPUS, dir);
     return 1;
   }
   int files = 0, failed = 0;
@@ -57,12 +58,12 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     files++;
     if (!replay_file(path)) {
-      fprintf(stderr, "replay_params: cannot read %s\n", path);
+      fprintf(stderr, "replay_%s: cannot read %s\n", UK_FUZZ_CORPUS, path);
       failed++;
     }
   }
   closedir(d);
-  printf("replay_params: %d inputs from %s\n", files, dir);
+  printf("replay_%s: %d inputs from %s\n", UK_FUZZ_CORPUS, files, dir);
   /* an empty or missing corpus would make this test pass vacuously */
   return files > 0 && failed == 0 ? 0 : 1;
 }

@@ -24,34 +24,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # expect <name> <wanted exit code> <text the output must contain> -- command...
-expect() {
-  local name=$1 code=$2 text=$3
-  shift 4
-  local out rc
+# expect_not: the same, with a text the output must not contain.
+check_output() {
+  local negate=$1 name=$2 code=$3 text=$4
+  shift 5
+  local out rc found=0
   out=$("$@" 2>&1)
   rc=$?
-  if [ "$rc" -eq "$code" ] && grep -qF -- "$text" <<<"$out"; then
+  grep -qF -- "$text" <<<"$out" && found=1
+  if [ "$rc" -eq "$code" ] && [ "$found" -ne "$negate" ]; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
     printf 'FAIL %s: exit %s (wanted %s), output:\n%s\n' "$name" "$rc" "$code" "$out" >&2
   fi
 }
-
-# expect_not <name> <wanted exit code> <text the output must not contain> -- command...
-expect_not() {
-  local name=$1 code=$2 text=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$code" ] && ! grep -qF -- "$text" <<<"$out"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    printf 'FAIL %s: exit %s (wanted %s), output:\n%s\n' "$name" "$rc" "$code" "$out" >&2
-  fi
-}
+expect() { check_output 0 "$@"; }
+expect_not() { check_output 1 "$@"; }
 
 # expect_json <name> <wanted exit code> <key paths (a.b.0.c) that must exist> -- command...
 # stdout must be exactly one JSON document (python3 -m json.tool parses it).

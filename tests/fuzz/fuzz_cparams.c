@@ -15,17 +15,7 @@
 
 #include "base/strbuf.h"
 #include "codegen/cparams.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken invariant: says which (fuzzer logs, replay output), then aborts. */
-#define require(cond)                                                          \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      abort();                                                                 \
-    }                                                                          \
-  } while (0)
+#include "fuzz_util.h"
 
 static int unnamed(const uk_cparam *p, int j) {
   char want[32];

@@ -17,17 +17,7 @@
 #include <string.h>
 
 #include "codegen/opscan.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken invariant: says which (fuzzer logs, replay output), then aborts. */
-#define require(cond)                                                          \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      abort();                                                                 \
-    }                                                                          \
-  } while (0)
+#include "fuzz_util.h"
 
 static const char *const names[] = {"z", "x", "y", "i", "_ind", "n", "_raw_z", "out", "if", "a_b1"};
 

@@ -24,17 +24,7 @@
 #include "codegen/scalar.h"
 #include "codegen/lexer.h"
 #include "codegen/params.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken invariant: says which (fuzzer logs, replay output), then aborts. */
-#define require(cond)                                                          \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      abort();                                                                 \
-    }                                                                          \
-  } while (0)
+#include "fuzz_util.h"
 
 static int same_lists(const uk_paramlist *a, const uk_paramlist *b) {
   if (a->count != b->count) return 0;

@@ -25,17 +25,7 @@
 #include "base/error.h"
 #include "codegen/red_plan.h"
 #include "codegen/shape.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A broken invariant: says which (fuzzer logs, replay output), then aborts. */
-#define require(cond)                                                          \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: invariant broken: %s\n", __FILE__, __LINE__, #cond); \
-      abort();                                                                 \
-    }                                                                          \
-  } while (0)
+#include "fuzz_util.h"
 
 typedef struct {
   const uint8_t *data;

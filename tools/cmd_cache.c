@@ -23,7 +23,7 @@ static const char help[] =
     "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern.\n"
     "A DIR given with --dir must exist. --json prints one JSON object instead.\n";
 
-/* What an entry holds, from its key text (see uk__compile_key in nvrtc.c):
+/* What an entry holds, from its key text (see compile_key.c):
  * the arch, and its name expressions or else the kernels its source defines. */
 typedef struct entry_info {
   int arch;       /* 0: unknown */
@@ -66,31 +66,46 @@ static void global_name(entry_info *e, const char *q, const char *end) {
   }
 }
 
+/* A length-prefixed part at p ("<tag> <len> <bytes>\n", see compile_key.c):
+ * its bytes in *data, *n; returns where the next part starts, or NULL. */
+static const char *length_part(const char *p, const char *end, const char **data, size_t *n) {
+  const char *sp = memchr(p, ' ', (size_t)(end - p));
+  if (!sp) return NULL;
+  char *num_end = NULL;
+  unsigned long long v = strtoull(sp + 1, &num_end, 10);
+  if (num_end == sp + 1 || num_end >= end || *num_end != ' ' || v > (size_t)(end - num_end - 1)) return NULL;
+  *data = num_end + 1;
+  *n = (size_t)v;
+  return *data + v + 1;
+}
+
 static void describe(const char *key, size_t len, entry_info *e) {
+  static const char *const parts[] = {"name ", "source ", "option ", "files ", "include "};
   memset(e, 0, sizeof *e);
   const char *p = key, *end = key + len;
-  const char *src = NULL, *src_end = NULL;
+  const char *src = NULL;
+  size_t src_len = 0;
   int named = 0;
-  while (p < end && !src) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    if (!nl) break;
-    unsigned long long n = 0;
-    int used = 0;
-    if (!strncmp(p, "arch ", 5)) {
-      e->arch = atoi(p + 5);
-    } else if (!strncmp(p, "arch_flags ", 11)) {
-      e->arch_flags = atoi(p + 11);
-    } else if (sscanf(p, "name %llu %n", &n, &used) == 1 && used > 0 && n <= (size_t)(end - p - used)) {
-      add_name(e, p + used, (size_t)n);
-      named = 1;
-      nl = p + used + n;
-    } else if (sscanf(p, "source %llu%n", &n, &used) == 1 && n <= (size_t)(end - nl - 1)) {
-      src = nl + 1;
-      src_end = src + n;
+  while (p && p < end) {
+    size_t j = 0;
+    while (j < sizeof parts / sizeof *parts && strncmp(p, parts[j], strlen(parts[j])) != 0) j++;
+    if (j < sizeof parts / sizeof *parts) {
+      const char *data;
+      size_t n;
+      const char *next = length_part(p, end, &data, &n);
+      if (!next) break;
+      if (j == 0) add_name(e, data, n), named = 1;
+      if (j == 1) src = data, src_len = n;
+      p = next;
+      continue;
     }
-    p = nl + 1;
+    if (!strncmp(p, "arch ", 5)) sscanf(p + 5, "%d %d", &e->arch, &e->arch_flags);
+    if (!strncmp(p, "arch_flags ", 11)) e->arch_flags = atoi(p + 11); /* entries of older versions */
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : NULL;
   }
   if (named || !src) return;
+  const char *src_end = src + src_len;
   for (const char *g = src; g < src_end; g++) {
     g = memmem(g, (size_t)(src_end - g), "__global__", 10);
     if (!g) break;

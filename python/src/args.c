@@ -128,19 +128,28 @@ static void *stream_from_int(unsigned long long v) { return v == 1 ? NULL : (voi
 
 int pyk_stream_from_object(PyObject *o, void **out) {
   PyObject *v = NULL;
+  static const char *const attrs[] = {"ptr",          /* cupy.cuda.Stream */
+                                      "cuda_stream",  /* torch.cuda.Stream */
+                                      NULL};
   if (PyLong_Check(o)) {
     v = o;
     Py_INCREF(v);
-  } else if (!(v = PyObject_GetAttrString(o, "ptr"))) { /* cupy.cuda.Stream */
+  }
+  for (int i = 0; !v && attrs[i]; i++)
+    if (!(v = PyObject_GetAttrString(o, attrs[i]))) PyErr_Clear();
+  if (!v && (v = PyObject_CallMethod(o, "__cuda_stream__", NULL))) { /* CUDA stream protocol: (version, handle) */
+    PyObject *h = PyTuple_Check(v) && PyTuple_Size(v) == 2 ? PyTuple_GetItem(v, 1) : NULL;
+    Py_XINCREF(h);
+    Py_DECREF(v);
+    v = h;
+  }
+  if (!v) {
     PyErr_Clear();
-    if (!(v = PyObject_GetAttrString(o, "cuda_stream"))) { /* torch.cuda.Stream */
+    if (!(v = PyNumber_Long(o))) { /* numba.cuda streams convert with int() */
       PyErr_Clear();
-      if (!(v = PyObject_GetAttrString(o, "handle"))) { /* cuda.core / numba streams */
-        PyErr_Clear();
-        PyErr_SetString(PyExc_TypeError, "stream must be None, an int (CUstream) or an object with .ptr, "
-                                         ".cuda_stream or .handle (a CuPy, PyTorch or Numba stream)");
-        return -1;
-      }
+      PyErr_SetString(PyExc_TypeError, "stream must be None, an int (CUstream), a CuPy, PyTorch or Numba stream, "
+                                       "or an object with __cuda_stream__");
+      return -1;
     }
   }
   unsigned long long s = PyLong_AsUnsignedLongLong(v);

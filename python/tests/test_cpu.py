@@ -262,3 +262,33 @@ def test_dlpack_host_device_is_refused():
         k(_HostDLPack(), 1.0)
     with pytest.raises(TypeError, match="unsupported argument type"):
         k(object(), 1.0)
+
+
+class _Stream:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class _ProtocolStream:
+    def __cuda_stream__(self):
+        return (0, 0)
+
+
+class _IntStream:
+    def __int__(self):
+        return 0
+
+
+@pytest.mark.parametrize("stream", [0, 1, _Stream(ptr=0), _Stream(cuda_stream=0), _ProtocolStream(), _IntStream()])
+def test_stream_objects_are_read(stream, arch90):
+    k = ukern.ElementwiseKernel(*SQ)
+    # Without a GPU the call fails after the stream was read, on the host array or the device.
+    with pytest.raises((TypeError, ukern.CUDADriverError)) as ei:
+        k(np.ones(3, np.float32), 1.0, stream=stream)
+    assert "stream must be" not in str(ei.value)
+
+
+def test_bad_stream_object():
+    k = ukern.ElementwiseKernel(*SQ)
+    with pytest.raises(TypeError, match="stream must be"):
+        k(np.ones(3, np.float32), 1.0, stream="s")

@@ -4,3 +4,23 @@ uk_test(test_nvrtc_arch LABELS nvrtc SOURCES test_nvrtc_arch.c)
 uk_test(test_nvrtc_link LABELS nvrtc SOURCES test_nvrtc_link.c)
 uk_test(test_gpu_link LABELS gpu SOURCES test_gpu_link.c)
 uk_test(test_nvrtc_std LABELS nvrtc SOURCES test_nvrtc_std.c)
+uk_test(test_nvrtc_module_link LABELS nvrtc SOURCES test_nvrtc_module_link.c)
+
+# A static device library (nvcc -dc + nvcc -lib) for the module_link tests;
+# without nvcc those parts of the tests are skipped.
+find_program(UK_NVCC nvcc HINTS ${CUDAToolkit_BIN_DIR})
+if(UK_NVCC AND TARGET test_nvrtc_module_link)
+  set(UK_DEVLIB ${CMAKE_CURRENT_BINARY_DIR}/libukdevlib.a)
+  add_custom_command(OUTPUT ${UK_DEVLIB}
+    COMMAND ${UK_NVCC} -dc -arch=sm_90 ${CMAKE_CURRENT_SOURCE_DIR}/data/devlib.cu -o ukdevlib.o
+    COMMAND ${UK_NVCC} -lib ukdevlib.o -o ${UK_DEVLIB}
+    DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/devlib.cu WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+    COMMENT "nvcc: static device library for the module_link tests")
+  add_custom_target(uk_devlib DEPENDS ${UK_DEVLIB})
+  foreach(t test_nvrtc_module_link test_gpu_link)
+    if(TARGET ${t})
+      add_dependencies(${t} uk_devlib)
+      target_compile_definitions(${t} PRIVATE UK_TEST_DEVLIB="${UK_DEVLIB}")
+    endif()
+  endforeach()
+endif()

@@ -1,11 +1,13 @@
 /* Linked modules on a GPU (issue 13): a parent kernel launching child
  * kernels (dynamic parallelism from RawModule source, no option given),
  * relocatable code split across an extern declaration, -dlto, and a kernel
- * written with C++ standard headers. Random
+ * written with C++ standard headers, and modules linked from a .cu, PTX, a
+ * cubin, a static device library (.a) and LTO-IR (uk_module_link). Random
  * non-zero inputs, poisoned outputs, host reference in double precision. */
 #include <math.h>
 
 #include "compiler_src.h"
+#include "module_link_parts.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -113,6 +115,48 @@ static void test_rdc_lto(void) {
   }
 }
 
+/* ---- uk_module_link: .cu + .ptx + cubin (+ static library), LTO ---------- */
+
+static void test_module_link(void) {
+  size_t nptx = 0, ncubin = 0, nlto = 0;
+  char *ptx = nvrtc_part(ptx_part_src, "compute_90", 0, &nptx);
+  char *cubin = nvrtc_part(cubin_part_src, "sm_90", 0, &ncubin);
+  char *lto = nvrtc_part(lto_part_src, "sm_90", 1, &nlto);
+  CHECK(ptx && cubin && lto);
+  /* The parts are sm_90 code: the module is linked for sm_90 (H100/H200). */
+  uk_module_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.arch = 90;
+  uk_link_input in[3] = {{UK_LINK_SOURCE, combo_src, 0, NULL, "combo.cu"},
+                         {UK_LINK_PTX, ptx, nptx, NULL, "scale.ptx"},
+                         {UK_LINK_CUBIN, cubin, ncubin, NULL, "add.cubin"}};
+  uk_module *m = NULL;
+  if (ptx && cubin) CHECK_OK(uk_module_link(ctx, in, 3, &mo, &m));
+  if (m) run_and_check(m, "combo", 70001, (70001 + 255) / 256, 256, 3.0, 1.0);
+  uk_module_destroy(m);
+  if (devlib_path) {
+    uk_link_input lib[2] = {{UK_LINK_SOURCE, combo_lib_src, 0, NULL, NULL},
+                            {UK_LINK_LIBRARY, NULL, 0, devlib_path, NULL}};
+    m = NULL;
+    CHECK_OK(uk_module_link(ctx, lib, 2, &mo, &m));
+    if (m) run_and_check(m, "combo_lib", 4097, (4097 + 127) / 128, 128, -0.5, 0.0);
+    uk_module_destroy(m);
+  } else {
+    printf("note: built without nvcc: the static device library part is not run\n");
+  }
+  uk_link_input lin[2] = {{UK_LINK_SOURCE, combo_lto_src, 0, NULL, NULL}, {UK_LINK_LTOIR, lto, nlto, NULL, NULL}};
+  const char *dlto[] = {"-dlto"};
+  mo.options = dlto;
+  mo.num_options = 1;
+  m = NULL;
+  if (lto) CHECK_OK(uk_module_link(ctx, lin, 2, &mo, &m));
+  if (m) run_and_check(m, "combo_lto", 999, 8, 128, 3.0, 1.0);
+  uk_module_destroy(m);
+  free(ptx);
+  free(cubin);
+  free(lto);
+}
+
 /* ---- C++ standard headers ------------------------------------------------ */
 
 static void test_std_kernel(void) {
@@ -163,6 +207,7 @@ int main(void) {
   test_dynamic_parallelism();
   test_rdc_lto();
   test_std_kernel();
+  test_module_link();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_link");
 }

@@ -386,6 +386,41 @@ UK_API uk_status uk_module_lowered_name(uk_module *m, const char *name_expressio
 /* The NVRTC log of a source module ("" if none). Borrowed. */
 UK_API const char *uk_module_log(uk_module *m);
 
+/* One part of a linked module (uk_module_link). */
+typedef enum uk_link_kind {
+  UK_LINK_SOURCE = 0, /* CUDA source (NUL-terminated), compiled as relocatable code */
+  UK_LINK_PTX,        /* PTX text */
+  UK_LINK_CUBIN,      /* a relocatable (-rdc) or whole cubin */
+  UK_LINK_FATBIN,     /* a fatbin: the image for the target arch is taken */
+  UK_LINK_LTOIR,      /* LTO-IR (NVRTC -dlto output); links with -lto */
+  UK_LINK_OBJECT,     /* a host object with embedded device code (nvcc -dc x.o) */
+  UK_LINK_LIBRARY     /* a static library of such objects (nvcc -lib: libx.a) */
+} uk_link_kind;
+
+typedef struct uk_link_input {
+  uk_link_kind kind;
+  const void *data;  /* the bytes (borrowed for the call); NULL: read `path` */
+  size_t bytes;      /* size of data; 0 for SOURCE/PTX: up to the NUL */
+  const char *path;  /* a regular file to read when data is NULL */
+  const char *name;  /* for logs; NULL: path, else "input N" */
+} uk_link_input;
+
+/* Links several parts into one module with nvJitLink (cudadevrt included,
+ * so device-side launches work). SOURCE parts are compiled with NVRTC as
+ * relocatable device code with opts->options (-dlto among them: as LTO-IR,
+ * and the link uses -lto, as it does when any part is LTO-IR); name
+ * expressions are looked up in the first SOURCE part. opts->arch /
+ * arch_name / the context choose the target, as for uk_module_from_source.
+ * Cached in memory and on disk under a key of every part's bytes, the
+ * options, the target, nvJitLink's version and libcudadevrt.a.
+ * UK_ERR_INVALID: bad arguments or arch. UK_ERR_IO: a path cannot be read.
+ * UK_ERR_COMPILE: a part does not compile or the link fails (the options
+ * line and nvJitLink's log in uk_last_error_log()). UK_ERR_NO_DEVICE:
+ * nvJitLink (libnvJitLink.so.13, from the CUDA toolkit; $UKERN_NVJITLINK
+ * names another path) cannot be loaded. Thread-safe. */
+UK_API uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_inputs,
+                                const uk_module_options *opts, uk_module **out);
+
 /* Looks up a kernel by name or by one of the module's name expressions.
  * The function is owned by the module (no destroy). UK_ERR_NOT_FOUND when
  * absent. */

@@ -15,6 +15,8 @@ typedef struct uk__compile_req {
   int arch;                 /* sm_XY as XY; required */
   int arch_flags;           /* UK__ARCH_* (arch.h): 90a, 100f, compute_90; 0: sm_XY */
   int no_std_headers;       /* 1: no C++ standard header map (std_headers.h) */
+  int no_link;              /* 1: relocatable output (-rdc/-dlto) as NVRTC gives it, for
+                               uk_module_link to link with other parts */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
 } uk__compile_req;

@@ -102,6 +102,7 @@ void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
   k->req = req;
   if (!uk__include_digest(req, k->files)) k->files[0] = 0;
   if (!uk__link_key(req, k->link)) k->link[0] = 0;
+  else if (req->no_link) snprintf(k->link, sizeof k->link, "unlinked");
 }
 
 static void hash_sink(void *arg, const void *data, size_t len) { uk__hasher_update(arg, data, len); }

@@ -241,3 +241,31 @@ out:
   uk__sb_release(&key);
   return st;
 }
+
+typedef struct made_arg {
+  uk_context *ctx;
+  uk_hash128 hash;
+  const char *key;
+  size_t key_len;
+  uk_status (*make)(void *arg, uk__binary **out);
+  void *arg;
+} made_arg;
+
+static uk_status build_made(void *p, uk__binary **out) {
+  made_arg *a = p;
+  uk__dcache *dc = a->ctx->dcache;
+  if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
+  atomic_fetch_add(&a->ctx->compiles, 1);
+  uk_status st = a->make(a->arg, out);
+  if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
+  return st;
+}
+
+uk_status uk__context_cached(uk_context *ctx, const char *key, size_t key_len,
+                             uk_status (*make)(void *arg, uk__binary **out), void *arg, uk__binary **out) {
+  made_arg a = {ctx, uk__hash128(key, key_len), key, key_len, make, arg};
+  int hit = 0;
+  uk_status st = uk__mcache_get(ctx->mcache, a.hash, key, key_len, build_made, &a, out, &hit);
+  atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
+  return st;
+}

@@ -44,6 +44,12 @@ uk_status uk__context_arch(uk_context *ctx, int device, int *arch);
  * arch_name). *out is a new reference. */
 uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out);
 
+/* A binary that `make` builds (not one NVRTC program: a link of several),
+ * through the memory cache and then the disk cache under `key`, the
+ * complete description of what make reads. *out is a new reference. */
+uk_status uk__context_cached(uk_context *ctx, const char *key, size_t key_len,
+                             uk_status (*make)(void *arg, uk__binary **out), void *arg, uk__binary **out);
+
 /* The retained primary context of a device (process-wide, retained once
  * and kept for the life of the process). */
 uk_status uk__device_context(int device, CUcontext *out);

@@ -229,17 +229,21 @@ int uk__link_wanted(const char *const *options, int n, int *lto) {
   return rdc || *lto;
 }
 
-int uk__link_key(const uk__compile_req *req, char out[96]) {
-  int lto = 0;
-  out[0] = '\0';
-  if (!uk__link_wanted(req->options, req->num_options, &lto)) return 0;
+void uk__link_identity(char out[96]) {
   const void *d;
   size_t n;
   int have_lib = uk__link_load() == UK_OK;
   int have_devrt = uk__link_devrt(&d, &n, NULL) == UK_OK;
-  uk__error_clear();
+  if (!have_lib || !have_devrt) uk__error_clear();
   snprintf(out, 96, "nvjitlink %u.%u devrt %s", have_lib ? jl_major : 0, have_lib ? jl_minor : 0,
            have_devrt ? devrt_digest : "none");
+}
+
+int uk__link_key(const uk__compile_req *req, char out[96]) {
+  int lto = 0;
+  out[0] = '\0';
+  if (!uk__link_wanted(req->options, req->num_options, &lto)) return 0;
+  uk__link_identity(out);
   return 1;
 }
 

@@ -64,5 +64,7 @@ int uk__link_wanted(const char *const *options, int n, int *lto);
  * digest of libcudadevrt.a ("nvjitlink 13.0 devrt <hex>"). 0 (out = "")
  * when the request is not linked. */
 int uk__link_key(const uk__compile_req *req, char out[96]);
+/* That identity text alone (for keys of uk_module_link). */
+void uk__link_identity(char out[96]);
 
 #endif

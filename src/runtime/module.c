@@ -16,7 +16,7 @@
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
-static uk_status module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
+uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
   uk_module *m = calloc(1, sizeof *m);
   if (!m) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
   if (pthread_mutex_init(&m->lock, NULL) != 0) {
@@ -97,7 +97,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   st = uk__context_compile(ctx, &req, &bin);
   if (copts != stack_opts) free(copts);
   if (st != UK_OK) return st;
-  if ((st = module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
+  if ((st = uk__module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
   return st;
 }
 
@@ -121,7 +121,7 @@ static uk_status module_from_bytes(uk_context *ctx, const void *image, size_t by
   CUmodule mod;
   uk_status st = uk__binary_create(image, bytes, is_ptx, 0, 0, NULL, NULL, "", &bin);
   if (st != UK_OK) return st;
-  if ((st = module_new(ctx, bin, &m)) != UK_OK) {
+  if ((st = uk__module_new(ctx, bin, &m)) != UK_OK) {
     uk__binary_release(bin);
     return st;
   }

@@ -36,6 +36,9 @@ struct uk_module {
   int nfuncs, cap_funcs;
 };
 
+/* A new module of ctx around bin (the module takes the reference). */
+uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out);
+
 /* The module loaded on `device` (loading it on first use, in that device's
  * primary context). Caller holds m->lock. */
 uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out);

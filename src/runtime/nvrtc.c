@@ -270,7 +270,7 @@ static uk_status program_output(nvrtcProgram prog, const uk__compile_req *req, c
   r = lto ? nvrtcGetLTOIR(prog, *image) : *is_ptx ? nvrtcGetPTX(prog, *image) : nvrtcGetCUBIN(prog, *image);
   if (r != NVRTC_SUCCESS) return nvrtc_fail(r, lto ? "nvrtcGetLTOIR" : *is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN");
   *size = n;
-  if (link && !*is_ptx) return link_output(req, pname, lto, image, size, log);
+  if (link && !*is_ptx && !req->no_link) return link_output(req, pname, lto, image, size, log);
   /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
   if (*is_ptx && n > 0 && (*image)[n - 1] == '\0') (*size)--;
   return UK_OK;

@@ -604,6 +604,88 @@ UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, i
 UK_API uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout);
 
 /* ------------------------------------------------------------------------ */
+/* Kernel fusion (cupy.fuse)                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct uk_fusion uk_fusion;
+
+/* Optional parts of a fusion (all copied; NULL = none). */
+typedef struct uk_fusion_options {
+  const char *preamble;       /* code at file scope before every generated kernel */
+  const char *const *options; /* extra NVRTC options */
+  int num_options;
+} uk_fusion_options;
+
+/* Defines a fused computation from NumPy-style text, e.g.
+ *   uk_fusion_create(ctx, "x, y", "d", "t = x - y; d = sqrt(sum(t * t, axis=-1))",
+ *                    "dist", NULL, &f);
+ * inputs / outputs: comma-separated names (Python identifiers).
+ * program: statements `name = expr` separated by ';' or newlines, '#'
+ * comments. Names are inputs, outputs or temporaries assigned earlier.
+ *  - literals: 1, 0x10, 1.5, 1e-3, 2j, True, False, inf, nan, pi, e
+ *    (Python scalars: weak in NumPy 2's sense, NEP 50).
+ *  - operators with Python/NumPy meaning: + - * / // % ** (true division,
+ *    floor division and modulo taking the divisor's sign, ** on ints),
+ *    unary - + ~, < <= > >= == !=, & | ^.
+ *  - NumPy functions: abs absolute negative positive exp exp2 expm1 log
+ *    log2 log10 log1p sqrt cbrt square reciprocal sin cos tan arcsin arccos
+ *    arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh hypot floor ceil
+ *    trunc rint sign maximum minimum fmax fmin clip power fmod copysign
+ *    isnan isinf isfinite logical_and logical_or logical_not logical_xor
+ *    real imag conj where (+ add subtract multiply true_divide divide
+ *    floor_divide remainder less ... bitwise_and ... by name).
+ *  - casts: float32(x), int8(x), ... (any dtype name), astype(x, 'f2').
+ *  - reductions: sum prod max (amax) min (amin) mean any all argmax argmin
+ *    var std (one pass, Welford; ddof=), with axis= (int, negative, tuple,
+ *    None = all, the default) and keepdims=.
+ * Types follow NumPy 2 exactly: arrays and typed scalars (uk_arg_typed,
+ * 0-d arrays) promote by np.result_type; uk_arg_int/float/complex/bool are
+ * weak Python scalars; int / int is float64; comparisons give bool; sum of
+ * int8..int64 gives int64 and of unsigned ints uint64; mean of ints gives
+ * float64; float16 math rounds per operation and accumulates in float32.
+ * Shapes broadcast as NumPy's. (Not checked: a weak Python int that does
+ * not fit the array dtype wraps like a C cast where NumPy raises.)
+ * Syntax errors, unknown names or functions and unassigned outputs are
+ * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
+ * come at the first call with the signature, also with a caret. Nothing is
+ * compiled until a call. name: a C identifier for the generated kernels
+ * (NULL: "fusion"). */
+UK_API uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outputs, const char *program,
+                                  const char *name, const uk_fusion_options *opts, uk_fusion **out);
+/* NULL is a no-op. Calls must have finished (or be stream-ordered before
+ * the memory is reused). */
+UK_API void uk_fusion_destroy(uk_fusion *f);
+/* Runs the program. in[]: one array or scalar per input. out[]: all given
+ * (data != 0; the exact result shape; the result is converted to the given
+ * dtype like a C cast; any strides) or all allocated (data == 0: dtype and
+ * shape from NumPy's rules, C-contiguous, filled in on success; free with
+ * uk_array_free). launch: stream and block size (size is unused).
+ * The plan is one kernel for elementwise programs; one reduction kernel for
+ * reductions over one axis set with their prologue (map) and epilogue
+ * (post-map); programs that use a reduced value again over a larger shape
+ * (x - mean(x, axis=1, keepdims=True), softmax) run as the fewest kernels,
+ * their intermediates allocated and freed stream-ordered. Plans and their
+ * compiled kernels are cached per (input kinds, dtypes, ndims, output
+ * dtypes). Asynchronous on launch->stream. Thread-safe. */
+UK_API uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                const uk_launch *launch);
+/* Compiles every kernel a call with these arguments would run into the
+ * memory and disk caches, launching and allocating nothing (data pointers
+ * are not dereferenced: fake aligned values work). With uk_options.arch set
+ * this needs no GPU. */
+UK_API uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                      const uk_launch *launch);
+/* The CUDA source of every kernel a call would run, in order, each after a
+ * "// ==== ukern fusion ..." banner; nothing launched or allocated.
+ * *source is the caller's (uk_free). */
+UK_API uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                  const uk_launch *launch, char **source);
+/* How many kernels a call with these arguments runs (the plan); types and
+ * shapes are checked as by a call; nothing is compiled. */
+UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout,
+                                        int *count);
+
+/* ------------------------------------------------------------------------ */
 /* Streams and synchronisation helpers                                       */
 /* ------------------------------------------------------------------------ */
 

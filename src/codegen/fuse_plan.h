@@ -1,0 +1,73 @@
+/* Typing and planning of a fusion program for one call signature.
+ *
+ * A signature is what decides types and kernels: per input, array or scalar,
+ * its dtype (weak for Python scalars) and ndim. The plan is a list of
+ * ElementwiseKernel / ReductionKernel definitions (text) run in order, with
+ * where each kernel's inputs come from (program inputs or intermediates) and
+ * where its outputs go (program outputs or intermediates). Shapes are
+ * checked and computed per call by uk__fuse_shapes (plans depend on ndims,
+ * never on sizes). */
+#ifndef UK_CODEGEN_FUSE_PLAN_H
+#define UK_CODEGEN_FUSE_PLAN_H
+
+#include "codegen/fuse_ir.h"
+#include "codegen/fuse_ops.h"
+
+typedef struct uk_fuse_sig {
+  int nin;
+  uk_fuse_type in[64];
+  unsigned char is_array[64];
+  unsigned char ndim[64];
+  int nout;
+  int out_given;      /* outputs given: results are converted to out[] */
+  uk_dtype out[64];
+} uk_fuse_sig;
+
+#define UK_FUSE_MAX_INPUTS 64
+
+/* Where a kernel argument lives: program input/output k (k >= 0) or
+ * intermediate t (encoded -1 - t). */
+typedef struct uk_fuse_kernel {
+  int is_reduction;
+  char *name;
+  char *in_params, *out_params;
+  char *operation;                  /* elementwise */
+  char *map_expr, *reduce_expr, *post_map_expr, *identity, *reduce_type; /* reduction */
+  char *preamble;
+  int nin, nout;
+  int *in_src;
+  int *out_dst;
+  int map_node;           /* reduction: a node whose shape is the map shape */
+  int red_node;           /* reduction: the first reduction (axes) */
+  int check_empty;        /* reduction without identity in NumPy (max, argmax...) */
+} uk_fuse_kernel;
+
+typedef struct uk_fuse_plan {
+  uk_fuse_type *type; /* per node */
+  int *ndim;          /* per node */
+  int *scalar;        /* per node: depends on no array */
+  int *needed;        /* per node: an output depends on it */
+  unsigned *axes;     /* per RED node: reduced axes (bit mask over its arg's ndim) */
+  int nkernels;
+  uk_fuse_kernel *kernels;
+  int ntemps;
+  int *temp_node;     /* node of each intermediate */
+  uk_dtype *out_dtype; /* result dtype of each program output */
+} uk_fuse_plan;
+
+/* Types the program for sig and plans its kernels; errors (type, axis) name
+ * the expression with a caret. */
+uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const char *name, const char *user_preamble,
+                        uk_fuse_plan **out);
+void uk__fuse_plan_free(uk_fuse_plan *p);
+
+/* Shapes of every node for one call (shapes[n * UK_MAX_NDIM ...], ndims in
+ * plan->ndim), with NumPy broadcasting; UK_ERR_SHAPE with a caret otherwise. */
+uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *const *in_shapes,
+                          int64_t *shapes);
+
+/* Emits the kernel definitions of a planned program (fuse_emit.c). */
+uk_status uk__fuse_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble,
+                        const int *group_of, const int *materialised, const int *domain);
+
+#endif

@@ -1,0 +1,249 @@
+// ukern/fusion.cuh — device helpers for kernels generated from fusion
+// programs (uk_fusion_create): NumPy's meaning of floor division, modulo,
+// integer powers, NaN-propagating maximum, sign, ..., overloaded for the C
+// types the generator computes in (bool, the integer types, float, double,
+// ukern::complex). float16/bfloat16 values are computed in float by the
+// generator and rounded per operation, as NumPy does.
+#pragma once
+
+#include <ukern/complex.cuh>
+#include <ukern/half.cuh>
+
+#define _UK_FD static __device__ __forceinline__
+
+template <class T> struct _uk_lim;
+#define _UK_LIM(T, LO, HI) \
+  template <> struct _uk_lim<T> { _UK_FD T lowest() { return LO; } _UK_FD T highest() { return HI; } };
+_UK_LIM(bool, false, true)
+_UK_LIM(signed char, -128, 127)
+_UK_LIM(short, -32768, 32767)
+_UK_LIM(int, (-2147483647 - 1), 2147483647)
+_UK_LIM(long long, (-9223372036854775807LL - 1), 9223372036854775807LL)
+_UK_LIM(unsigned char, 0, 255)
+_UK_LIM(unsigned short, 0, 65535)
+_UK_LIM(unsigned int, 0u, 4294967295u)
+_UK_LIM(unsigned long long, 0ull, 18446744073709551615ull)
+_UK_LIM(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
+_UK_LIM(double, -__longlong_as_double(0x7ff0000000000000LL), __longlong_as_double(0x7ff0000000000000LL))
+#undef _UK_LIM
+
+// --- float functions: float and double overloads, complex where NumPy has them
+#define _UK_F1(NAME, F, D)                                         \
+  _UK_FD float NAME(float x) { return ::F(x); }                    \
+  _UK_FD double NAME(double x) { return ::D(x); }
+_UK_F1(_uk_exp, expf, exp)
+_UK_F1(_uk_exp2, exp2f, exp2)
+_UK_F1(_uk_expm1, expm1f, expm1)
+_UK_F1(_uk_log, logf, log)
+_UK_F1(_uk_log2, log2f, log2)
+_UK_F1(_uk_log10, log10f, log10)
+_UK_F1(_uk_log1p, log1pf, log1p)
+_UK_F1(_uk_sqrt, sqrtf, sqrt)
+_UK_F1(_uk_cbrt, cbrtf, cbrt)
+_UK_F1(_uk_sin, sinf, sin)
+_UK_F1(_uk_cos, cosf, cos)
+_UK_F1(_uk_tan, tanf, tan)
+_UK_F1(_uk_arcsin, asinf, asin)
+_UK_F1(_uk_arccos, acosf, acos)
+_UK_F1(_uk_arctan, atanf, atan)
+_UK_F1(_uk_sinh, sinhf, sinh)
+_UK_F1(_uk_cosh, coshf, cosh)
+_UK_F1(_uk_tanh, tanhf, tanh)
+_UK_F1(_uk_arcsinh, asinhf, asinh)
+_UK_F1(_uk_arccosh, acoshf, acosh)
+_UK_F1(_uk_arctanh, atanhf, atanh)
+_UK_F1(_uk_floor, floorf, floor)
+_UK_F1(_uk_ceil, ceilf, ceil)
+_UK_F1(_uk_trunc, truncf, trunc)
+_UK_F1(_uk_rint, rintf, rint)
+#undef _UK_F1
+#define _UK_C1(NAME, FN) \
+  template <class T> _UK_FD ukern::complex<T> NAME(const ukern::complex<T> &z) { return ukern::FN(z); }
+_UK_C1(_uk_exp, exp)
+_UK_C1(_uk_log, log)
+_UK_C1(_uk_log10, log10)
+_UK_C1(_uk_sqrt, sqrt)
+_UK_C1(_uk_sin, sin)
+_UK_C1(_uk_cos, cos)
+_UK_C1(_uk_tan, tan)
+_UK_C1(_uk_sinh, sinh)
+_UK_C1(_uk_cosh, cosh)
+_UK_C1(_uk_tanh, tanh)
+#undef _UK_C1
+// floor/ceil/trunc keep integer dtypes (NumPy 2)
+template <class T> _UK_FD T _uk_floor(T x) { return x; }
+template <class T> _UK_FD T _uk_ceil(T x) { return x; }
+template <class T> _UK_FD T _uk_trunc(T x) { return x; }
+
+#define _UK_F2(NAME, F, D)                                                \
+  _UK_FD float NAME(float x, float y) { return ::F(x, y); }              \
+  _UK_FD double NAME(double x, double y) { return ::D(x, y); }
+_UK_F2(_uk_arctan2, atan2f, atan2)
+_UK_F2(_uk_hypot, hypotf, hypot)
+_UK_F2(_uk_copysign, copysignf, copysign)
+#undef _UK_F2
+
+// --- integer and float arithmetic with NumPy's meaning
+template <class T> struct _uk_is_signed { enum { v = T(-1) < T(0) }; };
+
+template <class T> _UK_FD T _uk_floordiv(T a, T b) {
+  if (b == 0) return 0;
+  if (_uk_is_signed<T>::v && b == T(-1)) return T(0) - a; // no INT_MIN / -1 trap; wraps like NumPy
+  T q = a / b;
+  if (_uk_is_signed<T>::v && (a % b != 0) && ((a < 0) != (b < 0))) q = q - 1;
+  return q;
+}
+template <class T> _UK_FD T _uk_fmod(T a, T b) {
+  if (b == 0) return 0;
+  if (_uk_is_signed<T>::v && b == T(-1)) return 0;
+  return a % b;
+}
+template <class T> _UK_FD T _uk_mod(T a, T b) {
+  T r = _uk_fmod(a, b);
+  if (_uk_is_signed<T>::v && r != 0 && ((r < 0) != (b < 0))) r = r + b;
+  return r;
+}
+// floats: npy_divmod
+#define _UK_FDIVMOD(T, FMOD, FLOOR, CPS)                                      \
+  _UK_FD T _uk_mod(T a, T b) {                                                \
+    if (b == 0) return FMOD(a, b);                                            \
+    T m = FMOD(a, b);                                                         \
+    if (m != 0) {                                                             \
+      if ((b < 0) != (m < 0)) m += b;                                         \
+    } else                                                                    \
+      m = CPS(T(0), b);                                                       \
+    return m;                                                                 \
+  }                                                                           \
+  _UK_FD T _uk_floordiv(T a, T b) {                                           \
+    if (b == 0) return a / b;                                                 \
+    T m = FMOD(a, b);                                                         \
+    T d = (a - m) / b;                                                        \
+    if (m != 0 && ((b < 0) != (m < 0))) d -= T(1);                            \
+    T f;                                                                      \
+    if (d != 0) {                                                             \
+      f = FLOOR(d);                                                           \
+      if (d - f > T(0.5)) f += T(1);                                          \
+    } else                                                                    \
+      f = CPS(T(0), a / b);                                                   \
+    return f;                                                                 \
+  }                                                                           \
+  _UK_FD T _uk_fmod(T a, T b) { return FMOD(a, b); }
+_UK_FDIVMOD(float, ::fmodf, ::floorf, ::copysignf)
+_UK_FDIVMOD(double, ::fmod, ::floor, ::copysign)
+#undef _UK_FDIVMOD
+
+template <class T> _UK_FD T _uk_pow(T a, T b) {
+  if (_uk_is_signed<T>::v && b < 0) return (a == 1) ? 1 : (a == T(-1) ? ((b & 1) ? T(-1) : T(1)) : 0);
+  T r = 1;
+  while (b != 0) {
+    if (b & 1) r = r * a;
+    a = a * a;
+    b = b >> 1;
+  }
+  return r;
+}
+_UK_FD bool _uk_pow(bool a, bool b) { return a || !b; }
+_UK_FD float _uk_pow(float a, float b) { return ::powf(a, b); }
+_UK_FD double _uk_pow(double a, double b) { return ::pow(a, b); }
+template <class T> _UK_FD ukern::complex<T> _uk_pow(const ukern::complex<T> &a, const ukern::complex<T> &b) {
+  return ukern::pow(a, b);
+}
+
+template <class T> _UK_FD bool _uk_isnan(T) { return false; }
+template <class T> _UK_FD bool _uk_isinf(T) { return false; }
+template <class T> _UK_FD bool _uk_isfinite(T) { return true; }
+_UK_FD bool _uk_isnan(float x) { return ::isnan(x); }
+_UK_FD bool _uk_isnan(double x) { return ::isnan(x); }
+_UK_FD bool _uk_isinf(float x) { return ::isinf(x); }
+_UK_FD bool _uk_isinf(double x) { return ::isinf(x); }
+_UK_FD bool _uk_isfinite(float x) { return ::isfinite(x); }
+_UK_FD bool _uk_isfinite(double x) { return ::isfinite(x); }
+template <class T> _UK_FD bool _uk_isnan(const ukern::complex<T> &z) {
+  return _uk_isnan(z.real()) || _uk_isnan(z.imag());
+}
+template <class T> _UK_FD bool _uk_isinf(const ukern::complex<T> &z) {
+  return _uk_isinf(z.real()) || _uk_isinf(z.imag());
+}
+template <class T> _UK_FD bool _uk_isfinite(const ukern::complex<T> &z) {
+  return _uk_isfinite(z.real()) && _uk_isfinite(z.imag());
+}
+
+// maximum/minimum propagate NaN; fmax/fmin ignore it
+template <class T> _UK_FD T _uk_maximum(T a, T b) { return (_uk_isnan(a) || a >= b) ? a : b; }
+template <class T> _UK_FD T _uk_minimum(T a, T b) { return (_uk_isnan(a) || a <= b) ? a : b; }
+template <class T> _UK_FD T _uk_fmax(T a, T b) { return (_uk_isnan(b) || a >= b) ? a : b; }
+template <class T> _UK_FD T _uk_fmin(T a, T b) { return (_uk_isnan(b) || a <= b) ? a : b; }
+template <class T> _UK_FD T _uk_clip(T x, T lo, T hi) { return _uk_minimum(_uk_maximum(x, lo), hi); }
+
+template <class T> _UK_FD T _uk_abs(T x) { return _uk_is_signed<T>::v && x < 0 ? T(0) - x : x; }
+_UK_FD float _uk_abs(float x) { return ::fabsf(x); }
+_UK_FD double _uk_abs(double x) { return ::fabs(x); }
+template <class T> _UK_FD T _uk_abs(const ukern::complex<T> &z) { return ukern::abs(z); }
+template <class T> _UK_FD T _uk_sign(T x) {
+  if (_uk_isnan(x)) return x;
+  return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
+}
+template <class T> _UK_FD T _uk_square(T x) { return x * x; }
+template <class T> _UK_FD T _uk_reciprocal(T x) { return T(1) / x; }
+_UK_FD bool _uk_reciprocal(bool x) { return x; }
+template <class T> _UK_FD T _uk_real(T x) { return x; }
+template <class T> _UK_FD T _uk_imag(T) { return T(0); }
+template <class T> _UK_FD T _uk_conj(T x) { return x; }
+template <class T> _UK_FD T _uk_real(const ukern::complex<T> &z) { return z.real(); }
+template <class T> _UK_FD T _uk_imag(const ukern::complex<T> &z) { return z.imag(); }
+template <class T> _UK_FD ukern::complex<T> _uk_conj(const ukern::complex<T> &z) { return ukern::conj(z); }
+template <class T> _UK_FD bool _uk_nz(T x) { return x != T(0); }
+template <class T> _UK_FD bool _uk_nz(const ukern::complex<T> &z) { return z.real() != T(0) || z.imag() != T(0); }
+
+// --- reduction accumulators
+// argmax/argmin: the first index of the extreme value; NaN counts as the extreme.
+template <class T> struct _uk_argpair {
+  T v;
+  long long i;
+};
+template <class T> _UK_FD _uk_argpair<T> _uk_argpair_make(T v, long long i) {
+  _uk_argpair<T> r;
+  r.v = v;
+  r.i = i;
+  return r;
+}
+template <class T> _UK_FD _uk_argpair<T> _uk_argmax_comb(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
+  bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
+  if (na != nb) return na ? a : b;
+  if (!na && a.v != b.v) return a.v > b.v ? a : b;
+  return a.i <= b.i ? a : b;
+}
+template <class T> _UK_FD _uk_argpair<T> _uk_argmin_comb(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
+  bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
+  if (na != nb) return na ? a : b;
+  if (!na && a.v != b.v) return a.v < b.v ? a : b;
+  return a.i <= b.i ? a : b;
+}
+
+// var/std: Welford's running (count, mean, sum of squared deviations),
+// merged pairwise with Chan's formula, in one pass.
+template <class T> struct _uk_welford {
+  long long n;
+  T mean, m2;
+};
+template <class T> _UK_FD _uk_welford<T> _uk_welford_make(long long n, T mean, T m2) {
+  _uk_welford<T> r;
+  r.n = n;
+  r.mean = mean;
+  r.m2 = m2;
+  return r;
+}
+template <class T> _UK_FD _uk_welford<T> _uk_welford_comb(const _uk_welford<T> &a, const _uk_welford<T> &b) {
+  if (b.n == 0) return a;
+  if (a.n == 0) return b;
+  long long n = a.n + b.n;
+  T delta = b.mean - a.mean;
+  T fb = T(b.n) / T(n);
+  _uk_welford<T> r;
+  r.n = n;
+  r.mean = a.mean + delta * fb;
+  r.m2 = a.m2 + b.m2 + delta * delta * T(a.n) * fb;
+  return r;
+}
+
+#undef _UK_FD

@@ -151,12 +151,12 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
   case UK_RULE_CLIP:
   case UK_RULE_WHERE:
     if (k == UK_KIND_BOOL && oi->rule != UK_RULE_WHERE) {
-      if (op == UK_OP_SUB || op == UK_OP_NEG) {
+      if (op == UK_OP_SUB || op == UK_OP_NEG || op == UK_OP_SIGN) {
         *why = "is not supported for booleans (use logical_xor / logical_not)";
         return UK_ERR_TYPE;
       }
       if (op == UK_OP_FLOORDIV || op == UK_OP_MOD || op == UK_OP_POW || op == UK_OP_FMOD || op == UK_OP_SQUARE ||
-          op == UK_OP_RECIPROCAL || op == UK_OP_SIGN)
+          op == UK_OP_RECIPROCAL || op == UK_OP_CONJ || op == UK_OP_CONJUGATE)
         r.dtype = r.weak ? UK_INT64 : UK_INT8;
     }
     if ((op == UK_OP_FLOOR || op == UK_OP_CEIL || op == UK_OP_TRUNC) && k == UK_KIND_BOOL) r.dtype = UK_BOOL;
@@ -166,6 +166,10 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
     break;
   case UK_RULE_FLOAT:
     r.dtype = r.weak && k != UK_KIND_COMPLEX ? UK_FLOAT64 : uk__fuse_floatify(r.dtype);
+    if (nargs == 2 && !args[0].weak && !args[1].weak) { /* the first float loop both cast to safely */
+      uk_fuse_type a = {uk__fuse_floatify(args[0].dtype), 0}, b = {uk__fuse_floatify(args[1].dtype), 0};
+      r.dtype = uk__fuse_promote(a, b).dtype;
+    }
     break;
   case UK_RULE_BIT:
     if (k == UK_KIND_FLOAT || k == UK_KIND_COMPLEX) {

@@ -1,0 +1,8 @@
+# Kernel fusion (uk_fusion, cupy.fuse): result dtypes against NumPy 2's
+# (tests/data/fusion_table.txt from tests/data/gen_fusion_table.py), the
+# language and its errors, plans and generated source, NVRTC compiles of the
+# generated kernels, and GPU values against NumPy's and host references.
+uk_test(test_fuse_table LABELS cpu SOURCES test_fuse_table.c)
+uk_test(test_fuse_lang LABELS cpu SOURCES test_fuse_lang.c)
+uk_test(test_nvrtc_fusion LABELS nvrtc SOURCES test_nvrtc_fusion.c)
+uk_test(test_gpu_fusion LABELS gpu SOURCES test_gpu_fusion.c)

@@ -1,0 +1,211 @@
+/* The fusion language, its errors (exact position and caret), argument
+ * checking, plans (kernel counts) and generated source; no GPU and no
+ * NVRTC: sources come from uk_fusion_source on a context with an arch. */
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static void create_fails(const char *ins, const char *outs, const char *prog, uk_status want, const char *msg) {
+  uk_fusion *f = (uk_fusion *)0x1;
+  uk_status s = uk_fusion_create(ctx, ins, outs, prog, "t", NULL, &f);
+  CHECK_STATUS(s, want);
+  CHECK(f == (uk_fusion *)0x1); /* out untouched on failure */
+  CHECK_CONTAINS(uk_last_error(), msg);
+}
+
+static uk_array arr(uk_dtype t, int ndim, const int64_t *shape, uint64_t data) {
+  uk_array a;
+  memset(&a, 0, sizeof a);
+  uk_array_init(&a, data, t, ndim, shape);
+  return a;
+}
+
+/* Source of f for inputs (arrays of the given dtypes/shapes), all outputs allocated. */
+static char *source(uk_fusion *f, const uk_arg *in, int nin, int nout, uk_status want) {
+  uk_array out[4];
+  memset(out, 0, sizeof out);
+  char *src = NULL;
+  CHECK_STATUS(uk_fusion_source(f, in, nin, out, nout, NULL, &src), want);
+  return src;
+}
+
+static uk_fusion *make(const char *ins, const char *outs, const char *prog) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "t", NULL, &f));
+  return f;
+}
+
+static void syntax_errors(void) {
+  create_fails("x", "z", "z = x +", UK_ERR_SYNTAX, "program:1:8: expected an expression\n    z = x +\n           ^");
+  create_fails("x", "z", "z = x + w", UK_ERR_SYNTAX, "program:1:9: unknown name");
+  create_fails("x", "z", "t = x\nz = foo(t)", UK_ERR_SYNTAX, "program:2:5: unknown function\n    z = foo(t)\n        ^");
+  create_fails("x", "z", "z = exp(x, x)", UK_ERR_SYNTAX, "too many arguments");
+  create_fails("x", "z", "z = arctan2(x)", UK_ERR_SYNTAX, "arctan2 takes 2 arguments, got 1");
+  create_fails("x", "z, w", "z = x", UK_ERR_SYNTAX, "output 'w' is never assigned");
+  create_fails("x", "z", "x = 1; z = x", UK_ERR_SYNTAX, "cannot assign to an input");
+  create_fails("x, x", "z", "z = x", UK_ERR_SYNTAX, "duplicate name 'x'");
+  create_fails("x, 1y", "z", "z = x", UK_ERR_SYNTAX, "inputs:1:4: expected a name");
+  create_fails("x", "z", "z = x < 1 < 2", UK_ERR_SYNTAX, "chained comparisons are not supported");
+  create_fails("x", "z", "z = x z", UK_ERR_SYNTAX, "unexpected token after the expression");
+  create_fails("x", "z", "z = sum(x, axis=(0, 1), foo=1)", UK_ERR_SYNTAX, "unknown keyword");
+  create_fails("x", "z", "z = argmax(x, axis=(0, 1))", UK_ERR_SYNTAX, "argmax/argmin take one axis or None");
+  create_fails("x", "z", "z = astype(x, 'f3')", UK_ERR_SYNTAX, "unknown dtype");
+  create_fails("x", "x", "x = 1", UK_ERR_SYNTAX, "'x' is also an input");
+  create_fails("x", "z", "z = 99999999999999999999", UK_ERR_SYNTAX, "integer literal out of range");
+  uk_fusion *f = (uk_fusion *)0x1;
+  CHECK_STATUS(uk_fusion_create(NULL, "x", "z", "z = x", "t", NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", NULL, "t", NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "not-ident", NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "_x", NULL, &f), UK_ERR_INVALID);
+  uk_fusion_options o = {NULL, NULL, 2};
+  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "t", &o, &f), UK_ERR_INVALID);
+  CHECK(f == (uk_fusion *)0x1);
+  uk_fusion_destroy(NULL);
+  /* accepted forms: comments, newlines in parentheses, continuation, keywords */
+  f = make("x, y", "z, w",
+           "# comment\nt = (x +\n     y) ** 2  # trailing\nz = where(t > 1e-3, t, -t) ; w = sum(t, axis=(0, -1), "
+           "keepdims=True)\n");
+  uk_fusion_destroy(f);
+}
+
+static void call_errors(void) {
+  int64_t s3[1] = {3}, s4[1] = {4}, s34[2] = {3, 4};
+  uk_array x = arr(UK_FLOAT32, 1, s3, 256), y = arr(UK_FLOAT32, 1, s4, 512), m = arr(UK_FLOAT32, 2, s34, 1024);
+  uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+  uk_fusion *f = make("x, y", "z", "z = x & y");
+  free(source(f, in, 2, 1, UK_ERR_TYPE));
+  CHECK_CONTAINS(uk_last_error(), "program:1:7: bitwise_and needs boolean or integer operands\n    z = x & y\n          ^");
+  uk_fusion_destroy(f);
+  f = make("x, y", "z", "z = x * 2 +\\\n y");
+  free(source(f, in, 2, 1, UK_ERR_SHAPE));
+  CHECK_CONTAINS(uk_last_error(), "program:1:11: operands could not be broadcast together with shapes (3,) (4,)");
+  /* argument checks */
+  uk_array out[2];
+  memset(out, 0, sizeof out);
+  char *src = NULL;
+  CHECK_STATUS(uk_fusion_source(f, in, 1, out, 1, NULL, &src), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "1 inputs given, the program takes 2");
+  CHECK_STATUS(uk_fusion_source(f, in, 2, out, 2, NULL, &src), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_source(f, in, 2, out, 1, NULL, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_call(NULL, in, 2, out, 1, NULL), UK_ERR_INVALID);
+  uk_arg tex[2] = {uk_arg_array(&x), uk_arg_texture(5)};
+  CHECK_STATUS(uk_fusion_source(f, tex, 2, out, 1, NULL, &src), UK_ERR_INVALID);
+  CHECK(src == NULL);
+  uk_fusion_destroy(f);
+  /* outputs: all given or all allocated; a given one must have the result's shape */
+  f = make("x, y", "a, b", "a = x + y; b = x - y");
+  uk_arg in2[2] = {uk_arg_array(&m), uk_arg_array(&y)};
+  out[0] = arr(UK_FLOAT32, 2, s34, 4096);
+  CHECK_STATUS(uk_fusion_source(f, in2, 2, out, 2, NULL, &src), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "all given or all allocated (1 of 2 given)");
+  out[1] = arr(UK_FLOAT64, 1, s4, 8192);
+  CHECK_STATUS(uk_fusion_source(f, in2, 2, out, 2, NULL, &src), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "output 'b'");
+  out[1] = arr(UK_FLOAT64, 2, s34, 8192); /* converted to float64 */
+  CHECK_OK(uk_fusion_source(f, in2, 2, out, 2, NULL, &src));
+  CHECK_CONTAINS(src, "-> float32 out0 (float32), float64 out1 (float64)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  /* axes */
+  f = make("x", "z", "z = sum(x, axis=2)");
+  free(source(f, in2, 1, 1, UK_ERR_SHAPE));
+  CHECK_CONTAINS(uk_last_error(), "axis 2 is out of bounds for an operand of ndim 2");
+  uk_fusion_destroy(f);
+  f = make("x", "z", "z = sum(x, axis=(1, -1))");
+  free(source(f, in2, 1, 1, UK_ERR_SHAPE));
+  CHECK_CONTAINS(uk_last_error(), "axis -1 is repeated");
+  uk_fusion_destroy(f);
+  f = make("x", "z", "z = max(x * 1j)");
+  free(source(f, in2, 1, 1, UK_ERR_TYPE));
+  CHECK_CONTAINS(uk_last_error(), "max is not supported for complex operands");
+  uk_fusion_destroy(f);
+}
+
+static int kernels(const char *ins, const char *prog, const uk_arg *in, int nin) {
+  uk_fusion *f = make(ins, "z", prog);
+  int n = -1;
+  uk_array out[1];
+  memset(out, 0, sizeof out);
+  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, 1, &n));
+  uk_fusion_destroy(f);
+  return n;
+}
+
+static void plans(void) {
+  int64_t s35[2] = {3, 5}, s5[1] = {5};
+  uk_array x = arr(UK_FLOAT32, 2, s35, 256), y = arr(UK_FLOAT32, 1, s5, 512);
+  uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+  CHECK(kernels("x, y", "z = 2 * x + y", in, 2) == 1);
+  CHECK(kernels("x, y", "t = x - y; z = sqrt(sum(t * t, axis=-1))", in, 2) == 1);
+  CHECK(kernels("x, y", "m = mean(x, axis=1); v = var(x, axis=1); z = m + sqrt(v)", in, 2) == 1);
+  CHECK(kernels("x, y", "z = x - mean(x, axis=1, keepdims=True)", in, 2) == 2);
+  CHECK(kernels("x, y", "m = max(x, axis=1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=1, keepdims=True)",
+                in, 2) == 3);
+  CHECK(kernels("x, y", "z = sum(x, axis=0) + y", in, 2) == 2);   /* y is an array over the reduced shape */
+  CHECK(kernels("x, y", "z = sum(x, axis=0) * 2.5", in, 2) == 1); /* scalars fit the post-map */
+  CHECK(kernels("x, y", "z = sum(x) / sum(y)", in, 2) == 3);      /* two operand shapes: two reductions, one elementwise */
+  CHECK(kernels("x, y", "z = sum(sum(x, axis=1))", in, 2) == 2);  /* a reduction of a reduction */
+  CHECK(kernels("x, y", "z = y", in, 2) == 1);
+}
+
+static void sources(void) {
+  int64_t s35[2] = {3, 5};
+  uk_array x = arr(UK_FLOAT16, 2, s35, 256), i = arr(UK_INT32, 2, s35, 512), u = arr(UK_UINT8, 2, s35, 1024);
+  uk_arg in[3] = {uk_arg_array(&x), uk_arg_array(&i), uk_arg_array(&u)};
+  uk_fusion *f = make("h, i, u", "z", "z = exp(-h) * h + 1");
+  char *src = source(f, in, 3, 1, UK_OK);
+  CHECK_CONTAINS(src, "-> float16 out0");
+  CHECK_CONTAINS(src, "ukern::half(_uk_exp(float(");
+  CHECK_CONTAINS(src, "// fusion parameters: in0 = h in1 = i in2 = u out0 = z");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  f = make("h, i, u", "z, w, q", "z = i / u; w = i // u; q = sum(u)");
+  src = source(f, in, 3, 3, UK_OK);
+  CHECK_CONTAINS(src, "float64 out0");
+  CHECK_CONTAINS(src, "_uk_floordiv(in1, ((int)(in2)))"); /* int32 // uint8 in int32 */
+  CHECK_CONTAINS(src, "uint64 out2");
+  CHECK_CONTAINS(src, "kernel 1 of 2 (reduction 't_r0')");
+  CHECK_CONTAINS(src, "kernel 2 of 2 (elementwise 't_e1')");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  /* weak scalars: a Python float keeps float16; a Python int keeps uint8 */
+  uk_arg sc[3] = {uk_arg_array(&x), uk_arg_float(0.5), uk_arg_int(3)};
+  f = make("h, a, b", "z, w", "z = h * a; w = h > b");
+  src = source(f, sc, 3, 2, UK_OK);
+  CHECK_CONTAINS(src, "float64 in1 (float64, scalar)");
+  CHECK_CONTAINS(src, "-> float16 out0 (float16), bool out1 (bool)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  /* a typed scalar is strong (NumPy 2): float64 scalar * float16 -> float64 */
+  double two = 2.0;
+  uk_arg ty[2] = {uk_arg_array(&x), uk_arg_typed(UK_FLOAT64, &two)};
+  f = make("h, a", "z", "z = h * a");
+  src = source(f, ty, 2, 1, UK_OK);
+  CHECK_CONTAINS(src, "-> float64 out0");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  /* argmax and std: struct accumulators, first index wins */
+  uk_arg fin[1] = {uk_arg_array(&x)};
+  f = make("h", "a, s", "a = argmax(h, axis=1); s = std(h, axis=1, ddof=1)");
+  src = source(f, fin, 1, 2, UK_OK);
+  CHECK_CONTAINS(src, "_uk_argpair<float> m0;");
+  CHECK_CONTAINS(src, "_uk_welford<float> m1;");
+  CHECK_CONTAINS(src, "int64 out0 (int64), float16 out1 (float16)");
+  CHECK_CONTAINS(src, "a.m1.n - 1");
+  uk_free(src);
+  uk_fusion_destroy(f);
+}
+
+int main(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  syntax_errors();
+  call_errors();
+  plans();
+  sources();
+  uk_context_destroy(ctx);
+  return ut_finish("test_fuse_lang");
+}

@@ -1,0 +1,95 @@
+/* Every generated fusion kernel compiles with NVRTC for sm_90: operators and
+ * functions over every dtype, each reduction kind, several reductions in one
+ * struct accumulator, and the split plans (center, softmax). Through
+ * uk_fusion_precompile, so the real call path generates the code; no GPU. */
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static uk_array arr(uk_dtype t, int ndim, const int64_t *shape, uint64_t data) {
+  uk_array a;
+  memset(&a, 0, sizeof a);
+  uk_array_init(&a, data, t, ndim, shape);
+  return a;
+}
+
+static void compile(const char *ins, const char *outs, const char *prog, uk_dtype t, int nin, int ndim,
+                    const uk_arg *extra, int nextra) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "nv", NULL, &f));
+  if (!f) return;
+  int64_t shape[2] = {33, 65};
+  uk_array a[4];
+  uk_arg in[8];
+  for (int k = 0; k < nin; k++) {
+    a[k] = arr(t, ndim, shape, 0x100000000ull * (uint64_t)(k + 1));
+    in[k] = uk_arg_array(&a[k]);
+  }
+  for (int k = 0; k < nextra; k++) in[nin + k] = extra[k];
+  uk_array out[8];
+  memset(out, 0, sizeof out);
+  int nout = 1;
+  for (const char *c = outs; *c; c++) nout += *c == ',';
+  uk_status s = uk_fusion_precompile(f, in, nin + nextra, out, nout, NULL);
+  ut_checks++;
+  if (s) {
+    ut_failures++;
+    fprintf(stderr, "%s [%s]: %s: %s\n%s\n", prog, uk_dtype_name(t), uk_status_name(s), uk_last_error(),
+            uk_last_error_log());
+  }
+  uk_fusion_destroy(f);
+}
+
+int main(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  static const uk_dtype all[] = {UK_BOOL,    UK_INT8,     UK_INT16,   UK_INT32,   UK_INT64,
+                                 UK_UINT8,   UK_UINT16,   UK_UINT32,  UK_UINT64,  UK_FLOAT16,
+                                 UK_BFLOAT16, UK_FLOAT32, UK_FLOAT64, UK_COMPLEX64, UK_COMPLEX128};
+  uk_arg weak[3] = {uk_arg_int(3), uk_arg_float(0.25), uk_arg_bool(1)};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+    uk_dtype t = all[k];
+    int cx = t == UK_COMPLEX64 || t == UK_COMPLEX128, b = t == UK_BOOL;
+    /* arithmetic, comparisons, weak scalars, casts, where */
+    compile("x, y, i, f, b", "z, c, w",
+            b ? "z = x + y * i; c = x == y; w = where(c, float32(x), f)"
+              : "z = x * y + i - x / f; c = (x == y) | (x != b); w = where(c, astype(x, 'f2'), x ** 2)",
+            t, 2, 2, weak, 3);
+    if (cx) {
+      compile("x, y", "z, r", "z = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); r = abs(x) + real(y) * imag(x)", t,
+              2, 2, NULL, 0);
+      continue;
+    }
+    if (b) continue;
+    compile("x, y", "z, m",
+            "z = x // y + x % y + maximum(x, y) - fmin(x, y) + clip(x, 1, 5) + sign(x) + square(y) + abs(x); "
+            "m = isnan(x) | isinf(y) | ~isfinite(x) | logical_xor(x > 1, y < 2) | logical_not(x)",
+            t, 2, 2, NULL, 0);
+    if (t == UK_INT8 || t == UK_UINT16 || t == UK_INT64)
+      compile("x, y", "z", "z = (x & y) | (x ^ ~y) + fmod(x, y) + x ** y + floor(x) + reciprocal(y)", t, 2, 2, NULL,
+              0);
+    compile("x, y", "z",
+            "z = exp(x) + exp2(x) + expm1(x) + log(y) + log2(y) + log10(y) + log1p(y) + sqrt(x) + cbrt(x) + "
+            "sin(x) + cos(x) + tan(x) + arcsin(x) + arccos(x) + arctan(x) + arctan2(x, y) + sinh(x) + cosh(x) + "
+            "tanh(x) + arcsinh(x) + arccosh(y) + arctanh(x) + hypot(x, y) + rint(x) + copysign(x, y) + ceil(x) + "
+            "trunc(x)",
+            t, 2, 2, NULL, 0);
+  }
+  /* reductions: one program per kind group and a few dtypes (each compiles CUB) */
+  compile("x, y", "d", "t = x - y; d = sqrt(sum(t * t, axis=-1))", UK_FLOAT32, 2, 2, NULL, 0);
+  compile("x", "s, p, a, l", "s = sum(x, axis=0); p = prod(x, axis=0); a = any(x, axis=0); l = all(x, axis=0)",
+          UK_INT8, 1, 2, NULL, 0);
+  compile("x", "m, v, s, mx, mn", "m = mean(x, axis=1); v = var(x, axis=1); s = std(x, axis=1, ddof=1); "
+          "mx = max(x, axis=1); mn = min(x, axis=1)", UK_FLOAT16, 1, 2, NULL, 0);
+  compile("x", "i, j", "i = argmax(x, axis=1); j = argmin(x, axis=1)", UK_FLOAT64, 1, 2, NULL, 0);
+  compile("x", "i", "i = argmax(x)", UK_UINT16, 1, 2, NULL, 0);
+  compile("x", "s", "s = sum(x * 1j, axis=(0, 1), keepdims=True)", UK_FLOAT32, 1, 2, NULL, 0);
+  compile("x", "c", "c = x - mean(x, axis=1, keepdims=True)", UK_FLOAT32, 1, 2, NULL, 0);
+  compile("x", "y", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); y = e / sum(e, axis=-1, keepdims=True)",
+          UK_FLOAT32, 1, 2, NULL, 0);
+  compile("x, a", "m", "m = mean(x, axis=0) * a", UK_BFLOAT16, 1, 2, weak + 1, 1);
+  uk_context_destroy(ctx);
+  return ut_finish("test_nvrtc_fusion");
+}

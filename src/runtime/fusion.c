@@ -271,7 +271,6 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
   }
   if ((s = uk__fuse_shapes(g, p, in_shapes, shapes))) goto out;
   if (device < 0) device = sig.out_given ? out[0].device : f->ctx->opts.device;
-  if (m == M_CALL && !sig.out_given && device < 0 && (s = uk__launch_device(f->ctx, stream, &device))) goto out;
   /* outputs */
   for (int k = 0; k < nout; k++) {
     int id = g->out_node[k], nd = p->ndim[id];

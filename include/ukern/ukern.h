@@ -685,6 +685,48 @@ UK_API uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_ar
 UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout,
                                         int *count);
 
+/* The C builder: the same programs as nodes made by calls, for backends
+ * that build expressions in code. Node ids are ints (-1 on failure; errors
+ * are sticky: the first is kept and returned by uk_fusion_create_built).
+ * A program built in the order its text evaluates (operands before the
+ * operation, left to right) gives byte-identical kernels to the text form:
+ *   uk_fusion_builder *b;  uk_fusion_builder_create("x, y", &b);
+ *   int x = uk_fusion_input(b, "x"), y = uk_fusion_input(b, "y");
+ *   int t = uk_fusion_op(b, "subtract", (int[]){x, y}, 2);
+ *   int s = uk_fusion_reduce(b, "sum", uk_fusion_op(b, "multiply", (int[]){t, t}, 2),
+ *                            (int[]){-1}, 1, 0, 0);
+ *   uk_fusion_output(b, "d", uk_fusion_op(b, "sqrt", &s, 1));
+ *   uk_fusion_create_built(ctx, b, "dist", NULL, &f);  uk_fusion_builder_destroy(b);
+ * A builder is not thread-safe; the fusion made from it is independent of it. */
+typedef struct uk_fusion_builder uk_fusion_builder;
+/* inputs: comma-separated names, as for uk_fusion_create. */
+UK_API uk_status uk_fusion_builder_create(const char *inputs, uk_fusion_builder **out);
+/* NULL is a no-op. */
+UK_API void uk_fusion_builder_destroy(uk_fusion_builder *b);
+/* The node of an input (its index); -1 if there is none of that name. */
+UK_API int uk_fusion_input(uk_fusion_builder *b, const char *name);
+/* Python scalars (weak): int, float, complex, bool literals. */
+UK_API int uk_fusion_const_int(uk_fusion_builder *b, int64_t v);
+UK_API int uk_fusion_const_float(uk_fusion_builder *b, double v);
+UK_API int uk_fusion_const_complex(uk_fusion_builder *b, double re, double im);
+UK_API int uk_fusion_const_bool(uk_fusion_builder *b, int v);
+/* A NumPy function or operator by its NumPy name ("add", "true_divide",
+ * "less", "bitwise_and", "negative", "exp", "where", ...) on nargs nodes. */
+UK_API int uk_fusion_op(uk_fusion_builder *b, const char *fn, const int *args, int nargs);
+/* float32(x) and friends. */
+UK_API int uk_fusion_cast(uk_fusion_builder *b, int arg, uk_dtype t);
+/* A reduction ("sum", "mean", "argmax", "var", ...): naxes < 0 is axis=None;
+ * axes may be negative; ddof for var/std (else 0). */
+UK_API int uk_fusion_reduce(uk_fusion_builder *b, const char *fn, int arg, const int *axes, int naxes,
+                            int keepdims, int ddof);
+/* Declares (or re-assigns) an output computed by node. Outputs are in the
+ * order first declared. */
+UK_API uk_status uk_fusion_output(uk_fusion_builder *b, const char *name, int node);
+/* A fusion from the builder's program (copied: the builder may be reused
+ * or destroyed); the builder's first error if any. As uk_fusion_create. */
+UK_API uk_status uk_fusion_create_built(uk_context *ctx, uk_fusion_builder *b, const char *name,
+                                        const uk_fusion_options *opts, uk_fusion **out);
+
 /* ------------------------------------------------------------------------ */
 /* Streams and synchronisation helpers                                       */
 /* ------------------------------------------------------------------------ */

@@ -352,6 +352,9 @@ static uk_status emit_elementwise(ctx *c, const char *name, const char *user_pre
   return s;
 }
 
+/* The online (max, sum of exp) pair's member kind, past the language's reductions. */
+enum { RED_LSE = UK_RED_COUNT_ };
+
 /* One reduction's accumulator member. */
 typedef struct member {
   int id, red;
@@ -374,7 +377,9 @@ static void member_init(ctx *c, int id, member *m) {
   case UK_RED_ALL: m->a = UK_BOOL; break;
   default: m->a = compute(m->r); break;
   }
-  if (m->red == UK_RED_ARGMAX || m->red == UK_RED_ARGMIN)
+  if (m->red == UK_RED_MAX && c->p->partner[id] >= 0) m->red = RED_LSE;
+  if (m->red == RED_LSE) snprintf(m->type, sizeof m->type, "_uk_lse<%s>", ct(m->a));
+  else if (m->red == UK_RED_ARGMAX || m->red == UK_RED_ARGMIN)
     snprintf(m->type, sizeof m->type, "_uk_argpair<%s>", ct(m->a));
   else if (m->red == UK_RED_VAR || m->red == UK_RED_STD)
     snprintf(m->type, sizeof m->type, "_uk_welford<%s>", ct(m->a));
@@ -392,6 +397,7 @@ static void member_map(fn *f, const member *m, uk_strbuf *out) {
   case UK_RED_ARGMIN: uk__sb_addf(out, "_uk_argpair_make<%s>(%s, _J)", a, x); break;
   case UK_RED_VAR:
   case UK_RED_STD: uk__sb_addf(out, "_uk_welford_make<%s>(1LL, %s, (%s)(0))", a, x, a); break;
+  case RED_LSE: uk__sb_addf(out, "_uk_lse_make<%s>(%s, (%s)(1))", a, x, a); break;
   default: uk__sb_add(out, x); break;
   }
   uk__sb_release(&v);
@@ -401,7 +407,8 @@ static void member_comb(const member *m, const char *x, const char *y, uk_strbuf
   static const char *const fmt[UK_RED_COUNT_] = {
       "%s + %s", "%s * %s", "_uk_maximum(%s, %s)", "_uk_minimum(%s, %s)", "%s + %s", "%s || %s", "%s && %s",
       "_uk_argmax_comb(%s, %s)", "_uk_argmin_comb(%s, %s)", "_uk_welford_comb(%s, %s)", "_uk_welford_comb(%s, %s)"};
-  uk__sb_addf(out, fmt[m->red], x, y);
+  if (m->red == RED_LSE) uk__sb_addf(out, "_uk_lse_comb(%s, %s)", x, y);
+  else uk__sb_addf(out, fmt[m->red], x, y);
 }
 
 static void member_ident(const member *m, uk_strbuf *out) {
@@ -414,6 +421,7 @@ static void member_ident(const member *m, uk_strbuf *out) {
   case UK_RED_MIN: uk__sb_addf(out, "_uk_lim<%s>::highest()", a); break;
   case UK_RED_ANY: uk__sb_add(out, "false"); break;
   case UK_RED_ALL: uk__sb_add(out, "true"); break;
+  case RED_LSE: uk__sb_addf(out, "_uk_lse_make<%s>(_uk_lim<%s>::lowest(), (%s)(0))", a, a, a); break;
   case UK_RED_ARGMAX:
   case UK_RED_ARGMIN:
     uk__sb_addf(out, "_uk_argpair_make<%s>(_uk_lim<%s>::%s(), 9223372036854775807LL)", a, a,
@@ -431,6 +439,7 @@ static void member_final(ctx *c, const member *m, const char *x, uk_strbuf *out)
   uk_dtype from = m->a;
   switch (m->red) {
   case UK_RED_MEAN: uk__sb_addf(&v, "(%s / (%s)(_uk_n))", x, a); break;
+  case RED_LSE: uk__sb_addf(&v, "%s.m", x); break;
   case UK_RED_ARGMAX:
   case UK_RED_ARGMIN:
     uk__sb_addf(&v, "%s.i", x);
@@ -467,10 +476,11 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   }
   int nm = 0;
   for (int id = 0; id < g->nnodes; id++)
-    if (c->p->needed[id] && g->nodes[id].kind == UK_FN_RED && c->group_of[id] == group) {
+    if (c->p->needed[id] && g->nodes[id].kind == UK_FN_RED && c->group_of[id] == group &&
+        !(g->nodes[id].op == UK_RED_SUM && c->p->partner[id] >= 0)) {
       member_init(c, id, &ms[nm++]);
       if (nm == 1) k->red_node = id, k->map_node = g->nodes[id].arg[0];
-      if (ms[nm - 1].red == UK_RED_MAX || ms[nm - 1].red == UK_RED_MIN || ms[nm - 1].red == UK_RED_ARGMAX ||
+      if (ms[nm - 1].red == UK_RED_MAX || ms[nm - 1].red == RED_LSE || ms[nm - 1].red == UK_RED_MIN || ms[nm - 1].red == UK_RED_ARGMAX ||
           ms[nm - 1].red == UK_RED_ARGMIN)
         k->check_empty = 1;
     }
@@ -544,6 +554,11 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
     member_final(c, &ms[m], x, &tmp);
     uk__sb_addf(&postb, "  %s _uk_v%d = %s;\n", ct(ms[m].r), ms[m].id, uk__sb_str(&tmp));
     c->done[ms[m].id] = 1;
+    if (ms[m].red == RED_LSE) { /* the sum of the pair */
+      int sid = c->p->partner[ms[m].id];
+      uk__sb_addf(&postb, "  %s _uk_v%d = %s.s;\n", ct(c->p->type[sid].dtype), sid, x);
+      c->done[sid] = 1;
+    }
   }
   write_outputs(c, &f, group, &postb, &outp, k, &pdecl, &pcall);
   /* scalars the post-map reads (only scalars: the reduction passes no arrays

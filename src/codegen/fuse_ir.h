@@ -75,4 +75,8 @@ int uk__fuse_prog_add(uk_fuse_prog *p, const uk_fuse_node *n);
 /* Splits a comma-separated name list into p's inputs or outputs. */
 uk_status uk__fuse_names(const char *what, const char *list, char ***names, int *count);
 
+/* A copy of a builder's program (uk_fusion_builder, fuse_build.c); the
+ * builder's first error if it has one. */
+uk_status uk__fuse_builder_take(uk_fusion_builder *b, uk_fuse_prog **out);
+
 #endif

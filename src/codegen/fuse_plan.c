@@ -110,7 +110,32 @@ void uk__fuse_plan_free(uk_fuse_plan *p) {
   free(p->temp_node);
   free(p->out_dtype);
   free(p->needed);
+  free(p->partner);
   free(p);
+}
+
+/* sum(exp(X - M)) with M = max(X, same axes, keepdims=True), float32/64:
+ * the sum joins M's kernel as one online (max, sum) accumulator, so softmax
+ * reads X twice instead of three times. */
+static void find_online_pairs(const uk_fuse_prog *g, uk_fuse_plan *p) {
+  for (int id = 0; id < g->nnodes; id++) p->partner[id] = -1;
+  for (int id = 0; id < g->nnodes; id++) {
+    const uk_fuse_node *s = &g->nodes[id];
+    if (!p->needed[id] || s->kind != UK_FN_RED || s->op != UK_RED_SUM) continue;
+    const uk_fuse_node *e = &g->nodes[s->arg[0]];
+    if (e->kind != UK_FN_OP || e->op != UK_OP_EXP) continue;
+    const uk_fuse_node *d = &g->nodes[e->arg[0]];
+    if (d->kind != UK_FN_OP || d->op != UK_OP_SUB) continue;
+    int x = d->arg[0], m = d->arg[1];
+    const uk_fuse_node *mx = &g->nodes[m];
+    uk_dtype t = p->type[x].dtype;
+    if (mx->kind != UK_FN_RED || mx->op != UK_RED_MAX || mx->arg[0] != x || !mx->keepdims ||
+        p->axes[m] != p->axes[id] || p->partner[m] >= 0 || (t != UK_FLOAT32 && t != UK_FLOAT64) ||
+        p->type[s->arg[0]].dtype != t || p->type[id].dtype != t || p->ndim[s->arg[0]] != p->ndim[x])
+      continue;
+    p->partner[id] = m;
+    p->partner[m] = id;
+  }
 }
 
 static int max_arg(const uk_fuse_node *n, const int *v) {
@@ -135,7 +160,8 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
   p->axes = calloc((size_t)nn + 1, sizeof *p->axes);
   p->out_dtype = calloc((size_t)g->nout + 1, sizeof *p->out_dtype);
   p->needed = calloc((size_t)nn + 1, sizeof *p->needed);
-  if (!p->needed || !p->type || !p->ndim || !p->scalar || !p->axes || !p->out_dtype) goto nomem;
+  p->partner = malloc(((size_t)nn + 1) * sizeof *p->partner);
+  if (!p->partner || !p->needed || !p->type || !p->ndim || !p->scalar || !p->axes || !p->out_dtype) goto nomem;
   if (sig->nin != g->nin) {
     s = uk__errorf(UK_ERR_INVALID, "fusion: %d inputs given, the program has %d", sig->nin, g->nin);
     goto out;
@@ -151,6 +177,9 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     p->out_dtype[k] = sig->out_given ? sig->out[k] : t.dtype;
   }
 
+  memcpy(p->needed, needed, (size_t)nn * sizeof *needed);
+  find_online_pairs(g, p);
+
   /* levels and groups of reductions */
   int ngroups = 0;
   int *gkey_level = calloc((size_t)nn + 1, sizeof(int)), *gkey_rep = calloc((size_t)nn + 1, sizeof(int));
@@ -164,6 +193,7 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     group_of[id] = -1;
     if (!needed[id]) continue;
     level[id] = max_arg(n, level) + (n->kind == UK_FN_RED);
+    if (n->kind == UK_FN_RED && p->partner[id] >= 0 && p->partner[id] < id) level[id] = level[p->partner[id]];
     if (n->kind != UK_FN_RED) continue;
     int a = n->arg[0];
     for (int q = 0; q < ngroups && group_of[id] < 0; q++) {
@@ -208,7 +238,6 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
       if (domain[a] >= 0 && domain[a] != domain[id]) mat[a] = 1;
     }
   }
-  memcpy(p->needed, needed, (size_t)nn * sizeof *needed);
   s = uk__fuse_emit(g, p, name, user_preamble, group_of, mat, domain);
   goto out;
 nomem:

@@ -47,6 +47,8 @@ typedef struct uk_fuse_plan {
   int *ndim;          /* per node */
   int *scalar;        /* per node: depends on no array */
   int *needed;        /* per node: an output depends on it */
+  int *partner;       /* per RED node: the max (for a sum) or sum (for a max) of an
+                       * online-softmax pair sum(exp(x - max(x, keepdims))), else -1 */
   unsigned *axes;     /* per RED node: reduced axes (bit mask over its arg's ndim) */
   int nkernels;
   uk_fuse_kernel *kernels;

@@ -9,6 +9,7 @@
  * and frees the intermediates ordered after them. No launch or cache code
  * lives here. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +32,8 @@ struct uk_fusion {
   char *name, *preamble;
   char **options;
   int num_options;
-  pthread_mutex_t lock;
-  fz_entry *entries;
+  pthread_mutex_t lock;          /* serialises planning and inserts */
+  _Atomic(fz_entry *) entries;   /* published with release, read with acquire */
 };
 
 typedef enum mode { M_CALL, M_SOURCE, M_PRECOMPILE } mode;
@@ -51,7 +52,7 @@ static void entry_free(fz_entry *e) {
 
 void uk_fusion_destroy(uk_fusion *f) {
   if (!f) return;
-  for (fz_entry *e = f->entries, *n; e; e = n) {
+  for (fz_entry *e = atomic_load(&f->entries), *n; e; e = n) {
     n = e->next;
     entry_free(e);
   }
@@ -72,28 +73,34 @@ static int is_ident(const char *s) {
   return 1;
 }
 
-uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outputs, const char *program,
-                           const char *name, const uk_fusion_options *opts, uk_fusion **out) {
-  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: ctx and out must not be NULL");
+/* The object around a parsed or built program (taken over, also on failure). */
+static uk_status create(uk_context *ctx, uk_fuse_prog *prog, const char *name, const uk_fusion_options *opts,
+                        uk_fusion **out) {
+  uk_status s;
   if (!name) name = "fusion";
-  if (!is_ident(name) || name[0] == '_')
+  if (!is_ident(name) || name[0] == '_') {
+    uk__fuse_prog_free(prog);
     return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: name '%s' is not a C identifier (not starting with '_')",
                       name);
-  if (opts && opts->num_options < 0) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: num_options < 0");
-  if (opts && opts->num_options > 0 && !opts->options)
-    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: options is NULL with num_options > 0");
+  }
+  if (opts && (opts->num_options < 0 || (opts->num_options > 0 && !opts->options))) {
+    uk__fuse_prog_free(prog);
+    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: options is NULL or num_options < 0");
+  }
+  if (prog->nin > UK_FUSE_MAX_INPUTS || prog->nout > UK_FUSE_MAX_INPUTS) {
+    uk__fuse_prog_free(prog);
+    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: at most %d inputs and %d outputs", UK_FUSE_MAX_INPUTS,
+                      UK_FUSE_MAX_INPUTS);
+  }
   uk_fusion *f = calloc(1, sizeof *f);
-  if (!f) return uk__errorf(UK_ERR_NOMEM, "uk_fusion_create: out of memory");
+  if (!f) {
+    uk__fuse_prog_free(prog);
+    return uk__errorf(UK_ERR_NOMEM, "uk_fusion_create: out of memory");
+  }
   pthread_mutex_init(&f->lock, NULL);
   uk__context_retain(ctx);
   f->ctx = ctx;
-  uk_status s = uk__fuse_parse(inputs, outputs, program, &f->prog);
-  if (s) goto fail;
-  if (f->prog->nin > UK_FUSE_MAX_INPUTS || f->prog->nout > UK_FUSE_MAX_INPUTS) {
-    s = uk__errorf(UK_ERR_INVALID, "uk_fusion_create: at most %d inputs and %d outputs", UK_FUSE_MAX_INPUTS,
-                   UK_FUSE_MAX_INPUTS);
-    goto fail;
-  }
+  f->prog = prog;
   f->name = strdup(name);
   f->preamble = strdup(opts && opts->preamble ? opts->preamble : "");
   if (!f->name || !f->preamble) goto nomem;
@@ -108,9 +115,24 @@ uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outp
   return UK_OK;
 nomem:
   s = uk__errorf(UK_ERR_NOMEM, "uk_fusion_create: out of memory (or a NULL option)");
-fail:
   uk_fusion_destroy(f);
   return s;
+}
+
+uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outputs, const char *program,
+                           const char *name, const uk_fusion_options *opts, uk_fusion **out) {
+  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: ctx and out must not be NULL");
+  uk_fuse_prog *prog = NULL;
+  uk_status s = uk__fuse_parse(inputs, outputs, program, &prog);
+  return s ? s : create(ctx, prog, name, opts, out);
+}
+
+uk_status uk_fusion_create_built(uk_context *ctx, uk_fusion_builder *b, const char *name,
+                                 const uk_fusion_options *opts, uk_fusion **out) {
+  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create_built: ctx and out must not be NULL");
+  uk_fuse_prog *prog = NULL;
+  uk_status s = uk__fuse_builder_take(b, &prog);
+  return s ? s : create(ctx, prog, name, opts, out);
 }
 
 /* The call's signature; UK_ERR_INVALID for unusable arguments. */
@@ -191,13 +213,23 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
   return UK_OK;
 }
 
-/* The cached entry for sig, planned and created on first use. */
+static fz_entry *find(uk_fusion *f, const uk_fuse_sig *sig) {
+  fz_entry *e = atomic_load_explicit(&f->entries, memory_order_acquire);
+  while (e && memcmp(&e->sig, sig, sizeof *sig) != 0) e = e->next;
+  return e;
+}
+
+/* The cached entry for sig, planned and created on first use (the hit path
+ * takes no lock). */
 static uk_status lookup(uk_fusion *f, const uk_fuse_sig *sig, fz_entry **out) {
+  fz_entry *e = find(f, sig);
+  if (e) {
+    *out = e;
+    return UK_OK;
+  }
   uk_status s = UK_OK;
   pthread_mutex_lock(&f->lock);
-  fz_entry *e = f->entries;
-  while (e && memcmp(&e->sig, sig, sizeof *sig) != 0) e = e->next;
-  if (!e) {
+  if (!(e = find(f, sig))) {
     if (!(e = calloc(1, sizeof *e))) {
       s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
       goto out;
@@ -207,8 +239,8 @@ static uk_status lookup(uk_fusion *f, const uk_fuse_sig *sig, fz_entry **out) {
       entry_free(e);
       goto out;
     }
-    e->next = f->entries;
-    f->entries = e;
+    e->next = atomic_load_explicit(&f->entries, memory_order_relaxed);
+    atomic_store_explicit(&f->entries, e, memory_order_release);
   }
   *out = e;
 out:
@@ -254,7 +286,8 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
   void *stream = launch ? launch->stream : NULL;
   int64_t stack_shapes[64 * UK_MAX_NDIM];
   int64_t *shapes = g->nnodes <= 64 ? stack_shapes : malloc((size_t)g->nnodes * UK_MAX_NDIM * sizeof *shapes);
-  uk_array *temps = calloc((size_t)p->ntemps + 1, sizeof *temps);
+  uk_array temps_stack[8];
+  uk_array *temps = p->ntemps <= 8 ? temps_stack : calloc((size_t)p->ntemps, sizeof *temps);
   uk_array outs[UK_FUSE_MAX_INPUTS];
   int nalloc_out = 0, nalloc_tmp = 0;
   uk_strbuf src;
@@ -306,8 +339,8 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
   /* kernels in order */
   for (int k = 0; k < p->nkernels; k++) {
     const uk_fuse_kernel *q = &p->kernels[k];
-    uk_arg kin[2 * UK_FUSE_MAX_INPUTS + 64];
-    uk_array kout[UK_FUSE_MAX_INPUTS + 64];
+    uk_arg kin[UK_FUSE_MAX_INPUTS + 32];
+    uk_array kout[32];
     if (q->nin > (int)(sizeof kin / sizeof kin[0]) || q->nout > (int)(sizeof kout / sizeof kout[0])) {
       s = uk__errorf(UK_ERR_INVALID, "%s: too many intermediates", f->name);
       goto out;
@@ -379,7 +412,7 @@ out:
   }
   if (s == UK_OK) uk__error_clear();
   uk__sb_release(&src);
-  free(temps);
+  if (temps != temps_stack) free(temps);
   if (shapes != stack_shapes) free(shapes);
   return s;
 }

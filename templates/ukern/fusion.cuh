@@ -246,4 +246,23 @@ template <class T> _UK_FD _uk_welford<T> _uk_welford_comb(const _uk_welford<T> &
   return r;
 }
 
+// max and sum(exp(x - max)) in one pass (online softmax): the running
+// maximum and the sum of exponentials relative to it, rescaled on merge.
+template <class T> struct _uk_lse {
+  T m, s;
+};
+template <class T> _UK_FD _uk_lse<T> _uk_lse_make(T m, T s) {
+  _uk_lse<T> r;
+  r.m = m;
+  r.s = s;
+  return r;
+}
+template <class T> _UK_FD _uk_lse<T> _uk_lse_comb(const _uk_lse<T> &a, const _uk_lse<T> &b) {
+  if (b.s == T(0)) return a; // the identity (or an empty part)
+  if (a.s == T(0)) return b;
+  if (_uk_isnan(a.m) || _uk_isnan(b.m)) return _uk_lse_make(a.m + b.m, a.m + b.m);
+  if (a.m >= b.m) return _uk_lse_make(a.m, a.s + b.s * _uk_exp(b.m - a.m));
+  return _uk_lse_make(b.m, b.s + a.s * _uk_exp(a.m - b.m));
+}
+
 #undef _UK_FD

@@ -121,6 +121,35 @@ static void call_errors(void) {
   uk_fusion_destroy(f);
 }
 
+/* NEP 50: Python ints must fit the integer dtype they meet (NumPy raises
+ * OverflowError), except in comparisons, which compare by value. */
+static void weak_ints(void) {
+  int64_t s7[1] = {7};
+  uk_array i8 = arr(UK_INT8, 1, s7, 256), u8 = arr(UK_UINT8, 1, s7, 512);
+  uk_arg in[2] = {uk_arg_array(&i8), uk_arg_int(300)};
+  uk_fusion *f = make("x, a", "z", "z = x + 300");
+  free(source(f, in, 2, 1, UK_ERR_TYPE));
+  CHECK_CONTAINS(uk_last_error(), "program:1:9: Python integer 300 out of bounds for int8\n    z = x + 300\n            ^");
+  uk_fusion_destroy(f);
+  f = make("x, a", "z", "z = x * a");
+  free(source(f, in, 2, 1, UK_ERR_TYPE));
+  CHECK_CONTAINS(uk_last_error(), "Python integer 300 (input 'a') out of bounds for int8");
+  in[1] = uk_arg_int(-128);
+  char *src = source(f, in, 2, 1, UK_OK);
+  uk_free(src);
+  uk_fusion_destroy(f);
+  uk_arg iu[2] = {uk_arg_array(&u8), uk_arg_int(1)};
+  f = make("x, a", "z", "z = x * -1");
+  free(source(f, iu, 2, 1, UK_ERR_TYPE));
+  CHECK_CONTAINS(uk_last_error(), "Python integer -1 out of bounds for uint8");
+  uk_fusion_destroy(f);
+  f = make("x, a", "z, w", "z = x == 300; w = (x - 1) + a // 2"); /* a // 2 stays a Python int: not checked */
+  src = source(f, iu, 2, 2, UK_OK);
+  CHECK_CONTAINS(src, "((long long)(in0)) == 300LL");
+  uk_free(src);
+  uk_fusion_destroy(f);
+}
+
 static int kernels(const char *ins, const char *prog, const uk_arg *in, int nin) {
   uk_fusion *f = make(ins, "z", prog);
   int n = -1;
@@ -254,6 +283,7 @@ int main(void) {
   CHECK_OK(uk_context_create(&o, &ctx));
   syntax_errors();
   call_errors();
+  weak_ints();
   plans();
   sources();
   builder();

@@ -128,6 +128,10 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   if (oi->rule == UK_RULE_CMP) {
     uk_fuse_type a = f->p->type[n->arg[0]], b = f->p->type[n->arg[1]];
     loop = uk__fuse_promote(a, b).dtype;
+    /* a Python int compares by value (int8 == 300 is False, not a wrapped 44) */
+    uk_dtype_kind kl = kind(loop);
+    if ((a.weak != b.weak) && (kl == UK_KIND_INT || kl == UK_KIND_UINT) && (a.weak ? a : b).dtype == UK_INT64)
+      loop = loop == UK_UINT64 ? UK_UINT64 : UK_INT64;
   } else if (oi->rule == UK_RULE_ABS || oi->rule == UK_RULE_PRED)
     loop = f->p->type[n->arg[0]].dtype;
   else if (oi->rule == UK_RULE_LOGIC)
@@ -285,38 +289,36 @@ static void banner(ctx *c, uk_strbuf *pre, const char *user_preamble) {
 
 /* Appends writes of program outputs and intermediates whose nodes satisfy
  * in_domain, as "out<k> = value;" lines, and their out_params / out_dst. */
+/* One kernel output: its out_params entry, post-map declaration and call
+ * argument, and the line that writes node id converted to dtype t. */
+static void write_one(fn *f, const char *pfx, int num, int id, uk_dtype t, uk_strbuf *body, uk_strbuf *outp,
+                      uk_strbuf *decl, uk_strbuf *call) {
+  uk__sb_addf(outp, "%s%s %s%d", outp->len ? ", " : "", uk__dtype_info(t)->name, pfx, num);
+  if (decl) uk__sb_addf(decl, ", %s &%s%d", ct(t), pfx, num);
+  if (call) uk__sb_addf(call, ", %s%d", pfx, num);
+  uk_strbuf v;
+  uk__sb_init(&v);
+  value(f, id, t, &v);
+  uk__sb_addf(body, "%s%s%d = %s;\n", f->indent, pfx, num, uk__sb_str(&v));
+  if (v.failed) body->failed = 1;
+  uk__sb_release(&v);
+}
+
+/* Writes the program outputs computed in `domain` (-1: elementwise) and,
+ * for a reduction's post-map, the intermediates it materialises. */
 static void write_outputs(ctx *c, fn *f, int domain, uk_strbuf *body, uk_strbuf *outp, uk_fuse_kernel *k,
                           uk_strbuf *decl, uk_strbuf *call) {
   const uk_fuse_prog *g = c->g;
-  for (int o = 0; o < g->nout; o++) {
-    int id = g->out_node[o];
-    if (c->domain[id] != domain) continue;
-    uk_dtype t = c->p->out_dtype[o];
-    uk__sb_addf(outp, "%s%s out%d", outp->len ? ", " : "", uk__dtype_info(t)->name, o);
-    if (decl) uk__sb_addf(decl, ", %s &out%d", ct(t), o);
-    if (call) uk__sb_addf(call, ", out%d", o);
-    uk_strbuf v;
-    uk__sb_init(&v);
-    value(f, id, t, &v);
-    uk__sb_addf(body, "%sout%d = %s;\n", f->indent, o, uk__sb_str(&v));
-    uk__sb_release(&v);
-    k->out_dst[k->nout++] = o;
-  }
-  if (domain < 0) return;
-  for (int id = 0; id < g->nnodes; id++) {
-    if (!c->mat[id] || c->domain[id] != domain) continue;
-    uk_dtype t = c->p->type[id].dtype;
-    int tm = c->temp_of[id];
-    uk__sb_addf(outp, "%s%s tm%d", outp->len ? ", " : "", uk__dtype_info(t)->name, tm);
-    if (decl) uk__sb_addf(decl, ", %s &tm%d", ct(t), tm);
-    if (call) uk__sb_addf(call, ", tm%d", tm);
-    uk_strbuf v;
-    uk__sb_init(&v);
-    value(f, id, t, &v);
-    uk__sb_addf(body, "%stm%d = %s;\n", f->indent, tm, uk__sb_str(&v));
-    uk__sb_release(&v);
-    k->out_dst[k->nout++] = -1 - tm;
-  }
+  for (int o = 0; o < g->nout; o++)
+    if (c->domain[g->out_node[o]] == domain) {
+      write_one(f, "out", o, g->out_node[o], c->p->out_dtype[o], body, outp, decl, call);
+      k->out_dst[k->nout++] = o;
+    }
+  for (int id = 0; domain >= 0 && id < g->nnodes; id++)
+    if (c->mat[id] && c->domain[id] == domain) {
+      write_one(f, "tm", c->temp_of[id], id, c->p->type[id].dtype, body, outp, decl, call);
+      k->out_dst[k->nout++] = -1 - c->temp_of[id];
+    }
 }
 
 static uk_status finish(uk_strbuf *const *sbs, int n, char **const *dst) {

@@ -21,6 +21,66 @@ static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, 
   return uk__error_at(UK_ERR_TYPE, "program", g->text, pos, NULL, fmt, a, b);
 }
 
+/* The value of a constant weak-int expression (literals under - + and * ): 1, else 0. */
+static int weak_int_value(const uk_fuse_prog *g, int id, int64_t *v) {
+  const uk_fuse_node *n = &g->nodes[id];
+  int64_t a, b;
+  if (n->kind == UK_FN_CONST) {
+    *v = n->ival;
+    return n->ckind == UK_CK_INT;
+  }
+  if (n->kind != UK_FN_OP || !weak_int_value(g, n->arg[0], &a)) return 0;
+  if (n->op == UK_OP_NEG || n->op == UK_OP_POS) {
+    *v = n->op == UK_OP_NEG ? (int64_t)(0 - (uint64_t)a) : a;
+    return 1;
+  }
+  if ((n->op != UK_OP_ADD && n->op != UK_OP_SUB && n->op != UK_OP_MUL) || !weak_int_value(g, n->arg[1], &b)) return 0;
+  *v = n->op == UK_OP_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
+       : n->op == UK_OP_SUB ? (int64_t)((uint64_t)a - (uint64_t)b)
+                            : (int64_t)((uint64_t)a * (uint64_t)b);
+  return 1;
+}
+
+int uk__fuse_int_fits(int64_t v, uk_dtype t) {
+  switch (t) {
+  case UK_INT8: return v >= -128 && v <= 127;
+  case UK_INT16: return v >= -32768 && v <= 32767;
+  case UK_INT32: return v >= INT32_MIN && v <= INT32_MAX;
+  case UK_UINT8: return v >= 0 && v <= 255;
+  case UK_UINT16: return v >= 0 && v <= 65535;
+  case UK_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
+  case UK_UINT64: return v >= 0;
+  default: return 1;
+  }
+}
+
+/* NEP 50: a Python int used with an integer array in arithmetic must fit the
+ * array's dtype (NumPy raises OverflowError: int8 + 300). Literals are
+ * checked here, scalar inputs at each call (plan->weak_checks). */
+static uk_status check_weak_ints(const uk_fuse_prog *g, uk_fuse_plan *p, int id) {
+  const uk_fuse_node *n = &g->nodes[id];
+  uk_fuse_rule r = uk__fuse_op_info(n->op)->rule;
+  uk_dtype d = p->type[id].dtype;
+  uk_dtype_kind k = uk__dtype_info(d)->kind;
+  if ((r != UK_RULE_ARITH && r != UK_RULE_BIT) || p->type[id].weak || (k != UK_KIND_INT && k != UK_KIND_UINT))
+    return UK_OK;
+  for (int j = 0; j < n->nargs; j++) {
+    int a = n->arg[j];
+    int64_t v;
+    if (!p->type[a].weak || p->type[a].dtype != UK_INT64) continue;
+    if (weak_int_value(g, a, &v)) {
+      if (!uk__fuse_int_fits(v, d))
+        return uk__error_at(UK_ERR_TYPE, "program", g->text, g->nodes[a].pos, NULL,
+                            "Python integer %lld out of bounds for %s", (long long)v, uk__dtype_info(d)->name);
+    } else if (g->nodes[a].kind == UK_FN_INPUT && p->nweak_checks < UK_FUSE_MAX_WEAK_CHECKS) {
+      p->weak_checks[p->nweak_checks].input = g->nodes[a].input;
+      p->weak_checks[p->nweak_checks].dtype = d;
+      p->weak_checks[p->nweak_checks++].pos = n->pos;
+    }
+  }
+  return UK_OK;
+}
+
 static uk_status type_node(const uk_fuse_prog *g, const uk_fuse_sig *sig, uk_fuse_plan *p, int id) {
   const uk_fuse_node *n = &g->nodes[id];
   uk_fuse_type *t = &p->type[id];
@@ -55,7 +115,7 @@ static uk_status type_node(const uk_fuse_prog *g, const uk_fuse_sig *sig, uk_fus
     const char *why = "";
     if (uk__fuse_op_result(n->op, args, n->nargs, t, &why))
       return type_error(g, n->pos, "%s %s", uk__fuse_op_info(n->op)->name, why);
-    return UK_OK;
+    return check_weak_ints(g, p, id);
   }
   case UK_FN_RED: {
     int a = n->arg[0], nd = p->ndim[a];

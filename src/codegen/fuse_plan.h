@@ -42,6 +42,8 @@ typedef struct uk_fuse_kernel {
   int check_empty;        /* reduction without identity in NumPy (max, argmax...) */
 } uk_fuse_kernel;
 
+#define UK_FUSE_MAX_WEAK_CHECKS 32
+
 typedef struct uk_fuse_plan {
   uk_fuse_type *type; /* per node */
   int *ndim;          /* per node */
@@ -55,6 +57,12 @@ typedef struct uk_fuse_plan {
   int ntemps;
   int *temp_node;     /* node of each intermediate */
   uk_dtype *out_dtype; /* result dtype of each program output */
+  int nweak_checks;    /* Python-int scalar inputs that must fit an integer dtype (NEP 50) */
+  struct {
+    int input;
+    uk_dtype dtype;
+    size_t pos;
+  } weak_checks[UK_FUSE_MAX_WEAK_CHECKS];
 } uk_fuse_plan;
 
 /* Types the program for sig and plans its kernels; errors (type, axis) name
@@ -62,6 +70,9 @@ typedef struct uk_fuse_plan {
 uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const char *name, const char *user_preamble,
                         uk_fuse_plan **out);
 void uk__fuse_plan_free(uk_fuse_plan *p);
+
+/* 1 if a Python int fits dtype t (non-integer dtypes: always). */
+int uk__fuse_int_fits(int64_t v, uk_dtype t);
 
 /* Shapes of every node for one call (shapes[n * UK_MAX_NDIM ...], ndims in
  * plan->ndim), with NumPy broadcasting; UK_ERR_SHAPE with a caret otherwise. */

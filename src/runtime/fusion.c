@@ -302,6 +302,15 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
     in_shapes[k] = in[k].kind == UK_ARG_ARRAY ? in[k].v.array->shape : NULL;
     if (in[k].kind == UK_ARG_ARRAY && device < 0) device = in[k].v.array->device;
   }
+  for (int c = 0; c < p->nweak_checks; c++) {
+    const uk_arg *a = &in[p->weak_checks[c].input];
+    if (a->kind == UK_ARG_INT && !uk__fuse_int_fits(a->v.i, p->weak_checks[c].dtype)) {
+      s = uk__error_at(UK_ERR_TYPE, "program", g->text, p->weak_checks[c].pos, NULL,
+                       "Python integer %lld (input '%s') out of bounds for %s", (long long)a->v.i,
+                       g->in_names[p->weak_checks[c].input], uk_dtype_name(p->weak_checks[c].dtype));
+      goto out;
+    }
+  }
   if ((s = uk__fuse_shapes(g, p, in_shapes, shapes))) goto out;
   if (device < 0) device = sig.out_given ? out[0].device : f->ctx->opts.device;
   /* outputs */

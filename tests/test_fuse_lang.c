@@ -106,6 +106,20 @@ static void call_errors(void) {
   CHECK_CONTAINS(src, "-> float32 out0 (float32), float64 out1 (float64)");
   uk_free(src);
   uk_fusion_destroy(f);
+  /* elementwise outputs of different shapes cannot share a loop */
+  f = make("x, y", "a, b", "a = x + 1; b = y * 2");
+  free(source(f, in, 2, 2, UK_ERR_SHAPE));
+  CHECK_CONTAINS(uk_last_error(), "outputs 'a' and 'b' are computed elementwise but have different shapes");
+  uk_fusion_destroy(f);
+  /* float16 with Python numbers: rounded to float16 once, at generation */
+  uk_array h = arr(UK_FLOAT16, 1, s3, 256);
+  uk_arg ih[1] = {uk_arg_array(&h)};
+  f = make("h", "z", "z = h * 0.1 + 1");
+  char *hs = source(f, ih, 1, 1, UK_OK);
+  CHECK_CONTAINS(hs, "((float)0.0999755859375)");
+  CHECK_CONTAINS(hs, "((float)1.0)");
+  uk_free(hs);
+  uk_fusion_destroy(f);
   /* axes */
   f = make("x", "z", "z = sum(x, axis=2)");
   free(source(f, in2, 1, 1, UK_ERR_SHAPE));

@@ -49,33 +49,28 @@ int main(void) {
                                  UK_UINT8,   UK_UINT16,   UK_UINT32,  UK_UINT64,  UK_FLOAT16,
                                  UK_BFLOAT16, UK_FLOAT32, UK_FLOAT64, UK_COMPLEX64, UK_COMPLEX128};
   uk_arg weak[3] = {uk_arg_int(3), uk_arg_float(0.25), uk_arg_bool(1)};
+  /* one program per dtype holding every operator and function that applies
+   * to it (each compile is one NVRTC run) */
+  static const char arith[] = "z = x * y + i - x / f; c = (x == y) | (x != b); w = where(c, astype(x, 'f2'), x ** 2)";
+  static const char real_fns[] =
+      "; r = x // y + x % y + maximum(x, y) - fmin(x, y) + clip(x, 1, 5) + sign(x) + square(y) + abs(x); "
+      "m = isnan(x) | isinf(y) | ~isfinite(x) | logical_xor(x > 1, y < 2) | logical_not(x); "
+      "e = exp(x) + exp2(x) + expm1(x) + log(y) + log2(y) + log10(y) + log1p(y) + sqrt(x) + cbrt(x) + "
+      "sin(x) + cos(x) + tan(x) + arcsin(x) + arccos(x) + arctan(x) + arctan2(x, y) + sinh(x) + cosh(x) + "
+      "tanh(x) + arcsinh(x) + arccosh(y) + arctanh(x) + hypot(x, y) + rint(x) + copysign(x, y) + ceil(x) + "
+      "trunc(x)";
+  static const char int_fns[] = "; q = (x & y) | (x ^ ~y) + fmod(x, y) + x ** y + floor(x) + reciprocal(y)";
+  static const char cx_fns[] =
+      "; r = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); m = abs(x) + real(y) * imag(x)";
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
     uk_dtype t = all[k];
     int cx = t == UK_COMPLEX64 || t == UK_COMPLEX128, b = t == UK_BOOL;
-    /* arithmetic, comparisons, weak scalars, casts, where */
-    compile("x, y, i, f, b", "z, c, w",
-            b ? "z = x + y * i; c = x == y; w = where(c, float32(x), f)"
-              : "z = x * y + i - x / f; c = (x == y) | (x != b); w = where(c, astype(x, 'f2'), x ** 2)",
-            t, 2, 2, weak, 3);
-    if (cx) {
-      compile("x, y", "z, r", "z = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); r = abs(x) + real(y) * imag(x)", t,
-              2, 2, NULL, 0);
-      continue;
-    }
-    if (b) continue;
-    compile("x, y", "z, m",
-            "z = x // y + x % y + maximum(x, y) - fmin(x, y) + clip(x, 1, 5) + sign(x) + square(y) + abs(x); "
-            "m = isnan(x) | isinf(y) | ~isfinite(x) | logical_xor(x > 1, y < 2) | logical_not(x)",
-            t, 2, 2, NULL, 0);
-    if (t == UK_INT8 || t == UK_UINT16 || t == UK_INT64)
-      compile("x, y", "z", "z = (x & y) | (x ^ ~y) + fmod(x, y) + x ** y + floor(x) + reciprocal(y)", t, 2, 2, NULL,
-              0);
-    compile("x, y", "z",
-            "z = exp(x) + exp2(x) + expm1(x) + log(y) + log2(y) + log10(y) + log1p(y) + sqrt(x) + cbrt(x) + "
-            "sin(x) + cos(x) + tan(x) + arcsin(x) + arccos(x) + arctan(x) + arctan2(x, y) + sinh(x) + cosh(x) + "
-            "tanh(x) + arcsinh(x) + arccosh(y) + arctanh(x) + hypot(x, y) + rint(x) + copysign(x, y) + ceil(x) + "
-            "trunc(x)",
-            t, 2, 2, NULL, 0);
+    int ints = t == UK_INT8 || t == UK_UINT16 || t == UK_INT64;
+    char prog[2048];
+    snprintf(prog, sizeof prog, "%s%s%s", b ? "z = x + y * i; c = x == y; w = where(c, float32(x), f)" : arith,
+             b ? "" : cx ? cx_fns : real_fns, ints ? int_fns : "");
+    const char *outs = b ? "z, c, w" : cx ? "z, c, w, r, m" : ints ? "z, c, w, r, m, e, q" : "z, c, w, r, m, e";
+    compile("x, y, i, f, b", outs, prog, t, 2, 2, weak, 3);
   }
   /* reductions: one program per kind group and a few dtypes (each compiles CUB) */
   compile("x, y", "d", "t = x - y; d = sqrt(sum(t * t, axis=-1))", UK_FLOAT32, 2, 2, NULL, 0);

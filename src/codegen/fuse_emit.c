@@ -17,6 +17,7 @@
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
 #include "codegen/fuse_plan.h"
+#include "codegen/scalar.h"
 
 static const char *ct(uk_dtype t) { return uk__dtype_info(t)->ctype; }
 static int is_half(uk_dtype t) { return t == UK_FLOAT16 || t == UK_BFLOAT16; }
@@ -113,6 +114,18 @@ static void emit_node(fn *f, int id);
 
 /* operand k of node n as dtype loop (computed type) */
 static void arg(fn *f, const uk_fuse_node *n, int k, uk_dtype loop, uk_strbuf *out) {
+  const uk_fuse_node *c = &f->g->nodes[n->arg[k]];
+  if (is_half(loop) && c->kind == UK_FN_CONST && (c->ckind == UK_CK_INT || c->ckind == UK_CK_FLOAT)) {
+    /* a Python number rounded to float16/bfloat16 here, as NumPy converts it
+     * first: a float literal, not a conversion per element */
+    double v = c->ckind == UK_CK_INT ? (double)c->ival : c->re;
+    double r = loop == UK_FLOAT16 ? uk__f16_bits_to_f64(uk__f64_to_f16_bits(v))
+                                  : uk__bf16_bits_to_f64(uk__f64_to_bf16_bits(v));
+    uk__sb_add(out, "((float)");
+    literal(out, r);
+    uk__sb_add(out, ")");
+    return;
+  }
   uk_strbuf a;
   uk__sb_init(&a);
   node_name(f, n->arg[k], &a);

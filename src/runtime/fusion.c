@@ -390,7 +390,17 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
           : m == M_SOURCE ? uk_reduction_source(r, kin, q->nin, kout, q->nout, &rl, &ks)
                           : uk_reduction_precompile(r, kin, q->nin, kout, q->nout, &rl);
     } else {
-      for (int j = 0; j < q->nout; j++) kout[j] = q->out_dst[j] >= 0 ? outs[q->out_dst[j]] : temps[-1 - q->out_dst[j]];
+      for (int j = 0; j < q->nout; j++) {
+        kout[j] = q->out_dst[j] >= 0 ? outs[q->out_dst[j]] : temps[-1 - q->out_dst[j]];
+        if (j > 0 && (kout[j].ndim != kout[0].ndim ||
+                      memcmp(kout[j].shape, kout[0].shape, (size_t)kout[0].ndim * sizeof kout[0].shape[0]) != 0)) {
+          s = uk__errorf(UK_ERR_SHAPE,
+                         "%s: outputs '%s' and '%s' are computed elementwise but have different shapes; compute "
+                         "them in separate fusions",
+                         f->name, g->out_names[q->out_dst[0]], g->out_names[q->out_dst[j]]);
+          goto out;
+        }
+      }
       uk_launch el = {stream, 0, launch ? launch->block_size : 0};
       uk_elementwise *w = e->kernels[k];
       s = m == M_CALL     ? uk_elementwise_call(w, kin, q->nin, kout, q->nout, &el)

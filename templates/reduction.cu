@@ -69,6 +69,4 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) ${name}_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) ${name}_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) ${name}${suffix}(const _uk_args _uk_a) { ukern::${strategy}<_uk_k, 256>(_uk_a); }

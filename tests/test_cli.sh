@@ -234,7 +234,7 @@ else
 expect compile-help 0 "usage: ukern compile" -- "$UKERN" compile --help
 expect compile-sq 0 "compiled 'squared_diff' for sm_90" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
 expect compile-regs 0 "registers   spills st/ld" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
-expect compile-l2 0 "l2norm_cols" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90
+expect compile-l2 0 "l2norm_g" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90
 expect compile-cu 0 "compiled 'tpl' for sm_80" -- "$UKERN" compile "$tmp/tpl.cu" --arch 80 --name-expr "scale<double>"
 expect compile-cu-names 0 "scale<double>" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --name-expr "scale<double>"
 out=$("$UKERN" compile "$tmp/tpl.cu" --arch 90 2>&1)
@@ -262,7 +262,7 @@ expect pre-flags 2 "spec fields come from the spec files only" -- "$UKERN" preco
 expect_not compile-error-nocall 1 "uk_last_error_log" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
 expect compile-error-log 1 "(the log follows)" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
 expect pre-red 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/red" "$SPECS/l2norm.uk"
-expect list-red 0 "sm_90 l2norm_g, l2norm_cols, l2norm_p" -- "$UKERN" cache list --dir "$tmp/red"
+expect list-red 0 "sm_90 l2norm_g" -- "$UKERN" cache list --dir "$tmp/red"
 expect_not list-red-attr 0 "__launch_bounds__" -- "$UKERN" cache list --dir "$tmp/red"
 expect_json list-red-json 0 "entries.0.file entries.0.bytes entries.0.arch entries.0.kernels.2 count" -- "$UKERN" cache list --dir "$tmp/red" --json
 expect_json compile-json 0 "ok name arch compile_ms image image_bytes kernels.0.kernel kernels.0.registers kernels.0.spill_stores" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90 --json

@@ -94,8 +94,17 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "typedef float T;");
     CHECK_CONTAINS(src, "return (rt)(\n#line 1 \"map_expr\"\nx * x\n#line ");
     CHECK_CONTAINS(src, "#line 1 \"post_map_expr\"\ny = sqrt(a);\n#line ");
-    CHECK_CONTAINS(src, "l2norm_cols(const _uk_args _uk_a)");
+    CHECK_CONTAINS(src, "l2norm_g(const _uk_args _uk_a)"); /* rows: the group kernel only */
+    CHECK(!strstr(src, "l2norm_cols") && !strstr(src, "l2norm_p("));
     CHECK_CONTAINS(src, "unsigned int *_uk_count;");
+  }
+  uk_free(src);
+  /* the same along axis 0: the columns kernel only */
+  int ax0[] = {0};
+  src = source(l2, in, 1, y, 1, ax0, 1);
+  if (src) {
+    CHECK_CONTAINS(src, "l2norm_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }");
+    CHECK(!strstr(src, "l2norm_g(") && !strstr(src, "l2norm_p("));
   }
   uk_free(src);
   /* full reduction of a half array with a float reduce type */
@@ -149,7 +158,6 @@ static void goldens(void) {
   uk_array w = arr(0x200000, UK_FLOAT32, 1, sw);
   in[0] = uk_arg_array(&x);
   in[1] = uk_arg_array(&w);
-  int ax0[] = {0};
   src = source(rd, in, 2, y, 1, ax0, 1);
   if (src) {
     golden("raw_leading", src);

@@ -83,6 +83,14 @@ static void plan(int ndim, const int64_t *shape, const uint8_t *red, int transpo
   uk__red_split(&L, red, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, R);
   int64_t item = 4;
   uk__red_choose(R, &item, 1, uk__red_vec(4), 132, s);
+  /* the program's one kernel is known before the device: every SM count
+   * picks a strategy of the same group */
+  CHECK(uk__red_group(R, &item, 1, uk__red_vec(4)) == uk__red_kernel_group(s->kernel));
+  uk_red_strategy few, many;
+  uk__red_choose(R, &item, 1, uk__red_vec(4), 1, &few);
+  uk__red_choose(R, &item, 1, uk__red_vec(4), 1000, &many);
+  CHECK(uk__red_kernel_group(few.kernel) == uk__red_kernel_group(s->kernel) &&
+        uk__red_kernel_group(many.kernel) == uk__red_kernel_group(s->kernel));
 }
 
 static void test_loops_and_strategy(void) {

@@ -586,7 +586,7 @@ UK_API void uk_reduction_destroy(uk_reduction *k);
 UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                    const uk_reduce_launch *launch);
 /* Compiles what a call with these arguments would run (one program per
- * dtype signature, holding every strategy) into the memory and disk caches,
+ * dtype signature and kernel the shapes pick) into the memory and disk caches,
  * launching and allocating nothing (data pointers are not dereferenced:
  * fake 16-byte-aligned values work). With uk_options.arch set this needs no
  * GPU: deployments fill the disk cache ahead of time with it. */

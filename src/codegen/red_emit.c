@@ -275,8 +275,10 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
   uk__sb_addf(sb, "\n// reduce type: %s; identity: %s\n", k->reduce_type, k->identity ? k->identity : "none");
-  uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index", key->nd_k, key->nd_r,
-              key->index64 ? "64-bit" : "32-bit");
+  static const char *const kernel[] = {"a thread, 8 threads or a block per output", "threads across the outputs",
+                                       "rows of 2, packed"};
+  uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
+              key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
 }
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
@@ -309,13 +311,18 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "identity", "reduce_expr", "map_expr"};
   char vec[8];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
+  static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
+  static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
+  int g = key->group <= UK_RED_GROUP_PACK ? key->group : UK_RED_GROUP_G;
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},
                               {"uindex", key->index64 ? "unsigned long long" : "unsigned int"},
                               {"sindex", key->index64 ? "long long" : "int"},
                               {"has_identity", k->identity ? "true" : "false"},
                               {"vec", vec},
-                              {"name", k->name}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 6, src);
+                              {"name", k->name},
+                              {"suffix", uk__red_kernel_suffix(first_kernel[g])},
+                              {"strategy", strategy[g]}};
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 8, src);
   if (st == UK_OK) st = uk__srcmap_finish(src, k->name);
 out:
   for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);

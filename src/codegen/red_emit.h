@@ -1,5 +1,5 @@
 /* The reduction emitter: from a kernel definition and one specialisation key,
- * the CUDA source of a program holding every strategy (templates/reduction.cu
+ * the CUDA source of a program holding the key's kernel (templates/reduction.cu
  * with templates/ukern/reduction.cuh) and the plan of the argument struct
  * that every kernel of the program takes by value.
  *
@@ -19,7 +19,7 @@ typedef struct uk_red_key {
   uk_key_params p;                 /* dtypes, scalars, raw views (no textures) */
   uint8_t nd_k, nd_r;              /* merged kept / reduced ndim */
   uint8_t index64;                 /* 64-bit index arithmetic */
-  uint8_t unused;
+  uint8_t group;                   /* uk_red_group: the one kernel the program holds */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 

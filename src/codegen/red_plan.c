@@ -9,6 +9,10 @@ static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_cols",
 
 const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
 
+int uk__red_kernel_group(int id) {
+  return id == UK_RED_COLS ? UK_RED_GROUP_COLS : id == UK_RED_PACK ? UK_RED_GROUP_PACK : UK_RED_GROUP_G;
+}
+
 uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
   memset(reduced, 0, UK_MAX_NDIM);
   int n = l ? l->num_axes : 0;
@@ -238,4 +242,10 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
   if (s->nsplit > 1 && n >= 0 && n < size)
     snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);
   return buf;
+}
+
+int uk__red_group(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec) {
+  uk_red_strategy s;
+  uk__red_choose(R, itemsize, aligned, vec, 1, &s); /* the SM count only sizes grids and splits */
+  return uk__red_kernel_group(s.kernel);
 }

@@ -25,6 +25,13 @@ typedef enum uk_red_kernel_id {
 /* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, B), "_cols" or "_p". */
 const char *uk__red_kernel_suffix(int id);
 
+/* A reduction program holds one kernel: the group of strategies that one
+ * __global__ function serves (T1, G8 and B share UK_RED_GROUP_G). One kernel
+ * instead of all three costs NVVM and ptxas less than half the time, and a
+ * program is only ~0.1 s of NVRTC since it includes no CUB (docs/PERF.md). */
+typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_PACK } uk_red_group;
+int uk__red_kernel_group(int id);
+
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
  * (1 = reduced). NULL launch or num_axes 0: every axis (none with
  * reduce_none). Errors: UK_ERR_SHAPE for an axis out of range or repeated;
@@ -84,6 +91,11 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
  * combines that column's partials). */
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s);
+
+/* The group of the kernel uk__red_choose picks for these loops (it does not
+ * depend on the device), so a call knows which program it needs before it
+ * looks at the device. */
+int uk__red_group(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec);
 
 /* Short description ("block per output, vector loads, split 4") into buf. */
 const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size);

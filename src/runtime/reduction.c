@@ -2,9 +2,9 @@
  *
  * A call binds its arguments (kernel_args.h), broadcasts the inputs,
  * normalises the axes, splits the loop into kept and reduced parts (each
- * merged) and forms a uk_red_key. One program per key holds every strategy
- * (red_emit.h); the strategy and geometry are chosen per call from the
- * merged shapes (red_plan.h). The shared stages (kernel_spec.h,
+ * merged) and forms a uk_red_key. One program per key holds the one kernel
+ * the call's shapes need (red_plan.h, uk__red_group); the strategy and
+ * geometry are chosen per call from the merged shapes. The shared stages (kernel_spec.h,
  * launch_frame.h) compile, cache and launch it.
  *
  * The device code combines with warp shuffles of its own
@@ -72,7 +72,10 @@ static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reducti
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_red_key *key = kv;
   size_t n = uk__kernel_describe(kd, "reduction ", &key->p, buf, size);
-  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d)", key->nd_k, key->nd_r);
+  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s)", key->nd_k, key->nd_r, kd->name,
+           uk__red_kernel_suffix(key->group == UK_RED_GROUP_COLS   ? UK_RED_COLS
+                                 : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK
+                                                                   : UK_RED_T1));
 }
 
 static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
@@ -267,6 +270,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_k = (uint8_t)pr->loops.kept.ndim;
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
+  key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key));
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;
@@ -394,6 +398,10 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   uk__red_choose(R, pr.itemsize, pr.aligned, uk__red_key_vec(&k->k, &pr.key), uk__device_sm_count(f.device), &s);
+  if (uk__red_kernel_group(s.kernel) != pr.key.group) {
+    st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
+    goto out;
+  }
   if (s.grid_x > INT32_MAX) {
     st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->base.name,
                     (long long)R->nout);

@@ -2,7 +2,7 @@
 // ukern reduction kernel 'hsum' (template reduction.cu)
 // parameters: T x (float16) -> T y (float16)
 // reduce type: float; identity: 0
-// loops: kept ndim 0, reduced ndim 1, 32-bit index
+// loops: kept ndim 0, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads or a block per output
 
 typedef ukern::half T;
 typedef float _uk_rt;
@@ -119,5 +119,3 @@ __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) hsum_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) hsum_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) hsum_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

@@ -2,7 +2,7 @@
 // ukern reduction kernel 'l2norm' (template reduction.cu)
 // parameters: T x (float32) -> T y (float32)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 32-bit index
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads or a block per output
 
 typedef float T;
 typedef T _uk_rt;
@@ -122,5 +122,3 @@ __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) l2norm_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) l2norm_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) l2norm_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

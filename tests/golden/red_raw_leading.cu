@@ -2,7 +2,7 @@
 // ukern reduction kernel 'wdot' (template reduction.cu)
 // parameters: T x (float32), raw T w (float32, ndim 1, contiguous) -> T y (float32)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 32-bit index
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: threads across the outputs
 
 typedef float T;
 typedef T _uk_rt;
@@ -124,6 +124,4 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) wdot_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
 extern "C" __global__ void __launch_bounds__(256) wdot_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wdot_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

@@ -2,7 +2,7 @@
 // ukern reduction kernel 'wmean' (template reduction.cu)
 // parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 64-bit index
+// loops: kept ndim 1, reduced ndim 1, 64-bit index; kernel: a thread, 8 threads or a block per output
 
 typedef double T;
 typedef T _uk_rt;
@@ -130,5 +130,3 @@ __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) wmean_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wmean_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
-extern "C" __global__ void __launch_bounds__(256) wmean_p(const _uk_args _uk_a) { ukern::red_pack<_uk_k, 256>(_uk_a); }

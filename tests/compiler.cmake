@@ -5,6 +5,7 @@ uk_test(test_nvrtc_link LABELS nvrtc SOURCES test_nvrtc_link.c)
 uk_test(test_gpu_link LABELS gpu SOURCES test_gpu_link.c)
 uk_test(test_nvrtc_std LABELS nvrtc SOURCES test_nvrtc_std.c)
 uk_test(test_nvrtc_module_link LABELS nvrtc SOURCES test_nvrtc_module_link.c)
+uk_test(test_nvrtc_fatbin LABELS nvrtc SOURCES test_nvrtc_fatbin.c)
 
 # A static device library (nvcc -dc + nvcc -lib) for the module_link tests;
 # without nvcc those parts of the tests are skipped.
@@ -23,4 +24,10 @@ if(UK_NVCC AND TARGET test_nvrtc_module_link)
       target_compile_definitions(${t} PRIVATE UK_TEST_DEVLIB="${UK_DEVLIB}")
     endif()
   endforeach()
+endif()
+
+# ukern precompile --fatbin (only when the tool is built).
+if(TARGET ukern_cli)
+  add_test(NAME test_cli_fatbin COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_fatbin.sh $<TARGET_FILE:ukern_cli>)
+  set_tests_properties(test_cli_fatbin PROPERTIES LABELS nvrtc)
 endif()

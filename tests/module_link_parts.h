@@ -13,32 +13,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *combo_src =
+/* Not every test uses every part. */
+#define PART_ __attribute__((unused)) static const char *
+
+PART_ combo_src =
     "extern \"C\" __device__ float scale_ptx(float);\n"
     "extern \"C\" __device__ float add_cubin(float);\n"
     "extern \"C\" __global__ void combo(const float* x, float* y, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) y[i] = add_cubin(scale_ptx(x[i]));\n"
     "}\n";
-static const char *combo_lib_src =
+PART_ combo_lib_src =
     "extern \"C\" __device__ float mul_lib(float);\n"
     "extern \"C\" __global__ void combo_lib(const float* x, float* y, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) y[i] = mul_lib(x[i]);\n"
     "}\n";
-static const char *combo_lto_src =
+PART_ combo_lto_src =
     "extern \"C\" __device__ float lto_affine(float);\n"
     "extern \"C\" __global__ void combo_lto(const float* x, float* y, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) y[i] = lto_affine(x[i]);\n"
     "}\n";
-static const char *ptx_part_src = "extern \"C\" __device__ float scale_ptx(float v) { return v * 3.0f; }\n";
-static const char *cubin_part_src = "extern \"C\" __device__ float add_cubin(float v) { return v + 1.0f; }\n";
-static const char *lto_part_src = "extern \"C\" __device__ float lto_affine(float v) { return v * 3.0f + 1.0f; }\n";
+PART_ ptx_part_src = "extern \"C\" __device__ float scale_ptx(float v) { return v * 3.0f; }\n";
+PART_ cubin_part_src = "extern \"C\" __device__ float add_cubin(float v) { return v + 1.0f; }\n";
+PART_ lto_part_src = "extern \"C\" __device__ float lto_affine(float v) { return v * 3.0f + 1.0f; }\n";
 
 /* NVRTC output of `src` for `arch` ("compute_90" gives PTX, "sm_90" a
  * relocatable cubin; lto: LTO-IR). malloc'd; NULL on failure. */
-static char *nvrtc_part(const char *src, const char *arch, int lto, size_t *size) {
+__attribute__((unused)) static char *nvrtc_part(const char *src, const char *arch, int lto, size_t *size) {
   nvrtcProgram p;
   if (nvrtcCreateProgram(&p, src, "part", 0, NULL, NULL) != NVRTC_SUCCESS) return NULL;
   char arch_opt[64];
@@ -61,9 +64,9 @@ static char *nvrtc_part(const char *src, const char *arch, int lto, size_t *size
 }
 
 #ifdef UK_TEST_DEVLIB
-static const char *devlib_path = UK_TEST_DEVLIB;
+PART_ devlib_path = UK_TEST_DEVLIB;
 #else
-static const char *devlib_path = NULL;
+PART_ devlib_path = NULL;
 #endif
 
 #endif

@@ -2,12 +2,14 @@
  * kernels (dynamic parallelism from RawModule source, no option given),
  * relocatable code split across an extern declaration, -dlto, and a kernel
  * written with C++ standard headers, and modules linked from a .cu, PTX, a
- * cubin, a static device library (.a) and LTO-IR (uk_module_link). Random
+ * cubin, a static device library (.a) and LTO-IR (uk_module_link), and a
+ * fatbin of sm_80, sm_90a and sm_90 images loaded by the driver. Random
  * non-zero inputs, poisoned outputs, host reference in double precision. */
 #include <math.h>
 
 #include "compiler_src.h"
 #include "module_link_parts.h"
+#include "runtime/fatbin.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -157,6 +159,38 @@ static void test_module_link(void) {
   free(lto);
 }
 
+/* ---- a multi-arch fatbin (as `ukern precompile --fatbin` writes) ----------- */
+
+static const char *fat_src =
+    "extern \"C\" __global__ void fat_affine(const float* x, float* y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = x[i] * 3.0f + 1.0f;\n"
+    "}\n";
+
+static void test_fatbin(void) {
+  static const char *const archs[] = {"80", "90a", "90"};
+  uk_module *ms[3] = {0};
+  uk__fatbin_image im[3];
+  int ok = 1;
+  for (int k = 0; k < 3; k++) {
+    uk_module_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.arch_name = archs[k];
+    CHECK_OK(uk_module_from_source(ctx, fat_src, &mo, &ms[k]));
+    ok &= ms[k] && uk__arch_parse(archs[k], "test", &im[k].arch) == UK_OK &&
+          uk_module_image(ms[k], &im[k].data, &im[k].size) == UK_OK;
+  }
+  void *fat = NULL;
+  size_t size = 0;
+  if (ok) CHECK_OK(uk__fatbin_build(im, 3, &fat, &size));
+  uk_module *m = NULL;
+  if (fat) CHECK_OK(uk_module_from_image(ctx, fat, size, &m));
+  if (m) run_and_check(m, "fat_affine", 3001, 24, 128, 3.0, 1.0);
+  uk_module_destroy(m);
+  free(fat);
+  for (int k = 0; k < 3; k++) uk_module_destroy(ms[k]);
+}
+
 /* ---- C++ standard headers ------------------------------------------------ */
 
 static void test_std_kernel(void) {
@@ -208,6 +242,7 @@ int main(void) {
   test_rdc_lto();
   test_std_kernel();
   test_module_link();
+  test_fatbin();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_link");
 }

@@ -8,9 +8,10 @@
 #include "cli.h"
 #include "runtime/arch.h"
 #include "runtime/context.h"
+#include "runtime/fatbin.h"
 
 static const char help[] =
-    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--json] SPEC|FILE.cu...\n"
+    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--fatbin OUT] [--json] SPEC|FILE.cu...\n"
     "Compiles every specialisation the specs list (each line of `inputs`; modules\n"
     "once) into the disk cache, so that later calls with those dtypes, shapes and\n"
     "layouts load code instead of compiling it. --arch (repeatable, or a comma\n"
@@ -18,6 +19,9 @@ static const char help[] =
     "compute_90; no GPU is needed then. Without --arch: the local GPU's.\n"
     "DIR defaults to $UKERN_CACHE_DIR, else $XDG_CACHE_HOME/ukern, else ~/.cache/ukern;\n"
     "the deployment must use the same directory, library version and NVRTC version.\n"
+    "--fatbin OUT (one module: a .cu file or a module spec) also writes one fatbin\n"
+    "holding the module's image for every --arch (cubins; PTX for compute_XY), which\n"
+    "the driver loads on whichever of those GPUs runs it (uk_module_from_file).\n"
     "--json prints one JSON object: {\"ok\": true, \"results\": [{arch, result, ms, what}]}.\n";
 
 #define MAX_ARCHS 16
@@ -30,7 +34,12 @@ typedef struct pre_args {
   const char *paths[MAX_SPECS];
   int npaths;
   int json;
+  const char *fatbin;
+  uk__binary *bins[MAX_ARCHS]; /* with --fatbin: the module's image per arch */
 } pre_args;
+
+/* With --fatbin, where one() leaves the module it compiled (else NULL). */
+static uk__binary **fat_keep;
 
 /* With --json, one result object per line of work, collected here and
  * printed in one document at the end. */
@@ -64,6 +73,7 @@ static int own(void *user, int argc, char **argv, int *k) {
     const char *v = cli_value(argc, argv, k, "precompile");
     return v && parse_archs(a, v) == 0 ? 1 : -1;
   }
+  if (!strcmp(argv[*k], "--fatbin")) return (a->fatbin = cli_value(argc, argv, k, "precompile")) ? 1 : -1;
   if (!strcmp(argv[*k], "--dir")) return (a->dir = cli_value(argc, argv, k, "precompile")) ? 1 : -1;
   if (!strcmp(argv[*k], "--json")) return a->json = cli_json_errors = 1;
   if (argv[*k][0] != '-' && a->npaths < MAX_SPECS) {
@@ -102,7 +112,8 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
   cli_progress_end();
   if (st != UK_OK) return cli_fail(label, st);
   uk_context_cache_stats(ctx, &after);
-  uk__binary_release(bin);
+  if (fat_keep && bin && !*fat_keep) *fat_keep = bin;
+  else uk__binary_release(bin);
   if (after.store_failures > before.store_failures) {
     fprintf(stderr, "ukern precompile: %s: could not write the cache entry to %s\n", label,
             uk_context_cache_dir(ctx));
@@ -160,6 +171,54 @@ out:
   return rc;
 }
 
+/* The fatbin of the module compiled for every arch, and what it holds. */
+static int write_fatbin(const pre_args *a) {
+  uk__fatbin_image im[MAX_ARCHS];
+  for (int j = 0; j < a->narchs; j++) {
+    if (!a->bins[j]) {
+      fprintf(stderr, "ukern precompile: --fatbin: %s is not a module (give a .cu file or a module spec)\n",
+              a->paths[0]);
+      return CLI_USAGE;
+    }
+    im[j] = (uk__fatbin_image){a->archs[j], a->bins[j]->image, a->bins[j]->image_size};
+    if (a->bins[j]->is_ptx != ((a->archs[j].flags & UK__ARCH_VIRTUAL) != 0)) {
+      fprintf(stderr, "ukern precompile: --fatbin: the image for --arch %d is not what the arch names\n",
+              a->archs[j].num);
+      return CLI_FAIL;
+    }
+  }
+  void *fat = NULL;
+  size_t size = 0;
+  uk_status st = uk__fatbin_build(im, a->narchs, &fat, &size);
+  if (st != UK_OK) return cli_fail("--fatbin", st);
+  FILE *f = fopen(a->fatbin, "wb");
+  int ok = f && fwrite(fat, 1, size, f) == size;
+  if (f && fclose(f) != 0) ok = 0;
+  free(fat);
+  if (!ok) return cli_fail_msg("precompile", "cannot write the fatbin");
+  char b[32];
+  if (json_results) {
+    fprintf(json_results, "%s\n  {\"fatbin\": ", json_count++ ? "," : "");
+    cli_json_str(json_results, a->fatbin);
+    fprintf(json_results, ", \"bytes\": %zu, \"images\": [", size);
+  } else {
+    printf("fatbin %s (%s):", a->fatbin, cli_bytes(size, b, sizeof b));
+  }
+  for (int j = 0; j < a->narchs; j++) {
+    char an[32];
+    uk__arch_name(a->archs[j], an, sizeof an);
+    const char *kind = a->bins[j]->is_ptx ? "ptx" : "cubin";
+    if (json_results)
+      fprintf(json_results, "%s{\"arch\": \"%s\", \"kind\": \"%s\", \"bytes\": %zu}", j ? ", " : "", an, kind,
+              a->bins[j]->image_size);
+    else
+      printf("%s %s %s %s", j ? "," : "", an, kind, cli_bytes(a->bins[j]->image_size, b, sizeof b));
+  }
+  if (json_results) fputs("]}", json_results);
+  else putchar('\n');
+  return CLI_OK;
+}
+
 int cli_precompile(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(help, stdout);
@@ -184,6 +243,11 @@ int cli_precompile(int argc, char **argv) {
   }
   if (a->npaths == 0) {
     fprintf(stderr, "ukern precompile: give at least one spec\n%s", help);
+    rc = CLI_USAGE;
+    goto out;
+  }
+  if (a->fatbin && a->npaths != 1) {
+    fprintf(stderr, "ukern precompile: --fatbin takes one module (a .cu file or a module spec)\n");
     rc = CLI_USAGE;
     goto out;
   }
@@ -218,10 +282,14 @@ int cli_precompile(int argc, char **argv) {
       fprintf(stderr, "ukern precompile: %s\n", uk_last_error());
       rc = CLI_FAIL;
     }
+    fat_keep = a->fatbin ? &a->bins[j] : NULL;
     for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
+    fat_keep = NULL;
     uk_context_destroy(ctx);
   }
+  if (rc == CLI_OK && a->fatbin) rc = write_fatbin(a);
 out:
+  for (int j = 0; a && j < a->narchs; j++) uk__binary_release(a->bins[j]);
   if (json_results) {
     fclose(json_results);
     if (rc == CLI_OK) printf("{\"ok\": true, \"results\": [%s%s]}\n", json_text ? json_text : "", json_count ? "\n" : "");

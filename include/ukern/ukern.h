@@ -643,8 +643,13 @@ typedef struct uk_fusion_options {
  * weak Python scalars; int / int is float64; comparisons give bool; sum of
  * int8..int64 gives int64 and of unsigned ints uint64; mean of ints gives
  * float64; float16 math rounds per operation and accumulates in float32.
- * Shapes broadcast as NumPy's. (Not checked: a weak Python int that does
- * not fit the array dtype wraps like a C cast where NumPy raises.)
+ * Shapes broadcast as NumPy's. A Python int that does not fit the integer
+ * dtype it meets in arithmetic is UK_ERR_TYPE, as NumPy's OverflowError
+ * (int8 + 300); comparisons compare by value. Complex operands support
+ * arithmetic, == and !=, exp log log10 sqrt sin cos tan sinh cosh tanh,
+ * power, abs, real, imag, conj, isnan/isinf/isfinite, where and sum, prod,
+ * mean; other functions of complex values are UK_ERR_TYPE. Outputs that are
+ * computed elementwise (not by a reduction's epilogue) share one shape.
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
  * come at the first call with the signature, also with a caret. Nothing is

@@ -265,6 +265,18 @@ static uk_status parse_dtype_arg(parser *p, uk_dtype *t) {
   return UK_OK;
 }
 
+/* The ')' that ends a group or call whose content parsed as node id. */
+static int close_paren(parser *p, int id) {
+  if (id < 0) return -1;
+  if (!is_op(p, ")")) {
+    err(p, p->t.pos, NULL, "expected ')'");
+    return -1;
+  }
+  p->depth--;
+  next(p);
+  return id;
+}
+
 /* NAME '(' ... ')' after the name; returns the node id. */
 static int parse_call(parser *p, tok name) {
   const char *s = p->text + name.pos;
@@ -313,14 +325,7 @@ static int parse_call(parser *p, tok name) {
     err(p, name.pos, "see the function list in ukern.h (uk_fusion_create)", "unknown function");
     return -1;
   }
-  if (id < 0) return -1;
-  if (!is_op(p, ")")) {
-    err(p, p->t.pos, NULL, "expected ')'");
-    return -1;
-  }
-  p->depth--;
-  next(p);
-  return id;
+  return close_paren(p, id);
 }
 
 static int parse_primary(parser *p) {
@@ -328,15 +333,7 @@ static int parse_primary(parser *p) {
   if (is_op(p, "(")) {
     p->depth++;
     next(p);
-    int id = parse_expr(p);
-    if (id < 0) return -1;
-    if (!is_op(p, ")")) {
-      err(p, p->t.pos, NULL, "expected ')'");
-      return -1;
-    }
-    p->depth--;
-    next(p);
-    return id;
+    return close_paren(p, parse_expr(p));
   }
   if (p->t.kind != T_NAME) {
     err(p, p->t.pos, NULL, p->t.kind == T_EOF || p->t.kind == T_SEP ? "expected an expression" : "unexpected token");

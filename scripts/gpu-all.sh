@@ -33,6 +33,10 @@ if [ -f bench/cupy_bench.py ]; then
   echo "-- cupy companion"
   PYTHONUNBUFFERED=1 python3 bench/cupy_bench.py "$OUT/cupy.json" 2>&1 | tee -a "$OUT/bench.md"
 fi
+if [ -f bench/cupy_fuse_bench.py ]; then
+  echo "-- cupy.fuse companion"
+  PYTHONUNBUFFERED=1 python3 bench/cupy_fuse_bench.py "$OUT/cupy_fuse.json" 2>&1 | tee -a "$OUT/bench.md"
+fi
 python3 bench/report.py "$OUT" 2>&1 | tee "$OUT/report.md"
 grep -h "tests passed\|tests failed" "$OUT/gpu-tests.log" || true
 exit $status

@@ -1,7 +1,8 @@
 /* Result dtypes of the fusion language against NumPy 2's, from the table that
  * tests/data/gen_fusion_table.py writes (every binary operator x every pair
- * of the 14 NumPy dtypes and each with a weak Python int, float and
- * complex; unary functions; reductions). Typing runs through the real
+ * of the 15 dtypes and each with a weak Python int, float and complex;
+ * unary functions; reductions; bfloat16 from ml_dtypes, but for a weak
+ * Python float, which ml_dtypes promotes to float32 unlike NEP 50). Typing runs through the real
  * parser and planner. Complex operands of functions ukern does not provide
  * for complex (arcsin, ...) must be UK_ERR_TYPE, and are counted. */
 #include "codegen/dtype.h"

@@ -5,6 +5,7 @@ uk_test(test_dcache LABELS cpu SOURCES test_dcache.c)
 uk_test(test_dcache_trust LABELS cpu SOURCES test_dcache_trust.c)
 uk_test(test_cache_stress LABELS cpu SOURCES test_cache_stress.c)
 uk_test(test_nvrtc_cache_key LABELS nvrtc SOURCES test_nvrtc_cache_key.c)
+uk_test(test_nvrtc_lazy LABELS nvrtc SOURCES test_nvrtc_lazy.c)
 
 # The disk-cache entry decoder's fuzz target (see fuzz.cmake for how to run
 # one); its corpus is replayed as a cpu test in every build.

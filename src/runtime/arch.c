@@ -3,7 +3,6 @@
 #include "runtime/arch.h"
 
 #include <ctype.h>
-#include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "runtime/nvrtc_lib.h"
 
 #define MAX_SUPPORTED 64
 
@@ -18,12 +18,8 @@ static pthread_once_t supported_once = PTHREAD_ONCE_INIT;
 static int supported[MAX_SUPPORTED];
 static int nsupported; /* 0: NVRTC could not say; nothing is refused then */
 
-static void load_supported(void) {
-  int n = 0;
-  if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > MAX_SUPPORTED) return;
-  if (nvrtcGetSupportedArchs(supported) != NVRTC_SUCCESS) return;
-  nsupported = n;
-}
+/* From the disk cache's memo when NVRTC is not loaded (nvrtc_lib.h). */
+static void load_supported(void) { nsupported = uk__nvrtc_supported_archs(supported, MAX_SUPPORTED); }
 
 uk_status uk__arch_parse(const char *text, const char *what, uk__arch *out) {
   const char *p = text ? text : "";

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "runtime/arch.h"
+#include "runtime/nvrtc_lib.h"
 
 #define DEFAULT_DISK_CACHE_BYTES (1ull << 30)
 
@@ -40,6 +41,9 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
     return uk__errorf(UK_ERR_INVALID, "uk_options: num_nvrtc_options is %d but nvrtc_options is %s",
                       o.num_nvrtc_options, o.nvrtc_options ? "set" : "NULL");
   if (o.device < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: device %d is negative", o.device);
+  /* NVRTC's version and architectures from the disk cache's memo, before the
+   * arch check asks for them: a process served from disk never loads NVRTC. */
+  if (!o.disable_disk_cache && !env_disables_disk_cache()) uk__nvrtc_recall(o.cache_dir);
   uk__arch target = {o.arch, 0};
   uk_status ast = uk__context_check_arch(o.arch, o.arch_name, "uk_options", &target);
   if (ast != UK_OK) return ast;
@@ -172,7 +176,10 @@ static uk_status build(void *p, uk__binary **out) {
   if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
   atomic_fetch_add(&a->ctx->compiles, 1);
   uk_status st = uk__nvrtc_compile(a->req, out);
-  if (st == UK_OK && dc) uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
+  if (st == UK_OK && dc) {
+    uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
+    uk__nvrtc_remember(dc);
+  }
   return st;
 }
 

@@ -47,6 +47,7 @@
 #define HEX_LEN 32
 #define ENTRY_SUFFIX ".ukc"
 #define TEMP_INFIX ".ukc.tmp."
+#define NOTE_SUFFIX ".ukn"
 
 /* Zero bytes between the key and the payload: the image lands 16-byte aligned. */
 static size_t entry_pad(uint64_t key_len) {
@@ -323,6 +324,25 @@ static int read_full(int fd, unsigned char *buf, size_t size) {
   return 0;
 }
 
+/* Opens a file of the directory for reading if it is this user's private
+ * regular file; -1 otherwise (*untrusted set when it is there but is not).
+ * O_NOFOLLOW: a symlink fails (ELOOP); O_NONBLOCK: a FIFO does not wait for
+ * a writer. */
+static int open_trusted(const char *path, struct stat *st, int *untrusted) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    *untrusted = errno == ELOOP; /* absent or unreadable: a plain miss */
+    return -1;
+  }
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+      (st->st_mode & (S_IWGRP | S_IWOTH))) {
+    *untrusted = 1;
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                    uk__binary **out) {
   int found = 0, corrupt = 0, untrusted = 0, nomem = 0, fd = -1, took = 0;
@@ -334,19 +354,8 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
     goto out;
   }
   if (!(path = entry_path(c, hash))) goto out;
-  /* O_NOFOLLOW: a symlink fails (ELOOP); O_NONBLOCK: a FIFO does not wait
-   * for a writer. Both are then refused by the checks below. */
-  fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) {
-    untrusted = errno == ELOOP; /* absent or unreadable: a plain miss */
-    goto out;
-  }
   struct stat st;
-  if (fstat(fd, &st) != 0) goto out;
-  if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-    untrusted = 1;
-    goto out;
-  }
+  if ((fd = open_trusted(path, &st, &untrusted)) < 0) goto out;
   if (st.st_size < (off_t)HEADER_SIZE || (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
     corrupt = 1;
     goto out;
@@ -414,14 +423,42 @@ static char *temp_path(dcache_impl *d, const char *path) {
   return tmp;
 }
 
+/* Writes a new file under `path`: a private temporary file (O_EXCL, 0600)
+ * renamed into place. 1 on success. */
+static int write_atomic(dcache_impl *d, const char *path, const void *data, size_t size) {
+  char *tmp = NULL;
+  int fd = -1, made_dir = 0, ok = 0;
+  for (int attempt = 0; attempt < 4 && fd < 0; attempt++) {
+    free(tmp);
+    tmp = temp_path(d, path);
+    if (!tmp) return 0;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) break;
+    if (errno == ENOENT && !made_dir) { /* removed since open: create again */
+      made_dir = 1;
+      if (uk__dcache_mkdirs(d->pub.dir) != 0) break;
+    } else if (errno != EEXIST) {
+      break;
+    }
+  }
+  if (fd >= 0) {
+    int wrote = write_full(fd, data, size);
+    int closed = close(fd);
+    ok = wrote == 0 && closed == 0 && rename(tmp, path) == 0;
+    if (!ok) unlink(tmp); /* ours: created with O_EXCL */
+  }
+  free(tmp);
+  return ok;
+}
+
 void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                     const uk__binary *b) {
   dcache_impl *d = impl(c);
   void *payload = NULL;
   size_t plen = 0, size = 0;
   unsigned char *file = NULL;
-  char *path = NULL, *tmp = NULL;
-  int fd = -1, created = 0, ok = 0;
+  char *path = NULL;
+  int ok = 0;
   if (c->refused) goto out; /* never write where others can read or replace it */
   if (uk__binary_encode(b, &payload, &plen) != UK_OK) goto out;
   size_t pad = entry_pad(key_len);
@@ -436,38 +473,55 @@ void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_
   if (key_len) memcpy(file + HEADER_SIZE, key, key_len);
   memcpy(file + HEADER_SIZE + key_len + pad, payload, plen);
   put_le(file + 24, uk__hash64(file + HEADER_SIZE, key_len + pad + plen), 8);
-
-  int made_dir = 0;
-  for (int attempt = 0; attempt < 4 && fd < 0; attempt++) {
-    free(tmp);
-    tmp = temp_path(d, path);
-    if (!tmp) goto out;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd >= 0) break;
-    if (errno == ENOENT && !made_dir) { /* removed since open: create again */
-      made_dir = 1;
-      if (uk__dcache_mkdirs(c->dir) != 0) goto out;
-    } else if (errno != EEXIST) {
-      goto out;
-    }
-  }
-  if (fd < 0) goto out;
-  created = 1;
-  int wrote = write_full(fd, file, size);
-  int closed = close(fd);
-  fd = -1;
-  if (wrote != 0 || closed != 0) goto out;
-  if (rename(tmp, path) != 0) goto out;
-  ok = 1;
+  ok = write_atomic(d, path, file, size);
 out:
-  if (fd >= 0) close(fd);
-  if (!ok) {
-    if (created) unlink(tmp); /* never another writer's file */
-    count(&c->stats.store_failures);
-  }
+  if (!ok) count(&c->stats.store_failures);
   free(payload);
   free(file);
   free(path);
-  free(tmp);
   if (ok) scan_and_evict(d); /* after the rename: see the top of the file */
+}
+
+/* ---- notes ---------------------------------------------------------------- */
+
+static char *note_path(const uk__dcache *c, const char *name) { /* for writing */
+  char *path = NULL;
+  if (asprintf(&path, "%s/%s" NOTE_SUFFIX, c->dir, name) < 0) return NULL;
+  return path;
+}
+
+static int note_read(const char *dir, const char *name, char *buf, size_t cap, int *untrusted) {
+  char *path = NULL;
+  int got = 0, fd = -1;
+  struct stat st;
+  if (cap == 0 || asprintf(&path, "%s/%s" NOTE_SUFFIX, dir, name) < 0) return 0;
+  if ((fd = open_trusted(path, &st, untrusted)) >= 0 && (uint64_t)st.st_size < cap) {
+    ssize_t n = read(fd, buf, cap - 1);
+    if (n == st.st_size) {
+      buf[n] = '\0';
+      got = 1;
+    }
+  }
+  if (fd >= 0) close(fd);
+  free(path);
+  return got;
+}
+
+int uk__dcache_note_get(uk__dcache *c, const char *name, char *buf, size_t cap) {
+  int untrusted = 0;
+  int got = !c->refused && note_read(c->dir, name, buf, cap, &untrusted);
+  if (untrusted) count(&c->stats.untrusted);
+  return got;
+}
+
+int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t cap) {
+  char why[256];
+  int untrusted = 0;
+  return uk__dcache_check_dir(dir, why, sizeof why) == 0 && note_read(dir, name, buf, cap, &untrusted);
+}
+
+void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text) {
+  char *path = c->refused ? NULL : note_path(c, name);
+  if (path) (void)write_atomic(impl(c), path, text, strlen(text));
+  free(path);
 }

@@ -47,6 +47,14 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
 void uk__dcache_put(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                     const uk__binary *b);
 
+/* Small notes beside the entries (<name>.ukn, name of [A-Za-z0-9_-]): the
+ * same trust rules as entries, written atomically, never evicted or counted
+ * as entries. get: 1 with the text in buf (NUL-terminated, < cap bytes). */
+int uk__dcache_note_get(uk__dcache *c, const char *name, char *buf, size_t cap);
+void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text);
+/* The same read with no cache open: the directory is checked first. */
+int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t cap);
+
 /* Lists the directory now: removes temporary files older than an hour and
  * evicts past the cap (a put does this when its size estimate passes it). */
 void uk__dcache_trim(uk__dcache *c);

@@ -19,6 +19,7 @@
 #include "runtime/include_scan.h"
 #include "runtime/nvrtc_log.h"
 #include "runtime/std_headers.h"
+#include "runtime/nvrtc_lib.h" /* NVRTC through a table loaded at first use */
 
 #ifndef UK_BUILD_CUDA_INCLUDE
 #define UK_BUILD_CUDA_INCLUDE ""
@@ -138,7 +139,15 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
 uk_status uk__nvrtc_version(int *version) {
   static _Atomic int cached; /* the library's version never changes in a process */
   int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  /* Not loaded: the disk cache's memo for this library file, so that a disk
+   * hit never loads NVRTC (nvrtc_lib.h). */
+  if (!v && !uk__nvrtc_loaded() && (v = uk__nvrtc_version_known()) != 0) {
+    *version = v;
+    return UK_OK;
+  }
   if (!v) {
+    uk_status ls = uk__nvrtc_load();
+    if (ls != UK_OK) return ls;
     int major = 0, minor = 0;
     nvrtcResult r = nvrtcVersion(&major, &minor);
     if (r != NVRTC_SUCCESS)
@@ -293,6 +302,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
 
   if (req->arch <= 0)
     return uk__errorf(UK_ERR_INVALID, "compiling '%s': no arch given (sm_XY as XY)", pname);
+  if ((st = uk__nvrtc_load()) != UK_OK) return st;
   const char *const *dirs = NULL;
   /* Without the toolkit headers a self-contained program still compiles;
    * one that needs them fails with NVRTC's "cannot open source file". */

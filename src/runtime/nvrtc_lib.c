@@ -1,0 +1,187 @@
+/* NVRTC loaded at first use, and its version known without loading it
+ * (nvrtc_lib.h). */
+#define UK__NVRTC_LIB_IMPL
+#include "runtime/nvrtc_lib.h"
+
+#include <cuda.h> /* CUDA_VERSION: the NVRTC major version we were built for */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/error.h"
+#include "base/hash.h"
+
+#ifndef UK_BUILD_NVRTC_LIBRARY
+#define UK_BUILD_NVRTC_LIBRARY ""
+#endif
+
+uk__nvrtc_api uk__nv;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static atomic_int loaded;
+static char load_error[600];
+
+/* The file to load: its path (or soname for the loader's search) and, for a
+ * path, its identity as a note name ("" for a soname). */
+static void choose_library(char *path, size_t cap, char *id, size_t id_cap) {
+  const char *env = getenv("UKERN_NVRTC_LIBRARY");
+  struct stat st;
+  id[0] = '\0';
+  /* The build's library directory with the soname's file name: a toolkit
+   * upgraded in place keeps that name (libnvrtc.so.13.0.88 would not). */
+  const char *built = UK_BUILD_NVRTC_LIBRARY, *slash = strrchr(built, '/');
+  int n = 0;
+  if (env && *env) snprintf(path, cap, "%s", env);
+  else if (slash && (n = snprintf(path, cap, "%.*s/libnvrtc.so.%d", (int)(slash - built), built,
+                                  CUDA_VERSION / 1000)) > 0 && (size_t)n < cap && stat(path, &st) == 0)
+    ;
+  else
+    snprintf(path, cap, "libnvrtc.so.%d", CUDA_VERSION / 1000);
+  if (!strchr(path, '/') || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  /* Any change of the file (an upgrade in place, another file at the path)
+   * changes this, and so the memo consulted. */
+  struct {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+  } who;
+  memset(&who, 0, sizeof who);
+  who.dev = st.st_dev;
+  who.ino = st.st_ino;
+  who.size = st.st_size;
+  who.mtime = st.st_mtim;
+  uk_hasher h;
+  uk__hasher_init(&h);
+  uk__hasher_update(&h, &who, sizeof who);
+  uk__hasher_add_str(&h, path);
+  char hex[33];
+  uk__hash128_hex(uk__hasher_digest(&h), hex);
+  snprintf(id, id_cap, "nvrtc-%s", hex);
+}
+
+static void load(void) {
+  char path[4096], id[64];
+  choose_library(path, sizeof path, id, sizeof id);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(load_error, sizeof load_error, "cannot load NVRTC (%.300s): %.200s; set UKERN_NVRTC_LIBRARY to libnvrtc.so's path",
+             path, dlerror());
+    return;
+  }
+#define UK__NV_LOAD_(fn)                                                                             \
+  if (!(uk__nv.fn = (__typeof__(&fn))dlsym(lib, #fn))) {                                           \
+    snprintf(load_error, sizeof load_error, "NVRTC library %.300s has no %s (too old?)", path, #fn); \
+    return;                                                                                          \
+  }
+  UK__NVRTC_FUNCS(UK__NV_LOAD_)
+#undef UK__NV_LOAD_
+  atomic_store(&loaded, 1);
+}
+
+uk_status uk__nvrtc_load(void) {
+  pthread_once(&load_once, load);
+  if (!atomic_load(&loaded)) return uk__errorf(UK_ERR_COMPILE, "%s", load_error);
+  return UK_OK;
+}
+
+int uk__nvrtc_loaded(void) { return atomic_load(&loaded); }
+
+/* ---- the memo ---------------------------------------------------------------
+ * "<version>\n<arch> <arch> ...\n", e.g. "13000\n75 80 86 ... 121\n". */
+
+#define MAX_ARCHS 64
+
+static atomic_int known_version;
+static int memo_archs[MAX_ARCHS];
+static atomic_int memo_narchs;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int uk__nvrtc_version_known(void) { return atomic_load(&known_version); }
+
+/* Parses a memo; 0 when it is not one. */
+static int parse_memo(const char *text, int *version, int *archs, int *narchs) {
+  char *end = NULL;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end != '\n' || v < 1000 || v >= 1000000) return 0;
+  int n = 0;
+  for (const char *p = end + 1; *p && *p != '\n';) {
+    long a = strtol(p, &end, 10);
+    if (end == p || a < 10 || a > 100000 || n == MAX_ARCHS || (*end != ' ' && *end != '\n')) return 0;
+    archs[n++] = (int)a;
+    p = *end == ' ' ? end + 1 : end;
+  }
+  if (n == 0) return 0;
+  *version = (int)v;
+  *narchs = n;
+  return 1;
+}
+
+void uk__nvrtc_recall(const char *dir) {
+  if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
+  char *owned = NULL;
+  if (!dir) {
+    if (uk_cache_default_dir(&owned) != UK_OK) {
+      uk__error_clear();
+      return;
+    }
+    dir = owned;
+  }
+  char path[4096], id[64], text[512];
+  int version = 0, archs[MAX_ARCHS], n = 0;
+  choose_library(path, sizeof path, id, sizeof id);
+  if (id[0] && uk__dcache_note_read(dir, id, text, sizeof text) && parse_memo(text, &version, archs, &n)) {
+    pthread_mutex_lock(&memo_lock);
+    if (!atomic_load(&known_version)) {
+      memcpy(memo_archs, archs, sizeof archs);
+      atomic_store(&memo_narchs, n);
+      atomic_store(&known_version, version);
+    }
+    pthread_mutex_unlock(&memo_lock);
+  }
+  free(owned);
+}
+
+static int ask_archs(int *out, int cap) {
+  int n = 0;
+  if (uk__nvrtc_load() != UK_OK) {
+    uk__error_clear();
+    return 0;
+  }
+  int all[MAX_ARCHS];
+  if (uk__nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > MAX_ARCHS ||
+      uk__nv.nvrtcGetSupportedArchs(all) != NVRTC_SUCCESS)
+    return 0;
+  if (n > cap) n = cap;
+  memcpy(out, all, (size_t)n * sizeof *out);
+  return n;
+}
+
+int uk__nvrtc_supported_archs(int *out, int cap) {
+  if (!uk__nvrtc_loaded() && atomic_load(&known_version)) {
+    int n = atomic_load(&memo_narchs);
+    if (n > cap) n = cap;
+    memcpy(out, memo_archs, (size_t)n * sizeof *out);
+    return n;
+  }
+  return ask_archs(out, cap);
+}
+
+void uk__nvrtc_remember(uk__dcache *dc) {
+  int major = 0, minor = 0, archs[MAX_ARCHS];
+  if (!dc || !uk__nvrtc_loaded() || uk__nv.nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return;
+  int n = ask_archs(archs, MAX_ARCHS);
+  char path[4096], id[64], text[512], want[512];
+  choose_library(path, sizeof path, id, sizeof id);
+  if (!id[0] || n == 0) return;
+  int len = snprintf(want, sizeof want, "%d\n", major * 1000 + minor * 10);
+  for (int k = 0; k < n && len > 0 && (size_t)len < sizeof want; k++)
+    len += snprintf(want + len, sizeof want - (size_t)len, "%d%c", archs[k], k + 1 < n ? ' ' : '\n');
+  if (len <= 0 || (size_t)len >= sizeof want) return;
+  if (uk__dcache_note_get(dc, id, text, sizeof text) && strcmp(text, want) == 0) return;
+  uk__dcache_note_put(dc, id, want);
+}

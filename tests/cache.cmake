@@ -27,3 +27,7 @@ if(UKERN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   target_link_options(fuzz_dcache PRIVATE ${UK_FUZZ_DCACHE_FLAGS})
   target_link_libraries(fuzz_dcache PRIVATE Threads::Threads)
 endif()
+
+# ukern precompile -j and the refused-directory messages of the CLI.
+add_test(NAME test_precompile_jobs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_precompile_jobs.sh $<TARGET_FILE:ukern_cli>)
+set_tests_properties(test_precompile_jobs PROPERTIES LABELS nvrtc)

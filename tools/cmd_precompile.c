@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "runtime/arch.h"
@@ -11,7 +13,7 @@
 #include "runtime/fatbin.h"
 
 static const char help[] =
-    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--fatbin OUT] [--json] SPEC|FILE.cu...\n"
+    "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--fatbin OUT] [-j N] [--json] SPEC|FILE.cu...\n"
     "Compiles every specialisation the specs list (each line of `inputs`; modules\n"
     "once) into the disk cache, so that later calls with those dtypes, shapes and\n"
     "layouts load code instead of compiling it. --arch (repeatable, or a comma\n"
@@ -22,6 +24,7 @@ static const char help[] =
     "--fatbin OUT (one module: a .cu file or a module spec) also writes one fatbin\n"
     "holding the module's image for every --arch (cubins; PTX for compute_XY), which\n"
     "the driver loads on whichever of those GPUs runs it (uk_module_from_file).\n"
+    "-j N: N processes compile the specialisations in parallel (default 1; one with --fatbin).\n"
     "--json prints one JSON object: {\"ok\": true, \"results\": [{arch, result, ms, what}]}.\n";
 
 #define MAX_ARCHS 16
@@ -36,13 +39,20 @@ typedef struct pre_args {
   int json;
   const char *fatbin;
   uk__binary *bins[MAX_ARCHS]; /* with --fatbin: the module's image per arch */
+  int jobs, job;  /* -j: this process compiles items job, job + jobs, ... */
+  long item;      /* items seen so far (every process walks them all in order) */
 } pre_args;
+
+/* Whether the next item (a module, or one `inputs` line for one arch) is
+ * this process's. */
+static int mine(pre_args *a) { return a->item++ % a->jobs == a->job; }
 
 /* With --fatbin, where one() leaves the module it compiled (else NULL). */
 static uk__binary **fat_keep;
 
 /* With --json, one result object per line of work, collected here and
- * printed in one document at the end. */
+ * printed in one document at the end (with -j, the children's pieces are
+ * read back through pipes). */
 static FILE *json_results;
 static int json_count;
 
@@ -76,6 +86,17 @@ static int own(void *user, int argc, char **argv, int *k) {
   if (!strcmp(argv[*k], "--fatbin")) return (a->fatbin = cli_value(argc, argv, k, "precompile")) ? 1 : -1;
   if (!strcmp(argv[*k], "--dir")) return (a->dir = cli_value(argc, argv, k, "precompile")) ? 1 : -1;
   if (!strcmp(argv[*k], "--json")) return a->json = cli_json_errors = 1;
+  if (!strcmp(argv[*k], "-j") || !strcmp(argv[*k], "--jobs")) {
+    const char *v = cli_value(argc, argv, k, "precompile");
+    long long n;
+    if (!v) return -1;
+    if (cli_parse_int(v, 1, 256, &n) != 0) {
+      fprintf(stderr, "ukern precompile: -j '%s' is not a number of processes (1 to 256)\n", v);
+      return -1;
+    }
+    a->jobs = (int)n;
+    return 1;
+  }
   if (argv[*k][0] != '-' && a->npaths < MAX_SPECS) {
     a->paths[a->npaths++] = argv[*k];
     return 1;
@@ -144,7 +165,7 @@ static int precompile_spec(const pre_args *a, const char *path, uk__arch arch, u
   if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, &k);
   if (rc != CLI_OK) goto out;
   if (s.kind == CLI_MODULE) {
-    rc = one(ctx, &k, NULL, s.f[F_source], arch, path);
+    if (mine(a)) rc = one(ctx, &k, NULL, s.f[F_source], arch, path);
     goto out;
   }
   int ncases = cli_spec_cases(&s);
@@ -154,6 +175,7 @@ static int precompile_spec(const pre_args *a, const char *path, uk__arch arch, u
     goto out;
   }
   for (int i = 0; i < ncases && rc == CLI_OK; i++) {
+    if (!mine(a)) continue;
     char line[4096], label[4600];
     cli_spec_case(&s, i, line, sizeof line);
     if ((rc = cli_case_parse(&k, line, c)) != CLI_OK) break;
@@ -219,6 +241,97 @@ static int write_fatbin(const pre_args *a) {
   return CLI_OK;
 }
 
+/* Every arch x spec x item this process owns, one context per arch. */
+static int precompile_all(pre_args *a) {
+  int rc = CLI_OK;
+  for (int j = 0; j < a->narchs && rc == CLI_OK; j++) {
+    uk_options o;
+    memset(&o, 0, sizeof o);
+    char an[32];
+    uk__arch_name(a->archs[j], an, sizeof an);
+    o.arch_name = an;
+    o.cache_dir = a->dir;
+    uk_context *ctx = NULL;
+    uk_status st = uk_context_create(&o, &ctx);
+    if (st != UK_OK) {
+      rc = cli_fail("context", st);
+      break;
+    }
+    if (!*uk_context_cache_dir(ctx)) {
+      fprintf(stderr, "ukern precompile: the disk cache is disabled (UKERN_DISABLE_DISK_CACHE): nothing to fill\n");
+      rc = CLI_USAGE;
+    } else if (uk_cache_check_dir(uk_context_cache_dir(ctx)) != UK_OK) {
+      fprintf(stderr, "ukern precompile: %s\n", uk_last_error());
+      rc = CLI_FAIL;
+    }
+    fat_keep = a->fatbin ? &a->bins[j] : NULL;
+    for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
+    fat_keep = NULL;
+    uk_context_destroy(ctx);
+  }
+  return rc;
+}
+
+/* -j N: N processes walk the same items in the same order and each compiles
+ * every N-th (NVRTC compiles one program per thread at a time, and separate
+ * processes share nothing but the cache directory). With --json each child
+ * sends its result objects back through a pipe. */
+static int precompile_jobs(pre_args *a, char **json_text, size_t *json_len) {
+  int rc = CLI_OK;
+  fflush(NULL);
+  pid_t pids[256];
+  int fds[256];
+  int started = 0;
+  for (; started < a->jobs; started++) {
+    int pfd[2] = {-1, -1};
+    if (json_results && pipe(pfd) != 0) break;
+    if ((pids[started] = fork()) < 0) {
+      if (pfd[0] >= 0) close(pfd[0]), close(pfd[1]);
+      break;
+    }
+    if (pids[started] == 0) {
+      a->job = started;
+      int crc = precompile_all(a);
+      if (json_results) {
+        fflush(json_results);
+        close(pfd[0]);
+        for (size_t off = 0; off < *json_len;) {
+          ssize_t w = write(pfd[1], *json_text + off, *json_len - off);
+          if (w <= 0) break;
+          off += (size_t)w;
+        }
+        close(pfd[1]);
+      }
+      fflush(NULL);
+      _exit(crc);
+    }
+    fds[started] = pfd[0];
+    if (pfd[1] >= 0) close(pfd[1]);
+  }
+  if (started < a->jobs) {
+    perror("ukern precompile: fork");
+    rc = CLI_FAIL;
+  }
+  for (int j = 0; j < started; j++) {
+    if (json_results && fds[j] >= 0) {
+      /* read to the end before waiting, so a child never blocks on a full pipe */
+      char buf[4096];
+      ssize_t n;
+      int first = 1;
+      while ((n = read(fds[j], buf, sizeof buf)) > 0) {
+        if (first && json_count++) fputc(',', json_results); /* between two children's pieces */
+        first = 0;
+        fwrite(buf, 1, (size_t)n, json_results);
+      }
+      close(fds[j]);
+    }
+    int status = 0;
+    if (waitpid(pids[j], &status, 0) != pids[j] || !WIFEXITED(status)) rc = CLI_FAIL;
+    else if (WEXITSTATUS(status) != CLI_OK && rc == CLI_OK) rc = WEXITSTATUS(status);
+  }
+  return rc;
+}
+
 int cli_precompile(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(help, stdout);
@@ -262,30 +375,11 @@ int cli_precompile(int argc, char **argv) {
     }
     a->archs[a->narchs++] = (uk__arch){info.arch, 0};
   }
-  for (int j = 0; j < a->narchs && rc == CLI_OK; j++) {
-    uk_options o;
-    memset(&o, 0, sizeof o);
-    char an[32];
-    uk__arch_name(a->archs[j], an, sizeof an);
-    o.arch_name = an;
-    o.cache_dir = a->dir;
-    uk_context *ctx = NULL;
-    uk_status st = uk_context_create(&o, &ctx);
-    if (st != UK_OK) {
-      rc = cli_fail("context", st);
-      break;
-    }
-    if (!*uk_context_cache_dir(ctx)) {
-      fprintf(stderr, "ukern precompile: the disk cache is disabled (UKERN_DISABLE_DISK_CACHE): nothing to fill\n");
-      rc = CLI_USAGE;
-    } else if (uk_cache_check_dir(uk_context_cache_dir(ctx)) != UK_OK) {
-      fprintf(stderr, "ukern precompile: %s\n", uk_last_error());
-      rc = CLI_FAIL;
-    }
-    fat_keep = a->fatbin ? &a->bins[j] : NULL;
-    for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
-    fat_keep = NULL;
-    uk_context_destroy(ctx);
+  if (a->fatbin || a->jobs <= 1) {
+    a->jobs = 1; /* --fatbin gathers the images in this process */
+    rc = precompile_all(a);
+  } else {
+    rc = precompile_jobs(a, &json_text, &json_len);
   }
   if (rc == CLI_OK && a->fatbin) rc = write_fatbin(a);
 out:

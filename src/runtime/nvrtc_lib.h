@@ -25,7 +25,8 @@
   X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)     \
   X(nvrtcAddNameExpression) X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize)              \
   X(nvrtcGetProgramLog) X(nvrtcGetLoweredName) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN)      \
-  X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+  X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)      \
+  X(nvrtcGetLTOIRSize) X(nvrtcGetLTOIR)
 
 typedef struct uk__nvrtc_api {
 #define UK__NV_MEMBER_(fn) __typeof__(&fn) fn;
@@ -74,6 +75,8 @@ void uk__nvrtc_remember(uk__dcache *dc);
 #define nvrtcGetPTX (uk__nv.nvrtcGetPTX)
 #define nvrtcGetNumSupportedArchs (uk__nv.nvrtcGetNumSupportedArchs)
 #define nvrtcGetSupportedArchs (uk__nv.nvrtcGetSupportedArchs)
+#define nvrtcGetLTOIRSize (uk__nv.nvrtcGetLTOIRSize)
+#define nvrtcGetLTOIR (uk__nv.nvrtcGetLTOIR)
 #endif
 
 #endif

@@ -152,7 +152,7 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
   return CLI_OK;
 }
 
-static int precompile_spec(const pre_args *a, const char *path, uk__arch arch, uk_context *ctx) {
+static int precompile_spec(pre_args *a, const char *path, uk__arch arch, uk_context *ctx) {
   cli_spec s;
   memset(&s, 0, sizeof s);
   cli_kernel k;

@@ -5,11 +5,13 @@
  * Stages, one file each:
  *   fuse_parse.c  text -> uk_fuse_prog (tokenizer, parser, name resolution)
  *   fuse_ops.c    the operator/function table and dtype promotion
- *   fuse_type.c   per-signature dtypes, weak flags and ndims of every node
- *   fuse_plan.c   kernels: reductions grouped by axes, post-map domains,
+ *   fuse_plan.c   per-signature dtypes, weak flags and ndims of every node;
+ *                 kernels: reductions grouped by axes, post-map domains,
  *                 materialised intermediates, the final elementwise kernel
  *   fuse_emit.c   kernel definition text for each planned kernel
  *   fuse_build.c  the C builder (nodes made in code, same program)
+ * The runtime object (uk_fusion, runtime/fusion.c) binds calls, picks the
+ * plan and drives internal ElementwiseKernel / ReductionKernel objects.
  * Nodes are appended in dependency order: a node's args have lower ids. */
 #ifndef UK_CODEGEN_FUSE_IR_H
 #define UK_CODEGEN_FUSE_IR_H

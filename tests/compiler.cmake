@@ -31,3 +31,11 @@ if(TARGET ukern_cli)
   add_test(NAME test_cli_fatbin COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_cli_fatbin.sh $<TARGET_FILE:ukern_cli>)
   set_tests_properties(test_cli_fatbin PROPERTIES LABELS nvrtc)
 endif()
+
+# nvJitLink keeps some allocations past nvJitLinkDestroy: LeakSanitizer is
+# told so for the tests that link (tests/lsan.supp names only that library).
+foreach(t test_nvrtc_link test_nvrtc_module_link test_nvrtc_fatbin test_gpu_link)
+  if(TEST ${t})
+    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
+  endif()
+endforeach()

@@ -145,7 +145,9 @@ typedef struct uk_options {
   const char *const *nvrtc_options;
   int num_nvrtc_options;
   /* Allocator for outputs that ukern allocates. alloc == NULL: stream-ordered
-   * cuMemAllocAsync / cuMemFreeAsync. */
+   * allocation (cuMemAllocFromPoolAsync / cuMemFreeAsync) from a memory pool
+   * of ukern's own per device that keeps freed memory for reuse, as CuPy's
+   * and PyTorch's pools do (the device's default pool is left as it is). */
   uk_allocator allocator;
   /* Default device ordinal, for calls whose stream names no device. */
   int device;

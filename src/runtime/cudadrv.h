@@ -44,7 +44,8 @@
   X(cuFuncGetParamInfo) X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) \
   X(cuFuncGetName)                                                                \
   X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuStreamQuery)    \
-  X(cuStreamWaitEvent) X(cuEventQuery)
+  X(cuStreamWaitEvent) X(cuEventQuery)                                            \
+  X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemAllocFromPoolAsync)
 
 typedef struct uk__cu_api {
 #define UK__CU_MEMBER_(fn) __typeof__(&fn) fn;

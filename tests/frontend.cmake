@@ -8,3 +8,5 @@ uk_test(test_defcheck LABELS cpu SOURCES test_defcheck.c)
 uk_test(test_error_quote LABELS cpu SOURCES test_error_quote.c)
 # Compile errors in user text reported at the user's field:line:column (issue 9 item 9).
 uk_test(test_nvrtc_frontend LABELS nvrtc SOURCES test_nvrtc_frontend.c)
+# The one lexer's C mode (issue 11).
+uk_test(test_lexer LABELS cpu SOURCES test_lexer.c)

@@ -1,9 +1,10 @@
 /* C kernel parameter lists (see cparams.h for the grammar).
  *
- * One pass, piece by piece: next_token() lexes one token (words carry their
- * `a::b` qualification and `<...>` template arguments, normalised), and
- * parse_param() runs a small state machine over the tokens of one parameter
- * up to a top-level ','. Errors come out in text order, with a caret. */
+ * One pass, piece by piece: next_token() reads one token from the shared
+ * lexer (codegen/lexer.h, plain mode; words carry their `a::b`
+ * qualification and `<...>` template arguments, normalised), and
+ * parse_param() runs a small state machine over the tokens of one
+ * parameter up to a top-level ','. Errors come out in text order, with a caret. */
 #include "codegen/cparams.h"
 
 #include <stdint.h>
@@ -12,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "codegen/lexer.h"
 
 /* A syntax error at text[pos] (`text` must be in scope). */
 #define SYNTAX_ERROR(pos, hint, ...) \
@@ -107,7 +109,7 @@ static int find_word(const char *w, const char *const *list, int n) {
 }
 #define FIND(w, list) find_word(w, list, (int)(sizeof list / sizeof list[0]))
 
-/* ---- lexer ----------------------------------------------------------------- */
+/* ---- tokens (on the shared plain-mode lexer, codegen/lexer.h) ------------- */
 
 typedef enum { TK_END, TK_COMMA, TK_WORD, TK_STAR, TK_AMP, TK_ARRAY } tk_kind;
 
@@ -117,15 +119,7 @@ typedef struct token {
   int simple; /* TK_WORD: a plain identifier (no '::', no '<...>') */
 } token;
 
-static int is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-static int is_id0(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-static int is_id(char c) { return is_id0(c) || (c >= '0' && c <= '9'); }
-static size_t skip_ws(const char *s, size_t i) {
-  while (is_space(s[i])) i++;
-  return i;
-}
+static int is_id_char(char c) { return uk__lex_is_ident(&c, 1) || (c >= '0' && c <= '9'); }
 
 static uk_status unexpected_char(const char *text, size_t p) {
   unsigned char c = (unsigned char)text[p];
@@ -133,83 +127,71 @@ static uk_status unexpected_char(const char *text, size_t p) {
   return SYNTAX_ERROR(p, NULL, "unexpected byte 0x%02x", c);
 }
 
-/* Template arguments from the '<' at text[lt] to its matching '>': runs of
- * white space become one space between two identifier characters and vanish
- * elsewhere; a ',' is followed by one space. */
-static uk_status lex_template(const char *text, size_t lt, size_t *end, uk_strbuf *word) {
-  int depth = 1, pending = 0;
-  size_t q = lt + 1;
+/* Template arguments after the '<' at text[lt] up to its matching '>':
+ * white space between tokens becomes one space between two identifier
+ * characters and vanishes elsewhere; a ',' is followed by one space. */
+static uk_status lex_template(const char *text, uk_lexer *lx, size_t lt, uk_strbuf *word) {
+  int depth = 1;
   uk__sb_addc(word, '<');
   while (depth > 0) {
-    char ch = text[q];
-    if (ch == '\0') return SYNTAX_ERROR(lt, NULL, "unterminated '<' (missing '>')");
-    q++;
-    if (is_space(ch)) {
-      pending = 1;
-      continue;
-    }
+    uk_token k = uk__lex_next(lx);
+    if (k.kind == UK_TOK_EOF) return SYNTAX_ERROR(lt, NULL, "unterminated '<' (missing '>')");
     char last = word->len ? word->buf[word->len - 1] : '\0';
-    if (last == ',' || (pending && is_id(last) && is_id(ch))) uk__sb_addc(word, ' ');
-    pending = 0;
-    if (ch == '<') depth++;
-    if (ch == '>') depth--;
-    uk__sb_addc(word, ch);
+    if (last == ',' || (k.space_before && is_id_char(last) && is_id_char(text[k.pos])))
+      uk__sb_addc(word, ' ');
+    if (uk__lex_is(lx, &k, "<")) depth++;
+    if (uk__lex_is(lx, &k, ">")) depth--;
+    uk__sb_addn(word, text + k.pos, k.len);
   }
-  *end = q;
   return UK_OK;
 }
 
-/* Lexes the next token from text[*i]. A word's normalised text goes to
- * `word`. TK_COMMA and TK_END leave *i on the ',' or the NUL. */
-static uk_status next_token(const char *text, size_t *i, token *t, uk_strbuf *word) {
-  size_t p = skip_ws(text, *i);
-  char c = text[p];
-  t->pos = p;
+/* The next token. A word ([::]a::b<...>, spacing normalised) goes to `word`;
+ * a ',' or the end is consumed too. */
+static uk_status next_token(const char *text, uk_lexer *lx, token *t, uk_strbuf *word) {
+  uk_token k = uk__lex_next(lx);
+  t->pos = k.pos;
   t->simple = 0;
-  *i = p + 1;
-  switch (c) {
-  case '\0':
+  if (k.kind == UK_TOK_EOF) {
     t->kind = TK_END;
-    *i = p;
     return UK_OK;
-  case ',':
-    t->kind = TK_COMMA;
-    *i = p;
-    return UK_OK;
-  case '*': t->kind = TK_STAR; return UK_OK;
-  case '&': t->kind = TK_AMP; return UK_OK;
-  case '[': t->kind = TK_ARRAY; return UK_OK;
-  default: break;
   }
-  int rooted = c == ':' && text[p + 1] == ':';
-  if (!is_id0(c) && !rooted) return unexpected_char(text, p);
+  static const struct {
+    const char *p;
+    tk_kind kind;
+  } puncts[] = {{",", TK_COMMA}, {"*", TK_STAR}, {"&", TK_AMP}, {"[", TK_ARRAY}};
+  for (size_t j = 0; j < sizeof puncts / sizeof puncts[0]; j++)
+    if (uk__lex_is(lx, &k, puncts[j].p)) {
+      t->kind = puncts[j].kind;
+      return UK_OK;
+    }
+  int rooted = uk__lex_is(lx, &k, "::");
+  if (k.kind != UK_TOK_IDENT && !rooted) return unexpected_char(text, k.pos);
 
   uk__sb_reset(word);
   t->kind = TK_WORD;
   t->simple = !rooted;
-  size_t q = p;
   if (rooted) {
     uk__sb_add(word, "::");
-    q = skip_ws(text, p + 2);
+    k = uk__lex_next(lx);
   }
   for (;;) {
-    if (!is_id0(text[q])) return SYNTAX_ERROR(q, NULL, "expected a name after '::'");
-    size_t s = q;
-    while (is_id(text[q])) q++;
-    uk__sb_addn(word, text + s, q - s);
-    size_t r = skip_ws(text, q);
-    if (text[r] != ':' || text[r + 1] != ':') break;
+    if (k.kind != UK_TOK_IDENT) return SYNTAX_ERROR(k.pos, NULL, "expected a name after '::'");
+    uk__sb_addn(word, text + k.pos, k.len);
+    uk_token n = uk__lex_peek(lx);
+    if (!uk__lex_is(lx, &n, "::")) break;
+    uk__lex_next(lx);
     uk__sb_add(word, "::");
     t->simple = 0;
-    q = skip_ws(text, r + 2);
+    k = uk__lex_next(lx);
   }
-  size_t r = skip_ws(text, q);
-  if (text[r] == '<') {
+  uk_token n = uk__lex_peek(lx);
+  if (uk__lex_is(lx, &n, "<")) {
+    uk__lex_next(lx);
     t->simple = 0;
-    uk_status s = lex_template(text, r, &q, word);
+    uk_status s = lex_template(text, lx, n.pos, word);
     if (s != UK_OK) return s;
   }
-  *i = q;
   return word->failed ? uk__errorf(UK_ERR_NOMEM, "out of memory") : UK_OK;
 }
 
@@ -349,10 +331,11 @@ static uk_status resolve(const char *text, param_state *ps, int *kind) {
   }
 }
 
-/* One parameter, from text[*i] to the next top-level ',' or the end (left
- * in *i). *empty: no tokens (or the lone "void" of an empty list). */
-static uk_status parse_param(const char *text, size_t *i, const uk_cparams *done, uk_cparam *out,
-                             int *empty) {
+/* One parameter, from the lexer's position through the next top-level ','
+ * or the end (*end: that token). *empty: no tokens (or the lone "void" of an
+ * empty list). */
+static uk_status parse_param(const char *text, uk_lexer *lx, const uk_cparams *done, uk_cparam *out,
+                             int *empty, token *end) {
   param_state ps;
   memset(&ps, 0, sizeof ps);
   ps.first_pos = SIZE_MAX;
@@ -365,7 +348,7 @@ static uk_status parse_param(const char *text, size_t *i, const uk_cparams *done
   const char *ty = "T", *nm = "name";
   *empty = 0;
   for (;;) {
-    s = next_token(text, i, &t, &ps.word);
+    s = next_token(text, lx, &t, &ps.word);
     if (s != UK_OK) goto out;
     if (t.kind == TK_END || t.kind == TK_COMMA) break;
     if (ps.first_pos == SIZE_MAX) ps.first_pos = t.pos;
@@ -387,9 +370,11 @@ static uk_status parse_param(const char *text, size_t *i, const uk_cparams *done
       break;
     case TK_AMP: {
       /* The name follows the '&' (or '&&'): peek at it for the hint. */
-      size_t j = *i + (text[*i] == '&');
+      uk_lexer ahead = *lx;
+      uk_token amp = uk__lex_peek(&ahead);
+      if (uk__lex_is(&ahead, &amp, "&") && !amp.space_before) uk__lex_next(&ahead); /* "&&" */
       token nt;
-      if (next_token(text, &j, &nt, &ps.word) == UK_OK && nt.kind == TK_WORD && nt.simple &&
+      if (next_token(text, &ahead, &nt, &ps.word) == UK_OK && nt.kind == TK_WORD && nt.simple &&
           FIND(uk__sb_str(&ps.word), keywords) < 0 && FIND(uk__sb_str(&ps.word), qualifiers) < 0)
         nm = uk__sb_str(&ps.word);
       uk__sb_addf(&ps.hint,
@@ -411,6 +396,7 @@ static uk_status parse_param(const char *text, size_t *i, const uk_cparams *done
     }
     if (s != UK_OK) goto out;
   }
+  *end = t;
   if (ps.first_pos == SIZE_MAX) {
     *empty = 1;
     goto out;
@@ -462,16 +448,19 @@ uk_status uk__cparams_parse(const char *text, uk_cparams *out) {
   uk_cparams ps = {0, NULL};
   uk_status s = UK_OK;
   int cap = 0;
-  size_t i = 0, last_comma = 0;
+  size_t last_comma = 0;
   int commas = 0;
+  uk_lexer lx;
+  uk__lex_init(&lx, text);
   for (;;) {
     uk_cparam p;
+    token end = {TK_END, 0, 0};
     int empty = 0;
-    s = parse_param(text, &i, &ps, &p, &empty);
+    s = parse_param(text, &lx, &ps, &p, &empty, &end);
     if (s != UK_OK) goto out;
     if (empty) {
-      if (text[i] == ',') {
-        s = SYNTAX_ERROR(i, NULL, "expected a parameter before ','");
+      if (end.kind == TK_COMMA) {
+        s = SYNTAX_ERROR(end.pos, NULL, "expected a parameter before ','");
         goto out;
       }
       if (commas) {
@@ -493,8 +482,8 @@ uk_status uk__cparams_parse(const char *text, uk_cparams *out) {
       cap = ncap;
     }
     ps.params[ps.count++] = p;
-    if (text[i] != ',') break;
-    last_comma = i++;
+    if (end.kind != TK_COMMA) break;
+    last_comma = end.pos;
     commas++;
   }
   *out = ps;

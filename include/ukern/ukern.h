@@ -78,10 +78,18 @@ UK_API const char *uk_status_message(uk_status s);
 
 /* Detail of the calling thread's last failure: one message, with position
  * and caret for errors in definition text. "" when the last call succeeded
- * or nothing failed yet. Borrowed: valid until the thread's next ukern call. */
+ * or nothing failed yet. Borrowed: valid until the thread's next ukern call.
+ * User bytes are quoted safely: control bytes (but newline and tab) and DEL
+ * appear as \xNN, lines are cut at 1024 bytes and the message at 8 KiB,
+ * saying how many bytes were left out. */
 UK_API const char *uk_last_error(void);
 /* For UK_ERR_COMPILE: the NVRTC log followed by the line-numbered source.
- * "" otherwise. Borrowed, same lifetime as uk_last_error(). */
+ * "" otherwise. Borrowed, same lifetime as uk_last_error(). An error in
+ * user text is reported at the field that holds it, "operation:1:9: error:
+ * ..." (also map_expr, reduce_expr, post_map_expr, identity, preamble,
+ * loop_prep, after_loop), and an internal name in a message is followed by
+ * what it stands for ("[_uk_v_z: ukern's name for 'z']"). Escaped like
+ * uk_last_error(), not cut. */
 UK_API const char *uk_last_error_log(void);
 
 /* Frees memory ukern handed to the caller (char ** results). NULL is a no-op. */
@@ -511,7 +519,11 @@ typedef struct uk_launch {
  *   uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)",
  *                         "squared_diff", NULL, &k);
  * Every definition error (syntax, unknown dtype, bad names) is reported here
- * with position and caret; nothing is compiled until a call. */
+ * with position and caret; nothing is compiled until a call. The operation,
+ * loop_prep and after_loop are checked too (UK_ERR_SYNTAX naming the field):
+ * balanced (), [] and {}, closed comments and literals, no '#' (directives
+ * belong in the preamble). An output is loaded before the operation unless
+ * every path surely assigns it. */
 UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
                                        const char *operation, const char *name,
                                        const uk_elementwise_options *opts, uk_elementwise **out);
@@ -579,6 +591,9 @@ typedef struct uk_reduce_launch {
   int reduce_none;  /* non-zero with num_axes 0: reduce no axis (map and post-map per element) */
 } uk_reduce_launch;
 
+/* Defines a reduction. Definition errors come here with position and caret,
+ * map_expr, reduce_expr, post_map_expr, identity and reduce_type checked as
+ * the operation of uk_elementwise_create is. */
 UK_API uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out);
 /* NULL is a no-op. */
 UK_API void uk_reduction_destroy(uk_reduction *k);

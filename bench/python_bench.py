@@ -65,8 +65,11 @@ def host_costs():
         ("RawKernel scale, 1 element", "RawKernel", (RAW, "scale"),
          lambda k: k((1,), (32,), (x, yo, np.float32(2), np.int32(1)))),
     ]
-    for name, cls, args, call in cases:
-        ku, kc = getattr(ukern, cls)(*args), getattr(cp, cls)(*args)
+    pairs = [(name, getattr(ukern, cls)(*args), getattr(cp, cls)(*args), call) for name, cls, args, call in cases]
+    if hasattr(ukern, "fuse"):
+        pairs.append(("fuse a*x+y f32, 1 element", ukern.fuse(lambda a, x, y: a * x + y),
+                      cp.fuse(lambda a, x, y: a * x + y), lambda k: k(cp.float32(2), x, y)))
+    for name, ku, kc, call in pairs:
         u, c = host_us(lambda: call(ku)), host_us(lambda: call(kc))
         rows.append({"table": "host", "case": name, "ukern_us": round(u, 2), "cupy_us": round(c, 2),
                      "ukern/cupy": round(u / c, 3)})
@@ -103,6 +106,17 @@ def kernel_times():
     ew_case(f"strided X[:, ::2] {S}^2 f32", X[:, ::2], Y[:, ::2], 3 * X.nbytes // 2)
     ew_case(f"one operand transposed {S}^2 f32", X, Y.T, 3 * X.nbytes)
     del Y
+    if hasattr(ukern, "fuse"):
+        x, y = rand((N,), cp.float32), rand((N,), cp.float32, 2)
+        fu, fc = ukern.fuse(lambda a, x, y: a * x + y), cp.fuse(lambda a, x, y: a * x + y)
+        check(fu(cp.float32(2), x, y), fc(cp.float32(2), x, y), 1e-6)
+        add(f"fuse a*x+y f32 {N}", lambda: fu(cp.float32(2), x, y), lambda: fc(cp.float32(2), x, y), 3 * x.nbytes)
+        du = ukern.fuse(lambda x, y: np.sum((x - y) * (x - y), axis=-1))
+        dc = cp.fuse(lambda x, y: cp.sum((x - y) * (x - y), axis=-1))
+        X, Y = x.reshape(S, -1), y.reshape(S, -1)
+        check(du(X, Y), dc(X, Y), 1e-3)
+        add(f"fuse sum((x-y)^2, axis=-1) {X.shape} f32", lambda: du(X, Y), lambda: dc(X, Y), 2 * X.nbytes)
+        del x, y, X, Y
     red_case(f"sum full f32 {N}", rand((N,), cp.float32), None)
     red_case(f"sum axis=1 {S}^2 f32", X, 1)
     red_case(f"sum axis=0 {S}^2 f32", X, 0)

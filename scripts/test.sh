@@ -8,8 +8,11 @@ scripts/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)" "$@"
-if [ -f build/python/ukern/_ukern.abi3.so ]; then
-  PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python3}" -m pytest -q -rs python/tests
-else
+PY=${PYTHON:-python3}
+if [ ! -f build/python/ukern/_ukern.abi3.so ]; then
   echo "SKIP: python tests: the extension was not built (Python headers or dlpack.h missing)"
+elif ! "$PY" -c "import pytest, numpy" >/dev/null 2>&1; then
+  echo "SKIP: python tests: pytest and numpy are needed (scripts/deps.sh installs them with pip)"
+else
+  PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -q -rs -p no:cacheprovider python/tests
 fi

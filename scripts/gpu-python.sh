@@ -22,6 +22,7 @@ OUT=${OUT:-/tmp/ukern-gpu-out}
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD/$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
 export UKERN_CACHE_DIR=${UKERN_CACHE_DIR:-/tmp/ukern-gpu-py-cache}
+export PYTHONDONTWRITEBYTECODE=1 # the tree may be read-only
 if ! "$PY" -c "import pytest" >/dev/null 2>&1 && [ -d "$BUILD/pyvendor" ]; then
   PYTHONPATH="$PYTHONPATH:$PWD/$BUILD/pyvendor"   # after the system's packages
 fi

@@ -14,5 +14,5 @@ if [ ! -f build/python/ukern/_ukern.abi3.so ]; then
 elif ! "$PY" -c "import pytest, numpy" >/dev/null 2>&1; then
   echo "SKIP: python tests: pytest and numpy are needed (scripts/deps.sh installs them with pip)"
 else
-  PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -q -rs -p no:cacheprovider python/tests
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m pytest -q -rs -p no:cacheprovider python/tests
 fi

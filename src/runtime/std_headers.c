@@ -39,6 +39,18 @@ static int libcu_has(const char *const *dirs, int ndirs, const char *name) {
   return 0;
 }
 
+/* The generated header for `name`: its text in buf; 0 if it does not fit. */
+static int shim_text(const char *name, char *buf, size_t cap) {
+  int n = snprintf(buf, cap,
+                   "// ukern: <%s> is libcu++'s <cuda/std/%s> with its names in std\n"
+                   "#pragma once\n"
+                   "#include <cuda/std/%s>\n"
+                   "namespace cuda { namespace std {} }\n" /* libcu++ may include us first */
+                   "namespace std { using namespace cuda::std; }\n",
+                   name, name, name);
+  return n > 0 && (size_t)n < cap;
+}
+
 static void build(void) {
   const char *const *dirs = NULL;
   int ndirs = 0;
@@ -46,26 +58,30 @@ static void build(void) {
     uk__error_clear();
     return;
   }
-  uk_hasher h;
-  uk__hasher_init(&h);
   for (size_t k = 0; uk__std_header_names[k]; k++) {
     const char *name = uk__std_header_names[k];
-    if (!libcu_has(dirs, ndirs, name)) continue;
     char text[256];
-    int n = snprintf(text, sizeof text,
-                     "// ukern: <%s> is libcu++'s <cuda/std/%s> with its names in std\n"
-                     "#pragma once\n"
-                     "#include <cuda/std/%s>\n"
-                     "namespace cuda { namespace std {} }\n" /* libcu++ may include us first */
-                     "namespace std { using namespace cuda::std; }\n",
-                     name, name, name);
-    char *copy = n > 0 && (size_t)n < sizeof text ? strdup(text) : NULL;
+    if (!libcu_has(dirs, ndirs, name) || !shim_text(name, text, sizeof text)) continue;
+    char *copy = strdup(text);
     if (!copy) continue;
     names[count] = name;
     texts[count++] = copy;
-    uk__hasher_add_str(&h, copy);
   }
-  if (count) uk__hash128_hex(uk__hasher_digest(&h), digest);
+}
+
+/* The key names the map by its candidates and their text, not by the set
+ * found: that set follows from the toolkit directories already in the key,
+ * and finding it costs a stat per header, which a disk hit must not pay. */
+static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
+
+static void make_digest(void) {
+  uk_hasher h;
+  uk__hasher_init(&h);
+  for (size_t k = 0; uk__std_header_names[k]; k++) {
+    char text[256];
+    if (shim_text(uk__std_header_names[k], text, sizeof text)) uk__hasher_add_str(&h, text);
+  }
+  uk__hash128_hex(uk__hasher_digest(&h), digest);
 }
 
 void uk__std_headers(const char *const **n, const char *const **t, int *c) {
@@ -76,6 +92,6 @@ void uk__std_headers(const char *const **n, const char *const **t, int *c) {
 }
 
 const char *uk__std_headers_digest(void) {
-  pthread_once(&once, build);
+  pthread_once(&digest_once, make_digest);
   return digest;
 }

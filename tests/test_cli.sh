@@ -216,6 +216,10 @@ expect_json info-json 0 "version nvrtc driver devices cache.directory cache.entr
 expect_json stats-json 0 "directory entries bytes" -- "$UKERN" cache stats --dir "$tmp/c" --json
 expect_json list-json 0 "directory entries count" -- "$UKERN" cache list --dir "$tmp/c" --json
 expect_json stats-missing-json 1 "ok error.status error.message" -- "$UKERN" cache stats --dir "$tmp/no-such-dir" --json
+# a failure reported on stderr (bad flag, bad spec) still gives one JSON object
+expect_json run-json-usage 2 "ok error.what error.status" -- "$UKERN" run "$SPECS/squared_diff.uk" --bogus --json
+expect_json pre-json-badspec 2 "ok error.status" -- "$UKERN" precompile --json --arch 90 --dir "$tmp/pre-bad" "$tmp/typo.uk"
+expect_json compile-json-usage 2 "ok error.status" -- "$UKERN" compile --json --arch
 if [ "$have_gpu" = 0 ]; then
   expect_json run-json-nogpu 3 "ok error.what error.status error.message" -- "$UKERN" run "$SPECS/squared_diff.uk" --json
   out=$("$UKERN" run "$SPECS/squared_diff.uk" --json 2>/dev/null)

@@ -29,6 +29,9 @@ int cli_precompile(int argc, char **argv);
  * cli_fail_msg also print {"ok": false, "error": {what, status, message,
  * log}} on stdout, so that a --json caller always gets one JSON object. */
 extern int cli_json_errors;
+/* Set once a JSON object has been printed for a failure (cli_fail, or a
+ * command's own result object with "ok": false). */
+extern int cli_json_printed;
 /* Prints "ukern: <what>: STATUS: detail" (+ the compile log) to stderr and
  * returns the exit code for the status. */
 int cli_fail(const char *what, uk_status s);

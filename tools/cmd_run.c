@@ -101,6 +101,7 @@ int cli_run(int argc, char **argv) {
   const char *name = s.f[F_name] ? s.f[F_name] : "kernel";
   double share = m.copy_gbps > 0 ? m.gbps / m.copy_gbps : 0;
   if (a.json) {
+    cli_json_printed = 1;
     printf("{\"kernel\": ");
     cli_json_str(stdout, name);
     printf(", \"kind\": \"%s\", \"inputs\": ", s.kind == CLI_REDUCTION ? "reduction" : "elementwise");

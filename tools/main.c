@@ -28,6 +28,7 @@ static const char usage[] =
     "             UKERN_CUDA_INCLUDE (toolkit headers for NVRTC), CUDA_HOME\n";
 
 int cli_json_errors = 0;
+int cli_json_printed = 0;
 
 /* The library's message speaks to a C caller ("...; see uk_last_error_log()");
  * here the log itself follows, so that pointer to a function is dropped. */
@@ -53,6 +54,7 @@ static void json_error(const char *what, const char *status, const char *message
   cli_json_str(stdout, log);
   printf("}}\n");
   fflush(stdout);
+  cli_json_printed = 1;
 }
 
 int cli_fail(const char *what, uk_status s) {
@@ -119,14 +121,26 @@ int main(int argc, char **argv) {
     printf("ukern %s\n", uk_version());
     return CLI_OK;
   }
-  if (!strcmp(argv[1], "info")) return cli_info(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "cache")) return cli_cache(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "demo")) return cli_demo(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "gen")) return cli_gen(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "compile")) return cli_compile(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "run")) return cli_run(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "bench")) return cli_bench(argc - 1, argv + 1);
-  if (!strcmp(argv[1], "precompile")) return cli_precompile(argc - 1, argv + 1);
+  static const struct {
+    const char *name;
+    int (*run)(int, char **);
+    int json; /* takes --json */
+  } commands[] = {
+      {"info", cli_info, 1},       {"cache", cli_cache, 1}, {"demo", cli_demo, 0},
+      {"gen", cli_gen, 0},         {"compile", cli_compile, 1}, {"run", cli_run, 1},
+      {"bench", cli_bench, 1},     {"precompile", cli_precompile, 1},
+  };
+  for (size_t j = 0; j < sizeof commands / sizeof *commands; j++) {
+    if (strcmp(argv[1], commands[j].name) != 0) continue;
+    for (int k = 2; k < argc && commands[j].json; k++) cli_json_errors |= !strcmp(argv[k], "--json");
+    int rc = commands[j].run(argc - 1, argv + 1);
+    /* --json promises one JSON object on stdout, failures included: a
+     * failure reported only on stderr (a bad flag or spec) gets one here. */
+    if (rc != CLI_OK && cli_json_errors && !cli_json_printed)
+      json_error(argv[1], rc == CLI_USAGE ? "usage" : rc == CLI_NO_DEVICE ? "no device" : "error",
+                 "see the message on stderr", "");
+    return rc;
+  }
   fprintf(stderr, "ukern: unknown command '%s'\n\n%s", argv[1], usage);
   return CLI_USAGE;
 }

@@ -271,6 +271,7 @@ expect_not list-red-attr 0 "__launch_bounds__" -- "$UKERN" cache list --dir "$tm
 expect_json list-red-json 0 "entries.0.file entries.0.bytes entries.0.arch entries.0.kernels.0 count" -- "$UKERN" cache list --dir "$tmp/red" --json
 expect_json compile-json 0 "ok name arch compile_ms image image_bytes kernels.0.kernel kernels.0.registers kernels.0.spill_stores" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90 --json
 expect_json compile-json-error 1 "ok error.status error.message error.log" -- "$UKERN" compile "$tmp/broken.cu" --arch 90 --json
+expect_json pre-jobs-json-error 1 "ok error.status" -- "$UKERN" precompile -j 2 --json --arch 90 --dir "$tmp/pj" "$tmp/broken.cu" "$SPECS/squared_diff.uk"
 expect_json pre-json 0 "ok results.0.arch results.0.result results.0.ms results.0.what" -- "$UKERN" precompile --arch 90 --dir "$tmp/red" "$SPECS/l2norm.uk" --json
 
 # the demo compiles for sm_90 without a GPU, then hits the memory cache

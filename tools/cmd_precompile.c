@@ -291,6 +291,7 @@ static int precompile_jobs(pre_args *a, char **json_text, size_t *json_len) {
     }
     if (pids[started] == 0) {
       a->job = started;
+      cli_json_errors = 0; /* errors to stderr: the parent prints the one JSON object */
       int crc = precompile_all(a);
       if (json_results) {
         fflush(json_results);

@@ -364,7 +364,25 @@ static int from_dlpack_obj(pyk_call *c, PyObject *o, uk_array *a) {
   c->keep[c->nkeep++] = cap; /* unconsumed: its destructor gives the tensor back */
   DLManagedTensor *t = PyCapsule_GetPointer(cap, "dltensor");
   if (!t) return -1;
-  uk_status st = uk_array_from_dlpack(&t->dl_tensor, a);
+  /* CuPy (<= 14) divides a negative byte stride by an unsigned item size:
+   * -16 / 8 arrives as 2^61 - 2 elements. A stride that large cannot be
+   * addressed anyway; when it multiplies back (mod 2^64) to a negative byte
+   * stride that divides exactly, that is what the producer meant. */
+  DLTensor dt = t->dl_tensor;
+  int64_t fixed[UK_MAX_NDIM];
+  uk_dtype dty;
+  if (dt.strides && dt.ndim > 0 && dt.ndim <= UK_MAX_NDIM && uk_dtype_from_dlpack(dt.dtype, &dty) == UK_OK) {
+    uint64_t item = uk_dtype_size(dty);
+    for (int d = 0; d < dt.ndim; d++) {
+      uint64_t u = (uint64_t)dt.strides[d], bytes = u * item;
+      fixed[d] = dt.strides[d];
+      if (dt.strides[d] > INT64_MAX / (int64_t)item && bytes > (uint64_t)INT64_MAX && bytes / item == u &&
+          bytes % item == 0)
+        fixed[d] = -(int64_t)((0 - bytes) / item);
+    }
+    dt.strides = fixed;
+  }
+  uk_status st = uk_array_from_dlpack(&dt, a);
   if (st != UK_OK) {
     pyk_raise(st);
     return -1;

@@ -3,6 +3,7 @@
 Runs everywhere (no GPU); NumPy arrays describe dtypes, shapes and strides for
 source() and precompile(), which never touch their data.
 """
+import ctypes
 import io
 
 import numpy as np
@@ -292,3 +293,66 @@ def test_bad_stream_object():
     k = ukern.ElementwiseKernel(*SQ)
     with pytest.raises(TypeError, match="stream must be"):
         k(np.ones(3, np.float32), 1.0, stream="s")
+
+
+# ---- negative strides through the array protocols --------------------------
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class _FakeCudaDLPack:
+    """A CUDA DLPack producer over a fake pointer (source() never reads data).
+    strides are in elements as the producer writes them, wrapped to int64."""
+
+    def __init__(self, shape, strides):
+        n = len(shape)
+        self.shape = (ctypes.c_int64 * n)(*shape)
+        self.strides = (ctypes.c_int64 * n)(*[ctypes.c_int64(s).value for s in strides])
+        self.t = _DLManagedTensor()
+        self.t.dl_tensor.data = 0x10000
+        self.t.dl_tensor.device = _DLDevice(2, 0)
+        self.t.dl_tensor.ndim = n
+        self.t.dl_tensor.dtype = _DLDataType(2, 64, 1)  # float64
+        self.t.dl_tensor.shape = self.shape
+        self.t.dl_tensor.strides = self.strides
+
+    def __dlpack__(self, stream=None, **kw):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.t), b"dltensor", None)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+class _FakeCAI:
+    def __init__(self, shape, strides):
+        self.__cuda_array_interface__ = {"shape": shape, "strides": strides, "typestr": "<f8",
+                                         "data": (0x10000, False), "version": 3}
+
+
+def test_negative_strides_through_protocols(arch90):
+    k = ukern.ElementwiseKernel(*SQ)
+    ref = k.source(np.zeros((3, 8))[:, ::-2], 0.5)
+    assert "strided" in ref.splitlines()[2]
+    assert k.source(_FakeCAI((3, 4), (64, -16)), 0.5) == ref
+    assert k.source(_FakeCudaDLPack((3, 4), (8, -2)), 0.5) == ref
+    # CuPy <= 14 divides the byte stride -16 by an unsigned item size: 2**61 - 2
+    assert k.source(_FakeCudaDLPack((3, 4), (8, (2**64 - 16) // 8)), 0.5) == ref
+    with pytest.raises(ValueError, match="overflows in bytes"):
+        k.source(_FakeCudaDLPack((3, 4), (8, 2**61 + 3)), 0.5)   # not a wrapped multiple

@@ -3,3 +3,4 @@
 uk_test(test_gpu_graph LABELS gpu SOURCES test_gpu_graph.c)
 uk_test(test_runtime_api LABELS cpu SOURCES test_runtime_api.c)
 uk_test(test_gpu_stream LABELS gpu SOURCES test_gpu_stream.c)
+uk_test(test_gpu_memory LABELS gpu SOURCES test_gpu_memory.c)

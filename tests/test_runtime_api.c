@@ -57,6 +57,102 @@ static void streams_and_events(void) {
   if (have_gpu) CHECK_OK(uk_event_destroy(e));
 }
 
+static void memory(void) {
+  uint64_t d = 0;
+  size_t pitch = 0, fr, tot;
+  void *p = NULL;
+  char host[64];
+  CHECK_STATUS(uk_memcpy_dtod(0, 64, 8), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_memcpy_dtod: dst is NULL");
+  CHECK_STATUS(uk_memcpy_dtod(0, 0, 0), UK_OK); /* nothing to copy */
+  CHECK_STATUS(uk_memcpy_htod_async(64, NULL, 8, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "src is NULL");
+  CHECK_STATUS(uk_memcpy_dtoh_async(NULL, 64, 8, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_memcpy_dtod_async(64, 0, 8, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_memset_d16(0x1001, 7, 4), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "not 2-byte aligned");
+  CHECK_STATUS(uk_memset_d32_async(0x1002, 7, 4, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "not 4-byte aligned");
+  CHECK_STATUS(uk_memset_d8(0, 7, 4), UK_ERR_INVALID);
+  CHECK_STATUS(uk_memset_d16_async(0x1001, 7, 0, NULL), UK_OK); /* count 0 */
+  CHECK_STATUS(uk_memcpy_2d(NULL), UK_ERR_INVALID);
+  uk_copy_2d c = {64, 0, 16, 128, 0, 64, 32, 4};
+  CHECK_STATUS(uk_memcpy_2d(&c), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "rows of 32 bytes do not fit a src pitch of 16 bytes");
+  c.src_pitch = 32, c.src_host = 1, c.dst_host = 1;
+  CHECK_STATUS(uk_memcpy_2d_async(&c, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "both sides are host memory");
+  c.height = 0;
+  CHECK_STATUS(uk_memcpy_2d(&c), UK_OK);
+  CHECK_STATUS(uk_mem_alloc_pitch(0, 100, 10, 3, &d, &pitch), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "element_bytes is 3");
+  CHECK_STATUS(uk_mem_alloc_pitch(0, 100, 10, 4, NULL, &pitch), UK_ERR_INVALID);
+  CHECK_STATUS(uk_mem_alloc_pitch(0, 0, 10, 4, &d, &pitch), UK_ERR_INVALID);
+  CHECK_STATUS(uk_mem_free(0), UK_OK);
+  CHECK_STATUS(uk_mem_get_info(0, NULL, &tot), UK_ERR_INVALID);
+  CHECK_STATUS(uk_host_alloc(64, 0x100, &p), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "unknown flags 0x100");
+  CHECK_STATUS(uk_host_alloc(0, 0, &p), UK_ERR_INVALID);
+  CHECK_STATUS(uk_host_alloc(64, 0, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_host_free(NULL), UK_OK);
+  CHECK_STATUS(uk_host_register(NULL, 64, 0), UK_ERR_INVALID);
+  CHECK_STATUS(uk_host_register(host, sizeof host, UK_HOST_WRITE_COMBINED), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "known: UK_HOST_PORTABLE, UK_HOST_MAPPED");
+  CHECK_STATUS(uk_host_unregister(NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_host_device_pointer(host, NULL), UK_ERR_INVALID);
+
+  int v = -1;
+  CHECK_STATUS(uk_device_attribute(0, NULL, &v), UK_ERR_INVALID);
+  CHECK_STATUS(uk_device_attribute(0, "max_threads_per_blok", &v), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "did you mean 'max_threads_per_block'");
+  CHECK(v == -1);
+  CHECK_DEVICE(uk_device_attribute(0, "CU_DEVICE_ATTRIBUTE_WARP_SIZE", &v));
+  if (have_gpu) CHECK(v == 32);
+  CHECK_DEVICE(uk_device_attribute(0, "Max_Threads_Per_Block", &v));
+  CHECK_STATUS(uk_device_can_access_peer(0, 0, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_device_enable_peer_access(0, 0), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "its own peer");
+  int can = -1;
+  CHECK_DEVICE(uk_device_can_access_peer(0, 0, &can));
+  if (have_gpu) CHECK(can == 1);
+  CHECK_DEVICE(uk_mem_get_info(0, &fr, &tot));
+  if (have_gpu) CHECK(fr > 0 && fr <= tot);
+  p = NULL;
+  CHECK_DEVICE(uk_host_alloc(64, UK_HOST_PORTABLE, &p));
+  if (have_gpu) CHECK_OK(uk_host_free(p));
+  if (!have_gpu) CHECK_STATUS(uk_memcpy_dtod(64, 128, 8), UK_ERR_NO_DEVICE);
+
+  /* Views: checked before any device work (the context needs no GPU). */
+  uk_context *ctx = NULL;
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  int64_t shape[2] = {3, 5}, other[2] = {5, 3};
+  uk_array src, dst;
+  CHECK_OK(uk_array_init(&src, 0x10000, UK_FLOAT32, 2, shape));
+  CHECK_OK(uk_array_init(&dst, 0x20000, UK_FLOAT32, 2, other));
+  CHECK_STATUS(uk_array_copy_contiguous(NULL, &src, &dst, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_array_copy_contiguous(ctx, &src, NULL, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_array_copy_contiguous(ctx, &src, &dst, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "dst must have src's dtype and shape");
+  CHECK_OK(uk_array_init(&dst, 0x20000, UK_FLOAT32, 2, shape));
+  dst.strides[0] = 4, dst.strides[1] = 12; /* F order */
+  CHECK_STATUS(uk_array_copy_contiguous(ctx, &src, &dst, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "dst is not C-contiguous");
+  src.shape[1] = -1;
+  CHECK_STATUS(uk_array_copy_contiguous(ctx, &src, &dst, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "src.shape[1] is negative");
+  src.shape[1] = 5;
+  CHECK_STATUS(uk_array_to_host(ctx, &src, host, 32, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "the array has 60 bytes but host holds 32");
+  CHECK_STATUS(uk_array_to_host(ctx, &src, NULL, sizeof host, NULL), UK_ERR_INVALID);
+  src.shape[0] = 0; /* nothing to copy: no device needed */
+  CHECK_STATUS(uk_array_to_host(ctx, &src, host, 0, NULL), UK_OK);
+  uk_context_destroy(ctx);
+}
+
 static void lazy_entry_points(void) {
   /* A lazy entry point already set is used as is (tests and tools may
    * substitute one); an unknown one is an error naming it. */
@@ -73,6 +169,7 @@ int main(void) {
   int n = 0;
   have_gpu = uk_device_count(&n) == UK_OK && n > 0;
   streams_and_events();
+  memory();
   lazy_entry_points();
   return ut_finish("test_runtime_api");
 }

@@ -828,6 +828,123 @@ UK_API uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_la
                                                 void *const *args, void *start, void *end);
 
 /* ------------------------------------------------------------------------ */
+/* Memory: copies, memsets, pinned host memory                               */
+/* ------------------------------------------------------------------------ */
+
+/* Synchronous copies run in the context of the device owning the device
+ * memory; the _async forms are ordered on `stream` (its device's context; a
+ * NULL stream: the legacy stream) and return at once (copies from or to
+ * pageable host memory may still wait: pin it with uk_host_alloc or
+ * uk_host_register for truly asynchronous copies). bytes / count 0 is a
+ * no-op; a NULL pointer otherwise is UK_ERR_INVALID; without a device
+ * UK_ERR_NO_DEVICE. Thread-safe; the _async forms are legal during stream
+ * capture. Device to device, synchronous: */
+UK_API uk_status uk_memcpy_dtod(uint64_t dst, uint64_t src, size_t bytes);
+/* Stream-ordered host to device copy. */
+UK_API uk_status uk_memcpy_htod_async(uint64_t dst, const void *src, size_t bytes, void *stream);
+/* Stream-ordered device to host copy. */
+UK_API uk_status uk_memcpy_dtoh_async(void *dst, uint64_t src, size_t bytes, void *stream);
+/* Stream-ordered device to device copy. */
+UK_API uk_status uk_memcpy_dtod_async(uint64_t dst, uint64_t src, size_t bytes, void *stream);
+
+/* Sets `count` 8-, 16- or 32-bit values from dst (which must be aligned to
+ * the value's size: UK_ERR_INVALID otherwise). Synchronous. */
+UK_API uk_status uk_memset_d8(uint64_t dst, uint8_t value, size_t count);
+UK_API uk_status uk_memset_d16(uint64_t dst, uint16_t value, size_t count);
+UK_API uk_status uk_memset_d32(uint64_t dst, uint32_t value, size_t count);
+/* The same, ordered on `stream`. */
+UK_API uk_status uk_memset_d8_async(uint64_t dst, uint8_t value, size_t count, void *stream);
+UK_API uk_status uk_memset_d16_async(uint64_t dst, uint16_t value, size_t count, void *stream);
+UK_API uk_status uk_memset_d32_async(uint64_t dst, uint32_t value, size_t count, void *stream);
+
+/* A 2-D copy of `height` rows of `width_bytes` bytes: row r of the source
+ * starts at src + r * src_pitch, of the destination at dst + r * dst_pitch.
+ * Each side is device memory, or host memory when *_host is non-zero (the
+ * address cast to uint64_t); not both host. */
+typedef struct uk_copy_2d {
+  uint64_t src;
+  int src_host;
+  size_t src_pitch;
+  uint64_t dst;
+  int dst_host;
+  size_t dst_pitch;
+  size_t width_bytes;
+  size_t height;
+} uk_copy_2d;
+/* Copies as described (synchronous). UK_ERR_INVALID when a pitch is less
+ * than width_bytes; width or height 0 is a no-op. */
+UK_API uk_status uk_memcpy_2d(const uk_copy_2d *c);
+/* The same, ordered on `stream`. */
+UK_API uk_status uk_memcpy_2d_async(const uk_copy_2d *c, void *stream);
+/* Allocates `height` rows of `width_bytes` on `device`, each row starting
+ * at a multiple of *pitch bytes chosen by the driver for coalescing and 2-D
+ * textures; element_bytes (4, 8 or 16) is the access size. Free with
+ * uk_mem_free. */
+UK_API uk_status uk_mem_alloc_pitch(int device, size_t width_bytes, size_t height, unsigned element_bytes,
+                                    uint64_t *dptr, size_t *pitch);
+/* Frees memory from uk_mem_alloc_pitch (synchronous, cuMemFree). 0: no-op. */
+UK_API uk_status uk_mem_free(uint64_t dptr);
+
+/* Free and total memory of `device`, in bytes. */
+UK_API uk_status uk_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes);
+
+/* Pinned host memory flags (bits): UK_HOST_PORTABLE (pinned for every
+ * context), UK_HOST_MAPPED (also addressable from the device:
+ * uk_host_device_pointer), UK_HOST_WRITE_COMBINED (uk_host_alloc only:
+ * fast host writes and device reads, slow host reads). */
+typedef enum uk_host_flag {
+  UK_HOST_PORTABLE = 1,
+  UK_HOST_MAPPED = 2,
+  UK_HOST_WRITE_COMBINED = 4
+} uk_host_flag;
+/* Allocates `bytes` of page-locked host memory (in the current context, or
+ * device 0's when the thread has none). The caller frees it with
+ * uk_host_free. Thread-safe. */
+UK_API uk_status uk_host_alloc(size_t bytes, unsigned flags, void **p);
+/* Frees memory from uk_host_alloc. NULL: no-op. */
+UK_API uk_status uk_host_free(void *p);
+/* Page-locks existing host memory [p, p + bytes) (flags: UK_HOST_PORTABLE,
+ * UK_HOST_MAPPED); the caller keeps owning it and must uk_host_unregister
+ * it before freeing it. */
+UK_API uk_status uk_host_register(void *p, size_t bytes, unsigned flags);
+/* Undoes uk_host_register (p: the same address). */
+UK_API uk_status uk_host_unregister(void *p);
+/* The device address of mapped pinned memory (UK_HOST_MAPPED). */
+UK_API uk_status uk_host_device_pointer(void *p, uint64_t *dptr);
+
+/* Copies the view `src` (device memory; any dtype and strides, also zero
+ * and negative) into C-contiguous device memory, ordered on `stream`:
+ * into *dst when dst->data != 0 (src's dtype and shape, C-contiguous:
+ * UK_ERR_INVALID otherwise), else into memory allocated with the context's
+ * allocator (*dst filled in; free with uk_array_free). A contiguous src is
+ * one device copy; others are gathered by an elementwise kernel that the
+ * context compiles at first use and keeps. Thread-safe. */
+UK_API uk_status uk_array_copy_contiguous(uk_context *ctx, const uk_array *src, uk_array *dst, void *stream);
+/* Copies the view `src` into host memory in C order (uk_array_size(src) *
+ * itemsize bytes; `bytes` is what `host` holds: UK_ERR_INVALID when less),
+ * through a temporary contiguous copy for a strided view; ordered on
+ * `stream` and waits for it. */
+UK_API uk_status uk_array_to_host(uk_context *ctx, const uk_array *src, void *host, size_t bytes, void *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Device attributes and peer access                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Any driver device attribute by name: CUdevice_attribute's enum name with
+ * or without the CU_DEVICE_ATTRIBUTE_ prefix, any case
+ * ("max_shared_memory_per_block_optin", "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE").
+ * UK_ERR_INVALID for an unknown name (checked before the driver is loaded;
+ * the message suggests the closest name) or device. Thread-safe. */
+UK_API uk_status uk_device_attribute(int ordinal, const char *attribute, int *value);
+/* *can = 1 when `device` can access memory of `peer` directly (1 for
+ * device == peer). */
+UK_API uk_status uk_device_can_access_peer(int device, int peer, int *can);
+/* Lets kernels and copies on `device` access memory of `peer` (for the
+ * primary contexts, one direction; enabling it twice is fine).
+ * UK_ERR_INVALID for device == peer. */
+UK_API uk_status uk_device_enable_peer_access(int device, int peer);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA graphs (stream capture)                                              */
 /* ------------------------------------------------------------------------ */
 

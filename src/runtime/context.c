@@ -106,6 +106,7 @@ void uk__context_retain(uk_context *ctx) { atomic_fetch_add_explicit(&ctx->refs,
 
 void uk__context_release(uk_context *ctx) {
   if (!ctx || atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return;
+  uk__contiguous_release(ctx);
   if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
   if (ctx->dcache) uk__dcache_close(ctx->dcache);
   for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);

@@ -21,12 +21,17 @@ struct uk_context {
   uk__dcache *dcache;     /* NULL when the disk cache is disabled */
   int arch_flags;         /* variant of opts.arch from opts.arch_name (arch.h) */
   atomic_ullong compiles, memory_hits, memory_misses;
+  /* The "y = x" kernel of uk_array_copy_contiguous, made at first use; it
+   * holds no reference to the context (see uk__contiguous_release). */
+  _Atomic(struct uk_elementwise *) copy_kernel;
 };
 
 /* Objects made from a context keep it alive: uk_context_destroy drops the
  * caller's reference, and the context goes when the last object does. */
 void uk__context_retain(uk_context *ctx);
 void uk__context_release(uk_context *ctx);
+/* Destroys the context's copy kernel; called by the last release. */
+void uk__contiguous_release(uk_context *ctx);
 
 /* Checks an options struct's arch / arch_name (`what`: "uk_options"):
  * UK_ERR_INVALID for a negative, unparsable or unsupported one; *out the

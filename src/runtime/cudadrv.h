@@ -45,7 +45,11 @@
   X(cuFuncGetName)                                                                \
   X(cuStreamCreateWithPriority) X(cuCtxGetStreamPriorityRange) X(cuStreamQuery)    \
   X(cuStreamWaitEvent) X(cuEventQuery)                                            \
-  X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemAllocFromPoolAsync)
+  X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemAllocFromPoolAsync)                    \
+  X(cuMemGetInfo) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                 \
+  X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD16Async) X(cuMemcpy2D) X(cuMemcpy2DAsync) \
+  X(cuMemAllocPitch) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister)         \
+  X(cuMemHostUnregister) X(cuMemHostGetDevicePointer)
 
 typedef struct uk__cu_api {
 #define UK__CU_MEMBER_(fn) __typeof__(&fn) fn;

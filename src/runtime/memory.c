@@ -1,5 +1,5 @@
-/* Array descriptors, the context's allocator, host<->device copies and the
- * argument constructors. */
+/* Array descriptors, the context's allocator and the argument
+ * constructors (copies: copy.c). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -150,46 +150,6 @@ void uk_array_free(uk_context *ctx, uk_array *a, void *stream) {
   uk__context_free(ctx, a->data, stream);
   uk__device_leave(pushed);
   a->data = 0;
-}
-
-/* Synchronous copies run in the context of the device that owns the device
- * memory, so they are ordered after that device's legacy-stream work. */
-static uk_status copy_enter(uint64_t dptr, int *pushed) {
-  uk_status st = uk__cu_load();
-  if (st != UK_OK) return st;
-  int ordinal = -1;
-  if (uk__cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                   (CUdeviceptr)dptr) == CUDA_SUCCESS &&
-      ordinal >= 0)
-    return uk__device_enter(ordinal, pushed);
-  CUcontext cur = NULL;
-  *pushed = 0;
-  if (uk__cu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur) return UK_OK;
-  return uk__device_enter(0, pushed);
-}
-
-uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes) {
-  uk__error_clear();
-  if (!bytes) return UK_OK;
-  if (!dst || !src) return uk__errorf(UK_ERR_INVALID, "uk_memcpy_htod: NULL pointer");
-  int pushed = 0;
-  uk_status st = copy_enter(dst, &pushed);
-  if (st != UK_OK) return st;
-  st = uk__cu_check(uk__cu.cuMemcpyHtoD((CUdeviceptr)dst, src, bytes), "cuMemcpyHtoD");
-  uk__device_leave(pushed);
-  return st;
-}
-
-uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes) {
-  uk__error_clear();
-  if (!bytes) return UK_OK;
-  if (!dst || !src) return uk__errorf(UK_ERR_INVALID, "uk_memcpy_dtoh: NULL pointer");
-  int pushed = 0;
-  uk_status st = copy_enter(src, &pushed);
-  if (st != UK_OK) return st;
-  st = uk__cu_check(uk__cu.cuMemcpyDtoH(dst, (CUdeviceptr)src, bytes), "cuMemcpyDtoH");
-  uk__device_leave(pushed);
-  return st;
 }
 
 /* ------------------------------------------------------------------------ */

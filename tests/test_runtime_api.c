@@ -153,6 +153,46 @@ static void memory(void) {
   uk_context_destroy(ctx);
 }
 
+static void textures(void) {
+  size_t ext[3] = {8, 4, 2};
+  uk_cuda_array *a = (uk_cuda_array *)1;
+  uint64_t t = 7;
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT64, 1, 2, ext, 0, &a), UK_ERR_TYPE);
+  CHECK_CONTAINS(uk_last_error(), "not float64");
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 3, 2, ext, 0, &a), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "channels is 3");
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 4, ext, 0, &a), UK_ERR_INVALID);
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 2, ext, 8, &a), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "known: UK_CUDA_ARRAY_SURFACE");
+  size_t zero[2] = {8, 0};
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 2, zero, 0, &a), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "extent[1] is 0");
+  CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 2, NULL, 0, &a), UK_ERR_INVALID);
+  CHECK(a == (uk_cuda_array *)1);
+  uk_cuda_array_destroy(NULL);
+  CHECK_STATUS(uk_cuda_array_from_host(NULL, ext), UK_ERR_INVALID);
+  CHECK_STATUS(uk_cuda_array_to_device(NULL, 64), UK_ERR_INVALID);
+  CHECK_STATUS(uk_texture_from_linear(0, UK_FLOAT32, 1, 16, NULL, &t), UK_ERR_INVALID);
+  CHECK_STATUS(uk_texture_from_linear(256, UK_COMPLEX64, 1, 16, NULL, &t), UK_ERR_TYPE);
+  CHECK_STATUS(uk_texture_from_linear(256, UK_FLOAT32, 1, 0, NULL, &t), UK_ERR_INVALID);
+  uk_texture_desc d;
+  memset(&d, 0, sizeof d);
+  d.filter = UK_FILTER_LINEAR;
+  CHECK_STATUS(uk_texture_from_linear(256, UK_INT16, 1, 16, &d, &t), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "needs UK_READ_NORMALIZED_FLOAT");
+  d.address[2] = (uk_address_mode)9;
+  CHECK_STATUS(uk_texture_from_linear(256, UK_FLOAT32, 1, 16, &d, &t), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "address[2] is 9");
+  CHECK_STATUS(uk_texture_from_pitch2d(256, UK_FLOAT32, 1, 16, 4, 32, NULL, &t), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "pitch of 32 bytes is less than a row (64 bytes)");
+  CHECK_STATUS(uk_texture_from_array(NULL, NULL, &t), UK_ERR_INVALID);
+  CHECK_STATUS(uk_texture_destroy(0), UK_OK);
+  CHECK_STATUS(uk_surface_from_array(NULL, &t), UK_ERR_INVALID);
+  CHECK_STATUS(uk_surface_destroy(0), UK_OK);
+  CHECK(t == 7);
+  if (!have_gpu) CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 2, ext, 0, &a), UK_ERR_NO_DEVICE);
+}
+
 static void lazy_entry_points(void) {
   /* A lazy entry point already set is used as is (tests and tools may
    * substitute one); an unknown one is an error naming it. */
@@ -170,6 +210,7 @@ int main(void) {
   have_gpu = uk_device_count(&n) == UK_OK && n > 0;
   streams_and_events();
   memory();
+  textures();
   lazy_entry_points();
   return ut_finish("test_runtime_api");
 }

@@ -945,6 +945,77 @@ UK_API uk_status uk_device_can_access_peer(int device, int peer, int *can);
 UK_API uk_status uk_device_enable_peer_access(int device, int peer);
 
 /* ------------------------------------------------------------------------ */
+/* Textures and surfaces                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A CUDA array: opaque texture memory of 1, 2 or 3 dimensions, laid out by
+ * the driver for 2-D/3-D locality, made and filled by ukern. Texels are
+ * int8/16/32, uint8/16/32, float16 or float32 with 1, 2 or 4 channels. */
+typedef struct uk_cuda_array uk_cuda_array;
+/* Flags of uk_cuda_array_create: UK_CUDA_ARRAY_SURFACE also allows surface
+ * objects (uk_surface_from_array: kernels write it with surf*Dwrite). */
+typedef enum uk_cuda_array_flag { UK_CUDA_ARRAY_SURFACE = 1 } uk_cuda_array_flag;
+/* Creates an array on `device` of extent[0..ndim-1] texels (width, height,
+ * depth; ndim 1..3, none 0). UK_ERR_TYPE for a dtype textures cannot hold;
+ * UK_ERR_INVALID for bad channels, ndim, extent or flags. The caller owns it:
+ * uk_cuda_array_destroy (after the textures and surfaces made from it). */
+UK_API uk_status uk_cuda_array_create(int device, uk_dtype dtype, int channels, int ndim, const size_t *extent,
+                                      unsigned flags, uk_cuda_array **out);
+/* NULL is a no-op. */
+UK_API void uk_cuda_array_destroy(uk_cuda_array *a);
+/* Fills the whole array from packed texels in C order of (depth, height,
+ * width, channel), host memory; synchronous. */
+UK_API uk_status uk_cuda_array_from_host(uk_cuda_array *a, const void *host);
+/* The whole array into packed host memory (same order); synchronous. */
+UK_API uk_status uk_cuda_array_to_host(uk_cuda_array *a, void *host);
+/* The same from and to packed device memory. */
+UK_API uk_status uk_cuda_array_from_device(uk_cuda_array *a, uint64_t src);
+UK_API uk_status uk_cuda_array_to_device(uk_cuda_array *a, uint64_t dst);
+
+/* How a texture answers coordinates outside it (per axis). Wrap and mirror
+ * need normalised coordinates. */
+typedef enum uk_address_mode {
+  UK_ADDRESS_CLAMP = 0, UK_ADDRESS_WRAP, UK_ADDRESS_MIRROR, UK_ADDRESS_BORDER
+} uk_address_mode;
+/* Point: the nearest texel; linear: (bi/tri)linear interpolation of the
+ * neighbours, with weights in 9-bit fixed point (8 fraction bits). */
+typedef enum uk_filter_mode { UK_FILTER_POINT = 0, UK_FILTER_LINEAR } uk_filter_mode;
+/* Element type: texels read as stored; normalised float: 8- and 16-bit
+ * integer texels read as floats in [0, 1] (unsigned) or [-1, 1] (signed). */
+typedef enum uk_read_mode { UK_READ_ELEMENT_TYPE = 0, UK_READ_NORMALIZED_FLOAT } uk_read_mode;
+/* Sampling settings; all zero (or a NULL pointer) = clamp, point, element
+ * type, unnormalised coordinates. Linear filtering of integer texels needs
+ * UK_READ_NORMALIZED_FLOAT. */
+typedef struct uk_texture_desc {
+  uk_address_mode address[3]; /* x, y, z */
+  uk_filter_mode filter;
+  uk_read_mode read;
+  int normalized_coords;      /* non-zero: coordinates in [0, 1) span the texture */
+  float border_color[4];      /* for UK_ADDRESS_BORDER */
+} uk_texture_desc;
+
+/* A texture object over `width` texels of linear device memory (tex1Dfetch
+ * only; dptr aligned as the device's texture_alignment attribute says).
+ * *tex is passed to kernels with uk_arg_texture (ElementwiseKernel) or as a
+ * cudaTextureObject_t parameter; the caller destroys it with
+ * uk_texture_destroy before freeing the memory. Thread-safe. */
+UK_API uk_status uk_texture_from_linear(uint64_t dptr, uk_dtype dtype, int channels, size_t width,
+                                        const uk_texture_desc *desc, uint64_t *tex);
+/* A 2-D texture over pitched device memory (rows `pitch` bytes apart, e.g.
+ * from uk_mem_alloc_pitch). */
+UK_API uk_status uk_texture_from_pitch2d(uint64_t dptr, uk_dtype dtype, int channels, size_t width, size_t height,
+                                         size_t pitch, const uk_texture_desc *desc, uint64_t *tex);
+/* A 1-, 2- or 3-D texture over a CUDA array. */
+UK_API uk_status uk_texture_from_array(uk_cuda_array *a, const uk_texture_desc *desc, uint64_t *tex);
+/* Destroys a texture object. 0: no-op. */
+UK_API uk_status uk_texture_destroy(uint64_t tex);
+/* A surface object over an array made with UK_CUDA_ARRAY_SURFACE (a
+ * cudaSurfaceObject_t parameter of a kernel). */
+UK_API uk_status uk_surface_from_array(uk_cuda_array *a, uint64_t *surf);
+/* Destroys a surface object. 0: no-op. */
+UK_API uk_status uk_surface_destroy(uint64_t surf);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA graphs (stream capture)                                              */
 /* ------------------------------------------------------------------------ */
 

@@ -12,7 +12,7 @@
 #include "base/error.h"
 #include "runtime/device.h"
 
-static uk_status copy_enter(uint64_t dptr, int *pushed) {
+uk_status uk__pointer_enter(uint64_t dptr, int *pushed) {
   uk_status st = uk__cu_load();
   if (st != UK_OK) return st;
   int ordinal = -1;
@@ -29,7 +29,7 @@ static uk_status copy_enter(uint64_t dptr, int *pushed) {
 static uk_status enter(int async, void *stream, uint64_t dptr, int *pushed) {
   int device;
   if (async && stream) return uk__launch_enter(NULL, stream, &device, pushed);
-  return copy_enter(dptr, pushed);
+  return uk__pointer_enter(dptr, pushed);
 }
 
 typedef enum dir { HTOD, DTOH, DTOD } dir;
@@ -221,7 +221,7 @@ uk_status uk_mem_free(uint64_t dptr) {
   uk__error_clear();
   if (!dptr) return UK_OK;
   int pushed = 0;
-  uk_status st = copy_enter(dptr, &pushed);
+  uk_status st = uk__pointer_enter(dptr, &pushed);
   if (st != UK_OK) return st;
   st = uk__cu_check(uk__cu.cuMemFree((CUdeviceptr)dptr), "cuMemFree");
   uk__device_leave(pushed);

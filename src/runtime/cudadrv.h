@@ -49,7 +49,8 @@
   X(cuMemGetInfo) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)                 \
   X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD16Async) X(cuMemcpy2D) X(cuMemcpy2DAsync) \
   X(cuMemAllocPitch) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister)         \
-  X(cuMemHostUnregister) X(cuMemHostGetDevicePointer)
+  X(cuMemHostUnregister) X(cuMemHostGetDevicePointer) X(cuArray3DCreate)            \
+  X(cuArrayDestroy) X(cuMemcpy3D) X(cuSurfObjectCreate) X(cuSurfObjectDestroy)
 
 typedef struct uk__cu_api {
 #define UK__CU_MEMBER_(fn) __typeof__(&fn) fn;

@@ -14,6 +14,10 @@
 uk_status uk__device_enter(int device, int *pushed);
 void uk__device_leave(int pushed);
 
+/* Makes current the primary context of the device owning device memory
+ * `dptr` (else keeps the current context, else device 0's). */
+uk_status uk__pointer_enter(uint64_t dptr, int *pushed);
+
 /* The device a launch on `stream` runs on, with its primary context made
  * current like uk__device_enter: the stream's device; for a NULL stream the
  * current context's device, else ctx's default device, whose primary

@@ -193,6 +193,23 @@ static void textures(void) {
   if (!have_gpu) CHECK_STATUS(uk_cuda_array_create(0, UK_FLOAT32, 1, 2, ext, 0, &a), UK_ERR_NO_DEVICE);
 }
 
+static void kernels(void) {
+  uk_function *f = (uk_function *)1;
+  CHECK_STATUS(uk_kernel_from_source(NULL, "x", "k", NULL, &f), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "ctx is NULL");
+  uk_context *ctx = NULL;
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  CHECK_STATUS(uk_kernel_from_source(ctx, NULL, "k", NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_kernel_from_source(ctx, "x", NULL, NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_kernel_from_source(ctx, "x", "k", NULL, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "out is NULL");
+  CHECK(f == (uk_function *)1);
+  CHECK(uk_function_name(NULL) == NULL);
+  CHECK(uk_function_module(NULL) == NULL);
+  uk_kernel_destroy(NULL);
+  uk_context_destroy(ctx);
+}
+
 static void lazy_entry_points(void) {
   /* A lazy entry point already set is used as is (tests and tools may
    * substitute one); an unknown one is an error naming it. */
@@ -211,6 +228,7 @@ int main(void) {
   streams_and_events();
   memory();
   textures();
+  kernels();
   lazy_entry_points();
   return ut_finish("test_runtime_api");
 }

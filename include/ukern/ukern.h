@@ -1016,6 +1016,29 @@ UK_API uk_status uk_surface_from_array(uk_cuda_array *a, uint64_t *surf);
 UK_API uk_status uk_surface_destroy(uint64_t surf);
 
 /* ------------------------------------------------------------------------ */
+/* Raw kernels (CuPy RawKernel)                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Compiles `code` (as uk_module_from_source, opts may be NULL) and looks up
+ * kernel `name` (a name or name expression) in one call, like CuPy's
+ * RawKernel(code, name). The function owns its module: the caller releases
+ * both with uk_kernel_destroy. Needs a device for the lookup (without one
+ * UK_ERR_NO_DEVICE after the compile, which fills the caches).
+ * UK_ERR_COMPILE / UK_ERR_NOT_FOUND as the two calls it makes. Thread-safe. */
+UK_API uk_status uk_kernel_from_source(uk_context *ctx, const char *code, const char *name,
+                                       const uk_module_options *opts, uk_function **out);
+/* Destroys a function from uk_kernel_from_source with its module (launches
+ * must have been stream-ordered before). A function that a module owns
+ * (uk_module_function) is left alone; NULL is a no-op. */
+UK_API void uk_kernel_destroy(uk_function *f);
+/* The name the function was asked for by (CuPy RawKernel.name); borrowed,
+ * valid while the function lives. NULL for NULL. */
+UK_API const char *uk_function_name(const uk_function *f);
+/* The module holding the function (its image, log and lowered names);
+ * borrowed. NULL for NULL. */
+UK_API uk_module *uk_function_module(const uk_function *f);
+
+/* ------------------------------------------------------------------------ */
 /* CUDA graphs (stream capture)                                              */
 /* ------------------------------------------------------------------------ */
 

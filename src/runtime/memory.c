@@ -67,6 +67,8 @@ static CUmemoryPool device_pool(void) {
   if (uk__cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_POOL_DEVICES) return NULL;
   CUmemoryPool p = atomic_load_explicit(&pools[dev], memory_order_acquire);
   if (p) return p;
+  /* Pool creation is no stream work: allowed during a capture in any mode. */
+  CUstreamCaptureMode mode = uk__cu_capture_relax();
   pthread_mutex_lock(&pools_lock);
   p = atomic_load_explicit(&pools[dev], memory_order_relaxed);
   if (!p && uk__cu_need(cuMemPoolCreate) == UK_OK && uk__cu_need(cuMemPoolSetAttribute) == UK_OK &&
@@ -84,6 +86,7 @@ static CUmemoryPool device_pool(void) {
   }
   uk__error_clear(); /* no pool is no error: cuMemAllocAsync serves */
   pthread_mutex_unlock(&pools_lock);
+  uk__cu_capture_restore(mode);
   return p;
 }
 

@@ -25,6 +25,7 @@ struct uk_function {
   uk_arglayout layout;
   int attr_set[UK__SETTABLE_ATTRS];
   int attr_value[UK__SETTABLE_ATTRS];
+  int owns_module; /* from uk_kernel_from_source: uk_kernel_destroy frees m */
 };
 
 struct uk_module {

@@ -54,11 +54,18 @@ uk_status uk__call_outputs(const uk__kernel *kd, uk__call *c, const uk_array *ou
       o->dtype = t;
       o->ndim = ndim;
       int64_t stride = (int64_t)uk_dtype_size(t);
+      int empty = 0;
+      for (int d = 0; d < ndim; d++) empty |= shape[d] == 0;
       for (int d = ndim - 1; d >= 0; d--) {
         o->shape[d] = shape[d];
         o->strides[d] = stride;
-        /* In range: the loop's element count times the item size was checked. */
-        stride *= shape[d] > 0 ? shape[d] : 1;
+        /* The output's item size may exceed the inputs': its bytes are checked
+         * here (an empty output addresses nothing, whatever its strides). */
+        if (__builtin_mul_overflow(stride, shape[d] > 0 ? shape[d] : 1, &stride) && !empty) {
+          char a[200];
+          return uk__errorf(UK_ERR_SHAPE, "%s: output '%s' of shape %s and dtype %s would exceed 2^63 bytes",
+                            kd->name, prm->name, uk__shape_str(ndim, shape, a, sizeof a), uk_dtype_name(t));
+        }
       }
       c->arr[nin + j] = o;
       continue;

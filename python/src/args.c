@@ -13,6 +13,7 @@
 #include "pyukern.h"
 #include "ukern/dlpack.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* Interned names looked up on every call. */
@@ -345,6 +346,30 @@ static int dlpack_device(PyObject *o, int *type, int *id) {
   return 0;
 }
 
+/* Device id of a CAI array. __dlpack_device__ costs CuPy a
+ * cudaPointerGetAttributes per argument per call; CuPy's data.device_id and
+ * torch's get_device() are the same id, read from the object. */
+static int cai_device(PyObject *o, int *id) {
+  pyk_kind k = producer_of(Py_TYPE(o))->kind;
+  PyObject *v = NULL;
+  if (k == PYK_CUPY) {
+    PyObject *mem = PyObject_GetAttr(o, str_data);
+    v = mem ? PyObject_GetAttrString(mem, "device_id") : NULL;
+    Py_XDECREF(mem);
+  } else if (k == PYK_TORCH) {
+    v = PyObject_CallMethod(o, "get_device", NULL);
+  }
+  long d = v && PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+  Py_XDECREF(v);
+  if (d >= 0 && d <= INT_MAX) {
+    *id = (int)d;
+    return 0;
+  }
+  PyErr_Clear();
+  int type = 0;
+  return dlpack_device(o, &type, id);
+}
+
 static int from_dlpack_obj(pyk_call *c, PyObject *o, uk_array *a) {
   if (c->nkeep >= PYK_MAX_ARGS) {
     PyErr_SetString(PyExc_ValueError, "too many DLPack arguments");
@@ -417,7 +442,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     void *s = NULL;
     int rc = from_interface(cai, a, &s);
     Py_DECREF(cai);
-    if (rc < 0 || dlpack_device(o, &devtype, &devid) < 0) return -1;
+    if (rc < 0 || cai_device(o, &devid) < 0) return -1;
     if (rc == 1) {
       if (!c->have_stream) c->stream = s, c->have_stream = 1;
       int seen = 0;

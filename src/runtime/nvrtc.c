@@ -1,5 +1,5 @@
-/* NVRTC: compiling one program, finding the toolkit headers, and the cache
- * key of a compile request. NVRTC is linked (CUDA::nvrtc), not dlopened. */
+/* NVRTC: compiling one program and finding the toolkit headers (the cache
+ * key is compile_key.c's). NVRTC is linked (CUDA::nvrtc), not dlopened. */
 #include <limits.h>
 #include <nvrtc.h>
 #include <pthread.h>

@@ -3,7 +3,9 @@
  * request that differs in any part has another key; a hash collision in the
  * memory cache is never a hit, neither in the cache alone nor through the
  * compile path with a forced collision (uk__compile_hash_hook). The last
- * part compiles with NVRTC for sm_90 (no GPU). */
+ * part compiles with NVRTC for sm_90 (no GPU), as does the check of
+ * uk_elementwise_compile_info / uk_reduction_compile_info (the compile
+ * statistics the ukern tool reports). */
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "runtime/context.h"
@@ -140,9 +142,87 @@ static void forced_collision(void) {
   uk_context_destroy(ctx);
 }
 
+static void compile_info(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  uk_context *ctx = NULL;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  if (!ctx) return;
+  static const char *const verbose[] = {"-Xptxas=-v"};
+  uk_elementwise_options eo;
+  memset(&eo, 0, sizeof eo);
+  eo.options = verbose;
+  eo.num_options = 1;
+  uk_elementwise *k = NULL;
+  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = x * y + 1", "fma1", &eo, &k));
+  if (!k) return;
+  int64_t n = 1000;
+  uk_array x;
+  memset(&x, 0, sizeof x);
+  x.data = 0x10000;
+  x.dtype = UK_FLOAT32;
+  x.ndim = 1;
+  x.shape[0] = n;
+  x.strides[0] = 4;
+  uk_array y = x, z;
+  y.data = 0x20000;
+  memset(&z, 0, sizeof z);
+  uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+  uk_compile_info info;
+  memset(&info, 0xAB, sizeof info);
+  CHECK_OK(uk_elementwise_compile_info(k, in, 2, &z, 1, NULL, &info));
+  CHECK(info.arch == 90 && info.is_ptx == 0 && info.image_bytes > 100 && info.image_bytes < (1u << 24));
+  CHECK(info.ms >= 0 && info.ms < 600000);
+  CHECK(info.log != NULL);
+  if (info.log) CHECK_CONTAINS(info.log, "registers"); /* ptxas -v through the kernel's options */
+  uk_free(info.log);
+  uk_compile_info again;
+  CHECK_OK(uk_elementwise_compile_info(k, in, 2, &z, 1, NULL, &again)); /* the memory cache answers */
+  CHECK(again.image_bytes == info.image_bytes && again.log && strstr(again.log, "registers"));
+  uk_free(again.log);
+  uk_cache_stats s;
+  CHECK_OK(uk_context_cache_stats(ctx, &s));
+  CHECK(s.compiles == 1);
+  x.shape[0] = 0; /* nothing to compute: nothing compiled, info zeroed */
+  y.shape[0] = 0;
+  memset(&info, 0xAB, sizeof info);
+  CHECK_OK(uk_elementwise_compile_info(k, in, 2, &z, 1, NULL, &info));
+  CHECK(info.log == NULL && info.image_bytes == 0 && info.arch == 0);
+  CHECK_STATUS(uk_elementwise_compile_info(k, in, 2, &z, 1, NULL, NULL), UK_ERR_INVALID);
+  CHECK_STATUS(uk_elementwise_compile_info(NULL, in, 2, &z, 1, NULL, &info), UK_ERR_INVALID);
+  uk_elementwise_destroy(k);
+
+  uk_reduction_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.in_params = "T x";
+  spec.out_params = "T y";
+  spec.map_expr = "x";
+  spec.reduce_expr = "a + b";
+  spec.post_map_expr = "y = a";
+  spec.identity = "0";
+  spec.name = "sum1";
+  uk_reduction *r = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &spec, &r));
+  if (r) {
+    x.shape[0] = n;
+    uk_arg rin[1] = {uk_arg_array(&x)};
+    uk_array yy;
+    memset(&yy, 0, sizeof yy);
+    CHECK_OK(uk_reduction_compile_info(r, rin, 1, &yy, 1, NULL, &info));
+    CHECK(info.arch == 90 && info.image_bytes > 100 && info.log != NULL);
+    uk_free(info.log);
+    CHECK_STATUS(uk_reduction_compile_info(r, rin, 1, &yy, 1, NULL, NULL), UK_ERR_INVALID);
+    uk_reduction_destroy(r);
+  }
+  uk_context_destroy(ctx);
+}
+
 int main(void) {
   mcache_collision();
   one_description();
   forced_collision();
+  compile_info();
   return ut_finish("test_key_check");
 }

@@ -547,6 +547,25 @@ UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, 
  * nothing is launched or allocated. *source is the caller's (uk_free). */
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                        int nout, const uk_launch *launch, char **source);
+/* What compiling a call gave (uk_elementwise_compile_info,
+ * uk_reduction_compile_info): the compile statistics tools report. */
+typedef struct uk_compile_info {
+  int arch;           /* the architecture compiled for (sm_XY as XY) */
+  int is_ptx;         /* 1: PTX (the driver JIT-compiles it at load); 0: cubin */
+  size_t image_bytes; /* size of the cubin or PTX */
+  double ms;          /* wall time of this call's lookup or compile */
+  char *log;          /* NVRTC's log of the compile ("" when empty), with ptxas
+                         statistics when the kernel's options ask for them
+                         (-Xptxas=-v); the caller frees it with uk_free */
+} uk_compile_info;
+
+/* As uk_elementwise_precompile (through the memory and disk caches; no GPU
+ * needed with uk_options.arch set), and describes what the compile gave.
+ * A call with nothing to compute compiles nothing: *info is then zeroed
+ * (log NULL). On failure *info is untouched. Statuses as
+ * uk_elementwise_precompile; UK_ERR_INVALID for NULL k or info. */
+UK_API uk_status uk_elementwise_compile_info(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
+                                             int nout, const uk_launch *launch, uk_compile_info *info);
 /* The NVRTC options a call with these arguments compiles its source with:
  * the kernel's own (uk_elementwise_options.options), then those ukern adds
  * for this specialisation (e.g. -minimal). The context's options and the
@@ -612,6 +631,9 @@ UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int 
 /* The CUDA source a call would compile (nothing launched); caller frees. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                      const uk_reduce_launch *launch, char **source);
+/* As uk_elementwise_compile_info, for a reduction call. */
+UK_API uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                           const uk_reduce_launch *launch, uk_compile_info *info);
 /* As uk_elementwise_nvrtc_options, for a reduction call (the kernel's own
  * options; reductions add none today). Caller frees *options (uk_free). */
 UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,

@@ -201,3 +201,12 @@ uk_status uk__emit_expand(const char *tpl, const char *const *names, const uk_st
   for (int j = 0; j < nextra; j++) vars[nblocks + j] = extra[j];
   return uk__tpl_expand_embedded(tpl, vars, nblocks + nextra, src);
 }
+
+uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_strbuf *blocks, int nblocks,
+                          uk_plan *pl, uk_plan *plan) {
+  if (st == UK_OK) st = uk__srcmap_finish(src, program);
+  for (int j = 0; j < nblocks; j++) uk__sb_release(&blocks[j]);
+  if (st == UK_OK) *plan = *pl;
+  else uk__plan_free(pl);
+  return st;
+}

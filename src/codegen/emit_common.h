@@ -112,6 +112,11 @@ void uk__emit_typedefs(uk_strbuf *sb, const uk_paramlist *in, const uk_paramlist
  * when a block ran out of memory. At most 48 variables in all. */
 uk_status uk__emit_expand(const char *tpl, const char *const *names, const uk_strbuf *blocks, int nblocks,
                           const uk_tpl_var *extra, int nextra, uk_strbuf *src);
+/* The end of an emitter: on success (st) the source map is finished
+ * (codegen/srcmap.h, `program` names it) and *plan gets pl, else pl is
+ * freed; the blocks are released either way. Returns the status. */
+uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_strbuf *blocks, int nblocks,
+                          uk_plan *pl, uk_plan *plan);
 
 /* The user's preamble as written (trimmed), newline-terminated, under a
  * #line "preamble" directive (codegen/srcmap.h); nothing when empty. */

@@ -404,10 +404,6 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
                               {"sindex", key->index64 ? "long long" : "int"},
                               {"vec", vec}};
   st = uk__emit_expand(uk__ew_template(key), names, b, NB, extra, 4, src);
-  if (st == UK_OK) st = uk__srcmap_finish(src, k->name);
 out:
-  for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
-  if (st == UK_OK) *plan = pl;
-  else uk__plan_free(&pl);
-  return st;
+  return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

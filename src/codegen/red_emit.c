@@ -323,10 +323,6 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               {"suffix", uk__red_kernel_suffix(first_kernel[g])},
                               {"strategy", strategy[g]}};
   st = uk__emit_expand("reduction.cu", names, b, NB, extra, 8, src);
-  if (st == UK_OK) st = uk__srcmap_finish(src, k->name);
 out:
-  for (int j = 0; j < NB; j++) uk__sb_release(&b[j]);
-  if (st == UK_OK) *plan = pl;
-  else uk__plan_free(&pl);
-  return st;
+  return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

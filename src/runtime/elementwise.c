@@ -272,6 +272,13 @@ out:
   return uk__frame_leave(&f, &pr.c, st, out, nout);
 }
 
+/* Precompile, with what the compile gave. */
+uk_status uk_elementwise_compile_info(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                      const uk_launch *launch, uk_compile_info *info) {
+  return uk__kernel_offline("uk_elementwise_compile_info", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_INFO, info);
+}
+
 /* The compile a call would make, into the caches, without running it. */
 uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                     const uk_launch *launch) {

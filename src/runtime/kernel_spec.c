@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "runtime/device.h"
@@ -216,12 +217,24 @@ static uk_status options_copy(const char **opts, int n, char ***out) {
   return UK_OK;
 }
 
+static uk_status compile_info(const uk__binary *bin, struct timespec t0, struct timespec t1, uk_compile_info *info) {
+  char *log = strdup(bin->log ? bin->log : "");
+  if (!log) return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  info->arch = bin->arch;
+  info->is_ptx = bin->is_ptx;
+  info->image_bytes = bin->image_size;
+  info->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  info->log = log;
+  return UK_OK;
+}
+
 uk_status uk__kernel_offline(const char *fn, uk__kernel *kd, const uk_arg *in, int nin, uk_array *out, int nout,
                              const void *launch, uk__offline what, void *result) {
   uk__error_clear();
   if (!kd) return uk__errorf(UK_ERR_INVALID, "%s: k is NULL", fn);
-  if (what != UK__OFFLINE_PRECOMPILE && !result) return uk__errorf(UK_ERR_INVALID, "%s: %s is NULL", fn,
-                                                                    what == UK__OFFLINE_SOURCE ? "source" : "options");
+  static const char *const result_name[] = {"", "source", "options", "info"};
+  if (what != UK__OFFLINE_PRECOMPILE && !result)
+    return uk__errorf(UK_ERR_INVALID, "%s: %s is NULL", fn, result_name[what]);
   uk__call *c = malloc(kd->kind->prep_size); /* the kind's prep, which starts with a uk__call */
   if (!c) return uk__errorf(UK_ERR_NOMEM, "out of memory");
   uk_plan plan = {0, NULL, 0};
@@ -237,9 +250,15 @@ uk_status uk__kernel_offline(const char *fn, uk__kernel *kd, const uk_arg *in, i
     int n = 0;
     if ((st = key_options(kd, c->key, &opts, &n)) == UK_OK) st = options_copy(opts, n, result);
     free(opts);
-  } else if (!c->empty) { /* nothing to compute compiles nothing */
+  } else if (c->empty) { /* nothing to compute compiles nothing */
+    if (what == UK__OFFLINE_INFO) memset(result, 0, sizeof(uk_compile_info));
+  } else {
     uk__binary *bin = NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     st = compile_key(kd, c->key, c->device >= 0 ? c->device : kd->ctx->opts.device, &plan, &bin);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st == UK_OK && what == UK__OFFLINE_INFO) st = compile_info(bin, t0, t1, result);
     uk__binary_release(bin);
   }
 out:

@@ -104,7 +104,8 @@ typedef enum uk__offline {
                              context's default device when no array is given) */
   UK__OFFLINE_SOURCE,     /* result: char **, the source (caller's, uk_free) */
   UK__OFFLINE_OPTIONS     /* result: char ***, the NVRTC options, NULL-terminated,
-                             one allocation (caller's, uk_free) */
+                             one allocation (caller's, uk_free) */,
+  UK__OFFLINE_INFO        /* as PRECOMPILE; result: uk_compile_info * */
 } uk__offline;
 
 /* A call without running it (the public _precompile, _source and

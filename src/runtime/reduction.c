@@ -186,6 +186,13 @@ uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout) 
   return uk__kernel_param_counts("uk_reduction_param_counts", (const uk__kernel *)k, nin, nout);
 }
 
+/* Precompile, with what the compile gave. */
+uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
+                                    const uk_reduce_launch *launch, uk_compile_info *info) {
+  return uk__kernel_offline("uk_reduction_compile_info", (uk__kernel *)k, in, nin, out, nout, launch,
+                            UK__OFFLINE_INFO, info);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Preparing a call (no device work)                                         */
 /* ------------------------------------------------------------------------ */

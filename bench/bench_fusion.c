@@ -196,7 +196,7 @@ static void row(const char *name, const char *inputs, uk_array *in, int nin, con
 /* Softmax rows: the time against two reads + one write at the copy rate. */
 static void softmax_row(uk_array *x) {
   prog p, q;
-  const char *fused = "x|y|m = max(x, axis=1, keepdims=True); e = exp(x - m); y = e / sum(e, axis=1, keepdims=True)";
+  const char *fused = "x|y|m = max(x, axis=1, keepdims=True)\ne = exp(x - m)\ny = e / sum(e, axis=1, keepdims=True)";
   prog_init(&p, "x", x, fused);
   double ms = time_ms(&p);
   double ideal = 3.0 * (double)uk_array_size(x) * 4 / (copy_gbs * 1e6);

@@ -88,6 +88,9 @@ int main(int argc, char **argv) {
   uk_context *ctx;
   bu_check(uk_context_create(NULL, &ctx), "context");
   bu_check(uk_device_set_current(0), "set device");
+  /* The raw side calls the driver table directly: resolve the lazy entry
+   * points it uses (ukern resolves them in its own first call). */
+  bu_check(uk__cu_need(cuEventQuery), "cuEventQuery");
   uk_module *m;
   bu_check(uk_module_from_source(ctx, source, NULL, &m), "compile");
   bu_check(uk_module_function(m, "tiny", &fn), "function");

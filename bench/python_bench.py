@@ -68,7 +68,7 @@ def host_costs():
     pairs = [(name, getattr(ukern, cls)(*args), getattr(cp, cls)(*args), call) for name, cls, args, call in cases]
     if hasattr(ukern, "fuse"):
         pairs.append(("fuse a*x+y f32, 1 element", ukern.fuse(lambda a, x, y: a * x + y),
-                      cp.fuse(lambda a, x, y: a * x + y), lambda k: k(cp.float32(2), x, y)))
+                      cp.fuse(kernel_name="saxpy")(lambda a, x, y: a * x + y), lambda k: k(cp.float32(2), x, y)))
     for name, ku, kc, call in pairs:
         u, c = host_us(lambda: call(ku)), host_us(lambda: call(kc))
         rows.append({"table": "host", "case": name, "ukern_us": round(u, 2), "cupy_us": round(c, 2),
@@ -108,11 +108,11 @@ def kernel_times():
     del Y
     if hasattr(ukern, "fuse"):
         x, y = rand((N,), cp.float32), rand((N,), cp.float32, 2)
-        fu, fc = ukern.fuse(lambda a, x, y: a * x + y), cp.fuse(lambda a, x, y: a * x + y)
+        fu, fc = ukern.fuse(lambda a, x, y: a * x + y), cp.fuse(kernel_name="saxpy")(lambda a, x, y: a * x + y)
         check(fu(cp.float32(2), x, y), fc(cp.float32(2), x, y), 1e-6)
         add(f"fuse a*x+y f32 {N}", lambda: fu(cp.float32(2), x, y), lambda: fc(cp.float32(2), x, y), 3 * x.nbytes)
         du = ukern.fuse(lambda x, y: np.sum((x - y) * (x - y), axis=-1))
-        dc = cp.fuse(lambda x, y: cp.sum((x - y) * (x - y), axis=-1))
+        dc = cp.fuse(kernel_name="dist")(lambda x, y: cp.sum((x - y) * (x - y), axis=-1))
         X, Y = x.reshape(S, -1), y.reshape(S, -1)
         check(du(X, Y), dc(X, Y), 1e-3)
         add(f"fuse sum((x-y)^2, axis=-1) {X.shape} f32", lambda: du(X, Y), lambda: dc(X, Y), 2 * X.nbytes)

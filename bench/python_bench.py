@@ -113,10 +113,10 @@ def kernel_times():
         add(f"fuse a*x+y f32 {N}", lambda: fu(cp.float32(2), x, y), lambda: fc(cp.float32(2), x, y), 3 * x.nbytes)
         du = ukern.fuse(lambda x, y: np.sum((x - y) * (x - y), axis=-1))
         dc = cp.fuse(kernel_name="dist")(lambda x, y: cp.sum((x - y) * (x - y), axis=-1))
-        X, Y = x.reshape(S, -1), y.reshape(S, -1)
-        check(du(X, Y), dc(X, Y), 1e-3)
-        add(f"fuse sum((x-y)^2, axis=-1) {X.shape} f32", lambda: du(X, Y), lambda: dc(X, Y), 2 * X.nbytes)
-        del x, y, X, Y
+        Xf, Yf = x.reshape(S, -1), y.reshape(S, -1)
+        check(du(Xf, Yf), dc(Xf, Yf), 1e-3)
+        add(f"fuse sum((x-y)^2, axis=-1) {Xf.shape} f32", lambda: du(Xf, Yf), lambda: dc(Xf, Yf), 2 * Xf.nbytes)
+        del x, y, Xf, Yf
     red_case(f"sum full f32 {N}", rand((N,), cp.float32), None)
     red_case(f"sum axis=1 {S}^2 f32", X, 1)
     red_case(f"sum axis=0 {S}^2 f32", X, 0)

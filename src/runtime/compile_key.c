@@ -66,20 +66,29 @@ static void make_prefix(void) {
   uk__hasher_update(&prefix_hash, prefix, prefix_len);
 }
 
-static void emitf(sink_fn sink, void *arg, const char *fmt, ...) UK__PRINTF(3, 4);
-static void emitf(sink_fn sink, void *arg, const char *fmt, ...) {
-  char buf[64];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  sink(arg, buf, n > 0 ? (size_t)n : 0);
+/* Decimal digits of v at p (no NUL); returns their count. The key is walked
+ * on every memory-cache hit, where snprintf was most of the cost. */
+static size_t put_dec(char *p, long long v) {
+  char tmp[24];
+  size_t n = 0, k = 0;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  do tmp[n++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  if (v < 0) p[k++] = '-';
+  while (n) p[k++] = tmp[--n];
+  return k;
 }
 
 /* A length-prefixed string part: "<tag> <len> <bytes>\n". */
 static void part(sink_fn sink, void *arg, const char *tag, const char *s) {
-  size_t n = strlen(s);
-  emitf(sink, arg, "%s %zu ", tag, n);
+  size_t n = strlen(s), t = strlen(tag);
+  char buf[64];
+  if (t > sizeof buf - 24) t = sizeof buf - 24; /* tags are short literals */
+  memcpy(buf, tag, t);
+  buf[t++] = ' ';
+  t += put_dec(buf + t, (long long)n);
+  buf[t++] = ' ';
+  sink(arg, buf, t);
   sink(arg, s, n);
   sink(arg, "\n", 1);
 }
@@ -87,7 +96,13 @@ static void part(sink_fn sink, void *arg, const char *tag, const char *s) {
 /* The request's own parts, after the shared prefix. */
 static void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
   const uk__compile_req *req = k->req;
-  emitf(sink, arg, "arch %d %d\n", req->arch, req->arch_flags);
+  char buf[64] = "arch ";
+  size_t n = 5;
+  n += put_dec(buf + n, req->arch);
+  buf[n++] = ' ';
+  n += put_dec(buf + n, req->arch_flags);
+  buf[n++] = '\n';
+  sink(arg, buf, n);
   for (int j = 0; j < req->num_options; j++) part(sink, arg, "option", req->options[j]);
   for (int j = 0; j < req->num_name_expressions; j++) part(sink, arg, "name", req->name_expressions[j]);
   part(sink, arg, "source", req->source);

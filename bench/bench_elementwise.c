@@ -130,6 +130,18 @@ static void poison(uk_array *z) {
   uk__cu.cuMemsetD8Async((CUdeviceptr)z->data, 0xff, (size_t)uk_array_size(z) * uk_dtype_size(z->dtype), stream);
 }
 
+typedef struct ew_call_args {
+  uk_elementwise *k;
+  uk_arg *in;
+  uk_array *out;
+  uk_launch *l;
+} ew_call_args;
+
+static void ew_call(void *p) {
+  ew_call_args *a = p;
+  uk_elementwise_call(a->k, a->in, 2, a->out, 1, a->l);
+}
+
 int main(int argc, char **argv) {
   const char *json = argc > 1 ? argv[1] : NULL;
   int ndev;
@@ -226,23 +238,9 @@ int main(int argc, char **argv) {
     uk__cu.cuModuleGetFunction(&raw_fn, raw_mod, "tiny");
     long long nn = 1;
     void *raw_args[] = {&a.data, &b.data, &c.data, &nn};
-    enum { BATCH = 200, BATCHES = 40 };
-    double raw[BATCHES], uk[BATCHES];
-    for (int bt = -3; bt < BATCHES; bt++) {
-      double t0 = bu_now_us();
-      for (int k2 = 0; k2 < BATCH; k2++) uk__cu.cuLaunchKernel(raw_fn, 1, 1, 1, 32, 1, 1, 0, stream, raw_args, NULL);
-      double t1 = bu_now_us();
-      uk__cu.cuStreamSynchronize(stream);
-      double t2 = bu_now_us();
-      for (int k2 = 0; k2 < BATCH; k2++) uk_elementwise_call(sq, i1, 2, &c, 1, &l);
-      double t3 = bu_now_us();
-      uk__cu.cuStreamSynchronize(stream);
-      if (bt >= 0) {
-        raw[bt] = (t1 - t0) / BATCH;
-        uk[bt] = (t3 - t2) / BATCH;
-      }
-    }
-    double r = bu_median(raw, BATCHES), u = bu_median(uk, BATCHES);
+    ew_call_args ea = {sq, i1, &c, &l};
+    double r, u;
+    bu_host_cost(ew_call, &ea, raw_fn, raw_args, stream, &u, &r);
     bu_row("elementwise host cost per call, 1 element (us)", u, r, "us", "raw cuLaunchKernel", "<= raw + 0.7 us",
            u <= r + 0.7);
     uk__cu.cuModuleUnload(raw_mod);

@@ -211,6 +211,18 @@ static void softmax_row(uk_array *x) {
   prog_free(&q, 1);
 }
 
+typedef struct fusion_call_args {
+  uk_fusion *f;
+  uk_arg *in;
+  uk_array *out;
+  uk_launch *l;
+} fusion_call_args;
+
+static void fusion_call(void *p) {
+  fusion_call_args *a = p;
+  uk_fusion_call(a->f, a->in, 2, a->out, 1, a->l);
+}
+
 static void host_cost(void) {
   const int64_t one = 1;
   uk_array a = alloc(UK_FLOAT32, 1, &one), b = alloc(UK_FLOAT32, 1, &one), c = alloc(UK_FLOAT32, 1, &one);
@@ -232,23 +244,9 @@ static void host_cost(void) {
   uk__cu.cuModuleGetFunction(&raw_fn, raw_mod, "tiny");
   long long nn = 1;
   void *raw_args[] = {&a.data, &b.data, &c.data, &nn};
-  enum { BATCH = 200, BATCHES = 40 };
-  double raw[BATCHES], uk[BATCHES];
-  for (int bt = -3; bt < BATCHES; bt++) {
-    double t0 = bu_now_us();
-    for (int k = 0; k < BATCH; k++) uk__cu.cuLaunchKernel(raw_fn, 1, 1, 1, 32, 1, 1, 0, stream, raw_args, NULL);
-    double t1 = bu_now_us();
-    uk__cu.cuStreamSynchronize(stream);
-    double t2 = bu_now_us();
-    for (int k = 0; k < BATCH; k++) uk_fusion_call(f, i1, 2, &c, 1, &l);
-    double t3 = bu_now_us();
-    uk__cu.cuStreamSynchronize(stream);
-    if (bt >= 0) {
-      raw[bt] = (t1 - t0) / BATCH;
-      uk[bt] = (t3 - t2) / BATCH;
-    }
-  }
-  double r = bu_median(raw, BATCHES), u = bu_median(uk, BATCHES);
+  fusion_call_args fa = {f, i1, &c, &l};
+  double r, u;
+  bu_host_cost(fusion_call, &fa, raw_fn, raw_args, stream, &u, &r);
   bu_row("fusion host cost per call, 1 element, given output (us)", u, r, "us", "raw cuLaunchKernel",
          "<= raw + 1 us", u <= r + 1.0);
   uk__cu.cuModuleUnload(raw_mod);

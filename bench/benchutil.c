@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runtime/cudadrv.h"
+
 typedef struct {
   char name[96], unit[16], ref_name[48], target[48];
   double ukern, reference;
@@ -76,4 +78,27 @@ void bu_check(uk_status s, const char *what) {
   if (s == UK_OK) return;
   fprintf(stderr, "bench: %s: %s: %s\n%s\n", what, uk_status_name(s), uk_last_error(), uk_last_error_log());
   exit(1);
+}
+
+void bu_host_cost(void (*uk_call)(void *), void *arg, void *raw_fn, void **raw_args, void *stream,
+                  double *uk_us, double *raw_us) {
+  enum { BATCH = 200, BATCHES = 40 };
+  double raw[BATCHES], uk[BATCHES];
+  for (int bt = -3; bt < BATCHES; bt++) {
+    double t0 = bu_now_us();
+    for (int k = 0; k < BATCH; k++)
+      uk__cu.cuLaunchKernel((CUfunction)raw_fn, 1, 1, 1, 32, 1, 1, 0, (CUstream)stream, raw_args, NULL);
+    double t1 = bu_now_us();
+    uk__cu.cuStreamSynchronize((CUstream)stream);
+    double t2 = bu_now_us();
+    for (int k = 0; k < BATCH; k++) uk_call(arg);
+    double t3 = bu_now_us();
+    uk__cu.cuStreamSynchronize((CUstream)stream);
+    if (bt >= 0) {
+      raw[bt] = (t1 - t0) / BATCH;
+      uk[bt] = (t3 - t2) / BATCH;
+    }
+  }
+  *raw_us = bu_median(raw, BATCHES);
+  *uk_us = bu_median(uk, BATCHES);
 }

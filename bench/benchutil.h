@@ -10,6 +10,13 @@
 double bu_now_us(void);                      /* monotonic host clock */
 double bu_median(double *v, int n);          /* sorts v */
 
+/* Host cost per call of ukern's launch `uk_call(arg)` against a raw
+ * cuLaunchKernel of `raw_fn` (1 block of 32 threads, `raw_args`) on `stream`
+ * (a CUstream): batches of 200 calls of each, interleaved, 40 batches after
+ * 3 warm-ups, the stream synchronised after each batch. Medians in us. */
+void bu_host_cost(void (*uk_call)(void *), void *arg, void *raw_fn, void **raw_args, void *stream,
+                  double *uk_us, double *raw_us);
+
 /* A result row: what, ukern's figure, the ceiling/reference figure, unit,
  * the ratio ukern/ceiling (or ceiling/ukern when lower is better), and the
  * target text ("<= raw + 0.5 us"), pass = 1/0/-1 (no target). */

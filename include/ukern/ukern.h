@@ -374,7 +374,8 @@ typedef struct uk_module_options {
  * with the exact options NVRTC received, its log and the line-numbered
  * source. Without a GPU this
  * succeeds when an arch is given (context or options); the module can then
- * be inspected (uk_module_image, uk_module_lowered_name) but not launched. */
+ * be inspected (uk_module_image, uk_module_lowered_name, uk_module_function,
+ * uk_function_params) but not launched. */
 UK_API uk_status uk_module_from_source(uk_context *ctx, const char *code,
                                        const uk_module_options *opts, uk_module **out);
 /* Loads a .cubin, .ptx or .fatbin file. Needs a device. */
@@ -433,7 +434,11 @@ UK_API uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, in
 
 /* Looks up a kernel by name or by one of the module's name expressions.
  * The function is owned by the module (no destroy). UK_ERR_NOT_FOUND when
- * absent. */
+ * absent. Without a GPU, in a module holding a cubin (compiled with an arch
+ * given), the kernel is looked up in the image: the function can then be
+ * inspected (uk_function_name, uk_function_params, uk_function_set_signature)
+ * and is resolved on a device at first use; launching it and reading its
+ * attributes need the device (UK_ERR_NO_DEVICE). */
 UK_API uk_status uk_module_function(uk_module *m, const char *name, uk_function **out);
 /* Device address and size of a __device__ / __constant__ variable, on the
  * context's default device. */
@@ -1044,8 +1049,9 @@ UK_API uk_status uk_surface_destroy(uint64_t surf);
 /* Compiles `code` (as uk_module_from_source, opts may be NULL) and looks up
  * kernel `name` (a name or name expression) in one call, like CuPy's
  * RawKernel(code, name). The function owns its module: the caller releases
- * both with uk_kernel_destroy. Needs a device for the lookup (without one
- * UK_ERR_NO_DEVICE after the compile, which fills the caches).
+ * both with uk_kernel_destroy. Without a device it works when an arch is
+ * given (the lookup reads the cubin, as uk_module_function), else
+ * UK_ERR_NO_DEVICE.
  * UK_ERR_COMPILE / UK_ERR_NOT_FOUND as the two calls it makes. Thread-safe. */
 UK_API uk_status uk_kernel_from_source(uk_context *ctx, const char *code, const char *name,
                                        const uk_module_options *opts, uk_function **out);
@@ -1059,6 +1065,26 @@ UK_API const char *uk_function_name(const uk_function *f);
 /* The module holding the function (its image, log and lowered names);
  * borrowed. NULL for NULL. */
 UK_API uk_module *uk_function_module(const uk_function *f);
+
+/* One kernel parameter as laid out in the kernel's parameter buffer (CUDA
+ * lays parameters out like the members of a C struct). */
+typedef struct uk_param_info {
+  size_t offset; /* bytes from the start of the parameters */
+  size_t size;   /* bytes */
+} uk_param_info;
+
+/* The kernel's declared parameters in order: *count of them, described in
+ * *params (borrowed, valid while f lives; NULL when *count is 0). For a
+ * module holding a cubin (compiled from source, linked, or loaded from a
+ * cubin) they are read from the image itself, so no GPU is needed: compile
+ * with an arch (uk_options.arch or uk_module_options.arch), look the kernel
+ * up (uk_module_function or uk_kernel_from_source), read them. For a module
+ * loaded from PTX or a fatbin they come from the driver (cuFuncGetParamInfo
+ * on the context's default device; a CUDA 12.4+ driver). Read once, then
+ * cached. UK_ERR_INVALID: a NULL argument or a malformed image;
+ * UK_ERR_NO_DEVICE: a PTX/fatbin module without a device. Out-parameters
+ * are written only on success. Thread-safe. */
+UK_API uk_status uk_function_params(uk_function *f, int *count, const uk_param_info **params);
 
 /* ------------------------------------------------------------------------ */
 /* CUDA graphs (stream capture)                                              */

@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "runtime/cubin_params.h"
 #include "runtime/module.h"
 
 /* Arguments up to this size are packed on the stack (CUDA allows 32764
  * bytes of parameters; beyond this the buffer is allocated). */
 #define STACK_ARG_BYTES 4096
 #define STACK_ARG_PTRS 256
+/* More parameters than CUDA's 32764 parameter bytes could hold. */
+#define MAX_DRIVER_PARAMS 32764
 
 typedef struct attr_row {
   CUfunction_attribute cu;
@@ -61,8 +64,10 @@ uk_status uk__function_new(uk_module *m, const char *name, const char *symbol, i
     return uk__errorf(UK_ERR_NOMEM, "out of memory creating a function");
   }
   for (int d = 0; d < UK__MAX_DEVICES; d++) atomic_init(&f->ready[d], NULL);
-  f->raw[device] = fn;
-  atomic_store_explicit(&f->ready[device], fn, memory_order_release);
+  if (device >= 0) {
+    f->raw[device] = fn;
+    atomic_store_explicit(&f->ready[device], fn, memory_order_release);
+  }
   *out = f;
   return UK_OK;
 }
@@ -70,6 +75,7 @@ uk_status uk__function_new(uk_module *m, const char *name, const char *symbol, i
 void uk__function_free(uk_function *f) {
   if (!f) return;
   if (f->has_signature) uk__arglayout_free(&f->layout);
+  free(f->params);
   free(f->name);
   free(f->symbol);
   free(f);
@@ -345,5 +351,75 @@ out:
   if (start) uk__cu.cuEventDestroy(start);
   if (stop) uk__cu.cuEventDestroy(stop);
   uk__device_leave(pushed);
+  return st;
+}
+
+/* The parameters as the driver reports them (an image with no cubin to
+ * read: PTX, fatbin). Caller holds f->m->lock. */
+static uk_status params_from_driver(uk_function *f, int *count, uk_param_info **out) {
+  int device = f->m->ctx->opts.device, pushed = 0, n = 0, cap = 0;
+  uk_param_info *ps = NULL;
+  CUfunction fn = NULL;
+  uk_status st = uk__cu_need(cuFuncGetParamInfo);
+  if (st == UK_OK) st = resolve_raw_locked(f, device, &fn);
+  if (st == UK_OK) st = uk__device_enter(device, &pushed);
+  if (st != UK_OK) return st;
+  /* The driver has no count: ask until the index is out of range. */
+  for (; n < MAX_DRIVER_PARAMS; n++) {
+    size_t off = 0, size = 0;
+    CUresult r = uk__cu.cuFuncGetParamInfo(fn, (size_t)n, &off, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;
+    if (r != CUDA_SUCCESS) {
+      st = uk__cu_error(r, "cuFuncGetParamInfo");
+      goto out;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 8;
+      uk_param_info *p = realloc(ps, (size_t)cap * sizeof *p);
+      if (!p) {
+        st = uk__errorf(UK_ERR_NOMEM, "out of memory reading the parameters of '%s'", f->name);
+        goto out;
+      }
+      ps = p;
+    }
+    ps[n].offset = off;
+    ps[n].size = size;
+  }
+  *count = n;
+  *out = ps;
+  ps = NULL;
+out:
+  free(ps);
+  uk__device_leave(pushed);
+  return st;
+}
+
+uk_status uk_function_params(uk_function *f, int *count, const uk_param_info **params) {
+  uk__error_clear();
+  if (!f || !count || !params)
+    return uk__errorf(UK_ERR_INVALID, "uk_function_params: %s is NULL", !f ? "f" : !count ? "count" : "params");
+  uk_status st = UK_OK;
+  pthread_mutex_lock(&f->m->lock);
+  if (!f->params_read) {
+    const uk__binary *b = f->m->bin;
+    int n = 0;
+    uk_param_info *ps = NULL;
+    if (!b->is_ptx && uk__cubin_is_elf(b->image, b->image_size))
+      st = uk__cubin_params(b->image, b->image_size, f->symbol, &n, &ps);
+    else
+      st = params_from_driver(f, &n, &ps);
+    if (st == UK_OK) {
+      f->params = ps;
+      f->nparams = n;
+      f->params_read = 1;
+    } else {
+      uk__error_prefix("parameters of kernel '%s'", f->name);
+    }
+  }
+  if (st == UK_OK) {
+    *count = f->nparams;
+    *params = f->params;
+  }
+  pthread_mutex_unlock(&f->m->lock);
   return st;
 }

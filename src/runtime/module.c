@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "runtime/cubin_params.h"
 #include "runtime/link.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
@@ -102,10 +103,6 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
 }
 
 /* Image kinds by content: cubin (ELF), fatbin, else PTX text. */
-static int is_elf(const unsigned char *p, size_t n) {
-  return n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
-}
-
 static int is_fatbin(const unsigned char *p, size_t n) {
   if (n < 4) return 0;
   uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -142,7 +139,7 @@ uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes,
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: %s is NULL",
                       !ctx ? "ctx" : !image ? "image" : "out");
   const unsigned char *p = image;
-  if (is_elf(p, bytes) || is_fatbin(p, bytes)) return module_from_bytes(ctx, image, bytes, 0, out);
+  if (uk__cubin_is_elf(p, bytes) || is_fatbin(p, bytes)) return module_from_bytes(ctx, image, bytes, 0, out);
   const unsigned char *nul = memchr(p, 0, bytes);
   if (!nul)
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: the image is neither a cubin (ELF) "
@@ -184,7 +181,7 @@ uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out
     goto out;
   }
   data[size] = '\0'; /* room was kept: PTX files need not end in a NUL */
-  int binary = is_elf(data, size) || is_fatbin(data, size);
+  int binary = uk__cubin_is_elf(data, size) || is_fatbin(data, size);
   size_t used = size;
   if (!binary) {
     unsigned char *nul = memchr(data, 0, size);
@@ -302,13 +299,22 @@ uk_status uk_module_function(uk_module *m, const char *name, uk_function **out) 
   int dev = m->ctx->opts.device;
   CUmodule mod;
   CUfunction fn = NULL;
-  if ((st = uk__module_load_locked(m, dev, &mod)) != UK_OK) goto out;
-  CUresult r = uk__cu_module_function(&fn, mod, symbol);
-  if (r == CUDA_ERROR_NOT_FOUND) {
-    st = not_found(m, mod, name);
+  st = uk__module_load_locked(m, dev, &mod);
+  if (st == UK_ERR_NO_DEVICE && !m->bin->is_ptx && uk__cubin_is_elf(m->bin->image, m->bin->image_size)) {
+    /* No GPU: find the kernel in the cubin; it resolves at first use. */
+    uk__error_clear();
+    if ((st = uk__cubin_find_kernel(m->bin->image, m->bin->image_size, symbol, name)) != UK_OK) goto out;
+    dev = -1;
+  } else if (st != UK_OK) {
     goto out;
+  } else {
+    CUresult r = uk__cu_module_function(&fn, mod, symbol);
+    if (r == CUDA_ERROR_NOT_FOUND) {
+      st = not_found(m, mod, name);
+      goto out;
+    }
+    if ((st = uk__cu_check(r, "cuModuleGetFunction")) != UK_OK) goto out;
   }
-  if ((st = uk__cu_check(r, "cuModuleGetFunction")) != UK_OK) goto out;
   if (m->nfuncs == m->cap_funcs) {
     int ncap = m->cap_funcs ? m->cap_funcs * 2 : 4;
     uk_function **p = realloc(m->funcs, (size_t)ncap * sizeof *p);

@@ -26,6 +26,9 @@ struct uk_function {
   int attr_set[UK__SETTABLE_ATTRS];
   int attr_value[UK__SETTABLE_ATTRS];
   int owns_module; /* from uk_kernel_from_source: uk_kernel_destroy frees m */
+  /* uk_function_params: read once under m->lock, then immutable. */
+  int params_read, nparams;
+  uk_param_info *params;
 };
 
 struct uk_module {
@@ -45,7 +48,8 @@ uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out);
 uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out);
 
 /* function.c: a new function of m for `symbol`, already resolved on device
- * `device` as `fn`; and its release. */
+ * `device` as `fn` (device -1: not resolved anywhere yet, a function found
+ * in the image without a GPU); and its release. */
 uk_status uk__function_new(uk_module *m, const char *name, const char *symbol, int device,
                            CUfunction fn, uk_function **out);
 void uk__function_free(uk_function *f);

@@ -1,0 +1,268 @@
+/* Kernels and their parameter layouts read from a cubin's ELF.
+ *
+ * The facts used (observed in ptxas/NVRTC output for sm_50..sm_120, as
+ * cuobjdump -elf decodes them):
+ * - a kernel is an STT_FUNC symbol, defined, with st_other bit 0x10 (an
+ *   entry point; device functions of relocatable code lack it);
+ * - .nv.info.<kernel> is a sequence of 4-byte-aligned attributes: a format
+ *   byte and an attribute byte, then for format 4 (EIFMT_SVAL) a u16 length
+ *   and that many bytes, for formats 1-3 (no value, byte, half) a u16
+ *   value and nothing more;
+ * - EIATTR_KPARAM_INFO (0x17), 12 bytes: u32 index, u16 ordinal, u16
+ *   offset, u32 flags whose bits 18..31 are the size;
+ *   EIATTR_KPARAM_INFO_V2 (0x45, used when parameters exceed 4 KiB): the
+ *   same but the size is the low u16 of the last word;
+ * - EIATTR_CBANK_PARAM_SIZE (0x19, a half) and EIATTR_PARAM_CBANK (0x0a,
+ *   8 bytes: u32 symbol, u16 bank offset, u16 size) give the parameter
+ *   block's size.
+ * Offsets are relative to the start of the parameters, as the driver's
+ * cuFuncGetParamInfo reports them. */
+#include "runtime/cubin_params.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+
+#define EHDR_BYTES 64
+#define SHDR_BYTES 64
+#define SYM_BYTES 24
+#define SHT_SYMTAB_ 2
+#define SHT_NOBITS_ 8
+#define STT_FUNC_ 2
+#define STO_CUDA_ENTRY 0x10
+
+#define EIFMT_SVAL 4
+#define EIATTR_PARAM_CBANK 0x0a
+#define EIATTR_KPARAM_INFO 0x17
+#define EIATTR_CBANK_PARAM_SIZE 0x19
+#define EIATTR_KPARAM_INFO_V2 0x45
+#define KPARAM_BYTES 12
+/* CUDA's limit on a kernel's parameter bytes (since 12.1). */
+#define MAX_PARAM_BYTES 32764u
+
+/* Little-endian reads at any alignment; the caller has bounds-checked. */
+static uint32_t rd16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+typedef struct section {
+  uint64_t off, size;
+  uint32_t name, type, link;
+} section;
+
+typedef struct elf {
+  const unsigned char *p;
+  size_t n;
+  uint64_t shoff;
+  unsigned shnum;
+  section names; /* the section-name string table */
+} elf;
+
+/* [off, off+size) lies inside the image (no overflow). */
+static int inside(const elf *e, uint64_t off, uint64_t size) {
+  return off <= e->n && size <= e->n - off;
+}
+
+static uk_status malformed(const char *what) {
+  return uk__errorf(UK_ERR_INVALID, "malformed cubin: %s", what);
+}
+
+/* Section k's header; its contents must lie inside the image unless it has
+ * none (SHT_NOBITS). */
+static uk_status get_section(const elf *e, unsigned k, section *s) {
+  const unsigned char *h = e->p + e->shoff + (uint64_t)k * SHDR_BYTES;
+  s->name = rd32(h);
+  s->type = rd32(h + 4);
+  s->off = rd64(h + 24);
+  s->size = rd64(h + 32);
+  s->link = rd32(h + 40);
+  if (s->type == SHT_NOBITS_) s->size = 0;
+  if (!inside(e, s->off, s->size)) return malformed("a section lies outside the image");
+  return UK_OK;
+}
+
+/* The NUL-terminated string at `at` in string table `t`; NULL when it runs
+ * past the table. */
+static const char *string_at(const elf *e, const section *t, uint64_t at) {
+  if (at >= t->size) return NULL;
+  const char *s = (const char *)e->p + t->off + at;
+  return memchr(s, '\0', (size_t)(t->size - at)) ? s : NULL;
+}
+
+static uk_status elf_open(elf *e, const void *image, size_t bytes) {
+  memset(e, 0, sizeof *e);
+  e->p = image;
+  e->n = bytes;
+  if (!image || !uk__cubin_is_elf(image, bytes) || bytes < EHDR_BYTES)
+    return malformed("not an ELF image");
+  if (e->p[4] != 2 || e->p[5] != 1) return malformed("not a 64-bit little-endian ELF image");
+  e->shoff = rd64(e->p + 40);
+  uint32_t shentsize = rd16(e->p + 58), shstrndx = rd16(e->p + 62);
+  e->shnum = rd16(e->p + 60);
+  if (shentsize != SHDR_BYTES || e->shnum == 0 || !inside(e, e->shoff, (uint64_t)e->shnum * SHDR_BYTES))
+    return malformed("the section header table lies outside the image");
+  if (shstrndx >= e->shnum) return malformed("no section-name table");
+  return get_section(e, shstrndx, &e->names);
+}
+
+/* The section named prefix + name; UK_ERR_NOT_FOUND (no message) when
+ * absent. */
+static uk_status find_section(const elf *e, const char *prefix, const char *name, section *out) {
+  size_t plen = strlen(prefix);
+  for (unsigned k = 0; k < e->shnum; k++) {
+    section s;
+    uk_status st = get_section(e, k, &s);
+    if (st != UK_OK) return st;
+    const char *n = string_at(e, &e->names, s.name);
+    if (!n) return malformed("a section name lies outside the section-name table");
+    if (strncmp(n, prefix, plen) == 0 && strcmp(n + plen, name) == 0) {
+      *out = s;
+      return UK_OK;
+    }
+  }
+  return UK_ERR_NOT_FOUND;
+}
+
+/* Calls visit(name, arg) for every kernel symbol until it returns non-zero
+ * (then *stopped = 1). */
+static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *arg), void *arg,
+                             int *stopped) {
+  *stopped = 0;
+  for (unsigned k = 0; k < e->shnum; k++) {
+    section sym, str;
+    uk_status st = get_section(e, k, &sym);
+    if (st != UK_OK) return st;
+    if (sym.type != SHT_SYMTAB_) continue;
+    if (sym.link >= e->shnum) return malformed("the symbol table has no string table");
+    if ((st = get_section(e, sym.link, &str)) != UK_OK) return st;
+    for (uint64_t at = 0; at + SYM_BYTES <= sym.size; at += SYM_BYTES) {
+      const unsigned char *s = e->p + sym.off + at;
+      unsigned info = s[4], other = s[5], shndx = rd16(s + 6);
+      if ((info & 0xf) != STT_FUNC_ || !(other & STO_CUDA_ENTRY) || shndx == 0) continue;
+      const char *name = string_at(e, &str, rd32(s));
+      if (!name) return malformed("a symbol name lies outside its string table");
+      if (visit(name, arg)) {
+        *stopped = 1;
+        return UK_OK;
+      }
+    }
+  }
+  return UK_OK;
+}
+
+static int is_named(const char *name, void *arg) { return strcmp(name, (const char *)arg) == 0; }
+
+static int list_name(const char *name, void *arg) {
+  uk_strbuf *sb = arg;
+  uk__sb_addf(sb, "%s%s", sb->len ? ", " : "", name);
+  return 0;
+}
+
+int uk__cubin_is_elf(const void *image, size_t bytes) {
+  const unsigned char *p = image;
+  return p && bytes >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
+}
+
+uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol, const char *name) {
+  elf e;
+  int found = 0;
+  uk_status st = elf_open(&e, image, bytes);
+  if (st == UK_OK) st = each_kernel(&e, is_named, (void *)symbol, &found);
+  if (st != UK_OK || found) return st;
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  int unused;
+  each_kernel(&e, list_name, &sb, &unused);
+  st = uk__errorf(UK_ERR_NOT_FOUND, "no kernel '%s' in module (kernels: %s); C++ kernels need extern \"C\" or a "
+                  "name expression", name, sb.len ? uk__sb_str(&sb) : "none");
+  uk__sb_release(&sb);
+  return st;
+}
+
+/* One KPARAM record (12 bytes at p) into params[ordinal]. */
+static uk_status take_param(const unsigned char *p, int v2, uk_param_info *params, unsigned char *seen,
+                            int max, size_t *end) {
+  uint32_t ordinal = rd16(p + 4), offset = rd16(p + 6);
+  uint32_t size = v2 ? rd16(p + 8) : rd32(p + 8) >> 18;
+  if ((int)ordinal >= max || seen[ordinal]) return malformed("a parameter ordinal is repeated or out of range");
+  if (size == 0 || offset + size > MAX_PARAM_BYTES)
+    return malformed("a parameter's size or offset is out of range");
+  seen[ordinal] = 1;
+  params[ordinal].offset = offset;
+  params[ordinal].size = size;
+  if (offset + size > *end) *end = offset + size;
+  return UK_OK;
+}
+
+uk_status uk__cubin_params(const void *image, size_t bytes, const char *symbol, int *count,
+                           uk_param_info **params) {
+  elf e;
+  section info = {0};
+  uk_status st = elf_open(&e, image, bytes);
+  if (st != UK_OK) return st;
+  st = find_section(&e, ".nv.info.", symbol, &info);
+  if (st == UK_ERR_NOT_FOUND)
+    return uk__errorf(UK_ERR_NOT_FOUND, "the cubin has no parameter information (.nv.info.%s) for kernel '%s'",
+                      symbol, symbol);
+  if (st != UK_OK) return st;
+
+  /* Every record takes at least 16 bytes: that bounds the count. */
+  int max = (int)(info.size / 16);
+  uk_param_info *out = max ? calloc((size_t)max, sizeof *out) : NULL;
+  unsigned char *seen = max ? calloc((size_t)max, 1) : NULL;
+  if (max && (!out || !seen)) {
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory reading a cubin");
+    goto out;
+  }
+  int n = 0;
+  size_t end = 0, declared = 0;
+  const unsigned char *p = e.p + info.off;
+  for (uint64_t at = 0; at < info.size;) {
+    if (info.size - at < 4) {
+      st = malformed("an attribute is cut short");
+      goto out;
+    }
+    unsigned fmt = p[at], attr = p[at + 1];
+    uint32_t len = fmt == EIFMT_SVAL ? rd16(p + at + 2) : 0;
+    if (fmt < 1 || fmt > EIFMT_SVAL || len > info.size - at - 4) {
+      st = malformed("an attribute has an unknown format or runs past its section");
+      goto out;
+    }
+    const unsigned char *v = p + at + 4;
+    if (fmt != EIFMT_SVAL && attr == EIATTR_CBANK_PARAM_SIZE) declared = rd16(p + at + 2);
+    if (fmt == EIFMT_SVAL && attr == EIATTR_PARAM_CBANK && len == 8) declared = rd16(v + 6);
+    if (fmt == EIFMT_SVAL && (attr == EIATTR_KPARAM_INFO || attr == EIATTR_KPARAM_INFO_V2)) {
+      if (len != KPARAM_BYTES) {
+        st = malformed("a parameter record is not 12 bytes");
+        goto out;
+      }
+      if ((st = take_param(v, attr == EIATTR_KPARAM_INFO_V2, out, seen, max, &end)) != UK_OK)
+        goto out;
+      n++;
+    }
+    at += 4 + len;
+  }
+  for (int k = 0; k < n; k++)
+    if (!seen[k]) {
+      st = malformed("the parameter ordinals are not 0..count-1");
+      goto out;
+    }
+  if (declared && end > declared) {
+    st = malformed("a parameter ends past the declared parameter size");
+    goto out;
+  }
+  *count = n;
+  if (n == 0) {
+    free(out);
+    out = NULL;
+  }
+  *params = out;
+  out = NULL;
+out:
+  free(out);
+  free(seen);
+  return st;
+}

@@ -1,0 +1,35 @@
+/* What a cubin says about its kernels, read without a GPU: whether a
+ * symbol is a kernel, and each kernel's parameter layout from its
+ * .nv.info.<kernel> section.
+ *
+ * The image is untrusted (a user's file or bytes): every offset, size and
+ * string is bounds-checked, and a malformed image is UK_ERR_INVALID, never
+ * an out-of-bounds read. The image need not be aligned. 64-bit
+ * little-endian ELF only (every cubin since CUDA 9). */
+#ifndef UK_RUNTIME_CUBIN_PARAMS_H
+#define UK_RUNTIME_CUBIN_PARAMS_H
+
+#include <stddef.h>
+
+#include "ukern/ukern.h"
+
+/* 1 if the bytes start like an ELF image (a cubin), else 0. */
+int uk__cubin_is_elf(const void *image, size_t bytes);
+
+/* UK_OK if `symbol` is a kernel (a defined function marked as an entry
+ * point) of the cubin. UK_ERR_NOT_FOUND otherwise, the message naming
+ * `name` (as the user asked for it) and listing the kernels the image has;
+ * UK_ERR_INVALID for a malformed image. */
+uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol, const char *name);
+
+/* The parameters of kernel `symbol` in ordinal order: *count of them in
+ * *params (malloc'd, the caller frees; NULL when there are none). From the
+ * EIATTR_KPARAM_INFO (and _V2) records of .nv.info.<symbol>: each gives a
+ * parameter's ordinal, offset and size; the ordinals must be exactly
+ * 0..count-1 and no parameter may end past the parameter size the section
+ * declares (EIATTR_CBANK_PARAM_SIZE / EIATTR_PARAM_CBANK) when it declares
+ * one. UK_ERR_NOT_FOUND: no such section; UK_ERR_INVALID: malformed. */
+uk_status uk__cubin_params(const void *image, size_t bytes, const char *symbol, int *count,
+                           uk_param_info **params);
+
+#endif

@@ -188,7 +188,9 @@ static int child(const char *kname, const char *dir, int gpu) {
   ws_kernel w;
   uk_status s = uk_context_create(&o, &ctx);
   if (s != UK_OK) return fail("context", s);
+  double t_ctx = ws_now_us();
   if ((s = kernel_create(ctx, k, &w)) != UK_OK) return fail("kernel", s);
+  double t_def = ws_now_us();
   if ((s = child_call(ctx, &w, gpu, hx, hy)) != UK_OK) return fail(kname, s);
   double t_result = ws_now_us();
   uk_cache_stats st;
@@ -205,15 +207,16 @@ static int child(const char *kname, const char *dir, int gpu) {
   kernel_destroy(&w);
   uk_context_destroy(ctx);
   if (bad) return 1;
-  ws_report(t_main, t_init, t_result, (unsigned long long)st.disk_hits, (unsigned long long)st.compiles);
+  ws_report(t_main, t_init, t_result, (unsigned long long)st.disk_hits, (unsigned long long)st.compiles, t_ctx, t_def);
   return 0;
 }
 
 /* ----------------------------------------------------------------- parent */
 
-/* One child's times (ms) and cache counters. */
+/* One child's times (ms) and cache counters; ctx, def, call: post split
+ * into uk_context_create, defining the kernel, and the call to the result. */
 typedef struct sample {
-  double pre, init, post, total, exit;
+  double pre, init, post, total, exit, ctx, def, call;
   unsigned long long hits, compiles;
 } sample;
 
@@ -238,9 +241,9 @@ static int spawn_child(char *const argv[], sample *out) {
   close(fds[0]);
   int status = 0;
   if (rc != 0 || waitpid(pid, &status, 0) != pid) return -1;
-  double t_exit = ws_now_us(), tm, ti, tr;
+  double t_exit = ws_now_us(), tm, ti, tr, tc, td;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      sscanf(buf, "%lf %lf %lf %llu %llu", &tm, &ti, &tr, &out->hits, &out->compiles) != 5) {
+      sscanf(buf, "%lf %lf %lf %llu %llu %lf %lf", &tm, &ti, &tr, &out->hits, &out->compiles, &tc, &td) != 7) {
     fprintf(stderr, "bench_warm_start: child %s %s failed\n", argv[0], argv[1]);
     return -1;
   }
@@ -249,6 +252,9 @@ static int spawn_child(char *const argv[], sample *out) {
   out->post = (tr - ti) / 1e3;
   out->total = (tr - t0) / 1e3;
   out->exit = (t_exit - t0) / 1e3;
+  out->ctx = (tc - ti) / 1e3;
+  out->def = (td - tc) / 1e3;
+  out->call = (tr - td) / 1e3;
   return 0;
 }
 
@@ -329,7 +335,7 @@ static double med_field(const sample *s, int n, size_t off, double *tmp) {
 
 /* Per-kind results, for the table and the JSON. */
 typedef struct result {
-  double fl[5], uk[5]; /* medians: total, pre, init, post, exit */
+  double fl[8], uk[8]; /* medians: total, pre, init, post, exit, ctx, def, call */
   double diff, diff_total;
   int warm_hits;
 } result;
@@ -337,9 +343,10 @@ typedef struct result {
 static void summarise(const sample *fl, const sample *uk, int n, result *r) {
   double *tmp = malloc((size_t)n * sizeof *tmp);
   if (!tmp) exit(1);
-  const size_t offs[5] = {offsetof(sample, total), offsetof(sample, pre), offsetof(sample, init),
-                          offsetof(sample, post), offsetof(sample, exit)};
-  for (int f = 0; f < 5; f++) {
+  const size_t offs[8] = {offsetof(sample, total), offsetof(sample, pre),  offsetof(sample, init),
+                          offsetof(sample, post),  offsetof(sample, exit), offsetof(sample, ctx),
+                          offsetof(sample, def),   offsetof(sample, call)};
+  for (int f = 0; f < 8; f++) {
     r->fl[f] = med_field(fl, n, offs[f], tmp);
     r->uk[f] = med_field(uk, n, offs[f], tmp);
   }
@@ -371,6 +378,10 @@ static void print_results(const result *r, int pairs, int gpu, int arch, const c
   for (int k = 0; k < K_COUNT; k++)
     printf("| %s | %+.2f ms | %+.2f ms | %d/%d | <= +1 ms | %s |\n", kind_names[k], r[k].diff, r[k].diff_total,
            r[k].warm_hits, pairs, r[k].diff <= 1.0 ? "yes" : "NO");
+  printf("\nukern's post-cuInit, split (ms, medians): uk_context_create | defining the kernel | the call to the "
+         "result\n\n| kind | context | definition | call |\n|---|---|---|---|\n");
+  for (int k = 0; k < K_COUNT; k++)
+    printf("| %s | %.3f | %.3f | %.3f |\n", kind_names[k], r[k].uk[5], r[k].uk[6], r[k].uk[7]);
   FILE *f = json && strcmp(json, "-") ? fopen(json, "w") : NULL;
   if (!f) return;
   fprintf(f, "{\"title\": \"Warm start (%s, sm_%d, %d pairs)\", \"rows\": [\n", gpu ? "GPU" : "no GPU", arch, pairs);

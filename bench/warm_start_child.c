@@ -43,7 +43,8 @@ int ws_driver_init(ws_driver *d) {
   return 0;
 }
 
-void ws_report(double t_main, double t_init, double t_result, unsigned long long hits, unsigned long long compiles) {
-  printf("%.3f %.3f %.3f %llu %llu\n", t_main, t_init, t_result, hits, compiles);
+void ws_report(double t_main, double t_init, double t_result, unsigned long long hits, unsigned long long compiles,
+               double t_ctx, double t_def) {
+  printf("%.3f %.3f %.3f %llu %llu %.3f %.3f\n", t_main, t_init, t_result, hits, compiles, t_ctx, t_def);
   fflush(stdout);
 }

@@ -40,8 +40,11 @@ int ws_driver_init(ws_driver *d);
 /* Elements of every input array the children upload. */
 enum { WS_N = 1024 };
 
-/* Prints the child's report to stdout: "main init result hits compiles"
- * (the three times as ws_now_us readings). */
-void ws_report(double t_main, double t_init, double t_result, unsigned long long hits, unsigned long long compiles);
+/* Prints the child's report to stdout: "main init result hits compiles ctx
+ * def" (times as ws_now_us readings; ctx and def: the ukern child's
+ * readings after uk_context_create and after defining the kernel, the
+ * floor's = init). */
+void ws_report(double t_main, double t_init, double t_result, unsigned long long hits, unsigned long long compiles,
+               double t_ctx, double t_def);
 
 #endif

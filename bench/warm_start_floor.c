@@ -75,7 +75,7 @@ static int run_gpu(const char *path, double t_main) {
       fprintf(stderr, "warm_start_floor: wrong result at %d: %g\n", i, (double)hy[i]);
       return 1;
     }
-  ws_report(t_main, t_init, t_result, 1, 0);
+  ws_report(t_main, t_init, t_result, 1, 0, t_init, t_init);
   return 0;
 }
 
@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     double t_result = ws_now_us();
     if (!img) return 1;
     free(img);
-    ws_report(t_main, t_main, t_result, 1, 0);
+    ws_report(t_main, t_main, t_result, 1, 0, t_main, t_main);
     return 0;
   }
   fprintf(stderr, "usage: warm_start_floor [--no-gpu] CUBIN\n");

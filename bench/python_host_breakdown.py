@@ -155,6 +155,19 @@ def main():
         ptr = x.data.ptr
         return lambda: cp.ndarray((1,), f32, MP(UM(ptr, 4, x), 0))
     row(P, "cupy.ndarray over UnownedMemory", unowned)
+
+    def direct_parts(part):
+        UM, MP = cp.cuda.UnownedMemory, cp.cuda.MemoryPointer
+        ptr = x.data.ptr
+        um = UM(ptr, 4, x, 0)
+        mp = MP(um, 0)
+        return {"um": lambda: UM(ptr, 4, x, 0), "mp": lambda: MP(um, 0),
+                "nd": lambda: cp.ndarray((1,), f32, mp),
+                "all": lambda: cp.ndarray((1,), f32, MP(UM(ptr, 4, x, 0), 0))}[part]
+    row(P, "cupy.cuda.UnownedMemory(ptr, 4, owner, 0)", lambda: direct_parts("um"))
+    row(P, "cupy.cuda.MemoryPointer(mem, 0)", lambda: direct_parts("mp"))
+    row(P, "cupy.ndarray((1,), dtype, memptr)", lambda: direct_parts("nd"))
+    row(P, "all three (ukern's direct output route)", lambda: direct_parts("all"))
     if torch is not None:
         row(P, "torch t.__cuda_array_interface__", lambda: (lambda: tx.__cuda_array_interface__))
         row(P, "torch t.__dlpack__()", lambda: (lambda: tx.__dlpack__()))
@@ -172,6 +185,16 @@ def main():
     row(E, "cupy  cupy in, allocated out", lambda: (lambda: cek(x, y)))
     row(E, "ukern cupy in, out positional", lambda: (lambda: ek(x, y, z)))
     row(E, "cupy  cupy in, out positional", lambda: (lambda: cek(x, y, z)))
+    route = getattr(ukern._ukern, "_set_output_route", None)
+    if route is not None:   # allocated outputs: cupy.ndarray made directly vs through cupy.from_dlpack
+        try:
+            route("dlpack")
+            row(E, "ukern cupy in, allocated out, route=dlpack", lambda: (lambda: ek(x, y)))
+            row(E, "ukern cupy + numpy.float32, allocated, route=dlpack", lambda: (lambda: sk(x, np.float32(2))))
+        finally:
+            route("direct")
+        row(E, "ukern cupy in, allocated out, route=direct", lambda: (lambda: ek(x, y)))
+        row(E, "ukern cupy + numpy.float32, allocated, route=direct", lambda: (lambda: sk(x, np.float32(2))))
     row(E, "ukern cupy in, out=", lambda: (lambda: ek(x, y, out=z)))
     row(E, "ukern cupy in, out positional, stream=current", lambda: (lambda: ek(x, y, z, stream=cur)))
     row(E, "ukern cupy + Python float, allocated", lambda: (lambda: sk(x, 2.0)))
@@ -212,6 +235,10 @@ def main():
     row(K, "ukern 4 args (cupy, cupy, f32, i32)", lambda: (lambda: raw((1,), (32,), (x, z, a2, n1))))
     row(K, "cupy  4 args (cupy, cupy, f32, i32)", lambda: (lambda: craw((1,), (32,), (x, z, a2, n1))))
     row(K, "ukern 0 args, stream=current", lambda: (lambda: nop((1,), (32,), (), stream=cur)))
+    if hasattr(nop, "_bind"):   # packing and streams alone, no launch
+        row(K, "ukern _bind only: 0 args", lambda: (lambda: nop._bind((1,), (32,), ())))
+        row(K, "ukern _bind only: 1 arg cupy", lambda: (lambda: one._bind((1,), (32,), (x,))))
+        row(K, "ukern _bind only: 4 args", lambda: (lambda: raw._bind((1,), (32,), (x, z, a2, n1))))
     if torch is not None:
         row(K, "ukern 1 arg torch", lambda: (lambda: one((1,), (32,), (tx,))))
 
@@ -227,6 +254,8 @@ def main():
         prog = fu._program(3)[0] if hasattr(fu, "_program") else None
         if prog is not None:
             row(F, "ukern _Fusion object directly (no Python wrapper)", lambda: (lambda: prog(a, x, y)))
+            if hasattr(prog, "_bind"):
+                row(F, "ukern _bind only (_Fusion)", lambda: (lambda: prog._bind(a, x, y)))
         row(F, "ukern a*x+y (numpy f32, ukern.Array x2)", lambda: (lambda: fu(a, ux, uy)))
 
     dev = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()

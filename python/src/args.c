@@ -31,7 +31,7 @@ int pyk_args_init(void) {
                {&str_typestr, "typestr"},              {&str_stream, "stream"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text))) return -1;
-  return 0;
+  return pyk_fast_init();
 }
 
 /* ---- producers, by type ------------------------------------------------- */
@@ -125,7 +125,7 @@ static int known_array_type(PyTypeObject *tp) {
 
 /* A protocol stream integer as a CUstream: 0 and 1 are the legacy default
  * stream (NULL in the driver API), 2 the per-thread default stream. */
-static void *stream_from_int(unsigned long long v) { return v == 1 ? NULL : (void *)(uintptr_t)v; }
+void *pyk_stream_from_int(unsigned long long v) { return v == 1 ? NULL : (void *)(uintptr_t)v; }
 
 int pyk_stream_from_object(PyObject *o, void **out) {
   PyObject *v = NULL;
@@ -156,7 +156,7 @@ int pyk_stream_from_object(PyObject *o, void **out) {
   unsigned long long s = PyLong_AsUnsignedLongLong(v);
   Py_DECREF(v);
   if (s == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-  *out = stream_from_int(s);
+  *out = pyk_stream_from_int(s);
   return 0;
 }
 
@@ -169,6 +169,14 @@ void pyk_call_init(pyk_call *c, int allow_host) {
   c->have_stream = 0;
   c->nproduced = 0;
   c->allow_host = allow_host;
+  c->have_cupy_stream = 0;
+}
+
+void pyk_call_produced_on(pyk_call *c, void *s) {
+  if (!c->have_stream) c->stream = s, c->have_stream = 1;
+  for (int i = 0; i < c->nproduced; i++)
+    if (c->produced_on[i] == s) return;
+  if (c->nproduced < 8) c->produced_on[c->nproduced++] = s;
 }
 
 void pyk_call_clear(pyk_call *c) {
@@ -219,7 +227,7 @@ int pyk_call_finish_stream(pyk_call *c) {
 /* ---- array interfaces --------------------------------------------------- */
 
 /* "<f4", "|b1", "<c16" -> dtype. */
-static int typestr_dtype(PyObject *ts, uk_dtype *out) {
+int pyk_typestr_dtype(PyObject *ts, uk_dtype *out) {
   if (!ts || !PyUnicode_Check(ts)) goto bad;
   Py_ssize_t n = PyUnicode_GetLength(ts);
   if (n < 3 || n > 4) goto bad;
@@ -291,7 +299,7 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
   }
   int ndim = 0;
   int64_t sh[UK_MAX_NDIM];
-  if (int_tuple(shape, "shape", sh, &ndim) < 0 || typestr_dtype(PyDict_GetItem(d, str_typestr), &a->dtype) < 0)
+  if (int_tuple(shape, "shape", sh, &ndim) < 0 || pyk_typestr_dtype(PyDict_GetItem(d, str_typestr), &a->dtype) < 0)
     return -1;
   if (!PyTuple_Check(data) || PyTuple_Size(data) < 1) {
     PyErr_SetString(PyExc_TypeError, "array interface: data must be (pointer, read_only)");
@@ -315,7 +323,7 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
   if (st && st != Py_None) {
     unsigned long long s = PyLong_AsUnsignedLongLong(st);
     if (s == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    *stream_out = stream_from_int(s);
+    *stream_out = pyk_stream_from_int(s);
     return 1;
   }
   return 0;
@@ -437,18 +445,16 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     return 0;
   }
   int devtype = 0, devid = 0;
-  PyObject *cai = PyObject_GetAttr(o, str_cai);
-  if (cai) {
+  producer *p = producer_of(Py_TYPE(o));
+  PyObject *cai = NULL;
+  if (p->kind == PYK_CUPY && pyk_fast_cupy_array(c, o, a)) {
+    /* described from its attributes, as its CAI would describe it */
+  } else if ((cai = PyObject_GetAttr(o, str_cai))) {
     void *s = NULL;
     int rc = from_interface(cai, a, &s);
     Py_DECREF(cai);
     if (rc < 0 || cai_device(o, &devid) < 0) return -1;
-    if (rc == 1) {
-      if (!c->have_stream) c->stream = s, c->have_stream = 1;
-      int seen = 0;
-      for (int i = 0; i < c->nproduced; i++) seen |= c->produced_on[i] == s;
-      if (!seen && c->nproduced < 8) c->produced_on[c->nproduced++] = s;
-    }
+    if (rc == 1) pyk_call_produced_on(c, s);
     a->device = devid;
   } else {
     /* No CAI, or one the producer cannot give (PyTorch: bfloat16): DLPack. */
@@ -470,7 +476,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
   }
   if (!c->first) {
     c->first = o;
-    c->kind = producer_of(Py_TYPE(o))->kind;
+    c->kind = p->kind;
   }
   return 0;
 }
@@ -502,7 +508,7 @@ static int numpy_scalar(PyObject *o, uk_arg *out) {
   PyObject *dt = PyObject_GetAttrString(o, "dtype");
   PyObject *ts = dt ? PyObject_GetAttrString(dt, "str") : NULL;
   uk_dtype t;
-  int rc = ts ? typestr_dtype(ts, &t) : -1;
+  int rc = ts ? pyk_typestr_dtype(ts, &t) : -1;
   Py_XDECREF(dt);
   Py_XDECREF(ts);
   if (rc < 0) return -1;
@@ -533,11 +539,17 @@ int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
   } else if (PyComplex_Check(o)) {
     *g = uk_arg_complex(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o));
   } else {
+    int fast = pyk_fast_scalar(o, g);
+    if (fast) return fast < 0 ? -1 : 0;
     PyObject *gen = Py_TYPE(o) == pyk_ArrayType || known_array_type(Py_TYPE(o)) ? NULL : numpy_generic();
     if (gen) {
       int r = PyObject_IsInstance(o, gen);
       if (r < 0) return -1;
-      if (r) return numpy_scalar(o, g);
+      if (r) {
+        if (numpy_scalar(o, g) < 0) return -1;
+        pyk_fast_scalar_learn(Py_TYPE(o), g->dtype); /* the next one of this type converts by number */
+        return 0;
+      }
     }
     uk_array *a;
     if (pyk_call_array(c, o, &a) < 0) return -1;
@@ -560,8 +572,12 @@ PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a) {
   PyObject *arr = pyk_array_new_owner(ctx, a, c->stream);
   if (!arr || !c->first || c->kind == PYK_UKERN || c->kind == PYK_HOST) return arr;
   producer *p = producer_of(Py_TYPE(c->first));
-  if (!p->from_dlpack) return arr;
-  PyObject *r = PyObject_CallFunctionObjArgs(p->from_dlpack, arr, NULL);
+  /* CuPy: a cupy.ndarray over the memory, made directly (from_dlpack costs more). */
+  PyObject *r = p->kind == PYK_CUPY ? pyk_fast_cupy_output(c, arr, a) : NULL;
+  if (!r && !PyErr_Occurred()) {
+    if (!p->from_dlpack) return arr;
+    r = PyObject_CallFunctionObjArgs(p->from_dlpack, arr, NULL);
+  }
   Py_DECREF(arr);
   return r;
 }

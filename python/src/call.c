@@ -112,7 +112,8 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   PyObject *v[4];
   if (pyk_kwargs(kw, kname, names, v) < 0) return NULL;
   pyk_frame f;
-  pyk_call_init(&f.c, mode != PYK_RUN);
+  int run = mode == PYK_RUN || mode == PYK_BIND;
+  pyk_call_init(&f.c, !run);
   PyObject *result = NULL;
   uk_launch l = {NULL, -1, 0};
   if (v[1] && v[1] != Py_None) {
@@ -132,7 +133,12 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
     }
     l.block_size = (int)b;
   }
-  if (pyk_frame_bind(&f, kname, nin, nout, args, v[0], mode == PYK_RUN ? v[3] : NULL) < 0) goto out;
+  if (pyk_frame_bind(&f, kname, nin, nout, args, v[0], run ? v[3] : NULL) < 0) goto out;
+  if (mode == PYK_BIND) {
+    result = Py_None;
+    Py_INCREF(result);
+    goto out;
+  }
   l.stream = f.c.stream;
   uk_status st;
   char *src = NULL;

@@ -107,8 +107,11 @@ static PyObject *fus_precompile(PyObject *o, PyObject *args, PyObject *kw) {
   return fus_do(o, args, kw, PYK_PRECOMPILE);
 }
 static PyObject *fus_count(PyObject *o, PyObject *args, PyObject *kw) { return fus_do(o, args, kw, PYK_COUNT); }
+static PyObject *fus_bind(PyObject *o, PyObject *args, PyObject *kw) { return fus_do(o, args, kw, PYK_BIND); }
 
 static PyMethodDef fus_methods[] = {
+    {"_bind", (PyCFunction)(void (*)(void))fus_bind, METH_VARARGS | METH_KEYWORDS,
+     "_bind(*args, stream=None): reads the arguments as a call does, launching nothing. Internal."},
     {"source", (PyCFunction)(void (*)(void))fus_source, METH_VARARGS | METH_KEYWORDS,
      "source(*args) -> CUDA source of every kernel a call runs."},
     {"precompile", (PyCFunction)(void (*)(void))fus_precompile, METH_VARARGS | METH_KEYWORDS,

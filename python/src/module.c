@@ -112,6 +112,49 @@ static PyObject *py_cache_stats(PyObject *mod, PyObject *unused) {
                        (unsigned long long)s.evictions, "cache_dir", dir);
 }
 
+static PyObject *py_set_output_route(PyObject *mod, PyObject *name) {
+  (void)mod;
+  const char *n = PyUnicode_Check(name) ? pyk_utf8_or_null(name) : NULL;
+  if (!n || pyk_fast_set_output_route(n) < 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "output route must be 'direct' or 'dlpack'");
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+/* How a call reads one argument (host arrays allowed, as source() reads
+ * them): (kind, dtype name, value bytes) for a scalar, (kind, dtype name,
+ * data, shape, strides, device) for an array. Tests compare the fast paths
+ * (fast.c) with the protocol paths through it. */
+static PyObject *py_arg(PyObject *mod, PyObject *o) {
+  (void)mod;
+  pyk_call c;
+  pyk_call_init(&c, 1);
+  PyObject *r = NULL;
+  if (pyk_call_arg(&c, o, 0) == 0) {
+    const uk_arg *g = &c.arg[0];
+    if (g->kind == UK_ARG_ARRAY) {
+      const uk_array *a = g->v.array;
+      PyObject *sh = PyTuple_New(a->ndim), *st = PyTuple_New(a->ndim);
+      for (int d = 0; sh && st && d < a->ndim; d++) {
+        PyTuple_SetItem(sh, d, PyLong_FromLongLong(a->shape[d]));
+        PyTuple_SetItem(st, d, PyLong_FromLongLong(a->strides[d]));
+      }
+      if (sh && st && !PyErr_Occurred())
+        r = Py_BuildValue("(isKOOi)", (int)g->kind, uk_dtype_name(a->dtype), (unsigned long long)a->data, sh, st,
+                          a->device);
+      Py_XDECREF(sh);
+      Py_XDECREF(st);
+    } else {
+      int typed = g->kind == UK_ARG_TYPED;
+      r = Py_BuildValue("(isy#)", (int)g->kind, typed ? uk_dtype_name(g->dtype) : "", (const char *)g->v.bytes,
+                        (Py_ssize_t)(typed ? uk_dtype_size(g->dtype) : sizeof g->v));
+    }
+  }
+  pyk_call_clear(&c);
+  return r;
+}
+
 static PyObject *py_device_count(PyObject *mod, PyObject *unused) {
   (void)mod, (void)unused;
   int n = 0;
@@ -257,6 +300,10 @@ static PyMethodDef methods[] = {
     {"cache_stats", py_cache_stats, METH_NOARGS, "cache_stats() -> dict of the current context's cache counters."},
     {"device_count", py_device_count, METH_NOARGS, "device_count() -> number of CUDA devices (0 without a driver)."},
     {"synchronize", py_synchronize, METH_NOARGS, "synchronize(): waits for all work on the current device."},
+    {"_arg", py_arg, METH_O, "_arg(x) -> how a call reads argument x (a tuple). Internal (tests)."},
+    {"_set_output_route", py_set_output_route, METH_O,
+     "_set_output_route('direct' | 'dlpack'): how outputs ukern allocates become cupy.ndarray: directly over\n"
+     "the memory (default) or through cupy.from_dlpack. Internal (for measuring host cost)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ukern",

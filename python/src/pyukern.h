@@ -42,6 +42,8 @@ typedef struct pyk_call {
   void *produced_on[8];         /* CAI v3 streams of the arrays, distinct */
   int nproduced;
   int allow_host;               /* host arrays describe shapes (source/precompile) */
+  void *cupy_stream;            /* CuPy's current stream, read once a call (fast.c) */
+  int have_cupy_stream;
 } pyk_call;
 
 int pyk_args_init(void); /* at module init */
@@ -61,10 +63,32 @@ int pyk_call_finish_stream(pyk_call *c);
 PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a);
 /* Parses a stream object (None, int, object with .ptr or .cuda_stream). */
 int pyk_stream_from_object(PyObject *o, void **out);
+/* A protocol stream integer as a CUstream (0 and 1: legacy default, NULL). */
+void *pyk_stream_from_int(unsigned long long v);
+/* Records that an argument was produced on stream s (CAI v3): the first
+ * such stream is the launch stream unless one was chosen; the launch waits
+ * for the others (pyk_call_finish_stream). */
+void pyk_call_produced_on(pyk_call *c, void *s);
+/* "<f4", "|b1", "<c16" -> dtype; -1 with TypeError otherwise. */
+int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
 
 /* Makes `consumer` wait for the work queued so far on `producer` (an event
  * on device); nothing when they are the same stream. -1 on error. */
 int pyk_stream_order(void *producer, void *consumer, int device);
+
+/* --- fast.c: fast paths that decline (0 / NULL, no exception) when unsure --- */
+int pyk_fast_init(void);
+/* A cupy.ndarray (exact type) described from its attributes. 1 done, 0 declined. */
+int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a);
+/* An allocated output (owned by the ukern.Array `owner`) as a cupy.ndarray
+ * over the same memory. NULL without an exception: declined (use DLPack). */
+PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);
+/* "direct" (default) or "dlpack": how outputs for CuPy are made. -1: unknown. */
+int pyk_fast_set_output_route(const char *name);
+/* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
+ * such a type, -1 error. */
+int pyk_fast_scalar(PyObject *o, uk_arg *out);
+void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t);
 
 /* --- array.c: ukern.Array ---------------------------------------------- */
 extern PyTypeObject *pyk_ArrayType;
@@ -115,13 +139,15 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
 PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx);
 /* What a launch-style kernel call does (run, show source, compile, count
  * kernels), and the kernel-specific function that does it. */
-typedef enum pyk_mode { PYK_RUN, PYK_SOURCE, PYK_PRECOMPILE, PYK_COUNT } pyk_mode;
+typedef enum pyk_mode { PYK_RUN, PYK_SOURCE, PYK_PRECOMPILE, PYK_COUNT, PYK_BIND } pyk_mode;
 typedef uk_status (*pyk_run_fn)(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_array *out, int nout,
                                 const uk_launch *l, char **src, int *count);
 /* k(*args, out=None, size=None, block_size=None, stream=None) for kernels
  * that take a uk_launch: a tuple of outputs (PYK_RUN), str (PYK_SOURCE),
  * None (PYK_PRECOMPILE) or int (PYK_COUNT). Host arrays describe shapes for
- * every mode but PYK_RUN. */
+ * every mode but PYK_RUN. PYK_BIND binds as PYK_RUN does (streams and
+ * events included) and stops before the launch: None (the _bind method,
+ * which times the Python side of a call alone). */
 PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname, int nin, int nout,
                         PyObject *args, PyObject *kw, pyk_mode mode);
 /* Frees arrays a failed wrap left behind; used by pyk_frame_outputs. */

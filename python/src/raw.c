@@ -359,7 +359,8 @@ static int pack_arg(pyk_call *c, PyObject *o, unsigned char *slot) {
   return 0;
 }
 
-static PyObject *ker_call(PyObject *o, PyObject *args, PyObject *kw) {
+/* A call, or with launch == 0 everything a call does but the launch (_bind). */
+static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   static char *kwlist[] = {"grid", "block", "args", "shared_mem", "stream", "enable_cooperative_groups", NULL};
   KerObject *self = (KerObject *)o;
   PyObject *grid, *block, *kargs, *stream = Py_None;
@@ -399,10 +400,12 @@ static PyObject *ker_call(PyObject *o, PyObject *args, PyObject *kw) {
   }
   if (pyk_call_finish_stream(&c) < 0) goto out;
   g.stream = c.stream;
-  uk_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = uk_function_launch(self->f, &g, (void *const *)p.ptr);
-  Py_END_ALLOW_THREADS
+  uk_status st = UK_OK;
+  if (launch) {
+    Py_BEGIN_ALLOW_THREADS
+    st = uk_function_launch(self->f, &g, (void *const *)p.ptr);
+    Py_END_ALLOW_THREADS
+  }
   if (st != UK_OK) {
     pyk_raise(st);
     goto out;
@@ -414,6 +417,9 @@ out:
   Py_DECREF(t);
   return result;
 }
+
+static PyObject *ker_call(PyObject *o, PyObject *args, PyObject *kw) { return ker_do(o, args, kw, 1); }
+static PyObject *ker_bind(PyObject *o, PyObject *args, PyObject *kw) { return ker_do(o, args, kw, 0); }
 
 static PyObject *ker_compile(PyObject *o, PyObject *args, PyObject *kw) {
   return mod_compile(((KerObject *)o)->mod, args, kw);
@@ -509,6 +515,9 @@ static PyGetSetDef ker_getset[] = {
 #undef ATTR
 
 static PyMethodDef ker_methods[] = {
+    {"_bind", (PyCFunction)(void (*)(void))ker_bind, METH_VARARGS | METH_KEYWORDS,
+     "_bind(grid, block, args, shared_mem=0, stream=None): packs the arguments and orders the streams as a\n"
+     "call does, launching nothing (measures the Python side of a call). Internal."},
     {"compile", (PyCFunction)(void (*)(void))ker_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(log_stream=None): compiles the source now (no GPU needed after ukern.configure(arch=...))."},
     {NULL, NULL, 0, NULL}};

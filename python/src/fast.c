@@ -1,0 +1,284 @@
+/*
+ * fast.c — per-call fast paths for the arguments seen most: a cupy.ndarray
+ * read through its attributes, NumPy scalars of a known type converted
+ * through the number protocol, and allocated outputs handed to CuPy as a
+ * cupy.ndarray over ukern's memory.
+ *
+ * Why: CuPy builds __cuda_array_interface__ afresh on every access, with
+ * dtype.descr computed in Python (microseconds an array); cupy.from_dlpack
+ * switches devices twice and wraps a capsule; a NumPy scalar's dtype.str and
+ * tobytes() make objects. The attributes hold the same facts.
+ *
+ * Every path declines (returns 0 / NULL with no exception set) on anything
+ * unusual — a subclass, an unknown dtype, a failing attribute — and the
+ * protocol path in args.c then gives the full semantics and the errors.
+ */
+#include "pyukern.h"
+
+#include <string.h>
+
+static PyObject *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype, *s_str;
+
+int pyk_fast_init(void) {
+  return (s_data = PyUnicode_InternFromString("data")) && (s_ptr = PyUnicode_InternFromString("ptr")) &&
+                 (s_device_id = PyUnicode_InternFromString("device_id")) &&
+                 (s_shape = PyUnicode_InternFromString("shape")) &&
+                 (s_strides = PyUnicode_InternFromString("strides")) &&
+                 (s_dtype = PyUnicode_InternFromString("dtype")) && (s_str = PyUnicode_InternFromString("str"))
+             ? 0
+             : -1;
+}
+
+/* ---- CuPy's objects, looked up once ------------------------------------- */
+
+static struct {
+  PyObject *module; /* the cupy module these were read from (held) */
+  int state;        /* 1 ready, -1 unavailable */
+  PyTypeObject *ndarray;
+  PyObject *get_current_stream, *unowned_memory, *memory_pointer;
+} cupy;
+
+static PyObject *attr_or_clear(PyObject *o, const char *name) {
+  PyObject *v = o ? PyObject_GetAttrString(o, name) : NULL;
+  if (!v) PyErr_Clear();
+  return v;
+}
+
+/* Called only for arrays whose type lives in cupy, so cupy is imported;
+ * read again when sys.modules['cupy'] is another module (tests stand in
+ * a fake one). */
+static int cupy_ready(void) {
+  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+  PyObject *m = mods ? PyDict_GetItemString(mods, "cupy") : NULL;
+  if (!m) return 0;
+  if (m == cupy.module) return cupy.state > 0;
+  Py_CLEAR(cupy.ndarray);
+  Py_CLEAR(cupy.get_current_stream);
+  Py_CLEAR(cupy.unowned_memory);
+  Py_CLEAR(cupy.memory_pointer);
+  Py_INCREF(m);
+  Py_XDECREF(cupy.module);
+  cupy.module = m;
+  cupy.state = -1;
+  PyObject *nd = attr_or_clear(m, "ndarray"), *cuda = attr_or_clear(m, "cuda");
+  cupy.get_current_stream = attr_or_clear(cuda, "get_current_stream");
+  cupy.unowned_memory = attr_or_clear(cuda, "UnownedMemory");
+  cupy.memory_pointer = attr_or_clear(cuda, "MemoryPointer");
+  Py_XDECREF(cuda);
+  if (nd && PyType_Check(nd) && cupy.get_current_stream) {
+    cupy.ndarray = (PyTypeObject *)nd;
+    cupy.state = 1;
+    return 1;
+  }
+  Py_XDECREF(nd);
+  return 0;
+}
+
+/* CuPy's current stream for this call (read once a call). -1 with no
+ * exception when it cannot be read. */
+static int cupy_stream(pyk_call *c, void **out) {
+  if (!c->have_cupy_stream) {
+    PyObject *s = PyObject_CallObject(cupy.get_current_stream, NULL);
+    PyObject *p = s ? PyObject_GetAttr(s, s_ptr) : NULL;
+    unsigned long long v = p ? PyLong_AsUnsignedLongLong(p) : (unsigned long long)-1;
+    Py_XDECREF(s);
+    Py_XDECREF(p);
+    if (v == (unsigned long long)-1 && (!p || PyErr_Occurred())) {
+      PyErr_Clear();
+      return -1;
+    }
+    c->cupy_stream = pyk_stream_from_int(v);
+    c->have_cupy_stream = 1;
+  }
+  *out = c->cupy_stream;
+  return 0;
+}
+
+/* ---- dtype objects -> uk_dtype (by identity; numpy's are singletons) ----- */
+
+#define NDTYPES 32
+static struct {
+  PyObject *key; /* held, so the address is never reused */
+  uk_dtype t;
+} dtypes[NDTYPES];
+static int ndtypes;
+
+static int dtype_of(PyObject *dt, uk_dtype *t) {
+  for (int i = 0; i < ndtypes; i++)
+    if (dtypes[i].key == dt) {
+      *t = dtypes[i].t;
+      return 1;
+    }
+  PyObject *s = PyObject_GetAttr(dt, s_str);
+  int rc = s ? pyk_typestr_dtype(s, t) : -1;
+  Py_XDECREF(s);
+  if (rc < 0) {
+    PyErr_Clear();
+    return 0;
+  }
+  if (ndtypes < NDTYPES) {
+    Py_INCREF(dt);
+    dtypes[ndtypes].key = dt;
+    dtypes[ndtypes++].t = *t;
+  }
+  return 1;
+}
+
+static int read_ints(PyObject *t, int64_t *v, int n) {
+  for (int i = 0; i < n; i++) {
+    long long x = PyLong_AsLongLong(PyTuple_GetItem(t, i));
+    if (x == -1 && PyErr_Occurred()) return -1;
+    v[i] = x;
+  }
+  return 0;
+}
+
+/* ---- cupy.ndarray in ---------------------------------------------------- */
+
+int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
+  if (!cupy_ready() || Py_TYPE(o) != cupy.ndarray) return 0;
+  PyObject *mem = PyObject_GetAttr(o, s_data);
+  PyObject *ptr = mem ? PyObject_GetAttr(mem, s_ptr) : NULL;
+  PyObject *dev = ptr ? PyObject_GetAttr(mem, s_device_id) : NULL;
+  PyObject *shape = dev ? PyObject_GetAttr(o, s_shape) : NULL;
+  PyObject *strides = shape ? PyObject_GetAttr(o, s_strides) : NULL;
+  PyObject *dt = strides ? PyObject_GetAttr(o, s_dtype) : NULL;
+  int rc = 0;
+  uk_dtype t;
+  if (dt && PyTuple_Check(shape) && PyTuple_Check(strides) && PyTuple_Size(shape) == PyTuple_Size(strides) &&
+      PyTuple_Size(shape) <= UK_MAX_NDIM && dtype_of(dt, &t)) {
+    int ndim = (int)PyTuple_Size(shape);
+    int64_t sh[UK_MAX_NDIM], st[UK_MAX_NDIM];
+    unsigned long long p = PyLong_AsUnsignedLongLong(ptr);
+    long d = PyLong_AsLong(dev);
+    if (!PyErr_Occurred() && d >= 0 && read_ints(shape, sh, ndim) == 0 && read_ints(strides, st, ndim) == 0 &&
+        uk_array_init(a, p, t, ndim, sh) == UK_OK) {
+      if (uk_array_size(a) > 0) /* zero-size: C-contiguous strides, as CuPy's CAI gives */
+        memcpy(a->strides, st, sizeof st[0] * (size_t)ndim);
+      a->device = (int)d;
+      rc = 1;
+    }
+  }
+  Py_XDECREF(mem);
+  Py_XDECREF(ptr);
+  Py_XDECREF(dev);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  Py_XDECREF(dt);
+  /* CAI v3 as CuPy writes it: the array was produced on CuPy's current stream. */
+  void *s;
+  if (rc == 1 && cupy_stream(c, &s) < 0) rc = 0;
+  if (rc == 1) pyk_call_produced_on(c, s);
+  else PyErr_Clear();
+  return rc;
+}
+
+/* ---- outputs as cupy.ndarray ---------------------------------------------- */
+
+static int output_direct = 1; /* _set_output_route("direct" | "dlpack") */
+
+int pyk_fast_set_output_route(const char *name) {
+  if (!strcmp(name, "direct")) output_direct = 1;
+  else if (!strcmp(name, "dlpack")) output_direct = 0;
+  else return -1;
+  return 0;
+}
+
+/* numpy.dtype of a uk_dtype, made once (NULL: NumPy has none, e.g. bfloat16). */
+static PyObject *numpy_dtype(uk_dtype t) {
+  static PyObject *made[UK_DTYPE_COUNT_];
+  static char failed[UK_DTYPE_COUNT_];
+  if ((unsigned)t >= UK_DTYPE_COUNT_ || failed[t]) return NULL;
+  if (!made[t]) {
+    PyObject *np = PyImport_ImportModule("numpy");
+    made[t] = np ? PyObject_CallMethod(np, "dtype", "s", uk_dtype_name(t)) : NULL;
+    Py_XDECREF(np);
+    if (!made[t]) {
+      PyErr_Clear();
+      failed[t] = 1;
+    }
+  }
+  return made[t];
+}
+
+PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) {
+  if (!output_direct || !cupy_ready() || !cupy.unowned_memory || !cupy.memory_pointer) return NULL;
+  PyObject *dt = numpy_dtype(a->dtype);
+  void *cur;
+  if (!dt || cupy_stream(c, &cur) < 0) return NULL;
+  /* What __dlpack__(stream=current) would do: CuPy's current stream waits
+   * for the launch stream. */
+  if (pyk_stream_order(c->stream, cur, a->device) < 0) return NULL;
+  Py_ssize_t nbytes = (Py_ssize_t)(uk_array_size(a) * (int64_t)uk_dtype_size(a->dtype));
+  PyObject *um = PyObject_CallFunction(cupy.unowned_memory, "KnOi", (unsigned long long)a->data, nbytes, owner,
+                                       a->device);
+  PyObject *mp = um ? PyObject_CallFunction(cupy.memory_pointer, "Oi", um, 0) : NULL;
+  PyObject *shape = mp ? PyTuple_New(a->ndim) : NULL;
+  for (int d = 0; shape && d < a->ndim; d++) {
+    PyObject *v = PyLong_FromLongLong(a->shape[d]);
+    if (!v) Py_CLEAR(shape);
+    else PyTuple_SetItem(shape, d, v);
+  }
+  PyObject *r = shape ? PyObject_CallFunctionObjArgs((PyObject *)cupy.ndarray, shape, dt, mp, NULL) : NULL;
+  Py_XDECREF(um);
+  Py_XDECREF(mp);
+  Py_XDECREF(shape);
+  if (!r) PyErr_Clear(); /* declined: DLPack answers */
+  return r;
+}
+
+/* ---- NumPy scalars of a known type ---------------------------------------- */
+
+#define NSCALARS 24
+static struct {
+  PyTypeObject *type; /* held */
+  uk_dtype t;
+} scalars[NSCALARS];
+static int nscalars;
+
+static int by_number(uk_dtype t) {
+  return t == UK_BOOL || (t >= UK_INT8 && t <= UK_UINT64) || t == UK_FLOAT16 || t == UK_FLOAT32 || t == UK_FLOAT64;
+}
+
+void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t) {
+  if (nscalars >= NSCALARS || !by_number(t)) return;
+  for (int i = 0; i < nscalars; i++)
+    if (scalars[i].type == tp) return;
+  Py_INCREF(tp);
+  scalars[nscalars].type = tp;
+  scalars[nscalars++].t = t;
+}
+
+int pyk_fast_scalar(PyObject *o, uk_arg *out) {
+  int i = 0;
+  while (i < nscalars && scalars[i].type != Py_TYPE(o)) i++;
+  if (i == nscalars) return 0;
+  uk_dtype t = scalars[i].t;
+  unsigned char buf[8];
+  if (t == UK_BOOL) {
+    int b = PyObject_IsTrue(o);
+    if (b < 0) return -1;
+    buf[0] = (unsigned char)b;
+  } else if (t >= UK_INT8 && t <= UK_UINT64) {
+    /* The scalar holds a value of its type: the low bytes are that value. */
+    PyObject *v = PyNumber_Index(o);
+    if (!v) return -1;
+    unsigned long long u = t >= UK_UINT8 ? PyLong_AsUnsignedLongLong(v) : (unsigned long long)PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (PyErr_Occurred()) return -1;
+    uint8_t u8 = (uint8_t)u;
+    uint16_t u16 = (uint16_t)u;
+    uint32_t u32 = (uint32_t)u;
+    size_t n = uk_dtype_size(t);
+    memcpy(buf, n == 1 ? (void *)&u8 : n == 2 ? (void *)&u16 : n == 4 ? (void *)&u32 : (void *)&u, n);
+  } else {
+    double d = PyFloat_AsDouble(o); /* exact for float16/32/64 */
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    float f = (float)d;
+    if (t == UK_FLOAT64) memcpy(buf, &d, 8);
+    else if (t == UK_FLOAT32) memcpy(buf, &f, 4);
+    else if (uk_dtype_encode(t, d, buf) != UK_OK) return 0;
+  }
+  *out = uk_arg_typed(t, buf);
+  return 1;
+}

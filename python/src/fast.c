@@ -150,8 +150,8 @@ int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
     int ndim = (int)PyTuple_Size(shape);
     int64_t sh[UK_MAX_NDIM], st[UK_MAX_NDIM];
     unsigned long long p = PyLong_AsUnsignedLongLong(ptr);
-    long d = PyLong_AsLong(dev);
-    if (!PyErr_Occurred() && d >= 0 && read_ints(shape, sh, ndim) == 0 && read_ints(strides, st, ndim) == 0 &&
+    long d = PyErr_Occurred() ? -1 : PyLong_AsLong(dev);
+    if (d >= 0 && read_ints(shape, sh, ndim) == 0 && read_ints(strides, st, ndim) == 0 &&
         uk_array_init(a, p, t, ndim, sh) == UK_OK) {
       if (uk_array_size(a) > 0) /* zero-size: C-contiguous strides, as CuPy's CAI gives */
         memcpy(a->strides, st, sizeof st[0] * (size_t)ndim);

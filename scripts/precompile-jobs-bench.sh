@@ -59,31 +59,68 @@ write_specs() {
   } >"$dir/add8.uk"
 }
 
-# One run: -j $1, run number $2; prints its wall time in seconds.
+# Per-process figures of one run from `--json` results (awk; mawk-safe).
+# The children write their results in child order, and child c compiles
+# items c, c + N, ... (round robin), so the list splits into the children's
+# runs. Prints: compiled, the median first compile of a process (ms), the
+# median later compile (ms), the busiest process's sum of compile times (ms).
+per_process() {
+  awk -v N="$1" '
+    function median(a, n,   i, k, v) {
+      for (i = 2; i <= n; i++) { v = a[i]; for (k = i - 1; k >= 1 && a[k] > v; k--) a[k + 1] = a[k]; a[k + 1] = v }
+      return n == 0 ? 0 : n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    match($0, /"result": "[^"]*"/) {
+      r = substr($0, RSTART + 11, RLENGTH - 12)
+      match($0, /"ms": [0-9.]+/)
+      n++; res[n] = r; t[n] = substr($0, RSTART + 6, RLENGTH - 6) + 0
+      if (r == "compiled") compiled++
+    }
+    END {
+      pos = 1
+      for (c = 0; c < N; c++) {
+        cnt = int(n / N) + (c < n % N ? 1 : 0); s = 0
+        for (k = 0; k < cnt; k++) { v = t[pos + k]; s += v; if (k == 0) first[++nf] = v; else later[++nl] = v }
+        pos += cnt
+        if (s > busiest) busiest = s
+      }
+      printf "%d %.1f %.1f %.1f\n", compiled, median(first, nf), median(later, nl), busiest
+    }' "$2"
+}
+
+# One run: -j $1, run tag $2; prints "wall_s compiled first_ms later_ms
+# busiest_ms".
 run_once() {
   local j="$1" run="$2" dir="$work/run$2"
   mkdir -p "$dir/cache"
   write_specs "${tag}${run}" "$dir"
   local t0 t1
   t0=$(date +%s.%N)
-  if ! "$ukern" precompile --arch 90 -j "$j" --dir "$dir/cache" "$dir/sq24.uk" "$dir/add8.uk" \
-    >"$dir/out.txt" 2>&1; then
+  if ! "$ukern" precompile --arch 90 -j "$j" --json --dir "$dir/cache" "$dir/sq24.uk" "$dir/add8.uk" \
+    >"$dir/out.json" 2>"$dir/err.txt"; then
     echo "ukern precompile -j $j failed:" >&2
-    cat "$dir/out.txt" >&2
+    cat "$dir/out.json" "$dir/err.txt" >&2
     exit 1
   fi
   t1=$(date +%s.%N)
-  local n
+  local n stats
   n=$(find "$dir/cache" -name '*.ukc' | wc -l)
-  if [[ "$n" -ne 32 ]]; then
-    echo "ukern precompile -j $j wrote $n cache entries, expected 32" >&2
+  stats=$(per_process "$j" "$dir/out.json")
+  if [[ "$n" -ne 32 || "${stats%% *}" -ne 32 ]]; then
+    echo "ukern precompile -j $j: $n cache entries, ${stats%% *} compiled; expected 32 of each" >&2
     exit 1
   fi
   rm -rf "$dir"
-  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f\n", b - a}' 
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') $stats"
 }
 
+# A first run, discarded: the first NVRTC load and compiles on a fresh
+# machine read the toolkit from disk and find the CPU clock low.
+w=$(run_once 1 0)
+printf 'warm-up -j 1 (discarded) %7.2f s\n' "${w%% *}" >&2
+
 declare -A times
+detail=()
 run=0
 for ((r = 1; r <= rounds; r++)); do
   seq=("${order[@]}")
@@ -93,8 +130,10 @@ for ((r = 1; r <= rounds; r++)); do
   fi
   for j in "${seq[@]}"; do
     run=$((run + 1))
-    t=$(run_once "$j" "$run")
+    read -r t compiled first later busiest <<<"$(run_once "$j" "$run")"
     times[$j,$r]="$t"
+    detail+=("$(printf '| %d | %s | %.2f s | %d | %.1f | %.1f | %.0f | %.0f |' "$r" "$j" "$t" "$compiled" "$first" \
+      "$later" "$busiest" "$(awk -v w="$t" -v b="$busiest" 'BEGIN {print w * 1000 - b}')")")
     printf 'round %d  -j %-3s %7.2f s\n' "$r" "$j" "$t" >&2
   done
 done
@@ -122,3 +161,11 @@ for j in "${order[@]}"; do
   m=$(median "${vals[@]}")
   printf ' %.2f s | %.2fx |\n' "$m" "$(awk -v a="$base" -v b="$m" 'BEGIN {print a / b}')"
 done
+
+echo
+echo "Per run: compiles done (from --json), the median first and later compile of a process, the busiest"
+echo "process's sum of compile times, and the rest of the wall time (process start, NVRTC load, fork, exit)."
+echo
+echo "| round | -j | wall | compiled | first compile of a process (ms) | later compiles (ms) | busiest process, sum (ms) | wall - busiest (ms) |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${detail[@]}"

@@ -90,7 +90,7 @@ if [ "$GPU" = 1 ]; then
   expect bench-table 0 "launch: host cost of a cached call" -- "$UKERN" bench --short --repeat 3
   # --json: one parseable object with the documented keys
   expect_json run-json-keys 0 "ok kernel kind inputs device arch ms gbps memcpy_gbps share unwritten cache.compiles cache.disk_hits" -- "$UKERN" run "$SPECS/l2norm.uk" --json --repeat 2
-  expect_json bench-json-keys 0 "ok device arch elements rows.0.case rows.0.ms rows.0.gbps rows.7.us rows.8.ms" -- "$UKERN" bench --short --json --repeat 2
+  expect_json bench-json-keys 0 "ok device arch elements rows.0.case rows.0.ms rows.0.gbps rows.9.us rows.10.ms rows.11.ms" -- "$UKERN" bench --short --json --repeat 2
   expect_json info-json-gpu 0 "devices.0.name devices.0.arch devices.0.multiprocessors devices.0.memory_bytes" -- "$UKERN" info --json
   expect_json pre-json-gpu 0 "ok results.0.arch results.0.result" -- env UKERN_CACHE_DIR="$tmp/pre" "$UKERN" precompile "$SPECS/squared_diff.uk" --json
   # the demo with a GPU runs the module, the elementwise and the reduction and checks them
@@ -131,7 +131,7 @@ expect bad-field 2 "typo.uk:4: unknown field 'opration' (did you mean 'operation
 printf 'kind: elementwise\nin_params: T x\nout_params: T y\n' >"$tmp/missing.uk"
 expect bad-missing 2 "an elementwise kernel needs the field 'operation'" -- "$UKERN" gen "$tmp/missing.uk"
 expect bad-kindfield 2 "field 'map_expr' does not apply to an elementwise kernel" -- "$UKERN" gen "$SPECS/squared_diff.uk" --map "x"
-expect bad-kind 2 "kind 'scan' is not elementwise, reduction or module" -- "$UKERN" gen "$SPECS/squared_diff.uk" --kind scan
+expect bad-kind 2 "kind 'scan' is not elementwise, reduction, fusion or module" -- "$UKERN" gen "$SPECS/squared_diff.uk" --kind scan
 printf 'name: a\nname: b\n' >"$tmp/twice.uk"
 expect bad-twice 2 "twice.uk:2: field 'name' given twice" -- "$UKERN" gen "$tmp/twice.uk"
 printf 'in_params: |\noperation: x\n' >"$tmp/block.uk"
@@ -158,7 +158,7 @@ if [ "$have_gpu" = 0 ]; then
 fi
 expect run-help 0 "usage: ukern run" -- "$UKERN" run --help
 expect bench-help 0 "usage: ukern bench" -- "$UKERN" bench --help
-expect run-module 2 "tpl.cu is a module: run takes an elementwise or reduction spec" -- "$UKERN" run "$tmp/tpl.cu"
+expect run-module 2 "tpl.cu is a module: run takes an elementwise, reduction or fusion spec" -- "$UKERN" run "$tmp/tpl.cu"
 expect run-module-how 2 "see examples/raw_module_templates.c" -- "$UKERN" run "$tmp/tpl.cu"
 
 # --- existing commands ---------------------------------------------------------------
@@ -208,7 +208,7 @@ expect run-novalue 2 "ukern run: --repeat needs a value" -- "$UKERN" run "$SPECS
 expect bench-novalue 2 "ukern bench: --repeat needs a value" -- "$UKERN" bench --repeat
 expect cache-novalue 2 "ukern cache: --dir needs a value" -- "$UKERN" cache stats --dir
 printf 'kind: module\nfile: tpl.cu\ninputs: float32[3]\n' >"$tmp/modinputs.uk"
-expect module-inputs 2 "field 'inputs' does not apply to a module kernel (it is for elementwise and reduction kernels)" -- "$UKERN" gen "$tmp/modinputs.uk"
+expect module-inputs 2 "field 'inputs' does not apply to a module kernel (it is for elementwise, reduction and fusion kernels)" -- "$UKERN" gen "$tmp/modinputs.uk"
 expect module-inputs-how 2 "run its kernels from a program" -- "$UKERN" precompile --arch 90 "$tmp/modinputs.uk"
 
 # --- issue 9 item 17: --json on every command that prints results ----------------

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "runtime/compile.h"
 #include "ukern/ukern.h"
 
 /* Exit codes (documented in `ukern --help`). */
@@ -56,7 +55,7 @@ int cli_parse_int(const char *text, long long lo, long long hi, long long *out);
   X(kind) X(name) X(in_params) X(out_params) X(operation) X(preamble) X(loop_prep)       \
   X(after_loop) X(no_reduce_dims) X(map_expr) X(reduce_expr) X(post_map_expr) X(identity) \
   X(reduce_type) X(source) X(file) X(name_expressions) X(options) X(inputs) X(outputs)    \
-  X(size) X(block_size) X(axes) X(keepdims)
+  X(size) X(block_size) X(axes) X(keepdims) X(program)
 
 typedef enum cli_field {
 #define CLI_FIELD_ENUM_(f) F_##f,
@@ -65,7 +64,7 @@ typedef enum cli_field {
   F_COUNT_
 } cli_field;
 
-typedef enum cli_kind { CLI_ELEMENTWISE = 0, CLI_REDUCTION, CLI_MODULE } cli_kind;
+typedef enum cli_kind { CLI_ELEMENTWISE = 0, CLI_REDUCTION, CLI_MODULE, CLI_FUSION, CLI_KINDS_ } cli_kind;
 
 typedef struct cli_spec {
   char origin[512]; /* the spec file, or "command line" */
@@ -73,6 +72,7 @@ typedef struct cli_spec {
   cli_kind kind;
   char *f[F_COUNT_];
   unsigned char from_cmd[F_COUNT_]; /* given on the command line (wins over the file) */
+  int line[F_COUNT_];               /* line of the spec file where a field's value starts (0: none) */
 } cli_spec;
 
 extern const char cli_spec_help[];
@@ -96,6 +96,9 @@ int cli_spec_args(int argc, char **argv, cli_spec *s, cli_own_arg own, void *use
 /* Checks the kind and that the fields present suit it; reads `file`. */
 int cli_spec_finish(cli_spec *s);
 void cli_spec_free(cli_spec *s);
+/* After an error at "FIELD:LINE:COL" of a field's text: prints where its
+ * line 1 is in the spec file (nothing for a field from the command line). */
+void cli_spec_where(const cli_spec *s, cli_field f);
 /* The i-th non-empty line of the `inputs` field (cases); count with i = -1. */
 int cli_spec_cases(const cli_spec *s);
 const char *cli_spec_case(const cli_spec *s, int i, char *buf, size_t size);
@@ -112,14 +115,14 @@ typedef struct cli_kernel {
   uk_context *ctx;
   uk_elementwise *ew;
   uk_reduction *red;
-  int nin, nout;              /* parameters */
+  uk_fusion *fu;
+  int nin, nout;              /* parameters (fusion: input and output names) */
   char *opt_store;            /* the `options` field, split in place */
-  const char *opts[CLI_MAX_OPTS + 2];
+  const char *opts[CLI_MAX_OPTS + 2]; /* + the extra option of cli_kernel_create */
   int nopts;
   char *name_store;           /* `name_expressions`, split in place */
   const char *names[CLI_MAX_OPTS];
   int nnames;
-  char **call_opts;           /* the library's NVRTC options for the last source made (uk_free) */
 } cli_kernel;
 
 /* One call: arguments parsed from a line of `inputs` (and `outputs`). */
@@ -135,9 +138,10 @@ typedef struct cli_case {
   int axes[UK_MAX_NDIM];
 } cli_case;
 
-/* Creates the kernel object (elementwise, reduction; nothing for modules).
+/* Creates the kernel object (elementwise, reduction, fusion; nothing for
+ * modules), with `extra` (may be NULL) appended to the spec's NVRTC options.
  * Definition errors are printed with their caret. */
-int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k);
+int cli_kernel_create(uk_context *ctx, const cli_spec *s, const char *extra, cli_kernel *k);
 void cli_kernel_destroy(cli_kernel *k);
 /* Parses a case (one `inputs` line, the spec's outputs/size/axes). Array
  * data pointers stay 0. */
@@ -145,23 +149,36 @@ int cli_case_parse(const cli_kernel *k, const char *line, cli_case *c);
 /* Gives every array distinct, 256-byte aligned addresses that are never
  * dereferenced, for code generation without a GPU. */
 void cli_case_fake_pointers(cli_case *c);
-/* The source a call would compile; caller frees with uk_free. For modules:
- * the spec's source (a copy). */
+/* The source a call would compile (a fusion: every kernel of its plan);
+ * caller frees with uk_free. For modules: the spec's source (a copy). */
 int cli_kernel_source(cli_kernel *k, cli_case *c, char **src);
-/* Fills the compile request the library's call path makes for `src`, so
- * that precompiled entries are the ones calls look up. opts must hold
- * CLI_MAX_OPTS + 2 pointers; `extra` (may be NULL) is appended after them,
- * outside what the call path uses. */
-void cli_kernel_request(const cli_kernel *k, const char *src, int arch, const char *extra,
-                        const char **opts, uk__compile_req *req);
+/* What the library's precompile / compile_info call of the kernel's kind
+ * returns for the case (not for modules). */
+uk_status cli_kernel_precompile(cli_kernel *k, cli_case *c);
+uk_status cli_kernel_compile_info(cli_kernel *k, cli_case *c, uk_compile_info *info);
+/* A module spec's options for uk_module_from_source (arrays borrowed from k). */
+void cli_module_options(const cli_kernel *k, uk_module_options *mo);
 /* gen and compile: loads `path` (may be NULL) into s, finishes it, creates
- * the kernel and generates the source of case `which` with fake pointers. */
-int cli_prepare_source(cli_spec *s, const char *path, long long which, uk_context *ctx, cli_kernel *k, cli_case *c,
-                       char **src);
+ * the kernel (with the extra NVRTC option, may be NULL) and makes case
+ * `which` with fake pointers (nothing for modules). */
+int cli_prepare_case(cli_spec *s, const char *path, long long which, uk_context *ctx, const char *extra,
+                     cli_kernel *k, cli_case *c);
 /* Runs the call on the device (outputs as in c). */
 uk_status cli_case_call(cli_kernel *k, cli_case *c);
 /* A human description of a case ("float32[1000,1000], float32[1000]"). */
 const char *cli_case_describe(const cli_case *c, char *buf, size_t size);
+/* The same for its outputs ("float32[1000]"). */
+const char *cli_case_describe_outputs(const cli_case *c, char *buf, size_t size);
+
+/* The display name of an architecture as users write it ("90", "90a",
+ * "sm_90a", "compute_90", "-arch=sm_80"): "sm_90", "sm_90a", "compute_90".
+ * Only spelling: the library checks the target (uk_options.arch_name). */
+const char *cli_arch_name(const char *text, char *buf, size_t size);
+/* The value of an -arch / --gpu-architecture option among opts; NULL if none. */
+const char *cli_arch_option(const char *const *opts, int n);
+/* After uk_context_create refused uk_options.arch_name = --arch: prints
+ * the library's reason as "ukern CMD: --arch: ..."; returns CLI_USAGE. */
+int cli_arch_error(const char *cmd);
 
 /* ------------------------------------------------------------------------ */
 /* Progress and JSON (progress.c)                                             */
@@ -187,6 +204,7 @@ typedef struct cli_measure {
   double copy_ms;     /* cuMemcpyDtoD moving the same bytes (read + write) */
   double copy_gbps;
   int64_t unwritten;  /* output elements the call did not write (must be 0) */
+  char outputs[512];  /* the outputs' dtypes and shapes after the first call */
   uk_cache_stats cache;
 } cli_measure;
 

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "runtime/arch.h"
 
 static const char help[] =
     "usage: ukern cache stats [--dir DIR] [--json]\n"
@@ -27,10 +26,16 @@ static const char help[] =
  * the arch, and its name expressions or else the kernels its source defines. */
 typedef struct entry_info {
   int arch;       /* 0: unknown */
-  int arch_flags; /* UK__ARCH_* */
+  int arch_flags; /* the key's variant bits: 1 'a', 2 'f', 4 PTX only (compute_XY) */
   int count;
   char names[32][128];
 } entry_info;
+
+/* The entry's target as NVRTC spells it: sm_90, sm_90a, sm_100f, compute_90. */
+static void entry_arch(const entry_info *e, char *buf, size_t size) {
+  snprintf(buf, size, "%s_%d%s", e->arch_flags & 4 ? "compute" : "sm", e->arch,
+           e->arch_flags & 1 ? "a" : e->arch_flags & 2 ? "f" : "");
+}
 
 static void add_name(entry_info *e, const char *s, size_t n) {
   if (e->count == 32 || n == 0) return;
@@ -162,7 +167,7 @@ static int list(const char *dir, int json) {
       printf("%s\n  {\"file\": ", count ? "," : "");
       cli_json_str(stdout, de->d_name);
       char an[32] = "";
-      if (readable && e.arch) uk__arch_name((uk__arch){e.arch, e.arch_flags}, an, sizeof an);
+      if (readable && e.arch) entry_arch(&e, an, sizeof an);
       printf(", \"bytes\": %lld, \"age_s\": %.0f, \"readable\": %s, \"arch\": ", (long long)st.st_size, age,
              readable ? "true" : "false");
       cli_json_str(stdout, an);
@@ -182,7 +187,7 @@ static int list(const char *dir, int json) {
     else snprintf(ages, sizeof ages, "%.0f d", age / 86400);
     if (readable) {
       char an[32] = "?";
-      if (e.arch) uk__arch_name((uk__arch){e.arch, e.arch_flags}, an, sizeof an);
+      if (e.arch) entry_arch(&e, an, sizeof an);
       int n = snprintf(what, sizeof what, "%s", an);
       for (int j = 0; j < e.count && n > 0 && (size_t)n < sizeof what; j++)
         n += snprintf(what + n, sizeof what - (size_t)n, "%s%s", j ? ", " : " ", e.names[j]);

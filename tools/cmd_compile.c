@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "runtime/arch.h"
 
 static const char help[] =
     "usage: ukern compile SPEC|FILE.cu [--arch ARCH] [--case N] [--log] [--json] [--FIELD VALUE]...\n"
@@ -14,6 +13,7 @@ static const char help[] =
     "--option is the same). Prints the compile time, the cubin size and for each\n"
     "kernel its registers, spill stores/loads, stack frame, static shared memory and\n"
     "barriers (from ptxas -v). Nothing is cached: the time is a real NVRTC run.\n"
+    "A fusion spec compiles every kernel of its plan (the table lists them all).\n"
     "A .cu file is compiled as a raw module; give templates to instantiate with\n"
     "--name-expr 'scale<float>' and NVRTC options with --option -std=c++17.\n"
     "--log prints the whole NVRTC log. On a compile error the log and the numbered\n"
@@ -24,21 +24,13 @@ static const char help[] =
 typedef struct compile_args {
   const char *path;
   long long which;
-  uk__arch arch; /* num 0: not given */
+  const char *arch; /* --arch as given (the context checks it); NULL: not given */
   int log, json;
 } compile_args;
 
 static int own(void *user, int argc, char **argv, int *k) {
   compile_args *a = user;
-  if (!strcmp(argv[*k], "--arch")) {
-    const char *v = cli_value(argc, argv, k, "compile");
-    if (!v) return -1;
-    if (uk__arch_parse(v, "--arch", &a->arch) != UK_OK || uk__arch_check(a->arch, "--arch") != UK_OK) {
-      fprintf(stderr, "ukern compile: %s\n", uk_last_error());
-      return -1;
-    }
-    return 1;
-  }
+  if (!strcmp(argv[*k], "--arch")) return (a->arch = cli_value(argc, argv, k, "compile")) ? 1 : -1;
   if (!strcmp(argv[*k], "--case")) {
     const char *v = cli_value(argc, argv, k, "compile");
     if (!v) return -1;
@@ -132,15 +124,49 @@ static void print_json(const char *name, const char *arch, int no_gpu, double ms
 }
 
 /* The arch to compile for: --arch, else the local GPU's, else 90. */
-static uk__arch pick_arch(uk__arch given, int *no_gpu) {
+static const char *pick_arch(const char *given, char *buf, size_t size, int *no_gpu) {
   *no_gpu = 0;
-  if (given.num) return given;
+  if (given) return given;
   uk_device_info info;
   int count = 0;
-  if (uk_device_count(&count) == UK_OK && count > 0 && uk_device_info_get(0, &info) == UK_OK)
-    return (uk__arch){info.arch, 0};
+  if (uk_device_count(&count) == UK_OK && count > 0 && uk_device_info_get(0, &info) == UK_OK) {
+    snprintf(buf, size, "%d", info.arch);
+    return buf;
+  }
   *no_gpu = 1;
-  return (uk__arch){90, 0};
+  return "90";
+}
+
+/* What one compile gave, from the public calls of the spec's kind. */
+typedef struct compiled {
+  double ms;
+  int is_ptx;
+  size_t bytes;
+  char *log; /* uk_free */
+  uk_module *m;
+} compiled;
+
+/* A module through uk_module_from_source in a context without a disk cache
+ * (a real NVRTC run). A PTX image's size comes from the fatbin call, which
+ * finds the module in the memory cache. */
+static uk_status compile_module(uk_context *ctx, const cli_kernel *k, const char *arch, compiled *r) {
+  uk_module_options mo;
+  cli_module_options(k, &mo);
+  double t0 = cli_now_ms();
+  uk_status st = uk_module_from_source(ctx, k->spec->f[F_source], &mo, &r->m);
+  r->ms = cli_now_ms() - t0;
+  if (st != UK_OK) return st;
+  if (!(r->log = strdup(uk_module_log(r->m)))) return UK_ERR_NOMEM;
+  const void *image;
+  if (uk_module_image(r->m, &image, &r->bytes) == UK_OK) return UK_OK;
+  r->is_ptx = 1;
+  void *fat = NULL;
+  size_t fat_bytes = 0;
+  if (!cli_arch_option(k->opts, k->nopts) &&
+      uk_module_fatbin(ctx, k->spec->f[F_source], &mo, &arch, 1, &fat, &fat_bytes, &r->bytes) != UK_OK)
+    r->bytes = 0;
+  uk_free(fat);
+  return UK_OK;
 }
 
 int cli_compile(int argc, char **argv) {
@@ -154,10 +180,10 @@ int cli_compile(int argc, char **argv) {
   memset(&s, 0, sizeof s);
   cli_kernel k;
   memset(&k, 0, sizeof k);
+  compiled r;
+  memset(&r, 0, sizeof r);
   cli_case *c = calloc(1, sizeof *c);
   uk_context *ctx = NULL;
-  char *src = NULL;
-  uk__binary *bin = NULL;
   int rc = c ? cli_spec_args(argc, argv, &s, own, &a) : CLI_FAIL;
   if (rc != CLI_OK) goto out;
   if (!a.path && !s.f[F_in_params] && !s.f[F_source]) {
@@ -166,53 +192,62 @@ int cli_compile(int argc, char **argv) {
     goto out;
   }
   int no_gpu = 0;
-  uk__arch arch = pick_arch(a.arch, &no_gpu);
+  char dev_arch[16];
+  const char *arch = pick_arch(a.arch, dev_arch, sizeof dev_arch, &no_gpu);
   uk_options o;
   memset(&o, 0, sizeof o);
   o.disable_disk_cache = 1;
-  o.arch = arch.num;
+  o.arch_name = arch;
   uk_status st = uk_context_create(&o, &ctx);
+  if (st == UK_ERR_INVALID) { /* the library's check of --arch */
+    rc = cli_arch_error("compile");
+    goto out;
+  }
   if (st != UK_OK) {
     rc = cli_fail("context", st);
     goto out;
   }
-  if ((rc = cli_prepare_source(&s, a.path, a.which, ctx, &k, c, &src)) != CLI_OK) goto out;
-  const char *opts[CLI_MAX_OPTS + 3];
-  uk__compile_req req;
-  cli_kernel_request(&k, src, arch.num, "-Xptxas=-v", opts, &req);
+  if ((rc = cli_prepare_case(&s, a.path, a.which, ctx, "-Xptxas=-v", &k, c)) != CLI_OK) goto out;
   /* An -arch among the spec's options is the target (what we report). */
-  if ((st = uk__arch_take_option(opts, &req.num_options, &arch)) != UK_OK) {
-    rc = cli_fail(a.path ? a.path : "compile", st);
-    goto out;
+  const char *target = cli_arch_option(k.opts, k.nopts);
+  char an[64];
+  cli_arch_name(target ? target : arch, an, sizeof an);
+  const char *name = s.f[F_name] ? s.f[F_name] : s.kind == CLI_MODULE ? "module" : "kernel";
+  cli_progress_begin("compiling %s for %s%s", name, an, no_gpu ? " (no GPU)" : "");
+  if (s.kind == CLI_MODULE) {
+    st = compile_module(ctx, &k, arch, &r);
+  } else {
+    uk_compile_info info;
+    if ((st = cli_kernel_compile_info(&k, c, &info)) == UK_OK) {
+      r.ms = info.ms, r.is_ptx = info.is_ptx, r.bytes = info.image_bytes;
+      r.log = info.log ? info.log : strdup("");
+    }
   }
-  req.arch = arch.num;
-  req.arch_flags = arch.flags;
-  char an[32], what[600];
-  uk__arch_name(arch, an, sizeof an);
-  snprintf(what, sizeof what, "compiling '%s' for %s", req.name, an);
-  req.what = what;
-  cli_progress_begin("compiling %s for %s%s", req.name, an, no_gpu ? " (no GPU)" : "");
-  double t0 = cli_now_ms();
-  st = uk__nvrtc_compile(&req, &bin);
-  double ms = cli_now_ms() - t0;
   cli_progress_end();
   if (st != UK_OK) {
     rc = cli_fail(a.path ? a.path : "compile", st);
     goto out;
   }
+  if (!r.log) {
+    rc = cli_fail_msg("compile", "out of memory");
+    goto out;
+  }
   kinfo ks[64];
-  int n = parse_ptxas(bin->log, ks, 64);
-  for (int j = 0; j < n; j++) /* name expressions by their own spelling */
-    for (int q = 0; q < bin->num_names; q++)
-      if (!strcmp(bin->lowered[q], ks[j].name)) snprintf(ks[j].name, sizeof ks[j].name, "%s", bin->names[q]);
+  int n = parse_ptxas(r.log, ks, 64);
+  for (int j = 0; j < n && r.m; j++) /* name expressions by their own spelling */
+    for (int q = 0; q < k.nnames; q++) {
+      const char *lowered = NULL;
+      if (uk_module_lowered_name(r.m, k.names[q], &lowered) == UK_OK && !strcmp(lowered, ks[j].name))
+        snprintf(ks[j].name, sizeof ks[j].name, "%s", k.names[q]);
+    }
   if (a.json) {
-    print_json(req.name, an, no_gpu, ms, bin->is_ptx, bin->image_size, ks, n, a.log ? bin->log : NULL);
+    print_json(name, an, no_gpu, r.ms, r.is_ptx, r.bytes, ks, n, a.log ? r.log : NULL);
     goto out;
   }
   char b[32];
-  printf("compiled '%s' for %s%s in %.1f ms, %s %s\n", req.name, an,
-         no_gpu ? " (no GPU found; --arch picks another)" : "", ms, bin->is_ptx ? "PTX" : "cubin",
-         cli_bytes(bin->image_size, b, sizeof b));
+  printf("compiled '%s' for %s%s in %.1f ms, %s %s\n", name, an,
+         no_gpu ? " (no GPU found; --arch picks another)" : "", r.ms, r.is_ptx ? "PTX" : "cubin",
+         cli_bytes(r.bytes, b, sizeof b));
   printf("%-40s %9s %14s %7s %9s %8s\n", "kernel", "registers", "spills st/ld", "stack", "shared", "barriers");
   for (int j = 0; j < n; j++) {
     char spill[32];
@@ -220,10 +255,10 @@ int cli_compile(int argc, char **argv) {
     printf("%-40s %9ld %14s %7ld %9ld %8ld\n", ks[j].name, ks[j].regs, spill, ks[j].stack, ks[j].smem, ks[j].barriers);
   }
   if (n == 0) printf("(ptxas reported no kernels)\n");
-  if (a.log) printf("\nNVRTC log:\n%s", bin->log);
+  if (a.log) printf("\nNVRTC log:\n%s", r.log);
 out:
-  uk__binary_release(bin);
-  uk_free(src);
+  uk_free(r.log);
+  uk_module_destroy(r.m);
   cli_kernel_destroy(&k);
   uk_context_destroy(ctx);
   cli_spec_free(&s);

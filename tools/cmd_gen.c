@@ -9,7 +9,8 @@
 static const char help[] =
     "usage: ukern gen [SPEC] [--FIELD VALUE]... [--case N] [-o FILE]\n"
     "Prints the CUDA source that a call of the kernel with the spec's inputs (the\n"
-    "first line of `inputs`, or line N with --case N, counting from 0) would compile.\n"
+    "first line of `inputs`, or line N with --case N, counting from 0) would compile;\n"
+    "for a fusion, every kernel of its plan in order, each after a banner line.\n"
     "Without SPEC every field comes from flags, e.g.\n"
     "  ukern gen --in 'T x, T y' --out 'T z' --op 'z = (x - y) * (x - y)' \\\n"
     "            --name squared_diff --inputs 'float32[1024], float32[1024]'\n"
@@ -40,12 +41,12 @@ static int own(void *user, int argc, char **argv, int *k) {
   return 0;
 }
 
-int cli_prepare_source(cli_spec *s, const char *path, long long which, uk_context *ctx, cli_kernel *k, cli_case *c,
-                       char **src) {
+int cli_prepare_case(cli_spec *s, const char *path, long long which, uk_context *ctx, const char *extra,
+                     cli_kernel *k, cli_case *c) {
   int rc = CLI_OK;
   if (path && (rc = cli_spec_load(s, path)) != CLI_OK) return rc;
   if ((rc = cli_spec_finish(s)) != CLI_OK) return rc;
-  if ((rc = cli_kernel_create(ctx, s, k)) != CLI_OK) return rc;
+  if ((rc = cli_kernel_create(ctx, s, extra, k)) != CLI_OK) return rc;
   memset(c, 0, sizeof *c);
   if (s->kind != CLI_MODULE) {
     int ncases = cli_spec_cases(s);
@@ -63,7 +64,7 @@ int cli_prepare_source(cli_spec *s, const char *path, long long which, uk_contex
     if ((rc = cli_case_parse(k, l, c)) != CLI_OK) return rc;
     cli_case_fake_pointers(c);
   }
-  return cli_kernel_source(k, c, src);
+  return CLI_OK;
 }
 
 int cli_gen(int argc, char **argv) {
@@ -91,7 +92,9 @@ int cli_gen(int argc, char **argv) {
     rc = cli_fail("context", st);
     goto out;
   }
-  if ((rc = cli_prepare_source(&s, a.path, a.which, ctx, &k, c, &src)) != CLI_OK) goto out;
+  if ((rc = cli_prepare_case(&s, a.path, a.which, ctx, NULL, &k, c)) != CLI_OK ||
+      (rc = cli_kernel_source(&k, c, &src)) != CLI_OK)
+    goto out;
   FILE *f = a.outfile ? fopen(a.outfile, "w") : stdout;
   if (!f) {
     fprintf(stderr, "ukern gen: cannot write '%s': ", a.outfile);

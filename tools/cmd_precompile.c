@@ -8,9 +8,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "runtime/arch.h"
-#include "runtime/context.h"
-#include "runtime/fatbin.h"
 
 static const char help[] =
     "usage: ukern precompile [--arch A[,B...]]... [--dir DIR] [--fatbin OUT] [-j N] [--json] SPEC|FILE.cu...\n"
@@ -31,14 +28,13 @@ static const char help[] =
 #define MAX_SPECS 256
 
 typedef struct pre_args {
-  uk__arch archs[MAX_ARCHS];
+  char archs[MAX_ARCHS][32]; /* as given; uk_context_create checks them */
   int narchs;
   const char *dir;
   const char *paths[MAX_SPECS];
   int npaths;
   int json;
   const char *fatbin;
-  uk__binary *bins[MAX_ARCHS]; /* with --fatbin: the module's image per arch */
   int jobs, job;  /* -j: this process compiles items job, job + jobs, ... */
   long item;      /* items seen so far (every process walks them all in order) */
 } pre_args;
@@ -47,34 +43,49 @@ typedef struct pre_args {
  * this process's. */
 static int mine(pre_args *a) { return a->item++ % a->jobs == a->job; }
 
-/* With --fatbin, where one() leaves the module it compiled (else NULL). */
-static uk__binary **fat_keep;
-
 /* With --json, one result object per line of work, collected here and
  * printed in one document at the end (with -j, the children's pieces are
  * read back through pipes). */
 static FILE *json_results;
 static int json_count;
 
-/* "80,90,90a": each checked against NVRTC's list. */
+/* "80,90,90a" (checked when the contexts are made: check_archs). */
 static int parse_archs(pre_args *a, const char *list) {
   for (const char *p = list;;) {
     size_t n = strcspn(p, ",");
-    char one[32];
-    snprintf(one, sizeof one, "%.*s", (int)(n < sizeof one ? n : sizeof one - 1), p);
     if (a->narchs == MAX_ARCHS) {
       fprintf(stderr, "ukern precompile: more than %d architectures\n", MAX_ARCHS);
       return -1;
     }
-    uk__arch *t = &a->archs[a->narchs];
-    if (n >= sizeof one || uk__arch_parse(one, "--arch", t) != UK_OK || uk__arch_check(*t, "--arch") != UK_OK) {
-      fprintf(stderr, "ukern precompile: %s\n", n >= sizeof one ? "--arch: an entry is too long" : uk_last_error());
+    if (n == 0 || n >= sizeof a->archs[0]) {
+      fprintf(stderr, "ukern precompile: --arch: an entry is %s\n", n ? "too long" : "empty");
       return -1;
     }
-    a->narchs++;
+    snprintf(a->archs[a->narchs++], sizeof a->archs[0], "%.*s", (int)n, p);
     if (!p[n]) return 0;
     p += n + 1;
   }
+}
+
+/* A context compiling for archs[j] into the cache directory. */
+static uk_status arch_context(const pre_args *a, int j, uk_context **ctx) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch_name = a->archs[j];
+  o.cache_dir = a->dir;
+  return uk_context_create(&o, ctx);
+}
+
+/* The library's check of every --arch, before any work (or fork). */
+static int check_archs(const pre_args *a) {
+  for (int j = 0; j < a->narchs; j++) {
+    uk_context *ctx = NULL;
+    uk_status st = arch_context(a, j, &ctx);
+    uk_context_destroy(ctx);
+    if (st == UK_ERR_INVALID) return cli_arch_error("precompile");
+    if (st != UK_OK) return cli_fail("context", st);
+  }
+  return CLI_OK;
 }
 
 static int own(void *user, int argc, char **argv, int *k) {
@@ -104,37 +115,31 @@ static int own(void *user, int argc, char **argv, int *k) {
   return 0;
 }
 
-/* Compiles one kernel through the context's caches: an elementwise or
- * reduction call through the library's own precompile (the exact request a
- * call makes), modules from their source; reports what happened. */
-static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *src, uk__arch arch, const char *label) {
-  char an[32], what[700];
-  uk__arch_name(arch, an, sizeof an);
+/* Compiles one kernel through the context's caches with the library's own
+ * calls (the exact entries a call, or uk_module_from_source, looks up);
+ * reports what happened. */
+static int one(uk_context *ctx, cli_kernel *k, cli_case *c, const char *arch, const char *label) {
+  char an[64], what[700];
+  cli_arch_name(arch, an, sizeof an);
   snprintf(what, sizeof what, "compiling %s for %s", label, an);
   uk_cache_stats before, after;
   uk_context_cache_stats(ctx, &before);
-  uk__binary *bin = NULL;
   uk_status st;
   cli_progress_begin("%s", what);
   double t0 = cli_now_ms();
-  if (k->ew && c) {
-    st = uk_elementwise_precompile(k->ew, c->in, c->nin, c->out, c->nout, &c->launch);
-  } else if (k->red && c) {
-    st = uk_reduction_precompile(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch);
+  if (c) {
+    st = cli_kernel_precompile(k, c);
   } else {
-    const char *opts[CLI_MAX_OPTS + 3];
-    uk__compile_req req;
-    cli_kernel_request(k, src, arch.num, NULL, opts, &req);
-    req.arch_flags = arch.flags;
-    req.what = what;
-    st = uk__context_compile(ctx, &req, &bin);
+    uk_module_options mo;
+    uk_module *m = NULL;
+    cli_module_options(k, &mo);
+    st = uk_module_from_source(ctx, k->spec->f[F_source], &mo, &m);
+    uk_module_destroy(m);
   }
   double ms = cli_now_ms() - t0;
   cli_progress_end();
   if (st != UK_OK) return cli_fail(label, st);
   uk_context_cache_stats(ctx, &after);
-  if (fat_keep && bin && !*fat_keep) *fat_keep = bin;
-  else uk__binary_release(bin);
   if (after.store_failures > before.store_failures) {
     fprintf(stderr, "ukern precompile: %s: could not write the cache entry to %s\n", label,
             uk_context_cache_dir(ctx));
@@ -152,20 +157,18 @@ static int one(uk_context *ctx, const cli_kernel *k, cli_case *c, const char *sr
   return CLI_OK;
 }
 
-static int precompile_spec(pre_args *a, const char *path, uk__arch arch, uk_context *ctx) {
+static int precompile_spec(pre_args *a, const char *path, const char *arch, uk_context *ctx) {
   cli_spec s;
   memset(&s, 0, sizeof s);
   cli_kernel k;
   memset(&k, 0, sizeof k);
   cli_case *c = calloc(1, sizeof *c);
-  char *src = NULL;
-  (void)a;
   int rc = c ? cli_spec_load(&s, path) : CLI_FAIL;
   if (rc == CLI_OK) rc = cli_spec_finish(&s);
-  if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, &k);
+  if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, NULL, &k);
   if (rc != CLI_OK) goto out;
   if (s.kind == CLI_MODULE) {
-    if (mine(a)) rc = one(ctx, &k, NULL, s.f[F_source], arch, path);
+    if (mine(a)) rc = one(ctx, &k, NULL, arch, path);
     goto out;
   }
   int ncases = cli_spec_cases(&s);
@@ -180,11 +183,8 @@ static int precompile_spec(pre_args *a, const char *path, uk__arch arch, uk_cont
     cli_spec_case(&s, i, line, sizeof line);
     if ((rc = cli_case_parse(&k, line, c)) != CLI_OK) break;
     cli_case_fake_pointers(c);
-    if ((rc = cli_kernel_source(&k, c, &src)) != CLI_OK) break;
     snprintf(label, sizeof label, "%s: %s(%s)", path, s.f[F_name] ? s.f[F_name] : "kernel", line);
-    rc = one(ctx, &k, c, src, arch, label);
-    uk_free(src);
-    src = NULL;
+    rc = one(ctx, &k, c, arch, label);
   }
 out:
   cli_kernel_destroy(&k);
@@ -193,66 +193,75 @@ out:
   return rc;
 }
 
-/* The fatbin of the module compiled for every arch, and what it holds. */
+/* The fatbin of the module for every arch (uk_module_fatbin: the compiles
+ * above are cache hits), and what it holds. */
 static int write_fatbin(const pre_args *a) {
-  uk__fatbin_image im[MAX_ARCHS];
-  for (int j = 0; j < a->narchs; j++) {
-    if (!a->bins[j]) {
-      fprintf(stderr, "ukern precompile: --fatbin: %s is not a module (give a .cu file or a module spec)\n",
-              a->paths[0]);
-      return CLI_USAGE;
-    }
-    im[j] = (uk__fatbin_image){a->archs[j], a->bins[j]->image, a->bins[j]->image_size};
-    if (a->bins[j]->is_ptx != ((a->archs[j].flags & UK__ARCH_VIRTUAL) != 0)) {
-      fprintf(stderr, "ukern precompile: --fatbin: the image for --arch %d is not what the arch names\n",
-              a->archs[j].num);
-      return CLI_FAIL;
-    }
-  }
+  cli_spec s;
+  memset(&s, 0, sizeof s);
+  cli_kernel k;
+  memset(&k, 0, sizeof k);
+  uk_context *ctx = NULL;
   void *fat = NULL;
-  size_t size = 0;
-  uk_status st = uk__fatbin_build(im, a->narchs, &fat, &size);
-  if (st != UK_OK) return cli_fail("--fatbin", st);
-  FILE *f = fopen(a->fatbin, "wb");
-  int ok = f && fwrite(fat, 1, size, f) == size;
-  if (f && fclose(f) != 0) ok = 0;
-  free(fat);
-  if (!ok) return cli_fail_msg("precompile", "cannot write the fatbin");
-  char b[32];
-  if (json_results) {
-    fprintf(json_results, "%s\n  {\"fatbin\": ", json_count++ ? "," : "");
-    cli_json_str(json_results, a->fatbin);
-    fprintf(json_results, ", \"bytes\": %zu, \"images\": [", size);
-  } else {
-    printf("fatbin %s (%s):", a->fatbin, cli_bytes(size, b, sizeof b));
+  size_t size = 0, sizes[MAX_ARCHS];
+  const char *archs[MAX_ARCHS];
+  for (int j = 0; j < a->narchs; j++) archs[j] = a->archs[j];
+  int rc = cli_spec_load(&s, a->paths[0]);
+  if (rc == CLI_OK) rc = cli_spec_finish(&s);
+  if (rc == CLI_OK && s.kind != CLI_MODULE) {
+    fprintf(stderr, "ukern precompile: --fatbin: %s is not a module (give a .cu file or a module spec)\n",
+            a->paths[0]);
+    rc = CLI_USAGE;
   }
-  for (int j = 0; j < a->narchs; j++) {
-    char an[32];
-    uk__arch_name(a->archs[j], an, sizeof an);
-    const char *kind = a->bins[j]->is_ptx ? "ptx" : "cubin";
-    if (json_results)
-      fprintf(json_results, "%s{\"arch\": \"%s\", \"kind\": \"%s\", \"bytes\": %zu}", j ? ", " : "", an, kind,
-              a->bins[j]->image_size);
-    else
-      printf("%s %s %s %s", j ? "," : "", an, kind, cli_bytes(a->bins[j]->image_size, b, sizeof b));
+  uk_status st = UK_OK;
+  if (rc == CLI_OK && (st = arch_context(a, 0, &ctx)) != UK_OK) rc = cli_fail("context", st);
+  if (rc == CLI_OK) rc = cli_kernel_create(ctx, &s, NULL, &k);
+  if (rc == CLI_OK) {
+    uk_module_options mo;
+    cli_module_options(&k, &mo);
+    if ((st = uk_module_fatbin(ctx, s.f[F_source], &mo, archs, a->narchs, &fat, &size, sizes)) != UK_OK)
+      rc = cli_fail("--fatbin", st);
   }
-  if (json_results) fputs("]}", json_results);
-  else putchar('\n');
-  return CLI_OK;
+  if (rc == CLI_OK) {
+    FILE *f = fopen(a->fatbin, "wb");
+    int ok = f && fwrite(fat, 1, size, f) == size;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) rc = cli_fail_msg("precompile", "cannot write the fatbin");
+  }
+  if (rc == CLI_OK) {
+    char b[32];
+    if (json_results) {
+      fprintf(json_results, "%s\n  {\"fatbin\": ", json_count++ ? "," : "");
+      cli_json_str(json_results, a->fatbin);
+      fprintf(json_results, ", \"bytes\": %zu, \"images\": [", size);
+    } else {
+      printf("fatbin %s (%s):", a->fatbin, cli_bytes(size, b, sizeof b));
+    }
+    for (int j = 0; j < a->narchs; j++) {
+      char an[64];
+      cli_arch_name(a->archs[j], an, sizeof an);
+      const char *kind = strncmp(an, "compute_", 8) ? "cubin" : "ptx";
+      if (json_results)
+        fprintf(json_results, "%s{\"arch\": \"%s\", \"kind\": \"%s\", \"bytes\": %zu}", j ? ", " : "", an, kind,
+                sizes[j]);
+      else
+        printf("%s %s %s %s", j ? "," : "", an, kind, cli_bytes(sizes[j], b, sizeof b));
+    }
+    if (json_results) fputs("]}", json_results);
+    else putchar('\n');
+  }
+  uk_free(fat);
+  cli_kernel_destroy(&k);
+  uk_context_destroy(ctx);
+  cli_spec_free(&s);
+  return rc;
 }
 
 /* Every arch x spec x item this process owns, one context per arch. */
 static int precompile_all(pre_args *a) {
   int rc = CLI_OK;
   for (int j = 0; j < a->narchs && rc == CLI_OK; j++) {
-    uk_options o;
-    memset(&o, 0, sizeof o);
-    char an[32];
-    uk__arch_name(a->archs[j], an, sizeof an);
-    o.arch_name = an;
-    o.cache_dir = a->dir;
     uk_context *ctx = NULL;
-    uk_status st = uk_context_create(&o, &ctx);
+    uk_status st = arch_context(a, j, &ctx);
     if (st != UK_OK) {
       rc = cli_fail("context", st);
       break;
@@ -264,9 +273,7 @@ static int precompile_all(pre_args *a) {
       fprintf(stderr, "ukern precompile: %s\n", uk_last_error());
       rc = CLI_FAIL;
     }
-    fat_keep = a->fatbin ? &a->bins[j] : NULL;
     for (int p = 0; p < a->npaths && rc == CLI_OK; p++) rc = precompile_spec(a, a->paths[p], a->archs[j], ctx);
-    fat_keep = NULL;
     uk_context_destroy(ctx);
   }
   return rc;
@@ -374,17 +381,17 @@ int cli_precompile(int argc, char **argv) {
       rc = CLI_NO_DEVICE;
       goto out;
     }
-    a->archs[a->narchs++] = (uk__arch){info.arch, 0};
+    snprintf(a->archs[a->narchs++], sizeof a->archs[0], "%d", info.arch);
   }
+  if ((rc = check_archs(a)) != CLI_OK) goto out;
   if (a->fatbin || a->jobs <= 1) {
-    a->jobs = 1; /* --fatbin gathers the images in this process */
+    a->jobs = 1; /* --fatbin: the module once per arch, then its fatbin */
     rc = precompile_all(a);
   } else {
     rc = precompile_jobs(a, &json_text, &json_len);
   }
   if (rc == CLI_OK && a->fatbin) rc = write_fatbin(a);
 out:
-  for (int j = 0; a && j < a->narchs; j++) uk__binary_release(a->bins[j]);
   if (json_results) {
     fclose(json_results);
     if (rc == CLI_OK) printf("{\"ok\": true, \"results\": [%s%s]}\n", json_text ? json_text : "", json_count ? "\n" : "");

@@ -12,7 +12,8 @@ static const char help[] =
     "Needs a GPU (exit code 3 without one). Allocates the inputs of the spec's first\n"
     "`inputs` line (or line N) on device 0, fills them with random values (seed 1 by\n"
     "default), runs the kernel once (compiling it, or loading it from the caches),\n"
-    "checks with two different poisons that every output element was written, then\n"
+    "checks with two different poisons that every output element was written (values\n"
+    "are not compared with a host reference; the tests do that), then\n"
     "times --repeat calls (default 20, median) with CUDA events. It prints the time,\n"
     "the bytes moved (each array read or written once), GB/s, and the share of the\n"
     "ceiling: a cuMemcpyDtoD moving the same bytes, measured in the same run.\n"
@@ -63,7 +64,7 @@ int cli_run(int argc, char **argv) {
   if (a.path && (rc = cli_spec_load(&s, a.path)) != CLI_OK) goto out;
   if ((rc = cli_spec_finish(&s)) != CLI_OK) goto out;
   if (s.kind == CLI_MODULE) {
-    fprintf(stderr, "ukern run: %s is a module: run takes an elementwise or reduction spec\n%s",
+    fprintf(stderr, "ukern run: %s is a module: run takes an elementwise, reduction or fusion spec\n%s",
             a.path ? a.path : "the spec", cli_module_run_hint);
     rc = CLI_USAGE;
     goto out;
@@ -78,7 +79,7 @@ int cli_run(int argc, char **argv) {
     rc = cli_fail("context", st);
     goto out;
   }
-  if ((rc = cli_kernel_create(ctx, &s, &k)) != CLI_OK) goto out;
+  if ((rc = cli_kernel_create(ctx, &s, NULL, &k)) != CLI_OK) goto out;
   char line[4096];
   int ncases = cli_spec_cases(&s);
   if (a.which >= ncases && (ncases > 0 || k.nin > 0)) {
@@ -104,8 +105,11 @@ int cli_run(int argc, char **argv) {
     cli_json_printed = 1;
     printf("{\"kernel\": ");
     cli_json_str(stdout, name);
-    printf(", \"kind\": \"%s\", \"inputs\": ", s.kind == CLI_REDUCTION ? "reduction" : "elementwise");
+    printf(", \"kind\": \"%s\", \"inputs\": ",
+           s.kind == CLI_REDUCTION ? "reduction" : s.kind == CLI_FUSION ? "fusion" : "elementwise");
     cli_json_str(stdout, desc);
+    printf(", \"outputs\": ");
+    cli_json_str(stdout, m.outputs);
     printf(", \"device\": ");
     cli_json_str(stdout, dev.name);
     printf(", \"arch\": %d, \"seed\": %lld, \"repeat\": %lld, \"first_call_ms\": %.4f, \"ms\": %.6f, "
@@ -119,14 +123,15 @@ int cli_run(int argc, char **argv) {
   } else {
     char b[32];
     printf("%s(%s) on %s (sm_%d)\n", name, desc, dev.name, dev.arch);
+    printf("outputs     %s\n", m.outputs);
     printf("first call  %.2f ms (%s)\n", m.first_ms,
            m.cache.compiles ? "NVRTC compile included" : m.cache.disk_hits ? "loaded from the disk cache" : "cached");
     printf("time        %.4f ms (median of %lld)\n", m.ms, a.repeat);
     printf("traffic     %s, %.1f GB/s\n", cli_bytes((uint64_t)m.bytes, b, sizeof b), m.gbps);
     printf("memcpy      %.4f ms, %.1f GB/s (cuMemcpyDtoD of the same bytes)\n", m.copy_ms, m.copy_gbps);
     printf("share       %.1f%% of the memcpy ceiling\n", 100.0 * share);
-    if (m.unwritten) printf("outputs     WRONG: %lld elements were not written\n", (long long)m.unwritten);
-    else printf("outputs     every element written\n");
+    if (m.unwritten) printf("written     WRONG: %lld elements were not written\n", (long long)m.unwritten);
+    else printf("written     every element written\n");
     printf("cache       compiles %llu, disk hits %llu, dir %s\n", (unsigned long long)m.cache.compiles,
            (unsigned long long)m.cache.disk_hits, *uk_context_cache_dir(ctx) ? uk_context_cache_dir(ctx) : "(disabled)");
   }

@@ -43,13 +43,29 @@ static int split_opts(const char *text, char **store, const char **v, int max, i
   return CLI_OK;
 }
 
-int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
+/* Names in a comma-separated list ("x, y"): a fusion's parameter count. */
+static int count_names(const char *list) {
+  int n = 0, in_name = 0;
+  for (const char *p = list ? list : ""; *p; p++) {
+    if (*p == ',') in_name = 0;
+    else if (!isspace((unsigned char)*p) && !in_name) in_name = 1, n++;
+  }
+  return n;
+}
+
+static const char fusion_hint[] =
+    "  hint: in a fusion spec, in_params and out_params are names (`x, y`), program holds\n"
+    "  NumPy statements (`d = sqrt(sum(x * x, axis=-1))`), and dtypes and shapes come from\n"
+    "  `inputs` (`ukern gen --help` describes specs)\n";
+
+int cli_kernel_create(uk_context *ctx, const cli_spec *s, const char *extra, cli_kernel *k) {
   memset(k, 0, sizeof *k);
   k->spec = s;
   k->ctx = ctx;
   int rc = split_opts(s->f[F_options], &k->opt_store, k->opts, CLI_MAX_OPTS, &k->nopts, 0);
   if (rc == CLI_OK)
     rc = split_opts(s->f[F_name_expressions], &k->name_store, k->names, CLI_MAX_OPTS, &k->nnames, 1);
+  if (rc == CLI_OK && extra) k->opts[k->nopts++] = extra;
   if (rc != CLI_OK || s->kind == CLI_MODULE) return rc;
   const char *name = s->f[F_name] ? s->f[F_name] : "kernel";
   uk_status st;
@@ -64,6 +80,11 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
     const char *nrd = s->f[F_no_reduce_dims];
     eo.no_reduce_dims = nrd && (!strcmp(nrd, "true") || !strcmp(nrd, "1") || !strcmp(nrd, "yes"));
     st = uk_elementwise_create(ctx, s->f[F_in_params], s->f[F_out_params], s->f[F_operation], name, &eo, &k->ew);
+  } else if (s->kind == CLI_FUSION) {
+    uk_fusion_options fo = {s->f[F_preamble], k->opts, k->nopts};
+    st = uk_fusion_create(ctx, s->f[F_in_params], s->f[F_out_params], s->f[F_program], name, &fo, &k->fu);
+    k->nin = count_names(s->f[F_in_params]);
+    k->nout = count_names(s->f[F_out_params]);
   } else {
     uk_reduction_spec rs;
     memset(&rs, 0, sizeof rs);
@@ -80,18 +101,24 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, cli_kernel *k) {
     rs.num_options = k->nopts;
     st = uk_reduction_create(ctx, &rs, &k->red);
   }
-  if (st == UK_OK)
+  if (st == UK_OK && !k->fu)
     st = k->ew ? uk_elementwise_param_counts(k->ew, &k->nin, &k->nout)
                : uk_reduction_param_counts(k->red, &k->nin, &k->nout);
-  return st == UK_OK ? CLI_OK : cli_fail("definition", st);
+  if (st == UK_OK) return CLI_OK;
+  rc = cli_fail("definition", st);
+  if (s->kind == CLI_FUSION) {
+    cli_spec_where(s, F_program);
+    fputs(fusion_hint, stderr);
+  }
+  return rc;
 }
 
 void cli_kernel_destroy(cli_kernel *k) {
   uk_elementwise_destroy(k->ew);
   uk_reduction_destroy(k->red);
+  uk_fusion_destroy(k->fu);
   free(k->opt_store);
   free(k->name_store);
-  uk_free(k->call_opts);
   memset(k, 0, sizeof *k);
 }
 
@@ -357,23 +384,28 @@ void cli_case_fake_pointers(cli_case *c) {
     for (int j = 0; j < c->nout; j++) c->out[j].data = base * (uint64_t)(CLI_MAX_ARGS + j + 1);
 }
 
+/* Appends "DTYPE[d0,d1]" (or "scalar") after a ", " unless first. */
+static size_t describe_one(const uk_array *a, int first, char *buf, size_t n, size_t size) {
+  if (n >= size) return n;
+  int w = a ? snprintf(buf + n, size - n, "%s%s[", first ? "" : ", ", uk_dtype_name(a->dtype))
+            : snprintf(buf + n, size - n, "%sscalar", first ? "" : ", ");
+  for (int d = 0; a && d < a->ndim && w > 0 && n + (size_t)w < size; d++)
+    w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "%s%lld", d ? "," : "", (long long)a->shape[d]);
+  if (a && w > 0 && n + (size_t)w < size) w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "]");
+  return w < 0 ? size : n + (size_t)w;
+}
+
 const char *cli_case_describe(const cli_case *c, char *buf, size_t size) {
   size_t n = 0;
   buf[0] = 0;
-  for (int j = 0; j < c->nin && n < size; j++) {
-    int w;
-    if (!c->is_array[j]) {
-      w = snprintf(buf + n, size - n, "%sscalar", j ? ", " : "");
-    } else {
-      const uk_array *a = &c->in_arr[j];
-      w = snprintf(buf + n, size - n, "%s%s[", j ? ", " : "", uk_dtype_name(a->dtype));
-      for (int d = 0; d < a->ndim && w > 0 && n + (size_t)w < size; d++)
-        w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "%s%lld", d ? "," : "", (long long)a->shape[d]);
-      if (w > 0 && n + (size_t)w < size) w += snprintf(buf + n + (size_t)w, size - n - (size_t)w, "]");
-    }
-    if (w < 0) break;
-    n += (size_t)w;
-  }
+  for (int j = 0; j < c->nin; j++) n = describe_one(c->is_array[j] ? &c->in_arr[j] : NULL, j == 0, buf, n, size);
+  return buf;
+}
+
+const char *cli_case_describe_outputs(const cli_case *c, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int j = 0; j < c->nout; j++) n = describe_one(&c->out[j], j == 0, buf, n, size);
   return buf;
 }
 
@@ -383,44 +415,42 @@ int cli_kernel_source(cli_kernel *k, cli_case *c, char **src) {
     if (!(*src = strdup(k->spec->f[F_source]))) return CLI_FAIL;
     return CLI_OK;
   }
-  uk_array *out = c->out;
-  /* The source and, for compile requests, the options the library would use. */
-  uk_free(k->call_opts);
-  k->call_opts = NULL;
-  if (k->ew) {
-    st = uk_elementwise_source(k->ew, c->in, c->nin, out, c->nout, &c->launch, src);
-    if (st == UK_OK) st = uk_elementwise_nvrtc_options(k->ew, c->in, c->nin, out, c->nout, &c->launch, &k->call_opts);
-  } else {
-    st = uk_reduction_source(k->red, c->in, c->nin, out, c->nout, &c->rlaunch, src);
-    if (st == UK_OK) st = uk_reduction_nvrtc_options(k->red, c->in, c->nin, out, c->nout, &c->rlaunch, &k->call_opts);
+  if (k->ew) st = uk_elementwise_source(k->ew, c->in, c->nin, c->out, c->nout, &c->launch, src);
+  else if (k->fu) st = uk_fusion_source(k->fu, c->in, c->nin, c->out, c->nout, &c->launch, src);
+  else st = uk_reduction_source(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch, src);
+  if (st == UK_OK) return CLI_OK;
+  int rc = cli_fail("generating the source", st);
+  if (k->fu) {
+    cli_spec_where(k->spec, F_program);
+    fputs("  hint: a fusion's types and shapes follow NumPy 2 (NEP 50 promotion, broadcasting);\n"
+          "  `inputs` gives the dtypes and shapes (untyped scalars are weak Python scalars)\n", stderr);
   }
-  return st == UK_OK ? CLI_OK : cli_fail("generating the source", st);
+  return rc;
 }
 
-void cli_kernel_request(const cli_kernel *k, const char *src, int arch, const char *extra, const char **opts,
-                        uk__compile_req *req) {
-  memset(req, 0, sizeof *req);
-  const cli_spec *s = k->spec;
-  int n = 0;
-  /* A generated kernel's options are the library's for the call
-   * (cli_kernel_source fetched them); a module's are the spec's. */
-  if (k->call_opts)
-    for (int j = 0; k->call_opts[j] && n < CLI_MAX_OPTS + 1; j++) opts[n++] = k->call_opts[j];
-  else
-    for (int j = 0; j < k->nopts; j++) opts[n++] = k->opts[j];
-  if (extra) opts[n++] = extra;
-  req->source = src;
-  req->name = s->f[F_name] ? s->f[F_name] : s->kind == CLI_MODULE ? "module" : "kernel";
-  req->options = opts;
-  req->num_options = n;
-  if (s->kind == CLI_MODULE) {
-    req->name_expressions = k->names;
-    req->num_name_expressions = k->nnames;
-  }
-  req->arch = arch;
+uk_status cli_kernel_precompile(cli_kernel *k, cli_case *c) {
+  if (k->ew) return uk_elementwise_precompile(k->ew, c->in, c->nin, c->out, c->nout, &c->launch);
+  if (k->fu) return uk_fusion_precompile(k->fu, c->in, c->nin, c->out, c->nout, &c->launch);
+  return uk_reduction_precompile(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch);
+}
+
+uk_status cli_kernel_compile_info(cli_kernel *k, cli_case *c, uk_compile_info *info) {
+  if (k->ew) return uk_elementwise_compile_info(k->ew, c->in, c->nin, c->out, c->nout, &c->launch, info);
+  if (k->fu) return uk_fusion_compile_info(k->fu, c->in, c->nin, c->out, c->nout, &c->launch, info);
+  return uk_reduction_compile_info(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch, info);
+}
+
+void cli_module_options(const cli_kernel *k, uk_module_options *mo) {
+  memset(mo, 0, sizeof *mo);
+  mo->options = k->opts;
+  mo->num_options = k->nopts;
+  mo->name_expressions = k->names;
+  mo->num_name_expressions = k->nnames;
+  mo->name = k->spec->f[F_name] ? k->spec->f[F_name] : "module";
 }
 
 uk_status cli_case_call(cli_kernel *k, cli_case *c) {
   if (k->ew) return uk_elementwise_call(k->ew, c->in, c->nin, c->out, c->nout, &c->launch);
+  if (k->fu) return uk_fusion_call(k->fu, c->in, c->nin, c->out, c->nout, &c->launch);
   return uk_reduction_call(k->red, c->in, c->nin, c->out, c->nout, &c->rlaunch);
 }

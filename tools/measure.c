@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "runtime/cudadrv.h"
 
 uint16_t cli_float_to_half(float f);
 uint16_t cli_float_to_bf16(float f);
@@ -74,7 +73,7 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
   unsigned char *poisoned = NULL;
   double *times = calloc((size_t)repeat, sizeof *times);
   uk_array copy_a = {0}, copy_b = {0};
-  CUevent e0 = NULL, e1 = NULL;
+  void *e0 = NULL, *e1 = NULL;
   int allocated_out = 0;
   uint64_t s = seed ? seed : 1;
   if (!times) return UK_ERR_NOMEM;
@@ -107,6 +106,7 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
   m->first_ms = cli_now_ms() - t0;
   cli_progress_end();
   TRY(st);
+  cli_case_describe_outputs(c, m->outputs, sizeof m->outputs);
   /* Every output element must be written: poison twice with different bytes;
    * an element still equal to the poison both times was never written. */
   size_t maxb = 0, total_out = 0;
@@ -126,8 +126,7 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
   for (int pass = 0; pass < 2; pass++) {
     for (int j = 0; j < c->nout; j++)
       if (nbytes(&c->out[j]))
-        TRY(uk__cu_check(uk__cu.cuMemsetD8((CUdeviceptr)c->out[j].data, poison[pass], nbytes(&c->out[j])),
-                         "cuMemsetD8"));
+        TRY(uk_memset_d8(c->out[j].data, poison[pass], nbytes(&c->out[j])));
     TRY(cli_case_call(k, c));
     TRY(uk_device_synchronize());
     size_t base = 0;
@@ -144,15 +143,15 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
       base += n;
     }
   }
-  TRY(uk__cu_check(uk__cu.cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate"));
-  TRY(uk__cu_check(uk__cu.cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate"));
+  TRY(uk_event_create(0, 0, &e0));
+  TRY(uk_event_create(0, 0, &e1));
   for (int r = 0; r < repeat; r++) {
     float ms = 0;
-    TRY(uk__cu_check(uk__cu.cuEventRecord(e0, NULL), "cuEventRecord"));
+    TRY(uk_event_record(e0, NULL));
     TRY(cli_case_call(k, c));
-    TRY(uk__cu_check(uk__cu.cuEventRecord(e1, NULL), "cuEventRecord"));
-    TRY(uk__cu_check(uk__cu.cuEventSynchronize(e1), "cuEventSynchronize"));
-    TRY(uk__cu_check(uk__cu.cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime"));
+    TRY(uk_event_record(e1, NULL));
+    TRY(uk_event_synchronize(e1));
+    TRY(uk_event_elapsed(e0, e1, &ms));
     times[r] = ms;
   }
   m->ms = median(times, repeat);
@@ -162,15 +161,14 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
   if (half > 0) {
     TRY(uk_array_alloc(k->ctx, UK_UINT8, 1, &half, 0, NULL, &copy_a));
     TRY(uk_array_alloc(k->ctx, UK_UINT8, 1, &half, 0, NULL, &copy_b));
-    TRY(uk__cu_check(uk__cu.cuMemsetD8((CUdeviceptr)copy_a.data, 1, (size_t)half), "cuMemsetD8"));
+    TRY(uk_memset_d8(copy_a.data, 1, (size_t)half));
     for (int r = 0; r < repeat + 1; r++) {
       float ms = 0;
-      TRY(uk__cu_check(uk__cu.cuEventRecord(e0, NULL), "cuEventRecord"));
-      TRY(uk__cu_check(uk__cu.cuMemcpyDtoDAsync((CUdeviceptr)copy_b.data, (CUdeviceptr)copy_a.data, (size_t)half, NULL),
-                       "cuMemcpyDtoDAsync"));
-      TRY(uk__cu_check(uk__cu.cuEventRecord(e1, NULL), "cuEventRecord"));
-      TRY(uk__cu_check(uk__cu.cuEventSynchronize(e1), "cuEventSynchronize"));
-      TRY(uk__cu_check(uk__cu.cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime"));
+      TRY(uk_event_record(e0, NULL));
+      TRY(uk_memcpy_dtod_async(copy_b.data, copy_a.data, (size_t)half, NULL));
+      TRY(uk_event_record(e1, NULL));
+      TRY(uk_event_synchronize(e1));
+      TRY(uk_event_elapsed(e0, e1, &ms));
       if (r > 0) times[r - 1] = ms; /* the first copy warms up */
     }
     m->copy_ms = median(times, repeat);
@@ -179,8 +177,8 @@ uk_status cli_measure_case(cli_kernel *k, cli_case *c, uint64_t seed, int repeat
   uk_context_cache_stats(k->ctx, &m->cache);
 out:
   cli_progress_end();
-  if (e0) uk__cu.cuEventDestroy(e0);
-  if (e1) uk__cu.cuEventDestroy(e1);
+  if (e0) uk_event_destroy(e0);
+  if (e1) uk_event_destroy(e1);
   uk_array_free(k->ctx, &copy_a, NULL);
   uk_array_free(k->ctx, &copy_b, NULL);
   for (int j = 0; j < c->nin; j++)

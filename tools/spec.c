@@ -20,13 +20,19 @@ const char cli_spec_help[] =
     "  --FIELD VALUE (overriding the file); short forms: --in, --out, --op, --map,\n"
     "  --reduce, --post-map, --name-expr and --option (these two append).\n"
     "\n"
-    "  kind: elementwise | reduction | module   (default elementwise)\n"
+    "  kind: elementwise | reduction | fusion | module   (default elementwise)\n"
     "  name: the kernel name, a C identifier (default `kernel`)\n"
     "  elementwise: in_params, out_params, operation (required); preamble,\n"
     "               loop_prep, after_loop, no_reduce_dims (true/false), size, block_size\n"
     "  reduction:   in_params, out_params, map_expr, reduce_expr, post_map_expr\n"
     "               (required); identity, reduce_type, preamble; per call: axes\n"
     "               (`0, 2`, `all` (default) or `none`), keepdims (true/false)\n"
+    "  fusion:      in_params (input names: `x, y`), out_params (output names),\n"
+    "               program (NumPy statements `name = expr` separated by `;` or new\n"
+    "               lines, reductions with axis= and keepdims= inside; see\n"
+    "               uk_fusion_create) (required); preamble, block_size. The dtypes and\n"
+    "               shapes come from `inputs`; untyped scalars are weak Python scalars.\n"
+    "               gen prints every kernel of the plan; compile lists them all.\n"
     "  module:      source (CUDA text) or file (a .cu path, relative to the spec);\n"
     "               name_expressions (comma-separated, e.g. `scale<float>, scale<double>`)\n"
     "  options:     NVRTC options, separated by spaces (any kind)\n"
@@ -44,7 +50,17 @@ const char cli_spec_help[] =
     "    operation: z = (x - y) * (x - y)\n"
     "    inputs: |\n"
     "      float32[4096,4096], float32[4096]\n"
-    "      float64[1000], float64(0.5)\n";
+    "      float64[1000], float64(0.5)\n"
+    "\n"
+    "  example (row_dist.uk):\n"
+    "    kind: fusion\n"
+    "    name: row_dist\n"
+    "    in_params: x, y\n"
+    "    out_params: d\n"
+    "    program: |\n"
+    "      t = x - y\n"
+    "      d = sqrt(sum(t * t, axis=-1))\n"
+    "    inputs: float32[4096,4096], float32[4096]\n";
 
 const char cli_module_run_hint[] =
     "  a module's kernels take C arguments that a spec cannot describe: `ukern compile`\n"
@@ -61,17 +77,19 @@ static const char *const field_names[] = {
 #define EW (1 << CLI_ELEMENTWISE)
 #define RED (1 << CLI_REDUCTION)
 #define MOD (1 << CLI_MODULE)
+#define FUS (1 << CLI_FUSION)
 static const int field_kinds[F_COUNT_] = {
-    [F_kind] = EW | RED | MOD,       [F_name] = EW | RED | MOD,       [F_in_params] = EW | RED,
-    [F_out_params] = EW | RED,       [F_operation] = EW,              [F_preamble] = EW | RED,
+    [F_kind] = EW | RED | MOD | FUS, [F_name] = EW | RED | MOD | FUS, [F_in_params] = EW | RED | FUS,
+    [F_out_params] = EW | RED | FUS, [F_operation] = EW,              [F_preamble] = EW | RED | FUS,
     [F_loop_prep] = EW,              [F_after_loop] = EW,             [F_no_reduce_dims] = EW,
     [F_map_expr] = RED,              [F_reduce_expr] = RED,           [F_post_map_expr] = RED,
     [F_identity] = RED,              [F_reduce_type] = RED,           [F_source] = MOD,
-    [F_file] = MOD,                  [F_name_expressions] = MOD,      [F_options] = EW | RED | MOD,
-    [F_inputs] = EW | RED,           [F_outputs] = EW | RED,          [F_size] = EW,
-    [F_block_size] = EW,             [F_axes] = RED,                  [F_keepdims] = RED,
+    [F_file] = MOD,                  [F_name_expressions] = MOD,      [F_options] = EW | RED | MOD | FUS,
+    [F_inputs] = EW | RED | FUS,     [F_outputs] = EW | RED | FUS,    [F_size] = EW,
+    [F_block_size] = EW | FUS,       [F_axes] = RED,                  [F_keepdims] = RED,
+    [F_program] = FUS,
 };
-static const char *const kind_names[] = {"elementwise", "reduction", "module"};
+static const char *const kind_names[CLI_KINDS_] = {"elementwise", "reduction", "module", "fusion"};
 
 static const struct {
   const char *flag;
@@ -79,7 +97,7 @@ static const struct {
 } aliases[] = {
     {"in", F_in_params},     {"out", F_out_params},   {"op", F_operation},
     {"map", F_map_expr},     {"reduce", F_reduce_expr}, {"post-map", F_post_map_expr},
-    {"name-expr", F_name_expressions}, {"option", F_options},
+    {"name-expr", F_name_expressions}, {"option", F_options}, {"prog", F_program},
 };
 
 /* Edit distance, for "did you mean". */
@@ -314,6 +332,7 @@ int cli_spec_load(cli_spec *s, const char *path) {
     }
     if (strcmp(value, "|") != 0) {
       rc = set_field(s, f, value, where, 1);
+      if (!s->from_cmd[f]) s->line[f] = (int)i + 1;
       continue;
     }
     /* Block: following lines indented deeper than the key (0), blank lines kept. */
@@ -349,6 +368,7 @@ int cli_spec_load(cli_spec *s, const char *path) {
       rc = CLI_USAGE;
     } else {
       rc = set_field(s, f, v, where, 1);
+      if (!s->from_cmd[f]) s->line[f] = (int)first + 1;
     }
     free(v);
     i = last;
@@ -361,37 +381,65 @@ out:
 
 static int is_true(const char *v) { return !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"); }
 
+/* "elementwise and reduction", "elementwise, reduction and fusion": the
+ * kinds whose bits are set. */
+static void kinds_text(int bits, char *buf, size_t size) {
+  int n = 0, total = 0;
+  for (int k = 0; k < CLI_KINDS_; k++) total += (bits >> k) & 1;
+  buf[0] = 0;
+  for (int k = 0; k < CLI_KINDS_; k++) {
+    if (!((bits >> k) & 1)) continue;
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%s", n == 0 ? "" : n == total - 1 ? " and " : ", ", kind_names[k]);
+    n++;
+  }
+}
+
+/* What to write instead, for a field a fusion spec does not take. */
+static const char *fusion_field_hint(int f) {
+  if (f == F_operation || f == F_map_expr || f == F_reduce_expr || f == F_post_map_expr || f == F_identity)
+    return "  hint: a fusion's computation is its `program` (NumPy statements, e.g. `z = a * x + y`)\n";
+  if (f == F_axes || f == F_keepdims)
+    return "  hint: a fusion's reductions name their axes in the program: `s = sum(x, axis=1, keepdims=True)`\n";
+  return "";
+}
+
 int cli_spec_finish(cli_spec *s) {
   const char *origin = s->origin[0] ? s->origin : "command line";
   s->kind = CLI_ELEMENTWISE;
   if (s->f[F_kind]) {
     int found = 0;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < CLI_KINDS_; k++)
       if (!strcmp(s->f[F_kind], kind_names[k])) s->kind = (cli_kind)k, found = 1;
     if (!found) {
-      fprintf(stderr, "%s: kind '%s' is not elementwise, reduction or module\n", origin, s->f[F_kind]);
+      fprintf(stderr, "%s: kind '%s' is not elementwise, reduction, fusion or module\n", origin, s->f[F_kind]);
       return CLI_USAGE;
     }
   }
+  const char *article = s->kind == CLI_ELEMENTWISE ? "an" : "a";
   for (int f = 0; f < F_COUNT_; f++)
     if (s->f[f] && !(field_kinds[f] & (1 << s->kind))) {
-      int bits = field_kinds[f];
-      const char *owner = bits == (EW | RED) ? "elementwise and reduction" : bits & RED ? "reduction"
-                          : bits & EW        ? "elementwise"
-                                             : "module";
+      char owner[128];
+      kinds_text(field_kinds[f], owner, sizeof owner);
       fprintf(stderr, "%s: field '%s' does not apply to %s %s kernel (it is for %s kernels)\n", origin,
-              field_names[f], s->kind == CLI_ELEMENTWISE ? "an" : "a", kind_names[s->kind], owner);
+              field_names[f], article, kind_names[s->kind], owner);
       if (s->kind == CLI_MODULE && (f == F_inputs || f == F_outputs))
         fprintf(stderr, "%s", cli_module_run_hint);
+      if (s->kind == CLI_FUSION) fputs(fusion_field_hint(f), stderr);
       return CLI_USAGE;
     }
   static const cli_field need_ew[] = {F_in_params, F_out_params, F_operation};
   static const cli_field need_red[] = {F_in_params, F_out_params, F_map_expr, F_reduce_expr, F_post_map_expr};
-  const cli_field *need = s->kind == CLI_ELEMENTWISE ? need_ew : need_red;
-  int nneed = s->kind == CLI_ELEMENTWISE ? 3 : s->kind == CLI_REDUCTION ? 5 : 0;
+  static const cli_field need_fus[] = {F_in_params, F_out_params, F_program};
+  const cli_field *need = s->kind == CLI_ELEMENTWISE ? need_ew : s->kind == CLI_FUSION ? need_fus : need_red;
+  int nneed = s->kind == CLI_ELEMENTWISE || s->kind == CLI_FUSION ? 3 : s->kind == CLI_REDUCTION ? 5 : 0;
   for (int j = 0; j < nneed; j++)
     if (!s->f[need[j]]) {
-      fprintf(stderr, "%s: %s %s kernel needs the field '%s'\n", origin, s->kind == CLI_ELEMENTWISE ? "an" : "a", kind_names[s->kind], field_names[need[j]]);
+      fprintf(stderr, "%s: %s %s kernel needs the field '%s'\n", origin, article, kind_names[s->kind],
+              field_names[need[j]]);
+      if (s->kind == CLI_FUSION)
+        fputs("  hint: e.g. `in_params: x, y`, `out_params: z`, `program: z = a * x + y` (names only: the\n"
+              "  dtypes come from `inputs`)\n", stderr);
       return CLI_USAGE;
     }
   if (s->kind == CLI_MODULE) {
@@ -413,6 +461,11 @@ int cli_spec_finish(cli_spec *s) {
     return CLI_USAGE;
   }
   return CLI_OK;
+}
+
+void cli_spec_where(const cli_spec *s, cli_field f) {
+  if (s->line[f] > 0)
+    fprintf(stderr, "  (line 1 of '%s' is %s:%d)\n", field_names[f], s->origin, s->line[f]);
 }
 
 void cli_spec_free(cli_spec *s) {

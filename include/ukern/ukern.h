@@ -396,6 +396,24 @@ UK_API uk_status uk_module_lowered_name(uk_module *m, const char *name_expressio
                                         const char **lowered);
 /* The NVRTC log of a source module ("" if none). Borrowed. */
 UK_API const char *uk_module_log(uk_module *m);
+/* Compiles `code` for every target in archs ("80", "90a", "sm_90a",
+ * "compute_90", as uk_options.arch_name) and returns one fat binary
+ * holding the images in that order: a cubin per sm_XY[a] target, PTX for
+ * compute_XY. The driver loads the image for the GPU it runs on
+ * (uk_module_from_file, uk_module_from_image). Each compile is the one
+ * uk_module_from_source(ctx, code, opts with arch_name = archs[k]) makes,
+ * through ctx's memory and disk caches, so the entries are those calls'.
+ * Needs no GPU. opts may be NULL; its arch and arch_name must be unset and
+ * its options must not name a target (-arch). *fatbin is the caller's
+ * (uk_free), *bytes its size; image_bytes: NULL, or num_archs sizes, each
+ * image's as stored. UK_ERR_INVALID: a NULL ctx, code, archs, archs[k],
+ * fatbin or bytes, num_archs outside 1..64, a target that is not one or
+ * that this NVRTC lacks, a family target (sm_XYf: fatbins cannot hold
+ * them). UK_ERR_COMPILE as uk_module_from_source (uk_last_error() names the
+ * target). Thread-safe, as uk_module_from_source. */
+UK_API uk_status uk_module_fatbin(uk_context *ctx, const char *code, const uk_module_options *opts,
+                                  const char *const *archs, int num_archs, void **fatbin, size_t *bytes,
+                                  size_t *image_bytes);
 
 /* One part of a linked module (uk_module_link). */
 typedef enum uk_link_kind {
@@ -553,7 +571,8 @@ UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, 
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                        int nout, const uk_launch *launch, char **source);
 /* What compiling a call gave (uk_elementwise_compile_info,
- * uk_reduction_compile_info): the compile statistics tools report. */
+ * uk_reduction_compile_info, uk_fusion_compile_info): the compile
+ * statistics tools report. */
 typedef struct uk_compile_info {
   int arch;           /* the architecture compiled for (sm_XY as XY) */
   int is_ptx;         /* 1: PTX (the driver JIT-compiles it at load); 0: cubin */
@@ -729,6 +748,17 @@ UK_API uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, u
  * *source is the caller's (uk_free). */
 UK_API uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                   const uk_launch *launch, char **source);
+/* As uk_fusion_precompile (every kernel of the call's plan, through the
+ * memory and disk caches; no GPU needed with uk_options.arch set), and
+ * describes what the compiles gave, summed over the kernels (image_bytes,
+ * ms) with their logs joined in kernel order; arch and is_ptx are the
+ * last kernel's. ptxas statistics appear in the log when the fusion's
+ * options ask for them (-Xptxas=-v). A call with nothing to compute
+ * compiles nothing: *info is then zeroed (log NULL). On failure *info is
+ * untouched. *info->log is the caller's (uk_free). Statuses as
+ * uk_fusion_precompile; UK_ERR_INVALID for NULL f or info. Thread-safe. */
+UK_API uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                        const uk_launch *launch, uk_compile_info *info);
 /* How many kernels a call with these arguments runs (the plan); types and
  * shapes are checked as by a call; nothing is compiled. */
 UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout,

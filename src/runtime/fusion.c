@@ -36,7 +36,7 @@ struct uk_fusion {
   _Atomic(fz_entry *) entries;   /* published with release, read with acquire */
 };
 
-typedef enum mode { M_CALL, M_SOURCE, M_PRECOMPILE } mode;
+typedef enum mode { M_CALL, M_SOURCE, M_PRECOMPILE, M_INFO } mode;
 
 static void entry_free(fz_entry *e) {
   if (!e) return;
@@ -273,10 +273,32 @@ static int64_t prod(const int64_t *s, int n) {
   return p;
 }
 
+/* M_INFO: adds one kernel's compile statistics to the call's (sizes and
+ * times summed, logs joined in kernel order). */
+static uk_status add_info(uk_compile_info *all, uk_compile_info *one) {
+  if (!one->log) return UK_OK; /* nothing to compute: nothing compiled */
+  size_t a = all->log ? strlen(all->log) : 0, b = strlen(one->log);
+  char *log = realloc(all->log, a + b + 1);
+  if (!log) {
+    uk_free(one->log);
+    return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  }
+  memcpy(log + a, one->log, b + 1);
+  all->log = log;
+  all->arch = one->arch;
+  all->is_ptx = one->is_ptx;
+  all->image_bytes += one->image_bytes;
+  all->ms += one->ms;
+  uk_free(one->log);
+  return UK_OK;
+}
+
 static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
-                     mode m, char **source) {
+                     mode m, char **source, uk_compile_info *info) {
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
   if (m == M_SOURCE && !source) return uk__errorf(UK_ERR_INVALID, "uk_fusion_source: source is NULL");
+  if (m == M_INFO && !info) return uk__errorf(UK_ERR_INVALID, "uk_fusion_compile_info: info is NULL");
+  uk_compile_info all = {0}, one = {0};
   uk_fuse_sig sig;
   fz_entry *e;
   uk_status s = make_sig(f, in, nin, out, nout, &sig);
@@ -386,9 +408,10 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
       }
       uk_reduce_launch rl = {stream, ax, nax, 1, nax == 0};
       uk_reduction *r = e->kernels[k];
-      s = m == M_CALL     ? uk_reduction_call(r, kin, q->nin, kout, q->nout, &rl)
-          : m == M_SOURCE ? uk_reduction_source(r, kin, q->nin, kout, q->nout, &rl, &ks)
-                          : uk_reduction_precompile(r, kin, q->nin, kout, q->nout, &rl);
+      s = m == M_CALL       ? uk_reduction_call(r, kin, q->nin, kout, q->nout, &rl)
+          : m == M_SOURCE   ? uk_reduction_source(r, kin, q->nin, kout, q->nout, &rl, &ks)
+          : m == M_INFO     ? uk_reduction_compile_info(r, kin, q->nin, kout, q->nout, &rl, &one)
+                            : uk_reduction_precompile(r, kin, q->nin, kout, q->nout, &rl);
     } else {
       for (int j = 0; j < q->nout; j++) {
         kout[j] = q->out_dst[j] >= 0 ? outs[q->out_dst[j]] : temps[-1 - q->out_dst[j]];
@@ -403,10 +426,12 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
       }
       uk_launch el = {stream, 0, launch ? launch->block_size : 0};
       uk_elementwise *w = e->kernels[k];
-      s = m == M_CALL     ? uk_elementwise_call(w, kin, q->nin, kout, q->nout, &el)
-          : m == M_SOURCE ? uk_elementwise_source(w, kin, q->nin, kout, q->nout, &el, &ks)
-                          : uk_elementwise_precompile(w, kin, q->nin, kout, q->nout, &el);
+      s = m == M_CALL       ? uk_elementwise_call(w, kin, q->nin, kout, q->nout, &el)
+          : m == M_SOURCE   ? uk_elementwise_source(w, kin, q->nin, kout, q->nout, &el, &ks)
+          : m == M_INFO     ? uk_elementwise_compile_info(w, kin, q->nin, kout, q->nout, &el, &one)
+                            : uk_elementwise_precompile(w, kin, q->nin, kout, q->nout, &el);
     }
+    if (s == UK_OK && m == M_INFO) s = add_info(&all, &one);
     if (s) {
       uk__error_prefix("%s (kernel %d of %d, '%s')", f->name, k + 1, p->nkernels, q->name);
       goto out;
@@ -421,7 +446,12 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
   if (m == M_SOURCE) {
     if (!(*source = uk__sb_detach(&src))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
   }
+  if (m == M_INFO) {
+    *info = all;
+    all.log = NULL;
+  }
 out:
+  uk_free(all.log);
   if (m == M_CALL) {
     for (int t = 0; t < nalloc_tmp; t++) uk_array_free(f->ctx, &temps[t], stream);
     if (s)
@@ -437,17 +467,22 @@ out:
 }
 
 uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_CALL, NULL);
+  return run(f, in, nin, out, nout, launch, M_CALL, NULL, NULL);
 }
 
 uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_PRECOMPILE, NULL);
+  return run(f, in, nin, out, nout, launch, M_PRECOMPILE, NULL, NULL);
 }
 
 uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
                            char **source) {
-  return run(f, in, nin, out, nout, launch, M_SOURCE, source);
+  return run(f, in, nin, out, nout, launch, M_SOURCE, source, NULL);
+}
+
+uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                 const uk_launch *launch, uk_compile_info *info) {
+  return run(f, in, nin, out, nout, launch, M_INFO, NULL, info);
 }
 
 uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, int *count) {

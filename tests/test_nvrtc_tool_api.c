@@ -1,0 +1,95 @@
+/* uk_module_fatbin and uk_fusion_compile_info with NVRTC, no GPU needed:
+ * the fatbin holds the very images uk_module_from_source makes (and its
+ * compiles are the cache entries those calls look up); a fusion's compile
+ * statistics cover every kernel of its plan. */
+#include "testutil.h"
+
+static const char *const code =
+    "extern \"C\" __global__ void twice(float *y) { y[threadIdx.x] *= 2.0f; }\n";
+
+static int count(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = text; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+static void fatbin(uk_context *ctx) {
+  const char *archs[] = {"80", "90a", "compute_90"};
+  void *fat = NULL;
+  size_t bytes = 0, sizes[3] = {0, 0, 0};
+  CHECK_OK(uk_module_fatbin(ctx, code, NULL, archs, 3, &fat, &bytes, sizes));
+  if (!fat) return;
+  const unsigned char *p = fat;
+  CHECK(bytes > sizes[0] + sizes[1] + sizes[2] && sizes[0] > 64 && sizes[1] > 64 && sizes[2] > 64);
+  CHECK(p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba); /* fatbin magic, little-endian */
+  /* uk_module_from_source for one of the targets finds the fatbin's compile
+   * in the cache and gives the same cubin, which the fatbin holds. */
+  uk_cache_stats before, after;
+  CHECK_OK(uk_context_cache_stats(ctx, &before));
+  uk_module_options mo = {0};
+  mo.arch_name = "sm_90a";
+  uk_module *m = NULL;
+  CHECK_OK(uk_module_from_source(ctx, code, &mo, &m));
+  CHECK_OK(uk_context_cache_stats(ctx, &after));
+  CHECK(after.compiles == before.compiles && after.memory_hits == before.memory_hits + 1);
+  const void *image = NULL;
+  size_t n = 0;
+  if (m && uk_module_image(m, &image, &n) == UK_OK) {
+    CHECK(n == sizes[1]);
+    CHECK(memmem(fat, bytes, image, n) != NULL);
+  }
+  uk_module_destroy(m);
+  /* the PTX image is text naming the kernel */
+  CHECK(memmem(fat, bytes, ".entry twice", 12) != NULL);
+  uk_free(fat);
+}
+
+static void fusion_info(uk_context *ctx) {
+  static const char *const opts[] = {"-Xptxas=-v"};
+  uk_fusion_options fo = {NULL, opts, 1};
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, "x", "y", "m = max(x, axis=1, keepdims=True); y = exp(x - m)", "shifted_exp", &fo,
+                            &f));
+  if (!f) return;
+  int64_t shape[2] = {37, 129};
+  uk_array x, y = {0};
+  CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
+  uk_arg in = uk_arg_array(&x);
+  int kernels = 0;
+  CHECK_OK(uk_fusion_kernel_count(f, &in, 1, &y, 1, &kernels));
+  CHECK(kernels == 2);
+  uk_compile_info info;
+  memset(&info, 0, sizeof info);
+  CHECK_OK(uk_fusion_compile_info(f, &in, 1, &y, 1, NULL, &info));
+  CHECK(info.arch == 90 && info.is_ptx == 0 && info.image_bytes > 0 && info.ms > 0);
+  CHECK(count(info.log, "Compiling entry function") == kernels); /* ptxas: every kernel of the plan */
+  /* the kernels the log names are those uk_fusion_source shows */
+  char *src = NULL;
+  CHECK_OK(uk_fusion_source(f, &in, 1, &y, 1, NULL, &src));
+  CHECK(count(src, "// ==== ukern fusion 'shifted_exp': kernel") == kernels);
+  uk_free(src);
+  uk_free(info.log);
+  /* nothing to compute compiles nothing: zeroed */
+  shape[0] = 0;
+  CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
+  uk_fusion *g = NULL;
+  CHECK_OK(uk_fusion_create(ctx, "x", "y", "y = x + 1", "plus_one", NULL, &g));
+  memset(&info, 0x5a, sizeof info);
+  CHECK_OK(uk_fusion_compile_info(g, &in, 1, &y, 1, NULL, &info));
+  CHECK(info.log == NULL && info.image_bytes == 0 && info.arch == 0);
+  uk_fusion_destroy(g);
+  uk_fusion_destroy(f);
+}
+
+int main(void) {
+  uk_options o = {0};
+  o.arch = 90;
+  uk_context *ctx = NULL;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  if (ctx) {
+    fatbin(ctx);
+    fusion_info(ctx);
+  }
+  uk_context_destroy(ctx);
+  return ut_finish("test_nvrtc_tool_api");
+}

@@ -4,3 +4,4 @@
 uk_test(test_nvrtc_params LABELS nvrtc SOURCES test_nvrtc_params.c)
 uk_test(test_cubin_params LABELS cpu SOURCES test_cubin_params.c)
 uk_test(test_gpu_params LABELS gpu SOURCES test_gpu_params.c)
+uk_test(test_nvrtc_module_source LABELS nvrtc SOURCES test_nvrtc_module_source.c)

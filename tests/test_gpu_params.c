@@ -8,7 +8,9 @@
  *   written back and compared);
  * - a function found without a device handle (as uk_module_function makes
  *   one on a machine without a GPU) resolves at its first launch;
- * - a PTX module's layout comes from the driver and equals the cubin's. */
+ * - a PTX module's layout comes from the driver and equals the cubin's;
+ * - module source and options on a GPU (the device's arch is the target),
+ *   and none for a module loaded from an image. */
 #include <math.h>
 
 #include "runtime/module.h"
@@ -185,6 +187,44 @@ static void from_ptx(uk_context *ctx, int arch, uk_module *cubin_module) {
   uk_module_destroy(m);
 }
 
+/* Source and options of modules on a GPU: the device's arch is the
+ * target; a module loaded from an image has neither source nor options. */
+static void source_and_options(uk_context *ctx, int arch, uk_module *m) {
+  CHECK_STREQ(uk_module_source(m), src);
+  const char *const *opts = NULL;
+  int n = -1;
+  char want[32];
+  snprintf(want, sizeof want, "-arch=sm_%d", arch);
+  CHECK_OK(uk_module_nvrtc_options(m, 1, &opts, &n));
+  CHECK(n == 1 && opts && opts[1] == NULL);
+  if (n == 1 && opts) CHECK_STREQ(opts[0], want);
+  const void *img = NULL;
+  size_t bytes = 0;
+  CHECK_OK(uk_module_image(m, &img, &bytes));
+  uk_module *loaded = NULL;
+  if (img) CHECK_OK(uk_module_from_image(ctx, img, bytes, &loaded));
+  if (!loaded) return;
+  CHECK(uk_module_source(loaded) == NULL);
+  for (int effective = 0; effective < 2; effective++) {
+    opts = NULL;
+    n = -1;
+    CHECK_OK(uk_module_nvrtc_options(loaded, effective, &opts, &n));
+    CHECK(n == 0 && opts && opts[0] == NULL);
+  }
+  /* Its kernels' layouts come from the same cubin. */
+  uk_function *f = NULL, *g = NULL;
+  CHECK_OK(uk_module_function(loaded, "mixed", &f));
+  CHECK_OK(uk_module_function(m, "mixed", &g));
+  int nf = 0, ng = 0;
+  const uk_param_info *pf = NULL, *pg = NULL;
+  if (f && g) {
+    CHECK_OK(uk_function_params(f, &nf, &pf));
+    CHECK_OK(uk_function_params(g, &ng, &pg));
+    CHECK(nf == 7 && nf == ng && memcmp(pf, pg, (size_t)nf * sizeof *pf) == 0);
+  }
+  uk_module_destroy(loaded);
+}
+
 int main(void) {
   ut_require_gpu();
   ut_seed(1010);
@@ -199,6 +239,7 @@ int main(void) {
     mixed(ctx, m);
     big(ctx, m);
     from_ptx(ctx, info.arch, m);
+    source_and_options(ctx, info.arch, m);
   }
   uk_module_destroy(m);
   uk_context_destroy(ctx);

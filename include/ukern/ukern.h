@@ -414,6 +414,24 @@ UK_API const char *uk_module_log(uk_module *m);
 UK_API uk_status uk_module_fatbin(uk_context *ctx, const char *code, const uk_module_options *opts,
                                   const char *const *archs, int num_archs, void **fatbin, size_t *bytes,
                                   size_t *image_bytes);
+/* The CUDA source the module was compiled from (CuPy RawModule/RawKernel
+ * `code`): a copy made by uk_module_from_source, borrowed, valid while m
+ * lives. NULL for NULL and for modules with no single source: loaded from
+ * an image or file, or linked (uk_module_link). Thread-safe. */
+UK_API const char *uk_module_source(const uk_module *m);
+/* The module's NVRTC options (CuPy RawModule/RawKernel `options`).
+ * effective == 0: uk_module_options.options exactly as given to
+ * uk_module_from_source or uk_module_link (copies). effective != 0: what
+ * NVRTC received for a uk_module_from_source compile besides the toolkit
+ * include directories, in order: "-arch=<target>" (the options' arch, an
+ * -arch option, the context's or the device's), the context's
+ * uk_options.nvrtc_options, the given options (any -arch among them taken
+ * out: it became the first entry), then "-rdc=true" when ukern added it
+ * for a kernel that launches kernels; empty for other modules. *options
+ * points to *count strings followed by NULL (never NULL itself; an empty
+ * list for a module loaded from an image or file), borrowed, valid while m
+ * lives. UK_ERR_INVALID: a NULL argument. Thread-safe. */
+UK_API uk_status uk_module_nvrtc_options(uk_module *m, int effective, const char *const **options, int *count);
 
 /* One part of a linked module (uk_module_link). */
 typedef enum uk_link_kind {

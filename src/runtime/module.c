@@ -44,9 +44,42 @@ void uk_module_destroy(uk_module *m) {
     }
   }
   pthread_mutex_destroy(&m->lock);
+  free(m->given);
+  free(m->effective);
   uk__binary_release(m->bin);
   uk__context_release(m->ctx);
   free(m);
+}
+
+/* One allocation holding a NULL-terminated array of copies of a[0..na)
+ * then b[0..nb), followed by the strings; NULL when out of memory. */
+static char **pack_strings(const char *const *a, int na, const char *const *b, int nb) {
+  size_t n = (size_t)na + (size_t)nb, bytes = (n + 1) * sizeof(char *);
+  for (int k = 0; k < na; k++) bytes += strlen(a[k]) + 1;
+  for (int k = 0; k < nb; k++) bytes += strlen(b[k]) + 1;
+  char **out = malloc(bytes);
+  if (!out) return NULL;
+  char *at = (char *)(out + n + 1);
+  for (size_t k = 0; k < n; k++) {
+    const char *s = k < (size_t)na ? a[k] : b[k - (size_t)na];
+    size_t len = strlen(s) + 1;
+    memcpy(at, s, len);
+    out[k] = at;
+    at += len;
+  }
+  out[n] = NULL;
+  return out;
+}
+
+uk_status uk__module_keep_given(uk_module *m, const char *source, const char *const *options, int num_options) {
+  if (!source && num_options == 0) return UK_OK;
+  char **p = pack_strings(&source, source ? 1 : 0, options, num_options);
+  if (!p) return uk__errorf(UK_ERR_NOMEM, "out of memory keeping a module's source");
+  m->given = p;
+  m->source = source ? p[0] : NULL;
+  m->options = num_options ? (const char *const *)p + (source ? 1 : 0) : NULL;
+  m->num_options = num_options;
+  return UK_OK;
 }
 
 /* An explicit -rdc=false (or other spelling) is the user's choice. */
@@ -98,8 +131,21 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   st = uk__context_compile(ctx, &req, &bin);
   if (copts != stack_opts) free(copts);
   if (st != UK_OK) return st;
-  if ((st = uk__module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
-  return st;
+  uk_module *m = NULL;
+  if ((st = uk__module_new(ctx, bin, &m)) != UK_OK) {
+    uk__binary_release(bin);
+    return st;
+  }
+  if ((st = uk__module_keep_given(m, code, o.options, o.num_options)) != UK_OK) {
+    uk_module_destroy(m);
+    return st;
+  }
+  m->compiled = 1;
+  m->arch = arch;
+  m->arch_flags = target.flags;
+  m->added_rdc = ncopts > o.num_options;
+  *out = m;
+  return UK_OK;
 }
 
 /* Image kinds by content: cubin (ELF), fatbin, else PTX text. */
@@ -362,4 +408,52 @@ uk_status uk_module_global(uk_module *m, const char *name, uint64_t *dptr, size_
     return uk__errorf(UK_ERR_INVALID, "uk_module_global: m is NULL");
   }
   return uk_module_global_on(m, m->ctx->opts.device, name, dptr, bytes);
+}
+
+const char *uk_module_source(const uk_module *m) { return m ? m->source : NULL; }
+
+/* The options NVRTC received besides the include directories, in its
+ * order: the target first, then the context's and the given options (an
+ * -arch among them sets the target and leaves the list, as in the compile
+ * path), then what ukern added. Caller holds m->lock. */
+static uk_status make_effective(uk_module *m) {
+  const uk_context *ctx = m->ctx;
+  int n = 0;
+  const char **list = malloc(((size_t)ctx->num_nvrtc_options + (size_t)m->num_options + 1) * sizeof *list);
+  if (!list) return uk__errorf(UK_ERR_NOMEM, "out of memory listing a module's options");
+  for (int k = 0; k < ctx->num_nvrtc_options; k++) list[n++] = ctx->nvrtc_options[k];
+  for (int k = 0; k < m->num_options; k++) list[n++] = m->options[k];
+  if (m->added_rdc) list[n++] = "-rdc=true";
+  uk__arch a = {m->arch, m->arch_flags};
+  if (ctx->arch_flags && !a.flags && a.num == ctx->opts.arch) a.flags = ctx->arch_flags;
+  uk_status st = uk__arch_take_option(list, &n, &a);
+  char arch_opt[40];
+  const char *first = arch_opt;
+  uk__arch_option(a, arch_opt, sizeof arch_opt);
+  if (st == UK_OK && !(m->effective = pack_strings(&first, 1, list, n)))
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory listing a module's options");
+  if (st == UK_OK) m->num_effective = n + 1;
+  free(list);
+  return st;
+}
+
+uk_status uk_module_nvrtc_options(uk_module *m, int effective, const char *const **options, int *count) {
+  static const char *const none[] = {NULL};
+  uk__error_clear();
+  if (!m || !options || !count)
+    return uk__errorf(UK_ERR_INVALID, "uk_module_nvrtc_options: %s is NULL", !m ? "m" : !options ? "options" : "count");
+  if (!effective) {
+    *options = m->options ? m->options : none;
+    *count = m->num_options;
+    return UK_OK;
+  }
+  uk_status st = UK_OK;
+  pthread_mutex_lock(&m->lock);
+  if (m->compiled && !m->effective) st = make_effective(m);
+  if (st == UK_OK) {
+    *options = m->effective ? (const char *const *)m->effective : none;
+    *count = m->num_effective;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return st;
 }

@@ -34,6 +34,18 @@ struct uk_function {
 struct uk_module {
   uk_context *ctx;
   uk__binary *bin; /* the image; also for modules loaded from files */
+  /* What the user compiled it from (uk_module_source, uk_module_nvrtc_
+   * options): one allocation holding the options array (NULL-terminated)
+   * and the strings; NULL when neither was given. */
+  void *given;
+  const char *source;          /* into given; NULL: no source */
+  const char *const *options;  /* into given; NULL when num_options is 0 */
+  int num_options;
+  /* The compile's target and whether ukern added -rdc=true, for the
+   * effective options (made at first request, under lock). */
+  int arch, arch_flags, added_rdc, compiled;
+  char **effective; /* NULL-terminated, one allocation */
+  int num_effective;
   pthread_mutex_t lock;
   CUmodule loaded[UK__MAX_DEVICES]; /* under lock */
   uk_function **funcs;              /* under lock */
@@ -42,6 +54,10 @@ struct uk_module {
 
 /* A new module of ctx around bin (the module takes the reference). */
 uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out);
+
+/* Keeps copies of the source (may be NULL) and the options given, for
+ * uk_module_source and uk_module_nvrtc_options. */
+uk_status uk__module_keep_given(uk_module *m, const char *source, const char *const *options, int num_options);
 
 /* The module loaded on `device` (loading it on first use, in that device's
  * primary context). Caller holds m->lock. */

@@ -230,6 +230,7 @@ uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_i
   uk_strbuf key;
   uk__sb_init(&key);
   uk__binary *bin = NULL;
+  uk_module *m = NULL;
   const char **copts = calloc((size_t)o.num_options + 1, sizeof *copts);
   ls.parts = calloc((size_t)num_inputs, sizeof *ls.parts);
   uk_status st = UK_OK;
@@ -255,7 +256,9 @@ uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_i
   ls.nparts = num_inputs;
   if ((st = link_key(&ls, copts, nopts, &key)) != UK_OK) goto out;
   if ((st = uk__context_cached(ctx, key.buf, key.len, make, &ls, &bin)) != UK_OK) goto out;
-  if ((st = uk__module_new(ctx, bin, out)) != UK_OK) uk__binary_release(bin);
+  if ((st = uk__module_new(ctx, bin, &m)) != UK_OK) uk__binary_release(bin);
+  else if ((st = uk__module_keep_given(m, NULL, o.options, o.num_options)) != UK_OK) uk_module_destroy(m);
+  else *out = m;
 out:
   for (int k = 0; ls.parts && k < num_inputs; k++) {
     free(ls.parts[k].owned);

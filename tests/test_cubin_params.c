@@ -286,12 +286,18 @@ static void damaged(void) {
   }
 }
 
+/* Argument checks of the public calls that need no module. */
 static void public_arguments(void) {
   int n = 3;
   const uk_param_info *ps = (const uk_param_info *)1;
   CHECK_STATUS(uk_function_params(NULL, &n, &ps), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "uk_function_params: f is NULL");
   CHECK(n == 3 && ps == (const uk_param_info *)1);
+  CHECK(uk_module_source(NULL) == NULL);
+  const char *const *opts = (const char *const *)1;
+  CHECK_STATUS(uk_module_nvrtc_options(NULL, 1, &opts, &n), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_module_nvrtc_options: m is NULL");
+  CHECK(n == 3 && opts == (const char *const *)1);
 }
 
 int main(void) {

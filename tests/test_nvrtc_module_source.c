@@ -139,6 +139,13 @@ static void linked(void) {
     CHECK(uk_module_source(m) == NULL);
     check_list(m, 0, opts, 2);
     check_list(m, 1, NULL, 0);
+    /* A linked cubin carries its kernels' parameter layouts too. */
+    uk_function *f = NULL;
+    CHECK_OK(uk_module_function(m, "k", &f));
+    int n = 0;
+    const uk_param_info *ps = NULL;
+    if (f) CHECK_OK(uk_function_params(f, &n, &ps));
+    CHECK(n == 1 && ps && ps[0].offset == 0 && ps[0].size == 8);
   }
   uk_module_destroy(m);
   uk_context_destroy(ctx);

@@ -447,7 +447,8 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
   int devtype = 0, devid = 0;
   producer *p = producer_of(Py_TYPE(o));
   PyObject *cai = NULL;
-  if (p->kind == PYK_CUPY && pyk_fast_cupy_array(c, o, a)) {
+  if ((p->kind == PYK_CUPY && pyk_fast_cupy_array(c, o, a)) ||
+      (p->kind == PYK_TORCH && pyk_fast_torch_array(c, o, a))) {
     /* described from its attributes, as its CAI would describe it */
   } else if ((cai = PyObject_GetAttr(o, str_cai))) {
     void *s = NULL;
@@ -458,7 +459,17 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     a->device = devid;
   } else {
     /* No CAI, or one the producer cannot give (PyTorch: bfloat16): DLPack. */
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError) && !PyObject_HasAttr(o, str_dlpack)) return -1;
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+      PyObject *et, *ev, *tb; /* HasAttr would swallow the producer's error */
+      PyErr_Fetch(&et, &ev, &tb);
+      if (!PyObject_HasAttr(o, str_dlpack)) {
+        PyErr_Restore(et, ev, tb);
+        return -1;
+      }
+      Py_XDECREF(et);
+      Py_XDECREF(ev);
+      Py_XDECREF(tb);
+    }
     PyErr_Clear();
     if (c->allow_host && (cai = PyObject_GetAttr(o, str_ai))) {
       void *s = NULL;

@@ -17,68 +17,80 @@
 
 #include <string.h>
 
-static PyObject *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype, *s_str;
+static PyObject *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype, *s_str, *s_requires_grad,
+    *s_get_device, *s_data_ptr, *s_stride;
 
 int pyk_fast_init(void) {
-  return (s_data = PyUnicode_InternFromString("data")) && (s_ptr = PyUnicode_InternFromString("ptr")) &&
-                 (s_device_id = PyUnicode_InternFromString("device_id")) &&
-                 (s_shape = PyUnicode_InternFromString("shape")) &&
-                 (s_strides = PyUnicode_InternFromString("strides")) &&
-                 (s_dtype = PyUnicode_InternFromString("dtype")) && (s_str = PyUnicode_InternFromString("str"))
-             ? 0
-             : -1;
-}
-
-/* ---- CuPy's objects, looked up once ------------------------------------- */
-
-static struct {
-  PyObject *module; /* the cupy module these were read from (held) */
-  int state;        /* 1 ready, -1 unavailable */
-  PyTypeObject *ndarray;
-  PyObject *get_current_stream, *unowned_memory, *memory_pointer;
-} cupy;
-
-static PyObject *attr_or_clear(PyObject *o, const char *name) {
-  PyObject *v = o ? PyObject_GetAttrString(o, name) : NULL;
-  if (!v) PyErr_Clear();
-  return v;
-}
-
-/* Called only for arrays whose type lives in cupy, so cupy is imported;
- * read again when sys.modules['cupy'] is another module (tests stand in
- * a fake one). */
-static int cupy_ready(void) {
-  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
-  PyObject *m = mods ? PyDict_GetItemString(mods, "cupy") : NULL;
-  if (!m) return 0;
-  if (m == cupy.module) return cupy.state > 0;
-  Py_CLEAR(cupy.ndarray);
-  Py_CLEAR(cupy.get_current_stream);
-  Py_CLEAR(cupy.unowned_memory);
-  Py_CLEAR(cupy.memory_pointer);
-  Py_INCREF(m);
-  Py_XDECREF(cupy.module);
-  cupy.module = m;
-  cupy.state = -1;
-  PyObject *nd = attr_or_clear(m, "ndarray"), *cuda = attr_or_clear(m, "cuda");
-  cupy.get_current_stream = attr_or_clear(cuda, "get_current_stream");
-  cupy.unowned_memory = attr_or_clear(cuda, "UnownedMemory");
-  cupy.memory_pointer = attr_or_clear(cuda, "MemoryPointer");
-  Py_XDECREF(cuda);
-  if (nd && PyType_Check(nd) && cupy.get_current_stream) {
-    cupy.ndarray = (PyTypeObject *)nd;
-    cupy.state = 1;
-    return 1;
-  }
-  Py_XDECREF(nd);
+  struct {
+    PyObject **slot;
+    const char *text;
+  } names[] = {{&s_data, "data"},        {&s_ptr, "ptr"},         {&s_device_id, "device_id"},
+               {&s_shape, "shape"},      {&s_strides, "strides"}, {&s_dtype, "dtype"},
+               {&s_str, "str"},          {&s_requires_grad, "requires_grad"},
+               {&s_get_device, "get_device"}, {&s_data_ptr, "data_ptr"}, {&s_stride, "stride"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text))) return -1;
   return 0;
+}
+
+/* ---- the libraries' objects, looked up once ------------------------------ */
+
+/* Objects of one library by dotted path ("cuda.get_current_stream"); read
+ * again when sys.modules[name] is another module (tests stand in fakes).
+ * Only asked for arrays whose type lives in the library: it is imported. */
+#define LIB_OBJS 4
+typedef struct lib {
+  const char *name;
+  const char *paths[LIB_OBJS]; /* paths[0]: the array type (required) */
+  PyObject *module;            /* the module the objects were read from (held) */
+  int ready;
+  PyObject *obj[LIB_OBJS]; /* NULL where missing */
+} lib;
+
+static lib cupy = {"cupy", {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer"}};
+static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream", NULL, NULL}};
+enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, TORCH_RAW_STREAM = 1 };
+
+static PyObject *lookup(PyObject *m, const char *path) {
+  char part[64];
+  PyObject *o = m;
+  Py_INCREF(o);
+  while (o && *path) {
+    size_t n = strcspn(path, ".");
+    if (n >= sizeof part) n = sizeof part - 1;
+    memcpy(part, path, n);
+    part[n] = 0;
+    path += n + (path[n] == '.');
+    PyObject *next = PyObject_GetAttrString(o, part);
+    Py_DECREF(o);
+    o = next;
+  }
+  if (!o) PyErr_Clear();
+  return o;
+}
+
+static int lib_ready(lib *l, PyTypeObject *tp) {
+  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+  PyObject *m = mods ? PyDict_GetItemString(mods, l->name) : NULL;
+  if (!m) return 0;
+  if (m != l->module) {
+    Py_INCREF(m);
+    Py_XDECREF(l->module);
+    l->module = m;
+    for (int i = 0; i < LIB_OBJS; i++) {
+      Py_CLEAR(l->obj[i]);
+      if (l->paths[i]) l->obj[i] = lookup(m, l->paths[i]);
+    }
+    l->ready = l->obj[0] && PyType_Check(l->obj[0]);
+  }
+  return l->ready && tp == (PyTypeObject *)l->obj[0];
 }
 
 /* CuPy's current stream for this call (read once a call). -1 with no
  * exception when it cannot be read. */
 static int cupy_stream(pyk_call *c, void **out) {
   if (!c->have_cupy_stream) {
-    PyObject *s = PyObject_CallObject(cupy.get_current_stream, NULL);
+    PyObject *s = cupy.obj[CUPY_STREAM] ? PyObject_CallObject(cupy.obj[CUPY_STREAM], NULL) : NULL;
     PyObject *p = s ? PyObject_GetAttr(s, s_ptr) : NULL;
     unsigned long long v = p ? PyLong_AsUnsignedLongLong(p) : (unsigned long long)-1;
     Py_XDECREF(s);
@@ -94,7 +106,7 @@ static int cupy_stream(pyk_call *c, void **out) {
   return 0;
 }
 
-/* ---- dtype objects -> uk_dtype (by identity; numpy's are singletons) ----- */
+/* ---- dtype objects -> uk_dtype (by identity: numpy's and torch's are singletons) */
 
 #define NDTYPES 32
 static struct {
@@ -103,15 +115,24 @@ static struct {
 } dtypes[NDTYPES];
 static int ndtypes;
 
-static int dtype_of(PyObject *dt, uk_dtype *t) {
+/* numpy.dtype: by its .str ("<f4"); torch.dtype: by its name ("torch.float32"). */
+static int dtype_of(PyObject *dt, uk_dtype *t, int by_name) {
   for (int i = 0; i < ndtypes; i++)
     if (dtypes[i].key == dt) {
       *t = dtypes[i].t;
       return 1;
     }
-  PyObject *s = PyObject_GetAttr(dt, s_str);
-  int rc = s ? pyk_typestr_dtype(s, t) : -1;
-  Py_XDECREF(s);
+  int rc = -1;
+  if (by_name) {
+    PyObject *s = PyObject_Str(dt);
+    const char *u = s ? pyk_utf8_or_null(s) : NULL;
+    if (u && !strncmp(u, "torch.", 6) && uk_dtype_from_name(u + 6, t) == UK_OK) rc = 0;
+    Py_XDECREF(s);
+  } else {
+    PyObject *s = PyObject_GetAttr(dt, s_str);
+    rc = s ? pyk_typestr_dtype(s, t) : -1;
+    Py_XDECREF(s);
+  }
   if (rc < 0) {
     PyErr_Clear();
     return 0;
@@ -133,32 +154,48 @@ static int read_ints(PyObject *t, int64_t *v, int n) {
   return 0;
 }
 
+/* Fills *a as the array's CUDA array interface would: a C-contiguous array
+ * (dimensions of extent 1 ignored, as CuPy's and PyTorch's flags do; every
+ * zero-size array) gets the strides uk_array_init makes, as CAI's
+ * `strides: None` gives; others their own. Strides come in bytes, or for a
+ * PyTorch `tensor` in elements (and no elements: address 0, as its CAI
+ * says). 1 done, 0 declined (an exception may be set). */
+static int describe(uk_array *a, PyObject *ptr, PyObject *dev, uk_dtype t, PyObject *shape, PyObject *strides,
+                    int tensor) {
+  if (!PyTuple_Check(shape) || !PyTuple_Check(strides) || PyTuple_Size(shape) != PyTuple_Size(strides) ||
+      PyTuple_Size(shape) > UK_MAX_NDIM)
+    return 0;
+  int ndim = (int)PyTuple_Size(shape);
+  int64_t sh[UK_MAX_NDIM], st[UK_MAX_NDIM];
+  unsigned long long p = PyLong_AsUnsignedLongLong(ptr);
+  long d = PyErr_Occurred() ? -1 : PyLong_AsLong(dev);
+  if (d < 0 || read_ints(shape, sh, ndim) < 0 || read_ints(strides, st, ndim) < 0 ||
+      uk_array_init(a, p, t, ndim, sh) != UK_OK)
+    return 0;
+  int64_t item = (int64_t)uk_dtype_size(t);
+  int contiguous = 1;
+  for (int i = 0; i < ndim; i++) {
+    if (tensor) st[i] *= item;
+    if (sh[i] != 1 && st[i] != a->strides[i]) contiguous = 0;
+  }
+  if (!contiguous && uk_array_size(a) > 0) memcpy(a->strides, st, sizeof st[0] * (size_t)ndim);
+  if (tensor && uk_array_size(a) == 0) a->data = 0;
+  a->device = (int)d;
+  return 1;
+}
+
 /* ---- cupy.ndarray in ---------------------------------------------------- */
 
 int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
-  if (!cupy_ready() || Py_TYPE(o) != cupy.ndarray) return 0;
+  if (!lib_ready(&cupy, Py_TYPE(o))) return 0;
   PyObject *mem = PyObject_GetAttr(o, s_data);
   PyObject *ptr = mem ? PyObject_GetAttr(mem, s_ptr) : NULL;
   PyObject *dev = ptr ? PyObject_GetAttr(mem, s_device_id) : NULL;
   PyObject *shape = dev ? PyObject_GetAttr(o, s_shape) : NULL;
   PyObject *strides = shape ? PyObject_GetAttr(o, s_strides) : NULL;
   PyObject *dt = strides ? PyObject_GetAttr(o, s_dtype) : NULL;
-  int rc = 0;
   uk_dtype t;
-  if (dt && PyTuple_Check(shape) && PyTuple_Check(strides) && PyTuple_Size(shape) == PyTuple_Size(strides) &&
-      PyTuple_Size(shape) <= UK_MAX_NDIM && dtype_of(dt, &t)) {
-    int ndim = (int)PyTuple_Size(shape);
-    int64_t sh[UK_MAX_NDIM], st[UK_MAX_NDIM];
-    unsigned long long p = PyLong_AsUnsignedLongLong(ptr);
-    long d = PyErr_Occurred() ? -1 : PyLong_AsLong(dev);
-    if (d >= 0 && read_ints(shape, sh, ndim) == 0 && read_ints(strides, st, ndim) == 0 &&
-        uk_array_init(a, p, t, ndim, sh) == UK_OK) {
-      if (uk_array_size(a) > 0) /* zero-size: C-contiguous strides, as CuPy's CAI gives */
-        memcpy(a->strides, st, sizeof st[0] * (size_t)ndim);
-      a->device = (int)d;
-      rc = 1;
-    }
-  }
+  int rc = dt && dtype_of(dt, &t, 0) ? describe(a, ptr, dev, t, shape, strides, 0) : 0;
   Py_XDECREF(mem);
   Py_XDECREF(ptr);
   Py_XDECREF(dev);
@@ -170,6 +207,39 @@ int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
   if (rc == 1 && cupy_stream(c, &s) < 0) rc = 0;
   if (rc == 1) pyk_call_produced_on(c, s);
   else PyErr_Clear();
+  return rc;
+}
+
+/* ---- torch.Tensor in ------------------------------------------------------ */
+
+int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a) {
+  if (!lib_ready(&torch, Py_TYPE(o))) return 0;
+  /* Tensors that require grad: the protocols refuse them (with the message). */
+  PyObject *grad = PyObject_GetAttr(o, s_requires_grad);
+  PyObject *dev = grad == Py_False ? PyObject_CallMethodObjArgs(o, s_get_device, NULL) : NULL;
+  PyObject *ptr = dev ? PyObject_CallMethodObjArgs(o, s_data_ptr, NULL) : NULL;
+  PyObject *shape = ptr ? PyObject_GetAttr(o, s_shape) : NULL;
+  PyObject *strides = shape ? PyObject_CallMethodObjArgs(o, s_stride, NULL) : NULL;
+  PyObject *dt = strides ? PyObject_GetAttr(o, s_dtype) : NULL;
+  uk_dtype t;
+  int rc = dt && dtype_of(dt, &t, 1) ? describe(a, ptr, dev, t, shape, strides, 1) : 0;
+  Py_XDECREF(grad);
+  Py_XDECREF(dev);
+  Py_XDECREF(ptr);
+  Py_XDECREF(shape);
+  Py_XDECREF(strides);
+  Py_XDECREF(dt);
+  /* PyTorch's CAI names no stream: the first tensor's device's current
+   * stream is the launch stream unless one was chosen (as DLPack's
+   * consumer stream would be). */
+  if (rc == 1 && !c->have_stream && torch.obj[TORCH_RAW_STREAM]) {
+    PyObject *s = PyObject_CallFunction(torch.obj[TORCH_RAW_STREAM], "i", a->device);
+    unsigned long long v = s ? PyLong_AsUnsignedLongLong(s) : (unsigned long long)-1;
+    Py_XDECREF(s);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) rc = 0;
+    else c->stream = pyk_stream_from_int(v), c->have_stream = 1;
+  }
+  if (rc != 1) PyErr_Clear();
   return rc;
 }
 
@@ -202,7 +272,8 @@ static PyObject *numpy_dtype(uk_dtype t) {
 }
 
 PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) {
-  if (!output_direct || !cupy_ready() || !cupy.unowned_memory || !cupy.memory_pointer) return NULL;
+  if (!output_direct || !lib_ready(&cupy, Py_TYPE(c->first)) || !cupy.obj[CUPY_UNOWNED] || !cupy.obj[CUPY_MEMPTR])
+    return NULL;
   PyObject *dt = numpy_dtype(a->dtype);
   void *cur;
   if (!dt || cupy_stream(c, &cur) < 0) return NULL;
@@ -210,16 +281,16 @@ PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) 
    * for the launch stream. */
   if (pyk_stream_order(c->stream, cur, a->device) < 0) return NULL;
   Py_ssize_t nbytes = (Py_ssize_t)(uk_array_size(a) * (int64_t)uk_dtype_size(a->dtype));
-  PyObject *um = PyObject_CallFunction(cupy.unowned_memory, "KnOi", (unsigned long long)a->data, nbytes, owner,
+  PyObject *um = PyObject_CallFunction(cupy.obj[CUPY_UNOWNED], "KnOi", (unsigned long long)a->data, nbytes, owner,
                                        a->device);
-  PyObject *mp = um ? PyObject_CallFunction(cupy.memory_pointer, "Oi", um, 0) : NULL;
+  PyObject *mp = um ? PyObject_CallFunction(cupy.obj[CUPY_MEMPTR], "Oi", um, 0) : NULL;
   PyObject *shape = mp ? PyTuple_New(a->ndim) : NULL;
   for (int d = 0; shape && d < a->ndim; d++) {
     PyObject *v = PyLong_FromLongLong(a->shape[d]);
     if (!v) Py_CLEAR(shape);
     else PyTuple_SetItem(shape, d, v);
   }
-  PyObject *r = shape ? PyObject_CallFunctionObjArgs((PyObject *)cupy.ndarray, shape, dt, mp, NULL) : NULL;
+  PyObject *r = shape ? PyObject_CallFunctionObjArgs(cupy.obj[0], shape, dt, mp, NULL) : NULL;
   Py_XDECREF(um);
   Py_XDECREF(mp);
   Py_XDECREF(shape);

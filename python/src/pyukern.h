@@ -78,8 +78,10 @@ int pyk_stream_order(void *producer, void *consumer, int device);
 
 /* --- fast.c: fast paths that decline (0 / NULL, no exception) when unsure --- */
 int pyk_fast_init(void);
-/* A cupy.ndarray (exact type) described from its attributes. 1 done, 0 declined. */
+/* A cupy.ndarray / torch.Tensor (exact types) described from its
+ * attributes, with its stream as its CAI gives it. 1 done, 0 declined. */
 int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a);
+int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a);
 /* An allocated output (owned by the ukern.Array `owner`) as a cupy.ndarray
  * over the same memory. NULL without an exception: declined (use DLPack). */
 PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);

@@ -61,7 +61,7 @@ class Foreign:
 
     def __init__(self, a):
         self.__cuda_array_interface__ = a.__cuda_array_interface__
-        self._dev = a.data.device_id
+        self._dev = a.__dlpack_device__()[1]
 
     def __dlpack_device__(self):
         return (2, self._dev)
@@ -88,6 +88,9 @@ def host_arrays():
         ("bool", rng.uniform(-1, 1, 9) > 0),
         ("complex128", (rng.uniform(-1, 1, 6) + 1j).astype(np.complex128)),
         ("uint8 3-d", np.arange(60, dtype=np.uint8).reshape(3, 4, 5)[:, 1:, ::2]),
+        # extent-1 dimensions with strides of their own: contiguous all the same
+        ("extent-1 odd strides", np.lib.stride_tricks.as_strided(base, (1, 7, 1), (999 * 4, 4, 77 * 4))),
+        ("extent-1 column", base[:, 2:3]),
     ]
 
 
@@ -100,8 +103,9 @@ def test_cupy_attributes_read_as_the_interface(fake_cupy, case, device):
     assert fast == slow
     assert fast[1] == host.dtype.name and fast[3] == host.shape and fast[5] == device
     assert fast[2] == host.__array_interface__["data"][0]
-    if host.size:
-        assert fast[4] == host.strides
+    if host.size:   # extent-1 dimensions may carry any stride
+        assert [s for s, n in zip(fast[4], host.shape) if n != 1] == \
+            [s for s, n in zip(host.strides, host.shape) if n != 1]
     assert _ukern._arg(x) == fast   # again, with every cache warm
 
 
@@ -160,3 +164,87 @@ def test_python_scalars_stay_untyped():
     assert _ukern._arg(2)[0:2] == _ukern._arg(-5)[0:2] and _ukern._arg(2)[1] == ""
     assert _ukern._arg(True)[1] == "" and _ukern._arg(2.5)[1] == ""
     assert _ukern._arg(2)[0] != _ukern._arg(2.5)[0]
+
+
+# ---- PyTorch: the same through a stand-in torch module ------------------------
+
+class TorchDtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + self.name
+
+
+def make_fake_torch():
+    mod = types.ModuleType("torch")
+    mod.raw_calls = []
+    dtypes = {}
+
+    def raw_stream(device):
+        mod.raw_calls.append(device)
+        return 0
+    mod._C = types.SimpleNamespace(_cuda_getCurrentRawStream=raw_stream)
+
+    class Tensor:
+        def __init__(self, host, device=0, requires_grad=False):
+            self._host, self._dev, self.requires_grad = host, device, requires_grad
+            self.shape = tuple(host.shape)
+            self.dtype = dtypes.setdefault(host.dtype.name, TorchDtype(host.dtype.name))
+
+        def data_ptr(self):
+            return self._host.__array_interface__["data"][0]
+
+        def get_device(self):
+            return self._dev
+
+        def stride(self):
+            return tuple(s // self._host.itemsize for s in self._host.strides)
+
+        @property
+        def __cuda_array_interface__(self):   # as PyTorch writes it (version 2, no stream)
+            if self.requires_grad:
+                raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad.")
+            h = self._host
+            return {"typestr": h.dtype.str, "shape": self.shape, "version": 2,
+                    "strides": None if h.flags.c_contiguous else h.strides,
+                    "data": (self.data_ptr() if h.size else 0, False)}
+
+        def __dlpack_device__(self):
+            return (2, self._dev)
+    Tensor.__module__ = "torch"
+    mod.Tensor = Tensor
+    return mod
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    mod = make_fake_torch()
+    monkeypatch.setitem(sys.modules, "torch", mod)
+    return mod
+
+
+@pytest.mark.parametrize("case", [c for c, _ in host_arrays() if c not in ("negative strides", "uint8 3-d")])
+@pytest.mark.parametrize("device", [0, 1])
+def test_torch_attributes_read_as_the_interface(fake_torch, case, device):
+    host = dict(host_arrays())[case]
+    t = fake_torch.Tensor(host, device)
+    fast, slow = _ukern._arg(t), _ukern._arg(Foreign(t))
+    assert fast == slow
+    assert fast[1] == host.dtype.name and fast[3] == host.shape and fast[5] == device
+    assert fast[2] == (host.__array_interface__["data"][0] if host.size else 0)
+    assert fake_torch.raw_calls[-1] == device   # the tensor's device's current stream
+
+
+def test_torch_requires_grad_is_refused_as_the_interface_refuses_it(fake_torch):
+    t = fake_torch.Tensor(np.ones(3, np.float32), requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        _ukern._arg(t)
+
+
+def test_torch_stream_read_once_a_call(fake_torch):
+    k = ukern.ElementwiseKernel(*SQ)
+    x = np.random.default_rng(2).uniform(-1, 1, (4, 3)).astype(np.float32)
+    before = len(fake_torch.raw_calls)
+    assert k.source(fake_torch.Tensor(x), fake_torch.Tensor(x.T.copy().T)) == k.source(x, x.T.copy().T)
+    assert len(fake_torch.raw_calls) - before == 1

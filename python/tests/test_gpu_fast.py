@@ -132,3 +132,30 @@ def test_bind_launches_nothing():
     assert float(z.min()) == 5.0 and float(z.max()) == 5.0
     raw((1,), (64,), (z,))
     assert float(z.min()) == 1.0
+
+
+def test_torch_tensors_read_as_their_interface():
+    torch = pytest.importorskip("torch", reason="PyTorch is needed for the torch cases")
+    if not torch.cuda.is_available():
+        pytest.skip("torch.cuda is not available")
+    cases = [torch.randn(257, device="cuda"), torch.randn(6, 33, device="cuda", dtype=torch.float64)[:, ::2],
+             torch.randn(5, 7, device="cuda").T, torch.empty(0, 3, device="cuda"),
+             torch.tensor(1.5, device="cuda"), torch.randn(4, 1, 3, device="cuda")[:, :, 1:2]]
+    for t in cases:
+        assert _ukern._arg(t) == _ukern._arg(CAIOnly(t)), t.shape
+    with pytest.raises(RuntimeError):
+        _ukern._arg(torch.ones(3, device="cuda", requires_grad=True))
+    b = torch.randn(9, device="cuda").to(torch.bfloat16)      # no CAI typestr: DLPack describes it
+
+    class DLPackOnly:
+        def __dlpack__(self, **kw):
+            return b.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return b.__dlpack_device__()
+    assert _ukern._arg(b) == _ukern._arg(DLPackOnly())
+    k = ukern.ElementwiseKernel("T x", "T y", "y = x * x", "sq1")
+    x = torch.randn(1000, device="cuda")
+    for _ in range(2):
+        y = k(x)
+        assert isinstance(y, torch.Tensor) and torch.equal(y, x * x)

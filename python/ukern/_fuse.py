@@ -240,9 +240,10 @@ class Fusion:
         return p
 
     def __call__(self, *args, stream=None):
-        k, single, _ = self._program(len(args))
-        r = k(*args, stream=stream)
-        return r[0] if single else r
+        # The per-call path: one dict lookup, no keyword dict unless stream= is given.
+        p = self._programs.get(len(args)) or self._program(len(args))
+        r = p[0](*args) if stream is None else p[0](*args, stream=stream)
+        return r[0] if p[1] else r
 
     def program(self, *args):
         """The traced program text (ukern's fusion language)."""

@@ -118,6 +118,7 @@ else
   expect run-softmax-out 0 "outputs     float64[100,77]" -- "$UKERN" run "$SPECS/softmax.uk" --case 1 --repeat 3
   expect run-given 0 '"outputs": "float32[1000]"' -- "$UKERN" run "${AXPY[@]}" --inputs "2.5, float32[1000], float32[1000]" --outputs "float32[1000]" --json --repeat 3
   expect run-given-f64 0 '"outputs": "float64[1000]"' -- "$UKERN" run "${AXPY[@]}" --inputs "2.5, float32[1000], float32[1000]" --outputs "float64[1000]" --json --repeat 3
+  expect run-given-bad 1 "run: UK_ERR_SHAPE" -- "$UKERN" run "${AXPY[@]}" --inputs "2.5, float32[1000], float32[1000]" --outputs "float32[999]" --repeat 2
   # precompiled entries are the ones calls look up: the run compiles nothing
   "$UKERN" precompile --dir "$tmp/pre" "$SPECS/softmax.uk" >/dev/null 2>&1
   expect pre-hit 0 '"compiles": 0' -- env UKERN_CACHE_DIR="$tmp/pre" "$UKERN" run "$SPECS/softmax.uk" --json --repeat 2

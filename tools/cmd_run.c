@@ -12,11 +12,14 @@ static const char help[] =
     "Needs a GPU (exit code 3 without one). Allocates the inputs of the spec's first\n"
     "`inputs` line (or line N) on device 0, fills them with random values (seed 1 by\n"
     "default), runs the kernel once (compiling it, or loading it from the caches),\n"
-    "checks with two different poisons that every output element was written (values\n"
-    "are not compared with a host reference; the tests do that), then\n"
+    "checks with two different poisons that every output element was written, then\n"
     "times --repeat calls (default 20, median) with CUDA events. It prints the time,\n"
     "the bytes moved (each array read or written once), GB/s, and the share of the\n"
     "ceiling: a cuMemcpyDtoD moving the same bytes, measured in the same run.\n"
+    "It shows the outputs' dtypes and shapes (allocated by ukern from the dtype and\n"
+    "shape rules, or given by `outputs`, whose shapes the call checks). Values are not\n"
+    "compared with a host reference: the tool has no host evaluator of kernels or\n"
+    "fusion programs (the gpu tests compare values).\n"
     "--json prints one JSON object instead. Exit code 1 when an output element was\n"
     "not written. `ukern gen --help` describes specs.\n";
 

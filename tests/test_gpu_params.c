@@ -1,7 +1,7 @@
 /* Parameter layouts read from the cubin, against the driver on a GPU:
  * - for kernels with mixed parameter types (char, double, pointers, a
- *   12-byte struct, a 16-byte aligned struct, short, more than 4 KiB of
- *   parameters), uk_function_params equals cuFuncGetParamInfo parameter by
+ *   12-byte struct, a 16-byte aligned struct, short, float4, int3, double2,
+ *   more than 4 KiB of parameters), uk_function_params equals cuFuncGetParamInfo parameter by
  *   parameter, and the count matches (the driver refuses one index more);
  * - arguments packed by that layout into one buffer and launched with
  *   CU_LAUNCH_PARAM_BUFFER_POINTER reach the kernel intact (each value is
@@ -26,6 +26,9 @@ static const char *src =
     "}\n"
     "extern \"C\" __global__ void big(double *out, Big b, char c) {\n"
     "  out[0] = b.b[0]; out[1] = b.b[4999]; out[2] = c;\n"
+    "}\n"
+    "extern \"C\" __global__ void vecs(char c, float4 v, int3 t, double2 d, double *out) {\n"
+    "  out[0] = c; out[1] = v.x; out[2] = v.w; out[3] = t.x; out[4] = t.z; out[5] = d.x; out[6] = d.y;\n"
     "}\n"
     "extern \"C\" __global__ void none() {}\n";
 
@@ -77,9 +80,11 @@ static uint64_t alloc_bytes(uk_context *ctx, size_t bytes, uk_array *a) {
   return a->data;
 }
 
+/* The kernel's n doubles at out_d equal want exactly (n <= 11). */
 static void check_mixed_out(uint64_t out_d, const double *want, int n, const char *how) {
   double got[11];
-  CHECK_OK(uk_memcpy_dtoh(got, out_d, sizeof got));
+  CHECK(n <= 11);
+  CHECK_OK(uk_memcpy_dtoh(got, out_d, (size_t)n * sizeof *got));
   for (int k = 0; k < n; k++) {
     if (got[k] != want[k]) fprintf(stderr, "%s: out[%d] = %g, expected %g\n", how, k, got[k], want[k]);
     CHECK(got[k] == want[k]);
@@ -161,6 +166,33 @@ static void big(uk_context *ctx, uk_module *m) {
   }
 }
 
+/* CUDA's vector types: float4 and double2 16-byte aligned, int3 12 bytes. */
+static void vectors(uk_context *ctx, uk_module *m) {
+  uk_function *f = NULL;
+  CHECK_OK(uk_module_function(m, "vecs", &f));
+  if (!f) return;
+  cross_check(f, "vecs");
+  int n = 0;
+  const uk_param_info *ps = NULL;
+  CHECK_OK(uk_function_params(f, &n, &ps));
+  CHECK(n == 5 && ps);
+  if (n == 5 && ps)
+    CHECK(ps[1].offset == 16 && ps[1].size == 16 && ps[2].offset == 32 && ps[2].size == 12 && ps[3].offset == 48 &&
+          ps[3].size == 16 && ps[4].offset == 64 && ps[4].size == 8);
+  uk_array out;
+  uint64_t out_d = alloc_bytes(ctx, 7 * sizeof(double), &out);
+  char c = 99;
+  float v[4] = {1.5f, -2.25f, 3.125f, -4.0625f};
+  int t[3] = {-7, 8, 1234567};
+  double d[2] = {ut_uniform(-1e9, 1e9), ut_uniform(-1e-9, 1e-9)};
+  void *args[] = {&c, v, t, d, &out_d};
+  CHECK_OK(uk_memset_d8(out_d, 0xff, 7 * sizeof(double)));
+  launch_packed(f, args);
+  const double want[7] = {c, v[0], v[3], t[0], t[2], d[0], d[1]};
+  check_mixed_out(out_d, want, 7, "vector types packed by the cubin layout");
+  uk_array_free(ctx, &out, NULL);
+}
+
 /* A PTX module: no cubin to read, the driver answers. */
 static void from_ptx(uk_context *ctx, int arch, uk_module *cubin_module) {
   char name[32];
@@ -238,6 +270,7 @@ int main(void) {
   if (m) {
     mixed(ctx, m);
     big(ctx, m);
+    vectors(ctx, m);
     from_ptx(ctx, info.arch, m);
     source_and_options(ctx, info.arch, m);
   }

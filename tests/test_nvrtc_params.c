@@ -22,6 +22,7 @@ static const char *src =
     "                                     char tail) {\n"
     "  if (b) *(long long *)x = u + f + v.x + w.y + tail;\n"
     "}\n"
+    "extern \"C\" __global__ void vecs(char c, float4 v, int3 t, double2 d, double *out) { out[0] = c + v.w + t.z + d.y; }\n"
     "extern \"C\" __global__ void none() {}\n"
     "extern \"C\" __global__ void big(float *p, Big b, char c) { p[0] = b.b[7] + c; }\n"
     "template <typename T> __global__ void tk(T a, int b) { if (b) *(T *)0 = a; }\n";
@@ -85,6 +86,8 @@ static void layouts(uk_context *ctx, uk_module *m) {
   CHECK(scalars[5].offset == 32 && scalars[6].offset == 48);
   check_layout(m, "scalars", scalars, 7);
   check_layout(m, "none", NULL, 0);
+  const uk_param_info vecs[] = {{0, 1}, {16, 16}, {32, 12}, {48, 16}, {64, 8}};
+  check_layout(m, "vecs", vecs, 5);
   /* Over 4 KiB of parameters: the cubin uses the second record format. */
   const uk_param_info big[] = {P(big_params, p), P(big_params, b), P(big_params, c)};
   CHECK(big[2].offset == 5008);

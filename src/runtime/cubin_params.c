@@ -209,8 +209,10 @@ uk_status uk__cubin_params(const void *image, size_t bytes, const char *symbol, 
                       symbol, symbol);
   if (st != UK_OK) return st;
 
-  /* Every record takes at least 16 bytes: that bounds the count. */
-  int max = (int)(info.size / 16);
+  /* Every record takes 16 bytes and every parameter at least one byte:
+   * that bounds the count. */
+  uint64_t records = info.size / 16;
+  int max = (int)(records < MAX_PARAM_BYTES ? records : MAX_PARAM_BYTES);
   uk_param_info *out = max ? calloc((size_t)max, sizeof *out) : NULL;
   unsigned char *seen = max ? calloc((size_t)max, 1) : NULL;
   if (max && (!out || !seen)) {

@@ -178,6 +178,46 @@ static void test_exercise(void) {
   free(alone);
 }
 
+/* One type only (UKERN_HALF_ONLY_F16 / _BF16, as generated kernels include
+ * it): the exercise of that type, with float as the other operand type, in
+ * every dialect; the left-out type stays incomplete; both defines are an error. */
+static void test_one_type(void) {
+  static const char *const modes[2][2] = {{"UKERN_HALF_ONLY_F16", "half"}, {"UKERN_HALF_ONLY_BF16", "bfloat16"}};
+  static const char *stds[] = {NULL, "-std=c++11", "-std=c++20"};
+  char *all = with_second("");
+  /* the exercise without the two-type static_asserts and kernels */
+  const char *sa = all ? strstr(all, "static_assert(sizeof(half)") : NULL;
+  const char *tpl = all ? strstr(all, "template <typename T> __device__ T sqdiff") : NULL;
+  const char *cut = all ? strstr(all, "extern \"C\" __global__ void ex_half") : NULL;
+  CHECK(sa && tpl && cut);
+  if (!sa || !tpl || !cut) {
+    free(all);
+    return;
+  }
+  for (int m = 0; m < 2; m++) {
+    char *src = malloc(strlen(all) + 512);
+    if (!src) break;
+    snprintf(src, strlen(all) + 512,
+             "#define %s\n%.*s%.*s"
+             "extern \"C\" __global__ void ex(const %s *x, %s *y, float *f, double *d, long long *k, float *o) {\n"
+             "  exercise(x, y, f, d, k, o);\n}\n",
+             modes[m][0], (int)(sa - all), all, (int)(cut - tpl), tpl, modes[m][1], modes[m][1]);
+    for (size_t s = 0; s < sizeof stds / sizeof stds[0]; s++)
+      CHECK(compile("one type", src, "-arch=sm_90", stds[s], NULL, NULL) == NVRTC_SUCCESS);
+    CHECK(compile("one type sm_75", src, "-arch=sm_75", NULL, NULL, NULL) == NVRTC_SUCCESS);
+    snprintf(src, strlen(all) + 512,
+             "#define %s\n#include <ukern/half.cuh>\n__device__ ukern::%s left_out;\n", modes[m][0],
+             modes[1 - m][1]);
+    fprintf(stderr, "(an error is expected next: the left-out type)\n");
+    CHECK(compile("left out", src, "-arch=sm_90", NULL, NULL, NULL) != NVRTC_SUCCESS);
+    free(src);
+  }
+  fprintf(stderr, "(an error is expected next: both defines)\n");
+  CHECK(compile("both", "#define UKERN_HALF_ONLY_F16\n#define UKERN_HALF_ONLY_BF16\n#include <ukern/half.cuh>\n",
+                "-arch=sm_90", NULL, NULL, NULL) != NVRTC_SUCCESS);
+  free(all);
+}
+
 /* The PTX shows single-rounding conversions: cvt.rn.f16.f32/.f64 and
  * cvt.rn.bf16.f32/.f64/.s64 on sm_90; round-to-odd (cvt.rz) before the
  * final rounding where a direct instruction is missing. */
@@ -261,6 +301,7 @@ static void test_compile_time(void) {
 int main(void) {
   test_header_embedded();
   test_exercise();
+  test_one_type();
   test_ptx();
   test_compile_time();
   return ut_finish("test_nvrtc_half");

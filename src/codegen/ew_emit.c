@@ -33,13 +33,16 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
                  !uk__opscan_uses(k->operation, "goto") && !uk__opscan_mentions(k->operation, "__sync");
   const char *texts[4] = {k->operation, k->preamble, k->loop_prep, k->after_loop};
-  static const char *const half_names[] = {"half", "bfloat", "__half", "__nv_bfloat"};
+  static const char *const f16_names[] = {"half", "__half", "uk_float16"};
+  static const char *const bf16_names[] = {"bfloat", "__nv_bfloat", "uk_bfloat16"};
   static const char *const complex_names[] = {"complex", "uk_complex"};
   static const char *const runtime_names[] = {"cuda", "tex", "surf", "CU", "__nv", "include"};
-  k->needs_half = k->needs_complex = k->needs_runtime = 0;
+  k->needs_f16 = k->needs_bf16 = k->needs_complex = k->needs_runtime = 0;
   for (int t = 0; t < 4; t++) {
-    for (size_t j = 0; j < sizeof half_names / sizeof *half_names; j++)
-      k->needs_half |= uk__opscan_mentions(texts[t], half_names[j]);
+    for (size_t j = 0; j < sizeof f16_names / sizeof *f16_names; j++)
+      k->needs_f16 |= uk__opscan_mentions(texts[t], f16_names[j]);
+    for (size_t j = 0; j < sizeof bf16_names / sizeof *bf16_names; j++)
+      k->needs_bf16 |= uk__opscan_mentions(texts[t], bf16_names[j]);
     for (size_t j = 0; j < sizeof complex_names / sizeof *complex_names; j++)
       k->needs_complex |= uk__opscan_mentions(texts[t], complex_names[j]);
     for (size_t j = 0; j < sizeof runtime_names / sizeof *runtime_names; j++)
@@ -163,17 +166,20 @@ static void emit_banner(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *
   uk__sb_addf(sb, "\n// variant: %s", uk__ew_describe(key, desc, sizeof desc));
 }
 
-/* The includes the dtypes and the user's text need: the core always. */
+/* The includes the dtypes and the user's text need: the core always; of
+ * half.cuh only the 16-bit types used (each costs NVRTC ~2 ms). */
 static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
-  int half = k->needs_half, cx = k->needs_complex, np = k->in->count + k->out->count;
+  int f16 = k->needs_f16, bf16 = k->needs_bf16, cx = k->needs_complex, np = k->in->count + k->out->count;
   for (int p = 0; p < np; p++) {
     uk_dtype t = (uk_dtype)key->p.dtype[p];
-    half |= t == UK_FLOAT16 || t == UK_BFLOAT16;
+    f16 |= t == UK_FLOAT16;
+    bf16 |= t == UK_BFLOAT16;
     cx |= t == UK_COMPLEX64 || t == UK_COMPLEX128;
   }
   if (cx) line(sb, "#include <ukern/complex.cuh>");
   line(sb, "#include <ukern/ew_core.cuh>");
-  if (half) line(sb, "#include <ukern/half.cuh>");
+  if (f16 != bf16) line(sb, "#define UKERN_HALF_ONLY_%s", f16 ? "F16" : "BF16");
+  if (f16 || bf16) line(sb, "#include <ukern/half.cuh>");
 }
 
 /* The per-element declarations and stores of the scalar loops. `element`

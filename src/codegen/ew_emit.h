@@ -47,7 +47,8 @@ typedef struct uk_ew_kernel {
   uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
   int uses_i, uses_ind;
   int tile_safe;     /* the operation has no return/break/goto (TILED synchronises the block) */
-  int needs_half;    /* the texts name half/bfloat16 types: include ukern/half.cuh */
+  int needs_f16;     /* the texts name float16 types: include ukern/half.cuh (with half) */
+  int needs_bf16;    /* the texts name bfloat16 types: include ukern/half.cuh (with bfloat16) */
   int needs_complex; /* the texts name complex types: include ukern/complex.cuh */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
 } uk_ew_kernel;

@@ -25,7 +25,28 @@
 // Known limit (shared with CuPy's float16 and CUDA's __half): in `c ? x : 0`
 // with x a half, both operands convert to each other's type, so the
 // conditional is ambiguous; write `c ? x : T(0)`.
+//
+// One type only: a program that defines UKERN_HALF_ONLY_F16 (or
+// UKERN_HALF_ONLY_BF16) before including gets ukern::half (or
+// ukern::bfloat16) alone; generated kernels do so when their dtypes and text
+// use one of the two, because NVRTC spends ~1 ms per 50 declarations and the
+// other type's are half of this header's.
 #pragma once
+
+#if defined(UKERN_HALF_ONLY_F16) && defined(UKERN_HALF_ONLY_BF16)
+#error "define at most one of UKERN_HALF_ONLY_F16 and UKERN_HALF_ONLY_BF16"
+#endif
+// UKERN_HALF_F16_(x) / UKERN_HALF_BF16_(x): x when that type is declared.
+#ifdef UKERN_HALF_ONLY_BF16
+#define UKERN_HALF_F16_(...)
+#else
+#define UKERN_HALF_F16_(...) __VA_ARGS__
+#endif
+#ifdef UKERN_HALF_ONLY_F16
+#define UKERN_HALF_BF16_(...)
+#else
+#define UKERN_HALF_BF16_(...) __VA_ARGS__
+#endif
 
 namespace ukern {
 
@@ -75,6 +96,25 @@ __device__ __forceinline__ unsigned f32_to_bits(float f) {
   return u;
 }
 
+#ifndef UKERN_HALF_ONLY_BF16
+__device__ __forceinline__ unsigned short f32_to_f16(float f) {
+  unsigned short h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+__device__ __forceinline__ unsigned short f64_to_f16(double d) {
+  unsigned short h;
+  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
+  return h;
+}
+__device__ __forceinline__ float f16_to_f32(unsigned short h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+#endif
+
+#ifndef UKERN_HALF_ONLY_F16
 // Round-to-odd narrowing: truncate, then set the last bit if anything was
 // lost. Rounding that float to nearest-even at 11 or 8 bits (<= 24 - 2) gives
 // the correctly rounded result of the original value.
@@ -94,22 +134,6 @@ __device__ __forceinline__ float u64_to_f32_odd(unsigned long long v) {
   float f;
   asm("cvt.rz.f32.u64 %0, %1;" : "=f"(f) : "l"(v));
   if ((unsigned long long)f != v) f = bits_to_f32(f32_to_bits(f) | 1u);
-  return f;
-}
-
-__device__ __forceinline__ unsigned short f32_to_f16(float f) {
-  unsigned short h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
-}
-__device__ __forceinline__ unsigned short f64_to_f16(double d) {
-  unsigned short h;
-  asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d));
-  return h;
-}
-__device__ __forceinline__ float f16_to_f32(unsigned short h) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
   return f;
 }
 
@@ -137,6 +161,7 @@ __device__ __forceinline__ unsigned short f64_to_bf16(double d) {
 __device__ __forceinline__ float bf16_to_f32(unsigned short b) {
   return bits_to_f32((unsigned)b << 16);
 }
+#endif
 
 // Integers round once, directly where PTX has the instruction (f16 always,
 // bf16 on sm_90); otherwise 32-bit ones go through double (exact) and 64-bit
@@ -152,14 +177,14 @@ template <int C> struct int_cvt;
 #endif
 #define UKERN_HALF_INT_CVT_(C, PTX, R, T, VIA)                                         \
   template <> struct int_cvt<C> {                                                      \
-    static __device__ __forceinline__ unsigned short f16(T v) {                        \
+    UKERN_HALF_F16_(static __device__ __forceinline__ unsigned short f16(T v) {        \
       unsigned short h;                                                                \
       asm("cvt.rn.f16." PTX " %0, %1;" : "=h"(h) : R(v));                              \
       return h;                                                                        \
-    }                                                                                  \
-    static __device__ __forceinline__ unsigned short bf16(T v) {                       \
+    })                                                                                 \
+    UKERN_HALF_BF16_(static __device__ __forceinline__ unsigned short bf16(T v) {      \
       UKERN_HALF_BF16_INT_(PTX, R, T, VIA)                                             \
-    }                                                                                  \
+    })                                                                                 \
   };
 UKERN_HALF_INT_CVT_(CVT_S32, "s32", "r", int, f64_to_bf16((double)v))
 UKERN_HALF_INT_CVT_(CVT_U32, "u32", "r", unsigned, f64_to_bf16((double)v))
@@ -232,19 +257,26 @@ UKERN_HALF_INT_CVT_(CVT_U64, "u64", "l", unsigned long long, f32_to_bf16(u64_to_
     return *this = NAME(*this / y);                                                    \
   }
 
+#ifndef UKERN_HALF_ONLY_BF16
 struct half {
   UKERN_HALF_BODY_(half, bfloat16, f32_to_f16, f64_to_f16, f16_to_f32, f16)
 };
+static_assert(sizeof(half) == 2 && alignof(half) == 2, "ukern::half must be 2 bytes");
+#endif
+#ifndef UKERN_HALF_ONLY_F16
 struct bfloat16 {
   UKERN_HALF_BODY_(bfloat16, half, f32_to_bf16, f64_to_bf16, bf16_to_f32, bf16)
 };
+static_assert(sizeof(bfloat16) == 2 && alignof(bfloat16) == 2, "ukern::bfloat16 must be 2 bytes");
+#endif
 #undef UKERN_HALF_BODY_
 
-static_assert(sizeof(half) == 2 && alignof(half) == 2, "ukern::half must be 2 bytes");
-static_assert(sizeof(bfloat16) == 2 && alignof(bfloat16) == 2, "ukern::bfloat16 must be 2 bytes");
-
+// With one type only, the explicit conversion from the other is declared and
+// never defined: the other type is incomplete, so nothing can call it.
+#if !defined(UKERN_HALF_ONLY_F16) && !defined(UKERN_HALF_ONLY_BF16)
 __device__ __forceinline__ half::half(bfloat16 o) : bits(half_detail::f32_to_f16(float(o))) {}
 __device__ __forceinline__ bfloat16::bfloat16(half o) : bits(half_detail::f32_to_bf16(float(o))) {}
+#endif
 
 // Operators. (H, H) are plain functions; (H, T) and (T, H) are templates that
 // match built-in T exactly, so they beat both (H, H) and the built-in float
@@ -278,7 +310,7 @@ __device__ __forceinline__ bfloat16::bfloat16(half o) : bits(half_detail::f32_to
     return static_cast<R>(a) OP static_cast<R>(b);                                     \
   }
 #define UKERN_HALF_ALL_(M, ...) \
-  M(half, __VA_ARGS__) M(bfloat16, __VA_ARGS__)
+  UKERN_HALF_F16_(M(half, __VA_ARGS__)) UKERN_HALF_BF16_(M(bfloat16, __VA_ARGS__))
 
 UKERN_HALF_ALL_(UKERN_HALF_ARITH_, +)
 UKERN_HALF_ALL_(UKERN_HALF_ARITH_, -)
@@ -303,11 +335,13 @@ UKERN_HALF_ALL_(UKERN_HALF_CMP_, >=)
   __device__ __forceinline__ bool signbit(H x) { return (x.bits & 0x8000u) != 0; }    \
   __device__ __forceinline__ H abs(H x) { return H::from_bits((unsigned short)(x.bits & 0x7fffu)); } \
   __device__ __forceinline__ H fabs(H x) { return abs(x); }
-UKERN_HALF_MATH_(half, 0x7c00u)
-UKERN_HALF_MATH_(bfloat16, 0x7f80u)
+UKERN_HALF_F16_(UKERN_HALF_MATH_(half, 0x7c00u))
+UKERN_HALF_BF16_(UKERN_HALF_MATH_(bfloat16, 0x7f80u))
 #undef UKERN_HALF_MATH_
 
 } // namespace ukern
 
-typedef ukern::half uk_float16;
-typedef ukern::bfloat16 uk_bfloat16;
+UKERN_HALF_F16_(typedef ukern::half uk_float16;)
+UKERN_HALF_BF16_(typedef ukern::bfloat16 uk_bfloat16;)
+#undef UKERN_HALF_F16_
+#undef UKERN_HALF_BF16_

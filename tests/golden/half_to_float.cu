@@ -2,6 +2,7 @@
 // parameters: T x (float16), T y (float16) -> float32 z (float32)
 // variant: vectorised x4, 32-bit index, ndim 1
 #include <ukern/ew_core.cuh>
+#define UKERN_HALF_ONLY_F16
 #include <ukern/half.cuh>
 
 typedef ukern::half T;
@@ -25,7 +26,7 @@ extern "C" __global__ void half_to_float(
       float z;
 #line 1 "operation"
 z = (float)(x * y);
-#line 29 "half_to_float"
+#line 30 "half_to_float"
       _uk_v_z[_uk_k] = z;
     }
     ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
@@ -36,7 +37,7 @@ z = (float)(x * y);
     float z;
 #line 1 "operation"
 z = (float)(x * y);
-#line 40 "half_to_float"
+#line 41 "half_to_float"
     _uk_p_z[_uk_j] = z;
   }
 }

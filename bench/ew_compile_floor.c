@@ -17,7 +17,8 @@
  *
  *   ew_compile_floor [--rounds N] [--arch XY] [--phases] [--only SUBSTRING] [--try OPTION]...
  *
- * --try adds a case: the float32 kernel with one more NVRTC option.
+ * --try adds a case: the float32 kernel with one more NVRTC option (kept by
+ * --only, which picks the fixed cases whose label contains SUBSTRING).
  *
  * --phases adds NVRTC's --time and reports its front end / NVVM / PTX
  * (ptxas included) medians per case (NVRTC reports whole ms). */
@@ -34,11 +35,11 @@
 #include "runtime/std_headers.h"
 #include "ukern/ukern.h"
 
-enum { MAX_CASES = 24, MAX_ROUNDS = 400, MAX_OPTS = 48 };
+enum { MAX_CASES = 40, MAX_ROUNDS = 400, MAX_OPTS = 48 };
 
 typedef enum { SRC_BARE, SRC_EW } src_kind;
 /* How the generated source is changed before compiling. */
-typedef enum { TX_NONE, TX_INLINE_CORE, TX_VEC_CORE, TX_ADD_HALF, TX_ADD_COMPLEX } transform;
+typedef enum { TX_NONE, TX_INLINE_CORE, TX_VEC_CORE, TX_ADD_HALF, TX_ADD_COMPLEX, TX_WHOLE_HALF } transform;
 
 typedef struct {
   const char *label;
@@ -141,6 +142,10 @@ static char *apply(transform tx, char *src) {
     break;
   case TX_ADD_HALF: out = replace(src, inc, "#include <ukern/ew_core.cuh>\n#include <ukern/half.cuh>"); break;
   case TX_ADD_COMPLEX: out = replace(src, inc, "#include <ukern/complex.cuh>\n#include <ukern/ew_core.cuh>"); break;
+  case TX_WHOLE_HALF: /* both 16-bit types, as before UKERN_HALF_ONLY_* */
+    out = replace(src, "#define UKERN_HALF_ONLY_F16\n", "");
+    if (!out) out = replace(src, "#define UKERN_HALF_ONLY_BF16\n", "");
+    break;
   }
   free(body);
   free(src);
@@ -282,13 +287,16 @@ int main(int argc, char **argv) {
       {"f32 contiguous, -pch", SRC_EW, UK_FLOAT32, 0, TX_NONE, 1, 1, "-pch"},
       {"f32 strided 3-d, ukern as is", SRC_EW, UK_FLOAT32, 1, TX_NONE, 1, 1, NULL},
       {"f16 contiguous, ukern as is", SRC_EW, UK_FLOAT16, 0, TX_NONE, 1, 1, NULL},
+      {"f16 contiguous, whole half.cuh (both types)", SRC_EW, UK_FLOAT16, 0, TX_WHOLE_HALF, 1, 1, NULL},
       {"f16 contiguous, -pch", SRC_EW, UK_FLOAT16, 0, TX_NONE, 1, 1, "-pch"},
       {"bf16 contiguous, ukern as is", SRC_EW, UK_BFLOAT16, 0, TX_NONE, 1, 1, NULL},
+      {"bf16 contiguous, whole half.cuh (both types)", SRC_EW, UK_BFLOAT16, 0, TX_WHOLE_HALF, 1, 1, NULL},
       {"c64 contiguous, ukern as is", SRC_EW, UK_COMPLEX64, 0, TX_NONE, 1, 1, NULL},
       {"c64 contiguous, -pch", SRC_EW, UK_COMPLEX64, 0, TX_NONE, 1, 1, "-pch"},
   };
   int ncase = 0;
   while (ncase < MAX_CASES && all[ncase].label) ncase++;
+  const int nfixed = ncase;
   static char try_labels[MAX_CASES][96];
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--rounds") && a + 1 < argc) rounds = atoi(argv[++a]);
@@ -310,7 +318,7 @@ int main(int argc, char **argv) {
   fcase *cs[MAX_CASES];
   int nc = 0;
   for (int k = 0; k < ncase; k++)
-    if (!only || k == 0 || strstr(all[k].label, only)) cs[nc++] = &all[k];
+    if (!only || k == 0 || k >= nfixed || strstr(all[k].label, only)) cs[nc++] = &all[k];
 
   uk_options o = {0};
   o.arch = g_arch;

@@ -4,6 +4,7 @@
  * then every truncation, every single-byte corruption and random multi-byte
  * ones, and hand-made malformations with their messages. A malformed image
  * is UK_ERR_INVALID; nothing reads out of bounds (run under ASan). */
+#include "base/strbuf.h"
 #include "runtime/cubin_params.h"
 #include "testutil.h"
 
@@ -144,9 +145,14 @@ static uk_status read_params(const image *im, size_t n, const char *kernel, int 
   unsigned char *t = malloc(n ? n : 1);
   if (!t) return UK_ERR_NOMEM;
   memcpy(t, im->b, n);
-  uk_status st = uk__cubin_params(t, n, kernel, count, ps);
-  uk_status fk = uk__cubin_find_kernel(t, n, kernel, kernel);
+  uk_status fk = uk__cubin_find_kernel(t, n, kernel);
   CHECK(fk == UK_OK || fk == UK_ERR_NOT_FOUND || fk == UK_ERR_INVALID);
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk__cubin_list_kernels(t, n, &sb);
+  CHECK(sb.len > 0);
+  uk__sb_release(&sb);
+  uk_status st = uk__cubin_params(t, n, kernel, count, ps); /* last: its message is the one kept */
   free(t);
   return st;
 }
@@ -170,11 +176,19 @@ static void exact(void) {
           ps[2].offset == 5008 && ps[2].size == 1);
   free(ps);
 
-  CHECK_OK(uk__cubin_find_kernel(im.b, im.n, "kern", "kern"));
-  CHECK_OK(uk__cubin_find_kernel(im.b, im.n, "nodata", "nodata"));
-  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "helper", "helper"), UK_ERR_NOT_FOUND);
-  CHECK_CONTAINS(uk_last_error(), "no kernel 'helper' in module (kernels: kern, big, nodata)");
-  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "ker", "ker"), UK_ERR_NOT_FOUND);
+  CHECK_OK(uk__cubin_find_kernel(im.b, im.n, "kern"));
+  CHECK_OK(uk__cubin_find_kernel(im.b, im.n, "nodata"));
+  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "helper"), UK_ERR_NOT_FOUND); /* a device function */
+  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "ker"), UK_ERR_NOT_FOUND);
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  uk__sb_add(&sb, "(kernels: ");
+  uk__cubin_list_kernels(im.b, im.n, &sb);
+  CHECK_STREQ(uk__sb_str(&sb), "(kernels: kern, big, nodata");
+  uk__sb_reset(&sb);
+  uk__cubin_list_kernels("hello", 6, &sb);
+  CHECK_STREQ(uk__sb_str(&sb), "none");
+  uk__sb_release(&sb);
   n = 7;
   ps = (uk_param_info *)1;
   CHECK_STATUS(uk__cubin_params(im.b, im.n, "nodata", &n, &ps), UK_ERR_NOT_FOUND);
@@ -246,7 +260,7 @@ static void malformations(void) {
   image im;
   build(&im);
   symtab_link(&im);
-  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "kern", "kern"), UK_ERR_INVALID);
+  CHECK_STATUS(uk__cubin_find_kernel(im.b, im.n, "kern"), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "string table");
 }
 

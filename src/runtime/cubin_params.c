@@ -155,9 +155,15 @@ static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *
 
 static int is_named(const char *name, void *arg) { return strcmp(name, (const char *)arg) == 0; }
 
+/* A list being appended to sb after the caller's text (at `start`). */
+typedef struct name_list {
+  uk_strbuf *sb;
+  size_t start;
+} name_list;
+
 static int list_name(const char *name, void *arg) {
-  uk_strbuf *sb = arg;
-  uk__sb_addf(sb, "%s%s", sb->len ? ", " : "", name);
+  name_list *l = arg;
+  uk__sb_addf(l->sb, "%s%s", l->sb->len > l->start ? ", " : "", name);
   return 0;
 }
 
@@ -166,20 +172,24 @@ int uk__cubin_is_elf(const void *image, size_t bytes) {
   return p && bytes >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
 }
 
-uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol, const char *name) {
+uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol) {
   elf e;
   int found = 0;
   uk_status st = elf_open(&e, image, bytes);
   if (st == UK_OK) st = each_kernel(&e, is_named, (void *)symbol, &found);
-  if (st != UK_OK || found) return st;
-  uk_strbuf sb;
-  uk__sb_init(&sb);
+  return st != UK_OK || found ? st : UK_ERR_NOT_FOUND;
+}
+
+void uk__cubin_list_kernels(const void *image, size_t bytes, uk_strbuf *sb) {
+  elf e;
   int unused;
-  each_kernel(&e, list_name, &sb, &unused);
-  st = uk__errorf(UK_ERR_NOT_FOUND, "no kernel '%s' in module (kernels: %s); C++ kernels need extern \"C\" or a "
-                  "name expression", name, sb.len ? uk__sb_str(&sb) : "none");
-  uk__sb_release(&sb);
-  return st;
+  name_list l = {sb, sb->len};
+  if (elf_open(&e, image, bytes) != UK_OK || each_kernel(&e, list_name, &l, &unused) != UK_OK) {
+    uk__error_clear();
+    sb->len = l.start; /* a malformed image lists nothing */
+    if (sb->buf) sb->buf[l.start] = '\0';
+  }
+  if (sb->len == l.start) uk__sb_add(sb, "none");
 }
 
 /* One KPARAM record (12 bytes at p) into params[ordinal]. */

@@ -17,10 +17,14 @@
 int uk__cubin_is_elf(const void *image, size_t bytes);
 
 /* UK_OK if `symbol` is a kernel (a defined function marked as an entry
- * point) of the cubin. UK_ERR_NOT_FOUND otherwise, the message naming
- * `name` (as the user asked for it) and listing the kernels the image has;
- * UK_ERR_INVALID for a malformed image. */
-uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol, const char *name);
+ * point) of the cubin; UK_ERR_NOT_FOUND (no message: the caller says
+ * what it looked for) if not; UK_ERR_INVALID for a malformed image. */
+uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol);
+
+/* Appends the cubin's kernel names to sb, ", "-separated ("none" when it
+ * has none or is malformed), for messages. */
+struct uk_strbuf;
+void uk__cubin_list_kernels(const void *image, size_t bytes, struct uk_strbuf *sb);
 
 /* The parameters of kernel `symbol` in ordinal order: *count of them in
  * *params (malloc'd, the caller frees; NULL when there are none). From the

@@ -302,7 +302,11 @@ static uk_status not_found(uk_module *m, CUmodule mod, const char *name) {
   uk_strbuf sb;
   uk__sb_init(&sb);
   unsigned count = 0;
-  if (uk__cu_need(cuModuleGetFunctionCount) == UK_OK && uk__cu_need(cuModuleEnumerateFunctions) == UK_OK &&
+  if (!mod) { /* no device: the cubin's own list */
+    uk__sb_add(&sb, " (kernels: ");
+    uk__cubin_list_kernels(m->bin->image, m->bin->image_size, &sb);
+    uk__sb_addc(&sb, ')');
+  } else if (uk__cu_need(cuModuleGetFunctionCount) == UK_OK && uk__cu_need(cuModuleEnumerateFunctions) == UK_OK &&
       uk__cu_need(cuFuncGetName) == UK_OK && uk__cu.cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS &&
       count > 0) {
     CUfunction *fs = calloc(count, sizeof *fs);
@@ -349,7 +353,9 @@ uk_status uk_module_function(uk_module *m, const char *name, uk_function **out) 
   if (st == UK_ERR_NO_DEVICE && !m->bin->is_ptx && uk__cubin_is_elf(m->bin->image, m->bin->image_size)) {
     /* No GPU: find the kernel in the cubin; it resolves at first use. */
     uk__error_clear();
-    if ((st = uk__cubin_find_kernel(m->bin->image, m->bin->image_size, symbol, name)) != UK_OK) goto out;
+    st = uk__cubin_find_kernel(m->bin->image, m->bin->image_size, symbol);
+    if (st == UK_ERR_NOT_FOUND) st = not_found(m, NULL, name);
+    if (st != UK_OK) goto out;
     dev = -1;
   } else if (st != UK_OK) {
     goto out;

@@ -2,9 +2,10 @@
 """ukern's Python package against CuPy, in one run on one GPU.
 
 1. Host cost per call (1-element arrays, asynchronous, median of 20 batches):
-   ElementwiseKernel (allocated output), ReductionKernel (full sum) and
-   RawKernel, ukern's classes beside CuPy's on the same arrays.
-   Targets: no more than CuPy's (5.3 / 11.7 / 5.0 us on the H200).
+   ElementwiseKernel (allocated output), ReductionKernel (full sum),
+   RawKernel and fuse, ukern's classes beside CuPy's on the same arrays.
+   Target: no more than CuPy's in the same run. bench/python_host_breakdown.py
+   splits ukern's cost into its parts.
 2. Kernel time (CUDA events, 5 warm-ups, median of 30): the C bench's
    elementwise and reduction cases, run from Python through ukern and CuPy.
 

@@ -186,15 +186,15 @@ def main():
     row(E, "ukern cupy in, out positional", lambda: (lambda: ek(x, y, z)))
     row(E, "cupy  cupy in, out positional", lambda: (lambda: cek(x, y, z)))
     route = getattr(ukern._ukern, "_set_output_route", None)
-    if route is not None:   # allocated outputs: cupy.ndarray made directly vs through cupy.from_dlpack
-        try:
-            route("dlpack")
-            row(E, "ukern cupy in, allocated out, route=dlpack", lambda: (lambda: ek(x, y)))
-            row(E, "ukern cupy + numpy.float32, allocated, route=dlpack", lambda: (lambda: sk(x, np.float32(2))))
-        finally:
-            route("direct")
-        row(E, "ukern cupy in, allocated out, route=direct", lambda: (lambda: ek(x, y)))
-        row(E, "ukern cupy + numpy.float32, allocated, route=direct", lambda: (lambda: sk(x, np.float32(2))))
+    if route is not None:   # allocated outputs: CuPy's pool (known outputs), over ukern's memory, from_dlpack
+        for name in ("dlpack", "direct", "pool"):
+            try:
+                route(name)
+            except ValueError:
+                continue
+            row(E, f"ukern cupy in, allocated out, route={name}", lambda: (lambda: ek(x, y)))
+            row(E, f"ukern cupy + numpy.float32, allocated, route={name}", lambda: (lambda: sk(x, np.float32(2))))
+        route("pool")
     row(E, "ukern cupy in, out=", lambda: (lambda: ek(x, y, out=z)))
     row(E, "ukern cupy in, out positional, stream=current", lambda: (lambda: ek(x, y, z, stream=cur)))
     row(E, "ukern cupy + Python float, allocated", lambda: (lambda: sk(x, 2.0)))

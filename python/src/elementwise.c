@@ -15,6 +15,7 @@ typedef struct {
   char no_return, return_tuple, reduce_dims;
   PyObject *name, *in_params, *out_params, *operation, *preamble, *options;
   char cname[128]; /* the name for messages */
+  pyk_outcache *oc; /* outputs by input signature (outcache.c) */
 } EwObject;
 
 static const char ew_doc[] =
@@ -112,6 +113,7 @@ static void ew_dealloc(PyObject *o) {
   EwObject *self = (EwObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   uk_elementwise_destroy(self->k);
+  pyk_outcache_free(self->oc);
   Py_XDECREF(self->ctx);
   Py_XDECREF(self->name);
   Py_XDECREF(self->in_params);
@@ -133,7 +135,8 @@ static uk_status ew_run(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_ar
 }
 
 static PyObject *ew_do(EwObject *self, PyObject *args, PyObject *kw, pyk_mode mode) {
-  PyObject *outs = pyk_launch_do(self->k, ew_run, self->ctx, self->cname, self->nin, self->nout, args, kw, mode);
+  PyObject *outs =
+      pyk_launch_do(self->k, ew_run, self->ctx, self->cname, self->nin, self->nout, args, kw, mode, &self->oc);
   if (!outs || mode != PYK_RUN) return outs;
   PyObject *result = outs;
   if (self->no_return) {

@@ -38,7 +38,7 @@ int pyk_fast_init(void) {
 /* Objects of one library by dotted path ("cuda.get_current_stream"); read
  * again when sys.modules[name] is another module (tests stand in fakes).
  * Only asked for arrays whose type lives in the library: it is imported. */
-#define LIB_OBJS 4
+#define LIB_OBJS 5
 typedef struct lib {
   const char *name;
   const char *paths[LIB_OBJS]; /* paths[0]: the array type (required) */
@@ -47,9 +47,9 @@ typedef struct lib {
   PyObject *obj[LIB_OBJS]; /* NULL where missing */
 } lib;
 
-static lib cupy = {"cupy", {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer"}};
-static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream", NULL, NULL}};
-enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, TORCH_RAW_STREAM = 1 };
+static lib cupy = {"cupy", {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer", "cuda.alloc"}};
+static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream"}};
+enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, CUPY_ALLOC = 4, TORCH_RAW_STREAM = 1 };
 
 static PyObject *lookup(PyObject *m, const char *path) {
   char part[64];
@@ -245,13 +245,20 @@ int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a) {
 
 /* ---- outputs as cupy.ndarray ---------------------------------------------- */
 
-static int output_direct = 1; /* _set_output_route("direct" | "dlpack") */
+/* _set_output_route: "pool" (default: CuPy's pool when the outputs are
+ * known ahead, else "direct"), "direct" (a cupy.ndarray over ukern's
+ * memory), "dlpack" (cupy.from_dlpack of a ukern.Array). */
+enum { ROUTE_DLPACK, ROUTE_DIRECT, ROUTE_POOL };
+static int output_route = ROUTE_POOL;
 
 int pyk_fast_set_output_route(const char *name) {
-  if (!strcmp(name, "direct")) output_direct = 1;
-  else if (!strcmp(name, "dlpack")) output_direct = 0;
-  else return -1;
-  return 0;
+  static const char *const names[] = {"dlpack", "direct", "pool"};
+  for (int i = 0; i < 3; i++)
+    if (!strcmp(name, names[i])) {
+      output_route = i;
+      return 0;
+    }
+  return -1;
 }
 
 /* numpy.dtype of a uk_dtype, made once (NULL: NumPy has none, e.g. bfloat16). */
@@ -271,8 +278,19 @@ static PyObject *numpy_dtype(uk_dtype t) {
   return made[t];
 }
 
+static PyObject *shape_tuple(const uk_array *a) {
+  PyObject *shape = PyTuple_New(a->ndim);
+  for (int d = 0; shape && d < a->ndim; d++) {
+    PyObject *v = PyLong_FromLongLong(a->shape[d]);
+    if (!v) Py_CLEAR(shape);
+    else PyTuple_SetItem(shape, d, v);
+  }
+  return shape;
+}
+
 PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) {
-  if (!output_direct || !lib_ready(&cupy, Py_TYPE(c->first)) || !cupy.obj[CUPY_UNOWNED] || !cupy.obj[CUPY_MEMPTR])
+  if (output_route < ROUTE_DIRECT || !lib_ready(&cupy, Py_TYPE(c->first)) || !cupy.obj[CUPY_UNOWNED] ||
+      !cupy.obj[CUPY_MEMPTR])
     return NULL;
   PyObject *dt = numpy_dtype(a->dtype);
   void *cur;
@@ -284,18 +302,51 @@ PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) 
   PyObject *um = PyObject_CallFunction(cupy.obj[CUPY_UNOWNED], "KnOi", (unsigned long long)a->data, nbytes, owner,
                                        a->device);
   PyObject *mp = um ? PyObject_CallFunction(cupy.obj[CUPY_MEMPTR], "Oi", um, 0) : NULL;
-  PyObject *shape = mp ? PyTuple_New(a->ndim) : NULL;
-  for (int d = 0; shape && d < a->ndim; d++) {
-    PyObject *v = PyLong_FromLongLong(a->shape[d]);
-    if (!v) Py_CLEAR(shape);
-    else PyTuple_SetItem(shape, d, v);
-  }
+  PyObject *shape = mp ? shape_tuple(a) : NULL;
   PyObject *r = shape ? PyObject_CallFunctionObjArgs(cupy.obj[0], shape, dt, mp, NULL) : NULL;
   Py_XDECREF(um);
   Py_XDECREF(mp);
   Py_XDECREF(shape);
   if (!r) PyErr_Clear(); /* declined: DLPack answers */
   return r;
+}
+
+/* One output in CuPy's pool: a cupy.ndarray (new ref) over cupy.cuda.alloc
+ * memory of d's dtype and shape on d's device, *out its descriptor. */
+static PyObject *cupy_alloc_output(const uk_array *d, uk_array *out) {
+  PyObject *dt = numpy_dtype(d->dtype);
+  int64_t n = uk_array_size(d);
+  if (!dt || n <= 0) return NULL; /* zero-size: no address to give */
+  PyObject *mp = PyObject_CallFunction(cupy.obj[CUPY_ALLOC], "n", (Py_ssize_t)(n * (int64_t)uk_dtype_size(d->dtype)));
+  PyObject *ptr = mp ? PyObject_GetAttr(mp, s_ptr) : NULL;
+  PyObject *dev = ptr ? PyObject_GetAttr(mp, s_device_id) : NULL;
+  unsigned long long p = dev ? PyLong_AsUnsignedLongLong(ptr) : 0;
+  long dv = p && !PyErr_Occurred() ? PyLong_AsLong(dev) : -1;
+  PyObject *shape = dv == d->device ? shape_tuple(d) : NULL;
+  PyObject *r = shape ? PyObject_CallFunctionObjArgs(cupy.obj[0], shape, dt, mp, NULL) : NULL;
+  Py_XDECREF(mp);
+  Py_XDECREF(ptr);
+  Py_XDECREF(dev);
+  Py_XDECREF(shape);
+  if (r && uk_array_init(out, p, d->dtype, d->ndim, d->shape) == UK_OK) {
+    out->device = d->device;
+    return r;
+  }
+  Py_XDECREF(r);
+  return NULL;
+}
+
+int pyk_fast_cupy_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs) {
+  void *cur;
+  if (output_route < ROUTE_POOL || !c->first || !lib_ready(&cupy, Py_TYPE(c->first)) || !cupy.obj[CUPY_ALLOC] ||
+      cupy_stream(c, &cur) < 0 || cur != c->stream) /* CuPy's pool serves its current stream */
+    return 0;
+  int j = 0;
+  while (j < nout && (objs[j] = cupy_alloc_output(&desc[j], &out[j]))) j++;
+  if (j == nout) return 1;
+  PyErr_Clear();
+  while (j-- > 0) Py_DECREF(objs[j]);
+  return 0;
 }
 
 /* ---- NumPy scalars of a known type ---------------------------------------- */

@@ -20,6 +20,7 @@ typedef struct {
   int nin, nout;
   PyObject *program, *name;
   char cname[128];
+  pyk_outcache *oc; /* outputs by input signature (outcache.c) */
 } FusObject;
 
 static PyObject *fus_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
@@ -80,6 +81,7 @@ static void fus_dealloc(PyObject *o) {
   FusObject *self = (FusObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   uk_fusion_destroy(self->f);
+  pyk_outcache_free(self->oc);
   Py_XDECREF(self->ctx);
   Py_XDECREF(self->program);
   Py_XDECREF(self->name);
@@ -99,7 +101,7 @@ static uk_status fus_run(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_a
 
 static PyObject *fus_do(PyObject *o, PyObject *args, PyObject *kw, pyk_mode mode) {
   FusObject *self = (FusObject *)o;
-  return pyk_launch_do(self->f, fus_run, self->ctx, self->cname, self->nin, self->nout, args, kw, mode);
+  return pyk_launch_do(self->f, fus_run, self->ctx, self->cname, self->nin, self->nout, args, kw, mode, &self->oc);
 }
 static PyObject *fus_call(PyObject *o, PyObject *args, PyObject *kw) { return fus_do(o, args, kw, PYK_RUN); }
 static PyObject *fus_source(PyObject *o, PyObject *args, PyObject *kw) { return fus_do(o, args, kw, PYK_SOURCE); }

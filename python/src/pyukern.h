@@ -85,8 +85,24 @@ int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a);
 /* An allocated output (owned by the ukern.Array `owner`) as a cupy.ndarray
  * over the same memory. NULL without an exception: declined (use DLPack). */
 PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);
-/* "direct" (default) or "dlpack": how outputs for CuPy are made. -1: unknown. */
+/* Outputs a call with the same inputs as before would have, allocated in
+ * CuPy's pool (on its current stream, which must be the launch stream):
+ * cupy.ndarray objects (new refs) in objs, their descriptors in out.
+ * 1 done, 0 declined. */
+int pyk_fast_cupy_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs);
+/* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
+ * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);
+
+/* --- outcache.c: the outputs a kernel allocated, by input signature ------ */
+typedef struct pyk_outcache pyk_outcache;
+/* 1 and *out (nout descriptors without data) when a call with these inputs
+ * and size= allocated outputs before; 0 otherwise (also for NULL oc). */
+int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout,
+                      const uk_array **out);
+/* Records the allocated outputs of a successful call (creates *ocp). */
+void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, int64_t size, const uk_array *out, int nout);
+void pyk_outcache_free(pyk_outcache *oc);
 /* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
  * such a type, -1 error. */
 int pyk_fast_scalar(PyObject *o, uk_arg *out);
@@ -151,6 +167,6 @@ typedef uk_status (*pyk_run_fn)(void *k, pyk_mode mode, const uk_arg *in, int ni
  * events included) and stops before the launch: None (the _bind method,
  * which times the Python side of a call alone). */
 PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname, int nin, int nout,
-                        PyObject *args, PyObject *kw, pyk_mode mode);
+                        PyObject *args, PyObject *kw, pyk_mode mode, pyk_outcache **oc);
 /* Frees arrays a failed wrap left behind; used by pyk_frame_outputs. */
 void pyk_frame_release(pyk_frame *f, PyObject *ctx, int from);

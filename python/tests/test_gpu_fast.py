@@ -3,9 +3,11 @@
 cupy.ndarray arguments are read from their attributes (not from a fresh
 __cuda_array_interface__), NumPy scalars of a known type by the number
 protocol, and allocated outputs become cupy.ndarray over ukern's memory
-directly ("direct") instead of through cupy.from_dlpack ("dlpack"). Both
-output routes must give the same arrays, keep the memory alive, and order
-CuPy's current stream after the launch stream. Skips without a GPU or CuPy.
+directly ("direct") instead of through cupy.from_dlpack ("dlpack"), or, once
+a kernel has seen the inputs' signature, are allocated in CuPy's pool before
+the call ("pool", the default). Every output route must give the same
+arrays, keep the memory alive, and order CuPy's current stream after the
+launch stream. Skips without a GPU or CuPy.
 """
 import gc
 
@@ -40,11 +42,11 @@ class CAIOnly:
         return self._a.__dlpack_device__()
 
 
-@pytest.fixture(params=["direct", "dlpack"])
+@pytest.fixture(params=["pool", "direct", "dlpack"])
 def route(request):
     _ukern._set_output_route(request.param)
     yield request.param
-    _ukern._set_output_route("direct")
+    _ukern._set_output_route("pool")
 
 
 @pytest.mark.parametrize("make", [
@@ -84,6 +86,42 @@ def test_outputs_outlive_the_kernel_and_tuples(route):
     cp.testing.assert_array_equal(a, x + 1)
     cp.testing.assert_array_equal(b, x * 2)
     del junk
+
+
+def test_pool_route_after_the_first_call_of_a_signature():
+    k, ck = ukern.ElementwiseKernel(*SQ), cp.ElementwiseKernel(*SQ)
+    x, y = rand((1000, 3), "float32"), rand((3,), "float32")
+    first, second = k(x, y), k(x, y)
+    assert isinstance(first.data.mem, cp.cuda.UnownedMemory)          # ukern allocated it
+    assert not isinstance(second.data.mem, cp.cuda.UnownedMemory)     # CuPy's pool did
+    for z in (first, second):
+        assert z.shape == (1000, 3) and z.dtype == np.float32 and z.flags.c_contiguous
+        cp.testing.assert_array_equal(z, ck(x, y))
+    other = k(x[:7], y)                                                # another signature: learned anew
+    assert isinstance(other.data.mem, cp.cuda.UnownedMemory)
+    cp.testing.assert_array_equal(k(x[:7], y), ck(x[:7], y))
+    s = cp.cuda.Stream(non_blocking=True)
+    z = k(x, y, stream=s)                                              # not CuPy's current stream
+    assert isinstance(z.data.mem, cp.cuda.UnownedMemory)
+    cp.testing.assert_array_equal(z, ck(x, y))
+    with s:                                                            # CuPy's current stream: its pool
+        z = k(x, y)
+        assert not isinstance(z.data.mem, cp.cuda.UnownedMemory)
+        cp.testing.assert_array_equal(z, ck(x, y))
+    s.synchronize()
+    two = ukern.ElementwiseKernel("T x", "T a, int32 b", "a = x * 2; b = 7", "two_out")
+    for _ in range(3):
+        a, b = two(x)
+        cp.testing.assert_array_equal(a, x * 2)
+        assert b.dtype == np.int32 and int(b.min()) == 7 and int(b.max()) == 7
+    for v in (3, 300, 3.5):                                            # scalar classes: each learned
+        for _ in range(2):
+            cp.testing.assert_array_equal(k(x, v), ck(x, v))
+    f = ukern.fuse(lambda a, x, y: a * x + y)
+    for _ in range(3):
+        r = f(np.float32(2), x, y)
+        assert r.dtype == np.float32 and r.shape == (1000, 3)
+        cp.testing.assert_array_equal(r, np.float32(2) * x + y)
 
 
 def test_reduction_output_both_routes(route):

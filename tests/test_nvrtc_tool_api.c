@@ -1,7 +1,11 @@
-/* uk_module_fatbin and uk_fusion_compile_info with NVRTC, no GPU needed:
- * the fatbin holds the very images uk_module_from_source makes (and its
- * compiles are the cache entries those calls look up); a fusion's compile
- * statistics cover every kernel of its plan. */
+/* uk_module_fatbin, uk_fusion_compile_info and uk_cache_entry_describe
+ * with NVRTC, no GPU needed: the fatbin holds the very images
+ * uk_module_from_source makes (and its compiles are the cache entries those
+ * calls look up); a fusion's compile statistics cover every kernel of its
+ * plan; an entry describes its target and kernels. */
+#include <dirent.h>
+#include <stdio.h>
+
 #include "testutil.h"
 
 static const char *const code =
@@ -81,6 +85,60 @@ static void fusion_info(uk_context *ctx) {
   uk_fusion_destroy(f);
 }
 
+/* Compiles `src` for `arch` into a fresh cache directory and describes
+ * its one entry. */
+static void describe_one(const char *src, const char *arch, const char *const *names, int nnames, const char *want_arch,
+                         const char *const *want, int nwant) {
+  char *dir = ut_temp_dir("describe");
+  if (!dir) return;
+  uk_options o = {0};
+  o.cache_dir = dir;
+  o.arch_name = arch;
+  uk_context *ctx = NULL;
+  uk_module *m = NULL;
+  uk_module_options mo = {0};
+  mo.name_expressions = names;
+  mo.num_name_expressions = nnames;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  if (ctx) CHECK_OK(uk_module_from_source(ctx, src, &mo, &m));
+  uk_module_destroy(m);
+  uk_context_destroy(ctx);
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int entries = 0;
+  while (d && (de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n < 4 || strcmp(de->d_name + n - 4, ".ukc") != 0) continue;
+    entries++;
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    uk_cache_entry_info info;
+    memset(&info, 0, sizeof info);
+    CHECK_OK(uk_cache_entry_describe(path, &info));
+    CHECK_STREQ(info.arch, want_arch);
+    CHECK(info.num_kernels == nwant);
+    for (int j = 0; j < nwant && j < info.num_kernels; j++) CHECK_STREQ(info.kernels[j], want[j]);
+    CHECK(info.kernels && info.kernels[info.num_kernels] == NULL);
+    uk_free(info.kernels);
+  }
+  if (d) closedir(d);
+  CHECK(entries == 1);
+  free(dir);
+}
+
+static void entry_describe(void) {
+  /* kernels found in the source, attributes skipped wherever they stand */
+  const char *two = "extern \"C\" __global__ void __launch_bounds__(128) first(float *y) { y[0] = 1; }\n"
+                    "extern \"C\" __global__ void\nsecond(float *y) { y[1] = 2; }\n";
+  const char *const want_two[] = {"first", "second"};
+  describe_one(two, "90a", NULL, 0, "sm_90a", want_two, 2);
+  describe_one(two, "compute_90", NULL, 0, "compute_90", want_two, 2);
+  /* name expressions: the compile's own spelling */
+  const char *tpl = "template <typename T> __global__ void scale(T *x, T a) { x[0] *= a; }\n";
+  const char *const names[] = {"scale<float>", "scale<double>"};
+  describe_one(tpl, "80", names, 2, "sm_80", names, 2);
+}
+
 int main(void) {
   uk_options o = {0};
   o.arch = 90;
@@ -90,6 +148,7 @@ int main(void) {
     fatbin(ctx);
     fusion_info(ctx);
   }
+  entry_describe();
   uk_context_destroy(ctx);
   return ut_finish("test_nvrtc_tool_api");
 }

@@ -1,6 +1,11 @@
 /* The public calls the ukern tool needs beyond kernels (issue 11): argument
- * checking of uk_module_fatbin and uk_fusion_compile_info. Nothing here
- * compiles: every case is refused before NVRTC runs. */
+ * checking of uk_module_fatbin, uk_fusion_compile_info and
+ * uk_cache_entry_describe. Nothing here compiles: every case is refused
+ * before NVRTC runs. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "testutil.h"
 
 static const char *const code = "extern \"C\" __global__ void k(float *y) { y[0] = 1; }\n";
@@ -66,6 +71,62 @@ static void fusion_info_args(uk_context *ctx) {
   uk_fusion_destroy(g);
 }
 
+static void write_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK(fwrite(data, 1, n, f) == n);
+  fclose(f);
+}
+
+static void entry_describe_args(void) {
+  uk_cache_entry_info info;
+  memset(&info, 0x5a, sizeof info);
+  CHECK_STATUS(uk_cache_entry_describe(NULL, &info), UK_ERR_INVALID);
+  CHECK_STATUS(uk_cache_entry_describe("x.ukc", NULL), UK_ERR_INVALID);
+  char *dir = ut_temp_dir("entry_describe");
+  if (!dir) return;
+  char path[1024], link_path[1100];
+  snprintf(path, sizeof path, "%s/missing.ukc", dir);
+  CHECK_STATUS(uk_cache_entry_describe(path, &info), UK_ERR_IO);
+  CHECK_CONTAINS(uk_last_error(), "cannot open");
+  CHECK_STATUS(uk_cache_entry_describe(dir, &info), UK_ERR_IO); /* a directory */
+  CHECK_CONTAINS(uk_last_error(), "not a regular file");
+  snprintf(path, sizeof path, "%s/text.ukc", dir);
+  write_file(path, "hello, this is not a cache entry at all\n", 40);
+  CHECK_STATUS(uk_cache_entry_describe(path, &info), UK_ERR_IO);
+  CHECK_CONTAINS(uk_last_error(), "not a ukern cache entry");
+  /* a link to an entry-looking file is not followed */
+  snprintf(link_path, sizeof link_path, "%s/link.ukc", dir);
+  CHECK(symlink(path, link_path) == 0);
+  CHECK_STATUS(uk_cache_entry_describe(link_path, &info), UK_ERR_IO);
+  /* a FIFO neither blocks nor is read */
+  snprintf(link_path, sizeof link_path, "%s/fifo.ukc", dir);
+  CHECK(mkfifo(link_path, 0600) == 0);
+  CHECK_STATUS(uk_cache_entry_describe(link_path, &info), UK_ERR_IO);
+  /* a header claiming a key longer than the file */
+  unsigned char hdr[40] = "UKC1";
+  hdr[8] = 0xff;
+  hdr[9] = 0xff;
+  snprintf(path, sizeof path, "%s/damaged.ukc", dir);
+  write_file(path, hdr, sizeof hdr);
+  CHECK_STATUS(uk_cache_entry_describe(path, &info), UK_ERR_IO);
+  CHECK_CONTAINS(uk_last_error(), "damaged");
+  /* a key with no target and no kernels: described, empty */
+  unsigned char small[32 + 9] = "UKC1";
+  small[8] = 9;
+  memcpy(small + 32, "version 1", 9);
+  snprintf(path, sizeof path, "%s/empty.ukc", dir);
+  write_file(path, small, sizeof small);
+  uk_status st = uk_cache_entry_describe(path, &info);
+  CHECK_STATUS(st, UK_OK);
+  if (st == UK_OK) {
+    CHECK(info.arch[0] == 0 && info.num_kernels == 0 && info.kernels && info.kernels[0] == NULL);
+    uk_free(info.kernels);
+  }
+  free(dir);
+}
+
 int main(void) {
   uk_options o = {0};
   o.arch = 90;
@@ -76,6 +137,7 @@ int main(void) {
     fatbin_args(ctx);
     fusion_info_args(ctx);
   }
+  entry_describe_args();
   uk_context_destroy(ctx);
   return ut_finish("test_tool_api");
 }

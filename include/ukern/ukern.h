@@ -242,6 +242,23 @@ UK_API uk_status uk_cache_clear(const char *dir);
  * nothing is written there). UK_ERR_NOT_FOUND: dir NULL and no default.
  * Thread-safe. */
 UK_API uk_status uk_cache_check_dir(const char *dir);
+/* What a disk cache entry (a <32 hex>.ukc file) holds, read from the key
+ * stored in it: the target and the kernels (for `ukern cache list`). */
+typedef struct uk_cache_entry_info {
+  char arch[32];   /* "sm_90", "sm_90a", "compute_90"; "" when the key names none */
+  int num_kernels;
+  /* The compile's name expressions, else the kernels its source defines
+   * (`__global__` functions), at most 32 of each, NULL-terminated. One
+   * allocation with the strings: the caller frees it with uk_free. */
+  char **kernels;
+} uk_cache_entry_info;
+/* Describes the entry at path without using it (nothing is loaded or
+ * checked beyond the key). The file is opened without following a link and
+ * without blocking on a FIFO. UK_ERR_INVALID: NULL path or out; UK_ERR_IO:
+ * it cannot be opened, is not a regular file, is not a ukern entry or is
+ * damaged (the reason in uk_last_error()). *out is set only on UK_OK.
+ * Thread-safe. */
+UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out);
 
 /* ------------------------------------------------------------------------ */
 /* Arrays and arguments                                                      */

@@ -1,0 +1,179 @@
+/* uk_cache_entry_describe: what a disk cache entry holds, read from the key
+ * text stored in it (compile_key.c writes it, dcache.c frames it): the
+ * target, and the name expressions of the compile or else the kernels its
+ * source defines. For tools that list a cache (`ukern cache list`). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "runtime/arch.h"
+
+#define HEADER_SIZE 32u       /* dcache.c: magic, version, key length at 8 (u64 LE), ... */
+#define MAX_KEY (1u << 26)
+#define MAX_NAMES 32
+#define MAX_NAME 127
+
+typedef struct names {
+  int count;
+  char name[MAX_NAMES][MAX_NAME + 1];
+} names;
+
+static void add_name(names *e, const char *s, size_t n) {
+  if (e->count == MAX_NAMES || n == 0) return;
+  if (n > MAX_NAME) n = MAX_NAME;
+  memcpy(e->name[e->count], s, n);
+  e->name[e->count++][n] = 0;
+}
+
+static int ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static int space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+/* The kernel name after `__global__`: skips `void` and attributes such as
+ * `__launch_bounds__(256)` wherever they stand (reductions put them after
+ * `void`); the name is the identifier that an '(' follows. */
+static void global_name(names *e, const char *q, const char *end) {
+  for (int words = 0; q < end && words < 8; words++) {
+    while (q < end && space(*q)) q++;
+    const char *w = q;
+    while (q < end && ident_char(*q)) q++;
+    if (q == w) return;
+    const char *after = q;
+    while (after < end && space(*after)) after++;
+    if (after < end && *after == '(') {
+      if (!(q - w > 4 && !strncmp(w, "__", 2) && !strncmp(q - 2, "__", 2))) { /* not __attr__(...) */
+        add_name(e, w, (size_t)(q - w));
+        return;
+      }
+      for (int depth = 0; after < end; after++) { /* skip the attribute's (...) */
+        if (*after == '(') depth++;
+        if (*after == ')' && --depth == 0) break;
+      }
+      q = after + 1;
+    }
+  }
+}
+
+/* A length-prefixed part at p ("<tag> <len> <bytes>\n"): its bytes in
+ * *data, *n; returns where the next part starts, or NULL. */
+static const char *length_part(const char *p, const char *end, const char **data, size_t *n) {
+  const char *sp = memchr(p, ' ', (size_t)(end - p));
+  if (!sp) return NULL;
+  char *num_end = NULL;
+  unsigned long long v = strtoull(sp + 1, &num_end, 10);
+  if (num_end == sp + 1 || num_end >= end || *num_end != ' ' || v > (size_t)(end - num_end - 1)) return NULL;
+  *data = num_end + 1;
+  *n = (size_t)v;
+  return *data + v + 1;
+}
+
+static void describe(const char *key, size_t len, uk__arch *arch, names *e) {
+  static const char *const parts[] = {"name ", "source ", "option ", "files ", "include ", "link "};
+  const char *p = key, *end = key + len, *src = NULL;
+  size_t src_len = 0;
+  int named = 0;
+  while (p && p < end) {
+    size_t j = 0;
+    while (j < sizeof parts / sizeof *parts && strncmp(p, parts[j], strlen(parts[j])) != 0) j++;
+    if (j < sizeof parts / sizeof *parts) {
+      const char *data;
+      size_t n;
+      const char *next = length_part(p, end, &data, &n);
+      if (!next) break;
+      if (j == 0) add_name(e, data, n), named = 1;
+      if (j == 1) src = data, src_len = n;
+      p = next;
+      continue;
+    }
+    if (!strncmp(p, "arch ", 5)) sscanf(p + 5, "%d %d", &arch->num, &arch->flags);
+    if (!strncmp(p, "arch_flags ", 11)) arch->flags = atoi(p + 11); /* entries of older versions */
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    p = nl ? nl + 1 : NULL;
+  }
+  if (named || !src) return;
+  const char *src_end = src + src_len;
+  for (const char *g = src; g < src_end; g++) {
+    if (!(g = memmem(g, (size_t)(src_end - g), "__global__", 10))) break;
+    global_name(e, g + 10, src_end);
+  }
+}
+
+/* The key text of the entry at path (malloc'd, NUL-terminated). The file is
+ * opened so that a link or FIFO cannot redirect or block the read. */
+static uk_status read_key(const char *path, char **key, size_t *len) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return uk__errorf(UK_ERR_IO, "uk_cache_entry_describe: cannot open '%s': %s", path, strerror(errno));
+  uk_status st = UK_OK;
+  unsigned char hdr[HEADER_SIZE];
+  struct stat sb;
+  uint64_t klen = 0;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = uk__errorf(UK_ERR_IO, "uk_cache_entry_describe: '%s' is not a regular file", path);
+  } else if (pread(fd, hdr, HEADER_SIZE, 0) != (ssize_t)HEADER_SIZE || memcmp(hdr, "UKC", 3) != 0) {
+    st = uk__errorf(UK_ERR_IO, "uk_cache_entry_describe: '%s' is not a ukern cache entry", path);
+  } else {
+    for (int j = 7; j >= 0; j--) klen = klen << 8 | hdr[8 + j];
+    if (klen > MAX_KEY || klen > (uint64_t)sb.st_size - HEADER_SIZE)
+      st = uk__errorf(UK_ERR_IO, "uk_cache_entry_describe: '%s' is damaged (key length %llu)", path,
+                      (unsigned long long)klen);
+    else if (!(*key = malloc((size_t)klen + 1)))
+      st = uk__errorf(UK_ERR_NOMEM, "out of memory");
+    else if (pread(fd, *key, (size_t)klen, HEADER_SIZE) != (ssize_t)klen) {
+      free(*key);
+      *key = NULL;
+      st = uk__errorf(UK_ERR_IO, "uk_cache_entry_describe: '%s' is damaged (short key)", path);
+    }
+  }
+  close(fd);
+  if (st == UK_OK) {
+    (*key)[klen] = 0;
+    *len = (size_t)klen;
+  }
+  return st;
+}
+
+uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out) {
+  uk__error_clear();
+  if (!path || !out)
+    return uk__errorf(UK_ERR_INVALID, "uk_cache_entry_describe: %s is NULL", !path ? "path" : "out");
+  char *key = NULL;
+  size_t len = 0;
+  uk_status st = read_key(path, &key, &len);
+  if (st != UK_OK) return st;
+  names *e = calloc(1, sizeof *e);
+  uk__arch arch = {0, 0};
+  if (!e) {
+    free(key);
+    return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  }
+  describe(key, len, &arch, e);
+  free(key);
+  /* the names: one allocation, the pointer array then the strings */
+  size_t bytes = (size_t)(e->count + 1) * sizeof(char *);
+  for (int j = 0; j < e->count; j++) bytes += strlen(e->name[j]) + 1;
+  char **v = malloc(bytes);
+  if (!v) {
+    free(e);
+    return uk__errorf(UK_ERR_NOMEM, "out of memory");
+  }
+  char *at = (char *)(v + e->count + 1);
+  for (int j = 0; j < e->count; j++) {
+    size_t n = strlen(e->name[j]) + 1;
+    v[j] = memcpy(at, e->name[j], n);
+    at += n;
+  }
+  v[e->count] = NULL;
+  memset(out, 0, sizeof *out);
+  if (arch.num > 0) uk__arch_name(arch, out->arch, sizeof out->arch);
+  out->num_kernels = e->count;
+  out->kernels = v;
+  free(e);
+  return UK_OK;
+}

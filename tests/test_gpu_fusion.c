@@ -5,7 +5,8 @@
  *  - random data against host references in double precision: odd sizes,
  *    negative-stride and broadcast views, given outputs converted to their
  *    dtype, 0-d and empty arrays, one-pass mean/var/std, argmax ties and
- *    NaN, a full reduction, the split plans (center, softmax), float16
+ *    NaN, a full reduction, the row plan and the split plan (center,
+ *    softmax, a layer norm; odd row lengths, in place, overlaps), float16
  *    rounding per operation, Python floor division and modulo on ints;
  *  - the C builder's fusion, precompile then a call that compiles nothing,
  *    a reduction into a given strided output.
@@ -361,7 +362,8 @@ static void reductions(void) {
   free(vy);
 }
 
-/* Split plans: centering (2 kernels) and softmax (3), against the host. */
+/* Centering and softmax over 19 rows of 257: the row plan (one kernel; the
+ * split plan is checked in row_plans), against the host. */
 static void split_plans(void) {
   int64_t sx[2] = {19, 257}, n = 19 * 257;
   double *vx = randv(n, -5, 5), *wc = malloc(sizeof(double) * (size_t)n), *wsm = malloc(sizeof(double) * (size_t)n);
@@ -382,7 +384,7 @@ static void split_plans(void) {
   uk_array out = {0};
   int kc = 0;
   CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
-  CHECK(kc == 2);
+  CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
   double *got = fetch_out(&out);
   check_values("center", got, wc, n, 1e-5);
@@ -390,7 +392,7 @@ static void split_plans(void) {
   uk_fusion_destroy(f);
   f = make("x", "y", "m = max(x, axis=-1, keepdims=True)\ne = exp(x - m)\ny = e / sum(e, axis=-1, keepdims=True)");
   CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
-  CHECK(kc == 2); /* online (max, sum of exp) in one kernel, then y */
+  CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
   got = fetch_out(&out);
   check_values("softmax", got, wsm, n, 1e-5);
@@ -400,6 +402,193 @@ static void split_plans(void) {
   free(vx);
   free(wc);
   free(wsm);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The row plan (codegen/fuse_row.c)                                         */
+
+/* v as dtype t would hold it */
+static double as_dtype(uk_dtype t, double v) {
+  unsigned char b[16];
+  put(t, b, v);
+  return get(t, b);
+}
+
+/* |got - want| <= rtol |want| + atol, element by element */
+static void check_rel(const char *what, const double *got, const double *want, int64_t n, double rtol, double atol) {
+  int bad = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (!(fabs(got[k] - want[k]) <= rtol * fabs(want[k]) + atol)) {
+      if (bad++ < 5) fprintf(stderr, "%s: [%lld] got %.17g, want %.17g\n", what, (long long)k, got[k], want[k]);
+    }
+  ut_checks++;
+  if (bad) ut_failures++;
+}
+
+enum { R_SOFTMAX = 0, R_CENTER, R_NORM };
+
+/* Host references per row of n (double, from the dtype's values): softmax,
+ * centering, and the layer norm (x - m) / sqrt(var + eps) * y + y with its
+ * per-row log-sum-exp of x (second output, one value per row). */
+static void row_ref(int what, const double *x, const double *y, int64_t rows, int64_t n, double *z, double *lse) {
+  for (int64_t r = 0; r < rows; r++) {
+    const double *a = x + r * n;
+    double *o = z + r * n;
+    double m = 0, mx = -INFINITY, se = 0, v = 0;
+    for (int64_t c = 0; c < n; c++) m += a[c], mx = fmax(mx, a[c]);
+    m /= (double)n;
+    for (int64_t c = 0; c < n; c++) se += exp(a[c] - mx), v += (a[c] - m) * (a[c] - m);
+    v /= (double)n;
+    for (int64_t c = 0; c < n; c++)
+      o[c] = what == R_SOFTMAX ? exp(a[c] - mx) / se : what == R_CENTER ? a[c] - m : (a[c] - m) / sqrt(v + 1e-5) * y[c] + y[c];
+    if (lse) lse[r] = log(se) + mx;
+  }
+}
+
+static const char *const row_progs[] = {
+    "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)",
+    "z = x - mean(x, axis=-1, keepdims=True)",
+    "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y; "
+    "l = log(sum(exp(x - max(x, axis=-1, keepdims=True)), axis=-1)) + max(x, axis=-1)"};
+
+/* One program over rows x n of dtype t (x's last axis reversed when rev),
+ * outputs allocated; the plan's kernel count must be kernels. */
+static void row_case(int what, uk_dtype t, int64_t rows, int64_t n, int rev, int kernels) {
+  int64_t sx[3] = {3, rows / 3, n}, sy[1] = {n}, total = rows * n;
+  int nd = rows % 3 == 0 && rows > 0 ? 3 : 2; /* two row axes when rows allow */
+  if (nd == 2) sx[0] = rows, sx[1] = n;
+  double *vx = randv(total, -4, 4), *vy = randv(n, 0.5, 1.5);
+  for (int64_t k = 0; k < total; k++) vx[k] = as_dtype(t, vx[k]);
+  for (int64_t k = 0; k < n; k++) vy[k] = as_dtype(t, vy[k]);
+  double *want = malloc(sizeof(double) * (size_t)(total ? total : 1)), *wl = malloc(sizeof(double) * (size_t)(rows + 1));
+  row_ref(what, vx, vy, rows, n, want, wl);
+  dev x = upload(t, nd, sx, vx, rev), y = upload(t, 1, sy, vy, 0);
+  uk_fusion *f = make(what == R_NORM ? "x, y, eps" : "x", what == R_NORM ? "z, l" : "z", row_progs[what]);
+  uk_arg in[3] = {uk_arg_array(&x.a), uk_arg_array(&y.a), uk_arg_float(1e-5)};
+  int nin = what == R_NORM ? 3 : 1, nout = what == R_NORM ? 2 : 1, kc = -1;
+  uk_array out[2];
+  memset(out, 0, sizeof out);
+  char label[96];
+  snprintf(label, sizeof label, "row %d %s %lldx%lld%s", what, uk_dtype_name(t), (long long)rows, (long long)n,
+           rev ? " reversed" : "");
+  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, nout, &kc));
+  if (kc != kernels) fprintf(stderr, "%s: %d kernels, want %d\n", label, kc, kernels);
+  CHECK(kc == kernels);
+  CHECK_OK(uk_fusion_call(f, in, nin, out, nout, NULL));
+  CHECK(out[0].dtype == t && out[0].ndim == nd && numel(&out[0]) == total);
+  double rtol = t == UK_FLOAT64 ? 1e-12 : t == UK_FLOAT32 ? 2e-5 : 1e-2;
+  /* absolute: centering cancels (float16 rounds x - m to its ulp near 4) */
+  double atol = t == UK_FLOAT64 ? 1e-12 : t == UK_FLOAT32 ? 2e-6 : 4e-3;
+  if (total == 0) uk_array_free(ctx, &out[0], NULL);
+  else {
+    double *got = fetch_out(&out[0]);
+    check_rel(label, got, want, total, rtol, what == R_SOFTMAX ? 1e-30 : atol);
+    free(got);
+  }
+  if (what == R_NORM) {
+    CHECK(out[1].ndim == nd - 1 && numel(&out[1]) == rows);
+    double *got = fetch_out(&out[1]);
+    check_rel("row lse", got, wl, rows, rtol, atol);
+    free(got);
+  }
+  uk_fusion_destroy(f);
+  uk_array_free(ctx, &x.buf, NULL);
+  uk_array_free(ctx, &y.buf, NULL);
+  free(vx);
+  free(vy);
+  free(want);
+  free(wl);
+}
+
+/* Given outputs: in place (the input's own view: the row plan) and a
+ * shifted overlap (the split plan, which copies the input first); a strided
+ * float64 output (reversed rows) with a per-row output. */
+static void row_given(void) {
+  int64_t sx[2] = {41, 999}, total = 41 * 999, big = total + 999;
+  double *vx = randv(big, -3, 3), *want = malloc(sizeof(double) * (size_t)big);
+  for (int64_t k = 0; k < big; k++) vx[k] = (float)vx[k];
+  uk_fusion *f = make("x", "z", row_progs[R_CENTER]);
+  int64_t sb[2] = {42, 999};
+  for (int shift = 0; shift < 2; shift++) {
+    dev b = upload(UK_FLOAT32, 2, sb, vx, 0);
+    uk_array x = b.a, z = b.a;
+    x.shape[0] = z.shape[0] = 41;
+    x.data += (uint64_t)(shift * 999 * 4); /* shift 1: x is rows 1..41, z rows 0..40 */
+    row_ref(R_CENTER, vx + shift * 999, NULL, 41, 999, want, NULL);
+    uk_arg in[1] = {uk_arg_array(&x)};
+    int kc = -1;
+    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &z, 1, &kc));
+    CHECK(kc == (shift ? 2 : 1));
+    CHECK_OK(uk_fusion_call(f, in, 1, &z, 1, NULL));
+    double *got = download(&z, b.buf.data, (size_t)(42 * 999 * 4 + 64));
+    check_rel(shift ? "center over a shifted overlap" : "center in place", got, want, total, 2e-5, 2e-6);
+    free(got);
+    uk_array_free(ctx, &b.buf, NULL);
+  }
+  uk_fusion_destroy(f);
+  /* float64 z with reversed rows, float32 l */
+  double *vy = randv(999, 0.5, 1.5), *wl = malloc(sizeof(double) * 41);
+  for (int k = 0; k < 999; k++) vy[k] = (float)vy[k];
+  row_ref(R_NORM, vx, vy, 41, 999, want, wl);
+  int64_t sy[1] = {999}, sl[1] = {41};
+  dev x = upload(UK_FLOAT32, 2, sx, vx, 0), y = upload(UK_FLOAT32, 1, sy, vy, 0);
+  dev z = upload(UK_FLOAT64, 2, sx, NULL, 0), l = upload(UK_FLOAT32, 1, sl, NULL, 1);
+  z.a.data += (uint64_t)(40 * z.a.strides[0]);
+  z.a.strides[0] = -z.a.strides[0];
+  f = make("x, y, eps", "z, l", row_progs[R_NORM]);
+  uk_arg in[3] = {uk_arg_array(&x.a), uk_arg_array(&y.a), uk_arg_float(1e-5)};
+  uk_array outs[2] = {z.a, l.a};
+  int kc = -1;
+  CHECK_OK(uk_fusion_kernel_count(f, in, 3, outs, 2, &kc));
+  CHECK(kc == 1);
+  CHECK_OK(uk_fusion_call(f, in, 3, outs, 2, NULL));
+  double *got = download(&z.a, z.buf.data, (size_t)(total * 8 + 64));
+  check_rel("norm into reversed float64 rows", got, want, total, 2e-5, 2e-6);
+  free(got);
+  got = download(&l.a, l.buf.data, 41 * 4 + 64);
+  check_rel("lse into a reversed float32 vector", got, wl, 41, 2e-5, 2e-6);
+  free(got);
+  uk_fusion_destroy(f);
+  uk_array_free(ctx, &x.buf, NULL);
+  uk_array_free(ctx, &y.buf, NULL);
+  uk_array_free(ctx, &z.buf, NULL);
+  uk_array_free(ctx, &l.buf, NULL);
+  free(vx);
+  free(vy);
+  free(want);
+  free(wl);
+}
+
+static void row_plans(void) {
+  static const int64_t lens[] = {1, 7, 1000, 4097};
+  static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16};
+  for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+    for (int what = 0; what < 3; what++)
+      for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++) {
+        if (ts[j] == UK_FLOAT16 && what == R_NORM) continue; /* float16 rounds per operation: not a double reference */
+        row_case(what, ts[j], 37, lens[k], (int)(k & 1), 1); /* warp rows (1, 7) and block rows */
+      }
+  row_case(R_SOFTMAX, UK_FLOAT32, 3 * 43, 16387, 1, 1); /* the whole row in shared memory */
+  row_case(R_NORM, UK_FLOAT64, 3 * 43, 16387, 0, 1);    /* x and y: 6142 elements kept, the rest re-read */
+  row_case(R_SOFTMAX, UK_FLOAT32, 3, 9001, 0, 2);        /* a few long rows: the split plan */
+  row_case(R_CENTER, UK_FLOAT32, 0, 7, 0, 2);            /* no rows: the split plan */
+  row_given();
+  /* empty rows: mean of nothing is NaN (an empty result); max has no identity */
+  int64_t se[2] = {5, 0};
+  dev xe = upload(UK_FLOAT32, 2, se, NULL, 0);
+  uk_arg in[1] = {uk_arg_array(&xe.a)};
+  uk_fusion *f = make("x", "z", row_progs[R_CENTER]);
+  uk_array out = {0};
+  CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
+  CHECK(out.ndim == 2 && out.shape[0] == 5 && out.shape[1] == 0);
+  uk_array_free(ctx, &out, NULL);
+  uk_fusion_destroy(f);
+  f = make("x", "z", row_progs[R_SOFTMAX]);
+  memset(&out, 0, sizeof out);
+  CHECK_STATUS(uk_fusion_call(f, in, 1, &out, 1, NULL), UK_ERR_SHAPE);
+  CHECK(out.data == 0);
+  uk_fusion_destroy(f);
+  uk_array_free(ctx, &xe.buf, NULL);
 }
 
 /* 0-d and empty arrays */
@@ -574,6 +763,7 @@ int main(void) {
   axpy_views();
   reductions();
   split_plans();
+  row_plans();
   edge_shapes();
   numerics();
   builder_precompile_strided();

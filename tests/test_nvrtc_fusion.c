@@ -40,6 +40,76 @@ static void compile(const char *ins, const char *outs, const char *prog, uk_dtyp
   uk_fusion_destroy(f);
 }
 
+/* A row-plan program (codegen/fuse_row.c) for inputs of one dtype and
+ * shape (y: a vector over the row), checking the plan is the row kernel
+ * (or, want_row 0, the split plan) and that it compiles on c. */
+static int64_t row_shape[2] = {300, 1001};
+
+static void compile_row(uk_context *c, const char *ins, const char *outs, const char *prog, uk_dtype t, int want_row) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(c, ins, outs, prog, "rw", NULL, &f));
+  if (!f) return;
+  uk_array x = arr(t, 2, row_shape, 0x100000000ull), y = arr(t, 1, row_shape + 1, 0x200000000ull);
+  uk_arg in[3] = {uk_arg_array(&x), uk_arg_array(&y), uk_arg_float(1e-5)};
+  int nin = 1;
+  for (const char *q = ins; *q; q++) nin += *q == ',';
+  uk_array out[4];
+  memset(out, 0, sizeof out);
+  int nout = 1;
+  for (const char *q = outs; *q; q++) nout += *q == ',';
+  char *src = NULL;
+  CHECK_OK(uk_fusion_source(f, in, nin, out, nout, NULL, &src));
+  if (src && want_row) {
+    CHECK_CONTAINS(src, "kernel 1 of 1 (row 'rw_row')");
+    CHECK_CONTAINS(src, "_uk_row_reduce(");
+  } else if (src) CHECK(strstr(src, "(row 'rw_row')") == NULL);
+  uk_free(src);
+  uk_status s = uk_fusion_precompile(f, in, nin, out, nout, NULL);
+  ut_checks++;
+  if (s) {
+    ut_failures++;
+    fprintf(stderr, "%s [%s]: %s: %s\n%s\n", prog, uk_dtype_name(t), uk_status_name(s), uk_last_error(),
+            uk_last_error_log());
+  }
+  uk_fusion_destroy(f);
+}
+
+static const char softmax[] =
+    "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)";
+
+/* The row plan: softmax, centering, a layer norm (two levels, a vector and
+ * a scalar), per-row outputs beside per-element ones, struct accumulators,
+ * over the dtypes that keep elements by cp.async (4 and 8 bytes) and those
+ * that load them (float16, complex128, bool), and on an arch without
+ * cp.async. */
+static void row_plans(void) {
+  static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_BFLOAT16, UK_INT32};
+  for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) compile_row(ctx, "x", "z", softmax, ts[k], 1);
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX128, 1);
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX64, 1);
+  compile_row(ctx, "x", "z", "z = x & any(x, axis=-1, keepdims=True)", UK_BOOL, 1);
+  compile_row(ctx, "x, y, eps", "z",
+              "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y",
+              UK_FLOAT32, 1);
+  compile_row(ctx, "x", "z, l, a, v",
+              "m = max(x, axis=-1, keepdims=True); s = sum(exp(x - m), axis=-1, keepdims=True); z = exp(x - m) / s; "
+              "l = log(s) + m; a = argmax(x, axis=-1); v = var(x - m, axis=-1, keepdims=True)",
+              UK_FLOAT32, 1);
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=0, keepdims=True)", UK_FLOAT32, 0);
+  row_shape[0] = 3; /* a few long rows: the split plan (online max and sum of exp, then the division) */
+  row_shape[1] = 9000;
+  compile_row(ctx, "x", "z", softmax, UK_FLOAT32, 0);
+  row_shape[0] = 300;
+  row_shape[1] = 1001;
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 75;
+  uk_context *c75 = NULL;
+  CHECK_OK(uk_context_create(&o, &c75));
+  if (c75) compile_row(c75, "x", "z", softmax, UK_FLOAT32, 1);
+  uk_context_destroy(c75);
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -85,6 +155,7 @@ int main(void) {
   compile("x", "y", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); y = e / sum(e, axis=-1, keepdims=True)",
           UK_FLOAT32, 1, 2, NULL, 0);
   compile("x, a", "m", "m = mean(x, axis=0) * a", UK_BFLOAT16, 1, 2, weak + 1, 1);
+  row_plans();
   uk_context_destroy(ctx);
   return ut_finish("test_nvrtc_fusion");
 }

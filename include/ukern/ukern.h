@@ -765,11 +765,17 @@ UK_API void uk_fusion_destroy(uk_fusion *f);
  * uk_array_free). launch: stream and block size (size is unused).
  * The plan is one kernel for elementwise programs; one reduction kernel for
  * reductions over one axis set with their prologue (map) and epilogue
- * (post-map); programs that use a reduced value again over a larger shape
- * (x - mean(x, axis=1, keepdims=True), softmax) run as the fewest kernels,
- * their intermediates allocated and freed stream-ordered. Plans and their
- * compiled kernels are cached per (input kinds, dtypes, ndims, output
- * dtypes). Asynchronous on launch->stream. Thread-safe. */
+ * (post-map); programs whose reductions all reduce the last axis (keepdims
+ * where the result meets elements again) and whose reduced values are used
+ * again per row (softmax, x - mean(x, axis=-1, keepdims=True), layer
+ * norms) run as one kernel, a block or warp per row, reading each row once
+ * when it fits in shared memory; other programs that use a reduced value
+ * again over a larger shape, and calls with no rows, empty rows, a few
+ * long rows (under 128 rows of more than 8192) or a given output that
+ * overlaps an input other than as the same view, run as the fewest
+ * kernels, their intermediates allocated and freed stream-ordered. Plans
+ * and their compiled kernels are cached per (input kinds, dtypes, ndims,
+ * output dtypes). Asynchronous on launch->stream. Thread-safe. */
 UK_API uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                 const uk_launch *launch);
 /* Compiles every kernel a call with these arguments would run into the

@@ -16,10 +16,11 @@
 
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
-#include "codegen/fuse_plan.h"
+#include "codegen/fuse_emit.h"
 #include "codegen/scalar.h"
 
-static const char *ct(uk_dtype t) { return uk__dtype_info(t)->ctype; }
+const char *uk__fuse_ctype(uk_dtype t) { return uk__dtype_info(t)->ctype; }
+static const char *ct(uk_dtype t) { return uk__fuse_ctype(t); }
 static int is_half(uk_dtype t) { return t == UK_FLOAT16 || t == UK_BFLOAT16; }
 static uk_dtype_kind kind(uk_dtype t) { return uk__dtype_info(t)->kind; }
 /* the type a value of dtype t is computed in */
@@ -74,18 +75,7 @@ static void literal(uk_strbuf *sb, double v) {
   if (!isnan(v) && !isinf(v) && v == floor(v) && fabs(v) < 1e16) uk__sb_add(sb, ".0");
 }
 
-/* One generated function body: which nodes are leaves (parameters) and
- * which locals exist already. */
-typedef struct fn {
-  const uk_fuse_prog *g;
-  const uk_fuse_plan *p;
-  char **leaf;   /* per node: parameter/expression text, or NULL */
-  char *done;    /* per node: local emitted */
-  uk_strbuf *body;
-  const char *indent;
-  const int *domain; /* per node; intermediates of own_domain are computed, not read */
-  int own_domain;
-} fn;
+typedef uk_fuse_fn fn;
 
 static const char *leaf(const fn *f, int id) {
   return f->leaf[id] && !(f->domain && f->domain[id] == f->own_domain) ? f->leaf[id] : NULL;
@@ -200,7 +190,7 @@ static void emit_node(fn *f, int id) {
 }
 
 /* Appends the value of node id converted to dtype `to`. */
-static void value(fn *f, int id, uk_dtype to, uk_strbuf *out) {
+void uk__fuse_value(fn *f, int id, uk_dtype to, uk_strbuf *out) {
   emit_node(f, id);
   uk_strbuf t;
   uk__sb_init(&t);
@@ -213,18 +203,10 @@ static void value(fn *f, int id, uk_dtype to, uk_strbuf *out) {
 /* ------------------------------------------------------------------------ */
 /* kernels                                                                   */
 
-typedef struct ctx {
-  const uk_fuse_prog *g;
-  uk_fuse_plan *p;
-  const int *group_of, *mat, *domain;
-  int *temp_of; /* per node: intermediate index or -1 */
-  char **leaf;
-  char *done;
-  char *used;
-} ctx;
+typedef uk_fuse_ectx ctx;
 
 /* Resets the per-function state: inputs and intermediates are leaves. */
-static void fn_begin(ctx *c, fn *f, uk_strbuf *body, const char *indent) {
+void uk__fuse_fn_begin(ctx *c, fn *f, uk_strbuf *body, const char *indent) {
   int nn = c->g->nnodes;
   memset(c->done, 0, (size_t)nn);
   f->g = c->g;
@@ -292,7 +274,7 @@ static char *fmt_name(const char *name, const char *suffix, int n) {
   return uk__sb_detach(&sb);
 }
 
-static void banner(ctx *c, uk_strbuf *pre, const char *user_preamble) {
+void uk__fuse_banner(const ctx *c, uk_strbuf *pre, const char *user_preamble) {
   uk__sb_add(pre, "#include <ukern/fusion.cuh>\n// fusion parameters:");
   for (int k = 0; k < c->g->nin; k++) uk__sb_addf(pre, " in%d = %s", k, c->g->in_names[k]);
   for (int k = 0; k < c->g->nout; k++) uk__sb_addf(pre, " out%d = %s", k, c->g->out_names[k]);
@@ -311,7 +293,7 @@ static void write_one(fn *f, const char *pfx, int num, int id, uk_dtype t, uk_st
   if (call) uk__sb_addf(call, ", %s%d", pfx, num);
   uk_strbuf v;
   uk__sb_init(&v);
-  value(f, id, t, &v);
+  uk__fuse_value(f, id, t, &v);
   uk__sb_addf(body, "%s%s%d = %s;\n", f->indent, pfx, num, uk__sb_str(&v));
   if (v.failed) body->failed = 1;
   uk__sb_release(&v);
@@ -354,10 +336,10 @@ static uk_status emit_elementwise(ctx *c, const char *name, const char *user_pre
   uk__sb_init(&outp);
   uk__sb_init(&pre);
   fn f;
-  fn_begin(c, &f, &body, "");
+  uk__fuse_fn_begin(c, &f, &body, "");
   write_outputs(c, &f, -1, &body, &outp, k, NULL, NULL);
   s = leaf_params(c, uk__sb_str(&body), -2, &inp, k, NULL, NULL);
-  banner(c, &pre, user_preamble);
+  uk__fuse_banner(c, &pre, user_preamble);
   k->name = fmt_name(name, "e", suffix);
   uk_strbuf *sbs[] = {&body, &inp, &outp, &pre};
   char **dst[] = {&k->operation, &k->in_params, &k->out_params, &k->preamble};
@@ -370,14 +352,9 @@ static uk_status emit_elementwise(ctx *c, const char *name, const char *user_pre
 /* The online (max, sum of exp) pair's member kind, past the language's reductions. */
 enum { RED_LSE = UK_RED_COUNT_ };
 
-/* One reduction's accumulator member. */
-typedef struct member {
-  int id, red;
-  uk_dtype x, r, a; /* arg dtype, result dtype, accumulation dtype */
-  char type[64];    /* C type of the member */
-} member;
+typedef uk_fuse_member member;
 
-static void member_init(ctx *c, int id, member *m) {
+void uk__fuse_member_init(const ctx *c, int id, member *m) {
   const uk_fuse_node *n = &c->g->nodes[id];
   m->id = id;
   m->red = n->op;
@@ -392,7 +369,7 @@ static void member_init(ctx *c, int id, member *m) {
   case UK_RED_ALL: m->a = UK_BOOL; break;
   default: m->a = compute(m->r); break;
   }
-  if (m->red == UK_RED_MAX && c->p->partner[id] >= 0) m->red = RED_LSE;
+  if (m->red == UK_RED_MAX && c->p->partner[id] >= 0 && !c->no_online) m->red = RED_LSE;
   if (m->red == RED_LSE) snprintf(m->type, sizeof m->type, "_uk_lse<%s>", ct(m->a));
   else if (m->red == UK_RED_ARGMAX || m->red == UK_RED_ARGMIN)
     snprintf(m->type, sizeof m->type, "_uk_argpair<%s>", ct(m->a));
@@ -401,11 +378,11 @@ static void member_init(ctx *c, int id, member *m) {
   else snprintf(m->type, sizeof m->type, "%s", ct(m->a));
 }
 
-static void member_map(fn *f, const member *m, uk_strbuf *out) {
+void uk__fuse_member_map(fn *f, const member *m, uk_strbuf *out) {
   int arg = f->g->nodes[m->id].arg[0];
   uk_strbuf v;
   uk__sb_init(&v);
-  value(f, arg, m->a, &v);
+  uk__fuse_value(f, arg, m->a, &v);
   const char *x = uk__sb_str(&v), *a = ct(m->a);
   switch (m->red) {
   case UK_RED_ARGMAX:
@@ -418,7 +395,7 @@ static void member_map(fn *f, const member *m, uk_strbuf *out) {
   uk__sb_release(&v);
 }
 
-static void member_comb(const member *m, const char *x, const char *y, uk_strbuf *out) {
+void uk__fuse_member_comb(const member *m, const char *x, const char *y, uk_strbuf *out) {
   static const char *const fmt[UK_RED_COUNT_] = {
       "%s + %s", "%s * %s", "_uk_maximum(%s, %s)", "_uk_minimum(%s, %s)", "%s + %s", "%s || %s", "%s && %s",
       "_uk_argmax_comb(%s, %s)", "_uk_argmin_comb(%s, %s)", "_uk_welford_comb(%s, %s)", "_uk_welford_comb(%s, %s)"};
@@ -426,7 +403,7 @@ static void member_comb(const member *m, const char *x, const char *y, uk_strbuf
   else uk__sb_addf(out, fmt[m->red], x, y);
 }
 
-static void member_ident(const member *m, uk_strbuf *out) {
+void uk__fuse_member_ident(const member *m, uk_strbuf *out) {
   const char *a = ct(m->a);
   switch (m->red) {
   case UK_RED_SUM:
@@ -447,7 +424,7 @@ static void member_ident(const member *m, uk_strbuf *out) {
 }
 
 /* The reduced value of member m (acc text x) as the node's dtype. */
-static void member_final(ctx *c, const member *m, const char *x, uk_strbuf *out) {
+void uk__fuse_member_final(const ctx *c, const member *m, const char *x, uk_strbuf *out) {
   uk_strbuf v;
   uk__sb_init(&v);
   const char *a = ct(m->a);
@@ -493,7 +470,7 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   for (int id = 0; id < g->nnodes; id++)
     if (c->p->needed[id] && g->nodes[id].kind == UK_FN_RED && c->group_of[id] == group &&
         !(g->nodes[id].op == UK_RED_SUM && c->p->partner[id] >= 0)) {
-      member_init(c, id, &ms[nm++]);
+      uk__fuse_member_init(c, id, &ms[nm++]);
       if (nm == 1) k->red_node = id, k->map_node = g->nodes[id].arg[0];
       if (ms[nm - 1].red == UK_RED_MAX || ms[nm - 1].red == RED_LSE || ms[nm - 1].red == UK_RED_MIN || ms[nm - 1].red == UK_RED_ARGMAX ||
           ms[nm - 1].red == UK_RED_ARGMIN)
@@ -504,7 +481,7 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   uk_strbuf pre, mapb, mdecl, mcall, postb, pdecl, pcall, inp, outp, tmp;
   uk_strbuf *all[] = {&pre, &mapb, &mdecl, &mcall, &postb, &pdecl, &pcall, &inp, &outp, &tmp};
   for (int j = 0; j < 10; j++) uk__sb_init(all[j]);
-  banner(c, &pre, user_preamble);
+  uk__fuse_banner(c, &pre, user_preamble);
   if (!single) {
     uk__sb_add(&pre, "struct _uk_acc {\n");
     for (int m = 0; m < nm; m++) uk__sb_addf(&pre, "  %s m%d;\n", ms[m].type, m);
@@ -514,13 +491,13 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   uk__sb_addf(&pre, "static __device__ __forceinline__ %s _uk_ident() {\n", acc);
   if (single) {
     uk__sb_add(&pre, "  return ");
-    member_ident(&ms[0], &pre);
+    uk__fuse_member_ident(&ms[0], &pre);
     uk__sb_add(&pre, ";\n}\n");
   } else {
     uk__sb_add(&pre, "  _uk_acc r;\n");
     for (int m = 0; m < nm; m++) {
       uk__sb_addf(&pre, "  r.m%d = ", m);
-      member_ident(&ms[m], &pre);
+      uk__fuse_member_ident(&ms[m], &pre);
       uk__sb_add(&pre, ";\n");
     }
     uk__sb_add(&pre, "  return r;\n}\n");
@@ -529,7 +506,7 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   uk__sb_addf(&pre, "static __device__ __forceinline__ %s _uk_comb(const %s &a, const %s &b) {\n", acc, acc, acc);
   if (single) {
     uk__sb_add(&pre, "  return ");
-    member_comb(&ms[0], "a", "b", &pre);
+    uk__fuse_member_comb(&ms[0], "a", "b", &pre);
     uk__sb_add(&pre, ";\n}\n");
   } else {
     uk__sb_add(&pre, "  _uk_acc r;\n");
@@ -538,17 +515,17 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
       snprintf(x, sizeof x, "a.m%d", m);
       snprintf(y, sizeof y, "b.m%d", m);
       uk__sb_addf(&pre, "  r.m%d = ", m);
-      member_comb(&ms[m], x, y, &pre);
+      uk__fuse_member_comb(&ms[m], x, y, &pre);
       uk__sb_add(&pre, ";\n");
     }
     uk__sb_add(&pre, "  return r;\n}\n");
   }
   /* map: the prologue */
   fn f;
-  fn_begin(c, &f, &mapb, "  ");
+  uk__fuse_fn_begin(c, &f, &mapb, "  ");
   for (int m = 0; m < nm; m++) {
     uk__sb_reset(&tmp);
-    member_map(&f, &ms[m], &tmp);
+    uk__fuse_member_map(&f, &ms[m], &tmp);
     if (single) uk__sb_addf(&mapb, "  return %s;\n", uk__sb_str(&tmp));
     else uk__sb_addf(&mapb, "  _uk_r.m%d = %s;\n", m, uk__sb_str(&tmp));
   }
@@ -560,13 +537,13 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
   if (!single) uk__sb_add(&pre, "  return _uk_r;\n");
   uk__sb_add(&pre, "}\n");
   /* post-map: the epilogue */
-  fn_begin(c, &f, &postb, "  ");
+  uk__fuse_fn_begin(c, &f, &postb, "  ");
   f.own_domain = group;
   for (int m = 0; m < nm; m++) {
     char x[16];
     snprintf(x, sizeof x, single ? "a" : "a.m%d", m);
     uk__sb_reset(&tmp);
-    member_final(c, &ms[m], x, &tmp);
+    uk__fuse_member_final(c, &ms[m], x, &tmp);
     uk__sb_addf(&postb, "  %s _uk_v%d = %s;\n", ct(ms[m].r), ms[m].id, uk__sb_str(&tmp));
     c->done[ms[m].id] = 1;
     if (ms[m].red == RED_LSE) { /* the sum of the pair */
@@ -630,7 +607,7 @@ uk_status uk__fuse_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name
                         const int *group_of, const int *materialised, const int *domain) {
   int nn = g->nnodes;
   uk_status s = UK_OK;
-  ctx c = {g, p, group_of, materialised, domain, NULL, NULL, NULL, NULL};
+  ctx c = {g, p, group_of, materialised, domain, NULL, NULL, NULL, NULL, 0};
   c.temp_of = malloc((size_t)nn * sizeof *c.temp_of);
   c.leaf = calloc((size_t)nn, sizeof *c.leaf);
   c.done = calloc((size_t)nn, 1);

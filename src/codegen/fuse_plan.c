@@ -171,6 +171,8 @@ void uk__fuse_plan_free(uk_fuse_plan *p) {
   free(p->out_dtype);
   free(p->needed);
   free(p->partner);
+  free(p->row.source);
+  free(p->row.name);
   free(p);
 }
 
@@ -299,6 +301,7 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     }
   }
   s = uk__fuse_emit(g, p, name, user_preamble, group_of, mat, domain);
+  if (!s && p->nkernels > 1) s = uk__fuse_row(g, p, name, user_preamble);
   goto out;
 nomem:
   s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");

@@ -44,6 +44,33 @@ typedef struct uk_fuse_kernel {
 
 #define UK_FUSE_MAX_WEAK_CHECKS 32
 
+/* Parameters of the row kernel, in order. UK_ROW_IN: pointer to input
+ * `index` and its byte strides over the map shape (_uk_st<ndim>, 0 on
+ * broadcast axes); UK_ROW_SCALAR: input `index`'s value in its dtype;
+ * UK_ROW_OUT: pointer to output `index` and its strides (a per-row output:
+ * its row axes' strides, then 0). Then the geometry (_uk_geo<ndim>). */
+typedef enum uk_fuse_row_param { UK_ROW_IN = 0, UK_ROW_SCALAR, UK_ROW_OUT } uk_fuse_row_param;
+
+/* The row plan (fuse_row.c): a program whose reductions all reduce the
+ * last axis of one map shape, their results used again per row (softmax,
+ * x - mean(x, axis=-1, keepdims=True), layer norms), runs as one kernel:
+ * a block (or a warp, for short rows) owns a row, keeps it in shared
+ * memory (re-reading what does not fit), runs the reductions level
+ * by level as block reductions, then writes the row. Chosen per call when
+ * the shapes fit (uk__fuse_row_fits); source == NULL when the program has
+ * no row plan. */
+typedef struct uk_fuse_row {
+  char *source, *name;
+  int ndim;     /* of the map shape */
+  int map_node; /* a reduction's operand: its shape is the map shape */
+  int max_threads; /* threads per row at most (the kernel's launch bound) */
+  int nparams;
+  struct {
+    int kind, index;
+  } param[2 * UK_FUSE_MAX_INPUTS];
+  unsigned char out_per_row[UK_FUSE_MAX_INPUTS]; /* output k is one value per row */
+} uk_fuse_row;
+
 typedef struct uk_fuse_plan {
   uk_fuse_type *type; /* per node */
   int *ndim;          /* per node */
@@ -63,6 +90,7 @@ typedef struct uk_fuse_plan {
     uk_dtype dtype;
     size_t pos;
   } weak_checks[UK_FUSE_MAX_WEAK_CHECKS];
+  uk_fuse_row row;
 } uk_fuse_plan;
 
 /* Types the program for sig and plans its kernels; errors (type, axis) name
@@ -78,6 +106,16 @@ int uk__fuse_int_fits(int64_t v, uk_dtype t);
  * plan->ndim), with NumPy broadcasting; UK_ERR_SHAPE with a caret otherwise. */
 uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *const *in_shapes,
                           int64_t *shapes);
+
+/* Plans and emits the row kernel when the program has one (fuse_row.c):
+ * p->row.source stays NULL otherwise. */
+uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
+
+/* 1 when a call with these node shapes (uk__fuse_shapes) runs the row
+ * plan: the reductions' operands have the map shape, elementwise outputs
+ * have it too, and there are rows and columns. Memory overlap is the
+ * runtime's check. */
+int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes);
 
 /* Emits the kernel definitions of a planned program (fuse_emit.c). */
 uk_status uk__fuse_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble,

@@ -9,21 +9,29 @@
  * and frees the intermediates ordered after them. No launch or cache code
  * lives here. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
 #include "codegen/fuse_plan.h"
 #include "runtime/context.h"
+#include "runtime/device.h"
+#include "runtime/kernel_common.h"
+#include "runtime/module.h"
 
 typedef struct fz_entry {
   struct fz_entry *next;
   uk_fuse_sig sig;
   uk_fuse_plan *plan;
   void **kernels; /* uk_elementwise * or uk_reduction * per plan kernel */
+  _Atomic(uk_module *) row_mod; /* the row kernel's module, compiled at its first call */
+  uk_function *row_fn;          /* set before row_mod is published, with: */
+  int row_smem;                 /* dynamic shared memory a row kernel's block may take */
 } fz_entry;
 
 struct uk_fusion {
@@ -36,7 +44,7 @@ struct uk_fusion {
   _Atomic(fz_entry *) entries;   /* published with release, read with acquire */
 };
 
-typedef enum mode { M_CALL, M_SOURCE, M_PRECOMPILE, M_INFO } mode;
+typedef enum mode { M_CALL, M_SOURCE, M_PRECOMPILE, M_INFO, M_COUNT } mode;
 
 static void entry_free(fz_entry *e) {
   if (!e) return;
@@ -46,6 +54,7 @@ static void entry_free(fz_entry *e) {
     else uk_elementwise_destroy(e->kernels[k]);
   }
   free(e->kernels);
+  uk_module_destroy(atomic_load(&e->row_mod));
   uk__fuse_plan_free(e->plan);
   free(e);
 }
@@ -293,14 +302,180 @@ static uk_status add_info(uk_compile_info *all, uk_compile_info *one) {
   return UK_OK;
 }
 
+/* The row plan runs this call (codegen/fuse_row.c): the shapes fit, every
+ * array is on the call's device, and no given output overlaps an input
+ * other than as the very same view (a block reads its row before it
+ * writes it; other overlaps go to the split plan, which copies). */
+static int row_usable(const uk_fusion *f, const uk_fuse_plan *p, const uk_arg *in, const uk_array *outs, int given,
+                      const int64_t *shapes, int device) {
+  if (!uk__fuse_row_fits(f->prog, p, shapes)) return 0;
+  for (int k = 0; k < f->prog->nin; k++) {
+    if (in[k].kind != UK_ARG_ARRAY) continue;
+    const uk_array *a = in[k].v.array;
+    uint64_t alo, ahi, olo, ohi;
+    if (a->device != device) return 0;
+    for (int o = 0; given && o < f->prog->nout; o++)
+      if (outs[o].device != device ||
+          (uk__array_span(a, &alo, &ahi) && uk__array_span(&outs[o], &olo, &ohi) && alo < ohi && olo < ahi &&
+           !uk__array_same_view(a, &outs[o])))
+        return 0;
+  }
+  return 1;
+}
+
+/* The row kernel's function, compiled at the first call (precompile:
+ * compiled into the caches and dropped; needs no device). */
+static uk_status row_function(uk_fusion *f, fz_entry *e, int precompile, uk_function **fn) {
+  uk_module *mod = atomic_load_explicit(&e->row_mod, memory_order_acquire);
+  if (mod && !precompile) {
+    *fn = e->row_fn;
+    return UK_OK;
+  }
+  const uk_fuse_row *r = &e->plan->row;
+  uk_module_options mo = {0};
+  mo.options = (const char *const *)f->options;
+  mo.num_options = f->num_options;
+  mo.name = r->name;
+  uk_status s = UK_OK;
+  if (precompile) {
+    if (!mod && !(s = uk_module_from_source(f->ctx, r->source, &mo, &mod))) uk_module_destroy(mod);
+    return s;
+  }
+  pthread_mutex_lock(&f->lock);
+  if (!(mod = atomic_load_explicit(&e->row_mod, memory_order_relaxed))) {
+    if (!(s = uk_module_from_source(f->ctx, r->source, &mo, &mod)) && (s = uk_module_function(mod, r->name, &e->row_fn)))
+      uk_module_destroy(mod);
+    if (!s) {
+      /* 96 KiB: a 16384-element float32 row (64 KiB) and three blocks an
+       * SM on sm_80/90; where the opt-in fails, the default 48 KiB */
+      e->row_smem = 96 * 1024;
+      if (uk_function_set_attribute(e->row_fn, UK_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, e->row_smem)) {
+        e->row_smem = 48 * 1024;
+        uk__error_clear();
+      }
+      atomic_store_explicit(&e->row_mod, mod, memory_order_release);
+    }
+  }
+  *fn = e->row_fn;
+  pthread_mutex_unlock(&f->lock);
+  return s;
+}
+
+/* M_INFO for the row kernel: its compile (or cache lookup) described. */
+static uk_status row_info(uk_fusion *f, fz_entry *e, uk_compile_info *info) {
+  const uk_fuse_row *r = &e->plan->row;
+  uk_module_options mo = {0};
+  mo.options = (const char *const *)f->options;
+  mo.num_options = f->num_options;
+  mo.name = r->name;
+  uk_module *mod = NULL;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uk_status s = uk_module_from_source(f->ctx, r->source, &mo, &mod);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (s) return s;
+  if (!(info->log = strdup(mod->bin->log))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  info->arch = mod->bin->arch;
+  info->is_ptx = mod->bin->is_ptx;
+  info->image_bytes = mod->bin->image_size;
+  info->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+  uk_module_destroy(mod);
+  return s;
+}
+
+/* Byte strides of a over the last nd axes of the map shape (right-aligned;
+ * 0 where a broadcasts). per_row: a's row axes, then 0. */
+static void row_strides(const uk_array *a, int nd, int per_row, int64_t *st) {
+  for (int d = 0; d < nd; d++) st[d] = 0;
+  if (per_row) {
+    for (int d = 0; d < nd - 1 && d < a->ndim; d++) st[d] = a->shape[d] == 1 ? 0 : a->strides[d];
+    return;
+  }
+  for (int d = 0; d < a->ndim; d++) st[nd - a->ndim + d] = a->shape[d] == 1 ? 0 : a->strides[d];
+}
+
+/* Launches the row kernel: threads per row for about 8 elements each (a
+ * power of two, 32 .. max_threads), a warp per row under 64 (8 rows a
+ * block); as much of each row kept in shared memory as row_smem holds. */
+static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const uk_array *outs, const int64_t *shapes,
+                            void *stream, int device) {
+  const uk_fuse_plan *p = e->plan;
+  const uk_fuse_row *r = &p->row;
+  int nd = r->ndim, ldev = -1, pushed = 0;
+  uk_function *fn;
+  uk_status s = uk__launch_enter(f->ctx, stream, &ldev, &pushed);
+  uk__device_leave(pushed);
+  if (!s && ldev != device)
+    s = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", f->name, device,
+                   ldev);
+  if (s || (s = row_function(f, e, 0, &fn))) return s;
+  const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
+  int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
+  for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
+  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
+  int t = 32;
+  while (t < r->max_threads && (int64_t)t * 8 < n) t *= 2;
+  int block = t >= 64 ? t : 256, rpb = block / t;
+  int64_t grid = (rows + rpb - 1) / rpb;
+  /* kept elements: each input's part rounded up to 16 bytes, as the kernel does */
+  int64_t esize = 0, nkept = 0, nc, rowbytes = 0;
+  for (int j = 0; j < r->nparams; j++)
+    if (r->param[j].kind == UK_ROW_IN) {
+      esize += (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype);
+      nkept++;
+    }
+  nc = esize ? (e->row_smem / rpb - 16 * nkept) / esize : 0;
+  if (nc > n) nc = n;
+  if (nc < 0) nc = 0;
+  for (int j = 0; j < r->nparams; j++)
+    if (r->param[j].kind == UK_ROW_IN) rowbytes += (nc * (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype) + 15) & ~15LL;
+  geo[nd] = rows;
+  geo[nd + 1] = n;
+  geo[nd + 2] = nc;
+  geo[nd + 3] = rowbytes;
+  geo[nd + 4] = 0;
+  memcpy(&geo[nd + 4], &t, sizeof t);
+  void *args[4 * UK_FUSE_MAX_INPUTS + 1];
+  uint64_t ptr[2 * UK_FUSE_MAX_INPUTS];
+  int64_t st[2 * UK_FUSE_MAX_INPUTS][UK_MAX_NDIM];
+  unsigned char val[2 * UK_FUSE_MAX_INPUTS][16];
+  int na = 0;
+  for (int j = 0; j < r->nparams; j++) {
+    int k = r->param[j].index;
+    if (r->param[j].kind == UK_ROW_SCALAR) {
+      const uk_arg *a = &in[k];
+      unsigned char *v = val[j];
+      memset(v, 0, 16);
+      switch (a->kind) {
+      case UK_ARG_INT: memcpy(v, &a->v.i, 8); break;
+      case UK_ARG_FLOAT: memcpy(v, &a->v.f, 8); break;
+      case UK_ARG_COMPLEX: memcpy(v, a->v.c, 16); break;
+      case UK_ARG_BOOL: v[0] = a->v.b != 0; break;
+      default: memcpy(v, a->v.bytes, uk_dtype_size(a->dtype)); break;
+      }
+      args[na++] = v;
+      continue;
+    }
+    const uk_array *a = r->param[j].kind == UK_ROW_IN ? in[k].v.array : &outs[k];
+    ptr[j] = a->data;
+    row_strides(a, nd, r->param[j].kind == UK_ROW_OUT && r->out_per_row[k], st[j]);
+    args[na++] = &ptr[j];
+    args[na++] = st[j];
+  }
+  args[na++] = geo;
+  uk_grid_launch gl = {{(unsigned)(grid < (1 << 24) ? grid : (1 << 24)), 1, 1}, {(unsigned)block, 1, 1},
+                       (unsigned)(rowbytes * rpb), stream, 0};
+  return uk_function_launch(fn, &gl, args);
+}
+
 static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
-                     mode m, char **source, uk_compile_info *info) {
+                     mode m, char **source, uk_compile_info *info, int *count) {
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
   if (m == M_SOURCE && !source) return uk__errorf(UK_ERR_INVALID, "uk_fusion_source: source is NULL");
   if (m == M_INFO && !info) return uk__errorf(UK_ERR_INVALID, "uk_fusion_compile_info: info is NULL");
   uk_compile_info all = {0}, one = {0};
   uk_fuse_sig sig;
-  fz_entry *e;
+  fz_entry *e = NULL;
   uk_status s = make_sig(f, in, nin, out, nout, &sig);
   if (s || (s = lookup(f, &sig, &e))) return s;
   const uk_fuse_prog *g = f->prog;
@@ -355,6 +530,24 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
       uk_array_init(&outs[k], FAKE_PTR * (uint64_t)(k + 1), p->out_dtype[k], nd, sh);
       outs[k].device = device;
     }
+  }
+  if (p->row.source && row_usable(f, p, in, outs, sig.out_given, shapes, device)) {
+    if (m == M_CALL) s = row_launch(f, e, in, outs, shapes, stream, device);
+    else if (m == M_PRECOMPILE) s = row_function(f, e, 1, NULL);
+    else if (m == M_INFO) s = row_info(f, e, &all);
+    else if (m == M_SOURCE) {
+      uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name, p->row.name);
+      uk__sb_add(&src, p->row.source);
+    } else *count = 1;
+    if (s) {
+      uk__error_prefix("%s (row kernel '%s')", f->name, p->row.name);
+      goto out;
+    }
+    goto done;
+  }
+  if (m == M_COUNT) {
+    *count = p->nkernels;
+    goto out;
   }
   for (int t = 0; t < p->ntemps; t++) {
     int id = p->temp_node[t];
@@ -443,6 +636,7 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
       uk_free(ks);
     }
   }
+done:
   if (m == M_SOURCE) {
     if (!(*source = uk__sb_detach(&src))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
   }
@@ -467,30 +661,26 @@ out:
 }
 
 uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_CALL, NULL, NULL);
+  return run(f, in, nin, out, nout, launch, M_CALL, NULL, NULL, NULL);
 }
 
 uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_PRECOMPILE, NULL, NULL);
+  return run(f, in, nin, out, nout, launch, M_PRECOMPILE, NULL, NULL, NULL);
 }
 
 uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
                            char **source) {
-  return run(f, in, nin, out, nout, launch, M_SOURCE, source, NULL);
+  return run(f, in, nin, out, nout, launch, M_SOURCE, source, NULL, NULL);
 }
 
 uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                  const uk_launch *launch, uk_compile_info *info) {
-  return run(f, in, nin, out, nout, launch, M_INFO, NULL, info);
+  return run(f, in, nin, out, nout, launch, M_INFO, NULL, info, NULL);
 }
 
 uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, int *count) {
   if (!f || !count) return uk__errorf(UK_ERR_INVALID, "uk_fusion_kernel_count: NULL argument");
-  uk_fuse_sig sig;
-  fz_entry *e;
-  uk_status s = make_sig(f, in, nin, out, nout, &sig);
-  if (s || (s = lookup(f, &sig, &e))) return s;
-  *count = e->plan->nkernels;
-  return UK_OK;
+  /* run writes to out only when it calls */
+  return run(f, in, nin, (uk_array *)(uintptr_t)out, nout, NULL, M_COUNT, NULL, NULL, count);
 }

@@ -1,0 +1,60 @@
+/* What the fusion emitters share (fuse_emit.c: elementwise and reduction
+ * kernel definitions; fuse_row.c: the one-kernel row plan): typed locals of
+ * nodes and the accumulator members of reductions. Internal to codegen. */
+#ifndef UK_CODEGEN_FUSE_EMIT_H
+#define UK_CODEGEN_FUSE_EMIT_H
+
+#include "base/strbuf.h"
+#include "codegen/fuse_plan.h"
+
+/* One generated function body: which nodes are leaves (parameters) and
+ * which locals exist already. */
+typedef struct uk_fuse_fn {
+  const uk_fuse_prog *g;
+  const uk_fuse_plan *p;
+  char **leaf;   /* per node: parameter/expression text, or NULL */
+  char *done;    /* per node: local emitted */
+  uk_strbuf *body;
+  const char *indent;
+  const int *domain; /* per node or NULL; intermediates of own_domain are computed, not read */
+  int own_domain;
+} uk_fuse_fn;
+
+/* The state of one program's emission. */
+typedef struct uk_fuse_ectx {
+  const uk_fuse_prog *g;
+  uk_fuse_plan *p;
+  const int *group_of, *mat, *domain;
+  int *temp_of; /* per node: intermediate index or -1 */
+  char **leaf;
+  char *done;
+  char *used;
+  int no_online; /* 1: a max with an online-softmax partner is a plain max */
+} uk_fuse_ectx;
+
+/* One reduction's accumulator member. */
+typedef struct uk_fuse_member {
+  int id, red;
+  uk_dtype x, r, a; /* arg dtype, result dtype, accumulation dtype */
+  char type[64];    /* C type of the member */
+} uk_fuse_member;
+
+/* The C type of dtype t in generated code. */
+const char *uk__fuse_ctype(uk_dtype t);
+/* Resets the per-function state: inputs and intermediates are leaves. */
+void uk__fuse_fn_begin(uk_fuse_ectx *c, uk_fuse_fn *f, uk_strbuf *body, const char *indent);
+/* Emits node id's locals into f->body and appends its value as dtype `to`. */
+void uk__fuse_value(uk_fuse_fn *f, int id, uk_dtype to, uk_strbuf *out);
+/* The include, the parameter-name comment and the user's preamble. */
+void uk__fuse_banner(const uk_fuse_ectx *c, uk_strbuf *pre, const char *user_preamble);
+/* A reduction node as an accumulator member: its type, the value one
+ * element maps to (`_J`: the element's index along the reduced axes), the
+ * combine of x and y, the identity, and the result (as the node's dtype)
+ * from the reduced accumulator x (`_uk_n`: elements reduced, for mean). */
+void uk__fuse_member_init(const uk_fuse_ectx *c, int id, uk_fuse_member *m);
+void uk__fuse_member_map(uk_fuse_fn *f, const uk_fuse_member *m, uk_strbuf *out);
+void uk__fuse_member_comb(const uk_fuse_member *m, const char *x, const char *y, uk_strbuf *out);
+void uk__fuse_member_ident(const uk_fuse_member *m, uk_strbuf *out);
+void uk__fuse_member_final(const uk_fuse_ectx *c, const uk_fuse_member *m, const char *x, uk_strbuf *out);
+
+#endif

@@ -1,0 +1,399 @@
+/* The row plan of a fusion program: one kernel in which a block (or a warp,
+ * for short rows) owns a row of the map shape (templates/ukern/fusion_row.cuh).
+ *
+ * It applies when every reduction reduces the last axis of one map shape
+ * and everything computed from the reductions is either one value per row
+ * (keepdims results and what is computed from them and scalars) or used
+ * per element of the row: softmax, x - mean(x, axis=-1, keepdims=True),
+ * layer norms. Nodes are scalars, per-row or per-element; the reductions
+ * run level by level (a reduction of an expression of earlier reductions
+ * comes one level later), each a block reduction whose result every thread
+ * of the row gets, then the per-element outputs are written and the
+ * per-row ones by the row's first thread. The row's elements of every
+ * array input are kept in shared memory (each thread keeps and reads back
+ * its own elements: no barrier), so a row that fits is read from memory
+ * once: one read and one write of the array for softmax, against two
+ * reads and a write for the split plan. The part of a longer row that
+ * does not fit is re-read in each pass (from L2, mostly). Shared memory
+ * rather than registers: a register copy needs fully unrolled loops, and
+ * their address arithmetic spilled at 16 elements a thread. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "codegen/dtype.h"
+#include "codegen/fuse_emit.h"
+
+/* Threads per row at most (the kernel's launch bound). */
+enum { ROW_THREADS = 512 };
+
+enum { C_SCALAR = 0, C_ROW, C_ELEM };
+
+/* Classifies the needed nodes (cls) and levels the reductions; the map
+ * ndim, or 0 when the program has no row plan. */
+static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int *level, int *map_node) {
+  int nd = 0;
+  for (int id = 0; id < g->nnodes; id++) {
+    const uk_fuse_node *n = &g->nodes[id];
+    cls[id] = C_SCALAR;
+    level[id] = 0;
+    if (!p->needed[id] || p->scalar[id]) continue;
+    for (int k = 0; k < n->nargs; k++)
+      if (level[n->arg[k]] > level[id]) level[id] = level[n->arg[k]];
+    if (n->kind == UK_FN_INPUT) {
+      cls[id] = C_ELEM;
+    } else if (n->kind == UK_FN_RED) {
+      int a = n->arg[0], and_ = p->ndim[a];
+      if (cls[a] != C_ELEM || and_ < 1 || p->axes[id] != 1u << (and_ - 1) || (nd && and_ != nd)) return 0;
+      if (!nd) *map_node = a;
+      nd = and_;
+      cls[id] = C_ROW;
+      level[id]++;
+    } else {
+      int elem = 0;
+      for (int k = 0; k < n->nargs; k++) elem |= cls[n->arg[k]] == C_ELEM;
+      cls[id] = elem ? C_ELEM : C_ROW;
+      /* a per-row value meets only per-row values of its own ndim, and
+       * reaches elements only with keepdims (its ndim is the map's) */
+      for (int k = 0; k < n->nargs; k++) {
+        int a = n->arg[k];
+        if (cls[a] == C_ROW && p->ndim[a] != (elem ? nd : p->ndim[id])) return 0;
+      }
+    }
+  }
+  if (!nd) return 0;
+  for (int id = 0; id < g->nnodes; id++)
+    if (cls[id] == C_ELEM && p->ndim[id] > nd) return 0;
+  for (int o = 0; o < g->nout; o++)
+    if (cls[g->out_node[o]] == C_SCALAR) return 0;
+  return nd;
+}
+
+int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes) {
+  const uk_fuse_row *r = &p->row;
+  if (!r->source) return 0;
+  int nd = r->ndim;
+  const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
+  int64_t rows = 1;
+  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
+  /* empty rows or no rows: the split plan has the zero-size rules; a few
+   * long rows: the split plan spreads each over many blocks */
+  if (rows < 1 || ms[nd - 1] < 1) return 0;
+  if (rows < 128 && ms[nd - 1] > 8192) return 0;
+  for (int id = 0; id < g->nnodes; id++) {
+    const uk_fuse_node *n = &g->nodes[id];
+    if (!p->needed[id] || n->kind != UK_FN_RED) continue;
+    if (memcmp(shapes + (size_t)n->arg[0] * UK_MAX_NDIM, ms, (size_t)nd * sizeof *ms)) return 0;
+  }
+  for (int o = 0; o < g->nout; o++) {
+    int id = g->out_node[o];
+    if (!r->out_per_row[o] && (p->ndim[id] != nd || memcmp(shapes + (size_t)id * UK_MAX_NDIM, ms, (size_t)nd * sizeof *ms)))
+      return 0;
+  }
+  /* array inputs broadcast into the map shape */
+  for (int id = 0; id < g->nin; id++) {
+    if (!p->needed[id] || p->scalar[id]) continue;
+    const int64_t *s = shapes + (size_t)id * UK_MAX_NDIM;
+    int and_ = p->ndim[id];
+    if (and_ > nd) return 0;
+    for (int d = 0; d < and_; d++)
+      if (s[d] != 1 && s[d] != ms[nd - and_ + d]) return 0;
+  }
+  return 1;
+}
+
+/* The accumulator of one level: type _uk_acc<L>, identity _uk_ident<L>(),
+ * combine functor _uk_op<L>. */
+static void level_acc(const uk_fuse_member *ms, int nm, int L, uk_strbuf *pre) {
+  char x[24], y[24];
+  if (nm == 1) uk__sb_addf(pre, "typedef %s _uk_acc%d;\n", ms[0].type, L);
+  else {
+    uk__sb_addf(pre, "struct _uk_acc%d {\n", L);
+    for (int m = 0; m < nm; m++) uk__sb_addf(pre, "  %s m%d;\n", ms[m].type, m);
+    uk__sb_add(pre, "};\n");
+  }
+  uk__sb_addf(pre, "static __device__ __forceinline__ _uk_acc%d _uk_ident%d() {\n  _uk_acc%d r;\n", L, L, L);
+  for (int m = 0; m < nm; m++) {
+    if (nm == 1) uk__sb_add(pre, "  r = ");
+    else uk__sb_addf(pre, "  r.m%d = ", m);
+    uk__fuse_member_ident(&ms[m], pre);
+    uk__sb_add(pre, ";\n");
+  }
+  uk__sb_addf(pre, "  return r;\n}\nstruct _uk_op%d {\n  __device__ __forceinline__ _uk_acc%d operator()(const _uk_acc%d &a, "
+              "const _uk_acc%d &b) const {\n    _uk_acc%d r;\n", L, L, L, L, L);
+  for (int m = 0; m < nm; m++) {
+    snprintf(x, sizeof x, "a.m%d", m);
+    snprintf(y, sizeof y, "b.m%d", m);
+    if (nm == 1) uk__sb_add(pre, "    r = ");
+    else uk__sb_addf(pre, "    r.m%d = ", m);
+    uk__fuse_member_comb(&ms[m], nm == 1 ? "a" : x, nm == 1 ? "b" : y, pre);
+    uk__sb_add(pre, ";\n");
+  }
+  uk__sb_add(pre, "    return r;\n  }\n};\n");
+}
+
+typedef struct row_em {
+  uk_fuse_ectx c;
+  const int *cls, *level;
+  char *final_;      /* per node: a reduction whose per-row value exists */
+  uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
+  uk_strbuf kept;    /* their arguments from shared memory */
+  uk_strbuf loaded;  /* and loaded from memory */
+} row_em;
+
+static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
+  uk__fuse_fn_begin(&e->c, f, body, indent);
+  for (int id = 0; id < e->c.g->nnodes; id++)
+    if (e->final_[id]) e->c.done[id] = 1;
+}
+
+/* The loops of a pass over the row: kept elements, then the rest loaded;
+ * each step is pre "_uk_f(_J, elements)" post. */
+static void pass_loops(row_em *e, uk_strbuf *b, const char *pre, const char *post) {
+  uk__sb_addf(b, "      long long _J = _uk_t;\n      for (; _J < _uk_nc; _J += _uk_T) %s_uk_f(_J%s)%s;\n"
+                 "      for (; _J < _uk_n; _J += _uk_T) %s_uk_f(_J%s)%s;\n",
+              pre, uk__sb_str(&e->kept), post, pre, uk__sb_str(&e->loaded), post);
+}
+
+/* One level's reductions: the per-thread pass, the row reduction and the
+ * per-row results _uk_v<id>. */
+static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  uk_fuse_member ms[64];
+  int nm = 0;
+  for (int id = 0; id < g->nnodes; id++)
+    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] == L) {
+      if (nm == 64) return uk__errorf(UK_ERR_INVALID, "fusion: more than 64 reductions in one level");
+      uk__fuse_member_init(&e->c, id, &ms[nm++]);
+    }
+  level_acc(ms, nm, L, pre);
+  uk__sb_addf(b, "    _uk_acc%d _uk_a%d = _uk_ident%d();\n    {\n", L, L, L);
+  uk_fuse_fn f;
+  uk_strbuf lb;
+  uk__sb_init(&lb);
+  fn_start(e, &f, &lb, "        ");
+  uk__sb_addf(&lb, "        _uk_acc%d _uk_r;\n", L);
+  for (int m = 0; m < nm; m++) {
+    uk__sb_reset(tmp);
+    uk__fuse_member_map(&f, &ms[m], tmp);
+    if (nm == 1) uk__sb_addf(&lb, "        _uk_r = %s;\n", uk__sb_str(tmp));
+    else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
+  }
+  uk__sb_addf(b, "      auto _uk_f = [&](const long long _J%s) -> _uk_acc%d {\n%s        return _uk_r;\n      };\n",
+              uk__sb_str(&e->lparams), L, uk__sb_str(&lb));
+  char acc[64];
+  snprintf(acc, sizeof acc, "_uk_a%d = _uk_op%d()(_uk_a%d, ", L, L, L);
+  pass_loops(e, b, acc, ")");
+  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
+              L);
+  for (int m = 0; m < nm; m++) {
+    char x[32];
+    snprintf(x, sizeof x, "_uk_a%d.m%d", L, m);
+    if (nm == 1) snprintf(x, sizeof x, "_uk_a%d", L);
+    uk__sb_reset(tmp);
+    uk__fuse_member_final(&e->c, &ms[m], x, tmp);
+    uk__sb_addf(b, "    const %s _uk_v%d = %s;\n", uk__fuse_ctype(ms[m].r), ms[m].id, uk__sb_str(tmp));
+    e->final_[ms[m].id] = 1;
+  }
+  if (lb.failed) b->failed = 1;
+  uk__sb_release(&lb);
+  return UK_OK;
+}
+
+/* Writes output o (node id) as "<lvalue> = value;" into b. */
+static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *lvalue, uk_strbuf *b, uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  uk_dtype t = e->c.p->out_dtype[o];
+  uk__sb_reset(tmp);
+  uk__fuse_value(f, g->out_node[o], t, tmp);
+  uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, uk__fuse_ctype(t), lvalue, uk__sb_str(tmp));
+}
+
+static uk_status emit(row_em *e, int nd, const char *name, const char *user_preamble) {
+  const uk_fuse_prog *g = e->c.g;
+  uk_fuse_plan *p = e->c.p;
+  uk_fuse_row *r = &p->row;
+  /* regions: each kept input's part of the row's shared memory, at offset */
+  uk_strbuf pre, sig, b, tmp, regions, offset;
+  uk__sb_init(&regions);
+  uk__sb_init(&offset);
+  uk__sb_init(&pre);
+  uk__sb_init(&sig);
+  uk__sb_init(&b);
+  uk__sb_init(&tmp);
+  uk_status s = UK_OK;
+  int nlevels = 0;
+  for (int id = 0; id < g->nnodes; id++)
+    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] > nlevels) nlevels = e->level[id];
+  uk__sb_add(&pre, "#include <ukern/fusion_row.cuh>\n");
+  uk__fuse_banner(&e->c, &pre, user_preamble);
+  /* parameters: array inputs, scalars, outputs, geometry */
+  for (int k = 0; k < g->nin; k++) {
+    if (!p->needed[k]) continue;
+    const char *t = uk__fuse_ctype(p->type[k].dtype);
+    r->param[r->nparams].index = k;
+    if (p->scalar[k]) {
+      r->param[r->nparams++].kind = UK_ROW_SCALAR;
+      uk__sb_addf(&sig, "%s    const %s in%d", sig.len ? ",\n" : "", t, k);
+      continue;
+    }
+    r->param[r->nparams++].kind = UK_ROW_IN;
+    uk__sb_addf(&regions, "  %s *const _uk_k_in%d = (%s *)(_uk_kp%s);\n", t, k, t, uk__sb_str(&offset));
+    uk__sb_addf(&offset, " + ((_uk_nc * (long long)sizeof(%s) + 15) & ~15LL)", t);
+    uk__sb_addf(&sig, "%s    const %s *_uk_p_in%d, const _uk_st<%d> _uk_s_in%d", sig.len ? ",\n" : "", t, k, nd, k);
+    uk__sb_addf(&e->lparams, ", const %s in%d", t, k);
+    uk__sb_addf(&e->kept, ", _uk_k_in%d[_J]", k);
+    uk__sb_addf(&e->loaded, ", _uk_ld<%s>(_uk_b_in%d, _J, _uk_c_in%d)", t, k, k);
+  }
+  for (int o = 0; o < g->nout; o++) {
+    r->out_per_row[o] = e->cls[g->out_node[o]] == C_ROW;
+    r->param[r->nparams].kind = UK_ROW_OUT;
+    r->param[r->nparams++].index = o;
+    uk__sb_addf(&sig, "%s    %s *_uk_p_out%d, const _uk_st<%d> _uk_s_out%d", sig.len ? ",\n" : "",
+                uk__fuse_ctype(p->out_dtype[o]), o, nd, o);
+  }
+  r->ndim = nd;
+  r->max_threads = ROW_THREADS;
+  if (!(r->name = malloc(strlen(name) + 8))) goto nomem;
+  snprintf(r->name, strlen(name) + 8, "%s_row", name);
+  /* the kernel: per row, the kept elements, each level, the outputs */
+  uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
+  uk__sb_addf(&b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
+                  "  const long long _uk_n = _uk_g.n, _uk_nc = _uk_g.nc;\n"
+                  "  unsigned char *_uk_kp = _uk_dyn + (threadIdx.x / _uk_T) * _uk_g.rowbytes;\n"
+                  "%s"
+                  "  for (long long _uk_row = (long long)blockIdx.x * _uk_rpb + (long long)(threadIdx.x / _uk_T); "
+                  "_uk_row < _uk_g.nrows;\n       _uk_row += (long long)gridDim.x * _uk_rpb) {\n"
+                  "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
+              uk__sb_str(&regions), nd);
+  for (int j = 0; j < r->nparams; j++) {
+    int k = r->param[j].index;
+    if (r->param[j].kind == UK_ROW_IN)
+      uk__sb_addf(&b, "    const char *_uk_b_in%d = (const char *)_uk_p_in%d + _uk_ix.off(_uk_s_in%d);\n"
+                      "    const long long _uk_c_in%d = _uk_s_in%d.s[%d];\n",
+                  k, k, k, k, k, nd - 1);
+    else if (r->param[j].kind == UK_ROW_OUT)
+      uk__sb_addf(&b, "    char *_uk_b_out%d = (char *)_uk_p_out%d + _uk_ix.off(_uk_s_out%d);\n"
+                      "    const long long _uk_c_out%d = _uk_s_out%d.s[%d];\n",
+                  k, k, k, k, k, nd - 1);
+  }
+  uk__sb_add(&b, "#pragma unroll 4\n    for (long long _J = _uk_t; _J < _uk_nc; _J += _uk_T) {\n");
+  for (int j = 0; j < r->nparams; j++)
+    if (r->param[j].kind == UK_ROW_IN) {
+      int k = r->param[j].index;
+      uk__sb_addf(&b, "      _uk_keep(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
+    }
+  uk__sb_add(&b, "    }\n    _uk_keep_wait();\n");
+  for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, &pre, &b, &tmp);
+  if (s) goto out;
+  /* per-element outputs */
+  int nelem = 0;
+  for (int o = 0; o < g->nout; o++) nelem += !r->out_per_row[o];
+  if (nelem) {
+    uk_fuse_fn f;
+    uk_strbuf wb;
+    uk__sb_init(&wb);
+    fn_start(e, &f, &wb, "        ");
+    for (int o = 0; o < g->nout; o++) {
+      char lv[64];
+      if (r->out_per_row[o]) continue;
+      snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
+      write_out(e, &f, o, lv, &wb, &tmp);
+    }
+    uk__sb_addf(&b, "    {\n      auto _uk_f = [&](const long long _J%s) {\n%s      };\n", uk__sb_str(&e->lparams),
+                uk__sb_str(&wb));
+    pass_loops(e, &b, "", "");
+    uk__sb_add(&b, "    }\n");
+    if (wb.failed) b.failed = 1;
+    uk__sb_release(&wb);
+  }
+  if (nelem < g->nout) {
+    uk_fuse_fn f;
+    uk__sb_add(&b, "    if (_uk_t == 0) {\n");
+    uk_strbuf wb;
+    uk__sb_init(&wb);
+    fn_start(e, &f, &wb, "      ");
+    for (int o = 0; o < g->nout; o++) {
+      char lv[32];
+      if (!r->out_per_row[o]) continue;
+      snprintf(lv, sizeof lv, "_uk_b_out%d", o);
+      write_out(e, &f, o, lv, &wb, &tmp);
+    }
+    uk__sb_add(&b, uk__sb_str(&wb));
+    if (wb.failed) b.failed = 1;
+    uk__sb_release(&wb);
+    uk__sb_add(&b, "    }\n");
+  }
+  uk__sb_add(&b, "  }\n}\n");
+  uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d, 2) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
+              ROW_THREADS, r->name, uk__sb_str(&sig), nd);
+  uk__sb_add(&pre, uk__sb_str(&b));
+  if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed || e->kept.failed ||
+      e->loaded.failed)
+    goto nomem;
+  r->source = uk__sb_detach(&pre);
+  goto out;
+nomem:
+  s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+out:
+  uk__sb_release(&pre);
+  uk__sb_release(&sig);
+  uk__sb_release(&b);
+  uk__sb_release(&tmp);
+  uk__sb_release(&regions);
+  uk__sb_release(&offset);
+  return s;
+}
+
+uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble) {
+  int nn = g->nnodes;
+  uk_status s = UK_OK;
+  int *cls = calloc((size_t)nn + 1, sizeof *cls), *level = calloc((size_t)nn + 1, sizeof *level);
+  row_em e;
+  memset(&e, 0, sizeof e);
+  e.c.g = g;
+  e.c.p = p;
+  e.c.no_online = 1;
+  e.c.leaf = calloc((size_t)nn + 1, sizeof *e.c.leaf);
+  e.c.done = calloc((size_t)nn + 1, 1);
+  e.final_ = calloc((size_t)nn + 1, 1);
+  e.cls = cls;
+  e.level = level;
+  uk__sb_init(&e.lparams);
+  uk__sb_init(&e.kept);
+  uk__sb_init(&e.loaded);
+  if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_) {
+    s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+    goto out;
+  }
+  int nd = classify(g, p, cls, level, &p->row.map_node);
+  if (!nd) goto out;
+  for (int k = 0; k < g->nin; k++) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "in%d", k);
+    if (p->needed[k] && !(e.c.leaf[k] = strdup(buf))) {
+      s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+      goto out;
+    }
+  }
+  s = emit(&e, nd, name, user_preamble);
+out:
+  if (s) {
+    free(p->row.source);
+    free(p->row.name);
+    memset(&p->row, 0, sizeof p->row);
+  }
+  if (e.c.leaf)
+    for (int id = 0; id < nn; id++) free(e.c.leaf[id]);
+  free(e.c.leaf);
+  free(e.c.done);
+  free(e.final_);
+  free(cls);
+  free(level);
+  uk__sb_release(&e.lparams);
+  uk__sb_release(&e.kept);
+  uk__sb_release(&e.loaded);
+  return s;
+}

@@ -13,6 +13,20 @@ static uk_array arr(uk_dtype t, int ndim, const int64_t *shape, uint64_t data) {
   return a;
 }
 
+/* Precompiles f for these arguments (a failure prints NVRTC's log), then
+ * destroys it. */
+static void precompile_ok(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const char *prog,
+                          uk_dtype t) {
+  uk_status s = uk_fusion_precompile(f, in, nin, out, nout, NULL);
+  ut_checks++;
+  if (s) {
+    ut_failures++;
+    fprintf(stderr, "%s [%s]: %s: %s\n%s\n", prog, uk_dtype_name(t), uk_status_name(s), uk_last_error(),
+            uk_last_error_log());
+  }
+  uk_fusion_destroy(f);
+}
+
 static void compile(const char *ins, const char *outs, const char *prog, uk_dtype t, int nin, int ndim,
                     const uk_arg *extra, int nextra) {
   uk_fusion *f = NULL;
@@ -30,14 +44,7 @@ static void compile(const char *ins, const char *outs, const char *prog, uk_dtyp
   memset(out, 0, sizeof out);
   int nout = 1;
   for (const char *c = outs; *c; c++) nout += *c == ',';
-  uk_status s = uk_fusion_precompile(f, in, nin + nextra, out, nout, NULL);
-  ut_checks++;
-  if (s) {
-    ut_failures++;
-    fprintf(stderr, "%s [%s]: %s: %s\n%s\n", prog, uk_dtype_name(t), uk_status_name(s), uk_last_error(),
-            uk_last_error_log());
-  }
-  uk_fusion_destroy(f);
+  precompile_ok(f, in, nin + nextra, out, nout, prog, t);
 }
 
 /* A row-plan program (codegen/fuse_row.c) for inputs of one dtype and
@@ -64,14 +71,7 @@ static void compile_row(uk_context *c, const char *ins, const char *outs, const 
     CHECK_CONTAINS(src, "_uk_row_reduce(");
   } else if (src) CHECK(strstr(src, "(row 'rw_row')") == NULL);
   uk_free(src);
-  uk_status s = uk_fusion_precompile(f, in, nin, out, nout, NULL);
-  ut_checks++;
-  if (s) {
-    ut_failures++;
-    fprintf(stderr, "%s [%s]: %s: %s\n%s\n", prog, uk_dtype_name(t), uk_status_name(s), uk_last_error(),
-            uk_last_error_log());
-  }
-  uk_fusion_destroy(f);
+  precompile_ok(f, in, nin, out, nout, prog, t);
 }
 
 static const char softmax[] =

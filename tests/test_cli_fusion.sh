@@ -40,15 +40,15 @@ if [ "$TIER" = cpu ]; then
   expect gen-dist 0 "// ==== ukern fusion 'row_dist': kernel 1 of 1 (reduction 'row_dist_r0') ====" -- "$UKERN" gen "$SPECS/row_dist.uk"
   expect gen-dist-types 0 "float32 in0 (float32), float32 in1 (float32) -> float32 out0 (float32)" -- "$UKERN" gen "$SPECS/row_dist.uk"
   expect gen-dist-f64 0 "-> float64 out0 (float64)" -- "$UKERN" gen "$SPECS/row_dist.uk" --case 1
-  expect gen-softmax-1 0 "kernel 1 of 2 (reduction 'softmax_r0')" -- "$UKERN" gen "$SPECS/softmax.uk"
-  expect gen-softmax-2 0 "kernel 2 of 2 (elementwise 'softmax_e1')" -- "$UKERN" gen "$SPECS/softmax.uk"
-  count_is gen-softmax-banners 2 "$("$UKERN" gen "$SPECS/softmax.uk" | grep -c '^// ==== ukern fusion')"
+  expect gen-softmax-1 0 "kernel 1 of 1 (row 'softmax_row')" -- "$UKERN" gen "$SPECS/softmax.uk"
+  expect gen-softmax-2 0 "_uk_row_reduce(_uk_a2, _uk_op2()" -- "$UKERN" gen "$SPECS/softmax.uk"
+  count_is gen-softmax-banners 1 "$("$UKERN" gen "$SPECS/softmax.uk" | grep -c '^// ==== ukern fusion')"
   expect gen-flags 0 "kernel 1 of 1 (elementwise 'axpy')" -- "$UKERN" gen "${AXPY[@]}" --inputs "2.5, float32[1000], float32[1000]"
   # NumPy 2 types: a weak Python float keeps float16; int32 + float32 array gives float64
   expect gen-weak 0 "-> float16 out0 (float16)" -- "$UKERN" gen "${AXPY[@]}" --inputs "2.5, float16[7], float16[7]"
   expect gen-promote 0 "-> float64 out0 (float64)" -- "$UKERN" gen "${AXPY[@]}" --inputs "int32(3), float32[7], int32[7]"
   "$UKERN" gen "$SPECS/softmax.uk" -o "$tmp/softmax.cu" >/dev/null 2>&1
-  count_is gen-o 2 "$(grep -c '^// ==== ukern fusion' "$tmp/softmax.cu" 2>/dev/null || echo 0)"
+  count_is gen-o 1 "$(grep -c '^// ==== ukern fusion' "$tmp/softmax.cu" 2>/dev/null || echo 0)"
   expect gen-help 0 "kind: elementwise | reduction | fusion | module" -- "$UKERN" gen --help
   expect gen-help-fusion 0 "example (row_dist.uk)" -- "$UKERN" gen --help
 
@@ -78,10 +78,10 @@ elif [ "$TIER" = nvrtc ]; then
   # compile without a GPU: every kernel of the plan in the table
   expect compile-dist 0 "compiled 'row_dist' for sm_90" -- "$UKERN" compile "$SPECS/row_dist.uk" --arch 90
   out=$("$UKERN" compile "$SPECS/softmax.uk" --arch 90 2>&1)
-  count_is compile-softmax-kernels 2 "$(grep -cE '^softmax_(r0|e1)[^ ]* +[0-9]+ ' <<<"$out")"
+  count_is compile-softmax-kernels 1 "$(grep -cE '^softmax_row +[0-9]+ ' <<<"$out")"
   expect compile-90a 0 "compiled 'axpy' for sm_90a" -- "$UKERN" compile "${AXPY[@]}" --inputs "2.5, float32[1000], float32[1000]" --arch 90a
   out=$("$UKERN" compile "$SPECS/softmax.uk" --arch 90 --json 2>/dev/null)
-  if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (d["ok"] and len(d["kernels"]) == 2 and d["image_bytes"] > 0))' "$out"; then
+  if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (d["ok"] and len(d["kernels"]) == 1 and d["image_bytes"] > 0))' "$out"; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1)); printf 'FAIL compile-json: %s\n' "$out" >&2
@@ -89,15 +89,15 @@ elif [ "$TIER" = nvrtc ]; then
   # precompile: every `inputs` line; the second run compiles nothing
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/c" "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-compiled 5 "$(grep -c '^sm_90  compiled ' <<<"$out")"
-  count_is pre-entries 7 "$(ls "$tmp/c" | grep -c '\.ukc$')" # row_dist 3 lines x 1 kernel + softmax 2 x 2
+  count_is pre-entries 5 "$(ls "$tmp/c" | grep -c '\.ukc$')" # row_dist 3 lines x 1 kernel + softmax 2 x 1 (the row plan)
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/c" "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-again-cached 5 "$(grep -c '^sm_90  already cached ' <<<"$out")"
   count_is pre-again-compiled 0 "$(grep -c ' compiled ' <<<"$out")"
-  expect pre-list 0 "sm_90 softmax_e1" -- "$UKERN" cache list --dir "$tmp/c"
+  expect pre-list 0 "sm_90 softmax_row" -- "$UKERN" cache list --dir "$tmp/c"
   # -j 3: the lines shared between processes, each compiled once
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/j" -j 3 "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-jobs-compiled 5 "$(grep -c ' compiled ' <<<"$out")"
-  count_is pre-jobs-entries 7 "$(ls "$tmp/j" | grep -c '\.ukc$')"
+  count_is pre-jobs-entries 5 "$(ls "$tmp/j" | grep -c '\.ukc$')"
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/j" -j 2 "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-jobs-again 5 "$(grep -c 'already cached' <<<"$out")"
   # two architectures: one entry per kernel per arch

@@ -52,7 +52,7 @@ static void fusion_info(uk_context *ctx) {
   static const char *const opts[] = {"-Xptxas=-v"};
   uk_fusion_options fo = {NULL, opts, 1};
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "m = max(x, axis=1, keepdims=True); y = exp(x - m)", "shifted_exp", &fo,
+  CHECK_OK(uk_fusion_create(ctx, "x", "y", "m = max(x, axis=0, keepdims=True); y = exp(x - m)", "shifted_exp", &fo,
                             &f));
   if (!f) return;
   int64_t shape[2] = {37, 129};

@@ -26,6 +26,8 @@ static const char ew_doc[] =
     "stream=None): inputs are CUDA arrays of any library (__cuda_array_interface__ or __dlpack__)\n"
     "or scalars; outputs follow the inputs positionally, come as out=, or are allocated and\n"
     "returned as the first array's type (cupy.ndarray, torch.Tensor, ...; else ukern.Array).\n"
+    "For CuPy inputs, calls after the first with the same dtypes and shapes allocate outputs in\n"
+    "CuPy's memory pool (on its current stream); the first call's come from ukern's pool.\n"
     "Python scalars take the parameter's type (range-checked); NumPy scalars are typed and\n"
     "converted like a C cast. Work runs on stream=, else the first array's producer stream\n"
     "(CuPy's or PyTorch's current stream). Returns the output, a tuple when there are several\n"

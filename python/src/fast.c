@@ -47,9 +47,10 @@ typedef struct lib {
   PyObject *obj[LIB_OBJS]; /* NULL where missing */
 } lib;
 
-static lib cupy = {"cupy", {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer", "cuda.alloc"}};
-static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream"}};
-enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, CUPY_ALLOC = 4, TORCH_RAW_STREAM = 1 };
+static lib cupy = {"cupy",
+                   {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer", "cuda.alloc"}};
+static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream", "empty"}};
+enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, CUPY_ALLOC = 4, TORCH_RAW_STREAM = 1, TORCH_EMPTY = 2 };
 
 static PyObject *lookup(PyObject *m, const char *path) {
   char part[64];
@@ -212,6 +213,19 @@ int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
 
 /* ---- torch.Tensor in ------------------------------------------------------ */
 
+/* PyTorch's current stream on `device` (as a CUstream); -1 when unknown. */
+static int torch_stream(int device, void **out) {
+  PyObject *s = torch.obj[TORCH_RAW_STREAM] ? PyObject_CallFunction(torch.obj[TORCH_RAW_STREAM], "i", device) : NULL;
+  unsigned long long v = s ? PyLong_AsUnsignedLongLong(s) : (unsigned long long)-1;
+  Py_XDECREF(s);
+  if (v == (unsigned long long)-1 && (!s || PyErr_Occurred())) {
+    PyErr_Clear();
+    return -1;
+  }
+  *out = pyk_stream_from_int(v);
+  return 0;
+}
+
 int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a) {
   if (!lib_ready(&torch, Py_TYPE(o))) return 0;
   /* Tensors that require grad: the protocols refuse them (with the message). */
@@ -232,12 +246,10 @@ int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a) {
   /* PyTorch's CAI names no stream: the first tensor's device's current
    * stream is the launch stream unless one was chosen (as DLPack's
    * consumer stream would be). */
+  void *s;
   if (rc == 1 && !c->have_stream && torch.obj[TORCH_RAW_STREAM]) {
-    PyObject *s = PyObject_CallFunction(torch.obj[TORCH_RAW_STREAM], "i", a->device);
-    unsigned long long v = s ? PyLong_AsUnsignedLongLong(s) : (unsigned long long)-1;
-    Py_XDECREF(s);
-    if (v == (unsigned long long)-1 && PyErr_Occurred()) rc = 0;
-    else c->stream = pyk_stream_from_int(v), c->have_stream = 1;
+    if (torch_stream(a->device, &s) < 0) rc = 0;
+    else c->stream = s, c->have_stream = 1;
   }
   if (rc != 1) PyErr_Clear();
   return rc;
@@ -336,13 +348,52 @@ static PyObject *cupy_alloc_output(const uk_array *d, uk_array *out) {
   return NULL;
 }
 
-int pyk_fast_cupy_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs) {
+/* torch.dtype of a uk_dtype (torch.<name>), looked up once a module. */
+static PyObject *torch_dtype(uk_dtype t) {
+  static PyObject *module, *made[UK_DTYPE_COUNT_];
+  if ((unsigned)t >= UK_DTYPE_COUNT_) return NULL;
+  if (module != torch.module) {
+    for (int i = 0; i < UK_DTYPE_COUNT_; i++) Py_CLEAR(made[i]);
+    module = torch.module; /* compared only: torch.module holds it */
+  }
+  if (!made[t] && !(made[t] = PyObject_GetAttrString(torch.module, uk_dtype_name(t)))) PyErr_Clear();
+  return made[t];
+}
+
+/* One output in PyTorch's caching allocator: torch.empty on d's device. */
+static PyObject *torch_alloc_output(const uk_array *d, uk_array *out) {
+  PyObject *dt = torch_dtype(d->dtype);
+  if (!dt || uk_array_size(d) <= 0) return NULL;
+  PyObject *shape = shape_tuple(d), *args = shape ? PyTuple_Pack(1, shape) : NULL;
+  PyObject *kw = args ? Py_BuildValue("{sOsi}", "dtype", dt, "device", d->device) : NULL;
+  PyObject *r = kw ? PyObject_Call(torch.obj[TORCH_EMPTY], args, kw) : NULL;
+  PyObject *ptr = r ? PyObject_CallMethodObjArgs(r, s_data_ptr, NULL) : NULL;
+  unsigned long long p = ptr ? PyLong_AsUnsignedLongLong(ptr) : 0;
+  Py_XDECREF(shape);
+  Py_XDECREF(args);
+  Py_XDECREF(kw);
+  Py_XDECREF(ptr);
+  if (r && p && !PyErr_Occurred() && uk_array_init(out, p, d->dtype, d->ndim, d->shape) == UK_OK) {
+    out->device = d->device;
+    return r;
+  }
+  Py_XDECREF(r);
+  return NULL;
+}
+
+int pyk_fast_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs) {
   void *cur;
-  if (output_route < ROUTE_POOL || !c->first || !lib_ready(&cupy, Py_TYPE(c->first)) || !cupy.obj[CUPY_ALLOC] ||
-      cupy_stream(c, &cur) < 0 || cur != c->stream) /* CuPy's pool serves its current stream */
-    return 0;
+  PyObject *(*alloc)(const uk_array *, uk_array *) = NULL;
+  if (output_route < ROUTE_POOL || !c->first || nout < 1) return 0;
+  /* The pools serve the library's current stream: it must be the launch stream. */
+  if (lib_ready(&cupy, Py_TYPE(c->first)) && cupy.obj[CUPY_ALLOC] && cupy_stream(c, &cur) == 0 && cur == c->stream)
+    alloc = cupy_alloc_output;
+  else if (lib_ready(&torch, Py_TYPE(c->first)) && torch.obj[TORCH_EMPTY] && torch_stream(desc[0].device, &cur) == 0 &&
+           cur == c->stream)
+    alloc = torch_alloc_output;
+  if (!alloc) return 0;
   int j = 0;
-  while (j < nout && (objs[j] = cupy_alloc_output(&desc[j], &out[j]))) j++;
+  while (j < nout && (objs[j] = alloc(&desc[j], &out[j]))) j++;
   if (j == nout) return 1;
   PyErr_Clear();
   while (j-- > 0) Py_DECREF(objs[j]);

@@ -85,11 +85,12 @@ int pyk_fast_torch_array(pyk_call *c, PyObject *o, uk_array *a);
 /* An allocated output (owned by the ukern.Array `owner`) as a cupy.ndarray
  * over the same memory. NULL without an exception: declined (use DLPack). */
 PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);
-/* Outputs a call with the same inputs as before would have, allocated in
- * CuPy's pool (on its current stream, which must be the launch stream):
- * cupy.ndarray objects (new refs) in objs, their descriptors in out.
- * 1 done, 0 declined. */
-int pyk_fast_cupy_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs);
+/* Outputs a call with the same inputs as before would have (desc),
+ * allocated by the first array's library, CuPy's pool or PyTorch's caching
+ * allocator (both serve their current stream, which must be the launch
+ * stream): arrays (new refs) in objs, their descriptors in out. 1 done,
+ * 0 declined. */
+int pyk_fast_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs);
 /* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
  * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);

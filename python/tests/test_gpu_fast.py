@@ -194,6 +194,13 @@ def test_torch_tensors_read_as_their_interface():
     assert _ukern._arg(b) == _ukern._arg(DLPackOnly())
     k = ukern.ElementwiseKernel("T x", "T y", "y = x * x", "sq1")
     x = torch.randn(1000, device="cuda")
-    for _ in range(2):
+    for _ in range(3):   # the first from ukern's pool (DLPack), then torch.empty in PyTorch's allocator
         y = k(x)
-        assert isinstance(y, torch.Tensor) and torch.equal(y, x * x)
+        assert isinstance(y, torch.Tensor) and y.device == x.device and y.dtype == x.dtype
+        assert torch.equal(y, x * x)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            y = k(x)
+            assert torch.equal(y, x * x)
+    s.synchronize()

@@ -261,6 +261,28 @@ static void sources(void) {
   CHECK_CONTAINS(src, "-> float64 out0");
   uk_free(src);
   uk_fusion_destroy(f);
+  /* angle: of the complex value (real result), of ints as float64, of float16 in float */
+  {
+    int64_t s7[1] = {7};
+    uk_array c64 = arr(UK_COMPLEX64, 1, s7, 256), c128 = arr(UK_COMPLEX128, 1, s7, 512), i32 = arr(UK_INT32, 1, s7, 1024);
+    uk_array f16 = arr(UK_FLOAT16, 1, s7, 2048);
+    uk_arg ia[4] = {uk_arg_array(&c64), uk_arg_array(&c128), uk_arg_array(&i32), uk_arg_array(&f16)};
+    f = make("a, b, i, h", "w, x, y, z", "w = angle(a); x = angle(b); y = angle(i); z = angle(h)");
+    src = source(f, ia, 4, 4, UK_OK);
+    CHECK_CONTAINS(src, "-> float32 out0 (float32), float64 out1 (float64), float64 out2 (float64), float16 out3 (float16)");
+    CHECK_CONTAINS(src, "_uk_angle(in0)");
+    CHECK_CONTAINS(src, "_uk_angle(in1)");
+    CHECK_CONTAINS(src, "_uk_angle(((double)(in2)))");
+    CHECK_CONTAINS(src, "ukern::half(_uk_angle(float(in3)))");
+    uk_free(src);
+    uk_fusion_destroy(f);
+    uk_arg w[1] = {uk_arg_complex(1, 1)};
+    f = make("a", "z", "z = angle(a)"); /* a Python complex: float64 */
+    src = source(f, w, 1, 1, UK_OK);
+    CHECK_CONTAINS(src, "-> float64 out0");
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
   /* argmax and std: struct accumulators, first index wins */
   uk_arg fin[1] = {uk_arg_array(&x)};
   f = make("h", "a, s", "a = argmax(h, axis=1); s = std(h, axis=1, ddof=1)");

@@ -128,10 +128,10 @@ int main(void) {
       "e = exp(x) + exp2(x) + expm1(x) + log(y) + log2(y) + log10(y) + log1p(y) + sqrt(x) + cbrt(x) + "
       "sin(x) + cos(x) + tan(x) + arcsin(x) + arccos(x) + arctan(x) + arctan2(x, y) + sinh(x) + cosh(x) + "
       "tanh(x) + arcsinh(x) + arccosh(y) + arctanh(x) + hypot(x, y) + rint(x) + copysign(x, y) + ceil(x) + "
-      "trunc(x)";
+      "trunc(x) + angle(x)";
   static const char int_fns[] = "; q = (x & y) | (x ^ ~y) + fmod(x, y) + x ** y + floor(x) + reciprocal(y)";
   static const char cx_fns[] =
-      "; r = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); m = abs(x) + real(y) * imag(x)";
+      "; r = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); m = abs(x) + real(y) * imag(x) + angle(x)";
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
     uk_dtype t = all[k];
     int cx = t == UK_COMPLEX64 || t == UK_COMPLEX128, b = t == UK_BOOL;

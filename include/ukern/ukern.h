@@ -730,7 +730,7 @@ typedef struct uk_fusion_options {
  *    arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh hypot floor ceil
  *    trunc rint sign maximum minimum fmax fmin clip power fmod copysign
  *    isnan isinf isfinite logical_and logical_or logical_not logical_xor
- *    real imag conj where (+ add subtract multiply true_divide divide
+ *    real imag conj angle where (+ add subtract multiply true_divide divide
  *    floor_divide remainder less ... bitwise_and ... by name).
  *  - casts: float32(x), int8(x), ... (any dtype name), astype(x, 'f2').
  *  - reductions: sum prod max (amax) min (amin) mean any all argmax argmin
@@ -745,8 +745,8 @@ typedef struct uk_fusion_options {
  * dtype it meets in arithmetic is UK_ERR_TYPE, as NumPy's OverflowError
  * (int8 + 300); comparisons compare by value. Complex operands support
  * arithmetic, == and !=, exp log log10 sqrt sin cos tan sinh cosh tanh,
- * power, abs, real, imag, conj, isnan/isinf/isfinite, where and sum, prod,
- * mean; other functions of complex values are UK_ERR_TYPE. Outputs that are
+ * power, abs, real, imag, conj, angle, isnan/isinf/isfinite, where and
+ * sum, prod, mean; other functions of complex values are UK_ERR_TYPE. Outputs that are
  * computed elementwise (not by a reduction's epilogue) share one shape.
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors

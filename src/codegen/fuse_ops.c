@@ -166,6 +166,7 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
     break;
   case UK_RULE_FLOAT:
     r.dtype = r.weak && k != UK_KIND_COMPLEX ? UK_FLOAT64 : uk__fuse_floatify(r.dtype);
+    if (op == UK_OP_ANGLE) r.dtype = real_of(r.dtype); /* np.angle: arctan2(imag, real) */
     if (nargs == 2 && !args[0].weak && !args[1].weak && kind(args[0].dtype) < UK_KIND_FLOAT &&
         kind(args[1].dtype) < UK_KIND_FLOAT) { /* two ints: the first float loop both cast to safely */
       uk_fuse_type a = {uk__fuse_floatify(args[0].dtype), 0}, b = {uk__fuse_floatify(args[1].dtype), 0};

@@ -89,6 +89,7 @@ typedef enum uk_fuse_rule {
   X(LNOT, "logical_not", 1, UK_RULE_LOGIC, 1, "!")                       \
   X(REAL, "real", 1, UK_RULE_ABS, 1, "_uk_real")                         \
   X(IMAG, "imag", 1, UK_RULE_ABS, 1, "_uk_imag")                         \
+  X(ANGLE, "angle", 1, UK_RULE_FLOAT, 1, "_uk_angle")                    \
   X(CONJ, "conj", 1, UK_RULE_SAME, 1, "_uk_conj")                        \
   X(CONJUGATE, "conjugate", 1, UK_RULE_SAME, 1, "_uk_conj")              \
   X(WHERE, "where", 3, UK_RULE_WHERE, 1, "?")

@@ -192,6 +192,10 @@ template <class T> _UK_FD T _uk_conj(T x) { return x; }
 template <class T> _UK_FD T _uk_real(const ukern::complex<T> &z) { return z.real(); }
 template <class T> _UK_FD T _uk_imag(const ukern::complex<T> &z) { return z.imag(); }
 template <class T> _UK_FD ukern::complex<T> _uk_conj(const ukern::complex<T> &z) { return ukern::conj(z); }
+// np.angle: arctan2(imag, real); a real x is arctan2(0, x) (pi for x < 0 and -0.0)
+_UK_FD float _uk_angle(float x) { return ::atan2f(0.0f, x); }
+_UK_FD double _uk_angle(double x) { return ::atan2(0.0, x); }
+template <class T> _UK_FD T _uk_angle(const ukern::complex<T> &z) { return ukern::arg(z); }
 template <class T> _UK_FD bool _uk_nz(T x) { return x != T(0); }
 template <class T> _UK_FD bool _uk_nz(const ukern::complex<T> &z) { return z.real() != T(0) || z.imag() != T(0); }
 

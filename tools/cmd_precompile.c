@@ -279,6 +279,24 @@ static int precompile_all(pre_args *a) {
   return rc;
 }
 
+/* NVRTC's first compile in a process costs ~0.2 s (loading the library and
+ * its builtins) against ~10-30 ms for a later one (H200 host, 2026-11-24).
+ * With -j N, pay it once here before the fork so that the children inherit a
+ * warm NVRTC instead of each paying it. Nothing of it reaches the cache: the
+ * context has no disk cache. A failure only means no warm-up. */
+static void warm_nvrtc(const pre_args *a) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch_name = a->archs[0];
+  o.disable_disk_cache = 1;
+  uk_context *ctx = NULL;
+  if (uk_context_create(&o, &ctx) != UK_OK) return;
+  uk_module *m = NULL;
+  if (uk_module_from_source(ctx, "extern \"C\" __global__ void ukern_precompile_warm_up() {}\n", NULL, &m) == UK_OK)
+    uk_module_destroy(m);
+  uk_context_destroy(ctx);
+}
+
 /* -j N: N processes walk the same items in the same order and each compiles
  * every N-th (NVRTC compiles one program per thread at a time, and separate
  * processes share nothing but the cache directory). With --json each child
@@ -289,6 +307,7 @@ static int precompile_jobs(pre_args *a, char **json_text, size_t *json_len) {
   pid_t pids[256];
   int fds[256];
   int started = 0;
+  warm_nvrtc(a);
   for (; started < a->jobs; started++) {
     int pfd[2] = {-1, -1};
     if (json_results && pipe(pfd) != 0) break;

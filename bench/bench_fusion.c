@@ -202,6 +202,12 @@ static void softmax_row(uk_array *x) {
   double ideal = 3.0 * (double)uk_array_size(x) * 4 / (copy_gbs * 1e6);
   bu_row("softmax rows 16384^2 f32: fused (ms)", ms, ideal, "ms", "2 reads + 1 write at copy rate (ms)",
          "<= 1.15x", ms <= 1.15 * ideal);
+  int kernels = 0;
+  uk_arg a = uk_arg_array(x);
+  uk_fusion_kernel_count(p.steps[0].f, &a, 1, &p.buf[p.steps[0].out], 1, &kernels);
+  /* the row plan moves one read and one write: 2/3 of the ideal above at the copy rate */
+  printf("  softmax rows: %d kernel(s), %.2fx of 2 reads + 1 write, %.0f%% of the copy rate for 1 read + 1 write\n",
+         kernels, ms / ideal, 100 * (2.0 / 3.0) * ideal / ms);
   prog_free(&p, 1);
   prog_init(&q, "x", x,
             "x|m|m = max(x, axis=1, keepdims=True);x, m|d|d = x - m;d|e|e = exp(d);e|s|s = sum(e, axis=1, "

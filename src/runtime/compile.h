@@ -41,9 +41,10 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
  * headers' digest, the toolkit include directories, arch, canonical
  * options, name expressions, the full source and the digest of the user
  * headers it reads (include_scan.h). The same stream gives the 128-bit hash
- * that names the request in both caches (streamed, never built), the key
+ * that names the request in the disk cache (streamed, never built), the key
  * text stored with each entry (built on a miss), and the comparison of a
- * request with a stored key (a memory-cache hit: no text is built).
+ * request with a stored key (a memory-cache hit: no text is built; it
+ * finds the entry by uk__compile_lookup).
  *
  * A request's user-header digest is computed once into a uk__compile_keyed,
  * which the three functions share. */
@@ -51,10 +52,25 @@ typedef struct uk__compile_keyed {
   const uk__compile_req *req;
   char files[33]; /* digest of the user headers read; "" when none */
   char link[96];  /* linker and libcudadevrt.a of a linked compile (link.h); "" when none */
+  /* The request's part of the key, gathered by one walk at init so that a
+   * memory-cache hit hashes and compares it without walking again: short
+   * pieces copied into `arena`, long ones (the source) by pointer. Points
+   * into this struct and the request: never copy it. nseg -1: it did not
+   * fit (many options); each use walks the request instead. */
+  int nseg;
+  size_t len, used; /* bytes of the part; of arena */
+  struct {
+    const char *p;
+    size_t n;
+  } seg[24];
+  char arena[640];
 } uk__compile_keyed;
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req);
 uk_hash128 uk__compile_hash(const uk__compile_keyed *k);
+/* The memory cache's index of a request: cheaper than uk__compile_hash
+ * (a hit needs no other hash), equal for equal keys, never a disk name. */
+uk_hash128 uk__compile_lookup(const uk__compile_keyed *k);
 struct uk_strbuf;
 uk_status uk__compile_key(const uk__compile_keyed *k, struct uk_strbuf *key);
 /* 1 if `key` (len bytes) is exactly this request's key text. */

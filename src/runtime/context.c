@@ -20,6 +20,10 @@ static int env_disables_disk_cache(void) {
 
 uk_status uk__context_check_arch(int arch, const char *arch_name, const char *what, uk__arch *out) {
   char field[64];
+  if (!arch_name && arch == 0) { /* the common case, on every call: no formatting */
+    *out = (uk__arch){0, 0};
+    return UK_OK;
+  }
   if (arch_name) {
     snprintf(field, sizeof field, "%s.arch_name", what);
     uk_status st = uk__arch_parse(arch_name, field, out);
@@ -28,7 +32,7 @@ uk_status uk__context_check_arch(int arch, const char *arch_name, const char *wh
   snprintf(field, sizeof field, "%s.arch", what);
   if (arch < 0) return uk__errorf(UK_ERR_INVALID, "%s %d is negative (0: the device's)", field, arch);
   *out = (uk__arch){arch, 0};
-  return arch == 0 ? UK_OK : uk__arch_check(*out, field);
+  return uk__arch_check(*out, field);
 }
 
 uk_status uk_context_create(const uk_options *opts, uk_context **out) {
@@ -164,21 +168,24 @@ uk_status uk__context_arch(uk_context *ctx, int device, int *arch) {
 
 typedef struct build_arg {
   uk_context *ctx;
-  const uk__compile_req *req;
-  uk_hash128 hash;
+  const uk__compile_keyed *keyed;
   const char *key;
   size_t key_len;
 } build_arg;
 
-/* Runs on a memory-cache miss, once per key however many threads ask. */
+/* Runs on a memory-cache miss, once per key however many threads ask. The
+ * disk cache names entries by the full key's hash (only a miss needs it). */
 static uk_status build(void *p, uk__binary **out) {
   build_arg *a = p;
   uk__dcache *dc = a->ctx->dcache;
-  if (dc && uk__dcache_get(dc, a->hash, a->key, a->key_len, out)) return UK_OK;
+  const uk__compile_req *req = a->keyed->req;
+  uk_hash128 hash = {0, 0};
+  if (dc) hash = uk__compile_hash_hook ? uk__compile_hash_hook(req) : uk__compile_hash(a->keyed);
+  if (dc && uk__dcache_get(dc, hash, a->key, a->key_len, out)) return UK_OK;
   atomic_fetch_add(&a->ctx->compiles, 1);
-  uk_status st = uk__nvrtc_compile(a->req, out);
+  uk_status st = uk__nvrtc_compile(req, out);
   if (st == UK_OK && dc) {
-    uk__dcache_put(dc, a->hash, a->key, a->key_len, *out);
+    uk__dcache_put(dc, hash, a->key, a->key_len, *out);
     uk__nvrtc_remember(dc);
   }
   return st;
@@ -233,16 +240,16 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   full.num_options = nopt;
   uk__compile_keyed keyed;
   uk__compile_keyed_init(&keyed, &full);
-  uk_hash128 hash = uk__compile_hash_hook ? uk__compile_hash_hook(&full) : uk__compile_hash(&keyed);
-  if (uk__mcache_peek(ctx->mcache, hash, key_matches, &keyed, out)) {
+  uk_hash128 look = uk__compile_hash_hook ? uk__compile_hash_hook(&full) : uk__compile_lookup(&keyed);
+  if (uk__mcache_peek(ctx->mcache, look, key_matches, &keyed, out)) {
     atomic_fetch_add(&ctx->memory_hits, 1);
     goto out;
   }
   if ((st = uk__compile_key(&keyed, &key)) != UK_OK) goto out;
 
-  build_arg a = {ctx, &full, hash, key.buf, key.len};
+  build_arg a = {ctx, &keyed, key.buf, key.len};
   int hit = 0;
-  st = uk__mcache_get(ctx->mcache, a.hash, key.buf, key.len, build, &a, out, &hit);
+  st = uk__mcache_get(ctx->mcache, look, key.buf, key.len, build, &a, out, &hit);
   atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
 out:
   if (opts != stack_opts) free(opts);

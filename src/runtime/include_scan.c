@@ -164,9 +164,19 @@ static void scan_text(scan *s, const char *text, size_t len, const char *dir, in
   }
 }
 
+/* Whether the request could name a file at all: every #include line has a
+ * '#' and every -include option spells "include". Most requests do not, and
+ * this runs on every memory-cache hit. */
+static int mentions_include(const uk__compile_req *req) {
+  for (int k = 0; k < req->num_options; k++)
+    if (strstr(req->options[k], "include")) return 1;
+  return req->source && strchr(req->source, '#') && strstr(req->source, "include");
+}
+
 int uk__include_digest(const uk__compile_req *req, char out[33]) {
-  scan *s = calloc(1, sizeof *s);
   out[0] = '\0';
+  if (!mentions_include(req)) return 0;
+  scan *s = calloc(1, sizeof *s);
   if (!s) return 0; /* the key is then as without files: a lookup, never a crash */
   uk__hasher_init(&s->h);
   for (int k = 0; k < req->num_options; k++) {

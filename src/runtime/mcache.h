@@ -1,7 +1,8 @@
 /* In-memory cache of compiled binaries, per context: thread-safe and
  * single-flight (N threads asking for the same new key build it once; the
- * others wait for that result). Entries are found by the 128-bit hash of
- * the full key text; the text itself is kept and compared on every hit
+ * others wait for that result). Entries are found by a 128-bit hash that
+ * the caller derives from the key text (any function of it: equal keys,
+ * equal hashes); the text itself is kept and compared on every hit
  * (uk__mcache_get compares it, uk__mcache_peek asks the caller to). */
 #ifndef UK_RUNTIME_MCACHE_H
 #define UK_RUNTIME_MCACHE_H

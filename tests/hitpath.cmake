@@ -1,0 +1,3 @@
+# The memory-cache hit path of the compile key: gathered pieces, lookup hash,
+# comparison with stored keys, the header digest's fast exit.
+uk_test(test_hit_key LABELS cpu SOURCES test_hit_key.c)

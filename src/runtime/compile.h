@@ -52,24 +52,15 @@ typedef struct uk__compile_keyed {
   const uk__compile_req *req;
   char files[33]; /* digest of the user headers read; "" when none */
   char link[96];  /* linker and libcudadevrt.a of a linked compile (link.h); "" when none */
-  /* The request's part of the key, gathered by one walk at init so that a
-   * memory-cache hit hashes and compares it without walking again: short
-   * pieces copied into `arena`, long ones (the source) by pointer. Points
-   * into this struct and the request: never copy it. nseg -1: it did not
-   * fit (many options); each use walks the request instead. */
-  int nseg;
-  size_t len, used; /* bytes of the part; of arena */
-  struct {
-    const char *p;
-    size_t n;
-  } seg[24];
-  char arena[640];
+  size_t source_len;
 } uk__compile_keyed;
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req);
 uk_hash128 uk__compile_hash(const uk__compile_keyed *k);
-/* The memory cache's index of a request: cheaper than uk__compile_hash
- * (a hit needs no other hash), equal for equal keys, never a disk name. */
+/* The memory cache's index of a request: a hash of the fields the key is
+ * made of (not of key bytes), cheaper than uk__compile_hash, so that a hit
+ * makes no key at all (it compares); equal keys, equal lookups; never a
+ * disk name. */
 uk_hash128 uk__compile_lookup(const uk__compile_keyed *k);
 struct uk_strbuf;
 uk_status uk__compile_key(const uk__compile_keyed *k, struct uk_strbuf *key);

@@ -1,9 +1,8 @@
 /* The cache key of a compile request, described once (compile.h). `walk`
  * is the description: it emits the key's bytes to a sink, and the hash, the
- * key text and the comparison are sinks of the same stream. A memory-cache
- * hit walks once, into the request's gathered pieces (uk__compile_keyed),
- * which the hash and the comparison then read; only a request too large to
- * gather is walked per use. */
+ * key text and the comparison are three sinks of the same stream. A
+ * memory-cache hit runs only the comparison, after finding its entry by
+ * uk__compile_lookup (an index over the same fields, no key bytes). */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,9 +18,7 @@
 
 uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
 
-/* keep: data outlives the walk (the request's strings, static text), so a
- * gathered piece may point at it instead of copying it. */
-typedef void (*sink_fn)(void *arg, const void *data, size_t len, int keep);
+typedef void (*sink_fn)(void *arg, const void *data, size_t len);
 
 /* What every request shares (versions, the embedded headers, the toolkit
  * include directories), as key text built once per process, and the hash
@@ -74,7 +71,7 @@ static void make_prefix(void) {
 /* Decimal digits of v at p (no NUL); returns their count. The key is walked
  * on every memory-cache hit, where snprintf was most of the cost. */
 /* Inlined into each sink's caller, so that the sink calls are direct (the
- * gather runs on every memory-cache hit). */
+ * comparison runs on every memory-cache hit). */
 #define HOT_WALK static inline __attribute__((always_inline))
 
 HOT_WALK size_t put_dec(char *p, long long v) {
@@ -93,18 +90,20 @@ HOT_WALK size_t put_dec(char *p, long long v) {
 }
 
 /* A length-prefixed string part: "<tag> <len> <bytes>\n". */
-HOT_WALK void part(sink_fn sink, void *arg, const char *tag, const char *s) {
-  size_t n = strlen(s), t = strlen(tag);
+HOT_WALK void part_n(sink_fn sink, void *arg, const char *tag, const char *s, size_t n) {
+  size_t t = strlen(tag);
   char buf[64];
   if (t > sizeof buf - 24) t = sizeof buf - 24; /* tags are short literals */
   memcpy(buf, tag, t);
   buf[t++] = ' ';
   t += put_dec(buf + t, (long long)n);
   buf[t++] = ' ';
-  sink(arg, buf, t, 0);
-  sink(arg, s, n, 1);
-  sink(arg, "\n", 1, 1);
+  sink(arg, buf, t);
+  sink(arg, s, n);
+  sink(arg, "\n", 1);
 }
+
+HOT_WALK void part(sink_fn sink, void *arg, const char *tag, const char *s) { part_n(sink, arg, tag, s, strlen(s)); }
 
 /* The request's own parts, after the shared prefix. */
 HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
@@ -115,94 +114,62 @@ HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
   buf[n++] = ' ';
   n += put_dec(buf + n, req->arch_flags);
   buf[n++] = '\n';
-  sink(arg, buf, n, 0);
+  sink(arg, buf, n);
   for (int j = 0; j < req->num_options; j++) part(sink, arg, "option", req->options[j]);
   for (int j = 0; j < req->num_name_expressions; j++) part(sink, arg, "name", req->name_expressions[j]);
-  part(sink, arg, "source", req->source);
+  part_n(sink, arg, "source", req->source, k->source_len);
   if (k->files[0]) part(sink, arg, "files", k->files);
   if (k->link[0]) part(sink, arg, "link", k->link);
   /* The C++ standard header map (std_headers.h): its digest, or off. */
   part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
 }
 
-/* Pieces shorter than this are copied (runs of them become one piece). */
-#define COPY_BELOW 64
-#define NSEG ((int)(sizeof ((uk__compile_keyed *)0)->seg / sizeof ((uk__compile_keyed *)0)->seg[0]))
-
-HOT_WALK void gather_sink(void *arg, const void *data, size_t len, int keep) {
-  uk__compile_keyed *k = arg;
-  if (k->nseg < 0 || len == 0) return;
-  k->len += len;
-  if (keep && len >= COPY_BELOW) {
-    if (k->nseg == NSEG) goto full;
-    k->seg[k->nseg].p = data;
-    k->seg[k->nseg++].n = len;
-    return;
-  }
-  if (len > sizeof k->arena - k->used) goto full;
-  char *at = k->arena + k->used;
-  memcpy(at, data, len);
-  k->used += len;
-  if (k->nseg > 0 && k->seg[k->nseg - 1].p + k->seg[k->nseg - 1].n == at) {
-    k->seg[k->nseg - 1].n += len;
-    return;
-  }
-  if (k->nseg == NSEG) goto full;
-  k->seg[k->nseg].p = at;
-  k->seg[k->nseg++].n = len;
-  return;
-full:
-  k->nseg = -1;
-}
-
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
   pthread_once(&prefix_once, make_prefix);
   k->req = req;
+  k->source_len = strlen(req->source);
   if (!uk__include_digest(req, k->files)) k->files[0] = 0;
   if (!uk__link_key(req, k->link)) k->link[0] = 0;
   else if (req->no_link) snprintf(k->link, sizeof k->link, "unlinked");
-  k->nseg = 0;
-  k->len = k->used = 0;
-  walk(k, gather_sink, k);
 }
 
-static void hash_sink(void *arg, const void *data, size_t len, int keep) {
-  (void)keep;
-  uk__hasher_update(arg, data, len);
-}
+static void hash_sink(void *arg, const void *data, size_t len) { uk__hasher_update(arg, data, len); }
 
 uk_hash128 uk__compile_hash(const uk__compile_keyed *k) {
   uk_hasher h = prefix_hash;
-  if (k->nseg < 0) walk(k, hash_sink, &h);
-  for (int j = 0; j < k->nseg; j++) uk__hasher_update(&h, k->seg[j].p, k->seg[j].n);
+  walk(k, hash_sink, &h);
   return uk__hasher_digest(&h);
 }
 
-/* The request's pieces hashed one by one (XXH3-64 each, combined): the
- * prefix is the same for every request of the process, so it stays out. */
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v;
+  return (h << 27 | h >> 37) * 0x9E3779B97F4A7C15ull;
+}
+
+static uint64_t str64(const char *s) { return uk__hash64(s, strlen(s)); }
+
+/* Every field that walk emits, hashed as values (no key bytes are made):
+ * equal requests, equal keys, equal lookups. A field left out would only
+ * make chains longer, never a wrong hit (the comparison reads the key). The
+ * prefix is the same for every request of the process. */
 uk_hash128 uk__compile_lookup(const uk__compile_keyed *k) {
-  if (k->nseg < 0) return uk__compile_hash(k);
-  /* The copied pieces are contiguous in the arena: one call for them all. */
-  uint64_t h = uk__hash64(k->arena, k->used) ^ k->len;
-  uintptr_t a0 = (uintptr_t)k->arena, a1 = a0 + sizeof k->arena;
-  for (int j = 0; j < k->nseg; j++) {
-    uintptr_t p = (uintptr_t)k->seg[j].p;
-    if (p >= a0 && p < a1) continue;
-    h ^= uk__hash64(k->seg[j].p, k->seg[j].n);
-    h = (h << 27 | h >> 37) * 0x9E3779B97F4A7C15ull;
-  }
+  const uk__compile_req *r = k->req;
+  uint64_t h = uk__hash64(r->source, k->source_len);
+  h = mix(h, (uint64_t)(unsigned)r->arch << 32 | (unsigned)r->arch_flags);
+  h = mix(h, (uint64_t)(unsigned)r->num_options << 32 | (unsigned)r->num_name_expressions << 1 |
+                 (r->no_std_headers != 0));
+  for (int j = 0; j < r->num_options; j++) h = mix(h, str64(r->options[j]));
+  for (int j = 0; j < r->num_name_expressions; j++) h = mix(h, str64(r->name_expressions[j]));
+  if (k->files[0]) h = mix(h, str64(k->files));
+  if (k->link[0]) h = mix(h, str64(k->link));
   return (uk_hash128){h, 0};
 }
 
-static void text_sink(void *arg, const void *data, size_t len, int keep) {
-  (void)keep;
-  uk__sb_addn(arg, data, len);
-}
+static void text_sink(void *arg, const void *data, size_t len) { uk__sb_addn(arg, data, len); }
 
 uk_status uk__compile_key(const uk__compile_keyed *k, uk_strbuf *key) {
   uk__sb_addn(key, prefix, prefix_len);
-  if (k->nseg < 0) walk(k, text_sink, key);
-  for (int j = 0; j < k->nseg; j++) uk__sb_addn(key, k->seg[j].p, k->seg[j].n);
+  walk(k, text_sink, key);
   if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
   return UK_OK;
 }
@@ -213,8 +180,7 @@ typedef struct cmp_state {
   int differs;
 } cmp_state;
 
-static void cmp_sink(void *arg, const void *data, size_t len, int keep) {
-  (void)keep;
+HOT_WALK void cmp_sink(void *arg, const void *data, size_t len) {
   cmp_state *c = arg;
   if (c->differs) return;
   if (len > c->len - c->at || memcmp(c->key + c->at, data, len) != 0) c->differs = 1;
@@ -224,14 +190,6 @@ static void cmp_sink(void *arg, const void *data, size_t len, int keep) {
 int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len) {
   if (len < prefix_len || memcmp(key, prefix, prefix_len) != 0) return 0;
   cmp_state c = {key, len, prefix_len, 0};
-  if (k->nseg < 0) {
-    walk(k, cmp_sink, &c);
-    return !c.differs && c.at == len;
-  }
-  if (len - prefix_len != k->len) return 0;
-  for (int j = 0; j < k->nseg; j++) {
-    if (memcmp(key + c.at, k->seg[j].p, k->seg[j].n) != 0) return 0;
-    c.at += k->seg[j].n;
-  }
-  return 1;
+  walk(k, cmp_sink, &c);
+  return !c.differs && c.at == len;
 }

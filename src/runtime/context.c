@@ -111,6 +111,7 @@ void uk__context_retain(uk_context *ctx) { atomic_fetch_add_explicit(&ctx->refs,
 void uk__context_release(uk_context *ctx) {
   if (!ctx || atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return;
   uk__contiguous_release(ctx);
+  uk__module_free_spare(ctx);
   if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
   if (ctx->dcache) uk__dcache_close(ctx->dcache);
   for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);
@@ -203,6 +204,23 @@ static uk_status apply_arch(uk_context *ctx, uk__compile_req *req, const char **
   return st;
 }
 
+/* Not found by the fast path: the key text, then the memory cache's
+ * single flight (another thread may be building it), then disk or NVRTC. */
+static uk_status compile_missed(uk_context *ctx, const uk__compile_keyed *keyed, uk_hash128 look,
+                                uk__binary **out) {
+  uk_strbuf key;
+  uk__sb_init(&key);
+  uk_status st = uk__compile_key(keyed, &key);
+  if (st == UK_OK) {
+    build_arg a = {ctx, keyed, key.buf, key.len};
+    int hit = 0;
+    st = uk__mcache_get(ctx->mcache, look, key.buf, key.len, build, &a, out, &hit);
+    atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
+  }
+  uk__sb_release(&key);
+  return st;
+}
+
 static int key_matches(void *keyed, const char *key, size_t len) { return uk__compile_key_equals(keyed, key, len); }
 
 uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__binary **out) {
@@ -218,8 +236,6 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
       return uk__errorf(UK_ERR_INVALID, "compile request: name expression %d is NULL", k);
 
   uk_status st = UK_OK;
-  uk_strbuf key;
-  uk__sb_init(&key);
   int nopt = ctx->num_nvrtc_options + req->num_options;
   const char *stack_opts[16];
   const char **opts = nopt <= 16 ? stack_opts : NULL;
@@ -241,19 +257,10 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   uk__compile_keyed keyed;
   uk__compile_keyed_init(&keyed, &full);
   uk_hash128 look = uk__compile_hash_hook ? uk__compile_hash_hook(&full) : uk__compile_lookup(&keyed);
-  if (uk__mcache_peek(ctx->mcache, look, key_matches, &keyed, out)) {
-    atomic_fetch_add(&ctx->memory_hits, 1);
-    goto out;
-  }
-  if ((st = uk__compile_key(&keyed, &key)) != UK_OK) goto out;
-
-  build_arg a = {ctx, &keyed, key.buf, key.len};
-  int hit = 0;
-  st = uk__mcache_get(ctx->mcache, look, key.buf, key.len, build, &a, out, &hit);
-  atomic_fetch_add(st == UK_OK && hit ? &ctx->memory_hits : &ctx->memory_misses, 1);
+  if (uk__mcache_peek(ctx->mcache, look, key_matches, &keyed, out)) atomic_fetch_add(&ctx->memory_hits, 1);
+  else st = compile_missed(ctx, &keyed, look, out);
 out:
   if (opts != stack_opts) free(opts);
-  uk__sb_release(&key);
   return st;
 }
 

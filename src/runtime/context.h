@@ -24,6 +24,9 @@ struct uk_context {
   /* The "y = x" kernel of uk_array_copy_contiguous, made at first use; it
    * holds no reference to the context (see uk__contiguous_release). */
   _Atomic(struct uk_elementwise *) copy_kernel;
+  /* A destroyed module's object, reused by the next module of the context
+   * (module.c): a memory-cache hit then destroy is a common loop. */
+  _Atomic(struct uk_module *) spare_module;
 };
 
 /* Objects made from a context keep it alive: uk_context_destroy drops the
@@ -32,6 +35,8 @@ void uk__context_retain(uk_context *ctx);
 void uk__context_release(uk_context *ctx);
 /* Destroys the context's copy kernel; called by the last release. */
 void uk__contiguous_release(uk_context *ctx);
+/* Frees the context's spare module object (module.c); by the last release. */
+void uk__module_free_spare(uk_context *ctx);
 
 /* Checks an options struct's arch / arch_name (`what`: "uk_options"):
  * UK_ERR_INVALID for a negative, unparsable or unsupported one; *out the

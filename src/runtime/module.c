@@ -18,11 +18,15 @@
 #define FATBIN_MAGIC 0xBA55ED50u
 
 uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
-  uk_module *m = calloc(1, sizeof *m);
-  if (!m) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
-  if (pthread_mutex_init(&m->lock, NULL) != 0) {
-    free(m);
-    return uk__errorf(UK_ERR_NOMEM, "cannot create a mutex for a module");
+  /* The context's spare object is as new: nothing loaded, no functions, its
+   * lock initialised (uk_module_destroy). */
+  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
+  if (!m) {
+    if (!(m = calloc(1, sizeof *m))) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
+    if (pthread_mutex_init(&m->lock, NULL) != 0) {
+      free(m);
+      return uk__errorf(UK_ERR_NOMEM, "cannot create a mutex for a module");
+    }
   }
   m->ctx = ctx;
   uk__context_retain(ctx);
@@ -31,24 +35,63 @@ uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
   return UK_OK;
 }
 
+static void free_object(uk_module *m) {
+  pthread_mutex_destroy(&m->lock);
+  free(m->kept);
+  free(m);
+}
+
+void uk__module_free_spare(uk_context *ctx) {
+  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
+  if (m) free_object(m);
+}
+
 void uk_module_destroy(uk_module *m) {
   if (!m) return;
   for (int k = 0; k < m->nfuncs; k++) uk__function_free(m->funcs[k]);
   free(m->funcs);
-  for (int d = 0; d < UK__MAX_DEVICES; d++) {
+  for (int d = 0; d < m->loaded_end; d++) {
     if (!m->loaded[d]) continue;
     int pushed = 0;
     if (uk__device_enter(d, &pushed) == UK_OK) {
       uk__cu.cuModuleUnload(m->loaded[d]);
       uk__device_leave(pushed);
     }
+    m->loaded[d] = NULL;
   }
-  pthread_mutex_destroy(&m->lock);
-  free(m->given);
   free(m->effective);
+  m->effective = NULL;
+  m->num_effective = 0;
+  /* The given text stays with the object: the context's next module, made
+   * from it, reuses it when the text is the same (uk__module_keep_given). */
+  free(m->kept);
+  m->kept = m->given;
+  m->given = NULL;
+  m->source = NULL;
+  m->options = NULL;
+  m->num_options = m->compiled = m->arch = m->arch_flags = m->added_rdc = 0;
   uk__binary_release(m->bin);
-  uk__context_release(m->ctx);
-  free(m);
+  uk_context *ctx = m->ctx;
+  m->funcs = NULL;
+  m->nfuncs = m->cap_funcs = m->loaded_end = 0;
+  m->bin = NULL;
+  m->ctx = NULL;
+  /* Kept for the context's next module when its slot is free; the context
+   * frees it at its last release, which may be the one below. */
+  uk_module *none = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&ctx->spare_module, &none, m, memory_order_release,
+                                               memory_order_relaxed))
+    free_object(m);
+  uk__context_release(ctx);
+}
+
+/* Whether the source has "<<<" (a kernel launch). strchr, not strstr: this
+ * runs on every memory-cache hit, and strstr's set-up cost more than the
+ * scan for short sources. */
+static int has_launch(const char *code) {
+  for (const char *p = strchr(code, '<'); p; p = strchr(p + 1, '<'))
+    if (p[1] == '<' && p[2] == '<') return 1;
+  return 0;
 }
 
 /* One allocation holding a NULL-terminated array of copies of a[0..na)
@@ -71,9 +114,26 @@ static char **pack_strings(const char *const *a, int na, const char *const *b, i
   return out;
 }
 
+/* Whether a packed block holds exactly a[0..na) then b[0..nb). */
+static int same_strings(char *const *p, const char *const *a, int na, const char *const *b, int nb) {
+  for (int k = 0; k < na + nb; k++)
+    if (!p[k] || strcmp(p[k], k < na ? a[k] : b[k - na]) != 0) return 0;
+  return p[na + nb] == NULL;
+}
+
 uk_status uk__module_keep_given(uk_module *m, const char *source, const char *const *options, int num_options) {
-  if (!source && num_options == 0) return UK_OK;
-  char **p = pack_strings(&source, source ? 1 : 0, options, num_options);
+  char **p = m->kept;
+  m->kept = NULL;
+  if (!source && num_options == 0) {
+    free(p);
+    return UK_OK;
+  }
+  /* A memory-cache hit made again after a destroy: the same text, no copy. */
+  if (p && !same_strings(p, &source, source ? 1 : 0, options, num_options)) {
+    free(p);
+    p = NULL;
+  }
+  if (!p) p = pack_strings(&source, source ? 1 : 0, options, num_options);
   if (!p) return uk__errorf(UK_ERR_NOMEM, "out of memory keeping a module's source");
   m->given = p;
   m->source = source ? p[0] : NULL;
@@ -115,7 +175,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   if (!copts) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling a module");
   int ncopts = o.num_options, lto = 0;
   for (int k = 0; k < ncopts; k++) copts[k] = o.options[k];
-  if (strstr(code, "<<<") && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
+  if (has_launch(code) && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
     copts[ncopts++] = "-rdc=true";
   uk__compile_req req = {0};
   req.source = code;
@@ -267,6 +327,7 @@ uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out) {
     return st;
   }
   m->loaded[device] = mod;
+  if (device >= m->loaded_end) m->loaded_end = device + 1;
   *out = mod;
   return UK_OK;
 }

@@ -45,9 +45,13 @@ struct uk_module {
    * effective options (made at first request, under lock). */
   int arch, arch_flags, added_rdc, compiled;
   char **effective; /* NULL-terminated, one allocation */
+  /* A destroyed module's `given` block while the object waits as its
+   * context's spare: reused by uk__module_keep_given for the same text. */
+  void *kept;
   int num_effective;
   pthread_mutex_t lock;
   CUmodule loaded[UK__MAX_DEVICES]; /* under lock */
+  int loaded_end;                   /* devices >= this have none loaded; under lock */
   uk_function **funcs;              /* under lock */
   int nfuncs, cap_funcs;
 };

@@ -45,9 +45,10 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
     return uk__errorf(UK_ERR_INVALID, "uk_options: num_nvrtc_options is %d but nvrtc_options is %s",
                       o.num_nvrtc_options, o.nvrtc_options ? "set" : "NULL");
   if (o.device < 0) return uk__errorf(UK_ERR_INVALID, "uk_options: device %d is negative", o.device);
-  /* NVRTC's version and architectures from the disk cache's memo, before the
-   * arch check asks for them: a process served from disk never loads NVRTC. */
-  if (!o.disable_disk_cache && !env_disables_disk_cache()) uk__nvrtc_recall(o.cache_dir);
+  /* NVRTC's version and architectures from the disk cache's memo, read when
+   * first needed (the arch check, the first key): a process served from disk
+   * never loads NVRTC, and creating a context reads no file for it. */
+  if (!o.disable_disk_cache && !env_disables_disk_cache()) uk__nvrtc_recall_later(o.cache_dir);
   uk__arch target = {o.arch, 0};
   uk_status ast = uk__context_check_arch(o.arch, o.arch_name, "uk_options", &target);
   if (ast != UK_OK) return ast;
@@ -235,6 +236,9 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
     if (!req->name_expressions[k])
       return uk__errorf(UK_ERR_INVALID, "compile request: name expression %d is NULL", k);
 
+  /* NVRTC's version for the key (and its architectures for an -arch
+   * option) from the memo of this context's cache, if not known yet. */
+  uk__nvrtc_recall_from(ctx->dcache);
   uk_status st = UK_OK;
   int nopt = ctx->num_nvrtc_options + req->num_options;
   const char *stack_opts[16];

@@ -38,11 +38,6 @@ static int inc_count;
 static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
 static char *inc_error;
 
-static int is_dir(const char *p) {
-  struct stat s;
-  return stat(p, &s) == 0 && S_ISDIR(s.st_mode);
-}
-
 static int has_entry(const char *dir, const char *name, int want_dir) {
   char p[PATH_MAX];
   if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p) return 0;
@@ -53,24 +48,29 @@ static int has_entry(const char *dir, const char *name, int want_dir) {
 /* Duplicates (a symlinked toolkit named twice) are the same device and
  * inode: one stat, where realpath() would read every path component (this
  * runs in the first cache lookup of every process). */
-static void add_dir(const char *dir) {
+static int add_dir(const char *dir) { /* 1 when dir is a directory */
   struct stat s;
-  if (inc_count == MAX_INCLUDE_DIRS || stat(dir, &s) != 0 || !S_ISDIR(s.st_mode)) return;
+  if (stat(dir, &s) != 0 || !S_ISDIR(s.st_mode)) return 0;
   for (int k = 0; k < inc_count; k++)
-    if (inc_id[k].st_dev == s.st_dev && inc_id[k].st_ino == s.st_ino) return;
-  char *copy = strdup(dir);
-  if (!copy) return;
+    if (inc_id[k].st_dev == s.st_dev && inc_id[k].st_ino == s.st_ino) return 1;
+  char *copy = inc_count < MAX_INCLUDE_DIRS ? strdup(dir) : NULL;
+  if (!copy) return 1;
   inc_dirs[inc_count] = copy;
   inc_id[inc_count++] = s;
+  return 1;
 }
 
 /* A candidate and its cccl/ subdirectory (CUB and libcu++ live there since
  * CUDA 13). Records the candidate in `looked` for the error message. */
 static void add_candidate(const char *dir, uk_strbuf *looked) {
   if (!dir || !*dir) return;
+  /* The same path named again (CUDA_HOME, the build's toolkit and the
+   * default are often one directory) costs no stat: each is a syscall in the
+   * first cache lookup of every process. */
+  for (int k = 0; k < inc_count; k++)
+    if (strcmp(inc_dirs[k], dir) == 0) return;
   uk__sb_addf(looked, "%s%s", looked->len ? ", " : "", dir);
-  if (!is_dir(dir)) return;
-  add_dir(dir);
+  if (!add_dir(dir)) return;
   char sub[PATH_MAX];
   if (snprintf(sub, sizeof sub, "%s/cccl", dir) < (int)sizeof sub) add_dir(sub);
 }
@@ -105,9 +105,9 @@ static void find_include_dirs(void) {
   add_candidate("/usr/local/cuda/include", &looked);
 
   int fp16 = 0, cub = 0;
-  for (int k = 0; k < inc_count; k++) {
-    fp16 |= has_entry(inc_dirs[k], "cuda_fp16.h", 0);
-    cub |= has_entry(inc_dirs[k], "cub", 1);
+  for (int k = 0; k < inc_count && !(fp16 && cub); k++) {
+    fp16 = fp16 || has_entry(inc_dirs[k], "cuda_fp16.h", 0);
+    cub = cub || has_entry(inc_dirs[k], "cub", 1);
   }
   inc_found = fp16 && cub;
   if (!inc_found) {

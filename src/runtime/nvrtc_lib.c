@@ -34,14 +34,14 @@ static void choose_library(char *path, size_t cap, char *id, size_t id_cap) {
   /* The build's library directory with the soname's file name: a toolkit
    * upgraded in place keeps that name (libnvrtc.so.13.0.88 would not). */
   const char *built = UK_BUILD_NVRTC_LIBRARY, *slash = strrchr(built, '/');
-  int n = 0;
+  int n = 0, have = 0;
   if (env && *env) snprintf(path, cap, "%s", env);
   else if (slash && (n = snprintf(path, cap, "%.*s/libnvrtc.so.%d", (int)(slash - built), built,
                                   CUDA_VERSION / 1000)) > 0 && (size_t)n < cap && stat(path, &st) == 0)
-    ;
+    have = 1;
   else
     snprintf(path, cap, "libnvrtc.so.%d", CUDA_VERSION / 1000);
-  if (!strchr(path, '/') || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (!strchr(path, '/') || (!have && stat(path, &st) != 0) || !S_ISREG(st.st_mode)) return;
   /* Any change of the file (an upgrade in place, another file at the path)
    * changes this, and so the memo consulted. */
   struct {
@@ -101,7 +101,12 @@ static int memo_archs[MAX_ARCHS];
 static atomic_int memo_narchs;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int uk__nvrtc_version_known(void) { return atomic_load(&known_version); }
+static void recall_pending(void);
+
+int uk__nvrtc_version_known(void) {
+  recall_pending();
+  return atomic_load(&known_version);
+}
 
 /* Parses a memo; 0 when it is not one. */
 static int parse_memo(const char *text, int *version, int *archs, int *narchs) {
@@ -121,8 +126,30 @@ static int parse_memo(const char *text, int *version, int *archs, int *narchs) {
   return 1;
 }
 
-void uk__nvrtc_recall(const char *dir) {
+/* Publishes a memo's text when it is one. */
+static void publish(const char *text) {
+  int version = 0, archs[MAX_ARCHS], n = 0;
+  if (!parse_memo(text, &version, archs, &n)) return;
+  pthread_mutex_lock(&memo_lock);
+  if (!atomic_load(&known_version)) {
+    memcpy(memo_archs, archs, sizeof archs);
+    atomic_store(&memo_narchs, n);
+    atomic_store(&known_version, version);
+  }
+  pthread_mutex_unlock(&memo_lock);
+}
+
+/* Reads the memo in dir (NULL: the default directory), checking the
+ * directory first; or, with dc, in the directory dc opened (and checked). */
+static void recall(const char *dir, uk__dcache *dc) {
   if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
+  char path[4096], id[64], text[512];
+  choose_library(path, sizeof path, id, sizeof id);
+  if (!id[0]) return;
+  if (dc) {
+    if (uk__dcache_note_get(dc, id, text, sizeof text)) publish(text);
+    return;
+  }
   char *owned = NULL;
   if (!dir) {
     if (uk_cache_default_dir(&owned) != UK_OK) {
@@ -131,19 +158,55 @@ void uk__nvrtc_recall(const char *dir) {
     }
     dir = owned;
   }
-  char path[4096], id[64], text[512];
-  int version = 0, archs[MAX_ARCHS], n = 0;
-  choose_library(path, sizeof path, id, sizeof id);
-  if (id[0] && uk__dcache_note_read(dir, id, text, sizeof text) && parse_memo(text, &version, archs, &n)) {
-    pthread_mutex_lock(&memo_lock);
-    if (!atomic_load(&known_version)) {
-      memcpy(memo_archs, archs, sizeof archs);
-      atomic_store(&memo_narchs, n);
-      atomic_store(&known_version, version);
-    }
-    pthread_mutex_unlock(&memo_lock);
-  }
+  if (uk__dcache_note_read(dir, id, text, sizeof text)) publish(text);
   free(owned);
+}
+
+/* Directories named by contexts while no version was known, to read at the
+ * first need, oldest first; "" is the default directory. A context created
+ * after MAX_PENDING others, all unread, is not consulted (NVRTC is then
+ * loaded to ask, as without a memo). pending_lock is held while reading,
+ * so that a concurrent first need waits for the answer. */
+#define MAX_PENDING 4
+static char pending[MAX_PENDING][4096];
+static int npending;
+static atomic_int have_pending;
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void uk__nvrtc_recall_later(const char *dir) {
+  if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
+  if (!dir) dir = "";
+  size_t n = strlen(dir);
+  if (n >= sizeof pending[0]) return;
+  pthread_mutex_lock(&pending_lock);
+  int k = 0;
+  while (k < npending && strcmp(pending[k], dir) != 0) k++;
+  if (k == npending && npending < MAX_PENDING) {
+    memcpy(pending[npending++], dir, n + 1);
+    atomic_store(&have_pending, 1);
+  }
+  pthread_mutex_unlock(&pending_lock);
+}
+
+static int nothing_pending(void) {
+  return !atomic_load(&have_pending) || atomic_load(&known_version) || uk__nvrtc_loaded();
+}
+
+void uk__nvrtc_recall_from(uk__dcache *dc) {
+  if (nothing_pending() || !dc) return;
+  pthread_mutex_lock(&pending_lock);
+  recall(NULL, dc);
+  pthread_mutex_unlock(&pending_lock);
+}
+
+static void recall_pending(void) {
+  if (nothing_pending()) return;
+  pthread_mutex_lock(&pending_lock);
+  for (int k = 0; k < npending && !atomic_load(&known_version) && !uk__nvrtc_loaded(); k++)
+    recall(pending[k][0] ? pending[k] : NULL, NULL);
+  npending = 0;
+  atomic_store(&have_pending, 0);
+  pthread_mutex_unlock(&pending_lock);
 }
 
 static int ask_archs(int *out, int cap) {
@@ -162,7 +225,7 @@ static int ask_archs(int *out, int cap) {
 }
 
 int uk__nvrtc_supported_archs(int *out, int cap) {
-  if (!uk__nvrtc_loaded() && atomic_load(&known_version)) {
+  if (!uk__nvrtc_loaded() && uk__nvrtc_version_known()) {
     int n = atomic_load(&memo_narchs);
     if (n > cap) n = cap;
     memcpy(out, memo_archs, (size_t)n * sizeof *out);

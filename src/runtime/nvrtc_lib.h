@@ -43,17 +43,24 @@ uk_status uk__nvrtc_load(void);
 int uk__nvrtc_loaded(void);
 
 /* The NVRTC version (major*1000 + minor*10) without loading NVRTC when the
- * memo (uk__nvrtc_recall) knows the library file; 0 when it does not (the
- * caller loads and asks NVRTC). */
+ * memo knows the library file (reading the memos of the directories given
+ * to uk__nvrtc_recall_later, on first call); 0 when it does not (the caller
+ * loads and asks NVRTC). */
 int uk__nvrtc_version_known(void);
 /* The architectures NVRTC supports (nvrtcGetSupportedArchs), at most cap:
  * from the memo while NVRTC is not loaded, else from NVRTC (loading it).
  * The count; 0 when unknown (NVRTC cannot be loaded). */
 int uk__nvrtc_supported_archs(int *out, int cap);
-/* Reads the memo for the current library file from a disk cache directory
- * (NULL: the default one) if it is a private one. Cheap: a few stats and
- * one small file. Call before anything asks NVRTC (a context's arch check). */
-void uk__nvrtc_recall(const char *dir);
+/* Names a disk cache directory (NULL: the default one) whose memo for the
+ * current library file is read, if it is a private one, when the version
+ * or the architectures are first needed (a key, an arch check), not now:
+ * creating a context does no I/O for it. Call before anything asks NVRTC. */
+void uk__nvrtc_recall_later(const char *dir);
+/* The same, at once, from an open disk cache (whose directory it checked
+ * when it opened): what a compile calls before its key, so that the first
+ * key of a process reads one small file. No-op once the version is known
+ * or no directory is pending. */
+void uk__nvrtc_recall_from(uk__dcache *dc);
 /* After NVRTC ran: records its version and architectures for the current
  * library file in the cache's directory (when the memo differs). */
 void uk__nvrtc_remember(uk__dcache *dc);

@@ -82,6 +82,10 @@ int uk__dcache_is_temp_name(const char *name) {
 }
 
 int uk__dcache_mkdirs(const char *path) {
+  struct stat st;
+  /* Usually the directory is there: one mkdir, not one per component (each
+   * is a syscall in every context creation). */
+  if (mkdir(path, 0700) == 0 || errno == EEXIST) return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
   char *p = strdup(path);
   if (!p) return -1;
   int rc = 0;
@@ -94,7 +98,6 @@ int uk__dcache_mkdirs(const char *path) {
     if (rc != 0 || saved == '\0') break;
   }
   free(p);
-  struct stat st;
   if (rc == 0 && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))) rc = -1;
   return rc;
 }

@@ -83,10 +83,7 @@ int main(void) {
   pid_t pid = fork();
   if (pid == 0) {
     if (uk__nvrtc_load() != UK_OK) _exit(77);
-    uk_options o;
-    memset(&o, 0, sizeof o);
-    o.arch = 90;
-    o.cache_dir = dir;
+    uk_options o = {.arch = 90, .cache_dir = dir}; /* the compile writes the memo */
     uk_context *ctx = NULL;
     uk_module *m = NULL;
     _exit(uk_context_create(&o, &ctx) == UK_OK && uk_module_from_source(ctx, code, NULL, &m) == UK_OK ? 0 : 1);

@@ -1,7 +1,8 @@
-/* Complex functions in fusion programs on a GPU (issue 12): abs, exp, log,
- * sqrt, conj, real, imag and angle of complex64 and complex128 arrays (a
- * reversed view), against C99 <complex.h> in double precision, outputs
- * allocated (NumPy's dtypes: the real functions give the real part's). */
+/* Complex functions in fusion programs on a GPU (issue 12): exp, log, sqrt,
+ * conj, exp2, log2, expm1, log1p, real, imag, abs and angle of complex64 and
+ * complex128 arrays (a reversed view), against C99 <complex.h> in double
+ * precision, outputs allocated (NumPy's dtypes: the real functions give the
+ * real part's). */
 #include <complex.h>
 #include <math.h>
 
@@ -9,8 +10,9 @@
 
 static uk_context *ctx;
 
-enum { NOUT = 8, N = 1001 };
-static const char *const names[NOUT] = {"exp", "log", "sqrt", "conj", "real", "imag", "abs", "angle"};
+enum { NOUT = 12, NCX = 8, N = 1001 }; /* the first NCX outputs are complex */
+static const char *const names[NOUT] = {"exp",   "log",   "sqrt", "conj", "exp2", "log2",
+                                        "expm1", "log1p", "real", "imag", "abs",  "angle"};
 
 static double complex ref(int k, double complex z) {
   switch (k) {
@@ -18,9 +20,13 @@ static double complex ref(int k, double complex z) {
   case 1: return clog(z);
   case 2: return csqrt(z);
   case 3: return conj(z);
-  case 4: return creal(z);
-  case 5: return cimag(z);
-  case 6: return cabs(z);
+  case 4: return cexp(z * M_LN2);
+  case 5: return clog(z) / M_LN2;
+  case 6: return cexp(z) - 1;
+  case 7: return clog(1 + z);
+  case 8: return creal(z);
+  case 9: return cimag(z);
+  case 10: return cabs(z);
   default: return carg(z);
   }
 }
@@ -54,9 +60,9 @@ static void run(uk_dtype t) {
   a.data += (uint64_t)((N - 1) * 2 * part);
   a.strides[0] = -(int64_t)(2 * part);
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "a", "e, l, s, c, r, i, m, g",
-                            "e = exp(a); l = log(a); s = sqrt(a); c = conj(a); r = real(a); i = imag(a); m = abs(a); "
-                            "g = angle(a)",
+  CHECK_OK(uk_fusion_create(ctx, "a", "e, l, s, c, e2, l2, em, lp, r, i, m, g",
+                            "e = exp(a); l = log(a); s = sqrt(a); c = conj(a); e2 = exp2(a); l2 = log2(a); "
+                            "em = expm1(a); lp = log1p(a); r = real(a); i = imag(a); m = abs(a); g = angle(a)",
                             "cx", NULL, &f));
   uk_arg in[1] = {uk_arg_array(&a)};
   uk_array out[NOUT];
@@ -65,7 +71,7 @@ static void run(uk_dtype t) {
   CHECK_OK(uk_device_synchronize());
   double rtol = wide ? 1e-12 : 2e-6;
   for (int o = 0; o < NOUT; o++) {
-    int cx = o < 4;
+    int cx = o < NCX;
     uk_dtype want = cx ? t : wide ? UK_FLOAT64 : UK_FLOAT32;
     CHECK(out[o].dtype == want && out[o].ndim == 1 && out[o].shape[0] == N);
     if (out[o].dtype != want || !out[o].data) continue;

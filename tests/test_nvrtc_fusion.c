@@ -131,7 +131,8 @@ int main(void) {
       "trunc(x) + angle(x)";
   static const char int_fns[] = "; q = (x & y) | (x ^ ~y) + fmod(x, y) + x ** y + floor(x) + reciprocal(y)";
   static const char cx_fns[] =
-      "; r = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x); m = abs(x) + real(y) * imag(x) + angle(x)";
+      "; r = exp(x) * sqrt(y) - log(x) / tanh(y) + conj(x) + exp2(x) - expm1(y) * log2(x) + log1p(y); "
+      "m = abs(x) + real(y) * imag(x) + angle(x)";
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
     uk_dtype t = all[k];
     int cx = t == UK_COMPLEX64 || t == UK_COMPLEX128, b = t == UK_BOOL;

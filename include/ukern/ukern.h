@@ -744,10 +744,11 @@ typedef struct uk_fusion_options {
  * Shapes broadcast as NumPy's. A Python int that does not fit the integer
  * dtype it meets in arithmetic is UK_ERR_TYPE, as NumPy's OverflowError
  * (int8 + 300); comparisons compare by value. Complex operands support
- * arithmetic, == and !=, exp log log10 sqrt sin cos tan sinh cosh tanh,
- * power, abs, real, imag, conj, angle, isnan/isinf/isfinite, where and
- * sum, prod, mean; other functions of complex values are UK_ERR_TYPE. Outputs that are
- * computed elementwise (not by a reduction's epilogue) share one shape.
+ * arithmetic, == and !=, exp exp2 expm1 log log2 log10 log1p sqrt sin cos
+ * tan sinh cosh tanh, power, abs, real, imag, conj, angle,
+ * isnan/isinf/isfinite, where and sum, prod, mean; other functions of
+ * complex values are UK_ERR_TYPE. Outputs that are computed elementwise
+ * (not by a reduction's epilogue) share one shape.
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
  * come at the first call with the signature, also with a caret. Nothing is

@@ -44,12 +44,12 @@ typedef enum uk_fuse_rule {
   X(ABS, "abs", 1, UK_RULE_ABS, 1, "_uk_abs")                            \
   X(ABSOLUTE, "absolute", 1, UK_RULE_ABS, 1, "_uk_abs")                  \
   X(EXP, "exp", 1, UK_RULE_FLOAT, 1, "_uk_exp")                          \
-  X(EXP2, "exp2", 1, UK_RULE_FLOAT, 0, "_uk_exp2")                       \
-  X(EXPM1, "expm1", 1, UK_RULE_FLOAT, 0, "_uk_expm1")                    \
+  X(EXP2, "exp2", 1, UK_RULE_FLOAT, 1, "_uk_exp2")                       \
+  X(EXPM1, "expm1", 1, UK_RULE_FLOAT, 1, "_uk_expm1")                    \
   X(LOG, "log", 1, UK_RULE_FLOAT, 1, "_uk_log")                          \
-  X(LOG2, "log2", 1, UK_RULE_FLOAT, 0, "_uk_log2")                       \
+  X(LOG2, "log2", 1, UK_RULE_FLOAT, 1, "_uk_log2")                       \
   X(LOG10, "log10", 1, UK_RULE_FLOAT, 1, "_uk_log10")                    \
-  X(LOG1P, "log1p", 1, UK_RULE_FLOAT, 0, "_uk_log1p")                    \
+  X(LOG1P, "log1p", 1, UK_RULE_FLOAT, 1, "_uk_log1p")                    \
   X(SQRT, "sqrt", 1, UK_RULE_FLOAT, 1, "_uk_sqrt")                       \
   X(CBRT, "cbrt", 1, UK_RULE_FLOAT, 0, "_uk_cbrt")                       \
   X(SQUARE, "square", 1, UK_RULE_SAME, 1, "_uk_square")                  \

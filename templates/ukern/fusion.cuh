@@ -83,6 +83,27 @@ _UK_F2(_uk_hypot, hypotf, hypot)
 _UK_F2(_uk_copysign, copysignf, copysign)
 #undef _UK_F2
 
+// exp2, log2, expm1 and log1p of complex values as NumPy computes them
+// (nc_exp2, nc_log2, nc_expm1, nc_log1p in its umath funcs.inc.src)
+template <class T> _UK_FD ukern::complex<T> _uk_exp2(const ukern::complex<T> &z) {
+  ukern::complex<T> a = z;
+  a *= T(0.693147180559945309417232121458176568); // ln 2
+  return ukern::exp(a);
+}
+template <class T> _UK_FD ukern::complex<T> _uk_log2(const ukern::complex<T> &z) {
+  ukern::complex<T> r = ukern::log(z);
+  r *= T(1.442695040888963407359924681001892137); // log2(e)
+  return r;
+}
+template <class T> _UK_FD ukern::complex<T> _uk_expm1(const ukern::complex<T> &z) {
+  const T a = _uk_sin(z.imag() / T(2));
+  return ukern::complex<T>(_uk_expm1(z.real()) * _uk_cos(z.imag()) - T(2) * a * a, _uk_exp(z.real()) * _uk_sin(z.imag()));
+}
+template <class T> _UK_FD ukern::complex<T> _uk_log1p(const ukern::complex<T> &z) {
+  const T re = z.real() + T(1);
+  return ukern::complex<T>(_uk_log(_uk_hypot(re, z.imag())), _uk_arctan2(z.imag(), re));
+}
+
 // --- integer and float arithmetic with NumPy's meaning
 template <class T> struct _uk_is_signed { enum { v = T(-1) < T(0) }; };
 

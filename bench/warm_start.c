@@ -4,7 +4,10 @@
  * one launch (warm_start_floor.c). Target: ukern <= floor + 1 ms, for
  * elementwise, reduction, fusion and raw modules.
  *
- *   bench_warm_start [JSON [PAIRS]]     the bench (JSON: "-" for none)
+ *   bench_warm_start [JSON [PAIRS]] [--trace]   the bench (JSON: "-" for
+ *       none); --trace then runs one floor and one ukern child per kind
+ *       with the tracing libcuda.so.1 (cuda_trace.c) and prints each one's
+ *       driver calls from cuInit's return to the result (warm_start_trace.c)
  *   bench_warm_start --child KIND DIR [--no-gpu]   one ukern child
  *
  * The parent fills the disk cache with one cold child per kind, writes each
@@ -32,16 +35,15 @@
  * cuInit is 0. */
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ukern/ukern.h"
 #include "warm_start_child.h"
+#include "warm_start_trace.h"
 
 extern char **environ;
 
@@ -220,33 +222,13 @@ typedef struct sample {
   unsigned long long hits, compiles;
 } sample;
 
-/* Spawns argv (stdout to a pipe), reads its report; 0 on success. */
+/* Spawns argv, reads its report; 0 on success. */
 static int spawn_child(char *const argv[], sample *out) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  pid_t pid;
-  double t0 = ws_now_us();
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  char buf[256];
-  size_t got = 0;
-  ssize_t n;
-  while (rc == 0 && got < sizeof buf - 1 && (n = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)n;
-  buf[got] = '\0';
-  close(fds[0]);
-  int status = 0;
-  if (rc != 0 || waitpid(pid, &status, 0) != pid) return -1;
-  double t_exit = ws_now_us(), tm, ti, tr, tc, td;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      sscanf(buf, "%lf %lf %lf %llu %llu %lf %lf", &tm, &ti, &tr, &out->hits, &out->compiles, &tc, &td) != 7) {
-    fprintf(stderr, "bench_warm_start: child %s %s failed\n", argv[0], argv[1]);
-    return -1;
-  }
+  double t0, t_exit, rep[7];
+  if (ws_spawn(argv, environ, &t0, &t_exit, rep) != 0) return -1;
+  double tm = rep[0], ti = rep[1], tr = rep[2], tc = rep[5], td = rep[6];
+  out->hits = (unsigned long long)rep[3];
+  out->compiles = (unsigned long long)rep[4];
   out->pre = (tm - t0) / 1e3;
   out->init = (ti - tm) / 1e3;
   out->post = (tr - ti) / 1e3;
@@ -404,6 +386,8 @@ static void print_results(const result *r, int pairs, int gpu, int arch, const c
 int main(int argc, char **argv) {
   if (argc >= 4 && !strcmp(argv[1], "--child"))
     return child(argv[2], argv[3], !(argc > 4 && !strcmp(argv[4], "--no-gpu")));
+  int trace = argc > 1 && !strcmp(argv[argc - 1], "--trace");
+  if (trace) argc--;
   const char *json = argc > 1 ? argv[1] : NULL;
   int pairs = argc > 2 ? atoi(argv[2]) : 15;
   if (pairs < 1 || pairs > 1000) pairs = 15;
@@ -448,6 +432,19 @@ int main(int argc, char **argv) {
   for (int k = 0; k < K_COUNT; k++) summarise(&fl[k * pairs], &uk[k * pairs], pairs, &r[k]);
   print_results(r, pairs, gpu, arch, json);
   rc = 0;
+  if (trace && !gpu) printf("\n--trace: no GPU, no driver calls to trace\n");
+  if (trace && gpu) {
+    char exe_dir[4096];
+    snprintf(exe_dir, sizeof exe_dir, "%.*s", (int)(strrchr(self, '/') - self), self);
+    int ok = ws_trace_setup(exe_dir) == 0;
+    for (int k = 0; ok && k < K_COUNT; k++) {
+      char label[2][64];
+      snprintf(label[0], sizeof label[0], "%s, floor child", kind_names[k]);
+      snprintf(label[1], sizeof label[1], "%s, ukern child", kind_names[k]);
+      ok = ws_trace_child(fl_argv[k], label[0], dir) == 0 && ws_trace_child(uk_argv[k], label[1], dir) == 0;
+    }
+    if (!ok) rc = 1;
+  }
   for (int k = 0; k < K_COUNT; k++)
     if (r[k].warm_hits != pairs) {
       fprintf(stderr, "bench_warm_start: %s: %d of %d warm children compiled or missed the disk cache\n",

@@ -2,8 +2,11 @@
 #include "warm_start_child.h"
 
 #include <dlfcn.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 double ws_now_us(void) {
   struct timespec t;
@@ -47,4 +50,33 @@ void ws_report(double t_main, double t_init, double t_result, unsigned long long
                double t_ctx, double t_def) {
   printf("%.3f %.3f %.3f %llu %llu %.3f %.3f\n", t_main, t_init, t_result, hits, compiles, t_ctx, t_def);
   fflush(stdout);
+}
+
+int ws_spawn(char *const argv[], char *const envp[], double *t_spawn, double *t_exit, double rep[7]) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  pid_t pid;
+  *t_spawn = ws_now_us();
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  char buf[256];
+  size_t got = 0;
+  ssize_t n;
+  while (rc == 0 && got < sizeof buf - 1 && (n = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)n;
+  buf[got] = '\0';
+  close(fds[0]);
+  int status = 0;
+  if (rc != 0 || waitpid(pid, &status, 0) != pid) return -1;
+  *t_exit = ws_now_us();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      sscanf(buf, "%lf %lf %lf %lf %lf %lf %lf", &rep[0], &rep[1], &rep[2], &rep[3], &rep[4], &rep[5], &rep[6]) != 7) {
+    fprintf(stderr, "bench_warm_start: child %s %s failed\n", argv[0], argv[1] ? argv[1] : "");
+    return -1;
+  }
+  return 0;
 }

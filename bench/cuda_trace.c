@@ -51,7 +51,8 @@ typedef int (*fwd_fn)(A, A, A, A, A, A, A, A, A, A, A, A, A, A, A, A);
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet)     \
   X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxGetCurrent)                    \
   X(cuModuleLoadData) X(cuModuleGetFunction) X(cuMemAlloc_v2) X(cuMemFree_v2) X(cuMemcpyHtoD_v2)             \
-  X(cuMemcpyDtoH_v2) X(cuLaunchKernel) X(cuCtxSynchronize)
+  X(cuMemcpyDtoH_v2) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemPoolCreate) X(cuMemPoolSetAttribute)         \
+  X(cuMemAllocFromPoolAsync) X(cuMemAllocAsync)
 
 enum { SLOTS = 1000, MAX_CALLS = 1 << 17 };
 

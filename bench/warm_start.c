@@ -443,6 +443,13 @@ int main(int argc, char **argv) {
       snprintf(label[1], sizeof label[1], "%s, ukern child", kind_names[k]);
       ok = ws_trace_child(fl_argv[k], label[0], dir) == 0 && ws_trace_child(uk_argv[k], label[1], dir) == 0;
     }
+    /* The floor allocating as ukern does: what the allocator costs alone. */
+    static const char *const how[2][2] = {{"pool", "raw, floor child allocating from a pool of its own (as ukern)"},
+                                          {"async", "raw, floor child allocating with cuMemAllocAsync"}};
+    for (int v = 0; ok && v < 2; v++) {
+      char *a[] = {floor_exe, "--alloc", (char *)how[v][0], cubin[K_RAW], NULL};
+      ok = ws_trace_child(a, how[v][1], dir) == 0;
+    }
     if (!ok) rc = 1;
   }
   for (int k = 0; k < K_COUNT; k++)

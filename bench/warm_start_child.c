@@ -31,6 +31,10 @@ int ws_driver_init(ws_driver *d) {
   WS_SYM(cuMemcpyHtoD_v2);
   WS_SYM(cuMemcpyDtoH_v2);
   WS_SYM(cuLaunchKernel);
+  WS_SYM(cuMemPoolCreate);
+  WS_SYM(cuMemPoolSetAttribute);
+  WS_SYM(cuMemAllocFromPoolAsync);
+  WS_SYM(cuMemAllocAsync);
 #undef WS_SYM
   if (!d->cuInit || !d->cuDevicePrimaryCtxRetain || !d->cuCtxSetCurrent || !d->cuModuleLoadData ||
       !d->cuModuleGetFunction || !d->cuMemAlloc_v2 || !d->cuMemcpyHtoD_v2 || !d->cuMemcpyDtoH_v2 ||

@@ -24,6 +24,12 @@ typedef struct ws_driver {
   int (*cuMemcpyDtoH_v2)(void *, unsigned long long, size_t);
   int (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                         void **, void **);
+  /* Optional (NULL when the driver lacks them): the floor's --alloc
+   * variants, which allocate the way ukern does. */
+  int (*cuMemPoolCreate)(void **, const void *);
+  int (*cuMemPoolSetAttribute)(void *, int, void *);
+  int (*cuMemAllocFromPoolAsync)(unsigned long long *, size_t, void *, void *);
+  int (*cuMemAllocAsync)(unsigned long long *, size_t, void *);
 } ws_driver;
 
 /* dlopen("libcuda.so.1"), its entry points, cuInit(0). 0 on success, else

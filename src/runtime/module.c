@@ -38,6 +38,7 @@ uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
 static void free_object(uk_module *m) {
   pthread_mutex_destroy(&m->lock);
   free(m->kept);
+  uk__binary_release(m->kept_bin);
   free(m);
 }
 
@@ -70,7 +71,8 @@ void uk_module_destroy(uk_module *m) {
   m->source = NULL;
   m->options = NULL;
   m->num_options = m->compiled = m->arch = m->arch_flags = m->added_rdc = 0;
-  uk__binary_release(m->bin);
+  uk__binary_release(m->kept_bin);
+  m->kept_bin = m->bin;
   uk_context *ctx = m->ctx;
   m->funcs = NULL;
   m->nfuncs = m->cap_funcs = m->loaded_end = 0;
@@ -123,13 +125,20 @@ static int same_strings(char *const *p, const char *const *a, int na, const char
 
 uk_status uk__module_keep_given(uk_module *m, const char *source, const char *const *options, int num_options) {
   char **p = m->kept;
+  /* The same binary again (a memory-cache hit): the same key, whose source
+   * is the kept one (only sources of uk_module_from_source are kept with a
+   * compile's binary; a link's has none), so only the options compare. */
+  int same_source = p && source && m->kept_bin == m->bin;
+  uk__binary_release(m->kept_bin);
+  m->kept_bin = NULL;
   m->kept = NULL;
   if (!source && num_options == 0) {
     free(p);
     return UK_OK;
   }
   /* A memory-cache hit made again after a destroy: the same text, no copy. */
-  if (p && !same_strings(p, &source, source ? 1 : 0, options, num_options)) {
+  if (p && !(same_source ? same_strings(p + 1, NULL, 0, options, num_options)
+                         : same_strings(p, &source, source ? 1 : 0, options, num_options))) {
     free(p);
     p = NULL;
   }

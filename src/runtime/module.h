@@ -45,9 +45,12 @@ struct uk_module {
    * effective options (made at first request, under lock). */
   int arch, arch_flags, added_rdc, compiled;
   char **effective; /* NULL-terminated, one allocation */
-  /* A destroyed module's `given` block while the object waits as its
-   * context's spare: reused by uk__module_keep_given for the same text. */
+  /* A destroyed module's `given` block and binary (a reference) while the
+   * object waits as its context's spare: reused by uk__module_keep_given
+   * for the same text (the same binary is the same key, so the same
+   * source). */
   void *kept;
+  uk__binary *kept_bin;
   int num_effective;
   pthread_mutex_t lock;
   CUmodule loaded[UK__MAX_DEVICES]; /* under lock */

@@ -2,8 +2,9 @@
  * two outputs, a one-kernel row reduction, a reduced value used again over
  * the full shape (x - mean(x, axis=1, keepdims=True): the row plan, one
  * kernel with dynamic shared memory, its function attribute set at the
- * first call, which may be inside the capture) and a full reduction to 0-d (scratch taken from the
- * graph). Each is warmed up by a plain call, then captured on a
+ * first call, which may be inside the capture), the same over columns
+ * (axis=0: the split plan, two kernels and a stream-ordered intermediate)
+ * and a full reduction to 0-d (scratch taken from the graph). Each is warmed up by a plain call, then captured on a
  * non-blocking stream in each of the three capture modes, with given and
  * with allocated outputs; the graph is instantiated and replayed twice
  * with new input data between the replays, against a host reference in
@@ -19,7 +20,7 @@
 #define COLS 991
 #define N ((int64_t)ROWS * COLS) /* odd, and large enough for a split full reduction */
 
-enum { Z, W, S, C, T, NOUT }; /* outputs: z, w (ROWS x COLS), s (ROWS), c (ROWS x COLS), t (0-d) */
+enum { Z, W, S, C, K, T, NOUT }; /* outputs: z, w (ROWS x COLS), s (ROWS), c, k (ROWS x COLS), t (0-d) */
 
 static uk_context *ctx;
 static CUstream stream;
@@ -32,7 +33,7 @@ static __typeof__(&cuGraphExecDestroy) exec_destroy;
 static __typeof__(&cuGraphDestroy) graph_destroy;
 
 typedef struct fusions {
-  uk_fusion *ew, *rowsum, *center, *total;
+  uk_fusion *ew, *rowsum, *center, *colcenter, *total;
 } fusions;
 
 static void make_fusions(fusions *f) {
@@ -41,6 +42,8 @@ static void make_fusions(fusions *f) {
   CHECK_OK(uk_fusion_create(ctx, "x", "s", "s = sum(x * x, axis=1)", "fg_rowsum", NULL, &f->rowsum));
   CHECK_OK(uk_fusion_create(ctx, "x", "c", "c = x - mean(x, axis=1, keepdims=True)", "fg_center", NULL,
                             &f->center));
+  CHECK_OK(uk_fusion_create(ctx, "x", "k", "k = x - mean(x, axis=0, keepdims=True)", "fg_colcenter", NULL,
+                            &f->colcenter));
   CHECK_OK(uk_fusion_create(ctx, "x, y", "t", "t = sum(x * y)", "fg_total", NULL, &f->total));
 }
 
@@ -48,6 +51,7 @@ static void free_fusions(fusions *f) {
   uk_fusion_destroy(f->ew);
   uk_fusion_destroy(f->rowsum);
   uk_fusion_destroy(f->center);
+  uk_fusion_destroy(f->colcenter);
   uk_fusion_destroy(f->total);
 }
 
@@ -60,6 +64,7 @@ static void alloc_outputs(uk_array *o) {
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 2, shape2, 0, NULL, &o[W]));
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 1, rows1, 0, NULL, &o[S]));
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 2, shape2, 0, NULL, &o[C]));
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 2, shape2, 0, NULL, &o[K]));
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 0, NULL, 0, NULL, &o[T]));
 }
 
@@ -82,6 +87,8 @@ static void issue(const fusions *f, const uk_array *x, const uk_array *y, uk_arr
   CHECK_OK(uk_fusion_call(f->rowsum, in, 1, &o[S], 1, &l));
   CHECK(capturing() == captured);
   CHECK_OK(uk_fusion_call(f->center, in, 1, &o[C], 1, &l));
+  CHECK(capturing() == captured);
+  CHECK_OK(uk_fusion_call(f->colcenter, in, 1, &o[K], 1, &l));
   CHECK(capturing() == captured);
   CHECK_OK(uk_fusion_call(f->total, in, 2, &o[T], 1, &l));
   CHECK(capturing() == captured);
@@ -112,12 +119,14 @@ static int close_to(double got, double want, double scale, double rel) {
  * hx, hy. */
 static void verify(const char *label, const uk_array *o, const double *hx, const double *hy) {
   CHECK(o[Z].ndim == 2 && o[Z].shape[0] == ROWS && o[Z].shape[1] == COLS && o[Z].dtype == UK_FLOAT64);
-  CHECK(o[W].ndim == 2 && o[C].ndim == 2 && o[C].shape[1] == COLS);
+  CHECK(o[W].ndim == 2 && o[C].ndim == 2 && o[C].shape[1] == COLS && o[K].ndim == 2 && o[K].shape[0] == ROWS);
   CHECK(o[S].ndim == 1 && o[S].shape[0] == ROWS && o[T].ndim == 0 && o[T].dtype == UK_FLOAT64);
   double *h[NOUT];
   for (int k = 0; k < NOUT; k++) h[k] = download(&o[k], count_of(k));
   int bad[NOUT] = {0};
   double total = 0, total_abs = 0;
+  double *colmean = calloc(COLS, sizeof *colmean);
+  for (int64_t i = 0; i < N; i++) colmean[i % COLS] += hx[i] / ROWS;
   for (int64_t r = 0; r < ROWS; r++) {
     double sq = 0, sum = 0;
     for (int64_t c = 0; c < COLS; c++) {
@@ -134,13 +143,15 @@ static void verify(const char *label, const uk_array *o, const double *hx, const
     for (int64_t c = 0; c < COLS; c++) {
       int64_t i = r * COLS + c;
       bad[C] += !close_to(h[C][i], hx[i] - mean, fabs(hx[i]) + fabs(mean), 1e-13);
+      bad[K] += !close_to(h[K][i], hx[i] - colmean[c], fabs(hx[i]) + fabs(colmean[c]), 1e-13);
     }
     bad[S] += !close_to(h[S][r], sq, sq, 1e-12);
   }
   bad[T] = !close_to(h[T][0], total, total_abs, 1e-12);
-  if (bad[Z] || bad[W] || bad[S] || bad[C] || bad[T])
-    fprintf(stderr, "%s: wrong results: %d z, %d w, %d s, %d c, t %.17g vs %.17g\n", label, bad[Z], bad[W], bad[S],
-            bad[C], h[T][0], total);
+  free(colmean);
+  if (bad[Z] || bad[W] || bad[S] || bad[C] || bad[K] || bad[T])
+    fprintf(stderr, "%s: wrong results: %d z, %d w, %d s, %d c, %d k, t %.17g vs %.17g\n", label, bad[Z], bad[W],
+            bad[S], bad[C], bad[K], h[T][0], total);
   for (int k = 0; k < NOUT; k++) {
     CHECK(bad[k] == 0);
     free(h[k]);
@@ -246,6 +257,9 @@ static void warm_up(const fusions *f) {
   int kernels = 0;
   CHECK_OK(uk_fusion_kernel_count(f->center, a, 1, &o[C], 1, &kernels));
   CHECK(kernels == 1); /* the row plan (codegen/fuse_row.c): one kernel, dynamic shared memory */
+  kernels = 0;
+  CHECK_OK(uk_fusion_kernel_count(f->colcenter, a, 1, &o[K], 1, &kernels));
+  CHECK(kernels >= 2); /* the split plan: an intermediate allocated stream-ordered (inside the graph) */
   kernels = 0;
   CHECK_OK(uk_fusion_kernel_count(f->ew, a, 2, &o[Z], 2, &kernels));
   CHECK(kernels == 1);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ukern's Python package against CuPy, in one run on one GPU.
 
-1. Host cost per call (1-element arrays, asynchronous, median of 20 batches):
+1. Host cost per call (1-element arrays, asynchronous; batches of ukern's and
+   CuPy's calls alternate, so that a busy host weighs on both alike; median of 20):
    ElementwiseKernel (allocated output), ReductionKernel (full sum),
    RawKernel and fuse, ukern's classes beside CuPy's on the same arrays.
    Target: no more than CuPy's in the same run. bench/python_host_breakdown.py
@@ -15,6 +16,7 @@ Needs the package on PYTHONPATH (e.g. build/python) and CuPy.
 import json
 import os
 import sys
+import time
 
 import cupy as cp
 import numpy as np
@@ -31,8 +33,22 @@ gpu_ms = cupy_bench.gpu_ms
 rows = []
 
 
-def host_us(fn):
-    return cupy_bench.host_us(fn, 2000 if QUICK else 20000)
+def host_pair_us(fu, fc):
+    """Per-call host cost of fu and fc (us), their batches alternating."""
+    n, batches = (100, 10) if QUICK else (1000, 20)
+    for _ in range(200):
+        fu()
+        fc()
+    times = ([], [])
+    for _ in range(batches):
+        for fn, t in ((fu, times[0]), (fc, times[1])):
+            cp.cuda.Device().synchronize()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            t.append((time.perf_counter() - t0) / n * 1e6)
+    cp.cuda.Device().synchronize()
+    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 def rand(shape, dtype, seed=1):
@@ -71,7 +87,7 @@ def host_costs():
         pairs.append(("fuse a*x+y f32, 1 element", ukern.fuse(lambda a, x, y: a * x + y),
                       cp.fuse(kernel_name="saxpy")(lambda a, x, y: a * x + y), lambda k: k(cp.float32(2), x, y)))
     for name, ku, kc, call in pairs:
-        u, c = host_us(lambda: call(ku)), host_us(lambda: call(kc))
+        u, c = host_pair_us(lambda: call(ku), lambda: call(kc))
         rows.append({"table": "host", "case": name, "ukern_us": round(u, 2), "cupy_us": round(c, 2),
                      "ukern/cupy": round(u / c, 3)})
 

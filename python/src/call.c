@@ -145,8 +145,8 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   /* CuPy or PyTorch inputs whose outputs are known from an earlier call:
    * allocate them in the library's pool and pass them as given outputs. */
   int cached = mode == PYK_RUN && oc && !f.given && (f.c.kind == PYK_CUPY || f.c.kind == PYK_TORCH);
-  const uk_array *known;
-  if (cached && pyk_outcache_find(*oc, f.c.arg, nin, l.size, nout, &known) &&
+  uk_array known[PYK_OUTCACHE_OUTS];
+  if (cached && pyk_outcache_find(*oc, f.c.arg, nin, l.size, nout, known) &&
       pyk_fast_prealloc(&f.c, known, nout, f.out, made))
     nmade = nout, cached = 0;
   uk_status st;

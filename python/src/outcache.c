@@ -19,7 +19,7 @@
 
 #define SIG_MAX 64
 #define ENTRIES 4
-#define OUTS 4
+#define OUTS PYK_OUTCACHE_OUTS
 
 struct pyk_outcache {
   struct {
@@ -59,14 +59,13 @@ static int signature(const uk_arg *in, int nin, int64_t size, int64_t *sig) {
   return n;
 }
 
-int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout,
-                      const uk_array **out) {
+int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout, uk_array *out) {
   if (!oc || nout > OUTS) return 0;
   int64_t sig[SIG_MAX];
   int n = signature(in, nin, size, sig);
   for (int i = 0; n > 0 && i < oc->used; i++)
     if (oc->e[i].n == n && oc->e[i].nout == nout && !memcmp(oc->e[i].sig, sig, sizeof sig[0] * (size_t)n)) {
-      *out = oc->e[i].out;
+      memcpy(out, oc->e[i].out, sizeof out[0] * (size_t)nout);
       return 1;
     }
   return 0;
@@ -77,8 +76,8 @@ void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, int64_t s
   if (nout < 1 || nout > OUTS) return;
   if (!*ocp && !(*ocp = PyMem_Calloc(1, sizeof **ocp))) return; /* no cache is no error */
   pyk_outcache *oc = *ocp;
-  const uk_array *have;
-  if (pyk_outcache_find(oc, in, nin, size, nout, &have)) return;
+  uk_array have[OUTS];
+  if (pyk_outcache_find(oc, in, nin, size, nout, have)) return;
   int slot = oc->used < ENTRIES ? oc->used++ : (oc->next++ % ENTRIES);
   int n = signature(in, nin, size, oc->e[slot].sig);
   if (n < 0) {

@@ -97,10 +97,11 @@ int pyk_fast_set_output_route(const char *name);
 
 /* --- outcache.c: the outputs a kernel allocated, by input signature ------ */
 typedef struct pyk_outcache pyk_outcache;
-/* 1 and *out (nout descriptors without data) when a call with these inputs
- * and size= allocated outputs before; 0 otherwise (also for NULL oc). */
-int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout,
-                      const uk_array **out);
+#define PYK_OUTCACHE_OUTS 4 /* most outputs a kernel's entries hold */
+/* 1 and out[0:nout] (copies, without data) when a call with these inputs
+ * and size= allocated outputs before; 0 otherwise (also for NULL oc). A
+ * copy: allocating the outputs runs Python code, which may store. */
+int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout, uk_array *out);
 /* Records the allocated outputs of a successful call (creates *ocp). */
 void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, int64_t size, const uk_array *out, int nout);
 void pyk_outcache_free(pyk_outcache *oc);

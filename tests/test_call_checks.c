@@ -189,8 +189,19 @@ static void options_and_counts(void) {
   uk_array y;
   memset(&y, 0, sizeof y);
   CHECK_OK(uk_reduction_nvrtc_options(r, rin, 2, &y, 1, NULL, &o));
-  CHECK(count(o) == 1 && !strcmp(o[0], "-DSCALE=2"));
+  CHECK(count(o) == 2 && !strcmp(o[0], "-DSCALE=2") && !strcmp(o[1], "-minimal"));
   uk_free(o);
+  /* a text that names CUDA's runtime: the full implicit headers */
+  spec.map_expr = "x * s + (float)cudaSuccess";
+  spec.options = NULL;
+  spec.num_options = 0;
+  uk_reduction *rt = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &spec, &rt));
+  o = NULL;
+  if (rt) CHECK_OK(uk_reduction_nvrtc_options(rt, rin, 2, &y, 1, NULL, &o));
+  CHECK(o && count(o) == 0);
+  uk_free(o);
+  uk_reduction_destroy(rt);
   CHECK_STATUS(uk_reduction_nvrtc_options(NULL, rin, 2, &y, 1, NULL, &o), UK_ERR_INVALID);
   CHECK_OK(uk_reduction_param_counts(r, &ni, &no));
   CHECK(ni == 2 && no == 1);

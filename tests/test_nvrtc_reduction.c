@@ -17,12 +17,16 @@ static double now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static void compile_src(const char *label, const char *src) {
+/* Compiles src with the call's own options (opts: NULL-terminated, e.g.
+ * -minimal), as the call would. */
+static void compile_src(const char *label, const char *src, char **opts) {
   uk__compile_req req;
   memset(&req, 0, sizeof req);
   req.source = src;
   req.name = label;
   req.arch = 90;
+  req.options = (const char *const *)opts;
+  while (opts && opts[req.num_options]) req.num_options++;
   uk__binary *bin = NULL;
   double t0 = now_ms();
   uk_status st = uk__context_compile(ctx, &req, &bin);
@@ -51,8 +55,9 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = nax;
-  char *src = NULL;
+  char *src = NULL, **opts = NULL;
   CHECK_OK(uk_reduction_source(k, in, 1 + nextra, y, nout, &l, &src));
+  CHECK_OK(uk_reduction_nvrtc_options(k, in, 1 + nextra, y, nout, &l, &opts));
   if (src) {
     /* one kernel per program: the one this call's shapes need */
     CHECK_CONTAINS(src, kernel);
@@ -63,8 +68,9 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
     CHECK(strncmp(src, head, sizeof head - 1) == 0);
     CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
     CHECK_CONTAINS(src, "struct _uk_reduce_op {");
-    compile_src(label, src);
+    compile_src(label, src, opts);
   }
+  uk_free(opts);
   uk_free(src);
   uk_reduction_destroy(k);
 }

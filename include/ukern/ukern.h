@@ -694,7 +694,8 @@ UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin,
 UK_API uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                            const uk_reduce_launch *launch, uk_compile_info *info);
 /* As uk_elementwise_nvrtc_options, for a reduction call (the kernel's own
- * options; reductions add none today). Caller frees *options (uk_free). */
+ * options, then -minimal unless its texts name CUDA runtime, texture or
+ * driver-API names or #include). Caller frees *options (uk_free). */
 UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                             const uk_reduce_launch *launch, char ***options);
 /* The reduction's parameter counts (inputs, outputs). UK_ERR_INVALID for a

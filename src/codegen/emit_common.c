@@ -210,3 +210,11 @@ uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_
   else uk__plan_free(pl);
   return st;
 }
+
+int uk__emit_needs_runtime(const char *const *texts, int ntexts) {
+  static const char *const names[] = {"cuda", "tex", "surf", "CU", "__nv", "include"};
+  for (int t = 0; t < ntexts; t++)
+    for (size_t j = 0; j < sizeof names / sizeof *names; j++)
+      if (uk__opscan_mentions(texts[t], names[j])) return 1;
+  return 0;
+}

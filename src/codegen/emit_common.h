@@ -122,4 +122,9 @@ uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_
  * #line "preamble" directive (codegen/srcmap.h); nothing when empty. */
 void uk__emit_preamble(uk_strbuf *sb, const char *preamble);
 
+/* Whether one of the user's texts (NULL entries skipped) may use what NVRTC's
+ * -minimal leaves out (texture/surface, device-runtime and driver-API names,
+ * or an #include): then the program compiles without -minimal. */
+int uk__emit_needs_runtime(const char *const *texts, int ntexts);
+
 #endif

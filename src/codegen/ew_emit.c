@@ -36,8 +36,7 @@ void uk__ew_scan(uk_ew_kernel *k) {
   static const char *const f16_names[] = {"half", "__half", "uk_float16"};
   static const char *const bf16_names[] = {"bfloat", "__nv_bfloat", "uk_bfloat16"};
   static const char *const complex_names[] = {"complex", "uk_complex"};
-  static const char *const runtime_names[] = {"cuda", "tex", "surf", "CU", "__nv", "include"};
-  k->needs_f16 = k->needs_bf16 = k->needs_complex = k->needs_runtime = 0;
+  k->needs_f16 = k->needs_bf16 = k->needs_complex = 0;
   for (int t = 0; t < 4; t++) {
     for (size_t j = 0; j < sizeof f16_names / sizeof *f16_names; j++)
       k->needs_f16 |= uk__opscan_mentions(texts[t], f16_names[j]);
@@ -45,9 +44,8 @@ void uk__ew_scan(uk_ew_kernel *k) {
       k->needs_bf16 |= uk__opscan_mentions(texts[t], bf16_names[j]);
     for (size_t j = 0; j < sizeof complex_names / sizeof *complex_names; j++)
       k->needs_complex |= uk__opscan_mentions(texts[t], complex_names[j]);
-    for (size_t j = 0; j < sizeof runtime_names / sizeof *runtime_names; j++)
-      k->needs_runtime |= uk__opscan_mentions(texts[t], runtime_names[j]);
   }
+  k->needs_runtime = uk__emit_needs_runtime(texts, 4);
 }
 
 const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *key) {

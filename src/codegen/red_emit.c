@@ -17,6 +17,8 @@ void uk__red_scan(uk_red_kernel *k) {
   k->uses_J = uk__opscan_uses(k->map_expr, "_J");
   k->uses_in_ind = uk__opscan_uses(k->post_map_expr, "_in_ind");
   k->uses_out_ind = uk__opscan_uses(k->post_map_expr, "_out_ind");
+  const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
+  k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
 /* ------------------------------------------------------------------------ */

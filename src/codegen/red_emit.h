@@ -31,9 +31,10 @@ typedef struct uk_red_kernel {
   const uk_paramlist *in, *out;
   uint64_t raw_view_mask; /* bit k: map_expr uses `_raw_<name of input k>` */
   int uses_J, uses_in_ind, uses_out_ind;
+  int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
 } uk_red_kernel;
 
-/* Fills raw_view_mask and the uses_* flags from the texts. */
+/* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
 void uk__red_scan(uk_red_kernel *k);
 
 /* The plan's slots: uk_slot_kind, then these. */

@@ -121,7 +121,7 @@ def test_pool_route_after_the_first_call_of_a_signature():
     for _ in range(3):
         r = f(np.float32(2), x, y)
         assert r.dtype == np.float32 and r.shape == (1000, 3)
-        cp.testing.assert_array_equal(r, np.float32(2) * x + y)
+        cp.testing.assert_array_equal(r, x * np.float32(2) + y)
 
 
 def test_reduction_output_both_routes(route):

@@ -18,7 +18,7 @@
 #include <string.h>
 
 static PyObject *s_data, *s_ptr, *s_device_id, *s_shape, *s_strides, *s_dtype, *s_str, *s_requires_grad,
-    *s_get_device, *s_data_ptr, *s_stride;
+    *s_get_device, *s_data_ptr, *s_stride, *s_c_contiguous;
 
 int pyk_fast_init(void) {
   struct {
@@ -27,7 +27,8 @@ int pyk_fast_init(void) {
   } names[] = {{&s_data, "data"},        {&s_ptr, "ptr"},         {&s_device_id, "device_id"},
                {&s_shape, "shape"},      {&s_strides, "strides"}, {&s_dtype, "dtype"},
                {&s_str, "str"},          {&s_requires_grad, "requires_grad"},
-               {&s_get_device, "get_device"}, {&s_data_ptr, "data_ptr"}, {&s_stride, "stride"}};
+               {&s_get_device, "get_device"}, {&s_data_ptr, "data_ptr"}, {&s_stride, "stride"},
+               {&s_c_contiguous, "_c_contiguous"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text))) return -1;
   return 0;
@@ -163,19 +164,20 @@ static int read_ints(PyObject *t, int64_t *v, int n) {
  * says). 1 done, 0 declined (an exception may be set). */
 static int describe(uk_array *a, PyObject *ptr, PyObject *dev, uk_dtype t, PyObject *shape, PyObject *strides,
                     int tensor) {
-  if (!PyTuple_Check(shape) || !PyTuple_Check(strides) || PyTuple_Size(shape) != PyTuple_Size(strides) ||
+  /* strides NULL: the producer's own flag said C-contiguous */
+  if (!PyTuple_Check(shape) || (strides && (!PyTuple_Check(strides) || PyTuple_Size(shape) != PyTuple_Size(strides))) ||
       PyTuple_Size(shape) > UK_MAX_NDIM)
     return 0;
   int ndim = (int)PyTuple_Size(shape);
   int64_t sh[UK_MAX_NDIM], st[UK_MAX_NDIM];
   unsigned long long p = PyLong_AsUnsignedLongLong(ptr);
   long d = PyErr_Occurred() ? -1 : PyLong_AsLong(dev);
-  if (d < 0 || read_ints(shape, sh, ndim) < 0 || read_ints(strides, st, ndim) < 0 ||
+  if (d < 0 || read_ints(shape, sh, ndim) < 0 || (strides && read_ints(strides, st, ndim) < 0) ||
       uk_array_init(a, p, t, ndim, sh) != UK_OK)
     return 0;
   int64_t item = (int64_t)uk_dtype_size(t);
   int contiguous = 1;
-  for (int i = 0; i < ndim; i++) {
+  for (int i = 0; strides && i < ndim; i++) {
     if (tensor) st[i] *= item;
     if (sh[i] != 1 && st[i] != a->strides[i]) contiguous = 0;
   }
@@ -193,10 +195,14 @@ int pyk_fast_cupy_array(pyk_call *c, PyObject *o, uk_array *a) {
   PyObject *ptr = mem ? PyObject_GetAttr(mem, s_ptr) : NULL;
   PyObject *dev = ptr ? PyObject_GetAttr(mem, s_device_id) : NULL;
   PyObject *shape = dev ? PyObject_GetAttr(o, s_shape) : NULL;
-  PyObject *strides = shape ? PyObject_GetAttr(o, s_strides) : NULL;
-  PyObject *dt = strides ? PyObject_GetAttr(o, s_dtype) : NULL;
+  /* CuPy's own flag (what its CAI reads): no strides tuple to build when set */
+  PyObject *cc = shape ? PyObject_GetAttr(o, s_c_contiguous) : NULL;
+  if (shape && !cc) PyErr_Clear();
+  PyObject *strides = shape && cc != Py_True ? PyObject_GetAttr(o, s_strides) : NULL;
+  PyObject *dt = shape && (cc == Py_True || strides) ? PyObject_GetAttr(o, s_dtype) : NULL;
   uk_dtype t;
   int rc = dt && dtype_of(dt, &t, 0) ? describe(a, ptr, dev, t, shape, strides, 0) : 0;
+  Py_XDECREF(cc);
   Py_XDECREF(mem);
   Py_XDECREF(ptr);
   Py_XDECREF(dev);

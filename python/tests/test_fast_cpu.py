@@ -41,6 +41,7 @@ def make_fake_cupy():
             self._host = host
             self.data = MemoryPointer(host.__array_interface__["data"][0], device_id)
             self.shape, self.strides, self.dtype = host.shape, host.strides, host.dtype
+            self._c_contiguous = host.flags.c_contiguous   # CuPy's flag, read instead of strides when set
 
         @property
         def __cuda_array_interface__(self):   # as CuPy writes it (version 3, stream)
@@ -107,6 +108,8 @@ def test_cupy_attributes_read_as_the_interface(fake_cupy, case, device):
         assert [s for s, n in zip(fast[4], host.shape) if n != 1] == \
             [s for s, n in zip(host.strides, host.shape) if n != 1]
     assert _ukern._arg(x) == fast   # again, with every cache warm
+    del x._c_contiguous             # a CuPy without the flag: strides read instead
+    assert _ukern._arg(x) == fast
 
 
 def test_cupy_subclass_and_odd_dtypes_take_the_protocol(fake_cupy):

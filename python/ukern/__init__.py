@@ -3,9 +3,10 @@
 ElementwiseKernel, ReductionKernel, RawModule and RawKernel take the arguments of
 CuPy's classes of the same names and accept arrays from any library that speaks
 __cuda_array_interface__ or __dlpack__ (CuPy, PyTorch, JAX, Numba). Outputs that
-ukern allocates come back as the first array argument's type (through DLPack),
-else as ukern.Array. Work is ordered on the producer's current stream unless
-stream= says otherwise.
+ukern allocates come back as the first array argument's type (through DLPack,
+or for CuPy and PyTorch directly: once a kernel has seen the inputs' dtypes and
+shapes, in the library's own memory pool), else as ukern.Array. Work is ordered
+on the producer's current stream unless stream= says otherwise.
 
 Errors: definition errors raise ValueError/TypeError with the position and a
 caret; NVRTC failures raise CompileException (args[1] is the log with the

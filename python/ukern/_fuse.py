@@ -218,7 +218,9 @@ class Fusion:
     """A function fused into ukern kernels (see ukern.fuse).
 
     Called with the function's arguments (CUDA arrays of any library, Python or
-    NumPy scalars) and optional stream=; returns what the function returns.
+    NumPy scalars) and optional stream=; returns what the function returns, as
+    the first array's type (for CuPy and PyTorch inputs, after the first call
+    with the same dtypes and shapes, allocated in the library's memory pool).
     The program is traced on the first call for each number of arguments.
     """
 

@@ -53,10 +53,14 @@ enum { WS_N = 1024 };
 void ws_report(double t_main, double t_init, double t_result, unsigned long long hits, unsigned long long compiles,
                double t_ctx, double t_def);
 
+/* 1 when libnvrtc is mapped into this process (/proc/self/maps), else 0. */
+int ws_nvrtc_mapped(void);
+
 /* Spawns argv with environment envp (stdout to a pipe) and reads its report
- * line into rep[7] (the ws_report fields in order). t_spawn: ws_now_us()
+ * line into rep[8] (the ws_report fields in order, then the ukern child's
+ * "NVRTC loaded" flag: -1 when the line has none). t_spawn: ws_now_us()
  * just before posix_spawn; t_exit: once it was reaped. 0 on success, -1
  * (with a message) when it could not run, failed or reported nothing. */
-int ws_spawn(char *const argv[], char *const envp[], double *t_spawn, double *t_exit, double rep[7]);
+int ws_spawn(char *const argv[], char *const envp[], double *t_spawn, double *t_exit, double rep[8]);
 
 #endif

@@ -175,7 +175,7 @@ int ws_trace_child(char *const argv[], const char *label, const char *tmpdir) {
   static int seq;
   snprintf(file, sizeof file, "%s/trace-%d.txt", tmpdir, seq++);
   char **env = trace_env(file, store);
-  double t0, t_exit, rep[7];
+  double t0, t_exit, rep[8];
   int rc = env ? ws_spawn(argv, env, &t0, &t_exit, rep) : -1;
   free(env);
   if (rc != 0) return -1;
@@ -192,8 +192,9 @@ int ws_trace_child(char *const argv[], const char *label, const char *tmpdir) {
     else if (c[k].t0 < tr) driver += c[k].dur, in++;
   }
   printf("\n### %s: post-cuInit %.3f ms = %.3f ms in %d driver calls + %.3f ms outside the driver "
-         "(before: %.3f ms of driver calls, cuInit included; pre-main %.3f ms)\n\n",
-         label, (tr - ti) / 1e3, driver / 1e3, in, (tr - ti - driver) / 1e3, before / 1e3, (rep[0] - t0) / 1e3);
+         "(before: %.3f ms of driver calls, cuInit included; pre-main %.3f ms)%s\n\n",
+         label, (tr - ti) / 1e3, driver / 1e3, in, (tr - ti - driver) / 1e3, before / 1e3, (rep[0] - t0) / 1e3,
+         rep[7] < 0 ? "" : rep[7] > 0 ? "; NVRTC LOADED" : "; NVRTC not loaded");
   print_table(c, n, ti, tr);
   /* Marks: after cuInit, context created, kernel defined, result (the
    * floor's context and definition marks equal cuInit's: left out). */

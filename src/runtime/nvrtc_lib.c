@@ -25,22 +25,63 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static atomic_int loaded;
 static char load_error[600];
 
-/* The file to load: its path (or soname for the loader's search) and, for a
- * path, its identity as a note name ("" for a soname). */
-static void choose_library(char *path, size_t cap, char *id, size_t id_cap) {
+const char *uk__nvrtc_build_library = UK_BUILD_NVRTC_LIBRARY;
+
+/* dir/name into path when that is a regular file (st set); 0 otherwise. */
+static int file_in(const char *dir, size_t len, const char *name, char *path, size_t cap, struct stat *st) {
+  if (len == 0 || dir[0] != '/') return 0; /* relative entries: the loader's cwd, not ours to guess */
+  int n = snprintf(path, cap, "%.*s/%s", (int)len, dir, name);
+  return n > 0 && (size_t)n < cap && stat(path, st) == 0 && S_ISREG(st->st_mode);
+}
+
+/* Where the loader would find `name` (the soname) without loading it:
+ * LD_LIBRARY_PATH's directories in order, the toolkit's (CUDA_HOME,
+ * CUDA_PATH, /usr/local/cuda) and the system's. Loading the file found by
+ * its path makes the memo's identity that of the file loaded. 0 when none. */
+static int find_library(const char *name, char *path, size_t cap, struct stat *st) {
+  const char *lp = secure_getenv("LD_LIBRARY_PATH");
+  for (const char *p = lp; p && *p;) {
+    size_t len = strcspn(p, ":;");
+    if (file_in(p, len, name, path, cap, st)) return 1;
+    p += len + (p[len] != '\0');
+  }
+  static const char *const homes[] = {"CUDA_HOME", "CUDA_PATH"};
+  for (size_t k = 0; k < sizeof homes / sizeof homes[0]; k++) {
+    const char *h = secure_getenv(homes[k]);
+    char dir[4096];
+    for (int lib = 0; h && *h && lib < 2; lib++) {
+      int n = snprintf(dir, sizeof dir, "%s/%s", h, lib ? "lib" : "lib64");
+      if (n > 0 && (size_t)n < sizeof dir && file_in(dir, (size_t)n, name, path, cap, st)) return 1;
+    }
+  }
+  static const char *const dirs[] = {
+      "/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/local/cuda/targets/x86_64-linux/lib",
+      "/usr/local/cuda/targets/sbsa-linux/lib", "/usr/local/cuda/targets/aarch64-linux/lib",
+      "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib", "/lib"};
+  for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++)
+    if (file_in(dirs[k], strlen(dirs[k]), name, path, cap, st)) return 1;
+  return 0;
+}
+
+void uk__nvrtc_choose_library(char *path, size_t cap, char *id, size_t id_cap) {
   const char *env = getenv("UKERN_NVRTC_LIBRARY");
   struct stat st;
   id[0] = '\0';
   /* The build's library directory with the soname's file name: a toolkit
-   * upgraded in place keeps that name (libnvrtc.so.13.0.88 would not). */
-  const char *built = UK_BUILD_NVRTC_LIBRARY, *slash = strrchr(built, '/');
-  int n = 0, have = 0;
+   * upgraded in place keeps that name (libnvrtc.so.13.0.88 would not).
+   * Without it on this machine (built elsewhere), the file the loader would
+   * load, found by its path: never the bare soname while a file can be
+   * found, or every process would load NVRTC to learn its version. */
+  const char *built = uk__nvrtc_build_library ? uk__nvrtc_build_library : "", *slash = strrchr(built, '/');
+  char soname[32];
+  snprintf(soname, sizeof soname, "libnvrtc.so.%d", CUDA_VERSION / 1000);
+  int have = 0;
   if (env && *env) snprintf(path, cap, "%s", env);
-  else if (slash && (n = snprintf(path, cap, "%.*s/libnvrtc.so.%d", (int)(slash - built), built,
-                                  CUDA_VERSION / 1000)) > 0 && (size_t)n < cap && stat(path, &st) == 0)
+  else if ((slash && file_in(built, (size_t)(slash - built), soname, path, cap, &st)) ||
+           find_library(soname, path, cap, &st))
     have = 1;
   else
-    snprintf(path, cap, "libnvrtc.so.%d", CUDA_VERSION / 1000);
+    snprintf(path, cap, "%s", soname);
   if (!strchr(path, '/') || (!have && stat(path, &st) != 0) || !S_ISREG(st.st_mode)) return;
   /* Any change of the file (an upgrade in place, another file at the path)
    * changes this, and so the memo consulted. */
@@ -66,7 +107,7 @@ static void choose_library(char *path, size_t cap, char *id, size_t id_cap) {
 
 static void load(void) {
   char path[4096], id[64];
-  choose_library(path, sizeof path, id, sizeof id);
+  uk__nvrtc_choose_library(path, sizeof path, id, sizeof id);
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     snprintf(load_error, sizeof load_error, "cannot load NVRTC (%.300s): %.200s; set UKERN_NVRTC_LIBRARY to libnvrtc.so's path",
@@ -144,7 +185,7 @@ static void publish(const char *text) {
 static void recall(const char *dir, uk__dcache *dc) {
   if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
   char path[4096], id[64], text[512];
-  choose_library(path, sizeof path, id, sizeof id);
+  uk__nvrtc_choose_library(path, sizeof path, id, sizeof id);
   if (!id[0]) return;
   if (dc) {
     if (uk__dcache_note_get(dc, id, text, sizeof text)) publish(text);
@@ -239,7 +280,7 @@ void uk__nvrtc_remember(uk__dcache *dc) {
   if (!dc || !uk__nvrtc_loaded() || uk__nv.nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return;
   int n = ask_archs(archs, MAX_ARCHS);
   char path[4096], id[64], text[512], want[512];
-  choose_library(path, sizeof path, id, sizeof id);
+  uk__nvrtc_choose_library(path, sizeof path, id, sizeof id);
   if (!id[0] || n == 0) return;
   int len = snprintf(want, sizeof want, "%d\n", major * 1000 + minor * 10);
   for (int k = 0; k < n && len > 0 && (size_t)len < sizeof want; k++)

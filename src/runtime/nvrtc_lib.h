@@ -65,6 +65,17 @@ void uk__nvrtc_recall_from(uk__dcache *dc);
  * library file in the cache's directory (when the memo differs). */
 void uk__nvrtc_remember(uk__dcache *dc);
 
+/* The NVRTC file to load: $UKERN_NVRTC_LIBRARY; else libnvrtc.so.<major>
+ * in the build's library directory; else where the loader would find it
+ * (LD_LIBRARY_PATH, CUDA_HOME/CUDA_PATH, /usr/local/cuda, the system's
+ * directories); else the bare soname. id: for a file, its identity as a
+ * memo name (nvrtc-<hash of path, device, inode, size, mtime>); "" for the
+ * soname (no memo: NVRTC is loaded to learn its version). */
+void uk__nvrtc_choose_library(char *path, size_t cap, char *id, size_t id_cap);
+
+/* The build's NVRTC path (UK_BUILD_NVRTC_LIBRARY); tests point it elsewhere. */
+extern const char *uk__nvrtc_build_library;
+
 #ifndef UK__NVRTC_LIB_IMPL
 /* nvrtc.c calls NVRTC by its own names; they go through the table. */
 #define nvrtcVersion (uk__nv.nvrtcVersion)

@@ -323,10 +323,12 @@ static double med_field(const sample *s, int n, size_t off, double *tmp) {
 typedef struct result {
   double fl[8], uk[8]; /* medians: total, pre, init, post, exit, ctx, def, call */
   double diff, diff_total;
+  double diff_pool, pool_post; /* against the floor allocating from a pool (GPU only) */
   int warm_hits, nvrtc_loaded;
 } result;
 
-static void summarise(const sample *fl, const sample *uk, int n, result *r) {
+/* fp: the floor allocating from a pool of its own, as ukern does (NULL: none). */
+static void summarise(const sample *fl, const sample *uk, const sample *fp, int n, result *r) {
   double *tmp = malloc((size_t)n * sizeof *tmp);
   if (!tmp) exit(1);
   const size_t offs[8] = {offsetof(sample, total), offsetof(sample, pre),  offsetof(sample, init),
@@ -346,6 +348,12 @@ static void summarise(const sample *fl, const sample *uk, int n, result *r) {
   r->diff = median(tmp, n);
   for (int j = 0; j < n; j++) tmp[j] = uk[j].total - fl[j].total;
   r->diff_total = median(tmp, n);
+  r->diff_pool = r->pool_post = 0;
+  if (fp) {
+    for (int j = 0; j < n; j++) tmp[j] = (uk[j].pre + uk[j].post) - (fp[j].pre + fp[j].post);
+    r->diff_pool = median(tmp, n);
+    r->pool_post = med_field(fp, n, offsetof(sample, post), tmp);
+  }
   free(tmp);
 }
 
@@ -370,6 +378,13 @@ static void print_results(const result *r, int pairs, int gpu, int arch, const c
          "result\n\n| kind | context | definition | call |\n|---|---|---|---|\n");
   for (int k = 0; k < K_COUNT; k++)
     printf("| %s | %.3f | %.3f | %.3f |\n", kind_names[k], r[k].uk[5], r[k].uk[6], r[k].uk[7]);
+  if (gpu) {
+    printf("\nAgainst the floor allocating as ukern does (a pool of its own, cuMemAllocFromPoolAsync: the driver's\n"
+           "stream-ordered allocator starts up at the first such allocation of a process)\n\n"
+           "| kind | that floor: post-cuInit | ukern - that floor: pre-main + post-cuInit |\n|---|---|---|\n");
+    for (int k = 0; k < K_COUNT; k++)
+      printf("| %s | %.2f | %+.2f ms |\n", kind_names[k], r[k].pool_post, r[k].diff_pool);
+  }
   FILE *f = json && strcmp(json, "-") ? fopen(json, "w") : NULL;
   if (!f) return;
   fprintf(f, "{\"title\": \"Warm start (%s, sm_%d, %d pairs)\", \"rows\": [\n", gpu ? "GPU" : "no GPU", arch, pairs);
@@ -383,8 +398,15 @@ static void print_results(const result *r, int pairs, int gpu, int arch, const c
             "  {\"case\": \"warm start %s: total, spawn to result (ms)\", \"ukern\": %.4f, \"reference\": %.4f, "
             "\"unit\": \"ms\", \"reference_name\": \"floor process\", \"target\": \"reported\", \"pass\": -1, "
             "\"diff\": %.4f}%s\n",
-            kind_names[k], r[k].uk[0], r[k].fl[0], r[k].diff_total, k + 1 < K_COUNT ? "," : "");
+            kind_names[k], r[k].uk[0], r[k].fl[0], r[k].diff_total, k + 1 < K_COUNT || gpu ? "," : "");
   }
+  for (int k = 0; gpu && k < K_COUNT; k++)
+    fprintf(f,
+            "  {\"case\": \"warm start %s: pre-main + post-cuInit against the floor allocating from a pool (ms)\", "
+            "\"ukern\": %.4f, \"reference\": %.4f, \"unit\": \"ms\", \"reference_name\": \"floor process with a pool\", "
+            "\"target\": \"reported\", \"pass\": -1, \"diff\": %.4f}%s\n",
+            kind_names[k], r[k].uk[1] + r[k].uk[3], r[k].uk[1] + r[k].uk[3] - r[k].diff_pool, r[k].diff_pool,
+            k + 1 < K_COUNT ? "," : "");
   fprintf(f, "]}\n");
   fclose(f);
 }
@@ -413,15 +435,18 @@ int main(int argc, char **argv) {
   char dir[] = "/tmp/ukern-warm-start-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   char cubin[K_COUNT][4200];
-  char *uk_argv[K_COUNT][6], *fl_argv[K_COUNT][4];
+  char *uk_argv[K_COUNT][6], *fl_argv[K_COUNT][4], *fp_argv[K_COUNT][5];
   int rc = 1;
   sample *fl = calloc((size_t)(K_COUNT * pairs), sizeof *fl), *uk = calloc((size_t)(K_COUNT * pairs), sizeof *uk);
-  if (!fl || !uk) goto out;
+  sample *fp = calloc((size_t)(K_COUNT * pairs), sizeof *fp);
+  if (!fl || !uk || !fp) goto out;
   for (int k = 0; k < K_COUNT; k++) {
     snprintf(cubin[k], sizeof cubin[k], "%s/floor-%s.cubin", dir, kind_names[k]);
     char **a = uk_argv[k], **b = fl_argv[k];
     a[0] = self, a[1] = "--child", a[2] = (char *)kind_names[k], a[3] = dir, a[4] = gpu ? NULL : "--no-gpu", a[5] = NULL;
     b[0] = floor_exe, b[1] = gpu ? cubin[k] : "--no-gpu", b[2] = gpu ? NULL : cubin[k], b[3] = NULL;
+    char **c = fp_argv[k];
+    c[0] = floor_exe, c[1] = "--alloc", c[2] = "pool", c[3] = cubin[k], c[4] = NULL;
     sample cold;
     if (floor_cubin((kind)k, arch, cubin[k]) != 0 || spawn_child(uk_argv[k], &cold) != 0) goto out;
     printf("%-12s cold first call (fills the cache): %.1f ms, %llu compiles\n", kind_names[k], cold.total,
@@ -429,13 +454,15 @@ int main(int argc, char **argv) {
   }
   for (int p = 0; p < pairs; p++)
     for (int k = 0; k < K_COUNT; k++)
-      for (int side = 0; side < 2; side++) {
-        int ukern_side = side ^ (p & 1); /* floor first in even pairs */
-        sample *s = ukern_side ? &uk[k * pairs + p] : &fl[k * pairs + p];
-        if (spawn_child(ukern_side ? uk_argv[k] : fl_argv[k], s) != 0) goto out;
+      for (int side = 0; side < 3; side++) {
+        /* floor, ukern, then the floor with a pool; reversed in odd pairs */
+        int which = p & 1 ? 2 - side : side;
+        if (which == 2 && !gpu) continue;
+        sample *s = which == 1 ? &uk[k * pairs + p] : which ? &fp[k * pairs + p] : &fl[k * pairs + p];
+        if (spawn_child(which == 1 ? uk_argv[k] : which ? fp_argv[k] : fl_argv[k], s) != 0) goto out;
       }
   result r[K_COUNT];
-  for (int k = 0; k < K_COUNT; k++) summarise(&fl[k * pairs], &uk[k * pairs], pairs, &r[k]);
+  for (int k = 0; k < K_COUNT; k++) summarise(&fl[k * pairs], &uk[k * pairs], gpu ? &fp[k * pairs] : NULL, pairs, &r[k]);
   print_results(r, pairs, gpu, arch, json);
   rc = 0;
   if (trace && !gpu) printf("\n--trace: no GPU, no driver calls to trace\n");
@@ -466,6 +493,7 @@ int main(int argc, char **argv) {
     }
 out:
   free(fl);
+  free(fp);
   free(uk);
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

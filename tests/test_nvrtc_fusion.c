@@ -47,12 +47,38 @@ static void compile(const char *ins, const char *outs, const char *prog, uk_dtyp
   precompile_ok(f, in, nin + nextra, out, nout, prog, t);
 }
 
+static const char softmax[] =
+    "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)";
+
+static int count(const char *s, const char *what) {
+  int n = 0;
+  for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
+  return n;
+}
+
+/* A row-plan source whose last pass keeps a value for the outputs: it
+ * stores it in place of x, and the output function of the kept elements
+ * reads it (computes no exp: softmax's exp once per element), the one of
+ * the re-read rest computes it. */
+static void check_kept(const char *src, const char *prog, uk_dtype t) {
+  const char *kf = strstr(src, " _uk_kv"), *rest = strstr(src, "auto _uk_g = [&]");
+  int ok = strstr(src, "if (_uk_keepv) ((") && kf && rest && rest > kf;
+  /* int32: exp(x - m) is float64, wider than x's slot: x - m is kept */
+  if (ok && prog == softmax && t != UK_INT32) { /* the first exp after the kept elements' function is the rest's */
+    const char *ex = strstr(kf, "_uk_exp(");
+    ok = ex && ex > rest && count(src, "_uk_exp(") == 2;
+  }
+  CHECK(ok);
+  if (!ok) fprintf(stderr, "%s [%s]: no kept value for the outputs:\n%s\n", prog, uk_dtype_name(t), src);
+}
+
 /* A row-plan program (codegen/fuse_row.c) for inputs of one dtype and
  * shape (y: a vector over the row), checking the plan is the row kernel
  * (or, want_row 0, the split plan) and that it compiles on c. */
 static int64_t row_shape[2] = {300, 1001};
 
-static void compile_row(uk_context *c, const char *ins, const char *outs, const char *prog, uk_dtype t, int want_row) {
+static void compile_row(uk_context *c, const char *ins, const char *outs, const char *prog, uk_dtype t, int want_row,
+                        int kept) {
   uk_fusion *f = NULL;
   CHECK_OK(uk_fusion_create(c, ins, outs, prog, "rw", NULL, &f));
   if (!f) return;
@@ -69,13 +95,12 @@ static void compile_row(uk_context *c, const char *ins, const char *outs, const 
   if (src && want_row) {
     CHECK_CONTAINS(src, "kernel 1 of 1 (row 'rw_row')");
     CHECK_CONTAINS(src, "_uk_row_reduce(");
+    if (kept) check_kept(src, prog, t);
+    else CHECK(strstr(src, "_uk_keepv") == NULL);
   } else if (src) CHECK(strstr(src, "(row 'rw_row')") == NULL);
   uk_free(src);
   precompile_ok(f, in, nin, out, nout, prog, t);
 }
-
-static const char softmax[] =
-    "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)";
 
 /* The row plan: softmax, centering, a layer norm (two levels, a vector and
  * a scalar), per-row outputs beside per-element ones, struct accumulators,
@@ -84,21 +109,30 @@ static const char softmax[] =
  * cp.async. */
 static void row_plans(void) {
   static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_BFLOAT16, UK_INT32};
-  for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) compile_row(ctx, "x", "z", softmax, ts[k], 1);
-  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX128, 1);
-  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX64, 1);
-  compile_row(ctx, "x", "z", "z = x & any(x, axis=-1, keepdims=True)", UK_BOOL, 1);
+  /* the last pass keeps exp(x - m) for the division */
+  for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++) compile_row(ctx, "x", "z", softmax, ts[k], 1, 1);
+  /* one level: no value of a last pass is used again */
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX128, 1, 0);
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=-1, keepdims=True)", UK_COMPLEX64, 1, 0);
+  compile_row(ctx, "x", "z", "z = x & any(x, axis=-1, keepdims=True)", UK_BOOL, 1, 0);
+  /* x - mean(x) kept in x's place; y still read */
   compile_row(ctx, "x, y, eps", "z",
               "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y",
-              UK_FLOAT32, 1);
+              UK_FLOAT32, 1, 1);
+  compile_row(ctx, "x, y, eps", "z",
+              "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y",
+              UK_FLOAT64, 1, 1);
+  /* x is used per element after the last pass: nothing replaces it */
+  compile_row(ctx, "x", "z", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True) + x",
+              UK_FLOAT32, 1, 0);
   compile_row(ctx, "x", "z, l, a, v",
               "m = max(x, axis=-1, keepdims=True); s = sum(exp(x - m), axis=-1, keepdims=True); z = exp(x - m) / s; "
               "l = log(s) + m; a = argmax(x, axis=-1); v = var(x - m, axis=-1, keepdims=True)",
-              UK_FLOAT32, 1);
-  compile_row(ctx, "x", "z", "z = x - mean(x, axis=0, keepdims=True)", UK_FLOAT32, 0);
+              UK_FLOAT32, 1, 0); /* exp(x - m) written twice: two nodes, neither used again */
+  compile_row(ctx, "x", "z", "z = x - mean(x, axis=0, keepdims=True)", UK_FLOAT32, 0, 0);
   row_shape[0] = 3; /* a few long rows: the split plan (online max and sum of exp, then the division) */
   row_shape[1] = 9000;
-  compile_row(ctx, "x", "z", softmax, UK_FLOAT32, 0);
+  compile_row(ctx, "x", "z", softmax, UK_FLOAT32, 0, 0);
   row_shape[0] = 300;
   row_shape[1] = 1001;
   uk_options o;
@@ -106,7 +140,7 @@ static void row_plans(void) {
   o.arch = 75;
   uk_context *c75 = NULL;
   CHECK_OK(uk_context_create(&o, &c75));
-  if (c75) compile_row(c75, "x", "z", softmax, UK_FLOAT32, 1);
+  if (c75) compile_row(c75, "x", "z", softmax, UK_FLOAT32, 1, 1);
   uk_context_destroy(c75);
 }
 

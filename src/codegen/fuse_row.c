@@ -16,7 +16,14 @@
  * reads and a write for the split plan. The part of a longer row that
  * does not fit is re-read in each pass (from L2, mostly). Shared memory
  * rather than registers: a register copy needs fully unrolled loops, and
- * their address arithmetic spilled at 16 elements a thread. */
+ * their address arithmetic spilled at 16 elements a thread.
+ *
+ * The last level's pass keeps, in place of an input's kept elements, an
+ * elementwise value it computes that the outputs use again (softmax's
+ * exp(x - m), a layer norm's x - mean) when the outputs no longer need
+ * that input: the output pass reads it instead of computing it again (for
+ * softmax, one exp per element instead of two; same value, same
+ * numerics). Elements past the kept part compute it again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +147,9 @@ typedef struct row_em {
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
   uk_strbuf kept;    /* their arguments from shared memory */
   uk_strbuf loaded;  /* and loaded from memory */
+  int reuse;         /* the node the last level keeps for the outputs, or -1 */
+  int reuse_in;      /* the input whose kept elements it replaces */
+  int reuse_level;   /* the level whose pass stores it */
 } row_em;
 
 static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
@@ -149,11 +159,59 @@ static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *inde
 }
 
 /* The loops of a pass over the row: kept elements, then the rest loaded;
- * each step is pre "_uk_f(_J, elements)" post. */
-static void pass_loops(row_em *e, uk_strbuf *b, const char *pre, const char *post) {
-  uk__sb_addf(b, "      long long _J = _uk_t;\n      for (; _J < _uk_nc; _J += _uk_T) %s_uk_f(_J%s)%s;\n"
-                 "      for (; _J < _uk_n; _J += _uk_T) %s_uk_f(_J%s)%s;\n",
-              pre, uk__sb_str(&e->kept), post, pre, uk__sb_str(&e->loaded), post);
+ * each step is pre "fk(_J, kept)" post, then pre "fl(_J, loaded)" post. */
+static void pass_loops(uk_strbuf *b, const char *pre, const char *post, const char *fk, const char *kept, const char *fl,
+                       const char *loaded) {
+  uk__sb_addf(b, "      long long _J = _uk_t;\n      for (; _J < _uk_nc; _J += _uk_T) %s%s(_J%s)%s;\n"
+                 "      for (; _J < _uk_n; _J += _uk_T) %s%s(_J%s)%s;\n",
+              pre, fk, kept, post, pre, fl, loaded, post);
+}
+
+/* Marks in r the nodes computed per element from id (reductions are
+ * per-row values by then; cut, when >= 0, is a value at hand). */
+static void reach(const uk_fuse_prog *g, int id, int cut, char *r) {
+  if (r[id]) return;
+  r[id] = 1;
+  const uk_fuse_node *n = &g->nodes[id];
+  if (id == cut || n->kind == UK_FN_RED) return;
+  for (int k = 0; k < n->nargs; k++) reach(g, n->arg[k], cut, r);
+}
+
+/* Picks e->reuse: the latest per-element node that the pass of level L
+ * computes and the per-element outputs use, such that with it at hand the
+ * outputs read no element of some array input (whose kept elements are at
+ * least as wide): that input's kept elements then hold it. */
+static uk_status pick_reuse(row_em *e, int L) {
+  const uk_fuse_prog *g = e->c.g;
+  const uk_fuse_plan *p = e->c.p;
+  int nn = g->nnodes;
+  e->reuse = e->reuse_in = -1;
+  char *pass = calloc((size_t)nn + 1, 1), *used = calloc((size_t)nn + 1, 1), *cut = calloc((size_t)nn + 1, 1);
+  if (!pass || !used || !cut) {
+    free(pass);
+    free(used);
+    free(cut);
+    return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  }
+  for (int id = 0; id < nn; id++)
+    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] == L) reach(g, g->nodes[id].arg[0], -1, pass);
+  for (int o = 0; o < g->nout; o++)
+    if (!p->row.out_per_row[o]) reach(g, g->out_node[o], -1, used);
+  for (int a = nn - 1; a >= 0 && e->reuse < 0; a--) {
+    uk_fuse_kind kd = g->nodes[a].kind;
+    if (!pass[a] || !used[a] || e->cls[a] != C_ELEM || kd == UK_FN_INPUT || kd == UK_FN_CONST) continue;
+    memset(cut, 0, (size_t)nn);
+    for (int o = 0; o < g->nout; o++)
+      if (!p->row.out_per_row[o]) reach(g, g->out_node[o], a, cut);
+    for (int k = 0; k < g->nin && e->reuse < 0; k++)
+      if (p->needed[k] && !p->scalar[k] && !cut[k] &&
+          uk__dtype_info(p->type[a].dtype)->size <= uk__dtype_info(p->type[k].dtype)->size)
+        e->reuse = a, e->reuse_in = k;
+  }
+  free(pass);
+  free(used);
+  free(cut);
+  return UK_OK;
 }
 
 /* One level's reductions: the per-thread pass, the row reduction and the
@@ -180,11 +238,29 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     if (nm == 1) uk__sb_addf(&lb, "        _uk_r = %s;\n", uk__sb_str(tmp));
     else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
   }
-  uk__sb_addf(b, "      auto _uk_f = [&](const long long _J%s) -> _uk_acc%d {\n%s        return _uk_r;\n      };\n",
-              uk__sb_str(&e->lparams), L, uk__sb_str(&lb));
+  /* a kept element's slot takes the value the outputs use again (the
+   * element was read: it is the lambda's argument) */
+  int keep = e->reuse >= 0 && L == e->reuse_level;
+  if (keep) {
+    uk_dtype t = e->c.p->type[e->reuse].dtype;
+    uk__sb_reset(tmp);
+    uk__fuse_value(&f, e->reuse, t, tmp);
+    uk__sb_addf(&lb, "        // kept for the outputs: node %d in place of in%d\n"
+                     "        if (_uk_keepv) ((%s *)_uk_k_in%d)[_J] = %s;\n",
+                e->reuse, e->reuse_in, uk__fuse_ctype(t), e->reuse_in, uk__sb_str(tmp));
+  }
+  uk__sb_addf(b, "      auto _uk_f = [&](const long long _J%s%s) -> _uk_acc%d {\n%s        return _uk_r;\n      };\n",
+              uk__sb_str(&e->lparams), keep ? ", const bool _uk_keepv" : "", L, uk__sb_str(&lb));
   char acc[64];
   snprintf(acc, sizeof acc, "_uk_a%d = _uk_op%d()(_uk_a%d, ", L, L, L);
-  pass_loops(e, b, acc, ")");
+  uk_strbuf ka;
+  uk__sb_init(&ka);
+  uk__sb_reset(tmp);
+  uk__sb_addf(&ka, "%s%s", uk__sb_str(&e->kept), keep ? ", true" : "");
+  uk__sb_addf(tmp, "%s%s", uk__sb_str(&e->loaded), keep ? ", false" : "");
+  pass_loops(b, acc, ")", "_uk_f", uk__sb_str(&ka), "_uk_f", uk__sb_str(tmp));
+  if (ka.failed) b->failed = 1;
+  uk__sb_release(&ka);
   uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
               L);
   for (int m = 0; m < nm; m++) {
@@ -208,6 +284,25 @@ static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *lvalue, uk_st
   uk__sb_reset(tmp);
   uk__fuse_value(f, g->out_node[o], t, tmp);
   uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, uk__fuse_ctype(t), lvalue, uk__sb_str(tmp));
+}
+
+/* The function "auto name = [&](_J, params) {...};" that writes the
+ * per-element outputs of element _J. */
+static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b, uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  uk_fuse_fn f;
+  uk_strbuf wb;
+  uk__sb_init(&wb);
+  fn_start(e, &f, &wb, "        ");
+  for (int o = 0; o < g->nout; o++) {
+    char lv[64];
+    if (e->c.p->row.out_per_row[o]) continue;
+    snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
+    write_out(e, &f, o, lv, &wb, tmp);
+  }
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s) {\n%s      };\n", name, params, uk__sb_str(&wb));
+  if (wb.failed) b->failed = 1;
+  uk__sb_release(&wb);
 }
 
 static uk_status emit(row_em *e, int nd, const char *name, const char *user_preamble) {
@@ -286,28 +381,47 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
       uk__sb_addf(&b, "      _uk_keep(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
     }
   uk__sb_add(&b, "    }\n    _uk_keep_wait();\n");
-  for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, &pre, &b, &tmp);
-  if (s) goto out;
-  /* per-element outputs */
   int nelem = 0;
   for (int o = 0; o < g->nout; o++) nelem += !r->out_per_row[o];
+  e->reuse = -1;
+  e->reuse_level = nlevels;
+  if (nelem && nlevels && (s = pick_reuse(e, nlevels))) goto out;
+  for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, &pre, &b, &tmp);
+  if (s) goto out;
+  /* per-element outputs: with a kept value, one function for the kept
+   * elements (it reads the value) and one for the rest (it computes it) */
   if (nelem) {
-    uk_fuse_fn f;
-    uk_strbuf wb;
-    uk__sb_init(&wb);
-    fn_start(e, &f, &wb, "        ");
-    for (int o = 0; o < g->nout; o++) {
-      char lv[64];
-      if (r->out_per_row[o]) continue;
-      snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
-      write_out(e, &f, o, lv, &wb, &tmp);
+    uk__sb_add(&b, "    {\n");
+    if (e->reuse >= 0) {
+      uk_strbuf lp, ka;
+      uk__sb_init(&lp);
+      uk__sb_init(&ka);
+      for (int j = 0; j < r->nparams; j++) {
+        int k = r->param[j].index;
+        const char *t = uk__fuse_ctype(p->type[k].dtype), *ta = uk__fuse_ctype(p->type[e->reuse].dtype);
+        if (r->param[j].kind != UK_ROW_IN) continue;
+        if (k != e->reuse_in) {
+          uk__sb_addf(&lp, ", const %s in%d", t, k);
+          uk__sb_addf(&ka, ", _uk_k_in%d[_J]", k);
+        } else {
+          uk__sb_addf(&lp, ", const %s _uk_kv", ta);
+          uk__sb_addf(&ka, ", ((const %s *)_uk_k_in%d)[_J]", ta, k);
+        }
+      }
+      char kv[] = "_uk_kv";
+      e->c.leaf[e->reuse] = kv;
+      out_fn(e, "_uk_f", uk__sb_str(&lp), &b, &tmp);
+      e->c.leaf[e->reuse] = NULL;
+      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), &b, &tmp);
+      pass_loops(&b, "", "", "_uk_f", uk__sb_str(&ka), "_uk_g", uk__sb_str(&e->loaded));
+      if (lp.failed || ka.failed) b.failed = 1;
+      uk__sb_release(&lp);
+      uk__sb_release(&ka);
+    } else {
+      out_fn(e, "_uk_f", uk__sb_str(&e->lparams), &b, &tmp);
+      pass_loops(&b, "", "", "_uk_f", uk__sb_str(&e->kept), "_uk_f", uk__sb_str(&e->loaded));
     }
-    uk__sb_addf(&b, "    {\n      auto _uk_f = [&](const long long _J%s) {\n%s      };\n", uk__sb_str(&e->lparams),
-                uk__sb_str(&wb));
-    pass_loops(e, &b, "", "");
     uk__sb_add(&b, "    }\n");
-    if (wb.failed) b.failed = 1;
-    uk__sb_release(&wb);
   }
   if (nelem < g->nout) {
     uk_fuse_fn f;

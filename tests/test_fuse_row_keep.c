@@ -1,0 +1,145 @@
+/* The row plan (codegen/fuse_row.c) keeps, in place of an input's kept
+ * elements, an elementwise value of the last pass that the per-element
+ * outputs use again, when they no longer read that input: softmax computes
+ * exp once per kept element. Checked on the generated source (no GPU, no
+ * NVRTC; test_nvrtc_fusion compiles these programs, test_gpu_fusion's row
+ * cases check their values). */
+#include "testutil.h"
+
+static uk_context *ctx;
+
+static const char softmax[] =
+    "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)";
+static const char norm[] =
+    "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y";
+
+static int count(const char *s, const char *what) {
+  int n = 0;
+  for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
+  return n;
+}
+
+/* The row source of prog over x (rows x n of dtype t), y (n) and eps; NULL
+ * when the plan is not the row kernel. */
+static char *row_source(const char *ins, const char *outs, const char *prog, uk_dtype t, int64_t rows, int64_t n) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "rk", NULL, &f));
+  if (!f) return NULL;
+  int64_t sx[2] = {rows, n};
+  uk_array x, y;
+  memset(&x, 0, sizeof x);
+  memset(&y, 0, sizeof y);
+  uk_array_init(&x, 0x100000000ull, t, 2, sx);
+  uk_array_init(&y, 0x200000000ull, t, 1, sx + 1);
+  uk_arg in[3] = {uk_arg_array(&x), uk_arg_array(&y), uk_arg_float(1e-5)};
+  int nin = 1, nout = 1;
+  for (const char *q = ins; *q; q++) nin += *q == ',';
+  for (const char *q = outs; *q; q++) nout += *q == ',';
+  uk_array out[4];
+  memset(out, 0, sizeof out);
+  char *src = NULL;
+  CHECK_OK(uk_fusion_source(f, in, nin, out, nout, NULL, &src));
+  uk_fusion_destroy(f);
+  if (src && !strstr(src, "(row 'rk_row')")) {
+    uk_free(src);
+    return NULL;
+  }
+  return src;
+}
+
+/* The kept elements' output function: from its parameter _uk_kv to the
+ * function of the re-read elements (which computes the value again). */
+static void kept_fn(const char *src, const char **from, const char **to) {
+  *from = strstr(src, " _uk_kv");
+  *to = strstr(src, "auto _uk_g = [&]");
+}
+
+static void softmax_once(void) {
+  static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_BFLOAT16};
+  static const char *const store[] = {"((float *)_uk_k_in0)[_J] = _uk_v", "((double *)_uk_k_in0)[_J] = _uk_v",
+                                      "((ukern::half *)_uk_k_in0)[_J] = _uk_v",
+                                      "((ukern::bfloat16 *)_uk_k_in0)[_J] = _uk_v"};
+  static const int64_t lens[] = {7, 1001, 16384};
+  for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
+    for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+      char *src = row_source("x", "z", softmax, ts[k], 300, lens[j]);
+      CHECK(src != NULL);
+      if (!src) continue;
+      const char *kf, *rest;
+      kept_fn(src, &kf, &rest);
+      /* stored once in the sum's pass, for kept elements only */
+      CHECK_CONTAINS(src, store[k]);
+      CHECK_CONTAINS(src, ", true));");
+      CHECK_CONTAINS(src, ", false));");
+      CHECK(count(src, "if (_uk_keepv)") == 1);
+      /* exp: once in the sum's pass, once for the re-read rest; none where
+       * the kept value is read */
+      CHECK(count(src, "_uk_exp(") == 2);
+      CHECK(kf && rest && kf < rest);
+      const char *ex = kf ? strstr(kf, "_uk_exp(") : NULL;
+      CHECK(ex && ex > rest);
+      /* the division stays */
+      const char *dv = kf ? strstr(kf, "float(_uk_kv) / float(_uk_v") : NULL;
+      if (ts[k] == UK_FLOAT32 || ts[k] == UK_FLOAT64) dv = kf ? strstr(kf, "(_uk_kv / _uk_v") : NULL;
+      CHECK(dv && dv < rest);
+      uk_free(src);
+    }
+}
+
+/* Other shapes of the rule: the layer norm keeps x - mean(x) (y is still
+ * read); a value used with x itself after the pass, per-row outputs only,
+ * and a value wider than x's slot keep nothing or something narrower. */
+static void other_programs(void) {
+  char *src = row_source("x, y, eps", "z", norm, UK_FLOAT64, 300, 1001);
+  CHECK(src != NULL);
+  if (src) {
+    CHECK_CONTAINS(src, "((double *)_uk_k_in0)[_J] = _uk_v");
+    CHECK_CONTAINS(src, "_uk_f(_J, ((const double *)_uk_k_in0)[_J], _uk_k_in1[_J]);");
+    const char *kf, *rest;
+    kept_fn(src, &kf, &rest);
+    CHECK(kf && rest && kf < rest);
+    uk_free(src);
+  }
+  static const char *const none[] = {
+      "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True) + x",
+      "z = sum(x - mean(x, axis=-1, keepdims=True), axis=-1)", "z = x - mean(x, axis=-1, keepdims=True)",
+      "m = max(x, axis=-1, keepdims=True); z = exp(x - m) / sum(exp(x - m), axis=-1, keepdims=True)"};
+  for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
+    src = row_source("x", "z", none[k], UK_FLOAT32, 300, 1001);
+    if (!src) fprintf(stderr, "not the row plan: %s\n", none[k]);
+    CHECK(src != NULL);
+    if (!src) continue;
+    if (strstr(src, "_uk_keepv") || strstr(src, "_uk_kv")) fprintf(stderr, "kept a value: %s\n", none[k]);
+    CHECK(strstr(src, "_uk_keepv") == NULL && strstr(src, "_uk_kv") == NULL);
+    CHECK(count(src, "auto _uk_g") == 0);
+    uk_free(src);
+  }
+  /* int32: exp(x - m) is float64, wider than x's slot; x - m (int32) is kept */
+  src = row_source("x", "z", softmax, UK_INT32, 300, 1001);
+  CHECK(src != NULL);
+  if (src) {
+    CHECK_CONTAINS(src, "((int *)_uk_k_in0)[_J] = _uk_v");
+    CHECK_CONTAINS(src, "_uk_exp(((double)(_uk_kv)))");
+    uk_free(src);
+  }
+  /* one level whose value the outputs use again: exp(x) */
+  src = row_source("x", "z", "e = exp(x); z = e / sum(e, axis=-1, keepdims=True)", UK_FLOAT32, 300, 1001);
+  CHECK(src != NULL);
+  if (src) {
+    CHECK(count(src, "if (_uk_keepv)") == 1);
+    CHECK(count(src, "_uk_exp(") == 2);
+    uk_free(src);
+  }
+}
+
+int main(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  softmax_once();
+  other_programs();
+  uk_context_destroy(ctx);
+  return ut_finish("test_fuse_row_keep");
+}

@@ -562,6 +562,46 @@ static void row_given(void) {
   free(wl);
 }
 
+/* The row plan's last pass keeps c = float32(x - mean(x)) (4 bytes) in the
+ * slots of float64 x for the output pass (codegen/fuse_row.c): warp rows,
+ * block rows, and rows only partly kept (16387 float64: the rest re-read). */
+static void row_narrow_kept(void) {
+  static const int64_t shapes[][2] = {{37, 7}, {37, 1000}, {129, 16387}};
+  for (int k = 0; k < 3; k++) {
+    int64_t rows = shapes[k][0], n = shapes[k][1], total = rows * n;
+    double *vx = randv(total, -4, 4), *want = malloc(sizeof(double) * (size_t)total);
+    for (int64_t r = 0; r < rows; r++) {
+      double m = 0, ss = 0;
+      for (int64_t c = 0; c < n; c++) m += vx[r * n + c];
+      m /= (double)n;
+      for (int64_t c = 0; c < n; c++) {
+        double cv = (float)(vx[r * n + c] - m);
+        want[r * n + c] = cv;
+        ss += (double)(float)(cv * cv);
+      }
+      for (int64_t c = 0; c < n; c++) want[r * n + c] /= ss;
+    }
+    dev x = upload(UK_FLOAT64, 2, shapes[k], vx, k == 1);
+    uk_fusion *f = make("x", "z", "c = float32(x - mean(x, axis=-1, keepdims=True)); z = c / sum(c * c, axis=-1, keepdims=True)");
+    uk_arg in[1] = {uk_arg_array(&x.a)};
+    uk_array out = {0};
+    int kc = -1;
+    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
+    CHECK(kc == 1);
+    CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
+    CHECK(out.dtype == UK_FLOAT32 && out.ndim == 2 && numel(&out) == total);
+    double *got = fetch_out(&out);
+    char label[64];
+    snprintf(label, sizeof label, "row narrow kept %lldx%lld", (long long)rows, (long long)n);
+    check_rel(label, got, want, total, 2e-5, 1e-12);
+    free(got);
+    uk_fusion_destroy(f);
+    uk_array_free(ctx, &x.buf, NULL);
+    free(vx);
+    free(want);
+  }
+}
+
 static void row_plans(void) {
   static const int64_t lens[] = {1, 7, 1000, 4097};
   static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16};
@@ -576,6 +616,7 @@ static void row_plans(void) {
   row_case(R_SOFTMAX, UK_FLOAT32, 3, 9001, 0, 2);        /* a few long rows: the split plan */
   row_case(R_CENTER, UK_FLOAT32, 0, 7, 0, 2);            /* no rows: the split plan */
   row_given();
+  row_narrow_kept();
   /* empty rows: mean of nothing is NaN (an empty result); max has no identity */
   int64_t se[2] = {5, 0};
   dev xe = upload(UK_FLOAT32, 2, se, NULL, 0);

@@ -102,6 +102,9 @@ static void row_plans(void) {
   compile_row(ctx, "x, y, eps", "z",
               "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * y + y",
               UK_FLOAT64, 1, 1);
+  /* a float32 value kept in float64 slots */
+  compile_row(ctx, "x", "z", "c = float32(x - mean(x, axis=-1, keepdims=True)); z = c / sum(c * c, axis=-1, keepdims=True)",
+              UK_FLOAT64, 1, 1);
   /* x is used per element after the last pass: nothing replaces it */
   compile_row(ctx, "x", "z", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True) + x",
               UK_FLOAT32, 1, 0);

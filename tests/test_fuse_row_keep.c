@@ -56,9 +56,9 @@ static void kept_fn(const char *src, const char **from, const char **to) {
 
 static void softmax_once(void) {
   static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_BFLOAT16};
-  static const char *const store[] = {"((float *)_uk_k_in0)[_J] = _uk_v", "((double *)_uk_k_in0)[_J] = _uk_v",
-                                      "((ukern::half *)_uk_k_in0)[_J] = _uk_v",
-                                      "((ukern::bfloat16 *)_uk_k_in0)[_J] = _uk_v"};
+  static const char *const store[] = {"*(float *)(_uk_k_in0 + _J) = _uk_v", "*(double *)(_uk_k_in0 + _J) = _uk_v",
+                                      "*(ukern::half *)(_uk_k_in0 + _J) = _uk_v",
+                                      "*(ukern::bfloat16 *)(_uk_k_in0 + _J) = _uk_v"};
   static const int64_t lens[] = {7, 1001, 16384};
   for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
     for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
@@ -93,8 +93,8 @@ static void other_programs(void) {
   char *src = row_source("x, y, eps", "z", norm, UK_FLOAT64, 300, 1001);
   CHECK(src != NULL);
   if (src) {
-    CHECK_CONTAINS(src, "((double *)_uk_k_in0)[_J] = _uk_v");
-    CHECK_CONTAINS(src, "_uk_f(_J, ((const double *)_uk_k_in0)[_J], _uk_k_in1[_J]);");
+    CHECK_CONTAINS(src, "*(double *)(_uk_k_in0 + _J) = _uk_v");
+    CHECK_CONTAINS(src, "_uk_f(_J, *(const double *)(_uk_k_in0 + _J), _uk_k_in1[_J]);");
     const char *kf, *rest;
     kept_fn(src, &kf, &rest);
     CHECK(kf && rest && kf < rest);
@@ -118,7 +118,7 @@ static void other_programs(void) {
   src = row_source("x", "z", softmax, UK_INT32, 300, 1001);
   CHECK(src != NULL);
   if (src) {
-    CHECK_CONTAINS(src, "((int *)_uk_k_in0)[_J] = _uk_v");
+    CHECK_CONTAINS(src, "*(int *)(_uk_k_in0 + _J) = _uk_v");
     CHECK_CONTAINS(src, "_uk_exp(((double)(_uk_kv)))");
     uk_free(src);
   }

@@ -72,7 +72,7 @@ static void compile_row(uk_context *c, const char *ins, const char *outs, const 
     CHECK_CONTAINS(src, "_uk_row_reduce(");
     /* the last pass keeps a value for the outputs (test_fuse_row_keep
      * checks the source further) */
-    if (kept) CHECK_CONTAINS(src, "if (_uk_keepv) ((");
+    if (kept) CHECK_CONTAINS(src, "if (_uk_keepv) *(");
     else CHECK(strstr(src, "_uk_keepv") == NULL);
   } else if (src) CHECK(strstr(src, "(row 'rw_row')") == NULL);
   uk_free(src);

@@ -239,14 +239,17 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
   }
   /* a kept element's slot takes the value the outputs use again (the
-   * element was read: it is the lambda's argument) */
+   * element was read: it is the lambda's argument). The value goes into
+   * that element's own slot (addressed as the input's type): a narrower
+   * value indexed as its own type would land in another thread's element
+   * before that one is read (seen on the H200: float32 over float64). */
   int keep = e->reuse >= 0 && L == e->reuse_level;
   if (keep) {
     uk_dtype t = e->c.p->type[e->reuse].dtype;
     uk__sb_reset(tmp);
     uk__fuse_value(&f, e->reuse, t, tmp);
     uk__sb_addf(&lb, "        // kept for the outputs: node %d in place of in%d\n"
-                     "        if (_uk_keepv) ((%s *)_uk_k_in%d)[_J] = %s;\n",
+                     "        if (_uk_keepv) *(%s *)(_uk_k_in%d + _J) = %s;\n",
                 e->reuse, e->reuse_in, uk__fuse_ctype(t), e->reuse_in, uk__sb_str(tmp));
   }
   uk__sb_addf(b, "      auto _uk_f = [&](const long long _J%s%s) -> _uk_acc%d {\n%s        return _uk_r;\n      };\n",
@@ -405,7 +408,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
           uk__sb_addf(&ka, ", _uk_k_in%d[_J]", k);
         } else {
           uk__sb_addf(&lp, ", const %s _uk_kv", ta);
-          uk__sb_addf(&ka, ", ((const %s *)_uk_k_in%d)[_J]", ta, k);
+          uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
         }
       }
       char kv[] = "_uk_kv";

@@ -180,7 +180,15 @@ static uk_status check_against(const char *sig, const field *kernel, size_t n) {
   if (s != UK_OK) return s;
   fake_params = kernel;
   fake_count = n;
-  s = uk__arglayout_check(&l, (CUfunction)(uintptr_t)0x1234, "k");
+  int count = -1;
+  uk_param_info *got = NULL;
+  s = uk__driver_params((CUfunction)(uintptr_t)0x1234, &count, &got);
+  if (s == UK_OK) {
+    CHECK(count == (int)n);
+    for (int k = 0; k < count; k++) CHECK(got[k].offset == kernel[k].off && got[k].size == kernel[k].size);
+    s = uk__arglayout_check(&l, got, count, "k");
+  }
+  free(got);
   uk__arglayout_free(&l);
   return s;
 }

@@ -9,6 +9,9 @@
 #include "base/error.h"
 #include "runtime/cudadrv.h"
 
+/* More parameters than CUDA's 32764 parameter bytes could hold. */
+#define MAX_DRIVER_PARAMS 32764
+
 /* ukern::complex<float> is alignas(8) and ukern::complex<double> alignas(16)
  * (like float2/double2), which a plain struct of two floats/doubles is not.
  * libffi recomputes a nested struct's size and alignment only when its size
@@ -119,24 +122,48 @@ static const char *describe(const uk_arglayout *l, int k, char *buf, size_t cap)
   return buf;
 }
 
-uk_status uk__arglayout_check(const uk_arglayout *l, CUfunction f, const char *kernel) {
-  /* The driver has no parameter count: query until the index is out of range,
-   * remembering the first mismatch so that a wrong arity is reported first. */
-  int n = 0, bad = -1;
-  size_t bad_off = 0, bad_size = 0;
+uk_status uk__driver_params(CUfunction f, int *count, uk_param_info **out) {
+  *count = 0;
+  *out = NULL;
   uk_status st = uk__cu_need(cuFuncGetParamInfo);
   if (st != UK_OK) return st;
-  for (;; n++) {
+  int n = 0, cap = 0;
+  uk_param_info *ps = NULL;
+  for (; n < MAX_DRIVER_PARAMS; n++) {
     size_t off = 0, size = 0;
     CUresult r = uk__cu.cuFuncGetParamInfo(f, (size_t)n, &off, &size);
     if (r == CUDA_ERROR_INVALID_VALUE) break;
-    if (r != CUDA_SUCCESS) return uk__cu_error(r, "cuFuncGetParamInfo");
-    if (bad < 0 && n < l->count && (off != l->offsets[n] || size != l->sizes[n])) {
-      bad = n;
-      bad_off = off;
-      bad_size = size;
+    if (r != CUDA_SUCCESS) {
+      free(ps);
+      return uk__cu_error(r, "cuFuncGetParamInfo");
     }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 8;
+      uk_param_info *p = realloc(ps, (size_t)cap * sizeof *p);
+      if (!p) {
+        free(ps);
+        return uk__errorf(UK_ERR_NOMEM, "out of memory reading a kernel's parameters");
+      }
+      ps = p;
+    }
+    ps[n].offset = off;
+    ps[n].size = size;
   }
+  *count = n;
+  *out = ps;
+  return UK_OK;
+}
+
+uk_status uk__arglayout_check(const uk_arglayout *l, const uk_param_info *params, int n, const char *kernel) {
+  /* the first mismatch is remembered so that a wrong arity is reported first */
+  int bad = -1;
+  size_t bad_off = 0, bad_size = 0;
+  for (int k = 0; k < n && k < l->count && bad < 0; k++)
+    if (params[k].offset != l->offsets[k] || params[k].size != l->sizes[k]) {
+      bad = k;
+      bad_off = params[k].offset;
+      bad_size = params[k].size;
+    }
   if (n != l->count)
     return uk__errorf(UK_ERR_INVALID,
                       "kernel '%s' takes %d parameter%s but the signature declares %d", kernel, n,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "codegen/cparams.h"
+#include "ukern/ukern.h"
 
 typedef struct uk_arglayout {
   int count;
@@ -29,14 +30,20 @@ void uk__arglayout_free(uk_arglayout *l); /* NULL-safe */
  * parameter and zeroes the padding; buffer has `total` bytes. No allocation. */
 void uk__arglayout_pack(const uk_arglayout *l, void *const *args, void *buffer);
 
-/* Compares the layout with the kernel's real parameters (cuFuncGetParamInfo):
- * UK_ERR_INVALID on arity mismatch ("kernel 'k' takes 3 parameters but the
- * signature declares 2") or on a size/offset mismatch naming the parameter
- * ("parameter 'n' (float) is 4 bytes but kernel 'k' expects 8 bytes at
- * offset 16"; same size elsewhere: "parameter 'n' (float) is at offset 12 but
- * kernel 'k' expects it at offset 16"; an unnamed one reads "parameter 3
- * (float)"). Arity is reported before the first mismatching parameter.
- * `kernel` names the kernel in messages. Needs the driver table (uk__cu). */
-uk_status uk__arglayout_check(const uk_arglayout *l, CUfunction f, const char *kernel);
+/* A kernel's parameters as the driver reports them (cuFuncGetParamInfo,
+ * asked until the index is out of range: the driver has no count). *out is
+ * malloc'd (NULL when there are none); the caller frees it. The current
+ * context must be the function's. Needs the driver table (uk__cu). */
+uk_status uk__driver_params(CUfunction f, int *count, uk_param_info **out);
+
+/* Compares the layout with the kernel's real parameters (from the cubin or
+ * uk__driver_params): UK_ERR_INVALID on arity mismatch ("kernel 'k' takes 3
+ * parameters but the signature declares 2") or on a size/offset mismatch
+ * naming the parameter ("parameter 'n' (float) is 4 bytes but kernel 'k'
+ * expects 8 bytes at offset 16"; same size elsewhere: "parameter 'n' (float)
+ * is at offset 12 but kernel 'k' expects it at offset 16"; an unnamed one
+ * reads "parameter 3 (float)"). Arity is reported before the first
+ * mismatching parameter. `kernel` names the kernel in messages. */
+uk_status uk__arglayout_check(const uk_arglayout *l, const uk_param_info *params, int count, const char *kernel);
 
 #endif

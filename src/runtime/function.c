@@ -16,8 +16,6 @@
  * bytes of parameters; beyond this the buffer is allocated). */
 #define STACK_ARG_BYTES 4096
 #define STACK_ARG_PTRS 256
-/* More parameters than CUDA's 32764 parameter bytes could hold. */
-#define MAX_DRIVER_PARAMS 32764
 
 typedef struct attr_row {
   CUfunction_attribute cu;
@@ -125,6 +123,8 @@ static uk_status resolve_raw_locked(uk_function *f, int device, CUfunction *out)
   return UK_OK;
 }
 
+static uk_status params_locked(uk_function *f, int device, CUfunction fn);
+
 /* Slow path of a launch: resolve and check the signature on `device`, then
  * publish the launch-ready handle. */
 static uk_status resolve_ready(uk_function *f, int device, CUfunction *out) {
@@ -133,7 +133,8 @@ static uk_status resolve_ready(uk_function *f, int device, CUfunction *out) {
   CUstreamCaptureMode mode = uk__cu_capture_relax();
   pthread_mutex_lock(&f->m->lock);
   uk_status st = resolve_raw_locked(f, device, &fn);
-  if (st == UK_OK && f->has_signature) st = uk__arglayout_check(&f->layout, fn, f->name);
+  if (st == UK_OK && f->has_signature && (st = params_locked(f, device, fn)) == UK_OK)
+    st = uk__arglayout_check(&f->layout, f->params, f->nparams, f->name);
   if (st == UK_OK) {
     atomic_store_explicit(&f->ready[device], fn, memory_order_release);
     *out = fn;
@@ -354,71 +355,42 @@ out:
   return st;
 }
 
-/* The parameters as the driver reports them (an image with no cubin to
- * read: PTX, fatbin). Caller holds f->m->lock. */
-static uk_status params_from_driver(uk_function *f, int *count, uk_param_info **out) {
-  int device = f->m->ctx->opts.device, pushed = 0, n = 0, cap = 0;
+/* The function's parameters, read once and kept: from the cubin when the
+ * image is one (no device needed), else from the driver on `device` (fn:
+ * its handle there, or NULL to resolve it). Caller holds f->m->lock. */
+static uk_status params_locked(uk_function *f, int device, CUfunction fn) {
+  if (f->params_read) return UK_OK;
+  const uk__binary *b = f->m->bin;
+  int n = 0, pushed = 0;
   uk_param_info *ps = NULL;
-  CUfunction fn = NULL;
-  uk_status st = uk__cu_need(cuFuncGetParamInfo);
-  if (st == UK_OK) st = resolve_raw_locked(f, device, &fn);
-  if (st == UK_OK) st = uk__device_enter(device, &pushed);
-  if (st != UK_OK) return st;
-  /* The driver has no count: ask until the index is out of range. */
-  for (; n < MAX_DRIVER_PARAMS; n++) {
-    size_t off = 0, size = 0;
-    CUresult r = uk__cu.cuFuncGetParamInfo(fn, (size_t)n, &off, &size);
-    if (r == CUDA_ERROR_INVALID_VALUE) break;
-    if (r != CUDA_SUCCESS) {
-      st = uk__cu_error(r, "cuFuncGetParamInfo");
-      goto out;
+  uk_status st;
+  if (!b->is_ptx && uk__cubin_is_elf(b->image, b->image_size)) {
+    st = uk__cubin_params(b->image, b->image_size, f->symbol, &n, &ps);
+  } else {
+    st = fn ? UK_OK : resolve_raw_locked(f, device, &fn);
+    if (st == UK_OK && (st = uk__device_enter(device, &pushed)) == UK_OK) {
+      st = uk__driver_params(fn, &n, &ps);
+      uk__device_leave(pushed);
     }
-    if (n == cap) {
-      cap = cap ? 2 * cap : 8;
-      uk_param_info *p = realloc(ps, (size_t)cap * sizeof *p);
-      if (!p) {
-        st = uk__errorf(UK_ERR_NOMEM, "out of memory reading the parameters of '%s'", f->name);
-        goto out;
-      }
-      ps = p;
-    }
-    ps[n].offset = off;
-    ps[n].size = size;
   }
-  *count = n;
-  *out = ps;
-  ps = NULL;
-out:
-  free(ps);
-  uk__device_leave(pushed);
-  return st;
+  if (st != UK_OK) return st;
+  f->params = ps;
+  f->nparams = n;
+  f->params_read = 1;
+  return UK_OK;
 }
 
 uk_status uk_function_params(uk_function *f, int *count, const uk_param_info **params) {
   uk__error_clear();
   if (!f || !count || !params)
     return uk__errorf(UK_ERR_INVALID, "uk_function_params: %s is NULL", !f ? "f" : !count ? "count" : "params");
-  uk_status st = UK_OK;
   pthread_mutex_lock(&f->m->lock);
-  if (!f->params_read) {
-    const uk__binary *b = f->m->bin;
-    int n = 0;
-    uk_param_info *ps = NULL;
-    if (!b->is_ptx && uk__cubin_is_elf(b->image, b->image_size))
-      st = uk__cubin_params(b->image, b->image_size, f->symbol, &n, &ps);
-    else
-      st = params_from_driver(f, &n, &ps);
-    if (st == UK_OK) {
-      f->params = ps;
-      f->nparams = n;
-      f->params_read = 1;
-    } else {
-      uk__error_prefix("parameters of kernel '%s'", f->name);
-    }
-  }
+  uk_status st = params_locked(f, f->m->ctx->opts.device, NULL);
   if (st == UK_OK) {
     *count = f->nparams;
     *params = f->params;
+  } else {
+    uk__error_prefix("parameters of kernel '%s'", f->name);
   }
   pthread_mutex_unlock(&f->m->lock);
   return st;

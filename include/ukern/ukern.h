@@ -155,7 +155,13 @@ typedef struct uk_options {
   /* Allocator for outputs that ukern allocates. alloc == NULL: stream-ordered
    * allocation (cuMemAllocFromPoolAsync / cuMemFreeAsync) from a memory pool
    * of ukern's own per device that keeps freed memory for reuse, as CuPy's
-   * and PyTorch's pools do (the device's default pool is left as it is). */
+   * and PyTorch's pools do (the device's default pool is left as it is).
+   * The driver's first stream-ordered allocation in a process takes 7-12 ms,
+   * so the first allocation on a device makes it on a background thread;
+   * until that is done (those milliseconds), allocations outside a stream
+   * capture come from cuMemAlloc, and freeing one of those waits for its
+   * stream before cuMemFree. Process exit (or unloading ukern) waits for a
+   * warm-up still running, at most 5 s. */
   uk_allocator allocator;
   /* Default device ordinal, for calls whose stream names no device. */
   int device;

@@ -1,13 +1,12 @@
 /* Array descriptors, the context's allocator and the argument
  * constructors (copies: copy.c). */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "runtime/device.h"
+#include "runtime/pool.h"
 
 uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim, const int64_t *shape) {
   uk__error_clear();
@@ -52,44 +51,6 @@ int64_t uk_array_size(const uk_array *a) {
   return n;
 }
 
-/* ukern's own stream-ordered pool per device, which keeps what is freed
- * (release threshold: never) the way CuPy's and PyTorch's pools do: the
- * device's default pool returns freed memory at every synchronisation, and
- * mapping it again cost a 1 GiB output ~0.9 ms of GPU time per call. A pool
- * of its own leaves the process-wide default pool's settings alone. NULL
- * when the driver has no pools (then cuMemAllocAsync). */
-#define MAX_POOL_DEVICES 64
-static _Atomic(CUmemoryPool) pools[MAX_POOL_DEVICES];
-static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static CUmemoryPool device_pool(void) {
-  CUdevice dev;
-  if (uk__cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_POOL_DEVICES) return NULL;
-  CUmemoryPool p = atomic_load_explicit(&pools[dev], memory_order_acquire);
-  if (p) return p;
-  /* Pool creation is no stream work: allowed during a capture in any mode. */
-  CUstreamCaptureMode mode = uk__cu_capture_relax();
-  pthread_mutex_lock(&pools_lock);
-  p = atomic_load_explicit(&pools[dev], memory_order_relaxed);
-  if (!p && uk__cu_need(cuMemPoolCreate) == UK_OK && uk__cu_need(cuMemPoolSetAttribute) == UK_OK &&
-      uk__cu_need(cuMemAllocFromPoolAsync) == UK_OK) {
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = (int)dev;
-    cuuint64_t keep = UINT64_MAX;
-    if (uk__cu.cuMemPoolCreate(&p, &props) != CUDA_SUCCESS) p = NULL;
-    else uk__cu.cuMemPoolSetAttribute(p, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
-    if (p) atomic_store_explicit(&pools[dev], p, memory_order_release);
-  }
-  uk__error_clear(); /* no pool is no error: cuMemAllocAsync serves */
-  pthread_mutex_unlock(&pools_lock);
-  uk__cu_capture_restore(mode);
-  return p;
-}
-
 uk_status uk__context_alloc(uk_context *ctx, size_t bytes, void *stream, uint64_t *dptr) {
   const uk_allocator *al = &ctx->opts.allocator;
   if (al->alloc) {
@@ -100,16 +61,7 @@ uk_status uk__context_alloc(uk_context *ctx, size_t bytes, void *stream, uint64_
     return UK_OK;
   }
   uk_status st = uk__cu_load();
-  if (st != UK_OK) return st;
-  CUdeviceptr p = 0;
-  char what[64];
-  snprintf(what, sizeof what, "cuMemAllocAsync(%zu bytes)", bytes);
-  CUmemoryPool pool = device_pool();
-  CUresult r = pool ? uk__cu.cuMemAllocFromPoolAsync(&p, bytes, pool, (CUstream)stream)
-                    : uk__cu.cuMemAllocAsync(&p, bytes, (CUstream)stream);
-  if ((st = uk__cu_check(r, what)) != UK_OK) return st;
-  *dptr = (uint64_t)p;
-  return UK_OK;
+  return st == UK_OK ? uk__pool_alloc(bytes, stream, dptr) : st;
 }
 
 void uk__context_free(uk_context *ctx, uint64_t dptr, void *stream) {
@@ -119,7 +71,7 @@ void uk__context_free(uk_context *ctx, uint64_t dptr, void *stream) {
     if (al->free) al->free(al->user, dptr, stream);
     return;
   }
-  if (uk__cu_load() == UK_OK) uk__cu.cuMemFreeAsync((CUdeviceptr)dptr, (CUstream)stream);
+  if (uk__cu_load() == UK_OK) uk__pool_free(dptr, stream);
 }
 
 uk_status uk_array_alloc(uk_context *ctx, uk_dtype dtype, int ndim, const int64_t *shape,

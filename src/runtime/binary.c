@@ -37,8 +37,8 @@ static void binary_free(uk__binary *b) {
   }
   free(b->names);
   free(b->lowered);
-  if (b->mapping) munmap(b->mapping, b->mapping_size);
-  else free(b->image);
+  if (b->mapping && !b->mapping_heap) munmap(b->mapping, b->mapping_size);
+  else free(b->mapping ? b->mapping : b->image);
   free(b->log);
   free(b);
 }
@@ -208,7 +208,8 @@ static char *get_string(reader *r, int *nomem) {
   return d;
 }
 
-static uk_status decode(const void *data, size_t size, void *mapping, size_t mapping_size, uk__binary **out) {
+static uk_status decode(const void *data, size_t size, void *mapping, size_t mapping_size, int heap,
+                        uk__binary **out) {
   reader r = {data, size, 0};
   uk__binary *b = NULL;
   int nomem = 0;
@@ -229,6 +230,7 @@ static uk_status decode(const void *data, size_t size, void *mapping, size_t map
     b->image = (void *)(uintptr_t)image; /* read-only like the mapping: nothing writes an image */
     b->mapping = mapping;
     b->mapping_size = mapping_size;
+    b->mapping_heap = heap;
   } else if (!(b->image = dup_bytes(image, (size_t)image_size))) {
     goto nomem;
   }
@@ -257,15 +259,15 @@ nomem:
 }
 
 uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out) {
-  return decode(data, size, NULL, 0, out);
+  return decode(data, size, NULL, 0, 0, out);
 }
 
-uk_status uk__binary_decode_mapped(void *mapping, size_t mapping_size, size_t offset, size_t size,
+uk_status uk__binary_decode_mapped(void *mapping, size_t mapping_size, int heap, size_t offset, size_t size,
                                    uk__binary **out, int *took) {
   *took = 0;
   if (offset > mapping_size || size > mapping_size - offset)
     return uk__errorf(UK_ERR_IO, "malformed compiled binary (%zu bytes)", size);
-  uk_status st = decode((const unsigned char *)mapping + offset, size, mapping, mapping_size, out);
+  uk_status st = decode((const unsigned char *)mapping + offset, size, mapping, mapping_size, heap, out);
   if (st == UK_OK) *took = (*out)->mapping != NULL;
   return st;
 }

@@ -19,9 +19,10 @@ typedef struct uk__binary {
   char **names;       /* name expressions as given */
   char **lowered;     /* their lowered names */
   char *log;          /* NVRTC log, "" when empty; never NULL */
-  void *mapping;      /* non-NULL: image points into this read-only file
-                         mapping (a disk-cache entry), unmapped with the binary */
+  void *mapping;      /* non-NULL: image points into this private copy of a
+                         disk-cache entry, released with the binary */
   size_t mapping_size;
+  int mapping_heap;   /* the copy is malloc'd (freed), else an mmap (unmapped) */
 } uk__binary;
 
 /* A new binary with refs = 1 holding copies of the arguments. */
@@ -39,12 +40,13 @@ void uk__binary_release(uk__binary *b); /* NULL is a no-op */
  * and returns UK_ERR_IO for malformed input (never reads out of bounds). */
 uk_status uk__binary_encode(const uk__binary *b, void **out, size_t *out_size);
 uk_status uk__binary_decode(const void *data, size_t size, uk__binary **out);
-/* The same for data at `offset` in a read-only mapping of mapping_size
- * bytes. When the image there is 16-byte aligned the binary uses it in
- * place and owns the mapping (*took = 1: the caller must not unmap it):
- * no copy, and no page faults on fresh memory (a disk hit of a CUB cubin
- * spent half its time on those). Otherwise it copies, *took = 0. */
-uk_status uk__binary_decode_mapped(void *mapping, size_t mapping_size, size_t offset, size_t size,
+/* The same for data at `offset` in a buffer of mapping_size bytes: an
+ * mmap, or with heap a malloc'd one. When the image there is 16-byte
+ * aligned the binary uses it in place and owns the buffer (*took = 1: the
+ * caller must not release it): no copy, and no page faults on fresh memory
+ * (a disk hit of a CUB cubin spent half its time on those). Otherwise it
+ * copies, *took = 0. */
+uk_status uk__binary_decode_mapped(void *mapping, size_t mapping_size, int heap, size_t offset, size_t size,
                                    uk__binary **out, int *took);
 
 /* Lowered name for a name expression; NULL when absent. */

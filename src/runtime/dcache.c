@@ -9,7 +9,8 @@
  *  32  key text, zero padding (entry_pad), then the payload (uk__binary_encode)
  *
  * The padding puts the payload's image at a 16-byte aligned offset, so the
- * binary uses the image in place in the private buffer a hit reads into.
+ * binary uses the image in place in the private buffer a hit reads into
+ * (malloc's 16-byte alignment, or an mmap's page alignment).
  *
  * Trust: nothing on disk is used unless this user wrote it. The directory
  * must be the user's and not group/world writable (checked at open; else
@@ -48,6 +49,8 @@
 #define ENTRY_SUFFIX ".ukc"
 #define TEMP_INFIX ".ukc.tmp."
 #define NOTE_SUFFIX ".ukn"
+/* Entries up to this size are read into the heap, larger ones into an mmap. */
+#define HEAP_ENTRY_MAX (64u << 10)
 
 /* Zero bytes between the key and the payload: the image lands 16-byte aligned. */
 static size_t entry_pad(uint64_t key_len) {
@@ -136,8 +139,8 @@ static int older_first(const void *a, const void *b) {
 
 /* Lists the directory: removes stale temp files, sums the entries and, past
  * the cap, removes the least recently used ones until under 90% of it.
- * Resets the size estimate. One scan at a time per cache; a concurrent
- * request is dropped (the running scan does the work). */
+ * One scan at a time per cache; a concurrent request is dropped (the
+ * running scan does the work). */
 static void scan_once(dcache_impl *d);
 
 /* A request while a scan runs makes that scan run once more, so a write
@@ -152,41 +155,62 @@ static void scan_and_evict(dcache_impl *d) {
   }
 }
 
-static void scan_once(dcache_impl *d) {
-  file_info *files = NULL;
-  size_t n = 0, cap = 0;
-  uint64_t total = 0, max = d->pub.max_bytes;
-  DIR *dir = opendir(d->pub.dir);
-  if (!dir) goto out;
-  int dfd = dirfd(dir);
+/* Opens the cache directory for listing or checking. O_DIRECTORY: nothing
+ * else; O_NONBLOCK: a FIFO named as the directory does not block the open. */
+static int open_dir(const char *path) { return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK); }
+
+/* One listing of the directory open at dfd: the bytes of this user's
+ * entries, stale temporary files removed; with files, the entries also
+ * collected (*files malloc'd, *n of them). */
+static uint64_t list_fd(int dfd, file_info **files, size_t *n) {
+  uint64_t total = 0;
+  size_t cap = 0;
   time_t now = time(NULL);
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL) {
-    int entry = uk__dcache_is_entry_name(de->d_name);
-    if (!entry && !uk__dcache_is_temp_name(de->d_name)) continue;
-    struct stat st;
-    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_uid != geteuid())
-      continue;
-    if (!entry) {
-      if (now - st.st_mtime > UK__DCACHE_STALE_TEMP_SECONDS) unlinkat(dfd, de->d_name, 0);
-      continue;
+  uid_t me = geteuid();
+  _Alignas(struct dirent64) char buf[4096];
+  ssize_t got;
+  while ((got = getdents64(dfd, buf, sizeof buf)) > 0) {
+    for (ssize_t at = 0; at < got;) {
+      struct dirent64 *de = (struct dirent64 *)(buf + at);
+      at += de->d_reclen;
+      int entry = uk__dcache_is_entry_name(de->d_name);
+      if (!entry && !uk__dcache_is_temp_name(de->d_name)) continue;
+      struct stat st;
+      if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != me)
+        continue;
+      if (!entry) {
+        if (now - st.st_mtime > UK__DCACHE_STALE_TEMP_SECONDS) unlinkat(dfd, de->d_name, 0);
+        continue;
+      }
+      total += (uint64_t)st.st_size;
+      if (!files) continue;
+      if (*n == cap) {
+        size_t ncap = cap ? cap * 2 : 64;
+        file_info *nf = realloc(*files, ncap * sizeof *nf);
+        if (!nf) continue; /* still counted; just not a candidate for eviction */
+        *files = nf;
+        cap = ncap;
+      }
+      file_info *f = &(*files)[(*n)++];
+      memcpy(f->name, de->d_name, sizeof f->name);
+      f->size = (uint64_t)st.st_size;
+      f->mtime = st.st_mtim;
     }
-    total += (uint64_t)st.st_size;
-    if (n == cap) {
-      size_t ncap = cap ? cap * 2 : 64;
-      file_info *nf = realloc(files, ncap * sizeof *nf);
-      if (!nf) continue; /* still counted; just not a candidate for eviction */
-      files = nf;
-      cap = ncap;
-    }
-    memcpy(files[n].name, de->d_name, sizeof files[n].name);
-    files[n].size = (uint64_t)st.st_size;
-    files[n].mtime = st.st_mtim;
-    n++;
   }
+  return total;
+}
+
+/* The scan of the directory open at dfd, with getdents64 on that
+ * descriptor (opendir would add a stat and a 32 KB allocation, which a
+ * context's creation pays). The entries are collected, in a second
+ * listing, only when they are past the cap. */
+static void scan_fd(dcache_impl *d, int dfd) {
+  uint64_t max = d->pub.max_bytes;
+  if (list_fd(dfd, NULL, NULL) <= max || lseek(dfd, 0, SEEK_SET) != 0) return;
+  file_info *files = NULL;
+  size_t n = 0;
+  uint64_t total = list_fd(dfd, &files, &n), target = max / 10 * 9;
   if (total > max) {
-    uint64_t target = max / 10 * 9;
     qsort(files, n, sizeof *files, older_first);
     for (size_t i = 0; i < n && total > target; i++) {
       if (unlinkat(dfd, files[i].name, 0) == 0)
@@ -196,9 +220,14 @@ static void scan_once(dcache_impl *d) {
       total -= files[i].size;
     }
   }
-out:
-  if (dir) closedir(dir);
   free(files);
+}
+
+static void scan_once(dcache_impl *d) {
+  int dfd = open_dir(d->pub.dir);
+  if (dfd < 0) return;
+  scan_fd(d, dfd);
+  close(dfd);
 }
 
 void uk__dcache_trim(uk__dcache *c) {
@@ -207,26 +236,17 @@ void uk__dcache_trim(uk__dcache *c) {
 
 /* ---- open / close --------------------------------------------------------- */
 
-int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
-  why[0] = '\0';
-  /* The directory itself may be reached through a symlink (~/.cache on
-   * another disk); what it resolves to must be private. O_NONBLOCK: a FIFO
-   * named as the directory does not block the open. */
-  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno == ENOENT) return 1;
-    snprintf(why, cap, "cannot open it: %s", strerror(errno));
-    return -1;
-  }
+/* Whether the directory open at fd may hold this user's cache (see
+ * uk__dcache_check_dir). */
+static int check_fd(int fd, char *why, size_t cap) {
   struct stat st;
-  int rc = fstat(fd, &st);
-  close(fd);
-  if (rc != 0) {
+  if (fstat(fd, &st) != 0) {
     snprintf(why, cap, "cannot stat it: %s", strerror(errno));
     return -1;
   }
-  if (st.st_uid != geteuid()) {
-    snprintf(why, cap, "it belongs to uid %ld, not to this user (uid %ld)", (long)st.st_uid, (long)geteuid());
+  uid_t me = geteuid();
+  if (st.st_uid != me) {
+    snprintf(why, cap, "it belongs to uid %ld, not to this user (uid %ld)", (long)st.st_uid, (long)me);
     return -1;
   }
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
@@ -235,6 +255,23 @@ int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
     return -1;
   }
   return 0;
+}
+
+/* The directory itself may be reached through a symlink (~/.cache on
+ * another disk); what it resolves to must be private. */
+static int check_open_failure(char *why, size_t cap) {
+  if (errno == ENOENT) return 1;
+  snprintf(why, cap, "cannot open it: %s", strerror(errno));
+  return -1;
+}
+
+int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
+  why[0] = '\0';
+  int fd = open_dir(path);
+  if (fd < 0) return check_open_failure(why, cap);
+  int rc = check_fd(fd, why, cap);
+  close(fd);
+  return rc;
 }
 
 uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out) {
@@ -264,18 +301,26 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
   atomic_flag_clear(&d->scanning);
   atomic_init(&d->rescan, 0);
   atomic_init(&d->seq, 0);
-  (void)uk__dcache_mkdirs(path); /* soft: a put retries and counts the failure */
-  char why[256];
-  if (uk__dcache_check_dir(path, why, sizeof why) < 0) {
+  /* One open of the directory serves the trust check and the first scan;
+   * it is created only when missing (soft: a put retries and counts the
+   * failure). */
+  int dfd = open_dir(path);
+  if (dfd < 0 && errno == ENOENT && uk__dcache_mkdirs(path) == 0) dfd = open_dir(path);
+  char why[256] = "";
+  int trust = dfd >= 0 ? check_fd(dfd, why, sizeof why) : check_open_failure(why, sizeof why);
+  if (trust < 0) {
     /* Fixed for the cache's life: a directory that someone else can write
      * now could have been filled by them before it became private. */
     d->pub.refused = strdup(why);
     if (!d->pub.refused) {
+      if (dfd >= 0) close(dfd);
       uk__dcache_close(&d->pub);
       return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
     }
+  } else if (dfd >= 0) {
+    scan_fd(d, dfd); /* no one else has the cache yet: no scan can be running */
   }
-  scan_and_evict(d);
+  if (dfd >= 0) close(dfd);
   *out = &d->pub;
   return UK_OK;
 }
@@ -292,8 +337,8 @@ void uk__dcache_close(uk__dcache *c) {
 /* Checks an entry (read into the private buffer `buf`) against `key` and
  * decodes its payload, in place when it can (*took: the binary owns buf).
  * Sets *nomem on allocation failure (a miss, not a corrupt entry). */
-static int parse_entry(unsigned char *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
-                       int *nomem, int *took) {
+static int parse_entry(unsigned char *buf, size_t size, int heap, const char *key, size_t key_len,
+                       uk__binary **out, int *nomem, int *took) {
   if (size < HEADER_SIZE || memcmp(buf, ENTRY_MAGIC, 4) != 0) return 0;
   if (get_le(buf + 4, 4) != ENTRY_VERSION) return 0;
   uint64_t klen = get_le(buf + 8, 8), plen = get_le(buf + 16, 8), sum = get_le(buf + 24, 8);
@@ -301,8 +346,8 @@ static int parse_entry(unsigned char *buf, size_t size, const char *key, size_t 
   if (klen > body || body - klen < entry_pad(klen) || plen != body - klen - entry_pad(klen)) return 0;
   if (uk__hash64(buf + HEADER_SIZE, (size_t)body) != sum) return 0;
   if (klen != key_len || memcmp(buf + HEADER_SIZE, key, key_len) != 0) return 0;
-  uk_status s = uk__binary_decode_mapped(buf, size, HEADER_SIZE + (size_t)klen + entry_pad(klen), (size_t)plen,
-                                         out, took);
+  uk_status s = uk__binary_decode_mapped(buf, size, heap, HEADER_SIZE + (size_t)klen + entry_pad(klen),
+                                         (size_t)plen, out, took);
   if (s == UK_ERR_NOMEM) *nomem = 1;
   return s == UK_OK;
 }
@@ -311,7 +356,7 @@ int uk__dcache_entry_decode(void *buf, size_t size, const char *key, size_t key_
                             int *took) {
   int nomem = 0;
   *took = 0;
-  return parse_entry(buf, size, key, key_len, out, &nomem, took);
+  return parse_entry(buf, size, 0, key, key_len, out, &nomem, took);
 }
 
 /* Reads exactly `size` bytes from the start of fd; -1 when the file is now
@@ -348,7 +393,7 @@ static int open_trusted(const char *path, struct stat *st, int *untrusted) {
 
 int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_len,
                    uk__binary **out) {
-  int found = 0, corrupt = 0, untrusted = 0, nomem = 0, fd = -1, took = 0;
+  int found = 0, corrupt = 0, untrusted = 0, nomem = 0, fd = -1, took = 0, heap = 0;
   void *buf = MAP_FAILED;
   size_t size = 0;
   char *path = NULL;
@@ -364,17 +409,21 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
     goto out;
   }
   size = (size_t)st.st_size;
-  /* Private anonymous memory (populated at once: cheaper than faulting page
-   * by page during the read), read-only once filled. */
-  buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  /* Private memory: a small entry on the heap (an mmap, mprotect and
+   * munmap cost more than its read), a large one in anonymous memory
+   * populated at once (cheaper than faulting page by page during the read)
+   * and read-only once filled. */
+  heap = size <= HEAP_ENTRY_MAX;
+  buf = heap ? malloc(size) : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (!buf) buf = MAP_FAILED;
   if (buf == MAP_FAILED) goto out;
   if (read_full(fd, buf, size) != 0) {
     corrupt = 1;
     goto out;
   }
-  (void)mprotect(buf, size, PROT_READ);
+  if (!heap) (void)mprotect(buf, size, PROT_READ);
   uk__binary *b = NULL;
-  if (!parse_entry(buf, size, key, key_len, &b, &nomem, &took)) {
+  if (!parse_entry(buf, size, heap, key, key_len, &b, &nomem, &took)) {
     corrupt = !nomem;
     goto out;
   }
@@ -384,7 +433,10 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
   found = 1;
 out:
   if (fd >= 0) close(fd);
-  if (buf != MAP_FAILED && !took) munmap(buf, size);
+  if (buf != MAP_FAILED && !took) {
+    if (heap) free(buf);
+    else munmap(buf, size);
+  }
   free(path);
   if (corrupt) count(&c->stats.corrupt_entries);
   if (untrusted) count(&c->stats.untrusted);

@@ -23,6 +23,7 @@
 enum { Z, W, S, C, K, T, NOUT }; /* outputs: z, w (ROWS x COLS), s (ROWS), c, k (ROWS x COLS), t (0-d) */
 
 static uk_context *ctx;
+static int memcheck_order; /* UKERN_TEST_MEMCHECK: see issue() */
 static CUstream stream;
 
 static __typeof__(&cuStreamBeginCapture) begin_capture;
@@ -88,10 +89,24 @@ static void issue(const fusions *f, const uk_array *x, const uk_array *y, uk_arr
   CHECK(capturing() == captured);
   CHECK_OK(uk_fusion_call(f->center, in, 1, &o[C], 1, &l));
   CHECK(capturing() == captured);
-  CHECK_OK(uk_fusion_call(f->colcenter, in, 1, &o[K], 1, &l));
-  CHECK(capturing() == captured);
+  /* Under compute-sanitizer (UKERN_TEST_MEMCHECK set) the split plan goes
+   * last. Otherwise the graph gives the 0-d output, allocated after the
+   * split plan's intermediate is freed, the intermediate's address, and
+   * memcheck then reports the intermediate's writes as out of bounds of
+   * that 8-byte allocation. That is the tool's, not ukern's: a driver-only
+   * graph (alloc A, write A, read A, free A, alloc 8 bytes B, write B)
+   * gets the same report with correct results, from cuMemAllocAsync and
+   * from a pool alike (CUDA 13.0, driver 580). */
+  if (!memcheck_order) {
+    CHECK_OK(uk_fusion_call(f->colcenter, in, 1, &o[K], 1, &l));
+    CHECK(capturing() == captured);
+  }
   CHECK_OK(uk_fusion_call(f->total, in, 2, &o[T], 1, &l));
   CHECK(capturing() == captured);
+  if (memcheck_order) {
+    CHECK_OK(uk_fusion_call(f->colcenter, in, 1, &o[K], 1, &l));
+    CHECK(capturing() == captured);
+  }
 }
 
 static double *download(const uk_array *a, int64_t n) {
@@ -273,6 +288,7 @@ static void warm_up(const fusions *f) {
 int main(void) {
   ut_require_gpu();
   ut_seed(1012);
+  memcheck_order = getenv("UKERN_TEST_MEMCHECK") != NULL;
   CHECK_OK(uk_context_create(NULL, &ctx));
   CHECK_OK(uk_device_set_current(0));
   CHECK_OK(uk__cu_resolve((void **)&begin_capture, "cuStreamBeginCapture"));

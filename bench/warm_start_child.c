@@ -48,6 +48,14 @@ int ws_driver_init(ws_driver *d) {
     fprintf(stderr, "warm_start: cuInit failed (%d)\n", r);
     return -1;
   }
+  /* Device 0's primary context too: creating it costs ~100 ms and varies by
+   * +-15 ms from process to process, and each side would otherwise pay it
+   * at a different place (the floor here, ukern inside its first call). */
+  void *ctx;
+  if ((r = d->cuDevicePrimaryCtxRetain(&ctx, 0)) != 0 || (r = d->cuCtxSetCurrent(ctx)) != 0) {
+    fprintf(stderr, "warm_start: no primary context on device 0 (%d)\n", r);
+    return -1;
+  }
   return 0;
 }
 

@@ -32,8 +32,9 @@ typedef struct ws_driver {
   int (*cuMemAllocAsync)(unsigned long long *, size_t, void *);
 } ws_driver;
 
-/* dlopen("libcuda.so.1"), its entry points, cuInit(0). 0 on success, else
- * -1 with a message on stderr. */
+/* dlopen("libcuda.so.1"), its entry points, cuInit(0), and device 0's
+ * primary context retained and made current. 0 on success, else -1 with a
+ * message on stderr. */
 int ws_driver_init(ws_driver *d);
 
 /* The floor kernel both sides compute: y[i] = x[i] * 2 + 1 (elements n). */

@@ -157,11 +157,13 @@ typedef struct uk_options {
    * of ukern's own per device that keeps freed memory for reuse, as CuPy's
    * and PyTorch's pools do (the device's default pool is left as it is).
    * The driver's first stream-ordered allocation in a process takes 7-12 ms,
-   * so the first allocation on a device makes it on a background thread;
-   * until that is done (those milliseconds), allocations outside a stream
-   * capture come from cuMemAlloc, and freeing one of those waits for its
-   * stream before cuMemFree. Process exit (or unloading ukern) waits for a
-   * warm-up still running, at most 5 s. */
+   * so the first allocation on a device starts a thread that makes the pool
+   * and that allocation; until it is done (those milliseconds), allocations
+   * outside a stream capture come from cuMemAlloc. Such a block freed while
+   * the pool warms is freed by that thread once the stream's work before the
+   * free is done; freed later, the free waits for the stream, then
+   * cuMemFree. Process exit (or unloading ukern) waits for a warm-up still
+   * running, at most 5 s. */
   uk_allocator allocator;
   /* Default device ordinal, for calls whose stream names no device. */
   int device;

@@ -1,5 +1,5 @@
-/* ukern's default device allocator: a pool per device, warmed in the
- * background, with cuMemAlloc bridging the warm-up (pool.h). */
+/* ukern's default device allocator: a pool per device, made and warmed in
+ * the background, with cuMemAlloc bridging the warm-up (pool.h). */
 #include "runtime/pool.h"
 
 #include <pthread.h>
@@ -26,38 +26,100 @@ enum { COLD = 0, WARMING, WARM };
  * every synchronisation, and mapping it again cost a 1 GiB output ~0.9 ms
  * of GPU time per call. A pool of its own leaves the process-wide default
  * pool's settings alone. NULL when the driver has no pools (then
- * cuMemAllocAsync). */
-static _Atomic(CUmemoryPool) pools[MAX_POOL_DEVICES];
+ * cuMemAllocAsync). Published before its device's state turns WARM. */
+static CUmemoryPool pools[MAX_POOL_DEVICES];
 static atomic_int states[MAX_POOL_DEVICES];
-static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t warm_done = PTHREAD_COND_INITIALIZER;
 static pid_t warm_pid; /* the process that started warm-ups (a fork child waits for none) */
+static atomic_int warm_threads; /* warm-up threads not yet returned */
 
+/* Bridged blocks, and those freed while their device still warms: the
+ * warm-up thread frees them when their stream's work is done, so that the
+ * caller's thread never waits on the driver's busy allocator. */
+typedef struct deferred {
+  uint64_t dptr;
+  CUevent done;
+  int dev;
+} deferred;
 static pthread_mutex_t bridged_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t bridged[MAX_BRIDGED];
 static int nbridged;
 static atomic_int have_bridged;
+static deferred later[MAX_BRIDGED];
+static int nlater;
+
+static CUmemoryPool make_pool(int dev) {
+  if (uk__cu_need(cuMemPoolCreate) != UK_OK || uk__cu_need(cuMemPoolSetAttribute) != UK_OK ||
+      uk__cu_need(cuMemAllocFromPoolAsync) != UK_OK) {
+    uk__error_clear(); /* no pool is no error: cuMemAllocAsync serves */
+    return NULL;
+  }
+  CUmemPoolProps props;
+  memset(&props, 0, sizeof props);
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = dev;
+  CUmemoryPool p = NULL;
+  cuuint64_t keep = UINT64_MAX;
+  if (uk__cu.cuMemPoolCreate(&p, &props) != CUDA_SUCCESS) return NULL;
+  uk__cu.cuMemPoolSetAttribute(p, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+  return p;
+}
+
+/* Publishes dev's pool as warm and frees its deferred blocks (the current
+ * context is dev's). */
+static void finish_warm_up(int dev, CUmemoryPool pool) {
+  deferred mine[MAX_BRIDGED];
+  int n = 0;
+  pthread_mutex_lock(&warm_lock);
+  pools[dev] = pool;
+  pthread_mutex_lock(&bridged_lock);
+  atomic_store(&states[dev], WARM);
+  for (int k = 0; k < nlater;) {
+    if (later[k].dev == dev) {
+      mine[n++] = later[k];
+      later[k] = later[--nlater];
+    } else {
+      k++;
+    }
+  }
+  pthread_mutex_unlock(&bridged_lock);
+  pthread_cond_broadcast(&warm_done);
+  pthread_mutex_unlock(&warm_lock);
+  for (int k = 0; k < n; k++) {
+    uk__cu.cuEventSynchronize(mine[k].done);
+    uk__cu.cuEventDestroy(mine[k].done);
+    uk__cu.cuMemFree((CUdeviceptr)mine[k].dptr);
+  }
+}
 
 typedef struct warm_job {
   CUcontext ctx;
-  CUmemoryPool pool;
   int dev;
 } warm_job;
 
-/* The driver's first stream-ordered allocation, off the caller's thread. */
+/* Makes the pool and the driver's first stream-ordered allocation, off the
+ * caller's thread. */
 static void *warm_up(void *arg) {
   warm_job job = *(warm_job *)arg;
   free(arg);
   CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED; /* another thread's capture is not ours */
   uk__cu.cuThreadExchangeStreamCaptureMode(&mode);
+  CUmemoryPool pool = NULL;
   CUstream s;
-  if (uk__cu.cuCtxSetCurrent(job.ctx) == CUDA_SUCCESS &&
-      uk__cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
-    CUdeviceptr p;
-    if (uk__cu.cuMemAllocFromPoolAsync(&p, 1, job.pool, s) == CUDA_SUCCESS) uk__cu.cuMemFreeAsync(p, s);
-    uk__cu.cuStreamSynchronize(s);
-    uk__cu.cuStreamDestroy(s);
+  if (uk__cu.cuCtxSetCurrent(job.ctx) == CUDA_SUCCESS) {
+    pool = make_pool(job.dev);
+    if (pool && uk__cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
+      CUdeviceptr p;
+      if (uk__cu.cuMemAllocFromPoolAsync(&p, 1, pool, s) == CUDA_SUCCESS) uk__cu.cuMemFreeAsync(p, s);
+      uk__cu.cuStreamSynchronize(s);
+      uk__cu.cuStreamDestroy(s);
+    }
   }
-  atomic_store(&states[job.dev], WARM);
+  finish_warm_up(job.dev, pool);
+  atomic_fetch_sub(&warm_threads, 1);
   return NULL;
 }
 
@@ -67,64 +129,49 @@ static void *warm_up(void *arg) {
 static void wait_for_warm_ups(void) {
   if (getpid() != warm_pid) return;
   struct timespec nap = {0, 100000};
-  for (long long waited = 0; waited < EXIT_WAIT_NS; waited += nap.tv_nsec) {
-    int busy = 0;
-    for (int d = 0; d < MAX_POOL_DEVICES; d++) busy |= atomic_load(&states[d]) == WARMING;
-    if (!busy) return;
+  for (long long waited = 0; waited < EXIT_WAIT_NS && atomic_load(&warm_threads) > 0; waited += nap.tv_nsec)
     nanosleep(&nap, NULL);
-  }
 }
 
-/* Starts dev's warm-up; called once, with pools_lock held. */
-static void start_warm_up(int dev, CUmemoryPool pool) {
+/* Starts dev's warm-up once; without a thread the pool is made here (the
+ * first pool allocation then pays, inline). */
+static void start_warm_up(int dev) {
   static int registered;
+  pthread_mutex_lock(&warm_lock);
+  if (atomic_load(&states[dev]) != COLD) {
+    pthread_mutex_unlock(&warm_lock);
+    return;
+  }
   warm_job *job = malloc(sizeof *job);
   pthread_attr_t attr;
   pthread_t thread;
   int started = 0;
   if (job && uk__cu.cuCtxGetCurrent(&job->ctx) == CUDA_SUCCESS && pthread_attr_init(&attr) == 0) {
-    job->pool = pool;
     job->dev = dev;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (!registered) registered = atexit(wait_for_warm_ups) == 0;
     warm_pid = getpid();
     atomic_store(&states[dev], WARMING);
+    atomic_fetch_add(&warm_threads, 1);
     started = registered && pthread_create(&thread, &attr, warm_up, job) == 0;
+    if (!started) atomic_fetch_sub(&warm_threads, 1);
     pthread_attr_destroy(&attr);
   }
   if (!started) {
     free(job);
-    atomic_store(&states[dev], WARM); /* the first pool allocation pays, inline */
+    /* Pool creation is no stream work: allowed during a capture in any mode. */
+    CUstreamCaptureMode mode = uk__cu_capture_relax();
+    pools[dev] = make_pool(dev);
+    uk__cu_capture_restore(mode);
+    atomic_store(&states[dev], WARM);
   }
+  pthread_mutex_unlock(&warm_lock);
 }
 
-static CUmemoryPool device_pool(CUdevice dev) {
-  CUmemoryPool p = atomic_load_explicit(&pools[dev], memory_order_acquire);
-  if (p) return p;
-  /* Pool creation is no stream work: allowed during a capture in any mode. */
-  CUstreamCaptureMode mode = uk__cu_capture_relax();
-  pthread_mutex_lock(&pools_lock);
-  p = atomic_load_explicit(&pools[dev], memory_order_relaxed);
-  if (!p && uk__cu_need(cuMemPoolCreate) == UK_OK && uk__cu_need(cuMemPoolSetAttribute) == UK_OK &&
-      uk__cu_need(cuMemAllocFromPoolAsync) == UK_OK) {
-    CUmemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
-    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    props.location.id = (int)dev;
-    cuuint64_t keep = UINT64_MAX;
-    if (uk__cu.cuMemPoolCreate(&p, &props) != CUDA_SUCCESS) p = NULL;
-    else uk__cu.cuMemPoolSetAttribute(p, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
-    if (p) {
-      start_warm_up((int)dev, p);
-      atomic_store_explicit(&pools[dev], p, memory_order_release);
-    }
-  }
-  uk__error_clear(); /* no pool is no error: cuMemAllocAsync serves */
-  pthread_mutex_unlock(&pools_lock);
-  uk__cu_capture_restore(mode);
-  return p;
+static void wait_warm(int dev) {
+  pthread_mutex_lock(&warm_lock);
+  while (atomic_load(&states[dev]) != WARM) pthread_cond_wait(&warm_done, &warm_lock);
+  pthread_mutex_unlock(&warm_lock);
 }
 
 /* cuMemAlloc while the pool warms; 0 when the block must come from the
@@ -151,9 +198,12 @@ static int bridge_alloc(size_t bytes, void *stream, uint64_t *dptr) {
 }
 
 /* Frees dptr when it is bridged (1), in the stream's order: the stream's
- * work so far may still use it. */
+ * work so far may still use it. While the device warms, the warm-up thread
+ * frees it after an event recorded here; after, this thread waits for the
+ * stream and frees it. */
+static int current_device(void);
+
 static int bridge_free(uint64_t dptr, void *stream) {
-  if (!atomic_load(&have_bridged)) return 0;
   pthread_mutex_lock(&bridged_lock);
   int k = 0;
   while (k < nbridged && bridged[k] != dptr) k++;
@@ -167,21 +217,51 @@ static int bridge_free(uint64_t dptr, void *stream) {
   /* A free inside a capture needs a graph allocation (as cuMemFreeAsync
    * does for a pool block made outside it): the block is left allocated. */
   if (uk__cu_stream_capturing(stream)) return 1;
+  int dev = current_device();
   CUstreamCaptureMode mode = uk__cu_capture_relax();
-  uk__cu.cuStreamSynchronize((CUstream)stream);
-  uk__cu.cuMemFree((CUdeviceptr)dptr);
+  CUevent done = NULL;
+  int handed = 0;
+  if (uk__cu.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+      uk__cu.cuEventRecord(done, (CUstream)stream) == CUDA_SUCCESS) {
+    pthread_mutex_lock(&bridged_lock);
+    if (dev >= 0 && atomic_load(&states[dev]) == WARMING && nlater < MAX_BRIDGED) {
+      later[nlater++] = (deferred){dptr, done, dev};
+      handed = 1;
+    }
+    pthread_mutex_unlock(&bridged_lock);
+  }
+  if (!handed) {
+    if (done) {
+      uk__cu.cuEventSynchronize(done);
+      uk__cu.cuEventDestroy(done);
+    } else {
+      uk__cu.cuStreamSynchronize((CUstream)stream);
+    }
+    uk__cu.cuMemFree((CUdeviceptr)dptr);
+  }
   uk__cu_capture_restore(mode);
   return 1;
 }
 
-uk_status uk__pool_alloc(size_t bytes, void *stream, uint64_t *dptr) {
+static int current_device(void) {
   CUdevice dev;
+  if (uk__cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_POOL_DEVICES) return -1;
+  return (int)dev;
+}
+
+uk_status uk__pool_alloc(size_t bytes, void *stream, uint64_t *dptr) {
+  int dev = current_device();
   CUmemoryPool pool = NULL;
-  if (uk__cu.cuCtxGetDevice(&dev) == CUDA_SUCCESS && dev >= 0 && dev < MAX_POOL_DEVICES) {
-    pool = device_pool(dev);
-    if (pool && atomic_load_explicit(&states[dev], memory_order_acquire) == WARMING &&
-        bridge_alloc(bytes, stream, dptr))
-      return UK_OK;
+  if (dev >= 0) {
+    int state = atomic_load_explicit(&states[dev], memory_order_acquire);
+    if (state != WARM) {
+      if (state == COLD) start_warm_up(dev);
+      if (atomic_load(&states[dev]) != WARM) {
+        if (bridge_alloc(bytes, stream, dptr)) return UK_OK;
+        wait_warm(dev); /* a capture, or the bridge is full: the pool's first allocation */
+      }
+    }
+    pool = pools[dev];
   }
   CUdeviceptr p = 0;
   CUresult r = pool ? uk__cu.cuMemAllocFromPoolAsync(&p, bytes, pool, (CUstream)stream)
@@ -196,7 +276,8 @@ uk_status uk__pool_alloc(size_t bytes, void *stream, uint64_t *dptr) {
 }
 
 void uk__pool_free(uint64_t dptr, void *stream) {
-  if (!bridge_free(dptr, stream)) uk__cu.cuMemFreeAsync((CUdeviceptr)dptr, (CUstream)stream);
+  if (!atomic_load(&have_bridged) || !bridge_free(dptr, stream))
+    uk__cu.cuMemFreeAsync((CUdeviceptr)dptr, (CUstream)stream);
 }
 
 int uk__pool_warm(int device) {
@@ -205,9 +286,8 @@ int uk__pool_warm(int device) {
 
 int uk__pool_is_bridged(uint64_t dptr) {
   pthread_mutex_lock(&bridged_lock);
-  int k = 0;
-  while (k < nbridged && bridged[k] != dptr) k++;
-  int found = k < nbridged;
+  int found = 0;
+  for (int k = 0; k < nbridged && !found; k++) found = bridged[k] == dptr;
   pthread_mutex_unlock(&bridged_lock);
   return found;
 }

@@ -3,11 +3,14 @@
 function(emit_table var files)
   set(body "")
   set(rows "")
+  set(desc "")
   set(n 0)
   foreach(rel IN LISTS files)
     file(READ "${ROOT}/${rel}" hex HEX)
     string(LENGTH "${hex}" hexlen)
     math(EXPR size "${hexlen} / 2")
+    string(SHA256 sum "${hex}")
+    string(APPEND desc "file ${rel} ${size} ${sum}\n")
     string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
     string(REGEX REPLACE "((0x..,){32})" "\\1\n" bytes "${bytes}")
     string(APPEND body "static const unsigned char ${var}_${n}[] = {\n${bytes}0x00};\n")
@@ -20,6 +23,11 @@ function(emit_table var files)
   set(${var}_body "${body}" PARENT_SCOPE)
   set(${var}_rows "${rows}" PARENT_SCOPE)
   set(${var}_count "${n}" PARENT_SCOPE)
+  # Names, sizes and contents in one digest (the cache key's "headers"),
+  # so that no process hashes the embedded text at run time.
+  string(SHA256 digest "${desc}")
+  string(SUBSTRING "${digest}" 0 32 digest)
+  set(${var}_digest "${digest}" PARENT_SCOPE)
 endfunction()
 
 emit_table(hdr "${HEADERS}")
@@ -31,6 +39,7 @@ ${hdr_body}${tpl_body}
 const uk__embedded_file uk__embedded_headers[] = {
 ${hdr_rows}};
 const int uk__embedded_header_count = ${hdr_count};
+const char uk__embedded_headers_digest[] = \"${hdr_digest}\";
 const uk__embedded_file uk__embedded_templates[] = {
 ${tpl_rows}};
 const int uk__embedded_template_count = ${tpl_count};

@@ -15,6 +15,9 @@ typedef struct uk__embedded_file {
  * under their include names. */
 extern const uk__embedded_file uk__embedded_headers[];
 extern const int uk__embedded_header_count;
+/* 32 hex digits of a SHA-256 over the headers' names, sizes and contents,
+ * made at build time: the cache key names the headers by it. */
+extern const char uk__embedded_headers_digest[];
 /* Kernel templates (templates/ *.cu). */
 extern const uk__embedded_file uk__embedded_templates[];
 extern const int uk__embedded_template_count;

@@ -1,6 +1,5 @@
 #include "base/hash.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define XXH_INLINE_ALL
@@ -14,8 +13,15 @@ uk_hash128 uk__hash128(const void *data, size_t len) {
 
 uint64_t uk__hash64(const void *data, size_t len) { return XXH3_64bits(data, len); }
 
+/* By hand: snprintf's padding code is a new process's only use of two
+ * libc pages (a fault each on its first disk-cache lookup). */
 void uk__hash128_hex(uk_hash128 h, char out[33]) {
-  snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.hi, (unsigned long long)h.lo);
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++) {
+    out[15 - i] = digits[(h.hi >> (4 * i)) & 15u];
+    out[31 - i] = digits[(h.lo >> (4 * i)) & 15u];
+  }
+  out[32] = '\0';
 }
 
 _Static_assert(sizeof(XXH3_state_t) <= sizeof(((uk_hasher *)0)->state), "uk_hasher too small");

@@ -25,22 +25,19 @@ typedef void (*sink_fn)(void *arg, const void *data, size_t len);
  * state after it: hashing ~25 KB of embedded headers per lookup would
  * dominate a memory-cache hit, so they enter through their digest. */
 static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
-static char prefix[4096];
+#define PREFIX_MAX 4096
+/* On the heap, not a 4 KB static: statics that a new process's first
+ * lookup touches then share fewer pages (each first touch is a fault). */
+static const char *prefix = "";
+static char digest_prefix[48]; /* "prefix <digest>\n" when the text does not fit */
 static size_t prefix_len;
 static uk_hasher prefix_hash;
 
 static void make_prefix(void) {
   uk_hasher h;
-  uk__hasher_init(&h);
-  for (int k = 0; k < uk__embedded_header_count; k++) {
-    const uk__embedded_file *f = &uk__embedded_headers[k];
-    char head[256];
-    int n = snprintf(head, sizeof head, "header %s %zu\n", f->name, f->size);
-    uk__hasher_update(&h, head, n > 0 && (size_t)n < sizeof head ? (size_t)n : 0);
-    uk__hasher_update(&h, f->data, f->size);
-  }
-  char digest[33];
-  uk__hash128_hex(uk__hasher_digest(&h), digest);
+  /* The embedded headers by their build-time digest: hashing their ~70 KB
+   * here was part of every new process's first lookup. */
+  const char *digest = uk__embedded_headers_digest;
   int ver = 0;
   if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
   uk_strbuf sb;
@@ -53,17 +50,20 @@ static void make_prefix(void) {
   for (int k = 0; k < ndirs; k++) uk__sb_addf(&sb, "include %zu %s\n", strlen(dirs[k]), dirs[k]);
   /* A prefix that does not fit (absurd include paths) keeps its digest. */
   const char *text = uk__sb_str(&sb);
-  if (sb.failed || sb.len >= sizeof prefix) {
+  if (sb.failed || sb.len >= PREFIX_MAX) {
     uk__hasher_init(&h);
     uk__hasher_update(&h, text, sb.len);
     char all[33];
     uk__hash128_hex(uk__hasher_digest(&h), all);
-    prefix_len = (size_t)snprintf(prefix, sizeof prefix, "prefix %s\n", all);
+    prefix_len = (size_t)snprintf(digest_prefix, sizeof digest_prefix, "prefix %s\n", all);
+    prefix = digest_prefix;
+    uk__sb_release(&sb);
   } else {
-    memcpy(prefix, text, sb.len);
-    prefix_len = sb.len;
+    size_t len = sb.len;
+    char *kept = uk__sb_detach(&sb); /* for the process's life */
+    prefix = kept ? kept : "";
+    prefix_len = kept ? len : 0;
   }
-  uk__sb_release(&sb);
   uk__hasher_init(&prefix_hash);
   uk__hasher_update(&prefix_hash, prefix, prefix_len);
 }

@@ -209,7 +209,9 @@ static void recall(const char *dir, uk__dcache *dc) {
  * loaded to ask, as without a memo). pending_lock is held while reading,
  * so that a concurrent first need waits for the answer. */
 #define MAX_PENDING 4
-static char pending[MAX_PENDING][4096];
+/* strdup'd: 16 KB of static arrays would spread the statics that a new
+ * process touches over more pages (a fault each). */
+static char *pending[MAX_PENDING];
 static int npending;
 static atomic_int have_pending;
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -217,13 +219,11 @@ static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 void uk__nvrtc_recall_later(const char *dir) {
   if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
   if (!dir) dir = "";
-  size_t n = strlen(dir);
-  if (n >= sizeof pending[0]) return;
   pthread_mutex_lock(&pending_lock);
   int k = 0;
   while (k < npending && strcmp(pending[k], dir) != 0) k++;
-  if (k == npending && npending < MAX_PENDING) {
-    memcpy(pending[npending++], dir, n + 1);
+  if (k == npending && npending < MAX_PENDING && (pending[npending] = strdup(dir)) != NULL) {
+    npending++;
     atomic_store(&have_pending, 1);
   }
   pthread_mutex_unlock(&pending_lock);
@@ -245,6 +245,10 @@ static void recall_pending(void) {
   pthread_mutex_lock(&pending_lock);
   for (int k = 0; k < npending && !atomic_load(&known_version) && !uk__nvrtc_loaded(); k++)
     recall(pending[k][0] ? pending[k] : NULL, NULL);
+  for (int k = 0; k < npending; k++) {
+    free(pending[k]);
+    pending[k] = NULL;
+  }
   npending = 0;
   atomic_store(&have_pending, 0);
   pthread_mutex_unlock(&pending_lock);

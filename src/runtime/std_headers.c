@@ -39,15 +39,16 @@ static int libcu_has(const char *const *dirs, int ndirs, const char *name) {
   return 0;
 }
 
+const char uk__std_header_format[] =
+    "// ukern: <%s> is libcu++'s <cuda/std/%s> with its names in std\n"
+    "#pragma once\n"
+    "#include <cuda/std/%s>\n"
+    "namespace cuda { namespace std {} }\n" /* libcu++ may include us first */
+    "namespace std { using namespace cuda::std; }\n";
+
 /* The generated header for `name`: its text in buf; 0 if it does not fit. */
 static int shim_text(const char *name, char *buf, size_t cap) {
-  int n = snprintf(buf, cap,
-                   "// ukern: <%s> is libcu++'s <cuda/std/%s> with its names in std\n"
-                   "#pragma once\n"
-                   "#include <cuda/std/%s>\n"
-                   "namespace cuda { namespace std {} }\n" /* libcu++ may include us first */
-                   "namespace std { using namespace cuda::std; }\n",
-                   name, name, name);
+  int n = snprintf(buf, cap, uk__std_header_format, name, name, name);
   return n > 0 && (size_t)n < cap;
 }
 
@@ -74,13 +75,14 @@ static void build(void) {
  * and finding it costs a stat per header, which a disk hit must not pay. */
 static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
 
+/* The format and the names determine every text: hashing them, not the 38
+ * formatted texts, keeps snprintf off a new process's first lookup (it was
+ * most of that lookup's instructions). */
 static void make_digest(void) {
   uk_hasher h;
   uk__hasher_init(&h);
-  for (size_t k = 0; uk__std_header_names[k]; k++) {
-    char text[256];
-    if (shim_text(uk__std_header_names[k], text, sizeof text)) uk__hasher_add_str(&h, text);
-  }
+  uk__hasher_add_str(&h, uk__std_header_format);
+  for (size_t k = 0; uk__std_header_names[k]; k++) uk__hasher_add_str(&h, uk__std_header_names[k]);
   uk__hash128_hex(uk__hasher_digest(&h), digest);
 }
 

@@ -14,8 +14,11 @@ void uk__std_headers(const char *const **names, const char *const **texts, int *
 /* Every standard name ukern knows how to map (documented in ukern.h), NULL-terminated. */
 extern const char *const uk__std_header_names[];
 
-/* A digest of the map's candidates and header text, for cache keys (no
- * file system access). */
+/* A mapped header's text: this format with the name in its three %s. */
+extern const char uk__std_header_format[];
+
+/* A digest of the map's candidates and header text (the format and every
+ * name, each length-prefixed), for cache keys (no file system access). */
 const char *uk__std_headers_digest(void);
 
 #endif

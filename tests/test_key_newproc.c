@@ -1,0 +1,102 @@
+/* The parts of the cache key that a new process's first lookup makes
+ * (issue 11's new-process rows): the embedded headers by their build-time
+ * digest, the standard header map by its format and names, and the hex
+ * names of entries. Each is checked against an independent derivation. */
+#include <stdio.h>
+
+#include "base/embedded.h"
+#include "base/hash.h"
+#include "base/strbuf.h"
+#include "runtime/compile.h"
+#include "runtime/std_headers.h"
+#include "testutil.h"
+
+/* The hand-written hex equals printf's, on random and edge values. */
+static void test_hex(void) {
+  uk_hash128 cases[64] = {{0, 0}, {~0ull, ~0ull}, {1, 0}, {0, 1}, {0x0123456789abcdefull, 0xfedcba9876543210ull}};
+  for (int k = 5; k < 64; k++) cases[k] = (uk_hash128){ut_rand(), ut_rand() >> (k % 64)};
+  for (int k = 0; k < 64; k++) {
+    char got[40], want[40];
+    memset(got, 'x', sizeof got);
+    uk__hash128_hex(cases[k], got);
+    snprintf(want, sizeof want, "%016llx%016llx", (unsigned long long)cases[k].hi, (unsigned long long)cases[k].lo);
+    CHECK(strcmp(got, want) == 0);
+    CHECK(got[33] == 'x'); /* writes exactly 33 bytes */
+  }
+}
+
+/* Every mapped text is the format with its name, and the digest is the
+ * length-prefixed hash of the format and every candidate name: so a change
+ * of either changes the key. */
+static void test_std_digest(void) {
+  const char *const *names = NULL, *const *texts = NULL;
+  int count = -1;
+  uk__std_headers(&names, &texts, &count);
+  CHECK(count >= 0);
+  for (int k = 0; k < count; k++) {
+    char want[512];
+    snprintf(want, sizeof want, uk__std_header_format, names[k], names[k], names[k]);
+    CHECK(strcmp(texts[k], want) == 0);
+  }
+  CHECK(strstr(uk__std_header_format, "#include <cuda/std/%s>") != NULL);
+  uk_hasher h;
+  uk__hasher_init(&h);
+  uint64_t n = strlen(uk__std_header_format);
+  uk__hasher_update(&h, &n, sizeof n);
+  uk__hasher_update(&h, uk__std_header_format, n);
+  int names_seen = 0;
+  for (int k = 0; uk__std_header_names[k]; k++, names_seen++) {
+    n = strlen(uk__std_header_names[k]);
+    uk__hasher_update(&h, &n, sizeof n);
+    uk__hasher_update(&h, uk__std_header_names[k], n);
+  }
+  CHECK(names_seen > 30);
+  char want[33];
+  uk__hash128_hex(uk__hasher_digest(&h), want);
+  CHECK(strcmp(uk__std_headers_digest(), want) == 0);
+}
+
+static int is_hex32(const char *s) {
+  if (strlen(s) != 32) return 0;
+  for (int k = 0; k < 32; k++)
+    if (!((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'f'))) return 0;
+  return 1;
+}
+
+/* The key text names the embedded headers by the build's digest, and the
+ * standard header map by its digest (or "off"). */
+static void test_key_text(void) {
+  CHECK(is_hex32(uk__embedded_headers_digest));
+  CHECK(uk__embedded_header_count > 0);
+  const char *opts[] = {"-DX=1"};
+  uk__compile_req req = {0};
+  req.source = "extern \"C\" __global__ void k(float* y) { y[0] = X; }\n";
+  req.name = "k";
+  req.options = opts;
+  req.num_options = 1;
+  req.arch = 90;
+  for (int off = 0; off < 2; off++) {
+    req.no_std_headers = off;
+    uk__compile_keyed keyed;
+    uk__compile_keyed_init(&keyed, &req);
+    uk_strbuf key;
+    uk__sb_init(&key);
+    CHECK_OK(uk__compile_key(&keyed, &key));
+    char want[64];
+    snprintf(want, sizeof want, "\nheaders %s\n", uk__embedded_headers_digest);
+    CHECK_CONTAINS(uk__sb_str(&key), want);
+    snprintf(want, sizeof want, "std_headers %zu %s\n", off ? (size_t)3 : (size_t)32,
+             off ? "off" : uk__std_headers_digest());
+    CHECK_CONTAINS(uk__sb_str(&key), want);
+    CHECK(uk__compile_key_equals(&keyed, key.buf, key.len));
+    uk__sb_release(&key);
+  }
+}
+
+int main(void) {
+  ut_seed(1111);
+  test_hex();
+  test_std_digest();
+  test_key_text();
+  return ut_finish("test_key_newproc");
+}

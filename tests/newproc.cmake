@@ -6,3 +6,4 @@ add_test(NAME test_embed_digest
          COMMAND ${CMAKE_COMMAND} -DEMBED=${PROJECT_SOURCE_DIR}/cmake/embed.cmake
                  -DWORK=${CMAKE_CURRENT_BINARY_DIR}/embed_digest -P ${CMAKE_CURRENT_SOURCE_DIR}/scripts/embed_digest.cmake)
 set_tests_properties(test_embed_digest PROPERTIES LABELS cpu)
+uk_test(test_newproc_hit LABELS nvrtc SOURCES test_newproc_hit.c)

@@ -13,13 +13,15 @@
 
 /* The hand-written hex equals printf's, on random and edge values. */
 static void test_hex(void) {
-  uk_hash128 cases[64] = {{0, 0}, {~0ull, ~0ull}, {1, 0}, {0, 1}, {0x0123456789abcdefull, 0xfedcba9876543210ull}};
+  uk_hash128 cases[64] = {
+      {0, 0}, {~0ull, ~0ull}, {1, 0}, {0, 1}, {0x0123456789abcdefull, 0xfedcba9876543210ull}};
   for (int k = 5; k < 64; k++) cases[k] = (uk_hash128){ut_rand(), ut_rand() >> (k % 64)};
   for (int k = 0; k < 64; k++) {
     char got[40], want[40];
     memset(got, 'x', sizeof got);
     uk__hash128_hex(cases[k], got);
-    snprintf(want, sizeof want, "%016llx%016llx", (unsigned long long)cases[k].hi, (unsigned long long)cases[k].lo);
+    snprintf(want, sizeof want, "%016llx%016llx", (unsigned long long)cases[k].hi,
+             (unsigned long long)cases[k].lo);
     CHECK(strcmp(got, want) == 0);
     CHECK(got[33] == 'x'); /* writes exactly 33 bytes */
   }

@@ -414,8 +414,10 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
    * populated at once (cheaper than faulting page by page during the read)
    * and read-only once filled. */
   heap = size <= HEAP_ENTRY_MAX;
-  buf = heap ? malloc(size) : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (!buf) buf = MAP_FAILED;
+  if (!heap)
+    buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  else if (!(buf = malloc(size)))
+    buf = MAP_FAILED;
   if (buf == MAP_FAILED) goto out;
   if (read_full(fd, buf, size) != 0) {
     corrupt = 1;

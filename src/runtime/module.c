@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "runtime/cubin_params.h"
 #include "runtime/link.h"
+#include "runtime/nvrtc_lib.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 
@@ -171,6 +172,9 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
       (o.num_name_expressions > 0 && !o.name_expressions))
     return uk__errorf(UK_ERR_INVALID,
                       "uk_module_options: num_options/num_name_expressions do not match their arrays");
+  /* An arch to check against NVRTC's list: the memo through the context's
+   * checked cache first (no second directory check, NVRTC not loaded). */
+  if (o.arch || o.arch_name) uk__nvrtc_recall_from(ctx->dcache);
   uk__arch target;
   uk_status st = uk__context_check_arch(o.arch, o.arch_name, "uk_module_options", &target);
   if (st != UK_OK) return st;

@@ -78,7 +78,29 @@ static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
 /* The format and the names determine every text: hashing them, not the 38
  * formatted texts, keeps snprintf off a new process's first lookup (it was
  * most of that lookup's instructions). */
+/* Appends s length-prefixed (as uk__hasher_add_str hashes it); 0 when it
+ * does not fit. */
+static int add_str(unsigned char *buf, size_t cap, size_t *at, const char *s) {
+  uint64_t n = strlen(s);
+  if (n > cap || *at + sizeof n + n > cap) return 0;
+  memcpy(buf + *at, &n, sizeof n);
+  memcpy(buf + *at + sizeof n, s, (size_t)n);
+  *at += sizeof n + (size_t)n;
+  return 1;
+}
+
+/* One XXH3-128 over the length-prefixed strings: the streamed hasher's
+ * result for the same bytes, at a fraction of its instructions. */
 static void make_digest(void) {
+  unsigned char buf[2048];
+  size_t at = 0;
+  int fits = add_str(buf, sizeof buf, &at, uk__std_header_format);
+  for (size_t k = 0; fits && uk__std_header_names[k]; k++)
+    fits = add_str(buf, sizeof buf, &at, uk__std_header_names[k]);
+  if (fits) {
+    uk__hash128_hex(uk__hash128(buf, at), digest);
+    return;
+  }
   uk_hasher h;
   uk__hasher_init(&h);
   uk__hasher_add_str(&h, uk__std_header_format);

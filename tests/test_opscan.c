@@ -108,5 +108,9 @@ int main(void) {
   CHECK(uk__opscan_mentions("z = \"cudaMalloc\"", "cuda") == 0);
   CHECK(uk__opscan_mentions("z = mycuda(x)", "cuda") == 0);
   CHECK(uk__opscan_mentions(NULL, "cuda") == 0);
+  /* exact uses: whole identifiers only */
+  CHECK(uk__opscan_uses_exact("int z = count;", "count") == 1);
+  CHECK(uk__opscan_uses_exact("int z = counted;", "count") == 0);
+  CHECK(uk__opscan_uses_exact("int z = 1;", "count") == 0);
   return ut_finish("test_opscan");
 }

@@ -124,13 +124,22 @@ static const char *const ops2[] = {"==", "!=", "<=", ">=", "+=", "-=", "*=", "/=
                                    "^=", "++", "--", "->", "::", "&&", "||", "<<", ">>", ".*",
                                    "##", "<:", ":>", "<%", "%>", "%:"};
 
+/* Whether s starts with the n bytes of op (s may end before: its NUL
+ * differs). Inline: a libc strncmp per table entry was most of a fusion's
+ * first-call lexing. */
+static int starts_with(const char *s, const char *op, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] != op[i]) return 0;
+  return 1;
+}
+
 static size_t punct_len(const char *s) {
   for (size_t k = 0; k < sizeof ops4 / sizeof ops4[0]; k++)
-    if (strncmp(s, ops4[k], 4) == 0) return 4;
+    if (starts_with(s, ops4[k], 4)) return 4;
   for (size_t k = 0; k < sizeof ops3 / sizeof ops3[0]; k++)
-    if (strncmp(s, ops3[k], 3) == 0) return 3;
+    if (starts_with(s, ops3[k], 3)) return 3;
   for (size_t k = 0; k < sizeof ops2 / sizeof ops2[0]; k++)
-    if (strncmp(s, ops2[k], 2) == 0) return 2;
+    if (starts_with(s, ops2[k], 2)) return 2;
   return 1;
 }
 

@@ -96,10 +96,15 @@ int uk__opscan_write_only_with(const char *text, const char *preamble, const cha
   return !uses_preamble_macro(text, preamble);
 }
 
+/* Whether an identifier starting with `word` may be in text: a token is a
+ * run of the text's bytes, so not without those bytes. Lexing a long
+ * preamble once per name was most of a fusion's first call in a process. */
+static int may_contain(const char *text, const char *word) { return strstr(text, word) != NULL; }
+
 /* Any identifier token equal to `name`, members included (a macro is
  * expanded wherever its name appears as a token). */
 int uk__opscan_uses_exact(const char *text, const char *name) {
-  if (!text || !name) return 0;
+  if (!text || !name || !may_contain(text, name)) return 0;
   uk_lexer lx;
   uk__lex_init_c(&lx, text);
   for (uk_token t = uk__lex_next(&lx); t.kind != UK_TOK_EOF && t.kind != UK_TOK_ERROR;
@@ -110,6 +115,7 @@ int uk__opscan_uses_exact(const char *text, const char *name) {
 
 int uk__opscan_mentions(const char *text, const char *prefix) {
   if (!text || !prefix) return 0;
+  if (!may_contain(text, prefix)) return 0;
   size_t n = strlen(prefix);
   uk_lexer lx;
   uk__lex_init_c(&lx, text);

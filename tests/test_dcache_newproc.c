@@ -1,7 +1,8 @@
-/* Disk cache paths a new process takes (issue 11's new-process rows): the
- * scan at open over a directory longer than one listing batch, the trust
- * check made on the same open, and hits read into the heap (small entries)
- * or an mmap (large ones), each released with its binary. */
+/* Disk cache paths a new process takes (issue 11's new-process rows): an
+ * open that lists nothing, the scan of a store over a directory longer
+ * than one listing batch, the trust check at open, and hits read into the
+ * heap (small entries) or an mmap (large ones), each released with its
+ * binary. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -46,11 +47,12 @@ static void set_mtime(const char *path, time_t when) {
 }
 
 /* 300 entries (names of ~40 bytes: several getdents batches) and a stale
- * temporary file listed after most of them: opening with a cap of 100
- * entries evicts the 210 oldest (down to 90% of the cap) and removes the
- * temporary file. A scan that read one batch would count too few bytes and
- * evict too few, or miss the temporary file. */
-static void test_open_scan_many(void) {
+ * temporary file. Opening with a cap of 100 entries lists nothing (a
+ * reader's context never pays for the directory's size); the next store
+ * evicts the 211 oldest (down to 90% of the cap, the new entry kept) and
+ * removes the temporary file. A scan that read one batch would count too
+ * few bytes and evict too few. */
+static void test_store_scan_many(void) {
   enum { N = 300 };
   char *dir = ut_temp_dir("dcnp-scan");
   uk__dcache *c = NULL;
@@ -81,15 +83,19 @@ static void test_open_scan_many(void) {
   CHECK_OK(uk__dcache_open(dir, (uint64_t)entry * 100, &c));
   uint64_t n = 0, bytes = 0;
   CHECK_OK(uk_cache_usage(dir, &n, &bytes));
+  CHECK(n == N && atomic_load(&c->stats.evictions) == 0 && exists(stale));
+  snprintf(key, sizeof key, "scan-key-%05d", N);
+  uk__dcache_put(c, uk__hash128(key, strlen(key)), key, strlen(key), b);
+  CHECK_OK(uk_cache_usage(dir, &n, &bytes));
   CHECK(n == 90 && bytes == 90 * (uint64_t)entry);
-  CHECK(atomic_load(&c->stats.evictions) == N - 90);
+  CHECK(atomic_load(&c->stats.evictions) == N + 1 - 90);
   CHECK(!exists(stale));
   int oldest_gone = 1, newest_kept = 1;
-  for (int i = 0; i < N; i++) {
+  for (int i = 0; i <= N; i++) {
     snprintf(key, sizeof key, "scan-key-%05d", i);
     char *p = path_of(dir, key);
-    if (i < N - 90 && exists(p)) oldest_gone = 0;
-    if (i >= N - 90 && !exists(p)) newest_kept = 0;
+    if (i <= N - 90 && exists(p)) oldest_gone = 0;
+    if (i > N - 90 && !exists(p)) newest_kept = 0;
     free(p);
   }
   CHECK(oldest_gone && newest_kept);
@@ -103,9 +109,9 @@ static void test_open_scan_many(void) {
   free(dir);
 }
 
-/* The trust check on the open that also lists: a group-writable directory
- * is refused at open (nothing read, listed or evicted there), and a private
- * one reached through a symlink is used. */
+/* The trust check at open: a group-writable directory is refused there
+ * (nothing read, written, listed or evicted afterwards, even by a store
+ * past the cap), and a private one reached through a symlink is used. */
 static void test_open_trust(void) {
   char *dir = ut_temp_dir("dcnp-trust");
   char *shared = NULL, *link = NULL, *inside = NULL;
@@ -122,7 +128,8 @@ static void test_open_trust(void) {
   CHECK_OK(uk__dcache_open(shared, 1, &c));
   CHECK(c->refused != NULL);
   if (c->refused) CHECK_CONTAINS(c->refused, "writable by its group");
-  CHECK(atomic_load(&c->stats.evictions) == 0);
+  uk__dcache_put(c, uk__hash128("k2", 2), "k2", 2, b);
+  CHECK(atomic_load(&c->stats.evictions) == 0 && atomic_load(&c->stats.store_failures) == 1);
   inside = path_of(shared, "k");
   CHECK(exists(inside)); /* not evicted: a refused directory is never listed */
   uk__binary *got = NULL;
@@ -179,7 +186,7 @@ static void test_hit_buffers(void) {
 
 int main(void) {
   ut_seed(11);
-  test_open_scan_many();
+  test_store_scan_many();
   test_open_trust();
   test_hit_buffers();
   return ut_finish("test_dcache_newproc");

@@ -147,7 +147,8 @@ typedef struct uk_options {
    * has the same effect. */
   int disable_disk_cache;
   /* Disk cache size cap in bytes; least recently used entries are evicted
-   * past it. 0: 1 GiB. */
+   * past it, checked after each entry this context stores (creating a
+   * context lists nothing). 0: 1 GiB. */
   uint64_t disk_cache_max_bytes;
   /* NVRTC options added to every compile of this context (copied). */
   const char *const *nvrtc_options;

@@ -25,7 +25,8 @@
  * failures, counted in the statistics. Every put lists the directory after
  * its rename and evicts past the cap: each writer's last listing comes after
  * its own write, so when concurrent writers in several processes finish, the
- * last listing saw every entry and the cap holds. */
+ * last listing saw every entry and the cap holds. Opening lists nothing: a
+ * smaller cap than the directory holds takes effect at the next store. */
 #include "runtime/dcache.h"
 
 #include <dirent.h>
@@ -201,9 +202,9 @@ static uint64_t list_fd(int dfd, file_info **files, size_t *n) {
 }
 
 /* The scan of the directory open at dfd, with getdents64 on that
- * descriptor (opendir would add a stat and a 32 KB allocation, which a
- * context's creation pays). The entries are collected, in a second
- * listing, only when they are past the cap. */
+ * descriptor (opendir would add a stat and a 32 KB allocation). The
+ * entries are collected, in a second listing, only when they are past the
+ * cap. */
 static void scan_fd(dcache_impl *d, int dfd) {
   uint64_t max = d->pub.max_bytes;
   if (list_fd(dfd, NULL, NULL) <= max || lseek(dfd, 0, SEEK_SET) != 0) return;
@@ -301,9 +302,11 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
   atomic_flag_clear(&d->scanning);
   atomic_init(&d->rescan, 0);
   atomic_init(&d->seq, 0);
-  /* One open of the directory serves the trust check and the first scan;
-   * it is created only when missing (soft: a put retries and counts the
-   * failure). */
+  /* One open of the directory for the trust check; it is created only
+   * when missing (soft: a put retries and counts the failure). Nothing is
+   * listed here: the scan (eviction, stale temporary files) runs after each
+   * store, so a process that only reads never lists the directory, and a
+   * context's creation costs the same with 10 entries or 10000. */
   int dfd = open_dir(path);
   if (dfd < 0 && errno == ENOENT && uk__dcache_mkdirs(path) == 0) dfd = open_dir(path);
   char why[256] = "";
@@ -317,8 +320,6 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
       uk__dcache_close(&d->pub);
       return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
     }
-  } else if (dfd >= 0) {
-    scan_fd(d, dfd); /* no one else has the cache yet: no scan can be running */
   }
   if (dfd >= 0) close(dfd);
   *out = &d->pub;

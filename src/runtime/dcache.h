@@ -56,7 +56,8 @@ void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text);
 int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t cap);
 
 /* Lists the directory now: removes temporary files older than an hour and
- * evicts past the cap (a put does this when its size estimate passes it). */
+ * evicts past the cap (every put does this after its store; opening does
+ * not). */
 void uk__dcache_trim(uk__dcache *c);
 
 /* Directory helpers shared with the public uk_cache_* functions. Entry

@@ -6,6 +6,7 @@
 
 #include "base/embedded.h"
 #include "base/hash.h"
+#include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
 #include "runtime/std_headers.h"
@@ -58,6 +59,59 @@ static void test_std_digest(void) {
   CHECK(strcmp(uk__std_headers_digest(), want) == 0);
 }
 
+/* uk__join and uk__udec against snprintf, at and past the buffer's size. */
+static void test_join(void) {
+  char out[16];
+  CHECK(uk__join(out, sizeof out, "ab", "", "/cde", (char *)NULL) == 6 && strcmp(out, "ab/cde") == 0);
+  CHECK(uk__join(out, sizeof out, (char *)NULL) == 0 && out[0] == '\0');
+  CHECK(uk__join(out, sizeof out, "0123456789", "abcde", (char *)NULL) == 15);
+  CHECK(strcmp(out, "0123456789abcde") == 0);
+  memset(out, 'x', sizeof out);
+  CHECK(uk__join(out, sizeof out, "0123456789", "abcdef", (char *)NULL) == -1 && out[0] == '\0');
+  CHECK(uk__join(out, 0, "a", (char *)NULL) == -1 && out[0] == '\0'); /* cap 0: nothing written */
+  char *a = uk__join_alloc("dir", "/", "0123456789abcdef0123456789abcdef", ".ukc", (char *)NULL);
+  CHECK(a && strcmp(a, "dir/0123456789abcdef0123456789abcdef.ukc") == 0);
+  free(a);
+  a = uk__join_alloc("", (char *)NULL);
+  CHECK(a && a[0] == '\0');
+  free(a);
+  unsigned long long vals[] = {0, 1, 9, 10, 99, 100, 13000, 4294967296ull, ~0ull};
+  for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+    char got[24], want[24];
+    int n = uk__udec(got, vals[k]);
+    snprintf(want, sizeof want, "%llu", vals[k]);
+    CHECK(strcmp(got, want) == 0 && n == (int)strlen(want));
+  }
+}
+
+/* The key's shared prefix, byte for byte: versions, the headers' digest and
+ * every toolkit include directory with its length. */
+static void test_prefix_text(void) {
+  int ver = 0;
+  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+  const char *const *dirs = NULL;
+  int ndirs = 0;
+  if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
+  uk_strbuf want;
+  uk__sb_init(&want);
+  uk__sb_addf(&want, "ukern %s\nnvrtc %d\nheaders %s\n", UK_VERSION_STRING, ver, uk__embedded_headers_digest);
+  for (int k = 0; k < ndirs; k++) uk__sb_addf(&want, "include %zu %s\n", strlen(dirs[k]), dirs[k]);
+  uk__sb_addf(&want, "arch 90 0\n");
+  uk__compile_req req = {0};
+  req.source = "extern \"C\" __global__ void k() {}\n";
+  req.arch = 90;
+  uk__compile_keyed keyed;
+  uk__compile_keyed_init(&keyed, &req);
+  uk_strbuf key;
+  uk__sb_init(&key);
+  CHECK_OK(uk__compile_key(&keyed, &key));
+  CHECK(key.len > want.len && memcmp(key.buf, want.buf, want.len) == 0);
+  if (key.len <= want.len || memcmp(key.buf, want.buf, want.len) != 0)
+    fprintf(stderr, "key:\n%s\nwanted it to start with:\n%s\n", uk__sb_str(&key), uk__sb_str(&want));
+  uk__sb_release(&key);
+  uk__sb_release(&want);
+}
+
 static int is_hex32(const char *s) {
   if (strlen(s) != 32) return 0;
   for (int k = 0; k < 32; k++)
@@ -98,6 +152,8 @@ static void test_key_text(void) {
 int main(void) {
   ut_seed(1111);
   test_hex();
+  test_join();
+  test_prefix_text();
   test_std_digest();
   test_key_text();
   return ut_finish("test_key_newproc");

@@ -45,10 +45,11 @@ uk_status uk__arch_parse(const char *text, const char *what, uk__arch *out) {
 
 uk_status uk__arch_check(uk__arch a, const char *what) {
   pthread_once(&supported_once, load_supported);
-  char name[32];
-  uk__arch_name(a, name, sizeof name);
   int found = nsupported == 0;
   for (int k = 0; k < nsupported && !found; k++) found = supported[k] == a.num;
+  if (found && !(a.flags & (UK__ARCH_A | UK__ARCH_F))) return UK_OK; /* no name formatted */
+  char name[32];
+  uk__arch_name(a, name, sizeof name);
   if (found && (a.flags & UK__ARCH_A) && a.num < 90)
     return uk__errorf(UK_ERR_INVALID, "%s: %s does not exist: 'a' variants start at sm_90a", what, name);
   if (found && (a.flags & UK__ARCH_F) && a.num < 100)

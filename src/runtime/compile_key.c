@@ -10,6 +10,7 @@
 
 #include "base/embedded.h"
 #include "base/error.h"
+#include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
 #include "runtime/include_scan.h"
@@ -42,12 +43,22 @@ static void make_prefix(void) {
   if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
   uk_strbuf sb;
   uk__sb_init(&sb);
-  uk__sb_addf(&sb, "ukern %s\nnvrtc %d\nheaders %s\n", UK_VERSION_STRING, ver, digest);
+  char num[24];
+  if (ver < 0) ver = 0; /* a version is positive; 0 when unknown */
+  uk__udec(num, (unsigned long long)ver);
+  /* "ukern V\nnvrtc N\nheaders D\n" and "include LEN DIR\n" per directory,
+   * appended piece by piece: vfprintf's code was a cost of the first key. */
+  const char *head[] = {"ukern ", UK_VERSION_STRING, "\nnvrtc ", num, "\nheaders ", digest, "\n"};
+  for (size_t k = 0; k < sizeof head / sizeof head[0]; k++) uk__sb_add(&sb, head[k]);
   /* The toolkit headers a program may include come from these directories. */
   const char *const *dirs = NULL;
   int ndirs = 0;
   if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) uk__error_clear();
-  for (int k = 0; k < ndirs; k++) uk__sb_addf(&sb, "include %zu %s\n", strlen(dirs[k]), dirs[k]);
+  for (int k = 0; k < ndirs; k++) {
+    uk__udec(num, strlen(dirs[k]));
+    const char *line[] = {"include ", num, " ", dirs[k], "\n"};
+    for (size_t j = 0; j < sizeof line / sizeof line[0]; j++) uk__sb_add(&sb, line[j]);
+  }
   /* A prefix that does not fit (absurd include paths) keeps its digest. */
   const char *text = uk__sb_str(&sb);
   if (sb.failed || sb.len >= PREFIX_MAX) {

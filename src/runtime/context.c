@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/arch.h"
 #include "runtime/nvrtc_lib.h"
@@ -25,11 +26,11 @@ uk_status uk__context_check_arch(int arch, const char *arch_name, const char *wh
     return UK_OK;
   }
   if (arch_name) {
-    snprintf(field, sizeof field, "%s.arch_name", what);
+    uk__join(field, sizeof field, what, ".arch_name", (char *)NULL);
     uk_status st = uk__arch_parse(arch_name, field, out);
     return st == UK_OK ? uk__arch_check(*out, field) : st;
   }
-  snprintf(field, sizeof field, "%s.arch", what);
+  uk__join(field, sizeof field, what, ".arch", (char *)NULL);
   if (arch < 0) return uk__errorf(UK_ERR_INVALID, "%s %d is negative (0: the device's)", field, arch);
   *out = (uk__arch){arch, 0};
   return uk__arch_check(*out, field);

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/join.h"
 
 #define ENTRY_MAGIC "UKC1"
 #define ENTRY_VERSION 2u
@@ -117,10 +118,9 @@ static uint64_t get_le(const unsigned char *p, int n) {
 }
 
 static char *entry_path(const uk__dcache *c, uk_hash128 hash) {
-  char hex[33], *path = NULL;
+  char hex[33];
   uk__hash128_hex(hash, hex);
-  if (asprintf(&path, "%s/%s" ENTRY_SUFFIX, c->dir, hex) < 0) return NULL;
-  return path;
+  return uk__join_alloc(c->dir, "/", hex, ENTRY_SUFFIX, (char *)NULL);
 }
 
 /* ---- scanning and eviction ---------------------------------------------- */
@@ -542,17 +542,15 @@ out:
 
 /* ---- notes ---------------------------------------------------------------- */
 
-static char *note_path(const uk__dcache *c, const char *name) { /* for writing */
-  char *path = NULL;
-  if (asprintf(&path, "%s/%s" NOTE_SUFFIX, c->dir, name) < 0) return NULL;
-  return path;
+static char *note_path(const char *dir, const char *name) {
+  return uk__join_alloc(dir, "/", name, NOTE_SUFFIX, (char *)NULL);
 }
 
 static int note_read(const char *dir, const char *name, char *buf, size_t cap, int *untrusted) {
   char *path = NULL;
   int got = 0, fd = -1;
   struct stat st;
-  if (cap == 0 || asprintf(&path, "%s/%s" NOTE_SUFFIX, dir, name) < 0) return 0;
+  if (cap == 0 || !(path = note_path(dir, name))) return 0;
   if ((fd = open_trusted(path, &st, untrusted)) >= 0 && (uint64_t)st.st_size < cap) {
     ssize_t n = read(fd, buf, cap - 1);
     if (n == st.st_size) {
@@ -579,7 +577,7 @@ int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t ca
 }
 
 void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text) {
-  char *path = c->refused ? NULL : note_path(c, name);
+  char *path = c->refused ? NULL : note_path(c->dir, name);
   if (path) (void)write_atomic(impl(c), path, text, strlen(text));
   free(path);
 }

@@ -12,6 +12,7 @@
 #include "base/embedded.h"
 #include "base/error.h"
 #include "base/hash.h"
+#include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/arch.h"
 #include "runtime/compile.h"
@@ -40,7 +41,7 @@ static char *inc_error;
 
 static int has_entry(const char *dir, const char *name, int want_dir) {
   char p[PATH_MAX];
-  if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p) return 0;
+  if (uk__join(p, sizeof p, dir, "/", name, (char *)NULL) < 0) return 0;
   struct stat s;
   return stat(p, &s) == 0 && (want_dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode));
 }
@@ -69,17 +70,18 @@ static void add_candidate(const char *dir, uk_strbuf *looked) {
    * first cache lookup of every process. */
   for (int k = 0; k < inc_count; k++)
     if (strcmp(inc_dirs[k], dir) == 0) return;
-  uk__sb_addf(looked, "%s%s", looked->len ? ", " : "", dir);
+  if (looked->len) uk__sb_add(looked, ", ");
+  uk__sb_add(looked, dir);
   if (!add_dir(dir)) return;
   char sub[PATH_MAX];
-  if (snprintf(sub, sizeof sub, "%s/cccl", dir) < (int)sizeof sub) add_dir(sub);
+  if (uk__join(sub, sizeof sub, dir, "/cccl", (char *)NULL) >= 0) add_dir(sub);
 }
 
 static void add_env_include(const char *var, const char *suffix, uk_strbuf *looked) {
   const char *v = getenv(var);
   if (!v || !*v) return;
   char p[PATH_MAX];
-  if (snprintf(p, sizeof p, "%s%s", v, suffix) < (int)sizeof p) add_candidate(p, looked);
+  if (uk__join(p, sizeof p, v, suffix, (char *)NULL) >= 0) add_candidate(p, looked);
 }
 
 static void find_include_dirs(void) {

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "base/hash.h"
+#include "base/join.h"
 
 #ifndef UK_BUILD_NVRTC_LIBRARY
 #define UK_BUILD_NVRTC_LIBRARY ""
@@ -29,9 +30,10 @@ const char *uk__nvrtc_build_library = UK_BUILD_NVRTC_LIBRARY;
 
 /* dir/name into path when that is a regular file (st set); 0 otherwise. */
 static int file_in(const char *dir, size_t len, const char *name, char *path, size_t cap, struct stat *st) {
-  if (len == 0 || dir[0] != '/') return 0; /* relative entries: the loader's cwd, not ours to guess */
-  int n = snprintf(path, cap, "%.*s/%s", (int)len, dir, name);
-  return n > 0 && (size_t)n < cap && stat(path, st) == 0 && S_ISREG(st->st_mode);
+  if (len == 0 || dir[0] != '/' || len >= cap) return 0; /* relative: the loader's cwd, not ours to guess */
+  memcpy(path, dir, len);
+  return uk__join(path + len, cap - len, "/", name, (char *)NULL) >= 0 && stat(path, st) == 0 &&
+         S_ISREG(st->st_mode);
 }
 
 /* Where the loader would find `name` (the soname) without loading it:
@@ -50,8 +52,8 @@ static int find_library(const char *name, char *path, size_t cap, struct stat *s
     const char *h = secure_getenv(homes[k]);
     char dir[4096];
     for (int lib = 0; h && *h && lib < 2; lib++) {
-      int n = snprintf(dir, sizeof dir, "%s/%s", h, lib ? "lib" : "lib64");
-      if (n > 0 && (size_t)n < sizeof dir && file_in(dir, (size_t)n, name, path, cap, st)) return 1;
+      long n = uk__join(dir, sizeof dir, h, lib ? "/lib" : "/lib64", (char *)NULL);
+      if (n > 0 && file_in(dir, (size_t)n, name, path, cap, st)) return 1;
     }
   }
   static const char *const dirs[] = {
@@ -73,15 +75,18 @@ void uk__nvrtc_choose_library(char *path, size_t cap, char *id, size_t id_cap) {
    * load, found by its path: never the bare soname while a file can be
    * found, or every process would load NVRTC to learn its version. */
   const char *built = uk__nvrtc_build_library ? uk__nvrtc_build_library : "", *slash = strrchr(built, '/');
-  char soname[32];
-  snprintf(soname, sizeof soname, "libnvrtc.so.%d", CUDA_VERSION / 1000);
+  char soname[48], major[24];
+  uk__udec(major, CUDA_VERSION / 1000);
+  uk__join(soname, sizeof soname, "libnvrtc.so.", major, (char *)NULL);
   int have = 0;
-  if (env && *env) snprintf(path, cap, "%s", env);
-  else if ((slash && file_in(built, (size_t)(slash - built), soname, path, cap, &st)) ||
-           find_library(soname, path, cap, &st))
+  if (env && *env) {
+    if (uk__join(path, cap, env, (char *)NULL) < 0) snprintf(path, cap, "%s", env); /* too long: cut */
+  } else if ((slash && file_in(built, (size_t)(slash - built), soname, path, cap, &st)) ||
+             find_library(soname, path, cap, &st)) {
     have = 1;
-  else
-    snprintf(path, cap, "%s", soname);
+  } else {
+    uk__join(path, cap, soname, (char *)NULL);
+  }
   if (!strchr(path, '/') || (!have && stat(path, &st) != 0) || !S_ISREG(st.st_mode)) return;
   /* Any change of the file (an upgrade in place, another file at the path)
    * changes this, and so the memo consulted. */
@@ -102,7 +107,7 @@ void uk__nvrtc_choose_library(char *path, size_t cap, char *id, size_t id_cap) {
   uk__hasher_add_str(&h, path);
   char hex[33];
   uk__hash128_hex(uk__hasher_digest(&h), hex);
-  snprintf(id, id_cap, "nvrtc-%s", hex);
+  uk__join(id, id_cap, "nvrtc-", hex, (char *)NULL);
 }
 
 static void load(void) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -150,6 +151,30 @@ static void test_open_trust(void) {
   free(dir);
 }
 
+/* A directory that cannot be made (mkdir fails with EPERM under sysfs,
+ * even for root) is absent, not refused: lookups are plain misses, stores
+ * retry and count failures, as before one open served the trust check. */
+static void test_unmakeable_dir(void) {
+  struct statfs fs;
+  if (statfs("/sys", &fs) != 0 || fs.f_type != 0x62656572) { /* SYSFS_MAGIC */
+    CHECK(1);
+    return;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/sys/ukern-test-%ld/cache", (long)getpid());
+  uk__dcache *c = NULL;
+  CHECK_OK(uk__dcache_open(path, 0, &c));
+  CHECK(c && c->refused == NULL);
+  if (!c) return;
+  uk__binary *b = make_bin(64), *got = NULL;
+  CHECK(uk__dcache_get(c, uk__hash128("k", 1), "k", 1, &got) == 0 && got == NULL);
+  uk__dcache_put(c, uk__hash128("k", 1), "k", 1, b);
+  CHECK(atomic_load(&c->stats.misses) == 1 && atomic_load(&c->stats.untrusted) == 0);
+  CHECK(atomic_load(&c->stats.store_failures) == 1);
+  uk__binary_release(b);
+  uk__dcache_close(c);
+}
+
 /* Small entries are read into the heap, large ones into an mmap; either
  * way the image is used in place (16-byte aligned), stays valid after the
  * file is removed, and is released with the binary (ASan checks free vs
@@ -188,6 +213,7 @@ int main(void) {
   ut_seed(11);
   test_store_scan_many();
   test_open_trust();
+  test_unmakeable_dir();
   test_hit_buffers();
   return ut_finish("test_dcache_newproc");
 }

@@ -308,7 +308,10 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
    * store, so a process that only reads never lists the directory, and a
    * context's creation costs the same with 10 entries or 10000. */
   int dfd = open_dir(path);
-  if (dfd < 0 && errno == ENOENT && uk__dcache_mkdirs(path) == 0) dfd = open_dir(path);
+  if (dfd < 0 && errno == ENOENT) {
+    (void)uk__dcache_mkdirs(path);
+    dfd = open_dir(path); /* still absent (mkdir failed): not refused, stores retry */
+  }
   char why[256] = "";
   int trust = dfd >= 0 ? check_fd(dfd, why, sizeof why) : check_open_failure(why, sizeof why);
   if (trust < 0) {

@@ -3,12 +3,14 @@
  * digest, the standard header map by its format and names, and the hex
  * names of entries. Each is checked against an independent derivation. */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "base/embedded.h"
 #include "base/hash.h"
 #include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
+#include "runtime/include_scan.h"
 #include "runtime/std_headers.h"
 #include "testutil.h"
 
@@ -112,6 +114,78 @@ static void test_prefix_text(void) {
   uk__sb_release(&want);
 }
 
+static int scan_digest(const char *source, const char *inc_opt, char out[33]) {
+  uk__compile_req req;
+  memset(&req, 0, sizeof req);
+  req.source = source;
+  req.name = "module";
+  req.options = &inc_opt;
+  req.num_options = 1;
+  req.arch = 90;
+  return uk__include_digest(&req, out);
+}
+
+/* The include scan visits the lines whose first non-blank character is
+ * '#': a '#' elsewhere on a line is no directive, blanks and tabs may come
+ * before and after it, the last line needs no newline. */
+static void test_include_lines(void) {
+  char *dir = ut_temp_dir("keynp-inc");
+  char *path = NULL, *opt = NULL;
+  CHECK(asprintf(&path, "%s/a.h", dir) > 0 && asprintf(&opt, "-I%s", dir) > 0);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("#define A 1\n", f);
+    fclose(f);
+  }
+  char want[33], got[33];
+  CHECK(scan_digest("#include <a.h>\n", opt, want) == 1 && strlen(want) == 32);
+  static const char *const same[] = {"#include <a.h>", " \t#\tinclude <a.h>\n", "x # y\n#include <a.h>\n",
+                                     "a # b\n\n  # include <a.h>\nz # q\n",
+                                     "// #include <b.h>\n#include <a.h>\n"};
+  for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
+    memset(got, 'x', sizeof got);
+    CHECK(scan_digest(same[k], opt, got) == 1 && strcmp(got, want) == 0);
+  }
+  static const char *const none[] = {"int x; // # include <a.h>\n", "a # b # include <a.h>\n", "x = '#';\n",
+                                     "#"};
+  for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) CHECK(scan_digest(none[k], opt, got) == 0);
+  /* A chain of 40 headers (past the seen list's first growth): the last
+   * one's text is in the digest. */
+  char name[4200], text[64];
+  for (int k = 0; k < 40; k++) {
+    snprintf(name, sizeof name, "%s/h%d.h", dir, k);
+    snprintf(text, sizeof text, k < 39 ? "#include \"h%d.h\"\n" : "#define LAST %d\n", k + 1);
+    FILE *h = fopen(name, "w");
+    CHECK(h != NULL);
+    if (h) {
+      fputs(text, h);
+      fclose(h);
+    }
+  }
+  char d1[33], d2[33];
+  snprintf(name, sizeof name, "%s/h0.h", dir);
+  CHECK(access(name, R_OK) == 0);
+  CHECK(scan_digest("#include <h0.h>\n", opt, d1) == 1);
+  snprintf(name, sizeof name, "%s/h39.h", dir);
+  FILE *h = fopen(name, "w");
+  CHECK(h != NULL);
+  if (h) {
+    fputs("#define LAST 41\n", h);
+    fclose(h);
+  }
+  CHECK(scan_digest("#include <h0.h>\n", opt, d2) == 1 && strcmp(d1, d2) != 0);
+  for (int k = 0; k < 40; k++) {
+    snprintf(name, sizeof name, "%s/h%d.h", dir, k);
+    unlink(name);
+  }
+  unlink(path);
+  rmdir(dir);
+  free(path);
+  free(opt);
+  free(dir);
+}
+
 static int is_hex32(const char *s) {
   if (strlen(s) != 32) return 0;
   for (int k = 0; k < 32; k++)
@@ -153,6 +227,7 @@ int main(void) {
   ut_seed(1111);
   test_hex();
   test_join();
+  test_include_lines();
   test_prefix_text();
   test_std_digest();
   test_key_text();

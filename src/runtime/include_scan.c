@@ -26,8 +26,8 @@ typedef struct scan {
   uk_hasher h;
   const char *dirs[MAX_DIRS]; /* -I directories, in order */
   int ndirs;
-  char *seen[MAX_FILES];      /* paths already hashed */
-  int nseen;
+  char **seen;                /* paths already hashed (grown; at most MAX_FILES) */
+  int nseen, seen_cap;
   int searched;               /* some user location was searched */
 } scan;
 
@@ -108,7 +108,15 @@ static int try_file(scan *s, const char *dir, const char *name, int depth) {
   snprintf(head, sizeof head, "%zu", size);
   add(s, "file", path, head);
   uk__hasher_update(&s->h, text, size);
-  char *own_dir = s->nseen < MAX_FILES ? strdup(path) : NULL;
+  if (s->nseen == s->seen_cap && s->nseen < MAX_FILES) {
+    int cap = s->seen_cap ? 2 * s->seen_cap : 16;
+    char **grown = realloc(s->seen, (size_t)cap * sizeof *grown);
+    if (grown) {
+      s->seen = grown;
+      s->seen_cap = cap;
+    }
+  }
+  char *own_dir = s->nseen < s->seen_cap ? strdup(path) : NULL;
   if (own_dir) {
     s->seen[s->nseen++] = path;
     *strrchr(own_dir, '/') = '\0'; /* for the file's own "x" includes */
@@ -133,15 +141,20 @@ static void resolve(scan *s, const char *name, int quoted, const char *dir, int 
   add(s, "missing", name, quoted ? dir : "<>");
 }
 
+/* Visits only the lines whose first non-blank character is '#', found by
+ * memchr for '#' (generated sources are hundreds of lines with a few
+ * directives; a line-by-line walk was most of a generated kernel's key). */
 static void scan_text(scan *s, const char *text, size_t len, const char *dir, int depth) {
   const char *p = text, *end = text + len;
   while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *hash = memchr(p, '#', (size_t)(end - p));
+    if (!hash) break;
+    const char *nl = memchr(hash, '\n', (size_t)(end - hash));
     const char *eol = nl ? nl : end;
-    const char *q = p;
-    while (q < eol && (*q == ' ' || *q == '\t')) q++;
-    if (q < eol && *q == '#') {
-      q++;
+    const char *q = hash;
+    while (q > p && (q[-1] == ' ' || q[-1] == '\t')) q--;
+    if (q == text || q[-1] == '\n') { /* the '#' begins its line (after blanks) */
+      q = hash + 1;
       while (q < eol && (*q == ' ' || *q == '\t')) q++;
       if (eol - q > 7 && strncmp(q, "include", 7) == 0) {
         q += 7;
@@ -176,8 +189,11 @@ static int mentions_include(const uk__compile_req *req) {
 int uk__include_digest(const uk__compile_req *req, char out[33]) {
   out[0] = '\0';
   if (!mentions_include(req)) return 0;
-  scan *s = calloc(1, sizeof *s);
-  if (!s) return 0; /* the key is then as without files: a lookup, never a crash */
+  /* On the stack, the seen list grown only when a file is read: a
+   * generated kernel names only embedded headers and reads none (a 4.7 KB
+   * calloc here was half of its scan). */
+  scan st, *s = &st;
+  memset(s, 0, sizeof *s);
   uk__hasher_init(&s->h);
   for (int k = 0; k < req->num_options; k++) {
     const char *d = option_value(req->options, req->num_options, &k, include_dir_forms);
@@ -197,7 +213,7 @@ int uk__include_digest(const uk__compile_req *req, char out[33]) {
   int searched = s->searched;
   if (searched) uk__hash128_hex(uk__hasher_digest(&s->h), out);
   for (int k = 0; k < s->nseen; k++) free(s->seen[k]);
+  free(s->seen);
   free(dir);
-  free(s);
   return searched;
 }

@@ -159,7 +159,8 @@ typedef struct uk_options {
    * and PyTorch's pools do (the device's default pool is left as it is).
    * The driver's first stream-ordered allocation in a process takes 7-12 ms,
    * so the first allocation on a device starts a thread that makes the pool
-   * and that allocation; until it is done (those milliseconds), allocations
+   * and that allocation, 5 ms later (off the first call's module load, which
+   * it would slow); until it is done (those milliseconds), allocations
    * outside a stream capture come from cuMemAlloc. Such a block freed while
    * the pool warms is freed by that thread once the stream's work before the
    * free is done; freed later, the free waits for the stream, then

@@ -18,6 +18,11 @@
 #define MAX_BRIDGED 64
 /* How long process exit waits for a warm-up still in the driver. */
 #define EXIT_WAIT_NS 5000000000LL
+/* How long a warm-up waits before its driver work (unless the pool is
+ * needed sooner): started at once, it slowed the first call of a reduction
+ * in a new process by ~0.5 ms (its module load and first launch compete
+ * with the allocator's start-up in the driver); 3 ms later it did not. */
+#define WARM_DELAY_NS 5000000L
 
 enum { COLD = 0, WARMING, WARM };
 
@@ -31,6 +36,9 @@ static CUmemoryPool pools[MAX_POOL_DEVICES];
 static atomic_int states[MAX_POOL_DEVICES];
 static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t warm_done = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t warm_go = PTHREAD_COND_INITIALIZER; /* go_now or exiting changed */
+static int go_now;  /* someone waits for a pool: no more delay */
+static int exiting; /* the process exits: a warm-up not yet begun does nothing */
 static pid_t warm_pid; /* the process that started warm-ups (a fork child waits for none) */
 static atomic_int warm_threads; /* warm-up threads not yet returned */
 
@@ -109,7 +117,15 @@ static void *warm_up(void *arg) {
   uk__cu.cuThreadExchangeStreamCaptureMode(&mode);
   CUmemoryPool pool = NULL;
   CUstream s;
-  if (uk__cu.cuCtxSetCurrent(job.ctx) == CUDA_SUCCESS) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until); /* pthread_cond_timedwait's clock */
+  until.tv_nsec += WARM_DELAY_NS;
+  if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+  pthread_mutex_lock(&warm_lock);
+  for (int rc = 0; !go_now && !exiting && rc == 0;) rc = pthread_cond_timedwait(&warm_go, &warm_lock, &until);
+  int skip = exiting;
+  pthread_mutex_unlock(&warm_lock);
+  if (!skip && uk__cu.cuCtxSetCurrent(job.ctx) == CUDA_SUCCESS) {
     pool = make_pool(job.dev);
     if (pool && uk__cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS) {
       CUdeviceptr p;
@@ -128,6 +144,10 @@ static void *warm_up(void *arg) {
  * Registered after cuInit, so it runs before the driver's own exit work. */
 static void wait_for_warm_ups(void) {
   if (getpid() != warm_pid) return;
+  pthread_mutex_lock(&warm_lock);
+  exiting = 1;
+  pthread_cond_broadcast(&warm_go);
+  pthread_mutex_unlock(&warm_lock);
   struct timespec nap = {0, 100000};
   for (long long waited = 0; waited < EXIT_WAIT_NS && atomic_load(&warm_threads) > 0; waited += nap.tv_nsec)
     nanosleep(&nap, NULL);
@@ -170,6 +190,8 @@ static void start_warm_up(int dev) {
 
 static void wait_warm(int dev) {
   pthread_mutex_lock(&warm_lock);
+  go_now = 1;
+  pthread_cond_broadcast(&warm_go);
   while (atomic_load(&states[dev]) != WARM) pthread_cond_wait(&warm_done, &warm_lock);
   pthread_mutex_unlock(&warm_lock);
 }

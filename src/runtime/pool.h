@@ -3,8 +3,10 @@
  * A stream-ordered pool of ukern's own per device. The driver's first
  * stream-ordered allocation in a process costs 7-12 ms (measured on H200,
  * CUDA 13: any pool, any size; a plain cuMemAlloc costs 0.1 ms), so the
- * first allocation on a device starts a background thread that makes the
- * pool and its first allocation, and until it is done allocations that are
+ * first allocation on a device starts a background thread that, 5 ms later
+ * (at once when a capture needs the pool), makes the pool and its first
+ * allocation (off the first call's module load and launch, which it would
+ * slow), and until it is done allocations that are
  * not being captured are served by cuMemAlloc ("bridged"). A bridged block
  * freed while the pool warms is freed by that thread once an event recorded
  * on the stream has passed; one freed later waits for the stream, then

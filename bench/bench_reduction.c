@@ -296,9 +296,13 @@ static void compile_times(const char *self) {
          "<= floor", cold <= fcold);
   bu_row("next new specialisation, same process (ms)", next, fnext, "ms", "bare NVRTC, CUB + -pch, second",
          "<= 1.3x floor", next <= 1.3 * fnext);
+  /* Three processes each, cuInit and the primary context included (each
+   * varies by 10 ms and more between processes): reported only. The verdict
+   * on the warm start (<= floor + 1 ms) is bench_warm_start's, which pays
+   * those at the same place on both sides. */
   bu_row("first call in a new process, warm disk cache, process start to result (ms)", wall, fwall, "ms",
-         "cuInit + cuModuleLoadData (same cubin, from a file) + one launch", "<= floor + 1 ms",
-         wall <= fwall + 1.0);
+         "cuInit + cuModuleLoadData (same cubin, from a file) + one launch", "reported (verdict: bench_warm_start)",
+         -1);
   bu_row("first call in a new process, warm disk cache, call only (ms)", warm, 0, "ms", "", "reported", -1);
   printf("compile: cold first %.1f ms (floor %.1f), next specialisation %.1f ms (floor %.1f), "
          "warm new process %.2f ms (floor %.2f), warm call only %.3f ms\n",

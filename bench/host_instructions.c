@@ -1,0 +1,218 @@
+/* Host cost per call as a count of instructions (issue 11): the calls of
+ * the time-based host-cost rows (bench_elementwise, bench_reduction's small
+ * sizes, bench_launch), each run N times in a region that callgrind counts.
+ *
+ * Meant to run without a GPU against the stand-in driver (fake_driver.c,
+ * libcuda.so.1 in LD_LIBRARY_PATH) under
+ *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=hc_measure
+ * (bench/host_instructions.py does this and reads the counts): only the main
+ * thread inside hc_measure is counted, and each row ends with a dump of its
+ * own counts, named after the row. Public API only, so that the same source
+ * builds against an older ukern (55dd3c5) to compare.
+ *
+ * Usage: bench_host_instructions CACHE_DIR [N]. Run it once without valgrind
+ * first: the first call of each kernel compiles (NVRTC) and stores it in
+ * CACHE_DIR, so the counted run only loads it. */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ukern/ukern.h"
+
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HC_CALLGRIND 1
+#endif
+#endif
+#ifndef HC_CALLGRIND
+#define CALLGRIND_DUMP_STATS_AT(what) ((void)(what))
+#endif
+
+static void check(uk_status s, const char *what) {
+  if (s != UK_OK) {
+    fprintf(stderr, "%s: %s\n", what, uk_last_error());
+    exit(1);
+  }
+}
+
+typedef uk_status (*call_fn)(void *);
+
+/* The counted region: n calls of fn(arg). Not inlined, so that callgrind's
+ * --toggle-collect can name it. */
+__attribute__((noinline)) uk_status hc_measure(call_fn fn, void *arg, int n);
+__attribute__((noinline)) uk_status hc_measure(call_fn fn, void *arg, int n) {
+  uk_status st = UK_OK;
+  for (int k = 0; k < n && st == UK_OK; k++) st = fn(arg);
+  return st;
+}
+
+static int calls = 1000;
+
+static void row(const char *name, call_fn fn, void *arg) {
+  for (int k = 0; k < 3; k++) check(fn(arg), name); /* first call compiles or loads */
+  check(hc_measure(fn, arg, calls), name);
+  CALLGRIND_DUMP_STATS_AT(name);
+  printf("row: %s\n", name);
+}
+
+/* --- the calls --------------------------------------------------------------- */
+typedef struct {
+  uk_elementwise *k;
+  uk_arg in[2];
+  uk_array *out;
+  uk_launch l;
+} ew_args;
+
+static uk_status ew_call(void *p) {
+  ew_args *a = p;
+  return uk_elementwise_call(a->k, a->in, 2, a->out, 1, &a->l);
+}
+
+typedef struct {
+  uk_reduction *k;
+  uk_arg in;
+  uk_array *out;
+  uk_reduce_launch l;
+} red_args;
+
+static uk_status red_call(void *p) {
+  red_args *a = p;
+  return uk_reduction_call(a->k, &a->in, 1, a->out, 1, &a->l);
+}
+
+typedef struct {
+  uk_function *f;
+  uk_grid_launch g;
+  void **args;
+} fn_args;
+
+static uk_status fn_call(void *p) {
+  fn_args *a = p;
+  return uk_function_launch(a->f, &a->g, a->args);
+}
+
+/* A stream as the benches have one (cuStreamCreate, non-blocking), from
+ * the driver ukern loaded. */
+static void *make_stream(void) {
+  typedef int (*get_proc_fn)(const char *, void **, int, unsigned long long, void *);
+  typedef int (*stream_create_fn)(void **, unsigned);
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  get_proc_fn get_proc = lib ? (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
+  void *fn = NULL, *stream = NULL;
+  int q = 0;
+  if (!get_proc || get_proc("cuStreamCreate", &fn, 12000, 0, &q) != 0 || !fn ||
+      ((stream_create_fn)fn)(&stream, 1 /* CU_STREAM_NON_BLOCKING */) != 0) {
+    fprintf(stderr, "cannot create a stream through libcuda.so.1\n");
+    exit(1);
+  }
+  return stream;
+}
+
+static const char launch_source[] = /* bench_launch's kernel */
+    "extern \"C\" __global__ void tiny(const float* x, float* y, long long n, float a) {\n"
+    "  if (n < 0) y[0] = x[0] * a;\n"
+    "}\n";
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s CACHE_DIR [CALLS]\n", argv[0]);
+    return 2;
+  }
+  if (argc > 2) calls = atoi(argv[2]);
+  if (calls <= 0) calls = 1000;
+  int ndev = 0;
+  check(uk_device_count(&ndev), "device count");
+  check(uk_device_set_current(0), "set device"); /* as in the benches: the stream's context is current */
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.cache_dir = argv[1];
+  uk_context *ctx;
+  check(uk_context_create(&o, &ctx), "context");
+  void *stream = make_stream();
+
+  /* bench_elementwise "host cost per call": 1-element f32 operands, output given. */
+  const int64_t one = 1;
+  uk_array a, b, c;
+  check(uk_array_alloc(ctx, UK_FLOAT32, 1, &one, 0, stream, &a), "alloc");
+  check(uk_array_alloc(ctx, UK_FLOAT32, 1, &one, 0, stream, &b), "alloc");
+  check(uk_array_alloc(ctx, UK_FLOAT32, 1, &one, 0, stream, &c), "alloc");
+  ew_args ea;
+  memset(&ea, 0, sizeof ea);
+  check(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &ea.k),
+        "elementwise create");
+  ea.in[0] = uk_arg_array(&a);
+  ea.in[1] = uk_arg_array(&b);
+  ea.out = &c;
+  ea.l.stream = stream;
+  ea.l.size = -1;
+  row("elementwise z = (x - y)^2, 1 element, output given", ew_call, &ea);
+
+  /* bench_reduction small_sizes(): sum f32 over n elements, output given
+   * (allocated by the first call, as there). */
+  uk_reduction_spec s;
+  memset(&s, 0, sizeof s);
+  s.in_params = "T x";
+  s.out_params = "T y";
+  s.map_expr = "x";
+  s.reduce_expr = "a + b";
+  s.post_map_expr = "y = a";
+  s.identity = "0";
+  s.name = "bench_small";
+  red_args ra;
+  memset(&ra, 0, sizeof ra);
+  check(uk_reduction_create(ctx, &s, &ra.k), "reduction create");
+  ra.l.stream = stream;
+  const int64_t sizes[] = {1, 1024, 1 << 16};
+  for (int j = 0; j < 3; j++) {
+    uk_array x, y;
+    memset(&y, 0, sizeof y);
+    check(uk_array_alloc(ctx, UK_FLOAT32, 1, &sizes[j], 0, stream, &x), "alloc");
+    ra.in = uk_arg_array(&x);
+    ra.out = &y;
+    check(uk_reduction_call(ra.k, &ra.in, 1, &y, 1, &ra.l), "first reduction call");
+    char name[96];
+    snprintf(name, sizeof name, "reduction sum f32 n=%lld, output given", (long long)sizes[j]);
+    row(name, red_call, &ra);
+    uk_array_free(ctx, &y, stream);
+    uk_array_free(ctx, &x, stream);
+  }
+
+  /* bench_launch: 1 block of 32 threads, 4 arguments, with and without a
+   * declared signature (two modules, as there). */
+  uk_module *m1, *m2;
+  fn_args fa;
+  memset(&fa, 0, sizeof fa);
+  check(uk_module_from_source(ctx, launch_source, NULL, &m1), "compile");
+  check(uk_module_from_source(ctx, launch_source, NULL, &m2), "compile 2");
+  uk_function *f_sig, *f_plain;
+  check(uk_module_function(m1, "tiny", &f_sig), "function");
+  check(uk_module_function(m2, "tiny", &f_plain), "function 2");
+  check(uk_function_set_signature(f_sig, "const float* x, float* y, long long n, float a"), "signature");
+  unsigned long long xp = (unsigned long long)(uintptr_t)a.data, yp = (unsigned long long)(uintptr_t)b.data;
+  long long n = 1;
+  float alpha = 2.0f;
+  void *args[4] = {&xp, &yp, &n, &alpha};
+  fa.g.grid[0] = 1;
+  fa.g.block[0] = 32;
+  fa.g.stream = stream;
+  fa.args = args;
+  fa.f = f_plain;
+  row("uk_function_launch, no signature", fn_call, &fa);
+  fa.f = f_sig;
+  row("uk_function_launch, signature declared", fn_call, &fa);
+
+  uk_module_destroy(m2);
+  uk_module_destroy(m1);
+  uk_reduction_destroy(ra.k);
+  uk_elementwise_destroy(ea.k);
+  uk_array_free(ctx, &a, stream);
+  uk_array_free(ctx, &b, stream);
+  uk_array_free(ctx, &c, stream);
+  uk_context_destroy(ctx);
+  printf("%d calls per row\n", calls);
+  return 0;
+}

@@ -100,6 +100,7 @@ def measure(exe, fake_dir, calls, keep_dir):
         subprocess.run([exe, cache, "10"], env=env, check=True, stdout=subprocess.DEVNULL)
         out = os.path.join(keep_dir, "callgrind.out")
         subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=hc_measure",
+                        "--compress-strings=no",
                         "--callgrind-out-file=" + out, exe, cache, str(calls)],
                        env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finally:

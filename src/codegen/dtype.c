@@ -4,7 +4,7 @@
 
 #include "base/error.h"
 
-static const uk_dtype_info table[UK_DTYPE_COUNT_] = {
+const uk_dtype_info uk__dtype_table[UK_DTYPE_COUNT_] = {
     {UK_BOOL, "bool", "bool", 1, 1, UK_KIND_BOOL},
     {UK_INT8, "int8", "signed char", 1, 1, UK_KIND_INT},
     {UK_INT16, "int16", "short", 2, 2, UK_KIND_INT},
@@ -44,7 +44,7 @@ static const struct {
 };
 
 const uk_dtype_info *uk__dtype_info(uk_dtype t) {
-  return (unsigned)t < UK_DTYPE_COUNT_ ? &table[t] : NULL;
+  return (unsigned)t < UK_DTYPE_COUNT_ ? &uk__dtype_table[t] : NULL;
 }
 
 static int equals(const char *a, size_t alen, const char *b) {
@@ -53,8 +53,8 @@ static int equals(const char *a, size_t alen, const char *b) {
 
 int uk__dtype_lookup(const char *name, size_t len, uk_dtype *out) {
   for (int k = 0; k < UK_DTYPE_COUNT_; k++)
-    if (equals(name, len, table[k].name)) {
-      *out = table[k].dtype;
+    if (equals(name, len, uk__dtype_table[k].name)) {
+      *out = uk__dtype_table[k].dtype;
       return 1;
     }
   for (size_t k = 0; k < sizeof aliases / sizeof aliases[0]; k++)
@@ -86,13 +86,13 @@ static size_t distance(const char *a, size_t n, const char *b) {
 }
 
 const char *uk__dtype_suggest(const char *name, size_t len) {
-  const char *best = table[UK_FLOAT32].name;
+  const char *best = uk__dtype_table[UK_FLOAT32].name;
   size_t best_d = (size_t)-1;
   for (int k = 0; k < UK_DTYPE_COUNT_; k++) {
-    size_t d = distance(name, len, table[k].name);
+    size_t d = distance(name, len, uk__dtype_table[k].name);
     if (d < best_d) {
       best_d = d;
-      best = table[k].name;
+      best = uk__dtype_table[k].name;
     }
   }
   return best;

@@ -17,6 +17,12 @@ typedef struct uk_dtype_info {
 
 /* Row of a valid dtype; NULL otherwise. */
 const uk_dtype_info *uk__dtype_info(uk_dtype t);
+/* uk_dtype_size, inline: a call asks it per operand, and the public
+ * function is a call across files. */
+extern const uk_dtype_info uk__dtype_table[UK_DTYPE_COUNT_];
+static inline size_t uk__dtype_size(uk_dtype t) {
+  return (unsigned)t < UK_DTYPE_COUNT_ ? uk__dtype_table[t].size : 0;
+}
 /* Looks a name or alias up without setting an error: 1 found, 0 not. */
 int uk__dtype_lookup(const char *name, size_t len, uk_dtype *out);
 /* Closest known name to an unknown one (for hints); static storage. */

@@ -19,10 +19,6 @@ void uk__plan_free(uk_plan *plan) {
   plan->bytes = 0;
 }
 
-const uk_param *uk__emit_param(const uk_paramlist *in, const uk_paramlist *out, int p) {
-  return p < in->count ? &in->items[p] : &out->items[p - in->count];
-}
-
 const char *uk__emit_type(const uk_param *prm, char *buf) {
   if (prm->is_placeholder) {
     buf[0] = prm->placeholder;
@@ -32,8 +28,6 @@ const char *uk__emit_type(const uk_param *prm, char *buf) {
   return uk__dtype_info(prm->dtype)->ctype;
 }
 
-int uk__key_is_scalar(const uk_key_params *kp, int p) { return p < 64 && ((kp->scalar_mask >> p) & 1); }
-int uk__key_is_texture(const uk_key_params *kp, int p) { return p < 64 && ((kp->texture_mask >> p) & 1); }
 
 int uk__key_has_raw_object(const uk_param *prm, const uk_key_params *kp, uint64_t raw_view_mask, int p) {
   if (prm->is_raw) return 1;

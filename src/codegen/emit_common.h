@@ -84,13 +84,20 @@ void uk__plan_add(uk_plan *plan, int kind, int size, int param, int op, int dim,
 void uk__emit_raw_field(uk_strbuf *decl, const uk_param *prm, const char *type, const uk_key_params *kp, int param,
                         size_t offset, uk_plan *plan);
 
-/* Parameter p of in ++ out. */
-const uk_param *uk__emit_param(const uk_paramlist *in, const uk_paramlist *out, int p);
+/* Parameter p of in ++ out. Inline (like the key tests below): every call
+ * asks it per parameter, and a call across files costs more than it. */
+static inline const uk_param *uk__emit_param(const uk_paramlist *in, const uk_paramlist *out, int p) {
+  return p < in->count ? &in->items[p] : &out->items[p - in->count];
+}
 /* The parameter's type as written in generated code: its placeholder letter
  * (a typedef; buf holds 2 bytes) or the fixed type's C spelling. */
 const char *uk__emit_type(const uk_param *prm, char *buf);
-int uk__key_is_scalar(const uk_key_params *kp, int p);
-int uk__key_is_texture(const uk_key_params *kp, int p);
+static inline int uk__key_is_scalar(const uk_key_params *kp, int p) {
+  return p < 64 && ((kp->scalar_mask >> p) & 1);
+}
+static inline int uk__key_is_texture(const uk_key_params *kp, int p) {
+  return p < 64 && ((kp->texture_mask >> p) & 1);
+}
 /* A raw array object is passed for raw parameters and used _raw_ views. */
 int uk__key_has_raw_object(const uk_param *prm, const uk_key_params *kp, uint64_t raw_view_mask, int p);
 

@@ -62,12 +62,7 @@ const char *const *uk__ew_nvrtc_options(const uk_ew_kernel *k, const uk_ew_key *
 /* ------------------------------------------------------------------------ */
 
 static const uk_param *param_at(const uk_ew_kernel *k, int p) { return uk__emit_param(k->in, k->out, p); }
-static int is_scalar(const uk_ew_key *key, int p) { return uk__key_is_scalar(&key->p, p); }
-
-/* An array walked by the loop: not raw, not a scalar. */
-static int in_loop(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
-  return !param_at(k, p)->is_raw && !is_scalar(key, p);
-}
+static int in_loop(const uk_ew_kernel *k, const uk_ew_key *key, int p) { return uk__ew_in_loop(k, key, p); }
 
 int uk__ew_loop_operand(const uk_ew_kernel *k, const uk_ew_key *key, int param, int *op) {
   if (!in_loop(k, key, param)) return 0;

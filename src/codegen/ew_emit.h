@@ -63,9 +63,15 @@ typedef enum uk_ew_slot_kind {
   UK_EW_SLOT_SIZE                        /* loop size */
 } uk_ew_slot_kind;
 
+/* Whether parameter p is a loop operand: a non-raw array (not a scalar).
+ * Inline: a call tests every parameter. */
+static inline int uk__ew_in_loop(const uk_ew_kernel *k, const uk_ew_key *key, int p) {
+  return !uk__emit_param(k->in, k->out, p)->is_raw && !uk__key_is_scalar(&key->p, p);
+}
+
 /* Loop operands are the non-raw array parameters, inputs then outputs, in
  * parameter order; *op gets parameter k's index among them. 0 when k is not
- * a loop operand. */
+ * a loop operand. (A walk over every parameter counts them instead.) */
 int uk__ew_loop_operand(const uk_ew_kernel *k, const uk_ew_key *key, int param, int *op);
 
 /* The template a key uses ("elementwise.cu", ...), and a short description

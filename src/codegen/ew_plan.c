@@ -47,9 +47,11 @@ void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data
   int64_t items[UK_MAX_ARRAY_OPERANDS];
   int maxitem = 0, aligned = 1, outs_unit = 1;
   key->bcast_mask = 0;
+  /* op counts the loop operands met so far (uk__ew_loop_operand's index,
+   * without its walk per parameter: this runs on every call). */
   for (int p = 0, op = 0; p < np; p++) {
-    if (!uk__ew_loop_operand(k, key, p, &op)) continue;
-    items[op] = (int64_t)uk_dtype_size((uk_dtype)key->p.dtype[p]);
+    if (!uk__ew_in_loop(k, key, p)) continue;
+    items[op] = (int64_t)uk__dtype_size((uk_dtype)key->p.dtype[p]);
     int bcast = L->ndim == 1 && L->strides[op][0] == 0;
     if (bcast) key->bcast_mask |= 1ull << p;
     if (p >= nin && bcast) outs_unit = 0;
@@ -57,6 +59,7 @@ void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data
       if (items[op] > maxitem) maxitem = (int)items[op];
       if (data[p] % 16) aligned = 0;
     }
+    op++;
   }
   key->ndim = (uint8_t)L->ndim;
   key->vec = 1;

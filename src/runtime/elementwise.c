@@ -152,7 +152,7 @@ static uk_status loop_of(const uk_elementwise *k, const prep *pr, int64_t size, 
     if (nviews == UK_MAX_ARRAY_OPERANDS)
       return uk__errorf(UK_ERR_INVALID, "%s: more than %d non-raw array arguments (UK_MAX_ARRAY_OPERANDS)", kd->name,
                         UK_MAX_ARRAY_OPERANDS);
-    views[nviews++] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, (int64_t)uk_dtype_size(a->dtype)};
+    views[nviews++] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, (int64_t)uk__dtype_size(a->dtype)};
   }
   if (size >= 0 && nonraw >= 0)
     return uk__errorf(UK_ERR_SHAPE,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "codegen/dtype.h"
 #include "codegen/scalar.h"
 #include "codegen/shape.h"
 #include "runtime/kernel_common.h"
@@ -18,7 +19,7 @@ uk_status uk__call_bind(const uk__kernel *kd, const uk_arg *in, int nin, const u
     c->arr[p] = a;
     if (!a) continue;
     const uk_param *prm = uk__kernel_param(kd, p);
-    if ((st = uk__shape_check(prm->name, a->ndim, a->shape, a->strides, (int64_t)uk_dtype_size(a->dtype), NULL)) !=
+    if ((st = uk__shape_check(prm->name, a->ndim, a->shape, a->strides, (int64_t)uk__dtype_size(a->dtype), NULL)) !=
         UK_OK) {
       char msg[512]; /* "'x' has shape ..." becomes "k: input 'x' has shape ..." */
       snprintf(msg, sizeof msg, "%s", uk_last_error());
@@ -53,7 +54,7 @@ uk_status uk__call_outputs(const uk__kernel *kd, uk__call *c, const uk_array *ou
       memset(o, 0, sizeof *o);
       o->dtype = t;
       o->ndim = ndim;
-      int64_t stride = (int64_t)uk_dtype_size(t);
+      int64_t stride = (int64_t)uk__dtype_size(t);
       int empty = 0;
       for (int d = 0; d < ndim; d++) empty |= shape[d] == 0;
       for (int d = ndim - 1; d >= 0; d--) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/dtype.h"
 #include "runtime/device.h"
 
 char *uk__strdup_opt(const char *s, int *failed) {
@@ -14,7 +15,7 @@ char *uk__strdup_opt(const char *s, int *failed) {
 }
 
 int uk__array_c_contiguous(const uk_array *a) {
-  int64_t want = (int64_t)uk_dtype_size(a->dtype);
+  int64_t want = (int64_t)uk__dtype_size(a->dtype);
   for (int d = a->ndim - 1; d >= 0; d--) {
     if (a->shape[d] == 1) continue;
     if (a->strides[d] != want) return 0;
@@ -32,7 +33,7 @@ int uk__array_span(const uk_array *a, uint64_t *lo, uint64_t *hi) {
     else pos += ext;
   }
   *lo = a->data + (uint64_t)neg;
-  *hi = a->data + (uint64_t)pos + uk_dtype_size(a->dtype);
+  *hi = a->data + (uint64_t)pos + uk__dtype_size(a->dtype);
   return 1;
 }
 

@@ -73,7 +73,6 @@ void uk__kernel_free(uk__kernel *kd) {
   uk__context_release(kd->ctx);
 }
 
-const uk_param *uk__kernel_param(const uk__kernel *kd, int p) { return uk__emit_param(&kd->in, &kd->out, p); }
 
 uk_status uk__kernel_param_counts(const char *fn, const uk__kernel *kd, int *nin, int *nout) {
   uk__error_clear();

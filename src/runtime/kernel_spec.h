@@ -89,8 +89,11 @@ void uk__kernel_free(uk__kernel *kd);
  * kind's description; returns the length written (< size). */
 size_t uk__kernel_describe(const uk__kernel *kd, const char *noun, const uk_key_params *kp, char *buf, size_t size);
 
-/* Parameter p (inputs first, then outputs) and its role ("input"/"output"). */
-const uk_param *uk__kernel_param(const uk__kernel *kd, int p);
+/* Parameter p (inputs first, then outputs) and its role ("input"/"output").
+ * The first is inline: a call asks it per parameter. */
+static inline const uk_param *uk__kernel_param(const uk__kernel *kd, int p) {
+  return uk__emit_param(&kd->in, &kd->out, p);
+}
 const char *uk__kernel_role(const uk__kernel *kd, int p);
 
 /* The specialisation of `key` (whose device field is `device`, the current

@@ -1,6 +1,7 @@
 #include "runtime/launch_frame.h"
 
 #include "base/error.h"
+#include "codegen/dtype.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
 
@@ -21,7 +22,7 @@ uk_status uk__frame_outputs(uk__frame *f, uk__call *c, int nout, int64_t element
   for (int j = 0; j < nout; j++, f->nalloc++) {
     uk_array *o = &c->outs[j];
     o->device = f->device;
-    size_t bytes = (size_t)elements * uk_dtype_size(o->dtype);
+    size_t bytes = (size_t)elements * uk__dtype_size(o->dtype);
     /* A zero-element output keeps data == 0: there is nothing to point at. */
     if (bytes) {
       uk_status st = uk__context_alloc(f->ctx, bytes, f->stream, &o->data);

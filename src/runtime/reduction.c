@@ -56,6 +56,7 @@ typedef struct prep {
   uk_red_loops loops;
   int64_t itemsize[UK_MAX_ARRAY_OPERANDS]; /* per loop input */
   int aligned;                             /* every loop input's base is 16-byte aligned */
+  int vec;                                 /* uk__red_key_vec of key, for the group and the strategy */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
@@ -218,7 +219,7 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
       return uk__errorf(UK_ERR_INVALID, "%s: more than %d non-raw array inputs (UK_MAX_ARRAY_OPERANDS)", kd->name,
                         UK_MAX_ARRAY_OPERANDS);
     int v = nviews++;
-    pr->itemsize[v] = (int64_t)uk_dtype_size(a->dtype);
+    pr->itemsize[v] = (int64_t)uk__dtype_size(a->dtype);
     views[v] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, pr->itemsize[v]};
   }
   if (nviews == 0)
@@ -279,7 +280,8 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_k = (uint8_t)pr->loops.kept.ndim;
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
-  key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key));
+  pr->vec = uk__red_key_vec(&k->k, key);
+  key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, pr->vec);
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;
@@ -406,7 +408,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  uk__red_choose(R, pr.itemsize, pr.aligned, uk__red_key_vec(&k->k, &pr.key), uk__device_sm_count(f.device), &s);
+  uk__red_choose(R, pr.itemsize, pr.aligned, pr.vec, uk__device_sm_count(f.device), &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

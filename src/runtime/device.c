@@ -154,8 +154,8 @@ uk_status uk_device_synchronize(void) {
  * the table; another (not yet retained, or a user's own) is made current
  * for a moment to ask it. Both ways are legal during stream capture, unlike
  * cuStreamGetDevice, which capture refuses (and which then invalidates the
- * capture). */
-static uk_status context_device(CUcontext c, int *device) {
+ * capture). Inline: every launch asks it. */
+static inline __attribute__((always_inline)) uk_status context_device(CUcontext c, int *device) {
   int n = atomic_load_explicit(&primary_hi, memory_order_acquire);
   for (int d = 0; d < n; d++)
     if (atomic_load_explicit(&primary[d], memory_order_relaxed) == c) {

@@ -292,9 +292,10 @@ out:
 }
 
 /* Launches f on g->stream, recording `start` before and `end` after when
- * they are given. */
-static uk_status launch(uk_function *f, const uk_grid_launch *g, void *const *args, CUevent start,
-                        CUevent end) {
+ * they are given. Inlined into each entry point: one call layer less on
+ * every launch. */
+static inline __attribute__((always_inline)) uk_status launch(uk_function *f, const uk_grid_launch *g,
+                                                             void *const *args, CUevent start, CUevent end) {
   int device, pushed = 0;
   uk_status st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed);
   if (st != UK_OK) return st;

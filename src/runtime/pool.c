@@ -57,6 +57,19 @@ static atomic_int have_bridged;
 static deferred later[MAX_BRIDGED];
 static int nlater;
 
+static int current_device(void) {
+  CUdevice dev;
+  if (uk__cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_POOL_DEVICES) return -1;
+  return (int)dev;
+}
+
+/* The index of dptr among the bridged blocks, or -1 (bridged_lock held). */
+static int find_bridged(uint64_t dptr) {
+  for (int k = 0; k < nbridged; k++)
+    if (bridged[k] == dptr) return k;
+  return -1;
+}
+
 static CUmemoryPool make_pool(int dev) {
   if (uk__cu_need(cuMemPoolCreate) != UK_OK || uk__cu_need(cuMemPoolSetAttribute) != UK_OK ||
       uk__cu_need(cuMemAllocFromPoolAsync) != UK_OK) {
@@ -223,19 +236,15 @@ static int bridge_alloc(size_t bytes, void *stream, uint64_t *dptr) {
  * work so far may still use it. While the device warms, the warm-up thread
  * frees it after an event recorded here; after, this thread waits for the
  * stream and frees it. */
-static int current_device(void);
-
 static int bridge_free(uint64_t dptr, void *stream) {
   pthread_mutex_lock(&bridged_lock);
-  int k = 0;
-  while (k < nbridged && bridged[k] != dptr) k++;
-  int found = k < nbridged;
-  if (found) {
+  int k = find_bridged(dptr);
+  if (k >= 0) {
     bridged[k] = bridged[--nbridged];
     if (!nbridged) atomic_store(&have_bridged, 0);
   }
   pthread_mutex_unlock(&bridged_lock);
-  if (!found) return 0;
+  if (k < 0) return 0;
   /* A free inside a capture needs a graph allocation (as cuMemFreeAsync
    * does for a pool block made outside it): the block is left allocated. */
   if (uk__cu_stream_capturing(stream)) return 1;
@@ -243,8 +252,12 @@ static int bridge_free(uint64_t dptr, void *stream) {
   CUstreamCaptureMode mode = uk__cu_capture_relax();
   CUevent done = NULL;
   int handed = 0;
-  if (uk__cu.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
-      uk__cu.cuEventRecord(done, (CUstream)stream) == CUDA_SUCCESS) {
+  if (uk__cu.cuEventCreate(&done, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+    done = NULL;
+  } else if (uk__cu.cuEventRecord(done, (CUstream)stream) != CUDA_SUCCESS) {
+    uk__cu.cuEventDestroy(done); /* never recorded, it would read as passed: wait for the stream instead */
+    done = NULL;
+  } else {
     pthread_mutex_lock(&bridged_lock);
     if (dev >= 0 && atomic_load(&states[dev]) == WARMING && nlater < MAX_BRIDGED) {
       later[nlater++] = (deferred){dptr, done, dev};
@@ -263,12 +276,6 @@ static int bridge_free(uint64_t dptr, void *stream) {
   }
   uk__cu_capture_restore(mode);
   return 1;
-}
-
-static int current_device(void) {
-  CUdevice dev;
-  if (uk__cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= MAX_POOL_DEVICES) return -1;
-  return (int)dev;
 }
 
 uk_status uk__pool_alloc(size_t bytes, void *stream, uint64_t *dptr) {
@@ -308,8 +315,7 @@ int uk__pool_warm(int device) {
 
 int uk__pool_is_bridged(uint64_t dptr) {
   pthread_mutex_lock(&bridged_lock);
-  int found = 0;
-  for (int k = 0; k < nbridged && !found; k++) found = bridged[k] == dptr;
+  int found = find_bridged(dptr) >= 0;
   pthread_mutex_unlock(&bridged_lock);
   return found;
 }

@@ -86,11 +86,18 @@ static void plan(int ndim, const int64_t *shape, const uint8_t *red, int transpo
   /* the program's one kernel is known before the device: every SM count
    * picks a strategy of the same group */
   CHECK(uk__red_group(R, &item, 1, uk__red_vec(4)) == uk__red_kernel_group(s->kernel));
-  uk_red_strategy few, many;
-  uk__red_choose(R, &item, 1, uk__red_vec(4), 1, &few);
-  uk__red_choose(R, &item, 1, uk__red_vec(4), 1000, &many);
-  CHECK(uk__red_kernel_group(few.kernel) == uk__red_kernel_group(s->kernel) &&
-        uk__red_kernel_group(many.kernel) == uk__red_kernel_group(s->kernel));
+  /* uk__red_group (the key's, before the device) agrees with every
+   * strategy uk__red_choose picks, for any SM count, alignment and vector */
+  static const int sms[] = {1, 2, 78, 132, 1000}, vecs[] = {1, 2, 4, 8, 16};
+  for (int a = 0; a < 2; a++)
+    for (int v = 0; v < 5; v++) {
+      int group = uk__red_group(R, &item, a, vecs[v]);
+      for (int m = 0; m < 5; m++) {
+        uk_red_strategy t;
+        uk__red_choose(R, &item, a, vecs[v], sms[m], &t);
+        CHECK(uk__red_kernel_group(t.kernel) == group);
+      }
+    }
 }
 
 static void test_loops_and_strategy(void) {

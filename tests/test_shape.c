@@ -1,4 +1,6 @@
 /* Broadcasting, dimension merging, index width and contiguity. */
+#include <stdio.h>
+
 #include "codegen/shape.h"
 #include "testutil.h"
 
@@ -139,10 +141,71 @@ static void test_shape_str(void) {
   CHECK_STREQ(uk__shape_str(2, (int64_t[]){3, 4}, b, sizeof b), "(3, 4)");
 }
 
+/* uk__shape_check against a 128-bit reference, over extents and strides at
+ * the edges of its fast path (2 axes, extents < 2^29, |stride| <= 2^31) and
+ * of int64 itself. */
+static int check_ref(int ndim, const int64_t *shape, const int64_t *strides, int64_t item, int64_t *count) {
+  __int128 n = 1;
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0) return 0;
+    n *= shape[d];
+    if (n > INT64_MAX) n = (__int128)INT64_MAX + 1; /* saturate: only "too big" matters */
+  }
+  *count = n > INT64_MAX ? -1 : (int64_t)n;
+  if (n == 0) return 1;
+  if (n * item > INT64_MAX) return 0;
+  __int128 reach[2] = {item, 0};
+  for (int d = 0; d < ndim; d++) {
+    if (strides[d] == INT64_MIN) return 0;
+    __int128 s = strides[d] < 0 ? -(__int128)strides[d] : strides[d];
+    reach[strides[d] < 0] += s * (shape[d] - 1);
+    if (reach[0] > INT64_MAX || reach[1] > INT64_MAX) return 0;
+  }
+  return 1;
+}
+
+static void test_check(void) {
+  const int64_t ext[] = {0, 1, 3, ((int64_t)1 << 29) - 1, (int64_t)1 << 29, (int64_t)1 << 33, (int64_t)1 << 40,
+                         (int64_t)1 << 62, INT64_MAX, -1};
+  const int64_t str[] = {0, 4, -12, ((int64_t)1 << 31) - 1, (int64_t)1 << 31, -((int64_t)1 << 31),
+                         -((int64_t)1 << 31) - 1, (int64_t)1 << 40, -((int64_t)1 << 40), INT64_MAX, INT64_MIN};
+  const int64_t items[] = {1, 4, 16, 32};
+  enum { NE = sizeof ext / sizeof *ext, NS = sizeof str / sizeof *str };
+  int checked = 0, ok_seen = 0, bad_seen = 0;
+  for (int ndim = 0; ndim <= 3; ndim++)
+    for (int i = 0; i < 4; i++)
+      for (int e0 = 0; e0 < NE; e0++)
+        for (int e1 = 0; e1 < (ndim >= 2 ? NE : 1); e1++)
+          for (int s0 = 0; s0 < NS; s0++)
+            for (int s1 = 0; s1 < (ndim >= 2 ? NS : 1); s1 += (ndim >= 2 ? 3 : 1)) {
+              int64_t shape[3] = {ext[e0], ext[e1], 5}, strides[3] = {str[s0], str[s1], 8};
+              int64_t want_count, got_count = -7;
+              int want = check_ref(ndim, shape, strides, items[i], &want_count);
+              uk_status st = uk__shape_check("a", ndim, shape, strides, items[i], &got_count);
+              if ((st == UK_OK) != want || (want && got_count != want_count)) {
+                CHECK((st == UK_OK) == want);
+                fprintf(stderr, "ndim %d item %lld shape (%lld, %lld) strides (%lld, %lld): got %d, want %d\n", ndim,
+                        (long long)items[i], (long long)shape[0], (long long)shape[1], (long long)strides[0],
+                        (long long)strides[1], st == UK_OK, want);
+                return;
+              }
+              if (st != UK_OK) CHECK(st == UK_ERR_SHAPE);
+              checked++;
+              ok_seen += want;
+              bad_seen += !want;
+            }
+  CHECK(checked > 10000 && ok_seen > 1000 && bad_seen > 1000);
+  int64_t neg[] = {4, -2}, st2[] = {8, 4};
+  CHECK_STATUS(uk__shape_check("x", 2, neg, st2, 4, NULL), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "'x' has a negative extent -2 on axis 1");
+  CHECK_STATUS(uk__shape_check("x", UK_MAX_NDIM + 1, neg, st2, 4, NULL), UK_ERR_SHAPE);
+}
+
 int main(void) {
   test_broadcast();
   test_merge();
   test_index_width();
   test_shape_str();
+  test_check();
   return ut_finish("test_shape");
 }

@@ -12,38 +12,41 @@ int uk__bind_slot(char c) {
   return -1;
 }
 
-/* Where each placeholder got its type, for messages. */
-typedef struct {
-  const char *role; /* "input" / "output" */
-  const char *name;
-} origin;
+/* The parameter (inputs first, then outputs) that bound a placeholder: read
+ * only for messages, and only for a bound slot, so nothing clears it. */
+static const char *role_of(const uk_binding *b, int p) { return p < b->nin ? "input" : "output"; }
 
-static uk_status bind_array(const char *kernel, const char *role, const uk_param *p, const uk_array *a,
-                            uk_binding *b, origin *origins, uk_dtype *resolved) {
-  if (!uk__dtype_info(a->dtype))
-    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has an invalid dtype (%d)", kernel, role, p->name, (int)a->dtype);
+static const uk_param *param_of(const uk_paramlist *in, const uk_paramlist *out, int p) {
+  return p < in->count ? &in->items[p] : &out->items[p - in->count];
+}
+
+/* Binds array parameter `param` (p: its declaration). */
+static uk_status bind_array(const char *kernel, const uk_paramlist *in, const uk_paramlist *out, int param,
+                            const uk_param *p, const uk_array *a, uk_binding *b, uint8_t *origin) {
+  if ((unsigned)a->dtype >= UK_DTYPE_COUNT_) /* uk__dtype_info's test, without the call */
+    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has an invalid dtype (%d)", kernel, role_of(b, param), p->name,
+                      (int)a->dtype);
   if (a->ndim < 0 || a->ndim > UK_MAX_NDIM)
-    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has ndim %d (must be 0..%d)", kernel, role, p->name, a->ndim,
-                      UK_MAX_NDIM);
+    return uk__errorf(UK_ERR_INVALID, "%s: %s '%s' has ndim %d (must be 0..%d)", kernel, role_of(b, param), p->name,
+                      a->ndim, UK_MAX_NDIM);
+  b->dtype[param] = a->dtype;
   if (!p->is_placeholder) {
     if (a->dtype != p->dtype)
       return uk__errorf(UK_ERR_TYPE, "%s: %s '%s' is declared %s but the array is %s (arrays are never cast)",
-                        kernel, role, p->name, uk_dtype_name(p->dtype), uk_dtype_name(a->dtype));
-    *resolved = p->dtype;
+                        kernel, role_of(b, param), p->name, uk_dtype_name(p->dtype), uk_dtype_name(a->dtype));
     return UK_OK;
   }
   int slot = uk__bind_slot(p->placeholder);
-  if (b->placeholder[slot] == UK_DTYPE_COUNT_) {
+  if (!((b->bound >> slot) & 1)) {
+    b->bound |= 1ull << slot;
     b->placeholder[slot] = a->dtype;
-    origins[slot].role = role;
-    origins[slot].name = p->name;
+    origin[slot] = (uint8_t)param;
   } else if (b->placeholder[slot] != a->dtype) {
-    return uk__errorf(UK_ERR_TYPE,
-                      "%s: %s '%s' is %s but %c is %s (bound by %s '%s'); arrays are never cast",
-                      kernel, role, p->name, uk_dtype_name(a->dtype), p->placeholder,
-                      uk_dtype_name(b->placeholder[slot]), origins[slot].role, origins[slot].name);
+    int o = origin[slot];
+    return uk__errorf(UK_ERR_TYPE, "%s: %s '%s' is %s but %c is %s (bound by %s '%s'); arrays are never cast", kernel,
+                      role_of(b, param), p->name, uk_dtype_name(a->dtype), p->placeholder, uk_dtype_name(b->placeholder[slot]),
+                      role_of(b, o), param_of(in, out, o)->name);
   }
-  *resolved = a->dtype;
   return UK_OK;
 }
 
@@ -52,13 +55,13 @@ static uk_status resolve_rest(const char *kernel, const uk_param *p, uk_binding 
     *resolved = p->dtype;
     return UK_OK;
   }
-  uk_dtype t = b->placeholder[uk__bind_slot(p->placeholder)];
-  if (t == UK_DTYPE_COUNT_)
+  int slot = uk__bind_slot(p->placeholder);
+  if (!((b->bound >> slot) & 1))
     return uk__errorf(UK_ERR_TYPE,
                       "%s: placeholder '%c' is not bound: no array argument has type %c (pass an output array "
                       "or an array input of type %c)",
                       kernel, p->placeholder, p->placeholder, p->placeholder);
-  *resolved = t;
+  *resolved = b->placeholder[slot];
   return UK_OK;
 }
 
@@ -106,24 +109,23 @@ uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlis
                       "%s: outputs must be all given or all allocated: '%s' is given but '%s' is not (data == 0)",
                       kernel, out->items[g].name, out->items[m].name);
   }
-  memset(b, 0, sizeof *b);
+  /* Only what a call reads is set: the binding is rebuilt on every call. */
   b->nin = nin;
   b->nout = nout;
   b->outputs_given = nout > 0 && given == nout;
-  for (int k = 0; k < 52; k++) b->placeholder[k] = UK_DTYPE_COUNT_;
-  origin origins[52];
-  memset(origins, 0, sizeof origins);
+  b->bound = 0;
+  uint8_t origin[52];
   uk_status s;
   if (b->outputs_given)
     for (int k = 0; k < nout; k++)
-      if ((s = bind_array(kernel, "output", &out->items[k], &outs[k], b, origins, &b->dtype[nin + k])) != UK_OK)
-        return s;
+      if ((s = bind_array(kernel, in, out, nin + k, &out->items[k], &outs[k], b, origin)) != UK_OK) return s;
   for (int k = 0; k < nin; k++) {
     const uk_param *p = &in->items[k];
+    b->is_array[k] = b->is_texture[k] = 0;
     if (args[k].kind == UK_ARG_ARRAY) {
       if (!args[k].v.array) return uk__errorf(UK_ERR_INVALID, "%s: input '%s' is a NULL array", kernel, p->name);
       b->is_array[k] = 1;
-      if ((s = bind_array(kernel, "input", p, args[k].v.array, b, origins, &b->dtype[k])) != UK_OK) return s;
+      if ((s = bind_array(kernel, in, out, k, p, args[k].v.array, b, origin)) != UK_OK) return s;
     } else if (args[k].kind == UK_ARG_TEXTURE) {
       if ((s = bind_texture(kernel, in, out, k)) != UK_OK) return s;
       b->is_texture[k] = 1;

@@ -15,7 +15,8 @@ typedef struct uk_binding {
   uk_dtype dtype[UK_MAX_PARAMS];   /* inputs first, then outputs */
   int is_array[UK_MAX_PARAMS];     /* input i is an array (outputs always are) */
   int is_texture[UK_MAX_PARAMS];   /* input i is a texture object (dtype: uint64 storage) */
-  uk_dtype placeholder[52];        /* by letter: 'A'..'Z' then 'a'..'z'; UK_DTYPE_COUNT_ = unbound */
+  uint64_t bound;                  /* bit k: placeholder[k] is bound */
+  uk_dtype placeholder[52];        /* by letter: 'A'..'Z' then 'a'..'z'; valid where bound */
 } uk_binding;
 
 /* Binds. `outs` may hold all-zero data (allocate) or all given arrays.

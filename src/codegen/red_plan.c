@@ -49,11 +49,13 @@ void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced
 
 void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
                    const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out) {
-  memset(out, 0, sizeof *out);
+  /* No clearing (it ran per call): every entry below each loop's ndim and
+   * nops is written, and nothing reads past them. */
   uk_loop *K = &out->kept, *R = &out->red;
   out->nin = L->nops;
   K->nops = L->nops + nouts;
   R->nops = L->nops;
+  K->ndim = R->ndim = 0;
   K->size = R->size = 1;
   for (int d = 0, od = 0; d < L->ndim; d++) {
     if (reduced[d]) {
@@ -144,16 +146,26 @@ static int pack_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, 
   return 1;
 }
 
+/* Which axes the loop inputs walk contiguously: the reduced range (one
+ * axis of itemsize strides) and the last kept axis (COLS walks it). */
+static void contiguity(const uk_red_loops *R, const int64_t *itemsize, int *red_contig, int *cols) {
+  const uk_loop *K = &R->kept, *L = &R->red;
+  int rc = L->ndim == 1, c = K->ndim >= 1 && R->nred > 0;
+  for (int k = 0; k < R->nin; k++) {
+    rc &= L->ndim == 1 && L->strides[k][0] == itemsize[k];
+    c &= K->ndim >= 1 && K->strides[k][K->ndim - 1] == itemsize[k];
+  }
+  *red_contig = rc;
+  *cols = c;
+}
+
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s) {
   memset(s, 0, sizeof *s);
   int64_t nout = R->nout, nred = R->nred;
   const uk_loop *K = &R->kept, *L = &R->red;
-  int red_contig = L->ndim == 1, cols = K->ndim >= 1 && nred > 0;
-  for (int k = 0; k < R->nin; k++) {
-    if (L->ndim != 1 || L->strides[k][0] != itemsize[k]) red_contig = 0;
-    if (K->ndim < 1 || K->strides[k][K->ndim - 1] != itemsize[k]) cols = 0;
-  }
+  int red_contig, cols;
+  contiguity(R, itemsize, &red_contig, &cols);
   /* Vector loads: whole aligned rows along a contiguous reduced axis. */
   int vec_ok = red_contig && vec > 1 && aligned && nred >= vec;
   for (int k = 0; vec_ok && k < R->nin; k++)
@@ -244,8 +256,11 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
   return buf;
 }
 
+/* The first two branches of uk__red_choose: the rest only size the grid
+ * and pick among the kernels of group G. */
 int uk__red_group(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec) {
-  uk_red_strategy s;
-  uk__red_choose(R, itemsize, aligned, vec, 1, &s); /* the SM count only sizes grids and splits */
-  return uk__red_kernel_group(s.kernel);
+  int red_contig, cols;
+  contiguity(R, itemsize, &red_contig, &cols);
+  if (!red_contig && cols) return UK_RED_GROUP_COLS;
+  return pack_ok(R, itemsize, aligned, vec, red_contig) ? UK_RED_GROUP_PACK : UK_RED_GROUP_G;
 }

@@ -15,18 +15,36 @@ const char *uk__shape_str(int ndim, const int64_t *shape, char *buf, int size) {
 
 uk_status uk__shape_check(const char *name, int ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize,
                           int64_t *count) {
+  /* Fast path (it runs per array per call): at most 2 axes with extents
+   * below 2^29 and strides within +-2^31, items of at most 16 bytes, make
+   * products and sums far below 2^63, so only the signs need a look. */
+  if (ndim >= 0 && ndim <= 2 && itemsize > 0 && itemsize <= 16) {
+    uint64_t big = 0, n = 1;
+    for (int d = 0; d < ndim; d++) {
+      big |= (uint64_t)shape[d] >> 29 | ((uint64_t)strides[d] + ((uint64_t)1 << 31)) >> 32;
+      n *= (uint64_t)shape[d];
+    }
+    if (!big) {
+      if (count) *count = (int64_t)n;
+      return UK_OK;
+    }
+  }
   if (ndim < 0 || ndim > UK_MAX_NDIM)
     return uk__errorf(UK_ERR_SHAPE, "'%s' has ndim %d (must be 0..%d)", name, ndim, UK_MAX_NDIM);
   int64_t n = 1;
-  int overflow = 0;
+  int overflow = 0, empty = 0;
   for (int d = 0; d < ndim; d++) {
     if (shape[d] < 0)
       return uk__errorf(UK_ERR_SHAPE, "'%s' has a negative extent %lld on axis %d", name, (long long)shape[d], d);
+    empty |= shape[d] == 0;
     overflow |= __builtin_mul_overflow(n, shape[d], &n);
   }
-  if (n == 0) overflow = 0; /* an empty array: nothing is addressed */
+  /* An empty array addresses nothing (a wrapped product of 0 is not empty). */
+  if (empty) {
+    if (count) *count = 0;
+    return UK_OK;
+  }
   if (count) *count = n;
-  if (n == 0) return UK_OK;
   int64_t bytes;
   if (overflow || __builtin_mul_overflow(n, itemsize, &bytes)) {
     char b[200];

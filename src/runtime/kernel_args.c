@@ -46,6 +46,7 @@ uk_status uk__call_broadcast(const uk__kernel *kd, int nviews, const uk_operand_
 uk_status uk__call_outputs(const uk__kernel *kd, uk__call *c, const uk_array *out, int ndim, const int64_t *shape,
                            const char *what, int skip_raw) {
   int nin = kd->in.count;
+  c->outv = c->b.outputs_given ? out : c->outs;
   for (int j = 0; j < kd->out.count; j++) {
     const uk_param *prm = &kd->out.items[j];
     uk_array *o = &c->outs[j];
@@ -71,14 +72,14 @@ uk_status uk__call_outputs(const uk__kernel *kd, uk__call *c, const uk_array *ou
       c->arr[nin + j] = o;
       continue;
     }
-    *o = out[j];
+    const uk_array *g = &out[j];
     if (skip_raw && prm->is_raw) continue;
-    int same = o->ndim == ndim;
-    for (int d = 0; same && d < ndim; d++) same = o->shape[d] == shape[d];
+    int same = g->ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) same = g->shape[d] == shape[d];
     if (!same) {
       char a[200], b[200];
       return uk__errorf(UK_ERR_SHAPE, "%s: output '%s' has shape %s but the %s shape is %s", kd->name, prm->name,
-                        uk__shape_str(o->ndim, o->shape, a, sizeof a), what, uk__shape_str(ndim, shape, b, sizeof b));
+                        uk__shape_str(g->ndim, g->shape, a, sizeof a), what, uk__shape_str(ndim, shape, b, sizeof b));
     }
   }
   return UK_OK;

@@ -16,7 +16,8 @@
 typedef struct uk__call {
   uk_binding b;
   const uk_array *arr[UK_MAX_PARAMS];      /* per parameter; NULL for scalars; outputs point at outs */
-  uk_array outs[UK_MAX_PARAMS];            /* outputs: given ones copied, allocated ones described */
+  uk_array outs[UK_MAX_PARAMS];            /* allocated outputs, described (given ones are not copied) */
+  const uk_array *outv;                    /* the outputs: the caller's when given, else outs */
   unsigned char scalar[UK_MAX_PARAMS][16]; /* converted scalars and texture objects */
   int device;                              /* the arrays' device; -1 when no array is given */
   int empty;                               /* the call has no element to compute: nothing to compile */

@@ -59,13 +59,16 @@ int uk__device_sm_count(int device) {
 
 uk_status uk__copy_overlapping_inputs(uk_context *ctx, const uk_array *const *in, int nin, const uk_array *outs,
                                       int nout, void *stream, uint64_t *ptr, uint64_t *temps, int *ntemps) {
+  uint64_t olo[UK_MAX_PARAMETERS], ohi[UK_MAX_PARAMETERS]; /* each output's span, once; empty: lo == hi */
+  for (int j = 0; j < nout; j++)
+    if (!uk__array_span(&outs[j], &olo[j], &ohi[j])) olo[j] = ohi[j] = 0;
   for (int p = 0; p < nin; p++) {
     const uk_array *a = in[p];
-    uint64_t alo, ahi, olo, ohi;
+    uint64_t alo, ahi;
     if (!a || !uk__array_span(a, &alo, &ahi)) continue;
     int overlap = 0;
     for (int j = 0; j < nout && !overlap; j++)
-      overlap = uk__array_span(&outs[j], &olo, &ohi) && alo < ohi && olo < ahi && !uk__array_same_view(a, &outs[j]);
+      overlap = alo < ohi[j] && olo[j] < ahi && !uk__array_same_view(a, &outs[j]);
     if (!overlap) continue;
     uint64_t from = alo & ~(uint64_t)15, tmp = 0;
     size_t bytes = (size_t)(ahi - from);

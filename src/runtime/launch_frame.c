@@ -36,7 +36,7 @@ uk_status uk__frame_operands(uk__frame *f, const uk__kernel *kd, const uk__call 
   int nin = kd->in.count, np = nin + kd->out.count;
   for (int p = 0; p < np; p++) f->ptr[p] = c->arr[p] ? c->arr[p]->data : 0;
   if (!c->b.outputs_given) return UK_OK;
-  return uk__copy_overlapping_inputs(f->ctx, c->arr, nin, c->outs, kd->out.count, f->stream, f->ptr, f->temps,
+  return uk__copy_overlapping_inputs(f->ctx, c->arr, nin, c->outv, kd->out.count, f->stream, f->ptr, f->temps,
                                      &f->ntemps);
 }
 

@@ -266,7 +266,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   uk__red_result_shape(L.ndim, L.shape, reduced, keepdims, &out_ndim, out_shape);
   if ((st = uk__call_outputs(kd, &pr->c, out, out_ndim, out_shape, "result", 0)) != UK_OK) return st;
   int64_t ostrides[UK_MAX_PARAMS][UK_MAX_NDIM];
-  for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outs[j].strides, sizeof ostrides[j]);
+  for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
   uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
     return uk__errorf(UK_ERR_SHAPE, "%s: zero-size reduction with no identity", name);

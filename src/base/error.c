@@ -1,3 +1,4 @@
+/* Thread-local error detail (error.h): the status and message of the last failed call. */
 #include "base/error.h"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* 128-bit content hashes over xxHash's XXH3-128 (hash.h). */
 #include "base/hash.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* A growable string with a sticky error (strbuf.h). */
 #include "base/strbuf.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Placeholder binding (bind.h): the resolved dtype of every parameter of a call. */
 #include "codegen/bind.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Create-time checks of definition code (defcheck.h): balanced brackets, closed comments and literals, no directive. */
 #include "codegen/defcheck.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* The dtype table (dtype.h): NumPy names and aliases, sizes, C spellings, kinds. */
 #include "codegen/dtype.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* What every generated-kernel emitter shares (emit_common.h): parameters, slots, preamble. */
 #include "codegen/emit_common.h"
 
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* The elementwise emitter (ew_emit.h): a uk_ew_key to kernel source and its argument plan. */
 #include "codegen/ew_emit.h"
 
 #include <stdio.h>

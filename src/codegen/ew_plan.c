@@ -1,3 +1,4 @@
+/* Elementwise planning (ew_plan.h): variant, tile and grid, pure arithmetic on the loop. */
 #include "codegen/ew_plan.h"
 
 #include "codegen/dtype.h"

@@ -1,3 +1,4 @@
+/* The fusion language's operators and functions and their NumPy 2 type rules (fuse_ops.h). */
 #include "codegen/fuse_ops.h"
 
 #include <string.h>

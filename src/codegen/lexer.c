@@ -1,3 +1,4 @@
+/* The one tokenizer for definition text (lexer.h), with positions. */
 #include "codegen/lexer.h"
 
 #include <string.h>

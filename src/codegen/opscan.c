@@ -1,3 +1,4 @@
+/* Scanning an elementwise operation for the names it uses (opscan.h). */
 #include "codegen/opscan.h"
 
 #include <string.h>

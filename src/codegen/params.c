@@ -1,3 +1,4 @@
+/* CuPy-style parameter lists parsed (params.h). */
 #include "codegen/params.h"
 
 #include <stdio.h>

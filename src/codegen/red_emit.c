@@ -1,3 +1,4 @@
+/* The reduction emitter (red_emit.h): a uk_red_key to program source and its argument plan. */
 #include "codegen/red_emit.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Reduction planning (red_plan.h): axes, kept and reduced loops, the strategy and its grid. */
 #include "codegen/red_plan.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Host-side scalar conversion to a parameter's dtype, with CuPy/NumPy rules (scalar.h). */
 #include "codegen/scalar.h"
 
 #include <math.h>

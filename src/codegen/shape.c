@@ -1,3 +1,4 @@
+/* Loop shapes (shape.h): descriptor checks, broadcasting, merging, index width. */
 #include "codegen/shape.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* Source mapping for user code in generated kernels (srcmap.h). */
 #include "codegen/srcmap.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Template expansion (tpl.h): ${name} holes of the embedded kernel templates filled. */
 #include "codegen/tpl.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* The CUDA driver API, loaded with dlopen at first use (cudadrv.h). */
 #include "runtime/cudadrv.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* The argument stage every generated-kernel kind shares (kernel_args.h). */
 #include "runtime/kernel_args.h"
 
 #include <stdio.h>

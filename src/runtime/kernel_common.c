@@ -1,3 +1,4 @@
+/* Helpers the generated-kernel runtimes share (kernel_common.h): views, spans, overlap copies, SM counts. */
 #include "runtime/kernel_common.h"
 
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+/* The stages every generated-kernel kind shares (kernel_spec.h): key to specialisation, compile, offline calls. */
 #include "runtime/kernel_spec.h"
 
 #include <stdio.h>

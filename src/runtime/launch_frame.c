@@ -1,3 +1,4 @@
+/* The launch stage every generated-kernel kind shares (launch_frame.h). */
 #include "runtime/launch_frame.h"
 
 #include "base/error.h"

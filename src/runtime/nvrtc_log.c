@@ -1,3 +1,4 @@
+/* A failed compile's NVRTC log pointed at the user's text (nvrtc_log.h). */
 #include "runtime/nvrtc_log.h"
 
 #include <stdlib.h>

@@ -201,11 +201,85 @@ static void test_check(void) {
   CHECK_STATUS(uk__shape_check("x", UK_MAX_NDIM + 1, neg, st2, 4, NULL), UK_ERR_SHAPE);
 }
 
+/* uk__shape_broadcast against NumPy's rule written out here, on random
+ * operands: identical shapes (its fast path), broadcastable and not. */
+static void test_broadcast_random(void) {
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  int fast = 0, general = 0, refused = 0;
+  for (int t = 0; t < 20000; t++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t r = seed >> 11;
+    int nops = 1 + (int)(r % 4), nd0 = (int)((r >> 2) % 5), mode = (int)((r >> 5) % 3);
+    static const int64_t ext[] = {0, 1, 2, 3, 5};
+    int64_t shapes[4][4], strides[4][4];
+    uk_operand_view ops[4];
+    for (int k = 0; k < nops; k++) {
+      int nd = mode == 0 ? nd0 : (int)((r >> (8 + 3 * k)) % 5);
+      for (int d = 0; d < nd; d++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t q = seed >> 20;
+        shapes[k][d] = mode == 0 && k > 0 ? shapes[0][d] : ext[q % 5];
+        if (mode == 1 && k > 0 && q % 3) shapes[k][d] = 1; /* mostly broadcastable */
+        strides[k][d] = (int64_t)(q % 64) * 4 - 128;
+      }
+      ops[k] = view("o", nd, shapes[k], strides[k], 4);
+    }
+    /* reference */
+    int ndim = 0, ok = 1;
+    for (int k = 0; k < nops; k++) ndim = ops[k].ndim > ndim ? ops[k].ndim : ndim;
+    int64_t want[4] = {1, 1, 1, 1}, size = 1;
+    for (int d = 0; d < ndim; d++)
+      for (int k = 0; k < nops; k++) {
+        int od = d - (ndim - ops[k].ndim);
+        if (od < 0 || ops[k].shape[od] == 1) continue;
+        if (want[d] == 1) want[d] = ops[k].shape[od];
+        else if (want[d] != ops[k].shape[od]) ok = 0;
+      }
+    for (int d = 0; d < ndim; d++) size *= want[d];
+    uk_loop l;
+    uk_status st = uk__shape_broadcast(nops, ops, &l);
+    int same = 1;
+    for (int k = 1; k < nops; k++) {
+      same &= ops[k].ndim == ops[0].ndim;
+      for (int d = 0; same && d < ops[k].ndim; d++) same = ops[k].shape[d] == ops[0].shape[d];
+    }
+    fast += same;
+    general += !same && ok;
+    refused += !ok;
+    if ((st == UK_OK) != ok) {
+      CHECK((st == UK_OK) == ok);
+      return;
+    }
+    if (!ok) {
+      CHECK(st == UK_ERR_SHAPE);
+      continue;
+    }
+    int good = l.ndim == ndim && l.nops == nops && l.size == size;
+    for (int d = 0; good && d < ndim; d++) good = l.shape[d] == want[d];
+    for (int k = 0; good && k < nops; k++)
+      for (int d = 0; good && d < ndim; d++) {
+        int od = d - (ndim - ops[k].ndim);
+        good = l.strides[k][d] == (od < 0 || ops[k].shape[od] == 1 ? 0 : ops[k].strides[od]);
+      }
+    if (!good) {
+      CHECK(good);
+      return;
+    }
+  }
+  CHECK(fast > 1000 && general > 1000 && refused > 1000);
+  int64_t neg[] = {3, -1}, st[] = {8, 4};
+  uk_operand_view twice[2] = {view("p", 2, neg, st, 4), view("q", 2, neg, st, 4)};
+  uk_loop l;
+  CHECK_STATUS(uk__shape_broadcast(2, twice, &l), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "'p' has a negative extent -1 on axis 1");
+}
+
 int main(void) {
   test_broadcast();
   test_merge();
   test_index_width();
   test_shape_str();
   test_check();
+  test_broadcast_random();
   return ut_finish("test_shape");
 }

@@ -65,16 +65,55 @@ uk_status uk__shape_check(const char *name, int ndim, const int64_t *shape, cons
   return UK_OK;
 }
 
+/* The loop of operands that broadcast to `shape` (ndim axes, extents
+ * already checked non-negative). */
+static uk_status fill_loop(int nops, const uk_operand_view *ops, const int64_t *shape, int ndim, uk_loop *loop) {
+  loop->ndim = ndim;
+  loop->nops = nops;
+  loop->size = 1;
+  int overflow = 0, empty = 0;
+  for (int d = 0; d < ndim; d++) {
+    loop->shape[d] = shape[d];
+    empty |= shape[d] == 0;
+    overflow |= __builtin_mul_overflow(loop->size, shape[d], &loop->size);
+  }
+  /* Each operand was range-checked, but broadcasting multiplies their extents. */
+  int64_t bytes;
+  if (empty) loop->size = 0;
+  else if (overflow || __builtin_mul_overflow(loop->size, (int64_t)16, &bytes)) {
+    char b[200];
+    return uk__errorf(UK_ERR_SHAPE, "the broadcast shape %s has too many elements for 64-bit byte offsets",
+                      uk__shape_str(ndim, shape, b, sizeof b));
+  }
+  for (int k = 0; k < nops; k++) {
+    int off = ndim - ops[k].ndim;
+    for (int d = 0; d < ndim; d++) {
+      int od = d - off;
+      loop->strides[k][d] = od < 0 || ops[k].shape[od] == 1 ? 0 : ops[k].strides[od];
+    }
+  }
+  return UK_OK;
+}
+
 uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loop) {
   if (nops > UK_MAX_ARRAY_OPERANDS)
     return uk__errorf(UK_ERR_INVALID, "too many non-raw array operands (%d; UK_MAX_ARRAY_OPERANDS is %d)", nops,
                       UK_MAX_ARRAY_OPERANDS);
-  int ndim = 0;
+  int ndim = 0, same = nops > 0; /* same: every operand has the first one's shape */
   for (int k = 0; k < nops; k++) {
     if (ops[k].ndim < 0 || ops[k].ndim > UK_MAX_NDIM)
       return uk__errorf(UK_ERR_SHAPE, "'%s' has ndim %d (must be 0..%d)", ops[k].name, ops[k].ndim, UK_MAX_NDIM);
     if (ops[k].ndim > ndim) ndim = ops[k].ndim;
+    same &= ops[k].ndim == ops[0].ndim;
+    for (int d = 0; same && d < ops[k].ndim; d++) same = ops[k].shape[d] == ops[0].shape[d];
   }
+  /* Nothing broadcasts (the common call): the loop is the first operand's
+   * shape, with no owner to track for messages. */
+  for (int d = 0; same && d < ndim; d++)
+    if (ops[0].shape[d] < 0)
+      return uk__errorf(UK_ERR_SHAPE, "'%s' has a negative extent %lld on axis %d", ops[0].name,
+                        (long long)ops[0].shape[d], d);
+  if (same) return fill_loop(nops, ops, ops[0].shape, ndim, loop);
   int64_t shape[UK_MAX_NDIM];
   int owner[UK_MAX_NDIM]; /* which operand fixed each axis's extent (for messages) */
   for (int d = 0; d < ndim; d++) {
@@ -102,31 +141,7 @@ uk_status uk__shape_broadcast(int nops, const uk_operand_view *ops, uk_loop *loo
       }
     }
   }
-  loop->ndim = ndim;
-  loop->nops = nops;
-  loop->size = 1;
-  int overflow = 0, empty = 0;
-  for (int d = 0; d < ndim; d++) {
-    loop->shape[d] = shape[d];
-    empty |= shape[d] == 0;
-    overflow |= __builtin_mul_overflow(loop->size, shape[d], &loop->size);
-  }
-  /* Each operand was range-checked, but broadcasting multiplies their extents. */
-  int64_t bytes;
-  if (empty) loop->size = 0;
-  else if (overflow || __builtin_mul_overflow(loop->size, (int64_t)16, &bytes)) {
-    char b[200];
-    return uk__errorf(UK_ERR_SHAPE, "the broadcast shape %s has too many elements for 64-bit byte offsets",
-                      uk__shape_str(ndim, shape, b, sizeof b));
-  }
-  for (int k = 0; k < nops; k++) {
-    int off = ndim - ops[k].ndim;
-    for (int d = 0; d < ndim; d++) {
-      int od = d - off;
-      loop->strides[k][d] = od < 0 || ops[k].shape[od] == 1 ? 0 : ops[k].strides[od];
-    }
-  }
-  return UK_OK;
+  return fill_loop(nops, ops, shape, ndim, loop);
 }
 
 void uk__shape_merge(uk_loop *loop) {

@@ -13,11 +13,12 @@
 #include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/compile.h"
+#include "runtime/first_use.h"
 #include "runtime/include_scan.h"
 #include "runtime/link.h"
 #include "runtime/std_headers.h"
 
-uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
+UK__FIRST_USE uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);
 
 typedef void (*sink_fn)(void *arg, const void *data, size_t len);
 
@@ -25,14 +26,14 @@ typedef void (*sink_fn)(void *arg, const void *data, size_t len);
  * include directories), as key text built once per process, and the hash
  * state after it: hashing ~25 KB of embedded headers per lookup would
  * dominate a memory-cache hit, so they enter through their digest. */
-static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
+UK__FIRST_USE static pthread_once_t prefix_once = PTHREAD_ONCE_INIT;
 #define PREFIX_MAX 4096
 /* On the heap, not a 4 KB static: statics that a new process's first
  * lookup touches then share fewer pages (each first touch is a fault). */
 static const char *prefix = "";
 static char digest_prefix[48]; /* "prefix <digest>\n" when the text does not fit */
-static size_t prefix_len;
-static uk_hasher prefix_hash;
+UK__FIRST_USE static size_t prefix_len;
+UK__FIRST_USE static uk_hasher prefix_hash;
 
 static void make_prefix(void) {
   uk_hasher h;
@@ -139,6 +140,11 @@ void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
   pthread_once(&prefix_once, make_prefix);
   k->req = req;
   k->source_len = strlen(req->source);
+  k->files[0] = k->link[0] = 0;
+  /* No option and no '#': nothing to include or link (both would say so),
+   * and no call into their code, pages that a new process's first lookup
+   * then need not fault in. */
+  if (req->num_options == 0 && !memchr(req->source, '#', k->source_len)) return;
   if (!uk__include_digest(req, k->files)) k->files[0] = 0;
   if (!uk__link_key(req, k->link)) k->link[0] = 0;
   else if (req->no_link) snprintf(k->link, sizeof k->link, "unlinked");

@@ -10,6 +10,7 @@
 #include "base/join.h"
 #include "base/strbuf.h"
 #include "runtime/arch.h"
+#include "runtime/first_use.h"
 #include "runtime/nvrtc_lib.h"
 
 #define DEFAULT_DISK_CACHE_BYTES (1ull << 30)
@@ -154,7 +155,7 @@ uk_status uk__context_arch(uk_context *ctx, int device, int *arch) {
     return UK_OK;
   }
   /* A device's arch never changes: ask the driver once per device. */
-  static _Atomic int arch_of[64];
+  UK__FIRST_USE static _Atomic int arch_of[64];
   if (device >= 0 && device < 64 && (*arch = atomic_load_explicit(&arch_of[device], memory_order_relaxed)))
     return UK_OK;
   uk_device_info info;
@@ -199,6 +200,7 @@ static uk_status build(void *p, uk__binary **out) {
  * the key and NVRTC's options as one canonical -arch). */
 static uk_status apply_arch(uk_context *ctx, uk__compile_req *req, const char **opts, int *nopt) {
   if (ctx->arch_flags && !req->arch_flags && req->arch == ctx->opts.arch) req->arch_flags = ctx->arch_flags;
+  if (*nopt == 0) return UK_OK; /* no -arch to take (and arch.c's code left untouched) */
   uk__arch a = {req->arch, req->arch_flags};
   uk_status st = uk__arch_take_option(opts, nopt, &a);
   req->arch = a.num;

@@ -163,11 +163,10 @@ static int open_dir(const char *path) { return open(path, O_RDONLY | O_DIRECTORY
 /* One listing of the directory open at dfd: the bytes of this user's
  * entries, stale temporary files removed; with files, the entries also
  * collected (*files malloc'd, *n of them). */
-static uint64_t list_fd(int dfd, file_info **files, size_t *n) {
+static uint64_t list_fd(int dfd, uid_t me, file_info **files, size_t *n) {
   uint64_t total = 0;
   size_t cap = 0;
   time_t now = time(NULL);
-  uid_t me = geteuid();
   _Alignas(struct dirent64) char buf[4096];
   ssize_t got;
   while ((got = getdents64(dfd, buf, sizeof buf)) > 0) {
@@ -207,10 +206,10 @@ static uint64_t list_fd(int dfd, file_info **files, size_t *n) {
  * cap. */
 static void scan_fd(dcache_impl *d, int dfd) {
   uint64_t max = d->pub.max_bytes;
-  if (list_fd(dfd, NULL, NULL) <= max || lseek(dfd, 0, SEEK_SET) != 0) return;
+  if (list_fd(dfd, d->pub.owner, NULL, NULL) <= max || lseek(dfd, 0, SEEK_SET) != 0) return;
   file_info *files = NULL;
   size_t n = 0;
-  uint64_t total = list_fd(dfd, &files, &n), target = max / 10 * 9;
+  uint64_t total = list_fd(dfd, d->pub.owner, &files, &n), target = max / 10 * 9;
   if (total > max) {
     qsort(files, n, sizeof *files, older_first);
     for (size_t i = 0; i < n && total > target; i++) {
@@ -239,13 +238,12 @@ void uk__dcache_trim(uk__dcache *c) {
 
 /* Whether the directory open at fd may hold this user's cache (see
  * uk__dcache_check_dir). */
-static int check_fd(int fd, char *why, size_t cap) {
+static int check_fd(int fd, uid_t me, char *why, size_t cap) {
   struct stat st;
   if (fstat(fd, &st) != 0) {
     snprintf(why, cap, "cannot stat it: %s", strerror(errno));
     return -1;
   }
-  uid_t me = geteuid();
   if (st.st_uid != me) {
     snprintf(why, cap, "it belongs to uid %ld, not to this user (uid %ld)", (long)st.st_uid, (long)me);
     return -1;
@@ -270,7 +268,7 @@ int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
   why[0] = '\0';
   int fd = open_dir(path);
   if (fd < 0) return check_open_failure(why, cap);
-  int rc = check_fd(fd, why, cap);
+  int rc = check_fd(fd, geteuid(), why, cap);
   close(fd);
   return rc;
 }
@@ -302,6 +300,8 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
   atomic_flag_clear(&d->scanning);
   atomic_init(&d->rescan, 0);
   atomic_init(&d->seq, 0);
+  /* Asked once: every lookup compares owners with it (a syscall each). */
+  d->pub.owner = geteuid();
   /* One open of the directory for the trust check; it is created only
    * when missing (soft: a put retries and counts the failure). Nothing is
    * listed here: the scan (eviction, stale temporary files) runs after each
@@ -313,7 +313,7 @@ uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out)
     dfd = open_dir(path); /* still absent (mkdir failed): not refused, stores retry */
   }
   char why[256] = "";
-  int trust = dfd >= 0 ? check_fd(dfd, why, sizeof why) : check_open_failure(why, sizeof why);
+  int trust = dfd >= 0 ? check_fd(dfd, d->pub.owner, why, sizeof why) : check_open_failure(why, sizeof why);
   if (trust < 0) {
     /* Fixed for the cache's life: a directory that someone else can write
      * now could have been filled by them before it became private. */
@@ -376,17 +376,17 @@ static int read_full(int fd, unsigned char *buf, size_t size) {
   return 0;
 }
 
-/* Opens a file of the directory for reading if it is this user's private
- * regular file; -1 otherwise (*untrusted set when it is there but is not).
- * O_NOFOLLOW: a symlink fails (ELOOP); O_NONBLOCK: a FIFO does not wait for
- * a writer. */
-static int open_trusted(const char *path, struct stat *st, int *untrusted) {
+/* Opens a file of the directory for reading if it is a private regular
+ * file of `me` (the cache's owner); -1 otherwise (*untrusted set when it is
+ * there but is not). O_NOFOLLOW: a symlink fails (ELOOP); O_NONBLOCK: a
+ * FIFO does not wait for a writer. */
+static int open_trusted(const char *path, uid_t me, struct stat *st, int *untrusted) {
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) {
     *untrusted = errno == ELOOP; /* absent or unreadable: a plain miss */
     return -1;
   }
-  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_uid != me ||
       (st->st_mode & (S_IWGRP | S_IWOTH))) {
     *untrusted = 1;
     close(fd);
@@ -407,7 +407,7 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
   }
   if (!(path = entry_path(c, hash))) goto out;
   struct stat st;
-  if ((fd = open_trusted(path, &st, &untrusted)) < 0) goto out;
+  if ((fd = open_trusted(path, c->owner, &st, &untrusted)) < 0) goto out;
   if (st.st_size < (off_t)HEADER_SIZE || (uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
     corrupt = 1;
     goto out;
@@ -433,8 +433,10 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
     corrupt = !nomem;
     goto out;
   }
-  /* Recently used: eviction goes by mtime, to the minute. */
-  if (st.st_mtime < time(NULL) - 60) (void)futimens(fd, NULL);
+  /* Recently used: eviction goes by mtime, to the minute. The coarse clock
+   * (time() would be one more libc binding in a new process's first hit). */
+  struct timespec now;
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 && st.st_mtime < now.tv_sec - 60) (void)futimens(fd, NULL);
   *out = b;
   found = 1;
 out:
@@ -549,17 +551,15 @@ static char *note_path(const char *dir, const char *name) {
   return uk__join_alloc(dir, "/", name, NOTE_SUFFIX, (char *)NULL);
 }
 
-static int note_read(const char *dir, const char *name, char *buf, size_t cap, int *untrusted) {
+static int note_read(const char *dir, uid_t me, const char *name, char *buf, size_t cap, int *untrusted) {
   char *path = NULL;
   int got = 0, fd = -1;
   struct stat st;
   if (cap == 0 || !(path = note_path(dir, name))) return 0;
-  if ((fd = open_trusted(path, &st, untrusted)) >= 0 && (uint64_t)st.st_size < cap) {
-    ssize_t n = read(fd, buf, cap - 1);
-    if (n == st.st_size) {
-      buf[n] = '\0';
-      got = 1;
-    }
+  if ((fd = open_trusted(path, me, &st, untrusted)) >= 0 && (uint64_t)st.st_size < cap &&
+      read_full(fd, (unsigned char *)buf, (size_t)st.st_size) == 0) {
+    buf[st.st_size] = '\0';
+    got = 1;
   }
   if (fd >= 0) close(fd);
   free(path);
@@ -568,7 +568,7 @@ static int note_read(const char *dir, const char *name, char *buf, size_t cap, i
 
 int uk__dcache_note_get(uk__dcache *c, const char *name, char *buf, size_t cap) {
   int untrusted = 0;
-  int got = !c->refused && note_read(c->dir, name, buf, cap, &untrusted);
+  int got = !c->refused && note_read(c->dir, c->owner, name, buf, cap, &untrusted);
   if (untrusted) count(&c->stats.untrusted);
   return got;
 }
@@ -576,7 +576,7 @@ int uk__dcache_note_get(uk__dcache *c, const char *name, char *buf, size_t cap) 
 int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t cap) {
   char why[256];
   int untrusted = 0;
-  return uk__dcache_check_dir(dir, why, sizeof why) == 0 && note_read(dir, name, buf, cap, &untrusted);
+  return uk__dcache_check_dir(dir, why, sizeof why) == 0 && note_read(dir, geteuid(), name, buf, cap, &untrusted);
 }
 
 void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text) {

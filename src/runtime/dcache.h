@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/hash.h"
 #include "runtime/binary.h"
@@ -30,6 +31,7 @@ typedef struct uk__dcache {
   char *dir;            /* no trailing slash */
   uint64_t max_bytes;
   char *refused;        /* non-NULL: why the directory is not used (never read or written) */
+  uid_t owner;          /* the effective uid at open: the directory's and every used file's owner */
   uk__dcache_stats stats;
 } uk__dcache;
 

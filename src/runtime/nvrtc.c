@@ -16,6 +16,7 @@
 #include "base/strbuf.h"
 #include "runtime/arch.h"
 #include "runtime/compile.h"
+#include "runtime/first_use.h"
 #include "runtime/link.h"
 #include "runtime/include_scan.h"
 #include "runtime/nvrtc_log.h"
@@ -32,18 +33,29 @@
 /* Toolkit include directories, found once per process                       */
 /* ------------------------------------------------------------------------ */
 
-static pthread_once_t inc_once = PTHREAD_ONCE_INIT;
-static char *inc_dirs[MAX_INCLUDE_DIRS];
-static struct stat inc_id[MAX_INCLUDE_DIRS]; /* device and inode, to drop duplicates */
-static int inc_count;
-static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
-static char *inc_error;
+UK__FIRST_USE static pthread_once_t inc_once = PTHREAD_ONCE_INIT;
+UK__FIRST_USE static char *inc_dirs[MAX_INCLUDE_DIRS];
+UK__FIRST_USE static struct {
+  dev_t dev;
+  ino_t ino;
+} inc_id[MAX_INCLUDE_DIRS]; /* to drop duplicates */
+UK__FIRST_USE static int inc_count;
+UK__FIRST_USE static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
+UK__FIRST_USE static char *inc_error;
 
-static int has_entry(const char *dir, const char *name, int want_dir) {
-  char p[PATH_MAX];
-  if (uk__join(p, sizeof p, dir, "/", name, (char *)NULL) < 0) return 0;
-  struct stat s;
-  return stat(p, &s) == 0 && (want_dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode));
+/* The search's paths are built in one heap buffer of two PATH_MAX halves
+ * (a candidate, then a name under it): three PATH_MAX arrays nested on the
+ * stack were the deepest frames of a new process's first disk hit, each
+ * new stack page a fault. */
+typedef struct search {
+  uk_strbuf looked; /* the candidates, for the error message */
+  char *cand, *sub; /* PATH_MAX each */
+} search;
+
+static int has_entry(search *s, const char *dir, const char *name, int want_dir) {
+  if (uk__join(s->sub, PATH_MAX, dir, "/", name, (char *)NULL) < 0) return 0;
+  struct stat st;
+  return stat(s->sub, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
 /* Duplicates (a symlinked toolkit named twice) are the same device and
@@ -53,63 +65,69 @@ static int add_dir(const char *dir) { /* 1 when dir is a directory */
   struct stat s;
   if (stat(dir, &s) != 0 || !S_ISDIR(s.st_mode)) return 0;
   for (int k = 0; k < inc_count; k++)
-    if (inc_id[k].st_dev == s.st_dev && inc_id[k].st_ino == s.st_ino) return 1;
+    if (inc_id[k].dev == s.st_dev && inc_id[k].ino == s.st_ino) return 1;
   char *copy = inc_count < MAX_INCLUDE_DIRS ? strdup(dir) : NULL;
   if (!copy) return 1;
   inc_dirs[inc_count] = copy;
-  inc_id[inc_count++] = s;
+  inc_id[inc_count].dev = s.st_dev;
+  inc_id[inc_count++].ino = s.st_ino;
   return 1;
 }
 
-/* A candidate and its cccl/ subdirectory (CUB and libcu++ live there since
- * CUDA 13). Records the candidate in `looked` for the error message. */
-static void add_candidate(const char *dir, uk_strbuf *looked) {
-  if (!dir || !*dir) return;
+/* s->cand and its cccl/ subdirectory (CUB and libcu++ live there since
+ * CUDA 13). Records the candidate in s->looked for the error message. */
+static void add_candidate(search *s) {
+  const char *dir = s->cand;
+  if (!*dir) return;
   /* The same path named again (CUDA_HOME, the build's toolkit and the
    * default are often one directory) costs no stat: each is a syscall in the
    * first cache lookup of every process. */
   for (int k = 0; k < inc_count; k++)
     if (strcmp(inc_dirs[k], dir) == 0) return;
-  if (looked->len) uk__sb_add(looked, ", ");
-  uk__sb_add(looked, dir);
+  if (s->looked.len) uk__sb_add(&s->looked, ", ");
+  uk__sb_add(&s->looked, dir);
   if (!add_dir(dir)) return;
-  char sub[PATH_MAX];
-  if (uk__join(sub, sizeof sub, dir, "/cccl", (char *)NULL) >= 0) add_dir(sub);
+  if (uk__join(s->sub, PATH_MAX, dir, "/cccl", (char *)NULL) >= 0) add_dir(s->sub);
 }
 
-static void add_env_include(const char *var, const char *suffix, uk_strbuf *looked) {
+static void add_env_include(search *s, const char *var, const char *suffix) {
   const char *v = getenv(var);
-  if (!v || !*v) return;
-  char p[PATH_MAX];
-  if (uk__join(p, sizeof p, v, suffix, (char *)NULL) >= 0) add_candidate(p, looked);
+  if (v && *v && uk__join(s->cand, PATH_MAX, v, suffix, (char *)NULL) >= 0) add_candidate(s);
 }
 
 static void find_include_dirs(void) {
-  uk_strbuf looked;
-  uk__sb_init(&looked);
-  add_env_include("UKERN_CUDA_INCLUDE", "", &looked);
-  add_env_include("CUDA_HOME", "/include", &looked);
-  add_env_include("CUDA_PATH", "/include", &looked);
+  search s;
+  uk__sb_init(&s.looked);
+  char *buf = malloc(2 * PATH_MAX);
+  if (!buf) {
+    inc_error = strdup("out of memory looking for the CUDA toolkit headers");
+    return;
+  }
+  s.cand = buf;
+  s.sub = buf + PATH_MAX;
+  add_env_include(&s, "UKERN_CUDA_INCLUDE", "");
+  add_env_include(&s, "CUDA_HOME", "/include");
+  add_env_include(&s, "CUDA_PATH", "/include");
   /* The toolkit found at build time: possibly a ;-separated list. */
   const char *b = UK_BUILD_CUDA_INCLUDE;
   while (*b) {
     const char *e = strchr(b, ';');
     size_t n = e ? (size_t)(e - b) : strlen(b);
-    char p[PATH_MAX];
-    if (n > 0 && n < sizeof p) {
-      memcpy(p, b, n);
-      p[n] = '\0';
-      add_candidate(p, &looked);
+    if (n > 0 && n < PATH_MAX) {
+      memcpy(s.cand, b, n);
+      s.cand[n] = '\0';
+      add_candidate(&s);
     }
     if (!e) break;
     b = e + 1;
   }
-  add_candidate("/usr/local/cuda/include", &looked);
+  memcpy(s.cand, "/usr/local/cuda/include", sizeof "/usr/local/cuda/include");
+  add_candidate(&s);
 
   int fp16 = 0, cub = 0;
   for (int k = 0; k < inc_count && !(fp16 && cub); k++) {
-    fp16 = fp16 || has_entry(inc_dirs[k], "cuda_fp16.h", 0);
-    cub = cub || has_entry(inc_dirs[k], "cub", 1);
+    fp16 = fp16 || has_entry(&s, inc_dirs[k], "cuda_fp16.h", 0);
+    cub = cub || has_entry(&s, inc_dirs[k], "cub", 1);
   }
   inc_found = fp16 && cub;
   if (!inc_found) {
@@ -119,10 +137,11 @@ static void find_include_dirs(void) {
                 "CUDA toolkit headers not found: no directory with %s%s%s (looked in: %s); set "
                 "UKERN_CUDA_INCLUDE or CUDA_HOME",
                 fp16 ? "" : "cuda_fp16.h", !fp16 && !cub ? " or " : "", cub ? "" : "cub/",
-                looked.len ? uk__sb_str(&looked) : "nothing");
+                s.looked.len ? uk__sb_str(&s.looked) : "nothing");
     inc_error = uk__sb_detach(&msg);
   }
-  uk__sb_release(&looked);
+  uk__sb_release(&s.looked);
+  free(buf);
 }
 
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
@@ -139,7 +158,7 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
 /* ------------------------------------------------------------------------ */
 
 uk_status uk__nvrtc_version(int *version) {
-  static _Atomic int cached; /* the library's version never changes in a process */
+  UK__FIRST_USE static _Atomic int cached; /* the library's version never changes in a process */
   int v = atomic_load_explicit(&cached, memory_order_relaxed);
   /* Not loaded: the disk cache's memo for this library file, so that a disk
    * hit never loads NVRTC (nvrtc_lib.h). */

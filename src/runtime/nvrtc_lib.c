@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/join.h"
+#include "runtime/first_use.h"
 
 #ifndef UK_BUILD_NVRTC_LIBRARY
 #define UK_BUILD_NVRTC_LIBRARY ""
@@ -23,7 +24,7 @@
 uk__nvrtc_api uk__nv;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static atomic_int loaded;
+UK__FIRST_USE static atomic_int loaded;
 static char load_error[600];
 
 const char *uk__nvrtc_build_library = UK_BUILD_NVRTC_LIBRARY;
@@ -142,10 +143,10 @@ int uk__nvrtc_loaded(void) { return atomic_load(&loaded); }
 
 #define MAX_ARCHS 64
 
-static atomic_int known_version;
-static int memo_archs[MAX_ARCHS];
-static atomic_int memo_narchs;
-static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+UK__FIRST_USE static atomic_int known_version;
+UK__FIRST_USE static int memo_archs[MAX_ARCHS];
+UK__FIRST_USE static atomic_int memo_narchs;
+UK__FIRST_USE static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void recall_pending(void);
 
@@ -154,31 +155,39 @@ int uk__nvrtc_version_known(void) {
   return atomic_load(&known_version);
 }
 
-/* Parses a memo; 0 when it is not one. */
-static int parse_memo(const char *text, int *version, int *archs, int *narchs) {
-  char *end = NULL;
-  long v = strtol(text, &end, 10);
-  if (end == text || *end != '\n' || v < 1000 || v >= 1000000) return 0;
+/* The decimal number at *p (digits only, at most 9: the memo is ours, so
+ * no sign, blanks or overflow), *p moved past it; -1 when there is none.
+ * By hand, not strtol: its code and binding were a cost of a new process's
+ * first disk hit. */
+static long take_number(const char **p) {
+  long v = 0;
   int n = 0;
-  for (const char *p = end + 1; *p && *p != '\n';) {
-    long a = strtol(p, &end, 10);
-    if (end == p || a < 10 || a > 100000 || n == MAX_ARCHS || (*end != ' ' && *end != '\n')) return 0;
+  for (; n < 9 && **p >= '0' && **p <= '9'; (*p)++, n++) v = v * 10 + (**p - '0');
+  return n ? v : -1;
+}
+
+int uk__nvrtc_memo_parse(const char *text, int *version, int *archs, int cap) {
+  const char *p = text;
+  long v = take_number(&p);
+  if (*p != '\n' || v < 1000 || v >= 1000000) return 0;
+  int n = 0;
+  for (p++;; p++) { /* numbers separated by one space, the last one by a newline */
+    long a = take_number(&p);
+    if (a < 10 || a > 100000 || n == cap || (*p != ' ' && *p != '\n')) return 0;
     archs[n++] = (int)a;
-    p = *end == ' ' ? end + 1 : end;
+    if (*p == '\n') break;
   }
-  if (n == 0) return 0;
   *version = (int)v;
-  *narchs = n;
-  return 1;
+  return n;
 }
 
 /* Publishes a memo's text when it is one. */
 static void publish(const char *text) {
-  int version = 0, archs[MAX_ARCHS], n = 0;
-  if (!parse_memo(text, &version, archs, &n)) return;
+  int version = 0, archs[MAX_ARCHS], n = uk__nvrtc_memo_parse(text, &version, archs, MAX_ARCHS);
+  if (n == 0) return;
   pthread_mutex_lock(&memo_lock);
   if (!atomic_load(&known_version)) {
-    memcpy(memo_archs, archs, sizeof archs);
+    memcpy(memo_archs, archs, (size_t)n * sizeof *archs);
     atomic_store(&memo_narchs, n);
     atomic_store(&known_version, version);
   }
@@ -189,14 +198,18 @@ static void publish(const char *text) {
  * directory first; or, with dc, in the directory dc opened (and checked). */
 static void recall(const char *dir, uk__dcache *dc) {
   if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;
-  char path[4096], id[64], text[512];
-  uk__nvrtc_choose_library(path, sizeof path, id, sizeof id);
+  /* The path on the heap: 4 KB more of stack here was two page faults of
+   * a new process's first disk hit (its stack had not been that deep). */
+  enum { PATH_CAP = 4096 };
+  char id[64], text[512], *path = malloc(PATH_CAP), *owned = NULL;
+  if (!path) return;
+  uk__nvrtc_choose_library(path, PATH_CAP, id, sizeof id);
+  free(path);
   if (!id[0]) return;
   if (dc) {
     if (uk__dcache_note_get(dc, id, text, sizeof text)) publish(text);
     return;
   }
-  char *owned = NULL;
   if (!dir) {
     if (uk_cache_default_dir(&owned) != UK_OK) {
       uk__error_clear();
@@ -216,10 +229,10 @@ static void recall(const char *dir, uk__dcache *dc) {
 #define MAX_PENDING 4
 /* strdup'd: 16 KB of static arrays would spread the statics that a new
  * process touches over more pages (a fault each). */
-static char *pending[MAX_PENDING];
-static int npending;
-static atomic_int have_pending;
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+UK__FIRST_USE static char *pending[MAX_PENDING];
+UK__FIRST_USE static int npending;
+UK__FIRST_USE static atomic_int have_pending;
+UK__FIRST_USE static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void uk__nvrtc_recall_later(const char *dir) {
   if (atomic_load(&known_version) || uk__nvrtc_loaded()) return;

@@ -65,6 +65,11 @@ void uk__nvrtc_recall_from(uk__dcache *dc);
  * library file in the cache's directory (when the memo differs). */
 void uk__nvrtc_remember(uk__dcache *dc);
 
+/* A memo's text ("<version>\n<arch> <arch> ...\n", plain decimal numbers)
+ * into its version and at most cap architectures: their count, 0 when the
+ * text is not a memo (then NVRTC is loaded and asked). */
+int uk__nvrtc_memo_parse(const char *text, int *version, int *archs, int cap);
+
 /* The NVRTC file to load: $UKERN_NVRTC_LIBRARY; else libnvrtc.so.<major>
  * in the build's library directory; else where the loader would find it
  * (LD_LIBRARY_PATH, CUDA_HOME/CUDA_PATH, /usr/local/cuda, the system's

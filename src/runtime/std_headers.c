@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "runtime/compile.h"
+#include "runtime/first_use.h"
 
 /* Standard headers that libcu++ provides as <cuda/std/NAME>. */
 const char *const uk__std_header_names[] = {
@@ -26,7 +27,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *names[MAX_STD];
 static const char *texts[MAX_STD];
 static int count;
-static char digest[33];
+UK__FIRST_USE static char digest[33];
 
 static int libcu_has(const char *const *dirs, int ndirs, const char *name) {
   for (int k = 0; k < ndirs; k++) {
@@ -73,7 +74,7 @@ static void build(void) {
 /* The key names the map by its candidates and their text, not by the set
  * found: that set follows from the toolkit directories already in the key,
  * and finding it costs a stat per header, which a disk hit must not pay. */
-static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
+UK__FIRST_USE static pthread_once_t digest_once = PTHREAD_ONCE_INIT;
 
 /* The format and the names determine every text: hashing them, not the 38
  * formatted texts, keeps snprintf off a new process's first lookup (it was

@@ -141,17 +141,23 @@ static int older_first(const void *a, const void *b) {
 /* Lists the directory: removes stale temp files, sums the entries and, past
  * the cap, removes the least recently used ones until under 90% of it.
  * One scan at a time per cache; a concurrent request is dropped (the
- * running scan does the work). */
-static void scan_once(dcache_impl *d);
+ * running scan does the work). keep: an entry's file name ("<hex>.ukc")
+ * that is removed last, only if the cap still does not hold without the
+ * others: the entry a put just stored, so that the put's own lookup hits
+ * (file times come from a coarse clock: it often ties with older entries,
+ * and a tie goes by name). A put whose request joins another thread's
+ * running scan cannot protect its entry that way; that scan runs again
+ * for it, and a lookup then misses only if every other entry is gone. */
+static void scan_once(dcache_impl *d, const char *keep);
 
 /* A request while a scan runs makes that scan run once more, so a write
  * that finished after the running scan listed the directory is counted. */
-static void scan_and_evict(dcache_impl *d) {
+static void scan_and_evict(dcache_impl *d, const char *keep) {
   if (d->pub.refused) return; /* never remove files from a directory we do not trust */
   atomic_store(&d->rescan, 1);
   while (atomic_load(&d->rescan)) {
     if (atomic_flag_test_and_set(&d->scanning)) return; /* the running scan sees rescan */
-    while (atomic_exchange(&d->rescan, 0)) scan_once(d);
+    while (atomic_exchange(&d->rescan, 0)) scan_once(d, keep);
     atomic_flag_clear(&d->scanning);
   }
 }
@@ -204,34 +210,41 @@ static uint64_t list_fd(int dfd, uid_t me, file_info **files, size_t *n) {
  * descriptor (opendir would add a stat and a 32 KB allocation). The
  * entries are collected, in a second listing, only when they are past the
  * cap. */
-static void scan_fd(dcache_impl *d, int dfd) {
+/* Removes f: its size comes off *total when it is gone. */
+static void evict(dcache_impl *d, int dfd, const file_info *f, uint64_t *total) {
+  if (unlinkat(dfd, f->name, 0) == 0)
+    count(&d->pub.stats.evictions);
+  else if (errno != ENOENT)
+    return; /* cannot remove (read-only dir): it still counts */
+  *total -= f->size;
+}
+
+static void scan_fd(dcache_impl *d, int dfd, const char *keep) {
   uint64_t max = d->pub.max_bytes;
   if (list_fd(dfd, d->pub.owner, NULL, NULL) <= max || lseek(dfd, 0, SEEK_SET) != 0) return;
   file_info *files = NULL;
-  size_t n = 0;
+  size_t n = 0, kept = SIZE_MAX;
   uint64_t total = list_fd(dfd, d->pub.owner, &files, &n), target = max / 10 * 9;
   if (total > max) {
     qsort(files, n, sizeof *files, older_first);
     for (size_t i = 0; i < n && total > target; i++) {
-      if (unlinkat(dfd, files[i].name, 0) == 0)
-        count(&d->pub.stats.evictions);
-      else if (errno != ENOENT)
-        continue; /* cannot remove (read-only dir): it still counts */
-      total -= files[i].size;
+      if (keep && strcmp(files[i].name, keep) == 0) kept = i;
+      else evict(d, dfd, &files[i], &total);
     }
+    if (kept != SIZE_MAX && total > max) evict(d, dfd, &files[kept], &total); /* alone over the cap */
   }
   free(files);
 }
 
-static void scan_once(dcache_impl *d) {
+static void scan_once(dcache_impl *d, const char *keep) {
   int dfd = open_dir(d->pub.dir);
   if (dfd < 0) return;
-  scan_fd(d, dfd);
+  scan_fd(d, dfd, keep);
   close(dfd);
 }
 
 void uk__dcache_trim(uk__dcache *c) {
-  if (c) scan_and_evict(impl(c));
+  if (c) scan_and_evict(impl(c), NULL);
 }
 
 /* ---- open / close --------------------------------------------------------- */
@@ -541,8 +554,9 @@ out:
   if (!ok) count(&c->stats.store_failures);
   free(payload);
   free(file);
+  /* After the rename (see the top of the file), sparing the new entry. */
+  if (ok) scan_and_evict(d, strrchr(path, '/') + 1);
   free(path);
-  if (ok) scan_and_evict(d); /* after the rename: see the top of the file */
 }
 
 /* ---- notes ---------------------------------------------------------------- */

@@ -29,12 +29,19 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out);
 /* The NVRTC version as major*1000 + minor*10. */
 uk_status uk__nvrtc_version(int *version);
 
-/* The toolkit include directories NVRTC gets (-I...), found at run time:
- * $UKERN_CUDA_INCLUDE, $CUDA_HOME/include, $CUDA_PATH/include, the toolkit
- * found at build time, /usr/local/cuda/include (each with its cccl/ subdir
- * where present). Borrowed static strings. When none has cuda_fp16.h and
- * cub/, returns UK_ERR_NOT_FOUND listing where it looked. */
+/* The toolkit include directories NVRTC gets (-I...) and the key names,
+ * found at run time: $UKERN_CUDA_INCLUDE, $CUDA_HOME/include,
+ * $CUDA_PATH/include, the toolkit found at build time,
+ * /usr/local/cuda/include (each with its cccl/ subdir where present), those
+ * that are directories. Borrowed static strings. UK_ERR_NOT_FOUND, saying
+ * where it looked, when there is none. Whether they hold the toolkit's
+ * headers is not checked here (a stat each, in every new process's first
+ * lookup): see uk__nvrtc_headers_missing. */
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
+/* NULL when one of those directories has cuda_fp16.h and one has cub/;
+ * else what is missing and where it looked (for a failed compile's
+ * message). Checked once per process, at the first call. */
+const char *uk__nvrtc_headers_missing(void);
 
 /* The cache key of a request (compile_key.c), described once as a byte
  * stream of length-prefixed parts: library and NVRTC versions, the embedded

@@ -40,23 +40,21 @@ UK__FIRST_USE static struct {
   ino_t ino;
 } inc_id[MAX_INCLUDE_DIRS]; /* to drop duplicates */
 UK__FIRST_USE static int inc_count;
-UK__FIRST_USE static int inc_found; /* 1 when cuda_fp16.h and cub/ were both found */
-UK__FIRST_USE static char *inc_error;
+/* Whether the toolkit's headers are in them: asked only when a compile
+ * fails or there is no directory at all (a disk hit does not pay its
+ * stats); NULL when they are, else what is missing and where we looked. */
+static pthread_once_t check_once = PTHREAD_ONCE_INIT;
+static char *inc_error;
 
 /* The search's paths are built in one heap buffer of two PATH_MAX halves
  * (a candidate, then a name under it): three PATH_MAX arrays nested on the
  * stack were the deepest frames of a new process's first disk hit, each
  * new stack page a fault. */
 typedef struct search {
-  uk_strbuf looked; /* the candidates, for the error message */
-  char *cand, *sub; /* PATH_MAX each */
+  char *cand, *sub;                 /* PATH_MAX each */
+  void (*visit)(struct search *s); /* called with each candidate in s->cand */
+  uk_strbuf looked;                 /* check_headers: the candidates, for its message */
 } search;
-
-static int has_entry(search *s, const char *dir, const char *name, int want_dir) {
-  if (uk__join(s->sub, PATH_MAX, dir, "/", name, (char *)NULL) < 0) return 0;
-  struct stat st;
-  return stat(s->sub, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
-}
 
 /* Duplicates (a symlinked toolkit named twice) are the same device and
  * inode: one stat, where realpath() would read every path component (this
@@ -75,62 +73,89 @@ static int add_dir(const char *dir) { /* 1 when dir is a directory */
 }
 
 /* s->cand and its cccl/ subdirectory (CUB and libcu++ live there since
- * CUDA 13). Records the candidate in s->looked for the error message. */
+ * CUDA 13), when directories. */
 static void add_candidate(search *s) {
   const char *dir = s->cand;
-  if (!*dir) return;
   /* The same path named again (CUDA_HOME, the build's toolkit and the
    * default are often one directory) costs no stat: each is a syscall in the
    * first cache lookup of every process. */
   for (int k = 0; k < inc_count; k++)
     if (strcmp(inc_dirs[k], dir) == 0) return;
-  if (s->looked.len) uk__sb_add(&s->looked, ", ");
-  uk__sb_add(&s->looked, dir);
   if (!add_dir(dir)) return;
   if (uk__join(s->sub, PATH_MAX, dir, "/cccl", (char *)NULL) >= 0) add_dir(s->sub);
 }
 
-static void add_env_include(search *s, const char *var, const char *suffix) {
+static void env_candidate(search *s, const char *var, const char *suffix) {
   const char *v = getenv(var);
-  if (v && *v && uk__join(s->cand, PATH_MAX, v, suffix, (char *)NULL) >= 0) add_candidate(s);
+  if (v && *v && uk__join(s->cand, PATH_MAX, v, suffix, (char *)NULL) >= 0) s->visit(s);
 }
 
-static void find_include_dirs(void) {
-  search s;
-  uk__sb_init(&s.looked);
+/* Each candidate in order: $UKERN_CUDA_INCLUDE, $CUDA_HOME/include,
+ * $CUDA_PATH/include, the toolkit found at build time (possibly a
+ * ;-separated list), /usr/local/cuda/include. 0 when out of memory. */
+static int each_candidate(search *s, void (*visit)(search *s)) {
   char *buf = malloc(2 * PATH_MAX);
-  if (!buf) {
-    inc_error = strdup("out of memory looking for the CUDA toolkit headers");
-    return;
-  }
-  s.cand = buf;
-  s.sub = buf + PATH_MAX;
-  add_env_include(&s, "UKERN_CUDA_INCLUDE", "");
-  add_env_include(&s, "CUDA_HOME", "/include");
-  add_env_include(&s, "CUDA_PATH", "/include");
-  /* The toolkit found at build time: possibly a ;-separated list. */
+  if (!buf) return 0;
+  s->cand = buf;
+  s->sub = buf + PATH_MAX;
+  s->visit = visit;
+  env_candidate(s, "UKERN_CUDA_INCLUDE", "");
+  env_candidate(s, "CUDA_HOME", "/include");
+  env_candidate(s, "CUDA_PATH", "/include");
   const char *b = UK_BUILD_CUDA_INCLUDE;
   while (*b) {
     const char *e = strchr(b, ';');
     size_t n = e ? (size_t)(e - b) : strlen(b);
     if (n > 0 && n < PATH_MAX) {
-      memcpy(s.cand, b, n);
-      s.cand[n] = '\0';
-      add_candidate(&s);
+      memcpy(s->cand, b, n);
+      s->cand[n] = '\0';
+      visit(s);
     }
     if (!e) break;
     b = e + 1;
   }
-  memcpy(s.cand, "/usr/local/cuda/include", sizeof "/usr/local/cuda/include");
-  add_candidate(&s);
+  memcpy(s->cand, "/usr/local/cuda/include", sizeof "/usr/local/cuda/include");
+  visit(s);
+  free(buf);
+  return 1;
+}
 
+static void find_include_dirs(void) {
+  search s;
+  (void)each_candidate(&s, add_candidate); /* out of memory: no directory */
+}
+
+static int has_entry(search *s, const char *dir, const char *name, int want_dir) {
+  if (uk__join(s->sub, PATH_MAX, dir, "/", name, (char *)NULL) < 0) return 0;
+  struct stat st;
+  return stat(s->sub, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+}
+
+/* Each candidate once, in order: "a, b, c". */
+static void note_candidate(search *s) {
+  size_t n = strlen(s->cand);
+  for (const char *p = uk__sb_str(&s->looked); *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+    if (strncmp(p, s->cand, n) == 0 && (p[n] == ',' || p[n] == '\0')) return;
+  if (s->looked.len) uk__sb_add(&s->looked, ", ");
+  uk__sb_add(&s->looked, s->cand);
+}
+
+static void check_headers(void) {
+  pthread_once(&inc_once, find_include_dirs);
+  search s;
+  uk__sb_init(&s.looked);
+  if (!each_candidate(&s, note_candidate)) {
+    inc_error = strdup("out of memory looking for the CUDA toolkit headers");
+    return;
+  }
+  char *buf = malloc(PATH_MAX);
+  s.sub = buf;
   int fp16 = 0, cub = 0;
-  for (int k = 0; k < inc_count && !(fp16 && cub); k++) {
+  for (int k = 0; buf && k < inc_count && !(fp16 && cub); k++) {
     fp16 = fp16 || has_entry(&s, inc_dirs[k], "cuda_fp16.h", 0);
     cub = cub || has_entry(&s, inc_dirs[k], "cub", 1);
   }
-  inc_found = fp16 && cub;
-  if (!inc_found) {
+  if (!fp16 || !cub) {
     uk_strbuf msg;
     uk__sb_init(&msg);
     uk__sb_addf(&msg,
@@ -140,14 +165,21 @@ static void find_include_dirs(void) {
                 s.looked.len ? uk__sb_str(&s.looked) : "nothing");
     inc_error = uk__sb_detach(&msg);
   }
-  uk__sb_release(&s.looked);
   free(buf);
+  uk__sb_release(&s.looked);
+}
+
+const char *uk__nvrtc_headers_missing(void) {
+  pthread_once(&check_once, check_headers);
+  return inc_error;
 }
 
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
   pthread_once(&inc_once, find_include_dirs);
-  if (!inc_found)
-    return uk__errorf(UK_ERR_NOT_FOUND, "%s", inc_error ? inc_error : "CUDA toolkit headers not found");
+  if (inc_count == 0) {
+    const char *why = uk__nvrtc_headers_missing();
+    return uk__errorf(UK_ERR_NOT_FOUND, "%s", why ? why : "no CUDA toolkit include directory found");
+  }
   *dirs = (const char *const *)inc_dirs;
   *count = inc_count;
   return UK_OK;
@@ -394,8 +426,8 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     if (!line[0]) snprintf(line, sizeof line, "%s", nvrtcGetErrorString(cr));
     /* A missing include with no toolkit found: say where we looked. */
     char where[700] = "";
-    if (nincs == 0 && strstr(log, "cannot open source file") && inc_error)
-      snprintf(where, sizeof where, " (%s)", inc_error);
+    const char *missing = strstr(log, "cannot open source file") ? uk__nvrtc_headers_missing() : NULL;
+    if (missing) snprintf(where, sizeof where, " (%s)", missing);
     uk_strbuf full;
     uk__sb_init(&full);
     add_options_line(&full, opts, no);

@@ -79,7 +79,8 @@ int main(int argc, char **argv) {
   check(st, "module");
   uk_cache_stats s;
   check(uk_context_cache_stats(ctx, &s), "stats");
-  printf("%.3f %ld %llu %llu\n", t1 - t0, f1 - f0, (unsigned long long)s.disk_hits, (unsigned long long)s.compiles);
+  printf("%.3f %ld %llu %llu\n", t1 - t0, f1 - f0, (unsigned long long)s.disk_hits,
+         (unsigned long long)s.compiles);
   uk_module_destroy(m);
   uk_context_destroy(ctx);
   return 0;

@@ -5,7 +5,7 @@ GPU (issue 11): base vs now, for the timed region of that row's child
 initialised), run by bench/newproc_instructions.c against the stand-in
 driver (build/bench/fake_cuda/libcuda.so.1).
 
-  bench/newproc_instructions.py --build build --base /work/base [--runs 101]
+  bench/newproc_instructions.py --build build --base /work/base [--runs 101] [--cpu 1]
 
 Reports, per side: instructions in the region (ukern and libc, the
 stand-in driver apart; callgrind), the syscalls it makes (strace, between
@@ -102,6 +102,7 @@ def main():
     ap.add_argument("--base", help="a checkout with build/libukern.a to compare with")
     ap.add_argument("--runs", type=int, default=101, help="new processes per side for the time")
     ap.add_argument("--keep", help="directory for the dumps and traces")
+    ap.add_argument("--cpu", type=int, help="pin the timed processes to this CPU (taskset)")
     args = ap.parse_args()
     for tool in ("valgrind", "strace"):
         if not shutil.which(tool):
@@ -131,10 +132,11 @@ def main():
             ins, drv = instructions(exe, cache, env, os.path.join(keep, "callgrind-%s.out" % name))
             calls = syscalls(exe, cache, env, os.path.join(keep, "strace-%s.txt" % name))
             result[name] = {"exe": exe, "cache": cache, "ins": ins, "drv": drv, "sys": calls, "us": [], "flt": []}
+        pin = ["taskset", "-c", str(args.cpu)] if args.cpu is not None else []
         for _ in range(args.runs):  # alternating, so that load drifts hit both sides alike
             for name, _exe in sides:
                 r = result[name]
-                us, flt = run(r["exe"], r["cache"], env).split()[:2]
+                us, flt = run(r["exe"], r["cache"], env, pin).split()[:2]
                 r["us"].append(float(us))
                 r["flt"].append(int(flt))
     finally:
@@ -142,7 +144,8 @@ def main():
             shutil.rmtree(c, ignore_errors=True)
     names = [n for n, _ in sides]
     print("First call in a new process, warm disk cache: uk_module_from_source + uk_module_function")
-    print("(stand-in driver; time and faults: medians of %d new processes per side)" % args.runs)
+    print("(stand-in driver; time and faults: medians of %d new processes per side%s)"
+          % (args.runs, ", on CPU %d" % args.cpu if args.cpu is not None else ""))
     print("| | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     rows = [("instructions, ukern + libc", lambda r: "%d" % r["ins"]),

@@ -449,7 +449,8 @@ int uk__dcache_get(uk__dcache *c, uk_hash128 hash, const char *key, size_t key_l
   /* Recently used: eviction goes by mtime, to the minute. The coarse clock
    * (time() would be one more libc binding in a new process's first hit). */
   struct timespec now;
-  if (clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 && st.st_mtime < now.tv_sec - 60) (void)futimens(fd, NULL);
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 && st.st_mtime < now.tv_sec - 60)
+    (void)futimens(fd, NULL);
   *out = b;
   found = 1;
 out:
@@ -590,7 +591,8 @@ int uk__dcache_note_get(uk__dcache *c, const char *name, char *buf, size_t cap) 
 int uk__dcache_note_read(const char *dir, const char *name, char *buf, size_t cap) {
   char why[256];
   int untrusted = 0;
-  return uk__dcache_check_dir(dir, why, sizeof why) == 0 && note_read(dir, geteuid(), name, buf, cap, &untrusted);
+  return uk__dcache_check_dir(dir, why, sizeof why) == 0 &&
+         note_read(dir, geteuid(), name, buf, cap, &untrusted);
 }
 
 void uk__dcache_note_put(uk__dcache *c, const char *name, const char *text) {

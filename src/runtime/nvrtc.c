@@ -46,14 +46,14 @@ UK__FIRST_USE static int inc_count;
 static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static char *inc_error;
 
-/* The search's paths are built in one heap buffer of two PATH_MAX halves
- * (a candidate, then a name under it): three PATH_MAX arrays nested on the
- * stack were the deepest frames of a new process's first disk hit, each
- * new stack page a fault. */
+/* A walk over the candidates. Each path is built on the heap at its size:
+ * PATH_MAX arrays nested on the stack were the deepest frames of a new
+ * process's first disk hit (each new stack page a fault), and a PATH_MAX
+ * heap buffer moved the heap's top as far. */
 typedef struct search {
-  char *cand, *sub;                 /* PATH_MAX each */
-  void (*visit)(struct search *s); /* called with each candidate in s->cand */
-  uk_strbuf looked;                 /* check_headers: the candidates, for its message */
+  void (*visit)(struct search *s, const char *cand);
+  uk_strbuf looked; /* check_headers: the candidates, for its message */
+  int nomem;
 } search;
 
 /* Duplicates (a symlinked toolkit named twice) are the same device and
@@ -72,88 +72,92 @@ static int add_dir(const char *dir) { /* 1 when dir is a directory */
   return 1;
 }
 
-/* s->cand and its cccl/ subdirectory (CUB and libcu++ live there since
- * CUDA 13), when directories. */
-static void add_candidate(search *s) {
-  const char *dir = s->cand;
+/* dir and its cccl/ subdirectory (CUB and libcu++ live there since CUDA
+ * 13), when directories. */
+static void add_candidate(search *s, const char *dir) {
   /* The same path named again (CUDA_HOME, the build's toolkit and the
    * default are often one directory) costs no stat: each is a syscall in the
    * first cache lookup of every process. */
   for (int k = 0; k < inc_count; k++)
     if (strcmp(inc_dirs[k], dir) == 0) return;
   if (!add_dir(dir)) return;
-  if (uk__join(s->sub, PATH_MAX, dir, "/cccl", (char *)NULL) >= 0) add_dir(s->sub);
+  char *sub = uk__join_alloc(dir, "/cccl", (char *)NULL);
+  if (sub) add_dir(sub);
+  else s->nomem = 1;
+  free(sub);
 }
 
-static void env_candidate(search *s, const char *var, const char *suffix) {
-  const char *v = getenv(var);
-  if (v && *v && uk__join(s->cand, PATH_MAX, v, suffix, (char *)NULL) >= 0) s->visit(s);
+static void visit_joined(search *s, const char *a, size_t alen, const char *b) {
+  char *p = malloc(alen + strlen(b) + 1);
+  if (!p) {
+    s->nomem = 1;
+    return;
+  }
+  memcpy(p, a, alen);
+  memcpy(p + alen, b, strlen(b) + 1);
+  s->visit(s, p);
+  free(p);
 }
 
 /* Each candidate in order: $UKERN_CUDA_INCLUDE, $CUDA_HOME/include,
  * $CUDA_PATH/include, the toolkit found at build time (possibly a
  * ;-separated list), /usr/local/cuda/include. 0 when out of memory. */
-static int each_candidate(search *s, void (*visit)(search *s)) {
-  char *buf = malloc(2 * PATH_MAX);
-  if (!buf) return 0;
-  s->cand = buf;
-  s->sub = buf + PATH_MAX;
+static int each_candidate(search *s, void (*visit)(search *s, const char *cand)) {
+  static const char *const env[][2] = {
+      {"UKERN_CUDA_INCLUDE", ""}, {"CUDA_HOME", "/include"}, {"CUDA_PATH", "/include"}};
   s->visit = visit;
-  env_candidate(s, "UKERN_CUDA_INCLUDE", "");
-  env_candidate(s, "CUDA_HOME", "/include");
-  env_candidate(s, "CUDA_PATH", "/include");
+  s->nomem = 0;
+  for (size_t k = 0; k < sizeof env / sizeof env[0]; k++) {
+    const char *v = getenv(env[k][0]);
+    if (v && *v) visit_joined(s, v, strlen(v), env[k][1]);
+  }
   const char *b = UK_BUILD_CUDA_INCLUDE;
   while (*b) {
     const char *e = strchr(b, ';');
     size_t n = e ? (size_t)(e - b) : strlen(b);
-    if (n > 0 && n < PATH_MAX) {
-      memcpy(s->cand, b, n);
-      s->cand[n] = '\0';
-      visit(s);
-    }
+    if (n > 0) visit_joined(s, b, n, "");
     if (!e) break;
     b = e + 1;
   }
-  memcpy(s->cand, "/usr/local/cuda/include", sizeof "/usr/local/cuda/include");
-  visit(s);
-  free(buf);
-  return 1;
+  visit(s, "/usr/local/cuda/include");
+  return !s->nomem;
 }
 
 static void find_include_dirs(void) {
   search s;
-  (void)each_candidate(&s, add_candidate); /* out of memory: no directory */
+  (void)each_candidate(&s, add_candidate); /* out of memory: the directories found */
 }
 
-static int has_entry(search *s, const char *dir, const char *name, int want_dir) {
-  if (uk__join(s->sub, PATH_MAX, dir, "/", name, (char *)NULL) < 0) return 0;
+static int has_entry(const char *dir, const char *name, int want_dir) {
+  char *p = uk__join_alloc(dir, "/", name, (char *)NULL);
   struct stat st;
-  return stat(s->sub, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  int yes = p && stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+  free(p);
+  return yes;
 }
 
 /* Each candidate once, in order: "a, b, c". */
-static void note_candidate(search *s) {
-  size_t n = strlen(s->cand);
+static void note_candidate(search *s, const char *cand) {
+  size_t n = strlen(cand);
   for (const char *p = uk__sb_str(&s->looked); *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
-    if (strncmp(p, s->cand, n) == 0 && (p[n] == ',' || p[n] == '\0')) return;
+    if (strncmp(p, cand, n) == 0 && (p[n] == ',' || p[n] == '\0')) return;
   if (s->looked.len) uk__sb_add(&s->looked, ", ");
-  uk__sb_add(&s->looked, s->cand);
+  uk__sb_add(&s->looked, cand);
 }
 
 static void check_headers(void) {
   pthread_once(&inc_once, find_include_dirs);
   search s;
   uk__sb_init(&s.looked);
-  if (!each_candidate(&s, note_candidate)) {
+  if (!each_candidate(&s, note_candidate) || s.looked.failed) {
     inc_error = strdup("out of memory looking for the CUDA toolkit headers");
+    uk__sb_release(&s.looked);
     return;
   }
-  char *buf = malloc(PATH_MAX);
-  s.sub = buf;
   int fp16 = 0, cub = 0;
-  for (int k = 0; buf && k < inc_count && !(fp16 && cub); k++) {
-    fp16 = fp16 || has_entry(&s, inc_dirs[k], "cuda_fp16.h", 0);
-    cub = cub || has_entry(&s, inc_dirs[k], "cub", 1);
+  for (int k = 0; k < inc_count && !(fp16 && cub); k++) {
+    fp16 = fp16 || has_entry(inc_dirs[k], "cuda_fp16.h", 0);
+    cub = cub || has_entry(inc_dirs[k], "cub", 1);
   }
   if (!fp16 || !cub) {
     uk_strbuf msg;
@@ -165,7 +169,6 @@ static void check_headers(void) {
                 s.looked.len ? uk__sb_str(&s.looked) : "nothing");
     inc_error = uk__sb_detach(&msg);
   }
-  free(buf);
   uk__sb_release(&s.looked);
 }
 

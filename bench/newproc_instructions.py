@@ -27,6 +27,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "newproc_instructions.c")
+sys.path.insert(0, HERE)
+from host_instructions import parse_dump  # noqa: E402  (callgrind's format, read once)
 
 
 def nvrtc_of(build):
@@ -56,27 +58,11 @@ def run(exe, cache, env, prefix=(), **kw):
 
 
 def instructions(exe, cache, env, out):
-    """(ukern+libc, driver) instructions of the region."""
+    """(ukern+libc, driver) instructions of the region (np_region's own few included)."""
     run(exe, cache, env, ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=np_region",
                           "--compress-strings=no", "--callgrind-out-file=" + out], stderr=subprocess.DEVNULL)
-    total = driver = 0
-    ob = None
-    skip = False
-    for line in open(out):
-        if line.startswith("ob="):
-            ob = line[3:].strip()
-        elif line.startswith("calls="):
-            skip = True  # the next cost line is a call's inclusive cost
-        elif line[:1].isdigit() or line[:1] in "+-*":
-            if skip:
-                skip = False
-                continue
-            parts = line.split()
-            ir = int(parts[1]) if len(parts) > 1 else 0
-            total += ir
-            if ob and ob.endswith("libcuda.so.1"):
-                driver += ir
-    return total - driver, driver
+    _row, total, driver, program = parse_dump(out, 1)
+    return total - driver - program, driver
 
 
 def syscalls(exe, cache, env, out):

@@ -31,5 +31,3 @@ endif()
 # ukern precompile -j and the refused-directory messages of the CLI.
 add_test(NAME test_precompile_jobs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_precompile_jobs.sh $<TARGET_FILE:ukern_cli>)
 set_tests_properties(test_precompile_jobs PROPERTIES LABELS nvrtc)
-# A put keeps the entry it stored (a store then a lookup hits) while the cap holds.
-uk_test(test_dcache_keep LABELS cpu SOURCES test_dcache_keep.c)

@@ -1,7 +1,7 @@
 /* Disk cache: round trips, every kind of bad entry as a counted soft miss,
  * unusable directories, concurrent writers in several processes, LRU
- * eviction, usage/clear and the default directory. Each case works in its
- * own fresh directory. */
+ * eviction (never of the entry a put just stored, while it fits), usage/clear
+ * and the default directory. Each case works in its own fresh directory. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -559,6 +559,51 @@ static void test_eviction(void) {
   free(dir);
 }
 
+/* A put never evicts the entry it just stored while the cap holds without
+ * it (a store then a lookup hits): file times come from a coarse clock, so
+ * a new entry often ties with older ones, a tie going by name. Here the
+ * older entries are dated an hour ahead (all the same second: their order
+ * is by name), so the new one sorts first every time. cap_halves: the cap
+ * in half entries; evicted: how many entries go, the new one last. */
+static void check_put_keeps(int cap_halves, int evicted) {
+  enum { OLD = 3 };
+  char *dir = ut_temp_dir("dc-keep"), keys[OLD + 1][24], *paths[OLD + 1];
+  uk__binary *b = make_bin(3000), *got = NULL;
+  uk__dcache *c = NULL;
+  CHECK_OK(uk__dcache_open(dir, 0, &c));
+  for (int k = 0; k <= OLD; k++) {
+    snprintf(keys[k], sizeof keys[k], "keep-entry-%d", k);
+    paths[k] = path_of(dir, hash_of(keys[k]));
+    if (k < OLD) uk__dcache_put(c, hash_of(keys[k]), keys[k], strlen(keys[k]), b);
+    if (k < OLD) set_mtime(paths[k], time(NULL) + 3600);
+  }
+  long entry = file_size(paths[0]);
+  uk__dcache_close(c);
+  CHECK_OK(uk__dcache_open(dir, (uint64_t)(entry * cap_halves / 2), &c));
+  uk__dcache_put(c, hash_of(keys[OLD]), keys[OLD], strlen(keys[OLD]), b);
+  CHECK(uk__dcache_get(c, hash_of(keys[OLD]), keys[OLD], strlen(keys[OLD]), &got) == (evicted <= OLD));
+  uk__binary_release(got);
+  CHECK(stat_of(c, EVICTIONS) == (uint64_t)evicted);
+  for (int k = 0; k < OLD; k++) { /* the older ones go in name order */
+    int rank = 0;
+    for (int j = 0; j < OLD; j++) rank += strcmp(paths[j], paths[k]) < 0;
+    CHECK((file_size(paths[k]) == -1) == (rank < evicted));
+  }
+  uint64_t n = 0, bytes = 0;
+  CHECK_OK(uk_cache_usage(dir, &n, &bytes));
+  CHECK(n == (uint64_t)(OLD + 1 - evicted) && bytes <= c->max_bytes);
+  uk__dcache_close(c);
+  uk__binary_release(b);
+  for (int k = 0; k <= OLD; k++) free(paths[k]);
+  free(dir);
+}
+
+static void test_put_keeps_its_entry(void) {
+  check_put_keeps(7, 1); /* cap 3.5 entries, 4 stored: one older entry goes */
+  check_put_keeps(3, 3); /* cap 1.5: every older one goes, the new one stays */
+  check_put_keeps(1, 4); /* cap 0.5: the new entry alone is over it, so it goes too */
+}
+
 static void test_usage_clear_and_temps(void) {
   char *dir = ut_temp_dir("dc-usage");
   uk__dcache *c = NULL;
@@ -698,6 +743,7 @@ int main(void) {
   test_unusable_dir();
   test_concurrent_writers();
   test_eviction();
+  test_put_keeps_its_entry();
   test_usage_clear_and_temps();
   test_default_dir();
   return ut_finish("test_dcache");

@@ -10,14 +10,15 @@
  * own counts, named after the row. Public API only, so that the same source
  * builds against an older ukern (55dd3c5) to compare.
  *
- * Usage: bench_host_instructions CACHE_DIR [N]. Run it once without valgrind
- * first: the first call of each kernel compiles (NVRTC) and stores it in
- * CACHE_DIR, so the counted run only loads it. */
+ * Usage: bench_host_instructions CACHE_DIR [N | --time]. Run it once without
+ * valgrind first: the first call of each kernel compiles (NVRTC) and stores
+ * it in CACHE_DIR, so the counted run only loads it. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ukern/ukern.h"
 
@@ -51,8 +52,83 @@ __attribute__((noinline)) uk_status hc_measure(call_fn fn, void *arg, int n) {
 
 static int calls = 1000;
 
+/* --time (on a GPU): each row's host time per call, as the benches take it
+ * (the median over 40 batches of 200 calls, the stream drained between
+ * batches), so that base and now compare process against process with
+ * nothing else in them (bench/host_time.sh). */
+static int timing;
+static void *time_stream;
+static int (*stream_sync)(void *);
+/* The benches' "GPU time" (bench_reduction's time_red): an event, one call,
+ * an event, their elapsed time (the host's part of the launch included). */
+static int (*event_create)(void **, unsigned);
+static int (*event_record)(void *, void *);
+static int (*event_sync)(void *);
+static int (*event_elapsed)(float *, void *, void *);
+
+static uk_function *spin_fn;
+static uk_grid_launch spin_grid;
+static long long spin_cycles = 100000; /* ~50 us at the H200's clock */
+static void *spin_args[1] = {&spin_cycles};
+static const char spin_source[] =
+    "extern \"C\" __global__ void spin(long long cycles) {\n"
+    "  long long t0 = clock64();\n"
+    "  while (clock64() - t0 < cycles) {}\n"
+    "}\n";
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
 static void row(const char *name, call_fn fn, void *arg) {
   for (int k = 0; k < 3; k++) check(fn(arg), name); /* first call compiles or loads */
+  if (timing) {
+    enum { BATCHES = 40, PER = 200 };
+    double t[BATCHES];
+    for (int b = -3; b < BATCHES; b++) {
+      stream_sync(time_stream);
+      double t0 = now_us();
+      check(hc_measure(fn, arg, PER), name);
+      if (b >= 0) t[b] = (now_us() - t0) / PER;
+    }
+    qsort(t, BATCHES, sizeof *t, by_value);
+    printf("%s\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
+    void *e0 = NULL, *e1 = NULL;
+    if (event_create(&e0, 0) || event_create(&e1, 0)) return;
+    for (int r = -5; r < BATCHES; r++) {
+      float ms = 0;
+      event_record(e0, time_stream);
+      check(fn(arg), name);
+      event_record(e1, time_stream);
+      event_sync(e1);
+      event_elapsed(&ms, e0, e1);
+      if (r >= 0) t[r] = ms * 1e3;
+    }
+    qsort(t, BATCHES, sizeof *t, by_value);
+    printf("%s, GPU time (event, call, event)\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
+    /* The device's part alone: the call queued behind a 50 us spin, so that
+     * the first event runs only once the call's work is already queued. */
+    for (int r = -5; r < BATCHES; r++) {
+      float ms = 0;
+      check(uk_function_launch(spin_fn, &spin_grid, spin_args), "spin");
+      event_record(e0, time_stream);
+      check(fn(arg), name);
+      event_record(e1, time_stream);
+      event_sync(e1);
+      event_elapsed(&ms, e0, e1);
+      if (r >= 0) t[r] = ms * 1e3;
+    }
+    qsort(t, BATCHES, sizeof *t, by_value);
+    printf("%s, device time (queued behind a spin)\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
+    return;
+  }
   check(hc_measure(fn, arg, calls), name);
   CALLGRIND_DUMP_STATS_AT(name);
   printf("row: %s\n", name);
@@ -101,13 +177,23 @@ static void *make_stream(void) {
   typedef int (*stream_create_fn)(void **, unsigned);
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
   get_proc_fn get_proc = lib ? (get_proc_fn)dlsym(lib, "cuGetProcAddress_v2") : NULL;
-  void *fn = NULL, *stream = NULL;
+  void *fn = NULL, *sync = NULL, *stream = NULL, *ev[4] = {NULL};
   int q = 0;
   if (!get_proc || get_proc("cuStreamCreate", &fn, 12000, 0, &q) != 0 || !fn ||
+      get_proc("cuStreamSynchronize", &sync, 12000, 0, &q) != 0 || !sync ||
+      get_proc("cuEventCreate", &ev[0], 12000, 0, &q) != 0 || get_proc("cuEventRecord", &ev[1], 12000, 0, &q) != 0 ||
+      get_proc("cuEventSynchronize", &ev[2], 12000, 0, &q) != 0 ||
+      get_proc("cuEventElapsedTime", &ev[3], 12000, 0, &q) != 0 || !ev[0] || !ev[1] || !ev[2] || !ev[3] ||
       ((stream_create_fn)fn)(&stream, 1 /* CU_STREAM_NON_BLOCKING */) != 0) {
     fprintf(stderr, "cannot create a stream through libcuda.so.1\n");
     exit(1);
   }
+  stream_sync = (int (*)(void *))sync;
+  event_create = (int (*)(void **, unsigned))ev[0];
+  event_record = (int (*)(void *, void *))ev[1];
+  event_sync = (int (*)(void *))ev[2];
+  event_elapsed = (int (*)(float *, void *, void *))ev[3];
+  time_stream = stream;
   return stream;
 }
 
@@ -121,7 +207,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s CACHE_DIR [CALLS]\n", argv[0]);
     return 2;
   }
-  if (argc > 2) calls = atoi(argv[2]);
+  if (argc > 2 && !strcmp(argv[2], "--time")) timing = 1;
+  else if (argc > 2) calls = atoi(argv[2]);
   if (calls <= 0) calls = 1000;
   int ndev = 0;
   check(uk_device_count(&ndev), "device count");
@@ -133,6 +220,13 @@ int main(int argc, char **argv) {
   uk_context *ctx;
   check(uk_context_create(&o, &ctx), "context");
   void *stream = make_stream();
+  uk_module *spin_mod = NULL;
+  if (timing) {
+    check(uk_module_from_source(ctx, spin_source, NULL, &spin_mod), "spin module");
+    check(uk_module_function(spin_mod, "spin", &spin_fn), "spin function");
+    spin_grid.grid[0] = spin_grid.block[0] = 1;
+    spin_grid.stream = stream;
+  }
 
   /* bench_elementwise "host cost per call": 1-element f32 operands, output given. */
   const int64_t one = 1;
@@ -205,6 +299,7 @@ int main(int argc, char **argv) {
   fa.f = f_sig;
   row("uk_function_launch, signature declared", fn_call, &fa);
 
+  if (spin_mod) uk_module_destroy(spin_mod);
   uk_module_destroy(m2);
   uk_module_destroy(m1);
   uk_reduction_destroy(ra.k);
@@ -213,6 +308,6 @@ int main(int argc, char **argv) {
   uk_array_free(ctx, &b, stream);
   uk_array_free(ctx, &c, stream);
   uk_context_destroy(ctx);
-  printf("%d calls per row\n", calls);
+  if (!timing) printf("%d calls per row\n", calls);
   return 0;
 }

@@ -87,7 +87,8 @@ static int by_value(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void row(const char *name, call_fn fn, void *arg) {
+/* launches: the call launches a kernel (its GPU-time lines are printed). */
+static void row_of(const char *name, call_fn fn, void *arg, int launches) {
   for (int k = 0; k < 3; k++) check(fn(arg), name); /* first call compiles or loads */
   if (timing) {
     enum { BATCHES = 40, PER = 200 };
@@ -101,7 +102,7 @@ static void row(const char *name, call_fn fn, void *arg) {
     qsort(t, BATCHES, sizeof *t, by_value);
     printf("%s\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
     void *e0 = NULL, *e1 = NULL;
-    if (event_create(&e0, 0) || event_create(&e1, 0)) return;
+    if (!launches || event_create(&e0, 0) || event_create(&e1, 0)) return;
     for (int r = -5; r < BATCHES; r++) {
       float ms = 0;
       event_record(e0, time_stream);
@@ -133,6 +134,8 @@ static void row(const char *name, call_fn fn, void *arg) {
   CALLGRIND_DUMP_STATS_AT(name);
   printf("row: %s\n", name);
 }
+
+static void row(const char *name, call_fn fn, void *arg) { row_of(name, fn, arg, 1); }
 
 /* --- the calls --------------------------------------------------------------- */
 typedef struct {
@@ -168,6 +171,21 @@ typedef struct {
 static uk_status fn_call(void *p) {
   fn_args *a = p;
   return uk_function_launch(a->f, &a->g, a->args);
+}
+
+typedef struct {
+  uk_context *ctx;
+  const char *source;
+} hit_args;
+
+/* bench_compile's "in-memory hit": the module of a source compiled before,
+ * from the context's memory cache, and its release. */
+static uk_status hit_call(void *p) {
+  hit_args *a = p;
+  uk_module *m;
+  uk_status st = uk_module_from_source(a->ctx, a->source, NULL, &m);
+  if (st == UK_OK) uk_module_destroy(m);
+  return st;
 }
 
 /* A stream as the benches have one (cuStreamCreate, non-blocking), from
@@ -298,6 +316,18 @@ int main(int argc, char **argv) {
   row("uk_function_launch, no signature", fn_call, &fa);
   fa.f = f_sig;
   row("uk_function_launch, signature declared", fn_call, &fa);
+
+  /* bench_compile: a module kept alive, then the same source again (a hit). */
+  static const char saxpy[] =
+      "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, long long n) {\n"
+      "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) y[i] = a * x[i] + y[i] + 1.0f;\n"
+      "}\n";
+  uk_module *keep;
+  check(uk_module_from_source(ctx, saxpy, NULL, &keep), "compile saxpy");
+  hit_args ha = {ctx, saxpy};
+  row_of("uk_module_from_source, in-memory hit (+ uk_module_destroy)", hit_call, &ha, 0);
+  uk_module_destroy(keep);
 
   if (spin_mod) uk_module_destroy(spin_mod);
   uk_module_destroy(m2);

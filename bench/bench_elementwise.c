@@ -264,7 +264,15 @@ int main(int argc, char **argv) {
     uk_elementwise *k;
     uk_arg i1[1] = {uk_arg_array(&a)};
     uk_launch l = {stream, -1, 0};
+    /* NVRTC's load, apart: ukern loads it at the first compile (55dd3c5 had
+     * it linked, loaded before main); the row below times the first call
+     * with the library in memory on both sides. 0 when an earlier row of
+     * this process compiled. */
     double t0 = bu_now_us();
+    bu_check(uk_nvrtc_load(), "NVRTC load");
+    double nvrtc_load_ms = (bu_now_us() - t0) / 1000.0;
+    bu_row("NVRTC load, once per process, before the first compile (ms)", nvrtc_load_ms, 0, "ms", NULL, "reported", -1);
+    t0 = bu_now_us();
     bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_first", NULL, &k), "cold create");
     bu_check(uk_elementwise_call(k, i1, 1, &z, 1, &l), "cold call");
     uk__cu.cuStreamSynchronize(stream);

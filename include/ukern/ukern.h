@@ -212,6 +212,17 @@ UK_API uk_status uk_device_info_get(int ordinal, uk_device_info *out);
 UK_API uk_status uk_driver_version(int *version);
 UK_API uk_status uk_nvrtc_version(int *version);
 
+/* Loads NVRTC now instead of at the first compile. ukern loads NVRTC only
+ * when a kernel must be compiled (a process served by the disk cache never
+ * loads it), so the first compile in a process also pays the library's
+ * load (5-8 ms on an H200 host). A process that knows it will compile can
+ * call this at start-up, for instance on a thread of its own, to take that
+ * cost out of its first call. Once per process: later calls, and compiles,
+ * find it loaded. UK_ERR_COMPILE naming the library file (and the hint
+ * UKERN_NVRTC_LIBRARY) when it cannot be loaded; the outcome is kept for
+ * the process. Thread-safe. */
+UK_API uk_status uk_nvrtc_load(void);
+
 /* ------------------------------------------------------------------------ */
 /* Caches                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -221,6 +221,11 @@ uk_status uk_nvrtc_version(int *version) {
   return uk__nvrtc_version(version);
 }
 
+uk_status uk_nvrtc_load(void) {
+  uk__error_clear();
+  return uk__nvrtc_load();
+}
+
 /* ------------------------------------------------------------------------ */
 /* Compiling                                                                 */
 /* ------------------------------------------------------------------------ */

@@ -98,6 +98,9 @@ if [ "$GPU" = 1 ]; then
   expect demo-gpu-red 0 "l2norm along rows (first call: compile + run)" -- "$UKERN" demo --n 300000
   expect demo-gpu-ok 0 "vector_add on 300000 elements" -- "$UKERN" demo --n 300000
   if "$UKERN" demo --n 300000 2>&1 | grep -q "WRONG"; then fail=$((fail + 1)); echo "FAIL demo-gpu: wrong results" >&2; else pass=$((pass + 1)); fi
+  # fewer elements than the l2norm matrix's 4096 rows: the matrix must shrink to fit x
+  expect demo-gpu-small 0 "l2norm along rows (first call: compile + run)" -- "$UKERN" demo --n 1000
+  if "$UKERN" demo --n 1000 2>&1 | grep -q "WRONG"; then fail=$((fail + 1)); echo "FAIL demo-gpu-small: wrong results" >&2; else pass=$((pass + 1)); fi
   echo "test_cli --gpu: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]
   exit

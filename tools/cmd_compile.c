@@ -12,7 +12,8 @@ static const char help[] =
     "90a, sm_90a, 100f, compute_90; the default without a GPU is 90; an -arch in\n"
     "--option is the same). Prints the compile time, the cubin size and for each\n"
     "kernel its registers, spill stores/loads, stack frame, static shared memory and\n"
-    "barriers (from ptxas -v). Nothing is cached: the time is a real NVRTC run.\n"
+    "barriers (from ptxas -v). Nothing is cached, neither by ukern nor by NVRTC\n"
+    "(CUDA_CACHE_DISABLE=1 for this command): the time is a real NVRTC run.\n"
     "A fusion spec compiles every kernel of its plan (the table lists them all).\n"
     "A .cu file is compiled as a raw module; give templates to instantiate with\n"
     "--name-expr 'scale<float>' and NVRTC options with --option -std=c++17.\n"
@@ -191,6 +192,11 @@ int cli_compile(int argc, char **argv) {
     rc = CLI_USAGE;
     goto out;
   }
+  /* NVRTC keeps ptxas results in the user's compute cache (~/.nv/ComputeCache)
+   * and skips ptxas, and so its -v report, on a repeated compile: this
+   * command promises a real run, so it turns that cache off for itself
+   * (before NVRTC is loaded). */
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
   int no_gpu = 0;
   char dev_arch[16];
   const char *arch = pick_arch(a.arch, dev_arch, sizeof dev_arch, &no_gpu);

@@ -44,7 +44,9 @@ static uk_status upload(uk_context *ctx, const float *h, int ndim, const int64_t
 }
 
 int cli_demo_kernels(uk_context *ctx, int have_gpu, long long n) {
-  const int64_t rows = 4096, cols = n / 4096 > 1 ? n / 4096 : 1, flat = n, mat[2] = {rows, cols};
+  /* The matrix views x's first rows * cols <= n elements (--n may be under 4096). */
+  const int64_t rows = n < 4096 ? (n > 0 ? n : 1) : 4096, cols = n / rows > 1 ? n / rows : 1, flat = n,
+                mat[2] = {rows, cols};
   uk_elementwise *sq = NULL;
   uk_reduction *l2 = NULL;
   uk_reduction_spec spec = {"T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL, NULL, NULL, 0};

@@ -435,6 +435,13 @@ uk_status uk_module_function(uk_module *m, const char *name, uk_function **out) 
     goto out;
   } else {
     CUresult r = uk__cu_module_function(&fn, mod, symbol);
+    /* The driver also hands out __device__ functions of relocatable code;
+     * only a kernel is a uk_function, as without a GPU (the cubin says). */
+    if (r == CUDA_SUCCESS && !m->bin->is_ptx && uk__cubin_is_elf(m->bin->image, m->bin->image_size) &&
+        uk__cubin_find_kernel(m->bin->image, m->bin->image_size, symbol) == UK_ERR_NOT_FOUND) {
+      uk__error_clear();
+      r = CUDA_ERROR_NOT_FOUND;
+    }
     if (r == CUDA_ERROR_NOT_FOUND) {
       st = not_found(m, mod, name);
       goto out;

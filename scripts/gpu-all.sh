@@ -20,6 +20,10 @@ echo "== gpu tests"
 ctest --test-dir "$BUILD" -L gpu --output-on-failure 2>&1 | tee "$OUT/gpu-tests.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "== nvrtc tests (the no-GPU tier, here with a GPU present: both paths must hold)"
+ctest --test-dir "$BUILD" -L nvrtc --output-on-failure 2>&1 | tee "$OUT/nvrtc-tests.log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 echo "== benchmarks"
 : >"$OUT/bench.md"
 for b in "$BUILD"/bench/bench_*; do

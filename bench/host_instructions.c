@@ -87,11 +87,35 @@ static int by_value(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+enum { BATCHES = 40, PER = 200 };
+
+static double median(double *t) {
+  qsort(t, BATCHES, sizeof *t, by_value);
+  return (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2;
+}
+
+/* The median GPU time (us) of one call between two events; behind_spin:
+ * the call queued behind a 50 us spin kernel, so that the first event runs
+ * only once the call's work is already queued (the device's part alone). */
+static double event_time(const char *name, call_fn fn, void *arg, void *e0, void *e1, int behind_spin) {
+  double t[BATCHES];
+  for (int r = -5; r < BATCHES; r++) {
+    float ms = 0;
+    if (behind_spin) check(uk_function_launch(spin_fn, &spin_grid, spin_args), "spin");
+    event_record(e0, time_stream);
+    check(fn(arg), name);
+    event_record(e1, time_stream);
+    event_sync(e1);
+    event_elapsed(&ms, e0, e1);
+    if (r >= 0) t[r] = ms * 1e3;
+  }
+  return median(t);
+}
+
 /* launches: the call launches a kernel (its GPU-time lines are printed). */
 static void row_of(const char *name, call_fn fn, void *arg, int launches) {
   for (int k = 0; k < 3; k++) check(fn(arg), name); /* first call compiles or loads */
   if (timing) {
-    enum { BATCHES = 40, PER = 200 };
     double t[BATCHES];
     for (int b = -3; b < BATCHES; b++) {
       stream_sync(time_stream);
@@ -99,35 +123,11 @@ static void row_of(const char *name, call_fn fn, void *arg, int launches) {
       check(hc_measure(fn, arg, PER), name);
       if (b >= 0) t[b] = (now_us() - t0) / PER;
     }
-    qsort(t, BATCHES, sizeof *t, by_value);
-    printf("%s\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
-    void *e0 = NULL, *e1 = NULL;
-    if (!launches || event_create(&e0, 0) || event_create(&e1, 0)) return;
-    for (int r = -5; r < BATCHES; r++) {
-      float ms = 0;
-      event_record(e0, time_stream);
-      check(fn(arg), name);
-      event_record(e1, time_stream);
-      event_sync(e1);
-      event_elapsed(&ms, e0, e1);
-      if (r >= 0) t[r] = ms * 1e3;
-    }
-    qsort(t, BATCHES, sizeof *t, by_value);
-    printf("%s, GPU time (event, call, event)\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
-    /* The device's part alone: the call queued behind a 50 us spin, so that
-     * the first event runs only once the call's work is already queued. */
-    for (int r = -5; r < BATCHES; r++) {
-      float ms = 0;
-      check(uk_function_launch(spin_fn, &spin_grid, spin_args), "spin");
-      event_record(e0, time_stream);
-      check(fn(arg), name);
-      event_record(e1, time_stream);
-      event_sync(e1);
-      event_elapsed(&ms, e0, e1);
-      if (r >= 0) t[r] = ms * 1e3;
-    }
-    qsort(t, BATCHES, sizeof *t, by_value);
-    printf("%s, device time (queued behind a spin)\t%.4f\n", name, (t[BATCHES / 2 - 1] + t[BATCHES / 2]) / 2);
+    printf("%s\t%.4f\n", name, median(t));
+    static void *e0, *e1; /* made once, kept for every row */
+    if (!launches || (!e0 && (event_create(&e0, 0) || event_create(&e1, 0)))) return;
+    printf("%s, GPU time (event, call, event)\t%.4f\n", name, event_time(name, fn, arg, e0, e1, 0));
+    printf("%s, device time (queued behind a spin)\t%.4f\n", name, event_time(name, fn, arg, e0, e1, 1));
     return;
   }
   check(hc_measure(fn, arg, calls), name);

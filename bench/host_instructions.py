@@ -116,20 +116,33 @@ def measure(exe, fake_dir, calls, keep_dir):
     return rows
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(doc):
+    """The options every instruction-count script takes (this one, newproc_instructions.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build", help="this tree's build directory")
     ap.add_argument("--base", help="a checkout with build/libukern.a to compare with")
+    return ap
+
+
+def programs(build, target, tools):
+    """(the stand-in driver's directory, the program) in build; exits naming what is missing."""
+    for tool in tools:
+        if not shutil.which(tool):
+            sys.exit("%s is not installed (apt-get install %s)" % (tool, tool))
+    fake = os.path.join(build, "bench", "fake_cuda")
+    exe = os.path.join(build, "bench", target)
+    for p in (os.path.join(fake, "libcuda.so.1"), exe):
+        if not os.path.exists(p):
+            sys.exit("%s is missing: cmake --build %s --target %s" % (p, build, target))
+    return fake, exe
+
+
+def main():
+    ap = arguments(__doc__)
     ap.add_argument("--calls", type=int, default=1000, help="calls per row")
     ap.add_argument("--keep", help="directory for the callgrind dumps (for callgrind_annotate)")
     args = ap.parse_args()
-    if not shutil.which("valgrind"):
-        sys.exit("valgrind is not installed (apt-get install valgrind)")
-    fake = os.path.join(args.build, "bench", "fake_cuda")
-    now_exe = os.path.join(args.build, "bench", "bench_host_instructions")
-    for p in (os.path.join(fake, "libcuda.so.1"), now_exe):
-        if not os.path.exists(p):
-            sys.exit("%s is missing: cmake --build %s --target bench_host_instructions" % (p, args.build))
+    fake, now_exe = programs(args.build, "bench_host_instructions", ("valgrind",))
     keep = args.keep or tempfile.mkdtemp(prefix="uk_hc_")
     os.makedirs(os.path.join(keep, "now"), exist_ok=True)
     now = measure(now_exe, fake, args.calls, os.path.join(keep, "now"))

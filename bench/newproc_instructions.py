@@ -15,7 +15,6 @@ link NVRTC, as bench_compile does (its loading is then outside the region
 on both sides). --base DIR: a checkout whose DIR/build/libukern.a the same
 program is compiled against.
 """
-import argparse
 import collections
 import os
 import re
@@ -28,7 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "newproc_instructions.c")
 sys.path.insert(0, HERE)
-from host_instructions import parse_dump  # noqa: E402  (callgrind's format, read once)
+from host_instructions import arguments, parse_dump, programs  # noqa: E402  (callgrind's format, read once)
 
 
 def nvrtc_of(build):
@@ -83,21 +82,12 @@ def syscalls(exe, cache, env, out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default="build", help="this tree's build directory")
-    ap.add_argument("--base", help="a checkout with build/libukern.a to compare with")
+    ap = arguments(__doc__)
     ap.add_argument("--runs", type=int, default=101, help="new processes per side for the time")
     ap.add_argument("--keep", help="directory for the dumps and traces")
     ap.add_argument("--cpu", type=int, help="pin the timed processes to this CPU (taskset)")
     args = ap.parse_args()
-    for tool in ("valgrind", "strace"):
-        if not shutil.which(tool):
-            sys.exit("%s is not installed" % tool)
-    fake = os.path.join(args.build, "bench", "fake_cuda")
-    now_exe = os.path.join(args.build, "bench", "bench_newproc_instructions")
-    for p in (os.path.join(fake, "libcuda.so.1"), now_exe):
-        if not os.path.exists(p):
-            sys.exit("%s is missing: cmake --build %s --target bench_newproc_instructions" % (p, args.build))
+    fake, now_exe = programs(args.build, "bench_newproc_instructions", ("valgrind", "strace"))
     keep = args.keep or tempfile.mkdtemp(prefix="uk_np_")
     os.makedirs(keep, exist_ok=True)
     sides = [("now", now_exe)]

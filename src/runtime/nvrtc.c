@@ -1,5 +1,6 @@
 /* NVRTC: compiling one program and finding the toolkit headers (the cache
- * key is compile_key.c's). NVRTC is linked (CUDA::nvrtc), not dlopened. */
+ * key is compile_key.c's). NVRTC itself is loaded at the first compile
+ * (nvrtc_lib.c), never by a process its disk cache serves. */
 #include <limits.h>
 #include <nvrtc.h>
 #include <pthread.h>

@@ -50,8 +50,8 @@ uk_status uk__call_outputs(const uk__kernel *kd, uk__call *c, const uk_array *ou
   c->outv = c->b.outputs_given ? out : c->outs;
   for (int j = 0; j < kd->out.count; j++) {
     const uk_param *prm = &kd->out.items[j];
-    uk_array *o = &c->outs[j];
     if (!c->b.outputs_given) {
+      uk_array *o = &c->outs[j];
       uk_dtype t = c->b.dtype[nin + j];
       memset(o, 0, sizeof *o);
       o->dtype = t;

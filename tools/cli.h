@@ -23,6 +23,7 @@ int cli_compile(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_precompile(int argc, char **argv);
+int cli_bundle(int argc, char **argv);
 
 /* Set by a command given --json: failures reported through cli_fail and
  * cli_fail_msg also print {"ok": false, "error": {what, status, message,

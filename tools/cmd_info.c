@@ -84,6 +84,33 @@ static int info_json(void) {
   return CLI_OK;
 }
 
+/* The bundles of $UKERN_BUNDLE as a context opens them: refused (why), or
+ * each with its kernels and archs, skipped when built for other archs than
+ * the device's. */
+static void print_bundles(void) {
+  const char *env = getenv("UKERN_BUNDLE");
+  if (!env || !*env) return;
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.disable_disk_cache = 1;
+  uk_context *ctx = NULL;
+  char *text = NULL;
+  if (uk_context_create(&o, &ctx) != UK_OK) {
+    printf("bundles  refused: %s\n", uk_last_error());
+    return;
+  }
+  if (uk_context_bundles(ctx, &text) == UK_OK) {
+    const char *p = text;
+    for (int first = 1; *p; first = 0) {
+      size_t n = strcspn(p, "\n");
+      printf("%s%.*s\n", first ? "bundles  " : "         ", (int)n, p);
+      p += n + (p[n] == '\n');
+    }
+  }
+  uk_free(text);
+  uk_context_destroy(ctx);
+}
+
 int cli_info(int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     fputs(help, stdout);
@@ -132,5 +159,6 @@ int cli_info(int argc, char **argv) {
     printf("cache    %s  (%s)\n", dir, uk_last_error());
   }
   uk_free(dir);
+  print_bundles();
   return CLI_OK;
 }

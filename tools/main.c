@@ -16,6 +16,7 @@ static const char usage[] =
     "  run SPEC             run a kernel on random inputs: time, GB/s, share of memcpy\n"
     "  bench [SPEC...]      the standard suite (or the SPECs' kernels), ceilings from the same run\n"
     "  precompile SPEC...   fill the disk cache ahead of time (any machine, with --arch)\n"
+    "  bundle create|list|verify  kernel bundles: compiled kernels in one file to ship\n"
     "  cache stats|list|clear  the disk cache\n"
     "  info                 library, NVRTC and driver versions, devices, cache\n"
     "  demo                 compile a kernel (any machine) and run it (with a GPU)\n"
@@ -26,6 +27,7 @@ static const char usage[] =
     "            or a bad spec, 3 no CUDA device where one is needed\n"
     "Errors go to stderr; progress is shown on stderr only when it is a terminal.\n"
     "environment: UKERN_CACHE_DIR (cache directory), UKERN_DISABLE_DISK_CACHE=1,\n"
+    "             UKERN_BUNDLE (kernel bundles to open, colon-separated),\n"
     "             UKERN_CUDA_INCLUDE (toolkit headers for NVRTC), CUDA_HOME\n";
 
 int cli_json_errors = 0;
@@ -129,7 +131,7 @@ int main(int argc, char **argv) {
   } commands[] = {
       {"info", cli_info, 1},       {"cache", cli_cache, 1}, {"demo", cli_demo, 0},
       {"gen", cli_gen, 0},         {"compile", cli_compile, 1}, {"run", cli_run, 1},
-      {"bench", cli_bench, 1},     {"precompile", cli_precompile, 1},
+      {"bench", cli_bench, 1},     {"precompile", cli_precompile, 1}, {"bundle", cli_bundle, 1},
   };
   for (size_t j = 0; j < sizeof commands / sizeof *commands; j++) {
     if (strcmp(argv[1], commands[j].name) != 0) continue;

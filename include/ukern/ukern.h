@@ -184,6 +184,11 @@ typedef struct uk_options {
   /* Non-zero: no C++ standard header map in this context's compiles (see
    * uk_module_options.no_std_headers). */
   int no_std_headers;
+  /* Kernel bundles to open (uk_context_load_bundle), in this order, before
+   * those of $UKERN_BUNDLE (a colon-separated list of paths). Copied. A
+   * bundle that cannot be used fails uk_context_create with its reason. */
+  const char *const *bundles;
+  int num_bundles;
 } uk_options;
 
 /* Creates a context. Succeeds without a driver or GPU (compiling for
@@ -240,6 +245,7 @@ typedef struct uk_cache_stats {
                                is not this user's private file (a symlink, FIFO,
                                another user's, group/world writable): see
                                uk_cache_check_dir; also counted in disk_misses */
+  uint64_t bundle_hits;     /* compiled code found in a kernel bundle */
 } uk_cache_stats;
 
 /* Statistics of this context's caches since it was created. */
@@ -247,6 +253,49 @@ UK_API uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out);
 /* The disk cache directory this context uses ("" when disabled).
  * Borrowed: valid while ctx lives. */
 UK_API const char *uk_context_cache_dir(uk_context *ctx);
+
+/* ---- Kernel bundles ------------------------------------------------------
+ * A bundle is one read-only file of compiled kernels (a fatbin per kernel
+ * holding a cubin per arch, the name map, the key that finds it), made by
+ * `ukern bundle create` or uk_bundle_create_from_cache and shipped with an
+ * application, so that its processes never compile: a context looks its
+ * bundles up after its memory cache and before the disk cache, and a
+ * process whose kernels are all found there never loads NVRTC. A bundle's
+ * key leaves out the machine (NVRTC's version, the toolkit's directories):
+ * the code is used wherever this library version runs on one of its archs.
+ * Files are read with pread, never mapped (a file truncated later gives an
+ * error, never SIGBUS); replace a bundle by renaming a new file over it. */
+
+/* Opens a bundle for this context's lookups (after those opened before).
+ * Everything is checked now: the header, the table, each kernel's checksum
+ * (XXH3) and bounds. UK_ERR_IO: the file cannot be opened, is a symbolic
+ * link, a FIFO or not a regular file, is truncated or damaged;
+ * UK_ERR_INVALID: NULL argument, another byte order, another bundle format
+ * or made by another ukern version. uk_last_error() names the file and the
+ * reason; a refused bundle is never used. A bundle without the arch a
+ * compile asks for is skipped for it (the reason in uk_context_bundles).
+ * UK_ERR_NOMEM past 16 bundles per context. Thread-safe with concurrent
+ * compiles of ctx. */
+UK_API uk_status uk_context_load_bundle(uk_context *ctx, const char *path);
+/* One line per bundle of the context: its path, kernels, archs, hits, and
+ * whether it is skipped (built for other archs than the context's: its
+ * uk_options.arch, else its device's when a GPU is there) and why. *out is
+ * the caller's (uk_free); "" when there are none. Thread-safe. */
+UK_API uk_status uk_context_bundles(uk_context *ctx, char **out);
+/* Opens and checks a bundle as uk_context_load_bundle does, without a
+ * context. listing (may be NULL): one line per kernel (archs, bytes,
+ * kernel names) and a summary, the caller's (uk_free). Same statuses. */
+UK_API uk_status uk_bundle_verify(const char *path, char **listing);
+/* Writes a bundle at path from the compile entries of a disk cache
+ * directory (NULL: the default one; `ukern precompile --arch ...` fills one
+ * for exact calls): one kernel per key, holding the cubins of every arch in
+ * archs ("80", "90a", "sm_90"; all found when num_archs is 0). The file is
+ * written under a temporary name and renamed (mode 0444). report (may be
+ * NULL): a line per kernel and what was left out, the caller's (uk_free).
+ * UK_ERR_NOT_FOUND: nothing to bundle; UK_ERR_INVALID: a bad arch name or
+ * NULL path; UK_ERR_IO: the directory or the file. Thread-safe. */
+UK_API uk_status uk_bundle_create_from_cache(const char *cache_dir, const char *const *archs, int num_archs,
+                                             const char *path, char **report);
 
 /* The default disk cache directory from the environment; the caller frees
  * *out with uk_free. */

@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "runtime/arch.h"
+#include "runtime/dcache.h"
 
 #define HEADER_SIZE 32u       /* dcache.c: magic, version, key length at 8 (u64 LE), ... */
 #define MAX_KEY (1u << 26)
@@ -176,4 +177,22 @@ uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out) {
   out->kernels = v;
   free(e);
   return UK_OK;
+}
+
+void uk__cache_key_kernels(const char *key, size_t len, char *buf, size_t cap) {
+  names *e = calloc(1, sizeof *e);
+  uk__arch arch = {0, 0};
+  size_t at = 0;
+  if (cap) buf[0] = 0;
+  if (!e || !cap) {
+    free(e);
+    return;
+  }
+  describe(key, len, &arch, e);
+  for (int j = 0; j < e->count && at + 1 < cap; j++) {
+    int w = snprintf(buf + at, cap - at, "%s%s", j ? " " : "", e->name[j]);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
+  free(e);
 }

@@ -74,6 +74,17 @@ uk_status uk__compile_key(const uk__compile_keyed *k, struct uk_strbuf *key);
 /* 1 if `key` (len bytes) is exactly this request's key text. */
 int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len);
 
+/* A bundle's key of a request (bundle.h): the key's parts without the
+ * machine's (NVRTC's version, the toolkit's directories, the linker's
+ * version) and without the arch: equal on every machine for equal
+ * requests. Needs no NVRTC. */
+uk_status uk__compile_bundle_key(const uk__compile_keyed *k, struct uk_strbuf *key);
+/* The same key made from the key text a disk cache entry stores, and that
+ * key's arch: 1 on success; 0 with the reason in *why (another library
+ * version or device headers, not one compile's key, damaged). */
+int uk__compile_bundle_key_from(const char *key, size_t len, struct uk_strbuf *out, int *arch, int *arch_flags,
+                                const char **why);
+
 /* Tests only: when set, replaces uk__compile_hash in the compile path (to
  * force collisions). */
 extern uk_hash128 (*uk__compile_hash_hook)(const uk__compile_req *req);

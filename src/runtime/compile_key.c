@@ -4,6 +4,8 @@
  * memory-cache hit runs only the comparison, after finding its entry by
  * uk__compile_lookup (an index over the same fields, no key bytes). */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +36,7 @@ static const char *prefix = "";
 static char digest_prefix[48]; /* "prefix <digest>\n" when the text does not fit */
 UK__FIRST_USE static size_t prefix_len;
 UK__FIRST_USE static uk_hasher prefix_hash;
+UK__FIRST_USE static atomic_int prefix_ready;
 
 static void make_prefix(void) {
   uk_hasher h;
@@ -78,6 +81,7 @@ static void make_prefix(void) {
   }
   uk__hasher_init(&prefix_hash);
   uk__hasher_update(&prefix_hash, prefix, prefix_len);
+  atomic_store_explicit(&prefix_ready, 1, memory_order_release);
 }
 
 /* Decimal digits of v at p (no NUL); returns their count. The key is walked
@@ -117,27 +121,40 @@ HOT_WALK void part_n(sink_fn sink, void *arg, const char *tag, const char *s, si
 
 HOT_WALK void part(sink_fn sink, void *arg, const char *tag, const char *s) { part_n(sink, arg, tag, s, strlen(s)); }
 
-/* The request's own parts, after the shared prefix. */
-HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
+/* The request's own parts, after the shared prefix. A bundle's key
+ * (portable: compiled on one machine, used on another) leaves out the arch
+ * (an entry holds every arch it was built for) and names only whether the
+ * code was linked, not the linker's version. */
+HOT_WALK void walk_parts(const uk__compile_keyed *k, sink_fn sink, void *arg, int bundle) {
   const uk__compile_req *req = k->req;
-  char buf[64] = "arch ";
-  size_t n = 5;
-  n += put_dec(buf + n, req->arch);
-  buf[n++] = ' ';
-  n += put_dec(buf + n, req->arch_flags);
-  buf[n++] = '\n';
-  sink(arg, buf, n);
+  if (!bundle) {
+    char buf[64] = "arch ";
+    size_t n = 5;
+    n += put_dec(buf + n, req->arch);
+    buf[n++] = ' ';
+    n += put_dec(buf + n, req->arch_flags);
+    buf[n++] = '\n';
+    sink(arg, buf, n);
+  }
   for (int j = 0; j < req->num_options; j++) part(sink, arg, "option", req->options[j]);
   for (int j = 0; j < req->num_name_expressions; j++) part(sink, arg, "name", req->name_expressions[j]);
   part_n(sink, arg, "source", req->source, k->source_len);
   if (k->files[0]) part(sink, arg, "files", k->files);
-  if (k->link[0]) part(sink, arg, "link", k->link);
+  if (k->link[0]) part(sink, arg, "link", !bundle ? k->link : strcmp(k->link, "unlinked") ? "linked" : "unlinked");
   /* The C++ standard header map (std_headers.h): its digest, or off. */
   part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
 }
 
+HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) { walk_parts(k, sink, arg, 0); }
+
+/* The prefix holds NVRTC's version: made at the first need of the full key
+ * (a disk lookup or a compile), never for a bundle's key, so that a process
+ * served by bundles never asks for it (nor loads NVRTC to learn it). */
+static inline void need_prefix(void) {
+  if (!atomic_load_explicit(&prefix_ready, memory_order_acquire)) pthread_once(&prefix_once, make_prefix);
+}
+
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
-  pthread_once(&prefix_once, make_prefix);
   k->req = req;
   k->source_len = strlen(req->source);
   k->files[0] = k->link[0] = 0;
@@ -153,6 +170,7 @@ void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
 static void hash_sink(void *arg, const void *data, size_t len) { uk__hasher_update(arg, data, len); }
 
 uk_hash128 uk__compile_hash(const uk__compile_keyed *k) {
+  need_prefix();
   uk_hasher h = prefix_hash;
   walk(k, hash_sink, &h);
   return uk__hasher_digest(&h);
@@ -185,6 +203,7 @@ uk_hash128 uk__compile_lookup(const uk__compile_keyed *k) {
 static void text_sink(void *arg, const void *data, size_t len) { uk__sb_addn(arg, data, len); }
 
 uk_status uk__compile_key(const uk__compile_keyed *k, uk_strbuf *key) {
+  need_prefix();
   uk__sb_addn(key, prefix, prefix_len);
   walk(k, text_sink, key);
   if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a cache key");
@@ -205,8 +224,106 @@ HOT_WALK void cmp_sink(void *arg, const void *data, size_t len) {
 }
 
 int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len) {
+  need_prefix();
   if (len < prefix_len || memcmp(key, prefix, prefix_len) != 0) return 0;
   cmp_state c = {key, len, prefix_len, 0};
   walk(k, cmp_sink, &c);
   return !c.differs && c.at == len;
+}
+
+/* ---- a bundle's key ----------------------------------------------------------
+ * "ukern-bundle 1\nukern V\nheaders D\n" and the request's parts without
+ * the arch; nothing of the machine (NVRTC's version, the toolkit's
+ * directories, the linker's version), so that a bundle made on a build
+ * machine is found on any machine running this library. */
+
+static void bundle_head(sink_fn sink, void *arg) {
+  const char *head[] = {"ukern-bundle 1\nukern ", UK_VERSION_STRING, "\nheaders ", uk__embedded_headers_digest, "\n"};
+  for (size_t j = 0; j < sizeof head / sizeof head[0]; j++) sink(arg, head[j], strlen(head[j]));
+}
+
+uk_status uk__compile_bundle_key(const uk__compile_keyed *k, uk_strbuf *key) {
+  bundle_head(text_sink, key);
+  walk_parts(k, text_sink, key, 1);
+  if (key->failed) return uk__errorf(UK_ERR_NOMEM, "out of memory building a bundle key");
+  return UK_OK;
+}
+
+/* The line at *p (up to and without '\n'), *p moved past it; NULL at the end. */
+static const char *take_line(const char **p, const char *end, size_t *n) {
+  const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+  if (!nl) return NULL;
+  const char *line = *p;
+  *n = (size_t)(nl - line);
+  *p = nl + 1;
+  return line;
+}
+
+static int starts(const char *line, size_t n, const char *word) {
+  size_t w = strlen(word);
+  return n >= w && memcmp(line, word, w) == 0;
+}
+
+/* A part "<tag> <len> <bytes>\n" at *p: the tag and the bytes; *p past it. */
+static int take_part(const char **p, const char *end, const char **tag, size_t *tag_len, const char **val,
+                     size_t *val_len) {
+  const char *s = *p, *sp = memchr(s, ' ', (size_t)(end - s));
+  if (!sp || sp == s) return 0;
+  unsigned long long len = 0;
+  const char *d = sp + 1;
+  for (; d < end && *d >= '0' && *d <= '9' && d - sp <= 19; d++) len = len * 10 + (unsigned)(*d - '0');
+  if (d == sp + 1 || d >= end || *d != ' ' || len > (unsigned long long)(end - d - 1) ||
+      d[1 + len] != '\n')
+    return 0;
+  *tag = s;
+  *tag_len = (size_t)(sp - s);
+  *val = d + 1;
+  *val_len = (size_t)len;
+  *p = d + 2 + len;
+  return 1;
+}
+
+int uk__compile_bundle_key_from(const char *key, size_t len, uk_strbuf *out, int *arch, int *arch_flags,
+                                const char **why) {
+  const char *p = key, *end = key + len, *line;
+  size_t n;
+  *why = "not the key of one compile (a linked module, or damaged)";
+  if (!(line = take_line(&p, end, &n)) || !starts(line, n, "ukern ")) return 0;
+  if (n - 6 != strlen(UK_VERSION_STRING) || memcmp(line + 6, UK_VERSION_STRING, n - 6) != 0) {
+    *why = "made by another version of ukern";
+    return 0;
+  }
+  if (!(line = take_line(&p, end, &n)) || !starts(line, n, "nvrtc ")) return 0;
+  if (!(line = take_line(&p, end, &n)) || !starts(line, n, "headers ")) return 0;
+  if (n - 8 != strlen(uk__embedded_headers_digest) || memcmp(line + 8, uk__embedded_headers_digest, n - 8) != 0) {
+    *why = "made with other device headers";
+    return 0;
+  }
+  const char *tag, *val;
+  size_t tl, vl;
+  while (p < end && starts(p, (size_t)(end - p), "include "))
+    if (!take_part(&p, end, &tag, &tl, &val, &vl)) return 0;
+  if (!(line = take_line(&p, end, &n)) || !starts(line, n, "arch ")) return 0;
+  char num[48];
+  if (n - 5 >= sizeof num) return 0;
+  memcpy(num, line + 5, n - 5);
+  num[n - 5] = 0;
+  char *e1, *e2;
+  long a = strtol(num, &e1, 10), f = *e1 == ' ' ? strtol(e1 + 1, &e2, 10) : -1;
+  if (*e1 != ' ' || *e2 || a <= 0 || a > 100000 || f < 0 || f > 255) return 0;
+  bundle_head(text_sink, out);
+  while (p < end) {
+    if (!take_part(&p, end, &tag, &tl, &val, &vl)) return 0;
+    if (tl == 4 && !memcmp(tag, "link", 4)) {
+      const char *v = vl == 8 && !memcmp(val, "unlinked", 8) ? "unlinked" : "linked";
+      part(text_sink, out, "link", v);
+    } else {
+      uk__sb_addn(out, tag, (size_t)(val - tag));
+      uk__sb_addn(out, val, vl);
+      uk__sb_addn(out, "\n", 1);
+    }
+  }
+  *arch = (int)a;
+  *arch_flags = (int)f;
+  return !out->failed;
 }

@@ -1,5 +1,5 @@
 /* The uk_context object: options, caches, and the cached compile path
- * (memory cache -> disk cache -> NVRTC). */
+ * (memory cache -> bundles -> disk cache -> NVRTC). */
 #include "runtime/context.h"
 
 #include <stdio.h>
@@ -59,6 +59,11 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
   uk_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a context");
   ctx->opts = o;
+  ctx->opts.bundles = NULL; /* borrowed: opened below, not kept */
+  ctx->opts.num_bundles = 0;
+  pthread_mutex_init(&ctx->bundle_lock, NULL);
+  atomic_init(&ctx->num_bundles, 0);
+  atomic_init(&ctx->bundle_hits, 0);
   ctx->opts.arch = target.num;
   ctx->opts.arch_name = NULL;
   ctx->arch_flags = target.flags;
@@ -100,6 +105,7 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
       st = UK_OK;
     }
   }
+  if ((st = uk__context_open_bundles(ctx, o.bundles, o.num_bundles)) != UK_OK) goto out;
   *out = ctx;
   return UK_OK;
 nomem:
@@ -117,6 +123,7 @@ void uk__context_release(uk_context *ctx) {
   uk__module_free_spare(ctx);
   if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
   if (ctx->dcache) uk__dcache_close(ctx->dcache);
+  uk__context_close_bundles(ctx);
   for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);
   free(ctx->nvrtc_options);
   free((char *)ctx->opts.cache_dir);
@@ -133,6 +140,7 @@ uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out) {
   s.memory_hits = atomic_load(&ctx->memory_hits);
   s.memory_misses = atomic_load(&ctx->memory_misses);
   s.compiles = atomic_load(&ctx->compiles);
+  s.bundle_hits = atomic_load(&ctx->bundle_hits);
   if (ctx->dcache) {
     s.disk_hits = atomic_load(&ctx->dcache->stats.hits);
     s.disk_misses = atomic_load(&ctx->dcache->stats.misses);
@@ -264,6 +272,14 @@ uk_status uk__context_compile(uk_context *ctx, const uk__compile_req *req, uk__b
   uk__compile_keyed keyed;
   uk__compile_keyed_init(&keyed, &full);
   uk_hash128 look = uk__compile_hash_hook ? uk__compile_hash_hook(&full) : uk__compile_lookup(&keyed);
+  /* Bundles first (their hits kept in memory under their own key): a
+   * process served by them never makes the full key, whose NVRTC version
+   * could load NVRTC. */
+  if (atomic_load_explicit(&ctx->num_bundles, memory_order_acquire) > 0) {
+    int found = 0;
+    st = uk__context_bundle_lookup(ctx, &keyed, look, out, &found);
+    if (st != UK_OK || found) goto out;
+  }
   if (uk__mcache_peek(ctx->mcache, look, key_matches, &keyed, out)) atomic_fetch_add(&ctx->memory_hits, 1);
   else st = compile_missed(ctx, &keyed, look, out);
 out:

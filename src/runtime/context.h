@@ -4,6 +4,7 @@
 #ifndef UK_RUNTIME_CONTEXT_H
 #define UK_RUNTIME_CONTEXT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "runtime/arch.h"
@@ -11,6 +12,8 @@
 #include "runtime/cudadrv.h"
 #include "runtime/dcache.h"
 #include "runtime/mcache.h"
+
+#define UK__MAX_BUNDLES 16
 
 struct uk_context {
   atomic_int refs;        /* the caller's reference + one per live object made from it */
@@ -27,7 +30,25 @@ struct uk_context {
   /* A destroyed module's object, reused by the next module of the context
    * (module.c): a memory-cache hit then destroy is a common loop. */
   _Atomic(struct uk_module *) spare_module;
+  /* Bundles (context_bundle.c), looked up after the memory cache and before
+   * the disk cache: appended under bundle_lock, read without it (the count
+   * is published after the pointer). */
+  pthread_mutex_t bundle_lock;
+  struct uk__bundle *bundles[UK__MAX_BUNDLES];
+  atomic_int num_bundles;
+  atomic_ullong bundle_hits;
 };
+
+/* Opens the bundles of the options (paths, n) and of $UKERN_BUNDLE; a
+ * failure fails the context's creation. The lock and counters are set up
+ * by uk_context_create before anything can fail. */
+uk_status uk__context_open_bundles(uk_context *ctx, const char *const *paths, int n);
+void uk__context_close_bundles(uk_context *ctx);
+/* The bundle tier of a compile (after the memory cache): *found = 1 and
+ * *out on a hit, kept in the memory cache under the bundle key. UK_OK with
+ * *found = 0 on a miss; an error for a bundle changed since it opened. */
+uk_status uk__context_bundle_lookup(uk_context *ctx, const uk__compile_keyed *keyed, uk_hash128 look,
+                                    uk__binary **out, int *found);
 
 /* Objects made from a context keep it alive: uk_context_destroy drops the
  * caller's reference, and the context goes when the last object does. */

@@ -82,4 +82,9 @@ int uk__dcache_check_dir(const char *path, char *why, size_t cap);
 int uk__dcache_entry_decode(void *buf, size_t size, const char *key, size_t key_len, uk__binary **out,
                             int *took);
 
+/* The kernels a key (a cache entry's or a bundle's) names, space-separated
+ * into buf: its name expressions, else the source's __global__ functions
+ * (cache_entry.c). */
+void uk__cache_key_kernels(const char *key, size_t len, char *buf, size_t cap);
+
 #endif

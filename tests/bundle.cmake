@@ -9,3 +9,18 @@ if(TARGET ukern_cli)
   set_tests_properties(test_cli_bundle PROPERTIES LABELS nvrtc
     ENVIRONMENT "UKERN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache/test_cli_bundle")
 endif()
+
+# The bundle reader's fuzz target (see fuzz.cmake for how to run one); its
+# corpus (small bundles made by `ukern bundle create`, and cut copies) is
+# replayed as a cpu test in every build.
+uk_test(test_fuzz_replay_bundle LABELS cpu SOURCES fuzz/replay.c fuzz/fuzz_bundle.c)
+target_compile_definitions(test_fuzz_replay_bundle PRIVATE UK_FUZZ_CORPUS="bundle")
+if(UKERN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  # The reader's files instrumented; the rest of the library as built.
+  set(UK_FUZZ_BUNDLE_FLAGS -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+  add_executable(fuzz_bundle fuzz/fuzz_bundle.c ${PROJECT_SOURCE_DIR}/src/runtime/bundle.c
+                             ${PROJECT_SOURCE_DIR}/src/runtime/fatbin.c)
+  target_compile_options(fuzz_bundle PRIVATE ${UK_FUZZ_BUNDLE_FLAGS} ${UK_WARNINGS} -g)
+  target_link_options(fuzz_bundle PRIVATE ${UK_FUZZ_BUNDLE_FLAGS})
+  target_link_libraries(fuzz_bundle PRIVATE ukern_internal)
+endif()

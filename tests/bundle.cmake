@@ -24,3 +24,7 @@ if(UKERN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   target_link_options(fuzz_bundle PRIVATE ${UK_FUZZ_BUNDLE_FLAGS})
   target_link_libraries(fuzz_bundle PRIVATE ukern_internal)
 endif()
+
+# Launched from a bundle: elementwise, reduction, fusion, raw (results checked).
+uk_test(test_gpu_bundle LABELS gpu SOURCES test_gpu_bundle.c)
+target_link_libraries(test_gpu_bundle PRIVATE m)

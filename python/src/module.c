@@ -331,7 +331,7 @@ PyMODINIT_FUNC PyInit__ukern(void) {
     goto fail;
   if (PyModule_AddStringConstant(m, "__version__", uk_version()) < 0) goto fail;
   if (pyk_args_init() < 0 || pyk_array_type_init(m) < 0 || pyk_elementwise_init(m) < 0 || pyk_reduction_init(m) < 0 ||
-      pyk_raw_init(m) < 0 ||
+      pyk_raw_init(m) < 0 || pyk_bundle_init(m) < 0 ||
       pyk_fusion_init(m) < 0)
     goto fail;
   return m;

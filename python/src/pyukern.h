@@ -47,6 +47,7 @@ typedef struct pyk_call {
 } pyk_call;
 
 int pyk_args_init(void); /* at module init */
+int pyk_bundle_init(PyObject *m); /* bundle.c: ukern.load_bundle and friends */
 void pyk_call_init(pyk_call *c, int allow_host);
 void pyk_call_clear(pyk_call *c);
 /* stream= argument: None leaves the choice to the producer. -1 on error. */

@@ -25,18 +25,44 @@ from ._ukern import (  # noqa: F401
     RawModule,
     ReductionKernel,
     __version__,
+    bundles,
     cache_stats,
-    configure,
+    create_bundle,
     device_count,
     synchronize,
 )
 
 from . import _ukern
 
+_bundle_paths = []
+
+
+def load_bundle(path):
+    """Opens a kernel bundle (``ukern bundle create``, ``create_bundle``) in the current
+    context: kernels it holds are loaded from it instead of compiled (looked up before the
+    disk cache); a process whose kernels are all in bundles never loads NVRTC. Checked whole
+    now: a damaged or foreign file raises OSError or ValueError naming the file and the
+    reason. A bundle built for other archs than the device's is skipped (see bundles()).
+    configure() carries the loaded bundles into its new context. ukern only."""
+    _ukern._load_bundle(path)
+    _bundle_paths.append(path)
+
+
+def configure(**kw):
+    """configure(*, arch=0, cache_dir=None, disable_disk_cache=False, device=0, options=())
+
+    Makes a new context for kernels created from now on. arch=90 compiles for sm_90 instead
+    of the device's arch (needed to compile without a GPU). Existing kernels keep their
+    context. Bundles opened with load_bundle are opened in the new context too."""
+    _ukern.configure(**kw)
+    for p in _bundle_paths:
+        _ukern._load_bundle(p)
+
 if hasattr(_ukern, "_Fusion"):  # the library has the fusion API
     from ._fuse import Fusion, fuse  # noqa: F401
 
 __all__ = [
     "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "RawKernel",
-    "RawModule", "ReductionKernel", "cache_stats", "configure", "device_count", "synchronize",
+    "RawModule", "ReductionKernel", "bundles", "cache_stats", "configure", "create_bundle", "device_count",
+    "load_bundle", "synchronize",
 ] + (["Fusion", "fuse"] if hasattr(_ukern, "_Fusion") else [])

@@ -28,3 +28,13 @@ endif()
 # Launched from a bundle: elementwise, reduction, fusion, raw (results checked).
 uk_test(test_gpu_bundle LABELS gpu SOURCES test_gpu_bundle.c)
 target_link_libraries(test_gpu_bundle PRIVATE m)
+
+# The Dask example on two GPUs (examples/dask): needs the Python package,
+# dask, distributed, dask-cuda and CuPy (scripts/gpu-dask.sh installs the
+# wheels); SKIP 77 otherwise or with fewer than two GPUs.
+if(UKERN_BUILD_PYTHON AND NOT UKERN_SANITIZE)
+  add_test(NAME test_gpu_dask COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_dask.sh ${PROJECT_BINARY_DIR}/python
+                                      ${PROJECT_SOURCE_DIR}/examples/dask)
+  set_tests_properties(test_gpu_dask PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu TIMEOUT 900
+    ENVIRONMENT "UKERN_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/cache/test_gpu_dask")
+endif()

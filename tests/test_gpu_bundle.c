@@ -172,5 +172,8 @@ int main(void) {
   rc = in_child(empty, bundle);
   CHECK(rc == 0);
   if (rc) fprintf(stderr, "run from the bundle: exit %d\n", rc);
+  free(fill);
+  free(empty);
+  free(out);
   return ut_finish("test_gpu_bundle");
 }

@@ -372,5 +372,8 @@ int main(void) {
   pid_t pid = fork();
   if (pid == 0) _exit(truncated_later(copy));
   CHECK(wait_status(pid) == 0);
+  free(out_dir);
+  free(fill_dir);
+  free(memo_dir);
   return ut_finish("test_nvrtc_bundle");
 }

@@ -102,6 +102,8 @@ int main(void) {
   char *dir = ut_temp_dir("refuse-cache"), *out = ut_temp_dir("refuse-out");
   snprintf(good, sizeof good, "%s/good.ukb", out);
   if (make_good(dir, good) != 0) {
+    free(dir);
+    free(out);
     if (strstr(uk_last_error(), "NVRTC") || strstr(uk_last_error(), "nvrtc")) {
       printf("SKIP: %s\n", uk_last_error());
       return 77;
@@ -111,7 +113,11 @@ int main(void) {
   }
   FILE *f = fopen(good, "rb");
   CHECK(f != NULL);
-  if (!f) return ut_finish("test_nvrtc_bundle_refuse");
+  if (!f) {
+    free(dir);
+    free(out);
+    return ut_finish("test_nvrtc_bundle_refuse");
+  }
   fseek(f, 0, SEEK_END);
   size = (size_t)ftell(f);
   rewind(f);
@@ -176,5 +182,7 @@ int main(void) {
   CHECK_STATUS(uk_context_load_bundle(NULL, good), UK_ERR_INVALID);
   CHECK_STATUS(uk_bundle_verify(NULL, NULL), UK_ERR_INVALID);
   free(bytes);
+  free(dir);
+  free(out);
   return ut_finish("test_nvrtc_bundle_refuse");
 }

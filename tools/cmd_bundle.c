@@ -127,10 +127,11 @@ static int create(int argc, char **argv) {
   if (!a) return cli_fail_msg("bundle", "out of memory");
   int rc = parse(a, argc, argv);
   char tmp[4096] = "";
+  int made = 0;
   if (rc == CLI_OK && !a->from_cache) {
     const char *base = getenv("TMPDIR");
     snprintf(tmp, sizeof tmp, "%s/ukern-bundle-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp)) rc = cli_fail_msg("bundle", "cannot make a temporary directory in %s", base ? base : "/tmp");
+    if (!(made = mkdtemp(tmp) != NULL)) rc = cli_fail_msg("bundle", "cannot make a temporary directory in %s", base ? base : "/tmp");
     else rc = precompile_into(a, tmp);
   }
   char *report = NULL;
@@ -140,7 +141,7 @@ static int create(int argc, char **argv) {
     else printf("%sbundle %s written\n", report, a->out);
   }
   uk_free(report);
-  if (tmp[0] && strcmp(tmp + strlen(tmp) - 6, "XXXXXX") != 0) remove_dir(tmp);
+  if (made) remove_dir(tmp);
   free(a);
   return rc;
 }

@@ -205,9 +205,11 @@ static uk_status parse(const src *s, const char *path, uk__bundle *b) {
     else if ((why = parse_meta(buf, (size_t)msize, e)) != NULL) {
     } else if (!read_at(s, e->payload_offset, buf, (size_t)e->payload_size)) why = "the file changed while it was read";
     else if (uk__hash64(buf, (size_t)e->payload_size) != e->payload_sum) why = "a kernel's code fails its checksum";
-    else if (e->hash.lo != uk__hash128(e->key, e->key_len).lo || e->hash.hi != uk__hash128(e->key, e->key_len).hi)
-      why = "a kernel's key does not match its hash";
-    else why = check_payload(buf, (size_t)e->payload_size, e);
+    else {
+      uk_hash128 kh = uk__hash128(e->key, e->key_len);
+      why = kh.lo != e->hash.lo || kh.hi != e->hash.hi ? "a kernel's key does not match its hash"
+                                                       : check_payload(buf, (size_t)e->payload_size, e);
+    }
     if (why) {
       st = refuse(UK_ERR_IO, path, "entry %llu: %s: damaged", (unsigned long long)k, why);
       goto out;
@@ -294,12 +296,15 @@ void uk__bundle_arch_list(const uk__arch *archs, int n, char *buf, size_t cap) {
   }
 }
 
+/* Keeps the first reason: skipped goes 0 -> 1 (writing) -> 2 (readable). */
 static void skip(uk__bundle *b, const char *what, const uk__arch *archs, int n, uk__arch want) {
-  if (atomic_exchange(&b->skipped, 1)) return; /* the first reason is kept */
+  int none = 0;
+  if (!atomic_compare_exchange_strong(&b->skipped, &none, 1)) return;
   char have[96], w[24];
   uk__bundle_arch_list(archs, n, have, sizeof have);
   uk__arch_name(want, w, sizeof w);
   snprintf(b->skip_reason, sizeof b->skip_reason, "%s built for %s, this process compiles for %s", what, have, w);
+  atomic_store_explicit(&b->skipped, 2, memory_order_release);
 }
 
 uk_status uk__bundle_find(uk__bundle *b, uk_hash128 hash, const char *key, size_t key_len, uk__arch arch,

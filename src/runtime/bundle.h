@@ -66,7 +66,7 @@ typedef struct uk__bundle {
   uk__arch archs[UK__BUNDLE_MAX_ARCHS]; /* every arch of any entry */
   int num_archs;
   atomic_ullong hits;
-  atomic_int skipped;        /* a lookup skipped it for its arch (reason below) */
+  atomic_int skipped;        /* 2: a lookup skipped it for its arch (reason below; 1: being written) */
   char skip_reason[200];
 } uk__bundle;
 

@@ -144,7 +144,7 @@ uk_status uk_context_bundles(uk_context *ctx, char **out) {
       uk__arch_name(want, w, sizeof w);
       uk__bundle_arch_list(b->archs, b->num_archs, have, sizeof have);
       uk__sb_addf(&r, "; skipped: built for %s, this context compiles for %s", have, w);
-    } else if (atomic_load(&b->skipped)) {
+    } else if (atomic_load_explicit(&b->skipped, memory_order_acquire) == 2) {
       uk__sb_addf(&r, "; skipped for some kernels: %s", b->skip_reason);
     }
     uk__sb_add(&r, "\n");

@@ -193,7 +193,9 @@ typedef struct uk_options {
 
 /* Creates a context. Succeeds without a driver or GPU (compiling for
  * opts->arch still works); device work then fails with UK_ERR_NO_DEVICE.
- * opts may be NULL (defaults); it is copied. */
+ * opts may be NULL (defaults); it is copied. A bundle of opts->bundles or
+ * $UKERN_BUNDLE that cannot be used fails it with uk_context_load_bundle's
+ * status (UK_ERR_IO, UK_ERR_INVALID), the message naming the file. */
 UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
 /* Drops the caller's reference to the context. Objects made from it
  * (modules, kernels, DLPack tensors ukern handed out) keep it alive: its

@@ -42,6 +42,8 @@ out=$(UKERN_BUNDLE="$tmp/k.ukb" "$UKERN" info 2>&1)
 echo "$out" | grep -q "^bundles  $tmp/k.ukb: 4 kernels for sm_80 sm_90, 0 hits"; check info $?
 out=$(UKERN_BUNDLE="$tmp/bad.ukb" "$UKERN" info 2>&1)
 echo "$out" | grep -q "^bundles  refused: \$UKERN_BUNDLE: bundle $tmp/bad.ukb"; check info-refused $?
+out=$(UKERN_BUNDLE="$tmp/k.ukb" "$UKERN" info --json 2>&1)
+printf '%s\n' "$out" | grep -qF "\"bundles\": {\"text\": \"$tmp/k.ukb: 4 kernels for sm_80 sm_90, 0 hits\\n\", \"error\": null}}"; check info-json $?
 out=$("$UKERN" bundle create "$tmp/x.ukb" 2>&1)
 [ $? -eq 2 ]; check usage $?
 out=$("$UKERN" bundle frobnicate 2>&1)

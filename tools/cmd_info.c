@@ -8,7 +8,9 @@
 static const char help[] =
     "usage: ukern info [--json]\n"
     "Prints the library, NVRTC and driver versions, each CUDA device and its\n"
-    "architecture, and the disk cache directory with its usage. --json prints one\n"
+    "architecture, the disk cache directory with its usage, and the kernel bundles\n"
+    "of $UKERN_BUNDLE (kernels, archs; skipped, and why, when built for other archs\n"
+    "than the device's; refused, and why, when damaged or foreign). --json prints one\n"
     "JSON object (absent parts are null, with the reason in a \"..._error\" key).\n";
 
 /* "13.0" from 13000. */
@@ -22,6 +24,60 @@ static void json_key_str(const char *key, const char *value, const char *err) {
     printf("null, \"%s_error\": ", key);
     cli_json_str(stdout, err);
   }
+}
+
+/* The bundles of $UKERN_BUNDLE as a context opens them: *text one line
+ * each (kernels, archs, skipped when built for other archs than the
+ * device's), or *refused why no context would open them. 0 when
+ * $UKERN_BUNDLE names none. *text is the caller's (uk_free). */
+static int bundles_text(char **text, const char **refused) {
+  const char *env = getenv("UKERN_BUNDLE");
+  *text = NULL;
+  *refused = NULL;
+  if (!env || !*env) return 0;
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.disable_disk_cache = 1;
+  uk_context *ctx = NULL;
+  if (uk_context_create(&o, &ctx) != UK_OK) {
+    *refused = uk_last_error();
+    return 1;
+  }
+  if (uk_context_bundles(ctx, text) != UK_OK) *refused = uk_last_error();
+  uk_context_destroy(ctx);
+  return 1;
+}
+
+static void print_bundles(void) {
+  char *text = NULL;
+  const char *refused = NULL;
+  if (!bundles_text(&text, &refused)) return;
+  if (refused) printf("bundles  refused: %s\n", refused);
+  for (const char *p = text ? text : "", *first = p; *p;) {
+    size_t n = strcspn(p, "\n");
+    printf("%s%.*s\n", p == first ? "bundles  " : "         ", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+  uk_free(text);
+}
+
+/* , "bundles": {"text": ..., "error": ...} (null without $UKERN_BUNDLE), then the closing brace. */
+static void json_bundles_end(void) {
+  char *text = NULL;
+  const char *refused = NULL;
+  printf(", \"bundles\": ");
+  if (!bundles_text(&text, &refused)) {
+    printf("null}\n");
+    return;
+  }
+  printf("{\"text\": ");
+  if (text) cli_json_str(stdout, text);
+  else printf("null");
+  printf(", \"error\": ");
+  if (refused) cli_json_str(stdout, refused);
+  else printf("null");
+  printf("}}\n");
+  uk_free(text);
 }
 
 static int info_json(void) {
@@ -65,7 +121,8 @@ static int info_json(void) {
   if (uk_cache_default_dir(&dir) != UK_OK) {
     printf("{\"directory\": null, \"error\": ");
     cli_json_str(stdout, uk_last_error());
-    printf("}}\n");
+    printf("}");
+    json_bundles_end();
     return CLI_OK;
   }
   uint64_t entries = 0, bytes = 0;
@@ -74,41 +131,16 @@ static int info_json(void) {
   cli_json_str(stdout, dir);
   printf(", \"disabled\": %s", off && *off == '1' ? "true" : "false");
   if (uk_cache_usage(dir, &entries, &bytes) == UK_OK) {
-    printf(", \"entries\": %llu, \"bytes\": %llu}}\n", (unsigned long long)entries, (unsigned long long)bytes);
+    printf(", \"entries\": %llu, \"bytes\": %llu}", (unsigned long long)entries, (unsigned long long)bytes);
+    json_bundles_end();
   } else {
     printf(", \"entries\": null, \"bytes\": null, \"error\": ");
     cli_json_str(stdout, uk_last_error());
-    printf("}}\n");
+    printf("}");
+    json_bundles_end();
   }
   uk_free(dir);
   return CLI_OK;
-}
-
-/* The bundles of $UKERN_BUNDLE as a context opens them: refused (why), or
- * each with its kernels and archs, skipped when built for other archs than
- * the device's. */
-static void print_bundles(void) {
-  const char *env = getenv("UKERN_BUNDLE");
-  if (!env || !*env) return;
-  uk_options o;
-  memset(&o, 0, sizeof o);
-  o.disable_disk_cache = 1;
-  uk_context *ctx = NULL;
-  char *text = NULL;
-  if (uk_context_create(&o, &ctx) != UK_OK) {
-    printf("bundles  refused: %s\n", uk_last_error());
-    return;
-  }
-  if (uk_context_bundles(ctx, &text) == UK_OK) {
-    const char *p = text;
-    for (int first = 1; *p; first = 0) {
-      size_t n = strcspn(p, "\n");
-      printf("%s%.*s\n", first ? "bundles  " : "         ", (int)n, p);
-      p += n + (p[n] == '\n');
-    }
-  }
-  uk_free(text);
-  uk_context_destroy(ctx);
 }
 
 int cli_info(int argc, char **argv) {

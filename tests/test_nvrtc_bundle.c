@@ -5,7 +5,9 @@
  * process) ask for the same kernels with the bundle open:
  *   - served by it: bundle hits, no compile, no disk hit, NVRTC never
  *     loaded, the raw module's functions and parameters read from the
- *     bundle's cubin; a second ask is a memory hit;
+ *     bundle's cubin; a second ask is a memory hit; also a module with
+ *     options and a user header (-I, -D) and one linked (-rdc: a kernel
+ *     launching a kernel), whose keys hold more parts;
  *   - $UKERN_BUNDLE opens it; the bundle comes before a disk cache that
  *     holds the same kernels;
  *   - a context compiling for sm_86 skips it, and says why;
@@ -27,6 +29,13 @@ static const char raw_src[] =
     "  if (i < n) x[i] *= a;\n"
     "}\n";
 static const char *const raw_names[] = {"scale<float>", "scale<double>"};
+/* A module reading a user header through -I, with a -D option: the key's
+ * option and files parts. Another that launches a kernel (-rdc, linked). */
+static const char user_src[] = "#include \"bundle_user.cuh\"\n"
+                               "extern \"C\" __global__ void with_header(float *p) { p[0] = USER_SCALE * FACTOR; }\n";
+static const char rdc_src[] = "extern \"C\" __global__ void child(int *p) { p[threadIdx.x] = 1; }\n"
+                              "extern \"C\" __global__ void parent(int *p) { child<<<1, 32>>>(p); }\n";
+static char include_opt[4300];
 
 static uk_array arr(uk_dtype t, uint64_t data, int ndim, const int64_t *shape) {
   uk_array a;
@@ -100,12 +109,28 @@ static uk_status ask(uk_context *ctx, int which) {
       st = UK_ERR_INTERNAL; /* (double*, double, int): read from the cubin */
     uk_module_destroy(m);
   }
+  if (st == UK_OK && (which & 16)) {
+    const char *opts[] = {include_opt, "-DFACTOR=3"};
+    uk_module_options mo;
+    memset(&mo, 0, sizeof mo);
+    mo.options = opts;
+    mo.num_options = 2;
+    uk_module *m = NULL;
+    st = uk_module_from_source(ctx, user_src, &mo, &m);
+    uk_module_destroy(m);
+  }
+  if (st == UK_OK && (which & 32)) {
+    uk_module *m = NULL;
+    uk_function *fn = NULL;
+    if ((st = uk_module_from_source(ctx, rdc_src, NULL, &m)) == UK_OK) st = uk_module_function(m, "parent", &fn);
+    uk_module_destroy(m);
+  }
   return st;
 }
 
 /* Each kernel is one compile (one entry) per arch. */
-#define ALL 15
-#define KERNELS 4
+#define ALL 63
+#define KERNELS 6
 
 static char *fill_dir, *memo_dir, *bundle;
 
@@ -168,8 +193,8 @@ static int serve(const char *dir, int by_env) {
   if (t.bundle_hits != KERNELS || t.memory_hits <= s.memory_hits) return 1;
   if (uk__nvrtc_loaded()) return 2;
   char *report = NULL;
-  if (uk_context_bundles(ctx, &report) != UK_OK || !strstr(report, bundle) || !strstr(report, "4 kernels for sm_80 sm_90") ||
-      !strstr(report, "4 hits") || strstr(report, "skipped"))
+  if (uk_context_bundles(ctx, &report) != UK_OK || !strstr(report, bundle) || !strstr(report, "6 kernels for sm_80 sm_90") ||
+      !strstr(report, "6 hits") || strstr(report, "skipped"))
     return 1;
   uk_free(report);
   uk_context_destroy(ctx);
@@ -236,7 +261,7 @@ static int threads(void) {
   }
   uk_cache_stats s;
   uk_context_cache_stats(ctx, &s);
-  if (s.bundle_hits != KERNELS || s.compiles != 0) rc = 1;
+  if (s.bundle_hits != 4 || s.compiles != 0) rc = 1;
   if (uk__nvrtc_loaded()) rc = 2;
   uk_context_destroy(ctx);
   return rc;
@@ -305,6 +330,15 @@ int main(void) {
   char path[4200];
   snprintf(path, sizeof path, "%s/kernels.ukb", out_dir);
   bundle = path;
+  /* the user header, next to nothing the key could guess: found through -I */
+  char header[4300];
+  snprintf(include_opt, sizeof include_opt, "-I%s", out_dir);
+  snprintf(header, sizeof header, "%s/bundle_user.cuh", out_dir);
+  FILE *h = fopen(header, "w");
+  if (h) {
+    fputs("#define USER_SCALE 2.5f\n", h);
+    fclose(h);
+  }
 
   int rc = run(fill);
   if (rc == 77) {
@@ -315,7 +349,7 @@ int main(void) {
   const char *archs[] = {"80", "sm_90"};
   char *report = NULL;
   CHECK_OK(uk_bundle_create_from_cache(fill_dir, archs, 2, bundle, &report));
-  CHECK_CONTAINS(report, "4 kernels");
+  CHECK_CONTAINS(report, "6 kernels");
   CHECK_CONTAINS(report, "sm_80 sm_90");
   CHECK_CONTAINS(report, "scale<float>");
   uk_free(report);
@@ -331,7 +365,7 @@ int main(void) {
   snprintf(only90, sizeof only90, "%s/only90.ukb", out_dir);
   const char *a90[] = {"90"};
   CHECK_OK(uk_bundle_create_from_cache(fill_dir, a90, 1, only90, &report));
-  CHECK_CONTAINS(report, "4 entries for other archs left out");
+  CHECK_CONTAINS(report, "6 entries for other archs left out");
   uk_free(report);
   CHECK_STATUS(uk_bundle_create_from_cache(memo_dir, a90, 1, only90, NULL), UK_ERR_NOT_FOUND);
   CHECK_CONTAINS(uk_last_error(), "nothing to bundle");

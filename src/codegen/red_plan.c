@@ -48,6 +48,13 @@ void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced
   *out_ndim = n;
 }
 
+/* *size times e, saturating at INT64_MAX: in an empty loop (an extent of 0
+ * in the other part) one part's extents may multiply past int64, and then
+ * nothing runs anyway. */
+static void times(int64_t *size, int64_t e) {
+  if (__builtin_mul_overflow(*size, e, size)) *size = INT64_MAX;
+}
+
 void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
                    const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out) {
   /* No clearing (it ran per call): every entry below each loop's ndim and
@@ -62,14 +69,14 @@ void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int n
     if (reduced[d]) {
       int r = R->ndim++;
       R->shape[r] = L->shape[d];
-      R->size *= L->shape[d];
+      times(&R->size, L->shape[d]);
       for (int k = 0; k < L->nops; k++) R->strides[k][r] = L->strides[k][d];
       if (keepdims) od++;
       continue;
     }
     int c = K->ndim++;
     K->shape[c] = L->shape[d];
-    K->size *= L->shape[d];
+    times(&K->size, L->shape[d]);
     for (int k = 0; k < L->nops; k++) K->strides[k][c] = L->strides[k][d];
     for (int j = 0; j < nouts; j++) K->strides[L->nops + j][c] = L->shape[d] == 1 ? 0 : ostrides[j][od];
     od++;
@@ -94,7 +101,8 @@ int uk__red_vec(int64_t max_itemsize) {
 
 int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* Rounded-up a / b (a >= 0, b > 0) without the a + b - 1 that could overflow. */
+static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 /* Splits each output's range so that about `target` blocks run, each piece
  * holding at least `min_piece` elements, pieces a multiple of `align`. */

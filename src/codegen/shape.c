@@ -182,9 +182,11 @@ int uk__shape_fits_int32(const uk_loop *loop) {
     for (int d = 0; d < loop->ndim; d++) {
       int64_t s = loop->strides[k][d], e = loop->shape[d] - 1;
       if (e <= 0) continue;
-      if (s > 0 ? s > lim / e : -s > lim / e) return 0;
-      if (s > 0) pos += s * e;
-      else neg += -s * e;
+      /* |s| as unsigned: -INT64_MIN does not exist in int64 */
+      uint64_t m = s < 0 ? 0 - (uint64_t)s : (uint64_t)s;
+      if (m > (uint64_t)(lim / e)) return 0;
+      if (s > 0) pos += (int64_t)m * e;
+      else neg += (int64_t)m * e;
       if (pos > lim || neg > lim) return 0;
     }
   }

@@ -109,7 +109,7 @@ static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 static void split(uk_red_strategy *s, int64_t nred, int64_t target, int64_t min_piece, int64_t align) {
   s->nsplit = 1;
   s->chunk = nred > 0 ? nred : 1;
-  if (s->grid_x >= target || nred < 2 * min_piece) return;
+  if (s->grid_x >= target || s->grid_x == 0 || nred < 2 * min_piece) return; /* 0: no outputs, nothing runs */
   int64_t n = cdiv(target, s->grid_x), most = nred / min_piece;
   if (n > most) n = most;
   if (n > 65535) n = 65535;
@@ -127,7 +127,7 @@ static void split_waves(uk_red_strategy *s, int64_t nred, int64_t resident, int6
   s->nsplit = 1;
   s->chunk = nred > 0 ? nred : 1;
   int64_t gx = s->grid_x, most = nred / min_piece, n = 0;
-  if (gx >= 2 * resident || most < 2) return;
+  if (gx >= 2 * resident || gx == 0 || most < 2) return;
   for (int64_t w = 1; w <= 4 && !n; w++) {
     int64_t c = w * resident / gx;
     if (c >= 1 && c * gx * 100 >= 85 * w * resident) n = c;

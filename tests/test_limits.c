@@ -3,14 +3,14 @@
  * its position and the limit's name, a program at the limit works, and
  * what has no limit (statement chains, built programs) works at sizes that
  * overflowed the C stack when the stages recursed: those run on a thread
- * with a 512 KiB stack, where a recursion over 30,000 nodes does not fit.
+ * with a 256 KiB stack, where a recursion over 12,000 nodes does not fit.
  * Times nothing. No GPU, no NVRTC: sources come from a context with an
  * arch. */
 #include <pthread.h>
 
 #include "testutil.h"
 
-enum { CHAIN = 30000 }; /* nodes of the chains */
+enum { CHAIN = 12000 }; /* nodes of the chains */
 
 static uk_context *ctx;
 
@@ -176,7 +176,7 @@ static void builder_chains(void) {
   CHECK_OK(uk_fusion_output(b, "z", uk_fusion_op(b, "add", (int[]){uk_fusion_cast(b, x, UK_INT8), c}, 2)));
   CHECK_OK(uk_fusion_create_built(ctx, b, "folded", NULL, &f));
   CHECK_STATUS(source_of(f, 1, NULL, &src), UK_ERR_TYPE);
-  CHECK_CONTAINS(uk_last_error(), "Python integer 30000 out of bounds for int8");
+  CHECK_CONTAINS(uk_last_error(), "Python integer 12000 out of bounds for int8");
   uk_fusion_destroy(f);
   uk_fusion_builder_destroy(b);
 
@@ -296,7 +296,7 @@ int main(void) {
   deep_text();
   pthread_attr_t attr;
   pthread_t th;
-  CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 512 * 1024) == 0);
+  CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
   CHECK(pthread_create(&th, &attr, chains, NULL) == 0 && pthread_join(th, NULL) == 0);
   pthread_attr_destroy(&attr);
   fusion_counts();

@@ -116,7 +116,7 @@ static int is_name(const parser *p, const char *name) {
 static int add(parser *p, uk_fuse_node *n) {
   if (p->prog->nnodes >= UK_MAX_FUSE_NODES) {
     p->status = uk__error_at(UK_ERR_INVALID, "program", p->text, n->pos, "split the program into several fusions",
-                 "more than %d nodes (UK_MAX_FUSE_NODES)", UK_MAX_FUSE_NODES);
+                             "more than %d nodes (UK_MAX_FUSE_NODES)", UK_MAX_FUSE_NODES);
     return -1;
   }
   int id = uk__fuse_prog_add(p->prog, n);

@@ -280,6 +280,32 @@ static void parameter_counts(void) {
   free(far);
 }
 
+/* Inputs that broadcast past int64: UK_ERR_SHAPE at the operation, before
+ * any plan multiplies the extents (the row plan's rows included). */
+static void broadcast_overflow(void) {
+  int64_t a[2] = {(int64_t)1 << 40, 1}, b[2] = {1, (int64_t)1 << 40}, e[3] = {0, 1, (int64_t)1 << 40};
+  uk_array x, y, z, out;
+  memset(&out, 0, sizeof out);
+  CHECK_OK(uk_array_init(&x, 256, UK_FLOAT32, 2, a));
+  CHECK_OK(uk_array_init(&y, 512, UK_FLOAT32, 2, b));
+  CHECK_OK(uk_array_init(&z, 768, UK_FLOAT32, 3, e));
+  static const char *const progs[] = {"z = x + y", "t = x + y\nz = t - max(t, axis=-1, keepdims=True)"};
+  for (int j = 0; j < 2; j++) {
+    uk_fusion *f;
+    CHECK_OK(create("x, y", "z", progs[j], &f));
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+    char *src = NULL;
+    CHECK_STATUS(uk_fusion_source(f, in, 2, &out, 1, NULL, &src), UK_ERR_SHAPE);
+    CHECK_CONTAINS(uk_last_error(), "the shape (1099511627776, 1099511627776) has too many elements for 64-bit");
+    CHECK(src == NULL);
+    /* an empty broadcast is fine however large its other extents */
+    in[1] = uk_arg_array(&z);
+    CHECK_OK(uk_fusion_source(f, in, 2, &out, 1, NULL, &src));
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
+}
+
 static void *chains(void *arg) {
   (void)arg;
   statement_chain();
@@ -294,6 +320,7 @@ int main(void) {
   o.disable_disk_cache = 1;
   CHECK_OK(uk_context_create(&o, &ctx));
   deep_text();
+  broadcast_overflow();
   pthread_attr_t attr;
   pthread_t th;
   CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 * 1024) == 0);

@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "codegen/dtype.h"
+#include "codegen/shape.h"
 
 static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, const char *a, const char *b) {
   return uk__error_at(UK_ERR_TYPE, "program", g->text, pos, NULL, fmt, a, b);
@@ -379,6 +380,19 @@ uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const in
           *d = as[k];
         }
       }
+    }
+    /* The loops' own rule (shape.c): elements x 16 bytes fit int64, so
+     * later products over node shapes cannot overflow. */
+    int64_t count = 1, bytes;
+    int empty = 0, overflow = 0;
+    for (int k = 0; k < nd; k++) {
+      empty |= sh[k] == 0;
+      overflow |= __builtin_mul_overflow(count, sh[k], &count);
+    }
+    if (!empty && (overflow || __builtin_mul_overflow(count, (int64_t)16, &bytes))) {
+      char b[200];
+      return uk__error_at(UK_ERR_SHAPE, "program", g->text, n->pos, NULL,
+                          "the shape %s has too many elements for 64-bit byte offsets", uk__shape_str(nd, sh, b, sizeof b));
     }
   }
   return UK_OK;

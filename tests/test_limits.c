@@ -306,6 +306,40 @@ static void broadcast_overflow(void) {
   }
 }
 
+/* t_k = t_(k-1) - sum(t_(k-1), axis=0, keepdims=True), n times: kernel k
+ * reads x and k - 1 sums. 14 levels run (the last kernel has 16 array
+ * operands, UK_MAX_ARRAY_OPERANDS; more is refused per call). Past
+ * UK_MAX_PARAMETERS it is refused while planned (not by the kernels made
+ * from the plan, "a ukern bug"), before the rest of a long chain is
+ * planned: 2,000 levels took seconds of quadratic planning. */
+static void reduction_chain(void) {
+  static const int n[] = {14, 64, 2000};
+  for (int j = 0; j < 3; j++) {
+    text t = {0};
+    char line[96];
+    put(&t, "t0 = x\n");
+    for (int k = 1; k <= n[j]; k++) {
+      snprintf(line, sizeof line, "t%d = t%d - sum(t%d, axis=0, keepdims=True)\n", k, k - 1, k - 1);
+      put(&t, line);
+    }
+    snprintf(line, sizeof line, "z = t%d\n", n[j]);
+    put(&t, line);
+    uk_fusion *f;
+    CHECK_OK(create("x", "z", t.s, &f));
+    char *src = NULL;
+    if (n[j] == 14) {
+      CHECK_OK(source_of(f, 1, NULL, &src));
+    } else {
+      CHECK_STATUS(source_of(f, 1, NULL, &src), UK_ERR_INVALID);
+      CHECK_STREQ(uk_last_error(), "fusion: a kernel of the plan reads more than 63 inputs and intermediates "
+                                   "(UK_MAX_PARAMETERS is 64); split the program into several fusions");
+    }
+    uk_free(src);
+    uk_fusion_destroy(f);
+    free(t.s);
+  }
+}
+
 static void *chains(void *arg) {
   (void)arg;
   statement_chain();
@@ -321,6 +355,7 @@ int main(void) {
   CHECK_OK(uk_context_create(&o, &ctx));
   deep_text();
   broadcast_overflow();
+  reduction_chain();
   pthread_attr_t attr;
   pthread_t th;
   CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 * 1024) == 0);

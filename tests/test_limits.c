@@ -311,9 +311,9 @@ static void broadcast_overflow(void) {
  * operands, UK_MAX_ARRAY_OPERANDS; more is refused per call). Past
  * UK_MAX_PARAMETERS it is refused while planned (not by the kernels made
  * from the plan, "a ukern bug"), before the rest of a long chain is
- * planned: 2,000 levels took seconds of quadratic planning. */
+ * planned: 1,000 levels took seconds of quadratic planning. */
 static void reduction_chain(void) {
-  static const int n[] = {14, 64, 2000};
+  static const int n[] = {14, 64, 1000};
   for (int j = 0; j < 3; j++) {
     text t = {0};
     char line[96];
@@ -340,6 +340,41 @@ static void reduction_chain(void) {
   }
 }
 
+/* t_k = sum(t_(k-1), axis=0, keepdims=True): a kernel per level, planning
+ * grew with the square of the levels; UK_MAX_FUSE_KERNELS bounds it. */
+static void kernel_count_limit(void) {
+  static const int n[] = {UK_MAX_FUSE_KERNELS - 1, UK_MAX_FUSE_KERNELS, 20000};
+  for (int j = 0; j < 3; j++) {
+    text t = {0};
+    char line[96];
+    put(&t, "t0 = x\n");
+    for (int k = 1; k <= n[j]; k++) {
+      snprintf(line, sizeof line, "t%d = sum(t%d, axis=0, keepdims=True)\n", k, k - 1);
+      put(&t, line);
+    }
+    snprintf(line, sizeof line, "z = t%d\n", n[j]);
+    put(&t, line);
+    uk_fusion *f;
+    CHECK_OK(create("x", "z", t.s, &f));
+    int64_t shape[2] = {3, 5};
+    uk_array x, out;
+    memset(&out, 0, sizeof out);
+    CHECK_OK(uk_array_init(&x, 256, UK_FLOAT32, 2, shape));
+    uk_arg in = uk_arg_array(&x);
+    int count = -1;
+    if (j == 0) {
+      CHECK_OK(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count));
+      CHECK(count == UK_MAX_FUSE_KERNELS - 1);
+    } else {
+      CHECK_STATUS(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count), UK_ERR_INVALID);
+      CHECK_CONTAINS(uk_last_error(), "program:1025:9: the plan needs more than 1024 kernels (UK_MAX_FUSE_KERNELS)");
+      CHECK(count == -1);
+    }
+    uk_fusion_destroy(f);
+    free(t.s);
+  }
+}
+
 static void *chains(void *arg) {
   (void)arg;
   statement_chain();
@@ -356,6 +391,7 @@ int main(void) {
   deep_text();
   broadcast_overflow();
   reduction_chain();
+  kernel_count_limit();
   pthread_attr_t attr;
   pthread_t th;
   CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 * 1024) == 0);

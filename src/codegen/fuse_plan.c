@@ -283,6 +283,13 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
       if (gkey_level[q] == level[id] && p->ndim[g->nodes[r].arg[0]] == p->ndim[a] && p->axes[r] == p->axes[id])
         group_of[id] = q;
     }
+    if (group_of[id] < 0 && ngroups == UK_MAX_FUSE_KERNELS - 1) { /* and the elementwise kernel */
+      s = uk__error_at(UK_ERR_INVALID, "program", g->text, n->pos, "split the program into several fusions",
+                       "the plan needs more than %d kernels (UK_MAX_FUSE_KERNELS)", UK_MAX_FUSE_KERNELS);
+      free(gkey_level);
+      free(gkey_rep);
+      goto out;
+    }
     if (group_of[id] < 0) {
       gkey_level[ngroups] = level[id];
       gkey_rep[ngroups] = id;

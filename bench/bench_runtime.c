@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
   static float a = 2;
   x = y = dbuf;
   args[0] = &x, args[1] = &y, args[2] = &nn, args[3] = &a;
-  grid = (uk_grid_launch){{1, 1, 1}, {32, 1, 1}, 0, s, 0};
+  grid = (uk_grid_launch){{1, 1, 1}, {32, 1, 1}, 0, s, 0, {0, 0, 0}};
   bu_check(uk_device_synchronize(), "sync");
 
   struct {

@@ -56,7 +56,7 @@ int main(void) {
   CHECK_OK(uk_device_set_current(0));
   for (int d = 0; d < 2; d++) {
     void *args[] = {&dx[d].data, &dy[d].data, &a[d], &b[d], &n};
-    uk_grid_launch g = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, streams[d], 0};
+    uk_grid_launch g = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, streams[d], 0, {0, 0, 0}};
     CHECK_OK(uk_function_launch(f, &g, args));
   }
   CUcontext cur = NULL, prim0 = NULL;

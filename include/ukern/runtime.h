@@ -72,8 +72,13 @@ UK_API uk_status uk_stream_wait_event(void *stream, void *event);
 
 /* Event flags (bits): UK_EVENT_DISABLE_TIMING (cheaper; uk_event_elapsed
  * refuses it), UK_EVENT_BLOCKING_SYNC (uk_event_synchronize sleeps instead
- * of spinning). */
-typedef enum uk_event_flag { UK_EVENT_DISABLE_TIMING = 1, UK_EVENT_BLOCKING_SYNC = 2 } uk_event_flag;
+ * of spinning), UK_EVENT_INTERPROCESS (shareable with another process
+ * through uk_ipc_event_get_handle; needs UK_EVENT_DISABLE_TIMING too). */
+typedef enum uk_event_flag {
+  UK_EVENT_DISABLE_TIMING = 1,
+  UK_EVENT_BLOCKING_SYNC = 2,
+  UK_EVENT_INTERPROCESS = 4
+} uk_event_flag;
 /* Creates an event on `device`; flags: 0 or UK_EVENT_* bits. The event is
  * the caller's: uk_event_destroy. */
 UK_API uk_status uk_event_create(int device, unsigned flags, void **event);
@@ -155,8 +160,94 @@ UK_API uk_status uk_memcpy_2d_async(const uk_copy_2d *c, void *stream);
  * uk_mem_free. */
 UK_API uk_status uk_mem_alloc_pitch(int device, size_t width_bytes, size_t height, unsigned element_bytes,
                                     uint64_t *dptr, size_t *pitch);
-/* Frees memory from uk_mem_alloc_pitch (synchronous, cuMemFree). 0: no-op. */
+/* Allocates `bytes` (> 0) of linear device memory on `device` with
+ * cuMemAlloc (PyCUDA mem_alloc): not stream-ordered, not from a pool, so
+ * it can be shared with other processes (uk_ipc_mem_get_handle). The
+ * caller frees it with uk_mem_free. Thread-safe. */
+UK_API uk_status uk_mem_alloc(int device, size_t bytes, uint64_t *dptr);
+/* Frees memory from uk_mem_alloc, uk_mem_alloc_pitch or uk_managed_alloc
+ * (synchronous, cuMemFree). 0: no-op. */
 UK_API uk_status uk_mem_free(uint64_t dptr);
+
+/* 2-D memsets: `height` rows of `width` 8-, 16- or 32-bit values, row r
+ * starting at dst + r * pitch (bytes). dst and pitch must be multiples of
+ * the value's size and pitch at least width values (UK_ERR_INVALID
+ * otherwise); width or height 0 is a no-op. Synchronous, or ordered on
+ * `stream` (legal during stream capture). Thread-safe. */
+UK_API uk_status uk_memset_2d_d8(uint64_t dst, size_t pitch, uint8_t value, size_t width, size_t height);
+UK_API uk_status uk_memset_2d_d16(uint64_t dst, size_t pitch, uint16_t value, size_t width, size_t height);
+UK_API uk_status uk_memset_2d_d32(uint64_t dst, size_t pitch, uint32_t value, size_t width, size_t height);
+UK_API uk_status uk_memset_2d_d8_async(uint64_t dst, size_t pitch, uint8_t value, size_t width, size_t height,
+                                       void *stream);
+UK_API uk_status uk_memset_2d_d16_async(uint64_t dst, size_t pitch, uint16_t value, size_t width, size_t height,
+                                        void *stream);
+UK_API uk_status uk_memset_2d_d32_async(uint64_t dst, size_t pitch, uint32_t value, size_t width, size_t height,
+                                        void *stream);
+
+/* ------------------------------------------------------------------------ */
+/* Managed (unified) memory                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Attach flags (one of them): UK_MANAGED_GLOBAL (any stream on any device
+ * may access it), UK_MANAGED_HOST (the host only, until attached to a
+ * stream), UK_MANAGED_SINGLE (uk_stream_attach_memory only: the one stream
+ * it is attached to). */
+typedef enum uk_managed_flag { UK_MANAGED_GLOBAL = 1, UK_MANAGED_HOST = 2, UK_MANAGED_SINGLE = 4 } uk_managed_flag;
+/* The host as a target of uk_managed_prefetch_async and uk_managed_advise. */
+#define UK_DEVICE_CPU (-1)
+/* Allocates `bytes` (> 0) of managed memory (cuMemAllocManaged, in
+ * `device`'s primary context), addressable at the same address from the
+ * host and every device; flags UK_MANAGED_GLOBAL or UK_MANAGED_HOST. The
+ * caller frees it with uk_mem_free. Thread-safe. */
+UK_API uk_status uk_managed_alloc(int device, size_t bytes, unsigned flags, uint64_t *dptr);
+/* Attaches managed memory [dptr, dptr + bytes) to `stream` (not NULL)
+ * with one flag (bytes 0: the whole allocation, as the driver requires
+ * unless the device has concurrent managed access), ordered on the stream.
+ * UK_ERR_INVALID: a NULL stream or dptr, not one known flag. */
+UK_API uk_status uk_stream_attach_memory(void *stream, uint64_t dptr, size_t bytes, unsigned flags);
+/* Migrates managed memory [dptr, dptr + bytes) to `device`
+ * (UK_DEVICE_CPU: host memory) ordered on `stream` (the device needs
+ * concurrent managed access: the attribute concurrent_managed_access).
+ * bytes 0 is a no-op. */
+UK_API uk_status uk_managed_prefetch_async(uint64_t dptr, size_t bytes, int device, void *stream);
+/* Usage hints for managed memory (cuMemAdvise). */
+typedef enum uk_mem_advice {
+  UK_ADVISE_SET_READ_MOSTLY = 1,
+  UK_ADVISE_UNSET_READ_MOSTLY,
+  UK_ADVISE_SET_PREFERRED_LOCATION,
+  UK_ADVISE_UNSET_PREFERRED_LOCATION,
+  UK_ADVISE_SET_ACCESSED_BY,
+  UK_ADVISE_UNSET_ACCESSED_BY
+} uk_mem_advice;
+/* Gives `advice` for [dptr, dptr + bytes) about `device` (UK_DEVICE_CPU:
+ * the host; ignored by the read-mostly advices). bytes 0 is a no-op.
+ * UK_ERR_INVALID: an unknown advice, a NULL dptr. */
+UK_API uk_status uk_managed_advise(uint64_t dptr, size_t bytes, uk_mem_advice advice, int device);
+
+/* ------------------------------------------------------------------------ */
+/* Pointer attributes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* What memory an address is in. */
+typedef enum uk_memory_type {
+  UK_MEMORY_UNREGISTERED = 0, /* host memory CUDA does not know */
+  UK_MEMORY_HOST,             /* pinned or registered host memory */
+  UK_MEMORY_DEVICE,           /* device memory */
+  UK_MEMORY_MANAGED           /* managed memory (uk_managed_alloc) */
+} uk_memory_type;
+typedef struct uk_pointer_info {
+  uk_memory_type type;
+  int device;              /* the ordinal it was allocated or registered on; -1: none */
+  void *context;           /* its CUcontext (NULL: none) */
+  uint64_t device_pointer; /* the address kernels use for it (mapped host memory: its device address; 0: none) */
+  uint64_t range_start;    /* the allocation holding it: first byte ... */
+  size_t range_bytes;      /* ... and size (0 for unregistered memory) */
+} uk_pointer_info;
+/* Describes the memory at address `ptr` (a device address or a host
+ * address cast to uint64_t), in one driver query. Memory CUDA does not know
+ * is not an error: type UK_MEMORY_UNREGISTERED, device -1, the rest 0.
+ * UK_ERR_INVALID: NULL out. Thread-safe. */
+UK_API uk_status uk_pointer_info_get(uint64_t ptr, uk_pointer_info *out);
 
 /* Free and total memory of `device`, in bytes. */
 UK_API uk_status uk_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes);
@@ -216,6 +307,104 @@ UK_API uk_status uk_device_can_access_peer(int device, int peer, int *can);
  * primary contexts, one direction; enabling it twice is fine).
  * UK_ERR_INVALID for device == peer. */
 UK_API uk_status uk_device_enable_peer_access(int device, int peer);
+/* Undoes uk_device_enable_peer_access (UK_ERR_CUDA saying
+ * CUDA_ERROR_PEER_ACCESS_NOT_ENABLED when it was not enabled).
+ * UK_ERR_INVALID for device == peer. */
+UK_API uk_status uk_device_disable_peer_access(int device, int peer);
+/* Copies `bytes` from `src` on device src_device to `dst` on device
+ * dst_device (peer access need not be enabled: the driver stages the copy
+ * through the host when it is not). Synchronous, or ordered on `stream`
+ * (a stream of either device; NULL: the legacy stream). bytes 0 is a no-op;
+ * UK_ERR_INVALID: a NULL address, a device that does not exist. */
+UK_API uk_status uk_memcpy_peer(uint64_t dst, int dst_device, uint64_t src, int src_device, size_t bytes);
+UK_API uk_status uk_memcpy_peer_async(uint64_t dst, int dst_device, uint64_t src, int src_device, size_t bytes,
+                                      void *stream);
+
+/* The device whose PCI bus id is `bus_id` ("domain:bus:device.function"
+ * in hex, as nvidia-smi and uk_device_pci_bus_id write it, e.g.
+ * "0000:3b:00.0"). UK_ERR_NOT_FOUND when no device has it. */
+UK_API uk_status uk_device_by_pci_bus_id(const char *bus_id, int *device);
+/* Writes `device`'s PCI bus id, NUL-terminated, into bus_id (`size`
+ * bytes, at least 13). UK_ERR_INVALID for a NULL or short buffer. */
+UK_API uk_status uk_device_pci_bus_id(int device, char *bus_id, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Context limits, cache configuration, profiler                             */
+/* ------------------------------------------------------------------------ */
+
+/* Limits of a device's primary context (the values are the driver's
+ * CUlimit ones). Device-runtime limits concern kernels that launch kernels;
+ * UK_LIMIT_DEV_RUNTIME_SYNC_DEPTH is refused by drivers whose device
+ * runtime has no device-side synchronisation (CUDA 12+ on sm_90: UK_ERR_CUDA
+ * with CUDA_ERROR_UNSUPPORTED_LIMIT). */
+typedef enum uk_limit {
+  UK_LIMIT_STACK_SIZE = 0,                  /* bytes of stack per GPU thread */
+  UK_LIMIT_PRINTF_FIFO_SIZE,                /* bytes of the device printf FIFO */
+  UK_LIMIT_MALLOC_HEAP_SIZE,                /* bytes of the device malloc heap */
+  UK_LIMIT_DEV_RUNTIME_SYNC_DEPTH,          /* nesting depth of device-side synchronisation */
+  UK_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT /* device-side launches that may be pending */
+} uk_limit;
+/* Reads a limit of `device`'s primary context. UK_ERR_INVALID: an unknown
+ * limit, NULL value. Thread-safe. */
+UK_API uk_status uk_device_get_limit(int device, uk_limit limit, size_t *value);
+/* Sets it (the driver may round it up; read it back). Thread-safe; it
+ * affects every user of the device's primary context. */
+UK_API uk_status uk_device_set_limit(int device, uk_limit limit, size_t value);
+
+/* Preferred split of on-chip memory between L1 and shared memory (a hint;
+ * the driver's CUfunc_cache values). */
+typedef enum uk_cache_config {
+  UK_CACHE_PREFER_NONE = 0,
+  UK_CACHE_PREFER_SHARED,
+  UK_CACHE_PREFER_L1,
+  UK_CACHE_PREFER_EQUAL
+} uk_cache_config;
+/* The cache preference of `device`'s primary context, for kernels that
+ * set none of their own. UK_ERR_INVALID: an unknown value, NULL out. */
+UK_API uk_status uk_device_set_cache_config(int device, uk_cache_config config);
+UK_API uk_status uk_device_get_cache_config(int device, uk_cache_config *config);
+/* The cache preference of one kernel, on every device it is or will be
+ * used on (as uk_function_set_attribute). UK_ERR_INVALID: NULL f or an
+ * unknown value. Thread-safe. */
+UK_API uk_status uk_function_set_cache_config(uk_function *f, uk_cache_config config);
+
+/* Starts and stops collection by an attached profiler (Nsight Systems
+ * with --capture-range=cudaProfilerApi, ...), in the current context
+ * (device 0's when the thread has none). Without a profiler they do
+ * nothing and succeed. */
+UK_API uk_status uk_profiler_start(void);
+UK_API uk_status uk_profiler_stop(void);
+
+/* ------------------------------------------------------------------------ */
+/* Interprocess sharing (IPC)                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Opaque handles that another process on the same host opens; plain bytes
+ * (send them through a pipe, a file, shared memory). */
+typedef struct uk_ipc_mem_handle { unsigned char bytes[64]; } uk_ipc_mem_handle;
+typedef struct uk_ipc_event_handle { unsigned char bytes[64]; } uk_ipc_event_handle;
+/* Flags of uk_ipc_mem_open: UK_IPC_LAZY_ENABLE_PEER_ACCESS lets the
+ * memory of another device be opened, enabling peer access as needed. */
+typedef enum uk_ipc_flag { UK_IPC_LAZY_ENABLE_PEER_ACCESS = 1 } uk_ipc_flag;
+/* A handle for the allocation holding `dptr`, memory from uk_mem_alloc or
+ * uk_mem_alloc_pitch (memory from a stream-ordered pool, such as ukern's
+ * default allocator's, cannot be shared this way: UK_ERR_CUDA saying so).
+ * The memory must outlive every process's use of it. Thread-safe. */
+UK_API uk_status uk_ipc_mem_get_handle(uint64_t dptr, uk_ipc_mem_handle *handle);
+/* Maps memory of another process into this one, in `device`'s primary
+ * context; *dptr is the start of the allocation. The opener releases it
+ * with uk_ipc_mem_close (never uk_mem_free). A process cannot open its own
+ * handles (UK_ERR_CUDA). UK_ERR_INVALID: NULL arguments or unknown flags. */
+UK_API uk_status uk_ipc_mem_open(int device, const uk_ipc_mem_handle *handle, unsigned flags, uint64_t *dptr);
+/* Unmaps memory from uk_ipc_mem_open. 0: no-op. */
+UK_API uk_status uk_ipc_mem_close(uint64_t dptr);
+/* A handle for an event made with UK_EVENT_INTERPROCESS |
+ * UK_EVENT_DISABLE_TIMING. */
+UK_API uk_status uk_ipc_event_get_handle(void *event, uk_ipc_event_handle *handle);
+/* Opens another process's event in `device`'s primary context: record it,
+ * wait on it, query it like an own event; destroy it with
+ * uk_event_destroy. */
+UK_API uk_status uk_ipc_event_open(int device, const uk_ipc_event_handle *handle, void **event);
 
 /* ------------------------------------------------------------------------ */
 /* Textures and surfaces                                                     */
@@ -244,6 +433,32 @@ UK_API uk_status uk_cuda_array_to_host(uk_cuda_array *a, void *host);
 /* The same from and to packed device memory. */
 UK_API uk_status uk_cuda_array_from_device(uk_cuda_array *a, uint64_t src);
 UK_API uk_status uk_cuda_array_to_device(uk_cuda_array *a, uint64_t dst);
+
+/* One side of a 3-D copy: linear device memory (address ptr), host memory
+ * (ptr = the address cast to uint64_t) or a CUDA array. Linear memory is
+ * read as slices of `height` rows, rows `pitch` bytes apart; the copied box
+ * starts at byte x of row y of slice z (for an array: byte x of texel row
+ * y, layer z; pitch and height unused). */
+typedef enum uk_copy_kind { UK_COPY_DEVICE = 0, UK_COPY_HOST, UK_COPY_ARRAY } uk_copy_kind;
+typedef struct uk_copy_3d_side {
+  uk_copy_kind kind;
+  uint64_t ptr;           /* UK_COPY_DEVICE / UK_COPY_HOST */
+  uk_cuda_array *array;   /* UK_COPY_ARRAY */
+  size_t pitch, height;   /* linear memory: bytes per row, rows per slice */
+  size_t x, y, z;         /* start of the box: x in bytes, y rows, z slices */
+} uk_copy_3d_side;
+/* A box of width_bytes x height x depth between two sides. */
+typedef struct uk_copy_3d {
+  uk_copy_3d_side src, dst;
+  size_t width_bytes, height, depth;
+} uk_copy_3d;
+/* Copies as described (synchronous; the _async form ordered on `stream`).
+ * Any pairing of device, host and array memory (host to host included).
+ * An empty box is a no-op. UK_ERR_INVALID: NULL c, an unknown kind, a NULL
+ * address or array, a linear side whose pitch is less than x + width_bytes
+ * or whose height is less than y + height. Thread-safe. */
+UK_API uk_status uk_memcpy_3d(const uk_copy_3d *c);
+UK_API uk_status uk_memcpy_3d_async(const uk_copy_3d *c, void *stream);
 
 /* How a texture answers coordinates outside it (per axis). Wrap and mirror
  * need normalised coordinates. */

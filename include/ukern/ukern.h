@@ -560,6 +560,12 @@ typedef struct uk_grid_launch {
   unsigned shared_bytes;
   void *stream;        /* CUstream; NULL = the current context's default stream */
   int cooperative;     /* non-zero: cooperative launch (grid sync allowed) */
+  /* Thread-block cluster dimensions (sm_90+): all 0 = no cluster (the
+   * plain launch); else 0 counts as 1 and each grid dimension must be a
+   * multiple of the cluster's (UK_ERR_INVALID otherwise). Blocks of a
+   * cluster run together and share their shared memory (cooperative_groups::
+   * this_cluster(), map_shared_rank). Launched with cuLaunchKernelEx. */
+  unsigned cluster[3];
 } uk_grid_launch;
 
 /* Launches f. args[i] points to the value of parameter i (as cuLaunchKernel's

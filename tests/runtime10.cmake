@@ -6,3 +6,7 @@ uk_test(test_gpu_stream LABELS gpu SOURCES test_gpu_stream.c)
 uk_test(test_gpu_memory LABELS gpu SOURCES test_gpu_memory.c)
 uk_test(test_gpu_texture LABELS gpu SOURCES test_gpu_texture.c)
 uk_test(test_gpu_kernel LABELS gpu SOURCES test_gpu_kernel.c)
+# Issue 28: the rest of the driver layer (managed memory, IPC, pointer
+# attributes, limits, cache configuration, profiler, peer copies, 2-D
+# memsets, 3-D copies, PCI bus ids, cluster launch).
+uk_test(test_driver_api LABELS cpu SOURCES test_driver_api.c)

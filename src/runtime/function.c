@@ -284,16 +284,8 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
    * plain launch stays cuLaunchKernel. */
   int clustered = (g->cluster[0] | g->cluster[1] | g->cluster[2]) != 0;
   int ex = g->cooperative || clustered;
-  unsigned cx = 1, cy = 1, cz = 1;
-  if (clustered) {
-    cx = g->cluster[0] ? g->cluster[0] : 1, cy = g->cluster[1] ? g->cluster[1] : 1,
-    cz = g->cluster[2] ? g->cluster[2] : 1;
-    if (gx % cx || gy % cy || gz % cz)
-      return uk__errorf(UK_ERR_INVALID,
-                        "launching '%s': grid %ux%ux%u is not a multiple of cluster %ux%ux%u (each grid "
-                        "dimension must divide by the cluster's)",
-                        f->name, gx, gy, gz, cx, cy, cz);
-  }
+  unsigned cx = g->cluster[0] ? g->cluster[0] : 1, cy = g->cluster[1] ? g->cluster[1] : 1,
+           cz = g->cluster[2] ? g->cluster[2] : 1;
   size_t size = 0;
   void **params = (void **)args;
   if (f->has_signature) {
@@ -353,14 +345,30 @@ out:
   return st;
 }
 
+/* A cluster must tile the grid (checked before any device work). */
+static uk_status check_cluster(const uk_function *f, const uk_grid_launch *g) {
+  unsigned gd[3], cd[3];
+  for (int k = 0; k < 3; k++) {
+    gd[k] = g->grid[k] ? g->grid[k] : 1;
+    cd[k] = g->cluster[k] ? g->cluster[k] : 1;
+  }
+  if (gd[0] % cd[0] || gd[1] % cd[1] || gd[2] % cd[2])
+    return uk__errorf(UK_ERR_INVALID,
+                      "launching '%s': grid %ux%ux%u is not a multiple of cluster %ux%ux%u (each grid dimension "
+                      "must divide by the cluster's)",
+                      f->name, gd[0], gd[1], gd[2], cd[0], cd[1], cd[2]);
+  return UK_OK;
+}
+
 /* Launches f on g->stream, recording `start` before and `end` after when
  * they are given. Inlined into each entry point: one call layer less on
  * every launch. */
 static inline __attribute__((always_inline)) uk_status launch(uk_function *f, const uk_grid_launch *g,
                                                              void *const *args, CUevent start, CUevent end) {
   int device, pushed = 0;
-  uk_status st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed);
-  if (st != UK_OK) return st;
+  uk_status st;
+  if ((g->cluster[0] | g->cluster[1] | g->cluster[2]) && (st = check_cluster(f, g)) != UK_OK) return st;
+  if ((st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed)) != UK_OK) return st;
   if (device < 0 || device >= UK__MAX_DEVICES) {
     st = uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
     goto out;

@@ -10,3 +10,5 @@ uk_test(test_gpu_kernel LABELS gpu SOURCES test_gpu_kernel.c)
 # attributes, limits, cache configuration, profiler, peer copies, 2-D
 # memsets, 3-D copies, PCI bus ids, cluster launch).
 uk_test(test_driver_api LABELS cpu SOURCES test_driver_api.c)
+uk_test(test_nvrtc_cluster LABELS nvrtc SOURCES test_nvrtc_cluster.c)
+uk_test(test_gpu_cluster LABELS gpu SOURCES test_gpu_cluster.c)

@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
   void *ev = NULL;
   CHECK_OK(uk_event_create(0, UK_EVENT_INTERPROCESS | UK_EVENT_DISABLE_TIMING, &ev));
   uk_ipc_event_handle eh;
-  CHECK_OK(uk_ipc_mem_get_handle(d + 4096, &mh)); /* any address inside: the allocation's handle */
+  CHECK_OK(uk_ipc_mem_get_handle(d, &mh));
   CHECK_OK(uk_ipc_event_get_handle(ev, &eh));
   /* A timing event cannot be shared: the error says how to make one. */
   void *timed = NULL;
@@ -128,8 +128,8 @@ int main(int argc, char **argv) {
   pid_t pid = fork();
   if (pid == 0) {
     /* The child's CUDA starts fresh: exec at once. */
-    dup2(fds[1], 3);
-    close(fds[0]);
+    if (fds[0] != 3) close(fds[0]);
+    if (fds[1] != 3) dup2(fds[1], 3); /* replaces the read end if that was 3 */
     char *args[] = {argv[0], "--child", memhex, evhex, NULL};
     execv("/proc/self/exe", args);
     _exit(93);

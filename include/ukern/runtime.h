@@ -386,10 +386,11 @@ typedef struct uk_ipc_event_handle { unsigned char bytes[64]; } uk_ipc_event_han
 /* Flags of uk_ipc_mem_open: UK_IPC_LAZY_ENABLE_PEER_ACCESS lets the
  * memory of another device be opened, enabling peer access as needed. */
 typedef enum uk_ipc_flag { UK_IPC_LAZY_ENABLE_PEER_ACCESS = 1 } uk_ipc_flag;
-/* A handle for the allocation holding `dptr`, memory from uk_mem_alloc or
- * uk_mem_alloc_pitch (memory from a stream-ordered pool, such as ukern's
- * default allocator's, cannot be shared this way: UK_ERR_CUDA saying so).
- * The memory must outlive every process's use of it. Thread-safe. */
+/* A handle for the allocation starting at `dptr`: the address that
+ * uk_mem_alloc or uk_mem_alloc_pitch gave. Memory from a stream-ordered
+ * pool, such as ukern's default allocator's, cannot be shared this way
+ * (UK_ERR_CUDA saying so). The memory must outlive every process's use of
+ * it. UK_ERR_INVALID: NULL dptr or handle. Thread-safe. */
 UK_API uk_status uk_ipc_mem_get_handle(uint64_t dptr, uk_ipc_mem_handle *handle);
 /* Maps memory of another process into this one, in `device`'s primary
  * context; *dptr is the start of the allocation. The opener releases it

@@ -179,12 +179,8 @@ static uk_status fill_2d(const char *api, unsigned w, uint64_t dst, size_t pitch
   }
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
-  if (r != CUDA_SUCCESS) {
-    char what[128];
-    snprintf(what, sizeof what, "%s (%zu rows of %zu values, pitch %zu)", api, height, width, pitch);
-    return uk__cu_error(r, what);
-  }
-  return UK_OK;
+  return r == CUDA_SUCCESS ? UK_OK
+                           : uk__cu_errorf(r, "%s (%zu rows of %zu values, pitch %zu)", api, height, width, pitch);
 }
 
 uk_status uk_memset_2d_d8(uint64_t dst, size_t pitch, uint8_t value, size_t width, size_t height) {
@@ -287,9 +283,8 @@ uk_status uk_mem_alloc(int device, size_t bytes, uint64_t *dptr) {
   uk_status st = uk__device_enter(device, &pushed);
   if (st != UK_OK) return st;
   CUdeviceptr p = 0;
-  char what[64];
-  snprintf(what, sizeof what, "cuMemAlloc(%zu bytes, device %d)", bytes, device);
-  st = uk__cu_check(uk__cu.cuMemAlloc(&p, bytes), what);
+  CUresult r = uk__cu.cuMemAlloc(&p, bytes);
+  if (r != CUDA_SUCCESS) st = uk__cu_errorf(r, "cuMemAlloc(%zu bytes, device %d)", bytes, device);
   uk__device_leave(pushed);
   if (st == UK_OK) *dptr = (uint64_t)p;
   return st;

@@ -1,6 +1,5 @@
 /* 3-D copies between linear device memory, host memory and CUDA arrays
  * (cuMemcpy3D), synchronous or stream-ordered. */
-#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -73,12 +72,8 @@ static uk_status copy_3d(const char *api, const uk_copy_3d *c, int async, void *
     r = async ? uk__cu.cuMemcpy3DAsync(&m, (CUstream)stream) : uk__cu.cuMemcpy3D(&m);
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
-  if (r != CUDA_SUCCESS) {
-    char what[128];
-    snprintf(what, sizeof what, "%s (%zu x %zu x %zu bytes)", api, c->width_bytes, c->height, c->depth);
-    return uk__cu_error(r, what);
-  }
-  return UK_OK;
+  return r == CUDA_SUCCESS ? UK_OK
+                           : uk__cu_errorf(r, "%s (%zu x %zu x %zu bytes)", api, c->width_bytes, c->height, c->depth);
 }
 
 uk_status uk_memcpy_3d(const uk_copy_3d *c) { return copy_3d("uk_memcpy_3d", c, 0, NULL); }

@@ -87,6 +87,9 @@ uk_status uk__cu_resolve(void **slot, const char *name);
 /* Turns a failed CUresult into UK_ERR_CUDA with "<what>: CUDA_ERROR_X: text". */
 uk_status uk__cu_error(CUresult r, const char *what);
 
+/* uk__cu_error with `what` formatted printf-style (cut at 256 bytes). */
+uk_status uk__cu_errorf(CUresult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Checks a CUresult: UK_OK or the error from uk__cu_error. */
 static inline uk_status uk__cu_check(CUresult r, const char *what) {
   return r == CUDA_SUCCESS ? UK_OK : uk__cu_error(r, what);

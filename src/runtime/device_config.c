@@ -21,10 +21,8 @@ static uk_status check_limit(const char *api, uk_limit limit) {
 }
 
 static uk_status limit_error(CUresult r, const char *api, uk_limit limit, int device) {
-  char what[160];
-  snprintf(what, sizeof what, "%s(%s, device %d)%s", api, limit_names[limit], device,
-           r == CUDA_ERROR_UNSUPPORTED_LIMIT ? " (this driver or device does not support the limit)" : "");
-  return uk__cu_error(r, what);
+  return uk__cu_errorf(r, "%s(%s, device %d)%s", api, limit_names[limit], device,
+                       r == CUDA_ERROR_UNSUPPORTED_LIMIT ? " (this driver or device does not support the limit)" : "");
 }
 
 uk_status uk_device_get_limit(int device, uk_limit limit, size_t *value) {

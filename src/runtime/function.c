@@ -100,11 +100,10 @@ static uk_status apply_cache_config(uk_function *f, int device, int config) {
   int pushed = 0;
   uk_status st = uk__device_enter(device, &pushed);
   if (st != UK_OK) return st;
-  if ((st = uk__cu_need(cuFuncSetCacheConfig)) == UK_OK) {
-    char what[160];
-    snprintf(what, sizeof what, "cuFuncSetCacheConfig(kernel '%s', device %d)", f->name, device);
-    st = uk__cu_check(uk__cu.cuFuncSetCacheConfig(f->raw[device], (CUfunc_cache)config), what);
-  }
+  CUresult r;
+  if ((st = uk__cu_need(cuFuncSetCacheConfig)) == UK_OK &&
+      (r = uk__cu.cuFuncSetCacheConfig(f->raw[device], (CUfunc_cache)config)))
+    st = uk__cu_errorf(r, "cuFuncSetCacheConfig(kernel '%s', device %d)", f->name, device);
   uk__device_leave(pushed);
   return st;
 }

@@ -1,6 +1,5 @@
 /* Interprocess sharing of device memory and events (cuIpc*): handles are
  * plain bytes the caller carries to another process on the same host. */
-#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -45,11 +44,10 @@ uk_status uk_ipc_mem_open(int device, const uk_ipc_mem_handle *handle, unsigned 
   CUipcMemHandle h;
   memcpy(&h, handle->bytes, sizeof h);
   CUdeviceptr p = 0;
-  if ((st = uk__cu_need(cuIpcOpenMemHandle)) == UK_OK) {
-    char what[80];
-    snprintf(what, sizeof what, "cuIpcOpenMemHandle (device %d)", device);
-    st = uk__cu_check(uk__cu.cuIpcOpenMemHandle(&p, h, flags ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0), what);
-  }
+  CUresult r;
+  if ((st = uk__cu_need(cuIpcOpenMemHandle)) == UK_OK &&
+      (r = uk__cu.cuIpcOpenMemHandle(&p, h, flags ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0)))
+    st = uk__cu_errorf(r, "cuIpcOpenMemHandle (device %d)", device);
   uk__device_leave(pushed);
   if (st == UK_OK) *dptr = (uint64_t)p;
   return st;

@@ -1,7 +1,6 @@
 /* Managed (unified) memory: allocation, attaching to a stream, prefetch and
  * advice. Thin calls over the driver; the allocation is freed with
  * uk_mem_free (cuMemFree frees managed memory too). */
-#include <stdio.h>
 
 #include "base/error.h"
 #include "runtime/device.h"
@@ -33,13 +32,10 @@ uk_status uk_managed_alloc(int device, size_t bytes, unsigned flags, uint64_t *d
   uk_status st = uk__device_enter(device, &pushed);
   if (st != UK_OK) return st;
   CUdeviceptr p = 0;
-  if ((st = uk__cu_need(cuMemAllocManaged)) == UK_OK) {
-    char what[96];
-    snprintf(what, sizeof what, "cuMemAllocManaged(%zu bytes, device %d)", bytes, device);
-    st = uk__cu_check(uk__cu.cuMemAllocManaged(&p, bytes, flags == UK_MANAGED_GLOBAL ? CU_MEM_ATTACH_GLOBAL
-                                                                                      : CU_MEM_ATTACH_HOST),
-                      what);
-  }
+  CUresult r;
+  unsigned cu = flags == UK_MANAGED_GLOBAL ? CU_MEM_ATTACH_GLOBAL : CU_MEM_ATTACH_HOST;
+  if ((st = uk__cu_need(cuMemAllocManaged)) == UK_OK && (r = uk__cu.cuMemAllocManaged(&p, bytes, cu)))
+    st = uk__cu_errorf(r, "cuMemAllocManaged(%zu bytes, device %d)", bytes, device);
   uk__device_leave(pushed);
   if (st == UK_OK) *dptr = (uint64_t)p;
   return st;
@@ -72,13 +68,10 @@ uk_status uk_managed_prefetch_async(uint64_t dptr, size_t bytes, int device, voi
   if (st != UK_OK) return st;
   int pushed = 0, d;
   if ((st = uk__launch_enter(NULL, stream, &d, &pushed)) != UK_OK) return st;
-  if ((st = uk__cu_need(cuMemPrefetchAsync)) == UK_OK) {
-    char what[96];
-    snprintf(what, sizeof what, "cuMemPrefetchAsync(%zu bytes to %s %d)", bytes,
-             device == UK_DEVICE_CPU ? "host" : "device", device == UK_DEVICE_CPU ? 0 : device);
-    st = uk__cu_check(uk__cu.cuMemPrefetchAsync((CUdeviceptr)dptr, bytes, location_of(device), 0, (CUstream)stream),
-                      what);
-  }
+  CUresult r;
+  if ((st = uk__cu_need(cuMemPrefetchAsync)) == UK_OK &&
+      (r = uk__cu.cuMemPrefetchAsync((CUdeviceptr)dptr, bytes, location_of(device), 0, (CUstream)stream)))
+    st = uk__cu_errorf(r, "cuMemPrefetchAsync(%zu bytes to %s)", bytes, device == UK_DEVICE_CPU ? "the host" : "device");
   uk__device_leave(pushed);
   return st;
 }

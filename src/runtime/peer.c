@@ -51,11 +51,9 @@ uk_status uk_device_disable_peer_access(int device, int peer) {
   if (st != UK_OK) return st;
   int pushed = 0;
   if ((st = uk__device_enter(device, &pushed)) != UK_OK) return st;
-  if ((st = uk__cu_need(cuCtxDisablePeerAccess)) == UK_OK) {
-    char what[96];
-    snprintf(what, sizeof what, "cuCtxDisablePeerAccess(device %d -> device %d)", device, peer);
-    st = uk__cu_check(uk__cu.cuCtxDisablePeerAccess(peer_ctx), what);
-  }
+  CUresult r;
+  if ((st = uk__cu_need(cuCtxDisablePeerAccess)) == UK_OK && (r = uk__cu.cuCtxDisablePeerAccess(peer_ctx)))
+    st = uk__cu_errorf(r, "cuCtxDisablePeerAccess(device %d -> device %d)", device, peer);
   uk__device_leave(pushed);
   return st;
 }
@@ -80,12 +78,8 @@ static uk_status copy_peer(const char *api, uint64_t dst, int dst_device, uint64
               : uk__cu.cuMemcpyPeer(dst, dc, src, sc, bytes);
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
-  if (r != CUDA_SUCCESS) {
-    char what[128];
-    snprintf(what, sizeof what, "%s (%zu bytes, device %d -> device %d)", api, bytes, src_device, dst_device);
-    return uk__cu_error(r, what);
-  }
-  return UK_OK;
+  return r == CUDA_SUCCESS ? UK_OK
+                           : uk__cu_errorf(r, "%s (%zu bytes, device %d -> device %d)", api, bytes, src_device, dst_device);
 }
 
 uk_status uk_memcpy_peer(uint64_t dst, int dst_device, uint64_t src, int src_device, size_t bytes) {

@@ -68,6 +68,7 @@ static int run_device(int d, uint64_t seed) {
   void *s = streams[d];
   int64_t shape[2] = {R, C};
   uk_array dx, dy, z, sum, dist, raw;
+  memset(&dx, 0, sizeof dx), memset(&dy, 0, sizeof dy), memset(&raw, 0, sizeof raw);
   memset(&z, 0, sizeof z), memset(&sum, 0, sizeof sum), memset(&dist, 0, sizeof dist);
   bad += TRY(uk_array_alloc(ctx, UK_FLOAT64, 2, shape, d, s, &dx));
   bad += TRY(uk_array_alloc(ctx, UK_FLOAT64, 2, shape, d, s, &dy));

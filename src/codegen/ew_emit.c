@@ -29,6 +29,12 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->uses_i = uk__opscan_uses(k->operation, "i");
   k->uses_ind = uk__opscan_uses(k->operation, "_ind") || uk__opscan_uses(k->loop_prep, "_ind") ||
                 uk__opscan_uses(k->after_loop, "_ind");
+  k->uses_ind_index = uk__opscan_uses_beyond(k->operation, "_ind", "size") ||
+                      uk__opscan_uses_beyond(k->loop_prep, "_ind", "size") ||
+                      uk__opscan_uses_beyond(k->after_loop, "_ind", "size");
+  /* State that loop_prep declares may change per element (a running value):
+   * only CuPy's order of elements per thread gives CuPy's results. */
+  k->one_per_thread = k->uses_ind_index || (k->loop_prep && *k->loop_prep) || (k->after_loop && *k->after_loop);
   /* A tile's threads meet at barriers: an operation that leaves the loop
    * early (or syncs itself) keeps the plain strided loop. */
   k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
@@ -364,7 +370,14 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
   if (b[B_TYPEDEFS].len) uk__sb_addc(&b[B_TYPEDEFS], '\n');
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
-  if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
+  if (k->uses_ind_index) {
+    /* CONTIG has ndim 0 or 1 here (uk__ew_choose): its extent is the size. */
+    int nd = key->variant == UK_EW_STRIDED ? key->ndim : key->ndim ? 1 : 0;
+    line(&b[B_IND], "  ukern::ew_indexer<%d> _ind(_uk_size);", nd);
+    for (int d = 0; d < nd && key->variant == UK_EW_STRIDED; d++) line(&b[B_IND], "  _ind.shape_[%d] = _uk_shape_%d;", d, d);
+  } else if (k->uses_ind) {
+    line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
+  }
   uk__srcmap_add_code(&b[B_PREP], "loop_prep", k->loop_prep, 1);
   uk__srcmap_add_code(&b[B_AFTER], "after_loop", k->after_loop, 1);
   char vec[8];
@@ -377,6 +390,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
+    if (k->uses_ind_index) line(&b[B_INDEX], "    _ind.set((ptrdiff_t)_uk_j);");
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   }
   if (key->variant == UK_EW_STRIDED) {

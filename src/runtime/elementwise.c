@@ -84,8 +84,9 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
   uk_status st = uk__kernel_init(&k->base, &ew_kind, ctx, "uk_elementwise_options", in_params, out_params, name,
                                  opts ? (const char *const *)opts->options : NULL, opts ? opts->num_options : 0);
   if (st != UK_OK ||
-      (st = uk__defcheck_fields("operation", operation, "loop_prep", opts ? opts->loop_prep : NULL, "after_loop",
-                                opts ? opts->after_loop : NULL, (const char *)NULL)) != UK_OK)
+      (st = uk__defcheck_code("operation", operation)) != UK_OK ||
+      (st = uk__defcheck_code("loop_prep", opts ? opts->loop_prep : NULL)) != UK_OK ||
+      (st = uk__defcheck_code("after_loop", opts ? opts->after_loop : NULL)) != UK_OK)
     goto out;
   int failed = 0;
   k->operation = uk__strdup_opt(operation, &failed);

@@ -191,12 +191,12 @@ static void test_check_kernel(void) {
   CHECK_STATUS(check_kernel("T x", "T y", ""), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "kernel name is empty: use a C identifier such as 'my_kernel'");
   CHECK_STATUS(check_kernel("T x", "T y", "2x"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:1: invalid kernel name '2x'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:1: Invalid kernel name '2x'\n"
                                "    2x\n"
                                "    ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");
   CHECK_STATUS(check_kernel("T x", "T y", "my-kernel"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:3: invalid kernel name 'my-kernel'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:3: Invalid kernel name 'my-kernel'\n"
                                "    my-kernel\n"
                                "      ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");

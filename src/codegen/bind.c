@@ -131,9 +131,7 @@ uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlis
       if ((s = bind_texture(kernel, in, out, k)) != UK_OK) return s;
       b->is_texture[k] = 1;
       b->dtype[k] = UK_UINT64; /* the handle's storage */
-    } else if (p->is_raw) {
-      return uk__errorf(UK_ERR_INVALID, "%s: raw input '%s' needs an array, not a scalar", kernel, p->name);
-    }
+    } /* a scalar for a raw input is a plain scalar there, as CuPy passes it */
   }
   for (int k = 0; k < nin; k++)
     if (!b->is_array[k] && !b->is_texture[k] && (s = resolve_rest(kernel, &in->items[k], b, &b->dtype[k])) != UK_OK) return s;

@@ -443,7 +443,7 @@ static uk_status check_kernel_name(const char *name, const char *in_text, const 
   size_t bad = first_bad(name, len);
   if (bad < len)
     return uk__error_at(UK_ERR_SYNTAX, "name", name, bad, HINT_NAME,
-                        "invalid kernel name '%s'", name);
+                        "Invalid kernel name '%s'", name);
   const char *why = reserved_why(name, len);
   if (why) return uk__error_at(UK_ERR_SYNTAX, "name", name, 0, NULL, "kernel name '%s' is %s", name, why);
   if (strncmp(name, "_uk", 3) == 0)

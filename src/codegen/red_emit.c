@@ -286,7 +286,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
   enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS,
-         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, NB };
+         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_plan pl = {0, NULL, 0};
@@ -304,6 +304,13 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
     uk__srcmap_add_expr(&b[B_IDENT], "identity", k->identity);
+    /* The identity may name scalar inputs (CuPy's first_nonzero: `len`). */
+    for (int p = 0; p < k->in->count; p++) {
+      char tb[2];
+      if (is_scalar(key, p) && uk__opscan_uses(k->identity, param_at(k, p)->name))
+        line(&b[B_IDLOCALS], "    const %s %s = _uk_a.%s;", type_name(k, p, tb), param_at(k, p)->name,
+             param_at(k, p)->name);
+    }
   } else {
     uk__sb_add(&b[B_IDENT], "rt()");
   }
@@ -311,7 +318,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   uk__srcmap_add_expr(&b[B_MAPEXPR], "map_expr", k->map_expr);
   static const char *const names[NB] = {"banner", "typedefs", "preamble", "fields", "koff", "val_params",
                                         "val_locals", "kept", "map", "map_vec", "map_cols", "map_pack", "post",
-                                        "identity", "reduce_expr", "map_expr"};
+                                        "identity", "reduce_expr", "map_expr", "ident_locals"};
   char vec[8];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

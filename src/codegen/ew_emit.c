@@ -35,6 +35,7 @@ void uk__ew_scan(uk_ew_kernel *k) {
   /* State that loop_prep declares may change per element (a running value):
    * only CuPy's order of elements per thread gives CuPy's results. */
   k->one_per_thread = k->uses_ind_index || (k->loop_prep && *k->loop_prep) || (k->after_loop && *k->after_loop);
+  for (int p = 0; p < nin; p++) k->one_per_thread |= !k->in->items[p].is_raw && k->in->items[p].is_non_const;
   /* A tile's threads meet at barriers: an operation that leaves the loop
    * early (or syncs itself) keeps the plain strided loop. */
   k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
@@ -140,7 +141,9 @@ static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_str
     case UK_SLOT_SCALAR:
       uk__sb_addf(decl, "const %s %s", uk__key_is_texture(&key->p, x->param) ? "cudaTextureObject_t" : t, prm->name);
       break;
-    case UK_SLOT_PTR: uk__sb_addf(decl, "%s%s* _uk_p_%s", x->param < k->in->count ? "const " : "", t, prm->name); break;
+    case UK_SLOT_PTR:
+      uk__sb_addf(decl, "%s%s* _uk_p_%s", x->param < k->in->count && !prm->is_non_const ? "const " : "", t, prm->name);
+      break;
     case UK_SLOT_RAW_SHAPE: uk__emit_raw_field(decl, prm, t, &key->p, x->param, off, plan); break;
     case UK_EW_SLOT_STRIDE: uk__sb_addf(decl, "%s _uk_s_%s_%d", sit, prm->name, x->dim); break;
     case UK_EW_SLOT_SHAPE: uk__sb_addf(decl, "%s _uk_shape_%d", ut, x->dim); break;
@@ -212,7 +215,12 @@ static void emit_elements(const uk_ew_kernel *k, const uk_ew_key *key, access a,
     char tb[2], acc[300];
     const char *t = type_name(k, p, tb), *name = param_at(k, p)->name;
     element(k, key, p, a, acc, sizeof acc);
-    if (p < nin) {
+    if (p < nin && param_at(k, p)->is_non_const) {
+      /* CuPy binds a _non_const input by reference: what the operation
+       * writes there goes back to the array. */
+      line(elems, "%s%s %s = %s;", ind, t, name, acc);
+      line(stores, "%s%s = %s;", ind, acc, name);
+    } else if (p < nin) {
       line(elems, "%sconst %s %s = %s;", ind, t, name, acc);
     } else {
       if ((k->write_only_mask >> p) & 1) line(elems, "%s%s %s;", ind, t, name);

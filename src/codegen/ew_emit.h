@@ -48,8 +48,8 @@ typedef struct uk_ew_kernel {
   uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
   int uses_i, uses_ind;
   int uses_ind_index; /* _ind beyond _ind.size() (get(), set(), ndim): CuPy's CIndexer, per axis */
-  int one_per_thread; /* loop_prep, after_loop or _ind.get(): CuPy's loop of one element per
-                         thread (no vectors, no tiles, a grid of one thread per element) */
+  int one_per_thread; /* loop_prep, after_loop, _ind.get() or a _non_const input: CuPy's loop of
+                         one element per thread (no vectors, no tiles, one thread per element) */
   int tile_safe;     /* the operation has no return/break/goto (TILED synchronises the block) */
   int needs_f16;     /* the texts name float16 types: include ukern/half.cuh (with half) */
   int needs_bf16;    /* the texts name bfloat16 types: include ukern/half.cuh (with bfloat16) */

@@ -69,6 +69,8 @@ void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data
     /* CuPy's loop: one element per thread, in order; _ind.get() needs the
      * loop's axes (STRIDED has them) unless the loop is 0-d or 1-d. */
     int contig = L->ndim == 0 || (outs_unit && uk__shape_is_contiguous(L, items));
+    for (int p = 0; p < nin; p++) /* a broadcast _non_const input is written through its stride */
+      if (k->in->items[p].is_non_const && ((key->bcast_mask >> p) & 1)) contig = 0;
     if (contig && (L->ndim <= 1 || !k->uses_ind_index)) {
       key->variant = UK_EW_CONTIG;
       key->index64 = L->size > INT32_MAX;

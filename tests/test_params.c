@@ -5,7 +5,8 @@
  *   line 1: the `what` (in_params or out_params)
  *   line 2: the text; \n \t \r \\ escapes; wrap in "..." to keep edge white space
  *           ("" is the empty text)
- *   then:   one line per parsed parameter ("raw T y", "float32 alpha"), or
+ *   then:   one line per parsed parameter ("raw T y", "float32 alpha",
+ *           "raw _non_const T w"), or
  *           "(none)" for an empty list, or
  *           "error UK_ERR_X" followed by the exact uk_last_error() lines
  *           (the same escapes apply). */
@@ -65,7 +66,8 @@ static void describe(const uk_paramlist *l, char *buf, size_t n) {
     char type[32];
     if (p->is_placeholder) snprintf(type, sizeof type, "%c", p->placeholder);
     else snprintf(type, sizeof type, "%s", uk_dtype_name(p->dtype));
-    used += (size_t)snprintf(buf + used, n - used, "%s%s %s\n", p->is_raw ? "raw " : "", type, p->name);
+    used += (size_t)snprintf(buf + used, n - used, "%s%s%s %s\n", p->is_raw ? "raw " : "",
+                             p->is_non_const ? "_non_const " : "", type, p->name);
   }
 }
 

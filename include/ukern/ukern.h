@@ -564,6 +564,12 @@ UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, i
  * cudaTextureObject_t and any pointer (T*). Not thread-safe against
  * concurrent launches of the same function. */
 UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
+/* The driver's CUfunction of f on `device` (-1: the context's default
+ * device), loading the module there at first use: for code that calls the
+ * driver itself (occupancy, launch attributes ukern does not wrap).
+ * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU.
+ * Thread-safe. */
+UK_API uk_status uk_function_handle(uk_function *f, int device, void **cufunction);
 /* The parameters declared by uk_function_set_signature: *count of them and,
  * per parameter, the uk_dtype its value has, or -1 for a pointer
  * (*dtypes borrowed: valid until the next set_signature or f's end; NULL

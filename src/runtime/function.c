@@ -195,6 +195,19 @@ uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int valu
   return st;
 }
 
+uk_status uk_function_handle(uk_function *f, int device, void **out) {
+  if (!f || !out) return uk__errorf(UK_ERR_INVALID, "uk_function_handle: NULL argument");
+  if (device < 0) device = f->m->ctx->opts.device;
+  CUfunction fn = NULL;
+  CUstreamCaptureMode mode = uk__cu_capture_relax();
+  pthread_mutex_lock(&f->m->lock);
+  uk_status st = resolve_raw_locked(f, device, &fn);
+  pthread_mutex_unlock(&f->m->lock);
+  uk__cu_capture_restore(mode);
+  if (st == UK_OK) *out = (void *)fn;
+  return st;
+}
+
 /* The dtype a declared C parameter type holds; -1 for pointers. */
 static int ctype_dtype(uk_ctype t) {
   static const int map[UK_CT_COUNT_] = {

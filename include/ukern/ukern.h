@@ -403,7 +403,18 @@ typedef struct uk_module_options {
    * and specialising std templates (std::hash<T>). Non-zero: no map (for
    * programs that bring their own standard library through -I). */
   int no_std_headers;
+  /* The compiler: UK_BACKEND_NVRTC (0, default) or UK_BACKEND_NVCC, the
+   * toolkit's nvcc ($UKERN_NVCC, else bin/nvcc beside the CUDA include
+   * directories NVRTC uses, else the PATH) run in a private temporary
+   * directory, with ukern's device headers on its include path and the
+   * options passed as they are. Its path and version enter the cache key.
+   * With nvcc: no name expressions (UK_ERR_INVALID), no standard header
+   * map (nvcc has the host's), UK_ERR_NOT_FOUND when there is no nvcc. */
+  int backend;
 } uk_module_options;
+
+/* uk_module_options.backend. */
+typedef enum uk_backend { UK_BACKEND_NVRTC = 0, UK_BACKEND_NVCC = 1 } uk_backend;
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).
  * The exact arch is used (-arch=sm_XY, or the variant of arch_name / an
@@ -553,6 +564,19 @@ UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, i
  * cudaTextureObject_t and any pointer (T*). Not thread-safe against
  * concurrent launches of the same function. */
 UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
+/* The driver's CUfunction of f on `device` (-1: the context's default
+ * device), loading the module there at first use: for code that calls the
+ * driver itself (occupancy, launch attributes ukern does not wrap).
+ * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU.
+ * Thread-safe. */
+UK_API uk_status uk_function_handle(uk_function *f, int device, void **cufunction);
+/* The parameters declared by uk_function_set_signature: *count of them and,
+ * per parameter, the uk_dtype its value has, or -1 for a pointer
+ * (*dtypes borrowed: valid until the next set_signature or f's end; NULL
+ * allowed when *count is 0). Lets a binding convert its arguments to the
+ * declared types. UK_ERR_NOT_FOUND when no signature was set. Not
+ * thread-safe against a concurrent uk_function_set_signature. */
+UK_API uk_status uk_function_signature(uk_function *f, int *count, const int **dtypes);
 
 typedef struct uk_grid_launch {
   unsigned grid[3];    /* 0 counts as 1 */

@@ -188,7 +188,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   if (!copts) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling a module");
   int ncopts = o.num_options, lto = 0;
   for (int k = 0; k < ncopts; k++) copts[k] = o.options[k];
-  if (has_launch(code) && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
+  if (o.backend != UK_BACKEND_NVCC && has_launch(code) && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
     copts[ncopts++] = "-rdc=true";
   uk__compile_req req = {0};
   req.source = code;
@@ -200,6 +200,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   req.arch = arch;
   req.arch_flags = target.flags;
   req.no_std_headers = o.no_std_headers != 0;
+  req.backend = o.backend;
   uk__binary *bin = NULL;
   st = uk__context_compile(ctx, &req, &bin);
   if (copts != stack_opts) free(copts);

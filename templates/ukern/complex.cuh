@@ -6,8 +6,10 @@
 //
 // The layout is {real, imag}, like cuComplex / std::complex, so arrays of
 // NumPy complex64/complex128 can be read directly. A default-constructed
-// value is 0 (as std::complex and thrust::complex), so a complex cannot be
-// declared __shared__ directly: use raw storage for shared arrays.
+// value is 0 (as std::complex), so a complex cannot be declared __shared__
+// directly: use raw storage for shared arrays, or define
+// UKERN_COMPLEX_TRIVIAL_DEFAULT before the first include (cupy/complex.cuh
+// does) for thrust's trivial default constructor.
 //
 // Operators: + - * / with complex and real operands on either side (the real
 // operand converts to T), unary + and -, == and !=, compound assignment.
@@ -66,7 +68,14 @@ struct alignas(2 * sizeof(T)) complex {
   T _uk_re;
   T _uk_im;
 
+#ifdef UKERN_COMPLEX_TRIVIAL_DEFAULT
+  // As thrust::complex: `complex<T> z;` is uninitialised (so __shared__
+  // arrays of it are allowed) and `complex<T>()` is still 0.
+  complex() = default;
+  _UK_CX_FN constexpr complex(const T& re, const T& im = T()) : _uk_re(re), _uk_im(im) {}
+#else
   _UK_CX_FN constexpr complex(const T& re = T(), const T& im = T()) : _uk_re(re), _uk_im(im) {}
+#endif
   template <typename U>
   _UK_CX_FN constexpr complex(const complex<U>& z) : _uk_re(T(z.real())), _uk_im(T(z.imag())) {}
 

@@ -206,6 +206,19 @@ uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_
   return st;
 }
 
+void uk__emit_cupy_includes(uk_strbuf *sb, const char *const *texts, int ntexts) {
+  int carray = 0, thrust = 0, consts = 0;
+  for (int t = 0; t < ntexts; t++) {
+    carray |= uk__opscan_mentions(texts[t], "M_") || uk__opscan_mentions(texts[t], "CUPY_") ||
+              uk__opscan_mentions(texts[t], "cupy");
+    thrust |= uk__opscan_mentions(texts[t], "thrust") || uk__opscan_uses(texts[t], "complex");
+    consts |= uk__opscan_mentions(texts[t], "CUDART_");
+  }
+  if (carray) uk__emit_line(sb, "#include <cupy/carray.cuh>");
+  if (thrust) uk__emit_line(sb, "#include <cupy/complex.cuh>");
+  if (consts) uk__emit_line(sb, "#include <cupy/math_constants.h>");
+}
+
 int uk__emit_needs_runtime(const char *const *texts, int ntexts) {
   static const char *const names[] = {"cuda", "tex", "surf", "CU", "__nv", "include"};
   for (int t = 0; t < ntexts; t++)

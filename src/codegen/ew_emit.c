@@ -181,6 +181,8 @@ static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf
   }
   if (cx) line(sb, "#include <ukern/complex.cuh>");
   line(sb, "#include <ukern/ew_core.cuh>");
+  const char *const texts[] = {k->operation, k->preamble, k->loop_prep, k->after_loop};
+  uk__emit_cupy_includes(sb, texts, 4);
   if (f16 != bf16) line(sb, "#define UKERN_HALF_ONLY_%s", f16 ? "F16" : "BF16");
   if (f16 || bf16) line(sb, "#include <ukern/half.cuh>");
 }

@@ -297,6 +297,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   if ((st = emit_fields(k, key, &b[B_FIELDS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
+  const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
+  uk__emit_cupy_includes(&b[B_TYPEDEFS], texts, 6);
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
   emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_MAPCOLS],

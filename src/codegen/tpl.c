@@ -75,7 +75,8 @@ void uk__tpl_add_code(uk_strbuf *sb, const char *text, const char *indent, int t
     uk__sb_addc(sb, '\n');
     p = nl + 1;
   }
-  if (terminate && e[-1] != ';' && e[-1] != '}') {
+  /* As CuPy's `${loop_prep};`: after a '}' too (`const double n { 1.0 }`). */
+  if (terminate && e[-1] != ';') {
     /* A last line that is a // comment or a directive (#endif) takes no ';'. */
     int own_line = 0;
     const char *q = last;

@@ -16,6 +16,23 @@
 /* What the operation uses                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Whether a #define of the preamble expands to return or continue (CuPy's
+ * searchsorted hides its early exit in a macro). */
+static int macro_exits(const char *pre) {
+  for (const char *p = pre; p && *p;) {
+    const char *s = p;
+    while (*s == ' ' || *s == '\t') s++;
+    const char *e = p;
+    while (*e && !(*e == '\n' && e[-1] != '\\')) e++; /* the logical line */
+    if (*s == '#') {
+      for (const char *q = s; q + 6 <= e; q++)
+        if (memcmp(q, "return", 6) == 0 || (q + 8 <= e && memcmp(q, "continue", 8) == 0)) return 1;
+    }
+    p = *e ? e + 1 : e;
+  }
+  return 0;
+}
+
 void uk__ew_scan(uk_ew_kernel *k) {
   int nin = k->in->count, nout = k->out->count;
   k->write_only_mask = 0;
@@ -34,7 +51,12 @@ void uk__ew_scan(uk_ew_kernel *k) {
                       uk__opscan_uses_beyond(k->after_loop, "_ind", "size");
   /* State that loop_prep declares may change per element (a running value):
    * only CuPy's order of elements per thread gives CuPy's results. */
-  k->one_per_thread = k->uses_ind_index || (k->loop_prep && *k->loop_prep) || (k->after_loop && *k->after_loop);
+  /* CuPy runs one element per thread with outputs bound by reference, so
+   * `return` ends an element with what it assigned so far: so does ukern. */
+  k->early_exit = uk__opscan_uses(k->operation, "return") || uk__opscan_uses(k->operation, "continue") ||
+                  uk__opscan_uses(k->operation, "goto") || macro_exits(k->preamble);
+  k->one_per_thread = k->uses_ind_index || k->early_exit || (k->loop_prep && *k->loop_prep) ||
+                      (k->after_loop && *k->after_loop);
   for (int p = 0; p < nin; p++) k->one_per_thread |= !k->in->items[p].is_raw && k->in->items[p].is_non_const;
   /* A tile's threads meet at barriers: an operation that leaves the loop
    * early (or syncs itself) keeps the plain strided loop. */
@@ -224,6 +246,8 @@ static void emit_elements(const uk_ew_kernel *k, const uk_ew_key *key, access a,
       line(stores, "%s%s = %s;", ind, acc, name);
     } else if (p < nin) {
       line(elems, "%sconst %s %s = %s;", ind, t, name, acc);
+    } else if (k->early_exit && a != ACC_VEC) {
+      line(elems, "%s%s &%s = %s;", ind, t, name, acc);
     } else {
       if ((k->write_only_mask >> p) & 1) line(elems, "%s%s %s;", ind, t, name);
       else line(elems, "%s%s %s = %s;", ind, t, name, acc);

@@ -48,6 +48,9 @@ typedef struct uk_ew_kernel {
   uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
   int uses_i, uses_ind;
   int uses_ind_index; /* _ind beyond _ind.size() (get(), set(), ndim): CuPy's CIndexer, per axis */
+  int early_exit;     /* the operation may leave an element early (return, continue, goto; or a
+                         macro of the preamble with return/continue, as CuPy's searchsorted):
+                         outputs are references into the arrays, written where assigned */
   int one_per_thread; /* loop_prep, after_loop, _ind.get() or a _non_const input: CuPy's loop of
                          one element per thread (no vectors, no tiles, one thread per element) */
   int tile_safe;     /* the operation has no return/break/goto (TILED synchronises the block) */

@@ -160,7 +160,8 @@ void uk__emit_banner_params(uk_strbuf *sb, const uk_paramlist *in, const uk_para
                 prm->is_placeholder ? uk__emit_type(prm, tb) : dn, prm->name, dn);
     if (uk__key_is_texture(kp, p)) uk__sb_add(sb, ", texture object");
     else if (uk__key_is_scalar(kp, p)) uk__sb_add(sb, ", scalar");
-    if (raw_ndim_of_views ? uk__key_has_raw_object(prm, kp, raw_view_mask, p) : prm->is_raw)
+    if (!uk__key_is_scalar(kp, p) &&
+        (raw_ndim_of_views ? uk__key_has_raw_object(prm, kp, raw_view_mask, p) : prm->is_raw))
       uk__sb_addf(sb, ", ndim %d%s", kp->raw_ndim[p], (kp->raw_contig_mask >> p) & 1 ? ", contiguous" : "");
     uk__sb_add(sb, ")");
   }

@@ -269,3 +269,26 @@ def test_identity_names_a_parameter(arch90):
         src = k.source(x, 30, axis=axis)
         assert "const long long len = _uk_a.len;" in src
         k.precompile(x, 30, axis=axis)
+
+
+# ---- CuPy's exception classes and words for the other call errors ---------------------------
+
+def test_call_errors_have_cupy_classes_and_words():
+    k = ukern.ElementwiseKernel("T x, T y", "T z", "z = x + y", "kk")
+    with pytest.raises(TypeError, match="Wrong number of arguments for kk"):
+        k.source(F32)
+    with pytest.raises(TypeError, match=r"^Type is mismatched\. kk: input 'y' is float64"):
+        k.source(F32, np.zeros(2))
+    with pytest.raises(TypeError, match=r"^Type is mismatched\. "):
+        ukern.ElementwiseKernel("float32 x", "T z", "z = x").source(np.zeros(2))
+    r = ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", None, "rr")
+    with pytest.raises(ValueError, match="zero-size array to reduction operation rr which has no identity"):
+        r.source(np.zeros(0, np.float32))
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        r.source(np.zeros((2, 2), np.float32), axis=(1, -1))
+    axis_error = getattr(getattr(np, "exceptions", np), "AxisError")
+    for axis in (2, (-3,), (0, 7)):
+        with pytest.raises(axis_error, match="out of bounds"):
+            r.source(np.ones((2, 2), np.float32), axis=axis)
+    with pytest.raises(ValueError, match="cannot specify 'out' as both a positional and keyword argument"):
+        r.source(np.ones(3, np.float32), np.zeros((), np.float32), out=np.zeros((), np.float32))

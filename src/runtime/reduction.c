@@ -269,7 +269,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
   uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
-    return uk__errorf(UK_ERR_SHAPE, "%s: zero-size reduction with no identity", name);
+    return uk__errorf(UK_ERR_SHAPE, "zero-size array to reduction operation %s which has no identity", name);
 
   uk_red_key *key = &pr->key;
   memset(key, 0, sizeof *key);

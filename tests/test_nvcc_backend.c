@@ -73,6 +73,28 @@ int main(int argc, char **argv) {
   CHECK_OK(uk_function_params(f, &np, &pi));
   CHECK(np == 2 && pi[0].size == 8 && pi[1].size == 4 && pi[1].offset == 8);
 
+  /* The declared signature's types, for bindings (uk_function_signature). */
+  int ns = -1;
+  const int *types = NULL;
+  CHECK_STATUS(uk_function_signature(f, &ns, &types), UK_ERR_NOT_FOUND);
+  CHECK_CONTAINS(uk_last_error(), "kernel 'k' has no declared signature");
+  CHECK_OK(uk_function_set_signature(f, "complex<float>* x, int n"));
+  CHECK_OK(uk_function_signature(f, &ns, &types));
+  CHECK(ns == 2 && types[0] == -1 && types[1] == UK_INT32);
+  CHECK_OK(uk_function_set_signature(f, "float2* x, unsigned short n"));
+  CHECK_OK(uk_function_signature(f, &ns, &types));
+  CHECK(ns == 2 && types[0] == -1 && types[1] == UK_UINT16);
+  CHECK_STATUS(uk_function_signature(NULL, &ns, &types), UK_ERR_INVALID);
+  void *handle = NULL;
+  int ndev = 0;
+  if (uk_device_count(&ndev) != UK_OK || ndev == 0) {
+    CHECK_STATUS(uk_function_handle(f, -1, &handle), UK_ERR_NO_DEVICE);
+    CHECK(handle == NULL);
+  } else {
+    CHECK_OK(uk_function_handle(f, -1, &handle));
+    CHECK(handle != NULL);
+  }
+
   /* Memory hit; then NVRTC on the same source is another key. */
   uk_cache_stats s;
   CHECK_OK(uk_module_from_source(ctx, src, &o, &m2));

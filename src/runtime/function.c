@@ -199,11 +199,9 @@ uk_status uk_function_handle(uk_function *f, int device, void **out) {
   if (!f || !out) return uk__errorf(UK_ERR_INVALID, "uk_function_handle: NULL argument");
   if (device < 0) device = f->m->ctx->opts.device;
   CUfunction fn = NULL;
-  CUstreamCaptureMode mode = uk__cu_capture_relax();
   pthread_mutex_lock(&f->m->lock);
   uk_status st = resolve_raw_locked(f, device, &fn);
   pthread_mutex_unlock(&f->m->lock);
-  uk__cu_capture_restore(mode);
   if (st == UK_OK) *out = (void *)fn;
   return st;
 }

@@ -35,7 +35,10 @@ template <> struct m<float> {
   static _UK_CXC_FN float log1p(float x) { return ::log1pf(x); }
   static _UK_CXC_FN bool isinf(float x) { return ::isinf(x); }
   static _UK_CXC_FN float copysign(float x, float y) { return ::copysignf(x, y); }
-  static _UK_CXC_FN float inf() { return __int_as_float(0x7f800000); }
+  static _UK_CXC_FN float inf() {
+    union { unsigned u; float f; } v = {0x7f800000u};  // host and device alike
+    return v.f;
+  }
 };
 template <> struct m<double> {
   static _UK_CXC_FN double asinh(double x) { return ::asinh(x); }
@@ -43,7 +46,10 @@ template <> struct m<double> {
   static _UK_CXC_FN double log1p(double x) { return ::log1p(x); }
   static _UK_CXC_FN bool isinf(double x) { return ::isinf(x); }
   static _UK_CXC_FN double copysign(double x, double y) { return ::copysign(x, y); }
-  static _UK_CXC_FN double inf() { return __longlong_as_double(0x7ff0000000000000ULL); }
+  static _UK_CXC_FN double inf() {
+    union { unsigned long long u; double d; } v = {0x7ff0000000000000ull};
+    return v.d;
+  }
 };
 
 // 1 - z and 1 + z with the sign of the imaginary part kept exact (-0 for

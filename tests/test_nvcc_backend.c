@@ -136,6 +136,29 @@ int main(int argc, char **argv) {
   uk_module_destroy(m2);
   m2 = NULL;
 
+  /* A kernel that launches kernels: relocatable code, linked with the
+   * device runtime as NVRTC's is (-rdc=true added, or -dc given). */
+  const char *dp = "extern \"C\" __global__ void child(float* x) { x[threadIdx.x] = 1.0f; }\n"
+                   "extern \"C\" __global__ void parent(float* x, int c) { child<<<1, c>>>(x + threadIdx.x * c); }\n";
+  const char *dc[] = {"-dc"}, *dlto[] = {"-dlto"};
+  for (int with_dc = 0; with_dc < 2; with_dc++) {
+    o.options = with_dc ? dc : NULL;
+    o.num_options = with_dc;
+    CHECK_OK(uk_module_from_source(ctx, dp, &o, &m2));
+    uk_function *pf = NULL;
+    CHECK_OK(uk_module_function(m2, "parent", &pf));
+    CHECK_OK(uk_module_image(m2, &image, &bytes));
+    CHECK(bytes > 64 && memcmp(image, "\x7f" "ELF", 4) == 0);
+    uk_module_destroy(m2);
+    m2 = NULL;
+  }
+  o.options = dlto;
+  o.num_options = 1;
+  CHECK_STATUS(uk_module_from_source(ctx, dp, &o, &m2), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "-dlto needs the nvrtc backend");
+  o.options = NULL;
+  o.num_options = 0;
+
   /* Name expressions need NVRTC's lowered names. */
   const char *names[] = {"k"};
   o.num_options = 0;

@@ -39,6 +39,13 @@ template <> struct cmath<float> {
   static _UK_CX_FN float pow(float x, float y) { return ::powf(x, y); }
   static _UK_CX_FN float copysign(float x, float y) { return ::copysignf(x, y); }
   static _UK_CX_FN float ln10() { return 2.302585092994045684f; }
+  static _UK_CX_FN float asinh(float x) { return ::asinhf(x); }
+  static _UK_CX_FN float log1p(float x) { return ::log1pf(x); }
+  static _UK_CX_FN bool isinf(float x) { return ::isinf(x); }
+  static _UK_CX_FN float inf() {
+    union { unsigned u; float f; } v = {0x7f800000u};  // host and device alike
+    return v.f;
+  }
 };
 
 template <> struct cmath<double> {
@@ -55,6 +62,13 @@ template <> struct cmath<double> {
   static _UK_CX_FN double pow(double x, double y) { return ::pow(x, y); }
   static _UK_CX_FN double copysign(double x, double y) { return ::copysign(x, y); }
   static _UK_CX_FN double ln10() { return 2.302585092994045684; }
+  static _UK_CX_FN double asinh(double x) { return ::asinh(x); }
+  static _UK_CX_FN double log1p(double x) { return ::log1p(x); }
+  static _UK_CX_FN bool isinf(double x) { return ::isinf(x); }
+  static _UK_CX_FN double inf() {
+    union { unsigned long long u; double d; } v = {0x7ff0000000000000ull};
+    return v.d;
+  }
 };
 
 // Keeps a real operand out of template deduction, so `z * 2` converts 2 to T.

@@ -310,6 +310,15 @@ static PyObject *mod_get_function(PyObject *o, PyObject *name) {
   return (PyObject *)k;
 }
 
+/* A kernel of the module, compiled when first needed (unpickling). */
+static PyObject *mod_lazy_function(PyObject *o, PyObject *name) {
+  if (!PyUnicode_Check(name)) {
+    PyErr_SetString(PyExc_TypeError, "name must be a str");
+    return NULL;
+  }
+  return ker_make(o, name, ((ModObject *)o)->cooperative);
+}
+
 static PyObject *mod_get_global(PyObject *o, PyObject *name) {
   ModObject *self = (ModObject *)o;
   const char *n = PyUnicode_Check(name) ? pyk_utf8_or_null(name) : NULL;
@@ -352,6 +361,8 @@ static PyMethodDef mod_methods[] = {
      "get_global(name) -> ukern.Array: a __device__/__constant__ variable's memory as uint8 of its size\n"
      "(CuPy returns a MemoryPointer: use .ptr, or cupy.asarray(g).view(dtype))."},
     {"get_lowered_name", mod_lowered_name, METH_O, "get_lowered_name(name_expression) -> the mangled name. ukern only."},
+    {"_lazy_function", mod_lazy_function, METH_O,
+     "_lazy_function(name) -> RawKernel compiled and looked up at its first use (for unpickling). Internal."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef mod_members[] = {
@@ -678,6 +689,12 @@ static PyObject *ker_get_coop(PyObject *o, void *c) {
   (void)c;
   return PyBool_FromLong(((KerObject *)o)->cooperative);
 }
+static PyObject *ker_get_module(PyObject *o, void *c) {
+  (void)c;
+  PyObject *m = ((KerObject *)o)->mod;
+  Py_INCREF(m);
+  return m;
+}
 static PyObject *ker_get_signature(PyObject *o, void *c) {
   (void)c;
   PyObject *n = ((KerObject *)o)->signature;
@@ -716,6 +733,7 @@ static PyGetSetDef ker_getset[] = {
     {"translate_cucomplex", ker_get_translate, NULL, "Whether cuComplex.h is mapped to cupy/complex.cuh.", NULL},
     {"enable_cooperative_groups", ker_get_coop, NULL, "Cooperative launches.", NULL},
     {"signature", ker_get_signature, NULL, "The declared C parameter list, or None.", NULL},
+    {"_module", ker_get_module, NULL, "The RawModule holding the kernel. Internal (pickling).", NULL},
     {"handle", ker_get_handle, NULL, "The CUfunction (int) on the context's default device; needs a GPU.", NULL},
     {"num_params", ker_get_num_params, NULL,
      "Parameters the kernel takes (from its signature or cubin; no GPU needed after configure(arch=)),\n"

@@ -302,3 +302,35 @@ def test_launch_sugar_and_kernel_property(arch90):
             launch(None, None, None, 10)  # checked and packed, then no device
         with pytest.raises(ukern.CUDADriverError):
             k.handle
+
+
+# ---- pickling and compile logs, as CuPy's -------------------------------------------------
+
+def test_raw_kernel_and_module_pickle(arch90):
+    import pickle
+    code = SUM + "template <typename T> __global__ void fill(T* y, T v) { y[threadIdx.x] = v; }\n"
+    k = ukern.RawKernel(code, "test_sum", ("-DX=1",), signature="const float* a, const float* b, float* y, "
+                        "unsigned int n")
+    k2 = pickle.loads(pickle.dumps(k))
+    assert (k2.name, k2.code, k2.options, k2.signature) == (k.name, code, ("-DX=1",), k.signature)
+    assert k2.num_params == 4
+    m = ukern.RawModule(code=code, name_expressions=["fill<int>"], translate_cucomplex=True)
+    m2 = pickle.loads(pickle.dumps(m))
+    assert m2.name_expressions == ("fill<int>",) and m2.translate_cucomplex and m2.code == code
+    f = pickle.loads(pickle.dumps(m.get_function("fill<int>")))  # a kernel of a module
+    assert f.name == "fill<int>" and f.num_params == 2
+    p = pickle.loads(pickle.dumps(ukern.RawModule(path="some.cubin")))
+    assert p.path == "some.cubin" and p.backend == "nvcc"
+
+
+@pytest.mark.parametrize("backend", ["nvrtc", pytest.param("nvcc", marks=pytest.mark.skipif(
+    not HAS_NVCC, reason="no nvcc"))])
+def test_compile_log_stream_has_warnings(arch90, backend):
+    code = ("extern \"C\" __global__ void test_op(const float* a, float* y) {\n"
+            "  int j;  // never used: a warning in the log\n  y[threadIdx.x] = a[threadIdx.x] OP 1.0f;\n}\n")
+    log = io.StringIO()
+    ukern.RawKernel(code, "test_op", options=("-DOP=+",), backend=backend).compile(log_stream=log)
+    assert "warning" in log.getvalue() and "\"j\"" in log.getvalue()
+    log = io.StringIO()
+    ukern.RawModule(code=code, options=("-DOP=-",), backend=backend).compile(log_stream=log)
+    assert "warning" in log.getvalue()

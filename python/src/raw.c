@@ -511,6 +511,7 @@ static int ker_ensure(KerObject *self) {
     pyk_raise(st);
     return -1;
   }
+  if (self->f) return 0; /* another thread finished while the GIL was released */
   if (ker_learn_params(self, f, n) < 0) return -1;
   self->f = f;
   return 0;
@@ -578,6 +579,7 @@ static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   g.stream = c.stream;
   uk_status st = UK_OK;
   if (launch) {
+    /* Host copies live on the first array argument's device, else device 0. */
     if (p->nhost && pyk_raw_copy_in(p, ctx, c.stream, c.narr ? c.arr[0].device : 0) < 0) goto out;
     Py_BEGIN_ALLOW_THREADS
     st = uk_function_launch(self->f, &g, (void *const *)p->ptr);

@@ -610,13 +610,42 @@ static PyObject *ker_compile(PyObject *o, PyObject *args, PyObject *kw) {
   return r;
 }
 
+/* Without a device, what the cubin states (uk_function_image_attribute). */
 static PyObject *ker_get_attr(PyObject *o, void *closure) {
   KerObject *self = (KerObject *)o;
   if (ker_ensure(self) < 0) return NULL;
   int v = 0;
-  uk_status st = uk_function_attribute(self->f, (uk_function_attr)(intptr_t)closure, &v);
+  uk_function_attr a = (uk_function_attr)(intptr_t)closure;
+  uk_status st = uk_function_attribute(self->f, a, &v);
+  if (st == UK_ERR_NO_DEVICE) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", uk_last_error());
+    if (uk_function_image_attribute(self->f, a, &v) == UK_OK) return PyLong_FromLong(v);
+    PyErr_Format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
+    return NULL;
+  }
   if (st != UK_OK) return pyk_raise(st);
   return PyLong_FromLong(v);
+}
+
+/* {name: value} of the attributes the cubin states (no device needed). */
+static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
+  (void)unused;
+  KerObject *self = (KerObject *)o;
+  if (ker_ensure(self) < 0) return NULL;
+  PyObject *d = PyDict_New();
+  for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
+    int v = 0;
+    if (uk_function_image_attribute(self->f, (uk_function_attr)a, &v) != UK_OK) continue;
+    PyObject *x = PyLong_FromLong(v);
+    if (!x || PyDict_SetItemString(d, uk_function_attr_name((uk_function_attr)a), x) < 0) {
+      Py_XDECREF(x);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(x);
+  }
+  return d;
 }
 
 static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
@@ -761,6 +790,10 @@ static PyMethodDef ker_methods[] = {
      "call does, launching nothing (measures the Python side of a call). Internal."},
     {"compile", (PyCFunction)(void (*)(void))ker_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(log_stream=None): compiles the source now (no GPU needed after ukern.configure(arch=...))."},
+    {"image_attributes", ker_image_attributes, METH_NOARGS,
+     "image_attributes() -> dict of the attributes the kernel's cubin states (num_regs, shared/const/local\n"
+     "sizes, binary_version, max_threads_per_block), read without a GPU. ukern only; the properties\n"
+     "fall back to these values when there is no device."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot ker_slots[] = {

@@ -366,3 +366,33 @@ def test_texture_object_argument():
     out = cp.full(n, cp.nan, cp.float32)
     ukern.RawKernel(code, "fetch")((1,), (n,), (tex, out, n))
     cp.testing.assert_array_equal(out, cp.asarray(host))
+
+
+ATTRS = r'''
+__constant__ float cbuf[37];
+extern "C" __global__ void __launch_bounds__(256) bounded(float* x, int n) {
+  __shared__ float s[300];
+  s[threadIdx.x] = x[threadIdx.x] + cbuf[n % 37];
+  __syncthreads();
+  x[threadIdx.x] = s[(threadIdx.x + 1) % 256];
+}
+extern "C" __global__ void plain(double* x) { x[threadIdx.x] = sin(x[threadIdx.x]) * cos(x[threadIdx.x + 1]); }
+extern "C" __global__ void heavy(double* x, int n) {
+  double acc[24];
+  for (int j = 0; j < 24; j++) acc[j] = x[(threadIdx.x * 7 + j * 13) % n];
+  double s = 0;
+  for (int j = 0; j < 24; j++) for (int k = j; k < 24; k++) s += acc[j] * acc[k] / (1.0 + acc[(j + k) % 24]);
+  x[threadIdx.x] = s;
+}
+'''
+
+
+@pytest.mark.parametrize("name", ["bounded", "plain", "heavy"])
+def test_image_attributes_equal_the_drivers(name):
+    """What the cubin states (used without a GPU) is what the driver reports."""
+    k = ukern.RawModule(code=ATTRS).get_function(name)
+    image = k.image_attributes()
+    assert set(image) == {"num_regs", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
+                          "binary_version", "max_threads_per_block"}
+    driver = {a: getattr(k, a) for a in image}
+    assert image == driver

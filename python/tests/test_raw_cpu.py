@@ -334,3 +334,18 @@ def test_compile_log_stream_has_warnings(arch90, backend):
     log = io.StringIO()
     ukern.RawModule(code=code, options=("-DOP=-",), backend=backend).compile(log_stream=log)
     assert "warning" in log.getvalue()
+
+
+def test_attributes_without_gpu_come_from_the_cubin(arch90):
+    code = ("extern \"C\" __global__ void __launch_bounds__(128) k(float* x) {\n"
+            "  __shared__ float s[64];\n  s[threadIdx.x % 64] = x[threadIdx.x];\n  __syncthreads();\n"
+            "  x[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n}\n")
+    k = ukern.RawKernel(code, "k")
+    image = k.image_attributes()
+    assert image["binary_version"] == 90 and image["max_threads_per_block"] == 128
+    assert image["shared_size_bytes"] in (256, 256 + 1024) and image["local_size_bytes"] == 0
+    assert 0 < image["num_regs"] <= 255 and image["const_size_bytes"] == 0
+    if ukern.device_count() == 0:
+        assert k.num_regs == image["num_regs"] and k.max_threads_per_block == 128
+        with pytest.raises(ukern.CUDADriverError, match="cache_mode_ca"):
+            k.cache_mode_ca

@@ -73,6 +73,28 @@ int main(int argc, char **argv) {
   CHECK_OK(uk_function_params(f, &np, &pi));
   CHECK(np == 2 && pi[0].size == 8 && pi[1].size == 4 && pi[1].offset == 8);
 
+  /* The declared signature's types, for bindings (uk_function_signature). */
+  int ns = -1;
+  const int *types = NULL;
+  CHECK_STATUS(uk_function_signature(f, &ns, &types), UK_ERR_NOT_FOUND);
+  CHECK_CONTAINS(uk_last_error(), "kernel 'k' has no declared signature");
+  CHECK_OK(uk_function_set_signature(f, "complex<float>* x, int n"));
+  CHECK_OK(uk_function_signature(f, &ns, &types));
+  CHECK(ns == 2 && types[0] == -1 && types[1] == UK_INT32);
+  CHECK_OK(uk_function_set_signature(f, "float2* x, unsigned short n"));
+  CHECK_OK(uk_function_signature(f, &ns, &types));
+  CHECK(ns == 2 && types[0] == -1 && types[1] == UK_UINT16);
+  CHECK_STATUS(uk_function_signature(NULL, &ns, &types), UK_ERR_INVALID);
+  void *handle = NULL;
+  int ndev = 0;
+  if (uk_device_count(&ndev) != UK_OK || ndev == 0) {
+    CHECK_STATUS(uk_function_handle(f, -1, &handle), UK_ERR_NO_DEVICE);
+    CHECK(handle == NULL);
+  } else {
+    CHECK_OK(uk_function_handle(f, -1, &handle));
+    CHECK(handle != NULL);
+  }
+
   /* Memory hit; then NVRTC on the same source is another key. */
   uk_cache_stats s;
   CHECK_OK(uk_module_from_source(ctx, src, &o, &m2));
@@ -113,6 +135,29 @@ int main(int argc, char **argv) {
   CHECK_OK(uk_module_from_source(ctx, bad, &o, &m2));
   uk_module_destroy(m2);
   m2 = NULL;
+
+  /* A kernel that launches kernels: relocatable code, linked with the
+   * device runtime as NVRTC's is (-rdc=true added, or -dc given). */
+  const char *dp = "extern \"C\" __global__ void child(float* x) { x[threadIdx.x] = 1.0f; }\n"
+                   "extern \"C\" __global__ void parent(float* x, int c) { child<<<1, c>>>(x + threadIdx.x * c); }\n";
+  const char *dc[] = {"-dc"}, *dlto[] = {"-dlto"};
+  for (int with_dc = 0; with_dc < 2; with_dc++) {
+    o.options = with_dc ? dc : NULL;
+    o.num_options = with_dc;
+    CHECK_OK(uk_module_from_source(ctx, dp, &o, &m2));
+    uk_function *pf = NULL;
+    CHECK_OK(uk_module_function(m2, "parent", &pf));
+    CHECK_OK(uk_module_image(m2, &image, &bytes));
+    CHECK(bytes > 64 && memcmp(image, "\x7f" "ELF", 4) == 0);
+    uk_module_destroy(m2);
+    m2 = NULL;
+  }
+  o.options = dlto;
+  o.num_options = 1;
+  CHECK_STATUS(uk_module_from_source(ctx, dp, &o, &m2), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "-dlto needs the nvrtc backend");
+  o.options = NULL;
+  o.num_options = 0;
 
   /* Name expressions need NVRTC's lowered names. */
   const char *names[] = {"k"};

@@ -101,8 +101,9 @@ static const char *workaround_src =
 static void compile_ok(uk_context *ctx, const char *what, const char *src) {
   uk_module *m = NULL;
   uk_status s = uk_module_from_source(ctx, src, NULL, &m);
-  if (s != UK_OK) fprintf(stderr, "compiling %s: %s\n%s\n", what, uk_last_error(), uk_last_error_log());
+  if (s != UK_OK) fprintf(stderr, "compiling %s:\n", what);
   CHECK_OK(s);
+  if (s != UK_OK) return;
   uk_function *f = NULL;
   CHECK_OK(uk_module_function(m, strcmp(what, "complex") == 0 ? "cx" : "k", &f));
   uk_module_destroy(m);

@@ -550,6 +550,15 @@ typedef enum uk_function_attr {
 UK_API const char *uk_function_attr_name(uk_function_attr a);
 /* Reads an attribute on the context's default device. */
 UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *value);
+/* The same read from the module's cubin, with no device: num_regs,
+ * shared_size_bytes (static shared memory as the cubin's section states
+ * it), const_size_bytes (the module's __constant__ bytes), local_size_bytes
+ * (the stack frame), binary_version and max_threads_per_block (the
+ * __launch_bounds__ limit, else 1024, lowered by the registers for a
+ * 64K-register SM). UK_ERR_NOT_FOUND for the others (ptx_version,
+ * cache_mode_ca, the settable ones) and for modules holding PTX or a
+ * fatbin. Thread-safe. */
+UK_API uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value);
 /* Sets a settable attribute (on every device the function is used on).
  * UK_ERR_INVALID for a read-only one. */
 UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int value);

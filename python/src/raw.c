@@ -310,6 +310,15 @@ static PyObject *mod_get_function(PyObject *o, PyObject *name) {
   return (PyObject *)k;
 }
 
+/* A kernel of the module, compiled when first needed (unpickling). */
+static PyObject *mod_lazy_function(PyObject *o, PyObject *name) {
+  if (!PyUnicode_Check(name)) {
+    PyErr_SetString(PyExc_TypeError, "name must be a str");
+    return NULL;
+  }
+  return ker_make(o, name, ((ModObject *)o)->cooperative);
+}
+
 static PyObject *mod_get_global(PyObject *o, PyObject *name) {
   ModObject *self = (ModObject *)o;
   const char *n = PyUnicode_Check(name) ? pyk_utf8_or_null(name) : NULL;
@@ -352,6 +361,8 @@ static PyMethodDef mod_methods[] = {
      "get_global(name) -> ukern.Array: a __device__/__constant__ variable's memory as uint8 of its size\n"
      "(CuPy returns a MemoryPointer: use .ptr, or cupy.asarray(g).view(dtype))."},
     {"get_lowered_name", mod_lowered_name, METH_O, "get_lowered_name(name_expression) -> the mangled name. ukern only."},
+    {"_lazy_function", mod_lazy_function, METH_O,
+     "_lazy_function(name) -> RawKernel compiled and looked up at its first use (for unpickling). Internal."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef mod_members[] = {
@@ -500,6 +511,7 @@ static int ker_ensure(KerObject *self) {
     pyk_raise(st);
     return -1;
   }
+  if (self->f) return 0; /* another thread finished while the GIL was released */
   if (ker_learn_params(self, f, n) < 0) return -1;
   self->f = f;
   return 0;
@@ -567,6 +579,7 @@ static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   g.stream = c.stream;
   uk_status st = UK_OK;
   if (launch) {
+    /* Host copies live on the first array argument's device, else device 0. */
     if (p->nhost && pyk_raw_copy_in(p, ctx, c.stream, c.narr ? c.arr[0].device : 0) < 0) goto out;
     Py_BEGIN_ALLOW_THREADS
     st = uk_function_launch(self->f, &g, (void *const *)p->ptr);
@@ -597,13 +610,42 @@ static PyObject *ker_compile(PyObject *o, PyObject *args, PyObject *kw) {
   return r;
 }
 
+/* Without a device, what the cubin states (uk_function_image_attribute). */
 static PyObject *ker_get_attr(PyObject *o, void *closure) {
   KerObject *self = (KerObject *)o;
   if (ker_ensure(self) < 0) return NULL;
   int v = 0;
-  uk_status st = uk_function_attribute(self->f, (uk_function_attr)(intptr_t)closure, &v);
+  uk_function_attr a = (uk_function_attr)(intptr_t)closure;
+  uk_status st = uk_function_attribute(self->f, a, &v);
+  if (st == UK_ERR_NO_DEVICE) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", uk_last_error());
+    if (uk_function_image_attribute(self->f, a, &v) == UK_OK) return PyLong_FromLong(v);
+    PyErr_Format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
+    return NULL;
+  }
   if (st != UK_OK) return pyk_raise(st);
   return PyLong_FromLong(v);
+}
+
+/* {name: value} of the attributes the cubin states (no device needed). */
+static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
+  (void)unused;
+  KerObject *self = (KerObject *)o;
+  if (ker_ensure(self) < 0) return NULL;
+  PyObject *d = PyDict_New();
+  for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
+    int v = 0;
+    if (uk_function_image_attribute(self->f, (uk_function_attr)a, &v) != UK_OK) continue;
+    PyObject *x = PyLong_FromLong(v);
+    if (!x || PyDict_SetItemString(d, uk_function_attr_name((uk_function_attr)a), x) < 0) {
+      Py_XDECREF(x);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(x);
+  }
+  return d;
 }
 
 static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
@@ -678,6 +720,12 @@ static PyObject *ker_get_coop(PyObject *o, void *c) {
   (void)c;
   return PyBool_FromLong(((KerObject *)o)->cooperative);
 }
+static PyObject *ker_get_module(PyObject *o, void *c) {
+  (void)c;
+  PyObject *m = ((KerObject *)o)->mod;
+  Py_INCREF(m);
+  return m;
+}
 static PyObject *ker_get_signature(PyObject *o, void *c) {
   (void)c;
   PyObject *n = ((KerObject *)o)->signature;
@@ -716,6 +764,7 @@ static PyGetSetDef ker_getset[] = {
     {"translate_cucomplex", ker_get_translate, NULL, "Whether cuComplex.h is mapped to cupy/complex.cuh.", NULL},
     {"enable_cooperative_groups", ker_get_coop, NULL, "Cooperative launches.", NULL},
     {"signature", ker_get_signature, NULL, "The declared C parameter list, or None.", NULL},
+    {"_module", ker_get_module, NULL, "The RawModule holding the kernel. Internal (pickling).", NULL},
     {"handle", ker_get_handle, NULL, "The CUfunction (int) on the context's default device; needs a GPU.", NULL},
     {"num_params", ker_get_num_params, NULL,
      "Parameters the kernel takes (from its signature or cubin; no GPU needed after configure(arch=)),\n"
@@ -741,6 +790,10 @@ static PyMethodDef ker_methods[] = {
      "call does, launching nothing (measures the Python side of a call). Internal."},
     {"compile", (PyCFunction)(void (*)(void))ker_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(log_stream=None): compiles the source now (no GPU needed after ukern.configure(arch=...))."},
+    {"image_attributes", ker_image_attributes, METH_NOARGS,
+     "image_attributes() -> dict of the attributes the kernel's cubin states (num_regs, shared/const/local\n"
+     "sizes, binary_version, max_threads_per_block), read without a GPU. ukern only; the properties\n"
+     "fall back to these values when there is no device."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot ker_slots[] = {

@@ -327,8 +327,7 @@ static int pack_cupy(pyk_call *c, pyk_raw_args *a, PyObject *o, unsigned char *s
     else memcpy(slot, g->v.c, 16);
     return 0;
   }
-  if (host_type && PyObject_TypeCheck(o, host_type)) return add_host(a, o, slot);
-  if (is_numpy_array(o)) return put_numpy_value(o, slot, i);
+  /* Arrays first: the common case pays for no other check. */
   if (pyk_call_arg(c, o, 0) == 0) {
     uk_arg *g = &c->arg[0];
     if (g->kind == UK_ARG_TYPED) memcpy(slot, g->v.bytes, uk_dtype_size(g->dtype));
@@ -336,10 +335,14 @@ static int pack_cupy(pyk_call *c, pyk_raw_args *a, PyObject *o, unsigned char *s
     else memcpy(slot, &g->v.array->data, 8);
     return 0;
   }
-  /* Not an array or scalar: an object with .ptr is its pointer or handle. */
+  /* Not a CUDA array or scalar: a host wrapper, a NumPy array (by value),
+   * or an object with .ptr (its pointer or handle). */
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
-  int r = put_ptr_attr(o, slot);
+  int r = 0;
+  if (host_type && PyObject_TypeCheck(o, host_type)) r = add_host(a, o, slot) < 0 ? -1 : 1;
+  else if (is_numpy_array(o)) r = put_numpy_value(o, slot, i) < 0 ? -1 : 1;
+  else r = put_ptr_attr(o, slot);
   if (r != 0) {
     Py_XDECREF(type);
     Py_XDECREF(value);

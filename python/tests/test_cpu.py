@@ -187,10 +187,8 @@ def test_raw_module_arguments():
         ukern.RawModule()
     with pytest.raises(TypeError, match="Exactly one"):
         ukern.RawModule(code="x", path="y")
-    with pytest.raises(ValueError, match="backend"):
-        ukern.RawModule(code="x", backend="nvcc")
-    with pytest.raises(NotImplementedError):
-        ukern.RawModule(code="x", translate_cucomplex=True)
+    with pytest.raises(ValueError, match="Invalid backend 'clang'"):
+        ukern.RawModule(code="x", backend="clang")
 
 
 def test_raw_kernel_compile_and_launch_without_gpu(arch90):
@@ -201,8 +199,9 @@ def test_raw_kernel_compile_and_launch_without_gpu(arch90):
         with pytest.raises(ukern.CUDADriverError) as ei:
             k((1,), (32,), (None, None, np.float32(2), np.int32(0)))
         assert ei.value.status == "UK_ERR_NO_DEVICE"
-        with pytest.raises(ukern.CUDADriverError):
-            k.num_regs
+        assert 0 < k.num_regs <= 255  # read from the cubin without a device
+        with pytest.raises(ukern.CUDADriverError, match="the cubin does not state ptx_version"):
+            k.ptx_version
 
 
 def test_raw_kernel_call_argument_checks(arch90):

@@ -124,3 +124,33 @@ def _dump(self, f):
 
 _ukern.CompileException.get_message = _get_message
 _ukern.CompileException.dump = _dump
+
+
+# ---- pickling (CuPy's RawKernel and RawModule pickle; they compile again when used) ----
+
+def _module_state(m):
+    if m.path is not None:
+        return (None, m.path, (), "nvrtc", False, m.enable_cooperative_groups, None)
+    return (m.code, None, m.options, m.backend, m.translate_cucomplex, m.enable_cooperative_groups,
+            m.name_expressions or None)
+
+
+def _make_module(code, path, options, backend, translate, cooperative, names):
+    if path is not None:
+        return _ukern.RawModule(path=path, enable_cooperative_groups=cooperative)
+    return _ukern.RawModule(code=code, options=options, backend=backend, translate_cucomplex=translate,
+                            enable_cooperative_groups=cooperative, name_expressions=names)
+
+
+def _make_kernel(module_state, name, signature):
+    k = _make_module(*module_state)._lazy_function(name)
+    if signature is None:
+        return k
+    # A signature is given at construction only: make the kernel again with it.
+    code, _, options, backend, translate, cooperative, _ = module_state
+    return _ukern.RawKernel(code, name, options, backend, translate_cucomplex=translate,
+                            enable_cooperative_groups=cooperative, signature=signature)
+
+
+_ukern.RawModule.__reduce__ = lambda m: (_make_module, _module_state(m))
+_ukern.RawKernel.__reduce__ = lambda k: (_make_kernel, (_module_state(k._module), k.name, k.signature))

@@ -199,13 +199,29 @@ uk_status uk_function_handle(uk_function *f, int device, void **out) {
   if (!f || !out) return uk__errorf(UK_ERR_INVALID, "uk_function_handle: NULL argument");
   if (device < 0) device = f->m->ctx->opts.device;
   CUfunction fn = NULL;
-  CUstreamCaptureMode mode = uk__cu_capture_relax();
   pthread_mutex_lock(&f->m->lock);
   uk_status st = resolve_raw_locked(f, device, &fn);
   pthread_mutex_unlock(&f->m->lock);
-  uk__cu_capture_restore(mode);
   if (st == UK_OK) *out = (void *)fn;
   return st;
+}
+
+uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value) {
+  uk__error_clear();
+  if (!f || !value) return uk__errorf(UK_ERR_INVALID, "uk_function_image_attribute: NULL argument");
+  if ((unsigned)a >= UK_ATTR_COUNT_) return uk__errorf(UK_ERR_INVALID, "unknown function attribute %d", (int)a);
+  const uk__binary *b = f->m->bin;
+  if (!b || b->is_ptx || !uk__cubin_is_elf(b->image, b->image_size))
+    return uk__errorf(UK_ERR_NOT_FOUND, "kernel '%s': the module holds no cubin (PTX or a fatbin), so %s needs a "
+                      "device (uk_function_attribute)", f->name, attrs[a].name);
+  int v = 0;
+  uk_status st = uk__cubin_attribute(b->image, b->image_size, f->symbol, a, &v);
+  if (st == UK_ERR_NOT_FOUND)
+    return uk__errorf(UK_ERR_NOT_FOUND, "kernel '%s': the cubin does not state %s; it needs a device "
+                      "(uk_function_attribute)", f->name, attrs[a].name);
+  if (st != UK_OK) return st;
+  *value = v;
+  return UK_OK;
 }
 
 /* The dtype a declared C parameter type holds; -1 for pointers. */

@@ -188,7 +188,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   if (!copts) return uk__errorf(UK_ERR_NOMEM, "out of memory compiling a module");
   int ncopts = o.num_options, lto = 0;
   for (int k = 0; k < ncopts; k++) copts[k] = o.options[k];
-  if (o.backend != UK_BACKEND_NVCC && has_launch(code) && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
+  if (has_launch(code) && !uk__link_wanted(copts, ncopts, &lto) && !mentions_rdc(copts, ncopts))
     copts[ncopts++] = "-rdc=true";
   uk__compile_req req = {0};
   req.source = code;

@@ -28,6 +28,7 @@
 #include "base/strbuf.h"
 #include "runtime/arch.h"
 #include "runtime/compile.h"
+#include "runtime/link.h"
 
 extern char **environ;
 
@@ -241,6 +242,10 @@ uk_status uk__nvcc_compile(const uk__compile_req *req, uk__binary **out) {
                       "CUDA include directories and the PATH); install the CUDA toolkit or set UKERN_NVCC",
                       pname);
   char dir[PATH_MAX - 64], src[PATH_MAX], outp[PATH_MAX], logp[PATH_MAX], inc[PATH_MAX], arch[40];
+  int lto = 0, link = uk__link_wanted(req->options, req->num_options, &lto);
+  if (lto)
+    return uk__errorf(UK_ERR_INVALID, "compiling '%s' with nvcc: -dlto needs the nvrtc backend (or uk_module_link)",
+                      pname);
   if (!make_private_dir(dir, sizeof dir))
     return uk__errorf(UK_ERR_IO, "compiling '%s' with nvcc: cannot make a temporary directory: %s", pname,
                       strerror(errno));
@@ -302,6 +307,15 @@ uk_status uk__nvcc_compile(const uk__compile_req *req, uk__binary **out) {
   if (!(image = read_file(outp, MAX_IMAGE_BYTES, &image_n)) || image_n == 0) {
     st = uk__errorf(UK_ERR_IO, "compiling '%s' with nvcc: no output in %s", pname, outp);
     goto out;
+  }
+  /* Relocatable code (-rdc=true, -dc; added for kernels that launch
+   * kernels) is linked with the device runtime, as NVRTC's is. */
+  if (!ptx && link && !req->no_link) {
+    if (!log && !(log = strdup(""))) {
+      st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", pname);
+      goto out;
+    }
+    if ((st = uk__link_compiled(req, pname, 0, &image, &image_n, &log)) != UK_OK) goto out;
   }
   st = uk__binary_create(image, image_n, ptx, req->arch, 0, NULL, NULL, log ? log : "", out);
 out:

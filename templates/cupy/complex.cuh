@@ -28,24 +28,6 @@
 namespace ukern {
 namespace cupy_detail {
 
-template <typename T> struct m;
-template <> struct m<float> {
-  static _UK_CXC_FN float asinh(float x) { return ::asinhf(x); }
-  static _UK_CXC_FN float atan2(float y, float x) { return ::atan2f(y, x); }
-  static _UK_CXC_FN float log1p(float x) { return ::log1pf(x); }
-  static _UK_CXC_FN bool isinf(float x) { return ::isinf(x); }
-  static _UK_CXC_FN float copysign(float x, float y) { return ::copysignf(x, y); }
-  static _UK_CXC_FN float inf() { return __int_as_float(0x7f800000); }
-};
-template <> struct m<double> {
-  static _UK_CXC_FN double asinh(double x) { return ::asinh(x); }
-  static _UK_CXC_FN double atan2(double y, double x) { return ::atan2(y, x); }
-  static _UK_CXC_FN double log1p(double x) { return ::log1p(x); }
-  static _UK_CXC_FN bool isinf(double x) { return ::isinf(x); }
-  static _UK_CXC_FN double copysign(double x, double y) { return ::copysign(x, y); }
-  static _UK_CXC_FN double inf() { return __longlong_as_double(0x7ff0000000000000ULL); }
-};
-
 // 1 - z and 1 + z with the sign of the imaginary part kept exact (-0 for
 // 1 - (x + 0i)): Kahan's formulas below put the branch cuts where NumPy
 // has them only with signed zeros intact.
@@ -71,14 +53,14 @@ template <typename T, typename U> struct wider<T, U, false> { typedef U type; };
 // Kahan, "Branch cuts for complex elementary functions" (1987): no z*z, so
 // no overflow for large |z|, and the cuts follow the signs of zeros.
 template <typename T> _UK_CXC_FN complex<T> asin(const complex<T>& z) {
-  typedef cupy_detail::m<T> M;
+  typedef detail::cmath<T> M;
   complex<T> a = sqrt(cupy_detail::one_minus(z)), b = sqrt(cupy_detail::one_plus(z));
   T re = M::atan2(z.real(), a.real() * b.real() - a.imag() * b.imag());
   T im = M::asinh(a.real() * b.imag() - a.imag() * b.real());  // Im(conj(a) b)
   return complex<T>(re, im);
 }
 template <typename T> _UK_CXC_FN complex<T> acos(const complex<T>& z) {
-  typedef cupy_detail::m<T> M;
+  typedef detail::cmath<T> M;
   complex<T> a = sqrt(cupy_detail::one_minus(z)), b = sqrt(cupy_detail::one_plus(z));
   T re = T(2) * M::atan2(a.real(), b.real());
   T im = M::asinh(b.real() * a.imag() - b.imag() * a.real());  // Im(conj(b) a)
@@ -88,14 +70,14 @@ template <typename T> _UK_CXC_FN complex<T> asinh(const complex<T>& z) {  // -i 
   return cupy_detail::times_minus_i(asin(cupy_detail::times_i(z)));
 }
 template <typename T> _UK_CXC_FN complex<T> acosh(const complex<T>& z) {
-  typedef cupy_detail::m<T> M;
+  typedef detail::cmath<T> M;
   complex<T> a = sqrt(complex<T>(z.real() - T(1), z.imag())), b = sqrt(complex<T>(z.real() + T(1), z.imag()));
   T re = M::asinh(a.real() * b.real() + a.imag() * b.imag());  // Re(conj(a) b)
   T im = T(2) * M::atan2(a.imag(), b.real());
   return complex<T>(re, im);
 }
 template <typename T> _UK_CXC_FN complex<T> atanh(const complex<T>& z) {
-  typedef cupy_detail::m<T> M;
+  typedef detail::cmath<T> M;
   T x = z.real(), y = z.imag();
   if (M::isinf(x) || M::isinf(y))  // the limit: +-0 + i sign(y) pi/2
     return complex<T>(M::copysign(T(0), x), M::copysign(M::atan2(T(1), T(0)), y));
@@ -110,7 +92,7 @@ template <typename T> _UK_CXC_FN complex<T> atan(const complex<T>& z) {  // -i a
 }
 // The projection onto the Riemann sphere: every infinity becomes (+inf, +-0).
 template <typename T> _UK_CXC_FN complex<T> proj(const complex<T>& z) {
-  typedef cupy_detail::m<T> M;
+  typedef detail::cmath<T> M;
   if (M::isinf(z.real()) || M::isinf(z.imag())) return complex<T>(M::inf(), z.imag() < T(0) ? -T(0) : T(0));
   return z;
 }

@@ -293,7 +293,7 @@ static void spec_forms(void) {
     char *src = NULL;
     memset(y, 0, sizeof y);
     CHECK_STATUS(uk_reduction_source(k, ine, 1, y, 1, &l, &src), UK_ERR_SHAPE);
-    CHECK_STREQ(uk_last_error(), "rmax: zero-size reduction with no identity");
+    CHECK_STREQ(uk_last_error(), "zero-size array to reduction operation rmax which has no identity");
     memset(y, 0, sizeof y);
     src = source(k, inx, 1, y, 1, ax1, 1);
     CHECK_CONTAINS(src, "static const bool has_identity = false;");

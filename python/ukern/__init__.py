@@ -33,6 +33,7 @@ from ._ukern import (  # noqa: F401
 )
 
 from . import _ukern
+from ._raw import In, InOut, Out  # noqa: F401
 
 _bundle_paths = []
 
@@ -62,7 +63,7 @@ if hasattr(_ukern, "_Fusion"):  # the library has the fusion API
     from ._fuse import Fusion, fuse  # noqa: F401
 
 __all__ = [
-    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "RawKernel",
+    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "In", "InOut", "Out", "RawKernel",
     "RawModule", "ReductionKernel", "bundles", "cache_stats", "configure", "create_bundle", "device_count",
     "load_bundle", "synchronize",
 ] + (["Fusion", "fuse"] if hasattr(_ukern, "_Fusion") else [])

@@ -85,8 +85,8 @@ uk_status uk__compile_key(const uk__compile_keyed *k, struct uk_strbuf *key);
 int uk__compile_key_equals(const uk__compile_keyed *k, const char *key, size_t len);
 
 /* A bundle's key of a request (bundle.h): the key's parts without the
- * machine's (NVRTC's version, the toolkit's directories, the linker's
- * version) and without the arch: equal on every machine for equal
+ * machine's (NVRTC's version, the toolkit's directories, the linker's and
+ * nvcc's versions) and without the arch: equal on every machine for equal
  * requests. Needs no NVRTC. */
 uk_status uk__compile_bundle_key(const uk__compile_keyed *k, struct uk_strbuf *key);
 /* The same key made from the key text a disk cache entry stores, and that

@@ -124,7 +124,7 @@ HOT_WALK void part(sink_fn sink, void *arg, const char *tag, const char *s) { pa
 /* The request's own parts, after the shared prefix. A bundle's key
  * (portable: compiled on one machine, used on another) leaves out the arch
  * (an entry holds every arch it was built for) and names only whether the
- * code was linked, not the linker's version. */
+ * code was linked, not the linker's version, nor nvcc's. */
 HOT_WALK void walk_parts(const uk__compile_keyed *k, sink_fn sink, void *arg, int bundle) {
   const uk__compile_req *req = k->req;
   if (!bundle) {
@@ -143,8 +143,9 @@ HOT_WALK void walk_parts(const uk__compile_keyed *k, sink_fn sink, void *arg, in
   if (k->link[0]) part(sink, arg, "link", !bundle ? k->link : strcmp(k->link, "unlinked") ? "linked" : "unlinked");
   /* The C++ standard header map (std_headers.h): its digest, or off. */
   part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
-  /* nvcc's path and version; NVRTC's is in the prefix. */
-  if (req->backend == UK_BACKEND_NVCC) part(sink, arg, "nvcc", uk__nvcc_key());
+  /* nvcc's path and version; NVRTC's is in the prefix. A bundle's key says
+   * only that nvcc made it (its path is the build machine's). */
+  if (req->backend == UK_BACKEND_NVCC) part(sink, arg, "nvcc", bundle ? "nvcc" : uk__nvcc_key());
 }
 
 HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) { walk_parts(k, sink, arg, 0); }
@@ -320,6 +321,8 @@ int uk__compile_bundle_key_from(const char *key, size_t len, uk_strbuf *out, int
     if (tl == 4 && !memcmp(tag, "link", 4)) {
       const char *v = vl == 8 && !memcmp(val, "unlinked", 8) ? "unlinked" : "linked";
       part(text_sink, out, "link", v);
+    } else if (tl == 4 && !memcmp(tag, "nvcc", 4)) {
+      part(text_sink, out, "nvcc", "nvcc");
     } else {
       uk__sb_addn(out, tag, (size_t)(val - tag));
       uk__sb_addn(out, val, vl);

@@ -88,7 +88,7 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   if (!ctx || st != UK_OK) {
     Py_XDECREF(id_s);
     Py_XDECREF(ctx);
-    return ctx ? pyk_raise(st) : NULL;
+    return ctx ? pyk_raise_kernel(st, NULL) : NULL;
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   RedObject *self = (RedObject *)alloc(tp, 0);
@@ -199,7 +199,7 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
     st = uk_reduction_precompile(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    pyk_raise(st);
+    pyk_raise_kernel(st, self->ctx);
     goto out;
   }
   if (mode == RED_SOURCE) {

@@ -34,6 +34,7 @@ check() { # name, then a command that must succeed
 names=$(python3 -m zipfile -l "$whl")
 check vendors-libffi grep -q "ukern.libs/libffi" <<<"$names"
 check no-libcuda bash -c '! grep -Eq "libcuda|libnvrtc|libnvJitLink" <<<"$1"' _ "$names"
+check numpy-dependency bash -c 'python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); m = [n for n in z.namelist() if n.endswith(\".dist-info/METADATA\")][0]; sys.exit(b\"Requires-Dist: numpy\" not in z.read(m))" "$1"' _ "$whl"
 check abi3-manylinux bash -c '[[ $(basename "$1") == *-cp39-abi3-manylinux_*_x86_64.whl ]]' _ "$whl"
 for py in "${pythons[@]}"; do
   v=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')

@@ -15,13 +15,17 @@ def main():
         return 0
     reasons = {}
     test = None
+    in_output = False
     for line in text.splitlines():
         m = re.match(r"^\d+/\d+ Test: (.+)$", line)
         if m:
-            test = m.group(1).strip()
+            test, in_output = m.group(1).strip(), False
+            continue
+        if line == "Output:" or line == "<end of output>":
+            in_output = line == "Output:"
             continue
         m = re.match(r"^SKIP:\s*(.*)$", line)
-        if m and test:
+        if m and test and in_output:
             names = reasons.setdefault(m.group(1).strip(), [])
             if test not in names:
                 names.append(test)

@@ -162,6 +162,14 @@ static void entry_banner(void) {
       {"// ukern elementwise kernel 'unclosed\n// parameters: T x (float32) ->\n", "module", "", "", ""},
       {"// ukern elementwise kernel 'k' (t)\n// parameters: T x (float32 ->\n", "elementwise", "k", "float32 ->", ""},
       {"// ukern\n", "module", "", "", ""},
+      {"// ukern elementwise kernel 'f_e0' (template elementwise_vec.cu)\n// parameters: float32 in0 (float32) -> "
+       "float64 out0 (float64)\n// variant: strided\n#include <ukern/fusion.cuh>\n// fusion parameters: in0 = x\n",
+       "fusion elementwise", "f_e0", "float32 -> float64", "strided"},
+      {"#include <ukern/fusion_row.cuh>\n#include <ukern/fusion.cuh>\n// fusion parameters: in0 = x in1 = s out0 = y\n"
+       "extern \"C\" __global__ void __launch_bounds__(512, 2) sm_row(\n    const ukern::half *_uk_p_in0, const "
+       "_uk_st<2> _uk_s_in0,\n    const int in1,\n    float *_uk_p_out0, const _uk_st<2> _uk_s_out0,\n"
+       "    const _uk_geo<2> _uk_g) {\n}\n",
+       "fusion row", "sm_row", "float16, int32 -> float32", ""},
   };
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     snprintf(path, sizeof path, "%s/%032zx.ukc", dir, j);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "codegen/dtype.h"
 #include "runtime/arch.h"
 
 #define HEADER_SIZE 32u       /* dcache.c: magic, version, key length at 8 (u64 LE), ... */
@@ -132,17 +133,76 @@ static void banner_dtypes(char *dst, size_t cap, const char *p, const char *end)
   dst[n] = 0;
 }
 
+/* Appends the dtype whose CUDA spelling is [t, te) ("float", "__half"), or
+ * the spelling itself. */
+static size_t add_ctype(char *dst, size_t n, size_t cap, const char *t, const char *te) {
+  const char *name = NULL;
+  for (int d = 0; d < UK_DTYPE_COUNT_ && !name; d++) {
+    const char *c = uk__dtype_info((uk_dtype)d)->ctype;
+    if (strlen(c) == (size_t)(te - t) && !memcmp(c, t, (size_t)(te - t))) name = uk_dtype_name((uk_dtype)d);
+  }
+  size_t len = name ? strlen(name) : (size_t)(te - t);
+  if (n + len + 8 >= cap) return n;
+  memcpy(dst + n, name ? name : t, len);
+  return n + len;
+}
+
+/* A fusion row kernel (fuse_row.c) has no banner: its dtypes are the types
+ * of its `inN` and `outN` parameters, in the signature after `name(`. */
+static void row_dtypes(char *dst, size_t cap, const char *src, const char *end, const char *name) {
+  const char *p = name[0] ? memmem(src, (size_t)(end - src), name, strlen(name)) : NULL;
+  dst[0] = 0;
+  if (!p || !(p = memchr(p, '(', (size_t)(end - p)))) return;
+  const char *close = memchr(p, ')', (size_t)(end - p));
+  if (!close) return;
+  size_t n = 0;
+  int outputs = 0, any = 0;
+  for (const char *a = p + 1; a < close;) {
+    const char *comma = memchr(a, ',', (size_t)(close - a));
+    const char *ae = comma ? comma : close;
+    const char *in = memmem(a, (size_t)(ae - a), " in", 3), *o = memmem(a, (size_t)(ae - a), "_uk_p_out", 9);
+    const char *pi = memmem(a, (size_t)(ae - a), "_uk_p_in", 8);
+    if (pi || in || o) {
+      if (o && !outputs) {
+        if (n + 8 < cap) memcpy(dst + n, " ->", 3), n += 3;
+        outputs = 1, any = 0;
+      }
+      const char *t = a;
+      while (t < ae && space(*t)) t++;
+      if ((size_t)(ae - t) > 6 && !strncmp(t, "const ", 6)) t += 6;
+      const char *te = t;
+      while (te < ae && !space(*te) && *te != '*') te++;
+      if (n + 8 < cap) {
+        if (any) dst[n++] = ',';
+        if (any || outputs) dst[n++] = ' ';
+      }
+      n = add_ctype(dst, n, cap, t, te);
+      any = 1;
+    }
+    a = ae + 1;
+  }
+  dst[n] = 0;
+}
+
 /* The banner of a source ukern generated (within its first lines). */
-static void banner(const char *src, size_t len, uk_cache_entry_info *out) {
+static void banner(const char *src, size_t len, const char *first_kernel, uk_cache_entry_info *out) {
   const char *end = src + (len < 4096 ? len : 4096), *p, *q;
+  int fusion = banner_line(src, end, "// fusion parameters:", &p, &q);
   snprintf(out->kind, sizeof out->kind, "module");
+  if (fusion && banner_line(src, end, "#include <ukern/fusion_row.cuh>", &p, &q)) {
+    snprintf(out->kind, sizeof out->kind, "fusion row");
+    snprintf(out->name, sizeof out->name, "%s", first_kernel);
+    row_dtypes(out->dtypes, sizeof out->dtypes, src, src + len, first_kernel);
+    return;
+  }
   if (!banner_line(src, end, "// ukern ", &p, &q)) return;
   const char *k = p;
   while (p < q && *p != ' ') p++;
   const char *name = memchr(p, '\'', (size_t)(q - p));
   const char *name_end = name ? memchr(name + 1, '\'', (size_t)(q - name - 1)) : NULL;
   if (p == k || !name_end || (size_t)(q - p) < 8 || strncmp(p, " kernel ", 8) != 0) return;
-  copy_text(out->kind, sizeof out->kind, k, p);
+  if (fusion) snprintf(out->kind, sizeof out->kind, "fusion %.*s", (int)(p - k), k);
+  else copy_text(out->kind, sizeof out->kind, k, p);
   copy_text(out->name, sizeof out->name, name + 1, name_end);
   if (banner_line(src, end, "// parameters:", &p, &q)) banner_dtypes(out->dtypes, sizeof out->dtypes, p, q);
   if (banner_line(src, end, "// variant: ", &p, &q) || banner_line(src, end, "// loops: ", &p, &q))
@@ -172,13 +232,14 @@ static void describe(const char *key, size_t len, uk__arch *arch, names *e, uk_c
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     p = nl ? nl + 1 : NULL;
   }
-  if (src) banner(src, src_len, out);
-  if (named || !src) return;
-  const char *src_end = src + src_len;
-  for (const char *g = src; g < src_end; g++) {
-    if (!(g = memmem(g, (size_t)(src_end - g), "__global__", 10))) break;
-    global_name(e, g + 10, src_end);
+  if (!named && src) {
+    const char *src_end = src + src_len;
+    for (const char *g = src; g < src_end; g++) {
+      if (!(g = memmem(g, (size_t)(src_end - g), "__global__", 10))) break;
+      global_name(e, g + 10, src_end);
+    }
   }
+  if (src) banner(src, src_len, !named && e->count ? e->name[0] : "", out);
 }
 
 /* The key text of the entry at path (malloc'd, NUL-terminated). The file is

@@ -28,6 +28,17 @@ PyObject *pyk_raise(uk_status st);
 extern PyObject *pyk_CompileException;
 extern PyObject *pyk_CUDADriverError;
 
+/* --- errtext.c: the library's messages in Python's words ---------------- */
+/* A library message with its C names (uk_options.arch, uk_last_error_log())
+ * replaced by Python's (ukern.configure(arch=...), the exception's .log);
+ * new ref, NULL on error. */
+PyObject *pyk_python_message(const char *c_message);
+/* pyk_raise, then the exception's message in Python's words; for a kernel
+ * bound to kernel_ctx (may be NULL) that cannot choose an arch after a later
+ * ukern.configure(), the message also says the kernel kept its context and
+ * how to move on. Returns NULL. */
+PyObject *pyk_raise_kernel(uk_status st, PyObject *kernel_ctx);
+
 /* --- args.c: arrays, scalars and streams of one call -------------------- */
 typedef struct pyk_call {
   uk_array arr[PYK_MAX_ARGS];

@@ -239,4 +239,5 @@ def cupy_reduction(trace, op, args, kw):
     name = cupy_name(op)
     if name not in _REDUCTIONS:
         raise NotImplementedError(f"ukern.fuse: unknown reduction '{name}'")
-    return call_named(trace, name, args, kw)
+    # CuPy passes its own defaults (dtype=None, out=None) whether the reduction takes them or not
+    return call_named(trace, name, args, {k: v for k, v in kw.items() if v is not None})

@@ -14,6 +14,8 @@ dtype of .dtype, the casting checks of in-place updates, and the errors
 NumPy raises; and its shape (from the call's arguments). Reading .dtype,
 .shape, .ndim or .size specialises the trace to the call's dtypes and shapes.
 """
+import warnings
+
 import numpy
 
 from . import _fuse_ops as ops
@@ -50,7 +52,7 @@ class _Trace:
             if v._trace is not self:
                 raise ValueError("ukern.fuse: a value from another fused function was used")
             return v._id
-        if isinstance(v, (bool, int, float, complex)):
+        if isinstance(v, (bool, int, float, complex)) and not isinstance(v, numpy.generic):
             return self._add(("const", v), v, (), False)
         if isinstance(v, (numpy.generic, numpy.ndarray)) and numpy.ndim(v) == 0:
             # a NumPy scalar is strong (NEP 50; numpy.float64 subclasses float)
@@ -101,6 +103,8 @@ class _Trace:
         checked here) and target now holds it; an argument is written back."""
         if not isinstance(target, _Var) or target._trace is not self:
             raise TypeError("ukern.fuse: out= must be an argument or a value of the fused function")
+        if target._arg is not None and not isinstance(self.samples[target._arg], numpy.ndarray):
+            return self._rebind_scalar(target, value)
         self.specialized = True  # the cast depends on the dtypes
         ts, vs = self.samples[target._id], self.samples[self.ref(value)]
         if ts is not None and vs is not None:
@@ -119,6 +123,13 @@ class _Trace:
         if target._arg is not None:
             self.writes[target._arg] = target
         return target
+
+
+    def _rebind_scalar(self, target, value):
+        """s += y for a scalar argument s: Python rebinds s; nothing is written back."""
+        if not isinstance(value, _Var):
+            value = _Var(self, self.ref(value))
+        return value
 
 
 def _input_sample(a):
@@ -156,7 +167,8 @@ def _apply(fn, samples):
     if fn is None or any(s is None for s in samples):
         return None
     try:
-        with numpy.errstate(all="ignore"):
+        with numpy.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # var(ddof=1) of a one-element sample warns
             return fn(*samples)
     except Exception:
         return None

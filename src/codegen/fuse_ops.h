@@ -30,10 +30,10 @@ typedef enum uk_fuse_rule {
   X(FLOORDIV, "floor_divide", 2, UK_RULE_ARITH, 0, "_uk_floordiv")       \
   X(MOD, "remainder", 2, UK_RULE_ARITH, 0, "_uk_mod")                    \
   X(POW, "power", 2, UK_RULE_ARITH, 1, "_uk_pow")                        \
-  X(LT, "less", 2, UK_RULE_CMP, 0, "<")                                  \
-  X(LE, "less_equal", 2, UK_RULE_CMP, 0, "<=")                           \
-  X(GT, "greater", 2, UK_RULE_CMP, 0, ">")                               \
-  X(GE, "greater_equal", 2, UK_RULE_CMP, 0, ">=")                        \
+  X(LT, "less", 2, UK_RULE_CMP, 1, "<")                                  \
+  X(LE, "less_equal", 2, UK_RULE_CMP, 1, "<=")                           \
+  X(GT, "greater", 2, UK_RULE_CMP, 1, ">")                               \
+  X(GE, "greater_equal", 2, UK_RULE_CMP, 1, ">=")                        \
   X(EQ, "equal", 2, UK_RULE_CMP, 1, "==")                                \
   X(NE, "not_equal", 2, UK_RULE_CMP, 1, "!=")                            \
   X(AND, "bitwise_and", 2, UK_RULE_BIT, 0, "&")                          \
@@ -76,11 +76,11 @@ typedef enum uk_fuse_rule {
   X(TRUNC, "trunc", 1, UK_RULE_SAME, 0, "_uk_trunc")                     \
   X(RINT, "rint", 1, UK_RULE_FLOAT, 0, "_uk_rint")                       \
   X(SIGN, "sign", 1, UK_RULE_SAME, 0, "_uk_sign")                        \
-  X(MAXIMUM, "maximum", 2, UK_RULE_ARITH, 0, "_uk_maximum")              \
-  X(MINIMUM, "minimum", 2, UK_RULE_ARITH, 0, "_uk_minimum")              \
-  X(FMAX, "fmax", 2, UK_RULE_ARITH, 0, "_uk_fmax")                       \
-  X(FMIN, "fmin", 2, UK_RULE_ARITH, 0, "_uk_fmin")                       \
-  X(CLIP, "clip", 3, UK_RULE_CLIP, 0, "_uk_clip")                        \
+  X(MAXIMUM, "maximum", 2, UK_RULE_ARITH, 1, "_uk_maximum")              \
+  X(MINIMUM, "minimum", 2, UK_RULE_ARITH, 1, "_uk_minimum")              \
+  X(FMAX, "fmax", 2, UK_RULE_ARITH, 1, "_uk_fmax")                       \
+  X(FMIN, "fmin", 2, UK_RULE_ARITH, 1, "_uk_fmin")                       \
+  X(CLIP, "clip", 3, UK_RULE_CLIP, 1, "_uk_clip")                        \
   X(FMOD, "fmod", 2, UK_RULE_ARITH, 0, "_uk_fmod")                       \
   X(COPYSIGN, "copysign", 2, UK_RULE_FLOAT, 0, "_uk_copysign")           \
   X(ISNAN, "isnan", 1, UK_RULE_PRED, 1, "_uk_isnan")                     \

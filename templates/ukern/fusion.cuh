@@ -190,6 +190,20 @@ template <class T> _UK_FD bool _uk_isfinite(const ukern::complex<T> &z) {
 }
 
 // maximum/minimum propagate NaN; fmax/fmin ignore it
+/* NumPy 2 orders complex values lexicographically (real part, then
+ * imaginary); a NaN anywhere compares false, as NumPy's CLT/CLE. */
+namespace ukern {
+template <class T> _UK_FD bool operator<(const complex<T> &a, const complex<T> &b) {
+  return (a.real() < b.real() && !_uk_isnan(a.imag()) && !_uk_isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() < b.imag());
+}
+template <class T> _UK_FD bool operator<=(const complex<T> &a, const complex<T> &b) {
+  return (a.real() < b.real() && !_uk_isnan(a.imag()) && !_uk_isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() <= b.imag());
+}
+template <class T> _UK_FD bool operator>(const complex<T> &a, const complex<T> &b) { return b < a; }
+template <class T> _UK_FD bool operator>=(const complex<T> &a, const complex<T> &b) { return b <= a; }
+}  // namespace ukern
 template <class T> _UK_FD T _uk_maximum(T a, T b) { return (_uk_isnan(a) || a >= b) ? a : b; }
 template <class T> _UK_FD T _uk_minimum(T a, T b) { return (_uk_isnan(a) || a <= b) ? a : b; }
 template <class T> _UK_FD T _uk_fmax(T a, T b) { return (_uk_isnan(b) || a >= b) ? a : b; }

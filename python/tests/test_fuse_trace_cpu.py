@@ -1,0 +1,333 @@
+"""cpu tier of ukern.fuse's tracer: numpy.* and cupy.* calls trace alike, full call
+signatures, attributes, in-place updates, plain Python without device arrays, NEP 50
+corners; result dtypes of the built programs (read from .source() for sm_90) against
+NumPy 2 on host arrays."""
+import re
+import sys
+import threading
+import types
+
+import numpy as np
+import pytest
+
+import ukern
+
+pytestmark = pytest.mark.skipif(not hasattr(ukern, "fuse"), reason="the library has no fusion API")
+RNG = np.random.default_rng(3)
+
+
+def host(shape, dtype):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if dt.kind in "iu":
+        return RNG.integers(1, 9, shape).astype(dt)
+    v = RNG.uniform(0.5, 2.0, shape)
+    return (v + 1j * RNG.uniform(-1, 1, shape)).astype(dt) if dt.kind == "c" else v.astype(dt)
+
+
+def out_dtypes(src):
+    """Output dtypes of a fusion's kernels, from their '// parameters:' lines."""
+    found = {}
+    for line in src.splitlines():
+        if line.startswith("// parameters:") and "->" in line:
+            for t, k in re.findall(r"(\w+) out(\d+) \(", line.split("->", 1)[1]):
+                found[int(k)] = t
+    return [found[k] for k in sorted(found)]
+
+
+def numpy_dtypes(f, args):
+    r = f(*args)
+    return [np.asarray(v).dtype.name for v in (r if isinstance(r, tuple) else (r,))]
+
+
+CASES = {
+    "arith": lambda x, y: (x + y, x - 2, 3 * y, x / y, x // y, x % y, x ** 2),
+    "weak_calls": lambda x, s: (np.minimum(2.5, s) * x, np.add(1, 2) + x, np.where(True, 1.5, s) + x),
+    "numpy_scalar_const": lambda x, y: (x * np.float64(2), y + np.int8(3), x * np.float32(0.5)),
+    "reductions": lambda x, y: (x.sum(0), np.sum(x, 1, np.float64), x.prod(axis=None), np.mean(x, axis=0),
+                                np.max(x, 0), x.min(axis=(0, 1)), np.any(x, 0), x.all(), x.argmax(1),
+                                np.var(x, 0, ddof=1), x.std()),
+    "positional_signatures": lambda x, y: (x.sum(0, None, None, True), np.sum(x, 1, None, None, True),
+                                           x.var(0, None, None, 1, True)),
+    "routines": lambda x, y: (np.clip(x, 1, 3), np.round(x, 1), np.nansum(x, 0), np.nanprod(x, 1),
+                              np.divmod(x, y)[0], np.modf(x)[1], np.square(x), np.copy(x)),
+    "compare": lambda x, y: (x < y, x >= 2, np.maximum(x, y), np.fmin(x, y)),
+    "attributes": lambda x, y: (x.astype(y.dtype) + x.ndim + x.size + x.shape[1] + len(y),),
+}
+DTYPES = {
+    "arith": ["float32", "int16", "uint8", "float64"],
+    "weak_calls": ["float32", "int8"],
+    "numpy_scalar_const": ["float32", "int16"],
+    "reductions": ["float32", "int8", "bool"],
+    "positional_signatures": ["float32", "int32"],
+    "routines": ["float32", "float64"],
+    "compare": ["int32", "float32", "complex64"],
+    "attributes": ["float32", "int8"],
+}
+
+
+@pytest.mark.parametrize("case,dtype", [(c, d) for c in CASES for d in DTYPES[c]])
+def test_result_dtypes_match_numpy(arch90, case, dtype):
+    f = CASES[case]
+    x = host((3, 5), dtype)
+    y = 2.0 if case == "weak_calls" else host((3, 5), dtype)
+    if case == "arith" and dtype == "uint8":
+        y = y.astype("int16")            # mixed kinds
+    assert out_dtypes(ukern.fuse(f).source(x, y)) == numpy_dtypes(f, (x, y))
+
+
+def test_numpy_float64_constant_is_strong(arch90):
+    # np.float64 subclasses float, but NumPy 2 treats it as a float64 array would be
+    x = host((7,), "float32")
+    f = ukern.fuse(lambda x: x * np.float64(2.0))
+    assert "astype(t0, 'float64')" in f.program(x)
+    assert out_dtypes(f.source(x)) == ["float64"]
+
+
+def test_all_weak_ufunc_call_is_strong_but_operator_is_not(arch90):
+    x = host((7,), "float32")
+    call = ukern.fuse(lambda x, s: x + np.multiply(s, 2.0))     # np.float64 * float32 array -> float64
+    op = ukern.fuse(lambda x, s: x + s * 2.0)                    # Python floats stay weak -> float32
+    assert out_dtypes(call.source(x, 1.5)) == ["float64"] == numpy_dtypes(lambda x, s: x + np.multiply(s, 2.0),
+                                                                          (x, 1.5))
+    assert out_dtypes(op.source(x, 1.5)) == ["float32"]
+
+
+def test_axis_none_held_in_a_variable(arch90):
+    x = host((4, 3), "float32")
+    axis = None
+    f = ukern.fuse(lambda x: (np.sum(x, axis), x.max(axis), np.mean(x, axis, None)))
+    assert "sum(a0, axis=None)" in f.program(x) and out_dtypes(f.source(x)) == ["float32"] * 3
+
+
+def test_keyword_and_positional_spellings_trace_alike():
+    x = host((4, 3), "float32")
+    a = ukern.fuse(lambda x: np.sum(x, axis=1, dtype=np.float64, keepdims=True)).program(x)
+    b = ukern.fuse(lambda x: np.sum(x, 1, np.float64, None, True)).program(x)
+    c = ukern.fuse(lambda x: x.sum(1, np.float64, None, True)).program(x)
+    assert a == b == c and "astype(a0, 'float64')" in a
+
+
+def test_ufunc_out_and_dtype_keywords():
+    x = host((4,), "float32")
+
+    def f(x, y):
+        np.add(x, y, out=x)
+        return np.multiply(x, 2, dtype=np.float64)
+    p = ukern.fuse(f).program(x, x)
+    assert "add(a0, a1)" in p and "astype(a0, 'float64')" not in p and p.count("out") == 2  # result + x
+
+
+# -- in-place updates -------------------------------------------------------------------
+def test_inplace_update_is_written_back_and_read_again():
+    def f(x, y):
+        x += y
+        x *= 2
+        return x + 1
+    x = host((5,), "float32")
+    fused = ukern.fuse(f)
+    p = fused._program((x, x))
+    assert [i for i, _ in p.writes] == [0] and p.nret == 1
+    lines = p.text.splitlines()
+    assert lines[0] == "t0 = add(a0, a1)" and lines[1].startswith("t1 = 2") and "multiply(t0, t1)" in p.text
+    assert lines[-1] == "out1 = t2"     # the argument's final value: x * 2, not x + 1
+
+
+def test_inplace_casting_follows_numpy():
+    def f(x, y):
+        x /= y
+        return x
+    ix = host((5,), "int32")
+    with pytest.raises(TypeError, match="Cannot cast"):
+        ukern.fuse(f)._program((ix, ix))
+    with pytest.raises(TypeError):   # NumPy agrees
+        f(ix.copy(), ix)
+    fx = host((5,), "float32")
+    p = ukern.fuse(f)._program((fx, host((5,), "float64")))   # float64 result cast back into float32 x
+    assert "astype(t0, 'float32')" in p.text and p.specialized
+
+
+def test_inplace_on_a_scalar_argument_only_rebinds():
+    def f(s, y):
+        s += y
+        return s
+    assert ukern.fuse(f)._program((2.0, host((3,), "float32"))).writes == []
+
+
+# -- plain Python, nesting ------------------------------------------------------------------
+def test_no_device_array_runs_plain_python():
+    calls = []
+
+    def f(x, y):
+        calls.append(type(x))
+        return x * y + 1
+    fused = ukern.fuse(f)
+    x = host((3,), "float64")
+    np.testing.assert_array_equal(fused(x, x), x * x + 1)
+    assert fused(2, 3) == 7 and fused(np.float32(2), 0.5) == np.float32(2) * 0.5 + 1
+    assert calls == [np.ndarray, int, np.float32] and not fused._generic
+
+
+def test_fused_function_called_while_tracing_is_inlined():
+    inner = ukern.fuse(lambda a: np.exp(a) * 2)
+    outer = ukern.fuse(lambda x, y: inner(x) + inner(y))
+    p = outer.program(host((3,), "float32"), host((3,), "float32"))
+    assert p.count("exp(") == 2 and not inner._generic
+
+
+# -- attributes specialise the trace -----------------------------------------------------
+def test_attributes_specialise_per_signature():
+    f = ukern.fuse(lambda x: x.astype(np.float64) if x.dtype == np.float32 else x * x.shape[0])
+    a32, a16 = host((3, 4), "float32"), host((6,), "int16")
+    assert "astype" in f.program(a32) and "multiply" in f.program(a16) and "= 6" in f.program(a16)
+    assert len(f._special) == 2 and not f._generic
+    g = ukern.fuse(lambda x: x + 1)
+    g.program(a32), g.program(a16)
+    assert len(g._generic) == 1 and not g._special
+
+
+def test_attribute_values():
+    seen = {}
+
+    def f(x, y):
+        seen.update(dtype=x.dtype, shape=x.shape, ndim=x.ndim, size=x.size, red=x.sum(axis=1).shape,
+                    bc=(x + y).shape, rdt=(x + y).dtype, kd=x.mean(0, keepdims=True).shape)
+        return x
+    ukern.fuse(f).program(host((2, 3), "int8"), host((3,), "float32"))
+    assert seen == dict(dtype=np.dtype("int8"), shape=(2, 3), ndim=2, size=6, red=(2,), bc=(2, 3),
+                        rdt=np.dtype("float32"), kd=(1, 3))
+
+
+# -- cupy.* calls trace as numpy.* calls do ------------------------------------------------
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """A stand-in for CuPy's fusion dispatch: its ufuncs and reductions hand the call to
+    thread_local.history while thread_local.is_new_fusing is set, as CuPy's do."""
+    tlmod = types.ModuleType("cupy._core._fusion_thread_local")
+    tlmod.thread_local = threading.local()
+
+    def fusing():
+        return getattr(tlmod.thread_local, "is_new_fusing", False)
+
+    class Ufunc:
+        def __init__(self, name, nin):
+            self.name, self.nin, self.__name__ = "cupy_" + name, nin, name
+
+        def __call__(self, *args, **kw):
+            if fusing():
+                return tlmod.thread_local.history.call_ufunc(self, *args, **kw)
+            return ("eager", self.name)
+
+    class Reduction:
+        def __init__(self, name):
+            self.name = name
+
+    def reduction(op_auto, op_dtype):
+        def fn(a, axis=None, dtype=None, out=None, keepdims=False):
+            if fusing():
+                if keepdims:
+                    raise NotImplementedError("keepdims in fusion")
+                return tlmod.thread_local.history.call_reduction(op_auto if dtype is None else op_dtype, a,
+                                                                 axis=axis, dtype=dtype, out=out)
+            return ("eager", op_auto.name)
+        return fn
+
+    cp = types.ModuleType("cupy")
+    core = types.ModuleType("cupy._core")
+    core._fusion_thread_local = tlmod
+    cp._core = core
+    for name, nin in (("exp", 1), ("add", 2), ("multiply", 2), ("maximum", 2), ("true_divide", 2)):
+        setattr(cp, name, Ufunc(name, nin))
+    where_ufunc, copy_ufunc = Ufunc("where", 3), Ufunc("copy", 1)
+    cp.where = lambda c, x, y: where_ufunc(c, x, y) if fusing() else "eager"
+    cp.copyto = lambda dst, src: copy_ufunc(src, dst)
+    cp.sum = reduction(Reduction("cupy_sum"), Reduction("cupy_sum_with_dtype"))
+    cp.amax = reduction(Reduction("cupy_max"), Reduction("cupy_max"))
+    for name, mod in (("cupy", cp), ("cupy._core", core), ("cupy._core._fusion_thread_local", tlmod)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    return cp
+
+
+def test_cupy_calls_trace_as_numpy_calls(fake_cupy):
+    cp = fake_cupy
+    x = host((4, 3), "float32")
+
+    def with_np(x, y):
+        return np.where(x > 1, np.exp(x), np.maximum(x, y)), np.sum(x, 1, np.float64), np.amax(x, 0)
+
+    def with_cp(x, y):
+        return cp.where(x > 1, cp.exp(x), cp.maximum(x, y)), cp.sum(x, 1, np.float64), cp.amax(x, 0)
+    assert ukern.fuse(with_cp).program(x, x) == ukern.fuse(with_np).program(x, x)
+
+
+def test_cupy_aliases_closures_and_helpers_trace(fake_cupy):
+    def make(xp, exp):                # exp as by `from cupy import exp`; xp a closure over the module
+        def helper(v):                # a helper the function calls: it calls the module too
+            return xp.add(v, 1)
+        return lambda x, y: exp(helper(x)) * xp.multiply(y, 2)
+    x = host((5,), "float32")
+    traced = ukern.fuse(make(fake_cupy, fake_cupy.exp)).program(x, x)
+    assert traced == ukern.fuse(make(np, np.exp)).program(x, x) and "exp(t1)" in traced
+
+
+def test_cupy_out_and_copyto_write_arguments(fake_cupy):
+    cp = fake_cupy
+
+    def f(x, y):
+        cp.add(x, y, out=x)
+        cp.copyto(y, x * 2)
+    p = ukern.fuse(f)._program((host((3,), "float32"), host((3,), "float32")))
+    assert [i for i, _ in p.writes] == [0, 1] and p.none
+
+
+def test_cupy_dispatch_is_per_thread_and_restored(fake_cupy):
+    cp = fake_cupy
+    seen = []
+
+    def other():
+        seen.append(cp.exp(1.0))       # another thread while this one traces: CuPy runs eagerly
+
+    def f(x):
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        return cp.exp(x)
+    ukern.fuse(f).program(host((3,), "float32"))
+    assert seen == [("eager", "cupy_exp")]
+    assert cp.exp(1.0) == ("eager", "cupy_exp")      # restored after the trace
+    with pytest.raises(ZeroDivisionError):
+        ukern.fuse(lambda x: 1 / 0).program(host((3,), "float32"))
+    assert cp.exp(1.0) == ("eager", "cupy_exp")      # and after a failing one
+
+
+# -- the builder path ---------------------------------------------------------------------
+def test_built_program_errors_name_the_problem():
+    from ukern._ukern import _Fusion
+    with pytest.raises(ValueError, match="not earlier"):
+        _Fusion(1, (1,), "", "f", nodes=[("op", "exp", 5)])
+    with pytest.raises(Exception, match="unknown function 'nosuch'"):
+        _Fusion(1, (1,), "", "f", nodes=[("op", "nosuch", 0)])
+    with pytest.raises(TypeError, match="unknown dtype"):
+        _Fusion(1, (1,), "", "f", nodes=[("cast", 0, "float99")])
+    with pytest.raises(OverflowError, match="int64"):
+        _Fusion(1, (1,), "", "f", nodes=[("const", 2 ** 70)])
+    with pytest.raises(ValueError, match="counts"):
+        _Fusion(0, (), "", "f", nodes=[])
+    f = _Fusion(2, (2, 3), "shown", "f", nodes=[("op", "add", 0, 1), ("red", "sum", 2, (0,), False, 0)])
+    assert f.nin == 2 and f.nout == 2 and f.program == "shown"
+
+
+def test_complex_ordering_compiles(arch90):
+    z = host((4, 3), "complex64")
+    f = ukern.fuse(lambda a, b: (a < b, a >= b, np.maximum(a, b), np.fmin(a, b), np.clip(a, b, b)))
+    assert out_dtypes(f.source(z, z)) == ["bool", "bool", "complex64", "complex64", "complex64"]
+    f.precompile(z, z)
+
+
+def test_shifts_compile_and_type(arch90):
+    i8 = host((5,), "int8")
+    f = ukern.fuse(lambda a, b: (a << b, a >> 1, np.left_shift(True, b), np.right_shift(a, 2)))
+    assert out_dtypes(f.source(i8, i8)) == numpy_dtypes(lambda a, b: (a << b, a >> 1, np.left_shift(True, b),
+                                                                      np.right_shift(a, 2)), (i8, i8))
+    f.precompile(i8, i8)

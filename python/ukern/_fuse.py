@@ -65,7 +65,7 @@ def _signature(args):
 
 
 class _Program:
-    """One traced program: its compiled fusion and how a call uses it."""
+    """One traced program: its compiled fusion(s) and how a call uses them."""
 
     def __init__(self, func, args, kernel_name):
         t, results, single = trace(func, args)
@@ -74,18 +74,34 @@ class _Program:
         self.writes = sorted(t.writes.items())            # (argument index, its final value)
         values = list(results) + [v for _, v in self.writes]
         self.nret = len(results)
+        self.nvalues = len(values)
         self.specialized = t.specialized
-        outs = tuple(t.ref(v) for v in values)
+        outs = [t.ref(v) for v in values]
         self.text = _render(t.nin, t.nodes, outs)
-        self.fusion = None
+        # ukern computes a fusion's elementwise outputs over one shape; a specialised
+        # trace knows its values' shapes, so outputs of other shapes (an argument updated
+        # in place beside a smaller result) go to fusions of their own.
+        by_shape = {}
+        for k, i in enumerate(outs):
+            by_shape.setdefault(t.shapes[i] if t.specialized else None, []).append(k)
+        self.parts = []
         if outs:
             from ._ukern import _Fusion
-            self.fusion = _Fusion(t.nin, outs, self.text, kernel_name, nodes=list(t.nodes))
+            for positions in by_shape.values():
+                f = _Fusion(t.nin, tuple(outs[k] for k in positions), self.text, kernel_name, nodes=list(t.nodes))
+                self.parts.append((f, positions))
+        self.fusion = self.parts[0][0] if len(self.parts) == 1 else None
 
     def run(self, args, stream):
-        if self.fusion is None:
+        if not self.parts:
             return None
-        r = self.fusion(*args) if stream is None else self.fusion(*args, stream=stream)
+        if self.fusion is not None:
+            r = self.fusion(*args) if stream is None else self.fusion(*args, stream=stream)
+        else:
+            r = [None] * self.nvalues
+            for f, positions in self.parts:    # every part reads the arguments before any write-back
+                for k, v in zip(positions, f(*args) if stream is None else f(*args, stream=stream)):
+                    r[k] = v
         for k, (i, _) in enumerate(self.writes):  # in-place updates: written back into the argument
             args[i][...] = r[self.nret + k]
         if self.none:
@@ -149,10 +165,13 @@ class Fusion:
         return self._program(args).text
 
     def _fusion(self, args):
-        f = self._program(args).fusion
-        if f is None:
+        p = self._program(args)
+        if not p.parts:
             raise ValueError("ukern.fuse: the function computes nothing (it returns None and updates nothing)")
-        return f
+        if p.fusion is None:
+            raise ValueError("ukern.fuse: this call runs several fusions (outputs of different shapes); "
+                             "source/precompile/kernel_count show one fusion only")
+        return p.fusion
 
     def source(self, *args):
         """CUDA source of every kernel a call runs (host arrays describe shapes)."""

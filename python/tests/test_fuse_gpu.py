@@ -195,3 +195,21 @@ def test_plain_python_without_device_arrays():
     h = np.arange(5.0)
     np.testing.assert_array_equal(f(h, h), h * h + 1)
     assert f(2, 3) == 7
+
+
+@pytest.mark.parametrize("key", [1, -1, (1, 0, 2), slice(None, None, -1), (slice(None), 0, slice(None, None, -1)),
+                                 Ellipsis, None, (1, None, slice(None, None, -1), None, 2), (1, Ellipsis)])
+def test_indexing_arguments(key):
+    x = rand((2, 3, 4), "float32")
+    both(lambda xp: lambda x: x[key], x, rtol=0, atol=0)
+    y, z = rand((4,), "int16"), rand((1,), "float32")
+    both(lambda xp: lambda x, y, z: x + x[0, 1] + x[1] + y[1] + z[0] + x[1][0], x, y, z, rtol=1e-6)
+
+
+def test_whole_array_assignment():
+    def f(xp):
+        def g(x, y):
+            y[...] = x
+            return y
+        return g
+    both(f, rand((3, 4), "int32"), rand((3, 4), "int32"), rtol=0, atol=0)

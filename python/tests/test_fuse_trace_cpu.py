@@ -331,3 +331,53 @@ def test_shifts_compile_and_type(arch90):
     assert out_dtypes(f.source(i8, i8)) == numpy_dtypes(lambda a, b: (a << b, a >> 1, np.left_shift(True, b),
                                                                       np.right_shift(a, 2)), (i8, i8))
     f.precompile(i8, i8)
+
+
+# -- indexing: views of arguments become inputs computed per call ---------------------------
+@pytest.mark.parametrize("key", [1, -1, (1, 0), (-1, 0, -2), slice(None, None, -1), (slice(None), slice(None, None, -1)),
+                                 Ellipsis, None, (None, None), (1, None, slice(None, None, -1), None, 2), (Ellipsis, 2)])
+def test_basic_indexing_of_arguments(arch90, key):
+    x = host((2, 3, 4), "float32")
+    f = ukern.fuse(lambda x, y: x[key] * y)
+    p = f._program((x, 2.0))
+    assert p.views == [(0, (key,))] and not p.specialized
+    full = p.inputs((x, 2.0))
+    np.testing.assert_array_equal(full[2], x[key])          # the view the call passes
+    assert out_dtypes(f.source(x, 2.0)) == ["float32"]
+    f.precompile(x, 2.0)
+
+
+def test_chained_and_repeated_indexing(arch90):
+    x, y = host((3, 4), "int32"), host((4,), "float32")
+    f = ukern.fuse(lambda x, y: x + x[0, 1] + x[1] + x[1][0] + y[1])
+    p = f._program((x, y))
+    assert p.views == [(0, ((0, 1),)), (0, (1,)), (0, (1, 0)), (1, (1,))]
+    assert "a0[1][0]" in p.text
+    assert out_dtypes(f.source(x, y)) == numpy_dtypes(lambda x, y: x + x[0, 1] + x[1] + x[1][0] + y[1], (x, y))
+
+
+def test_indexing_errors_follow_numpy():
+    x = host((2, 3), "float32")
+    with pytest.raises(IndexError):
+        ukern.fuse(lambda x: x[2]).program(x)
+    with pytest.raises(IndexError):
+        ukern.fuse(lambda x: x[0, 0, 0]).program(x)
+    with pytest.raises(NotImplementedError, match="basic indexing"):
+        ukern.fuse(lambda x: x[x > 1]).program(x)
+    with pytest.raises(NotImplementedError, match="only arguments"):
+        ukern.fuse(lambda x: (x + 1)[0]).program(x)
+    with pytest.raises(TypeError, match="cannot be indexed"):
+        ukern.fuse(lambda x, s: x + s[0]).program(x, 1.0)
+
+
+def test_whole_array_assignment_writes_the_argument():
+    def f(x, y):
+        y[...] = x
+        y[:] = y * 2
+        return y
+    p = ukern.fuse(f)._program((host((3, 4), "int32"), host((3, 4), "int32")))
+    assert [i for i, _ in p.writes] == [1] and "multiply" in p.text
+    with pytest.raises(NotImplementedError, match="whole-array"):
+        def g(x, y):
+            y[0] = x
+        ukern.fuse(g).program(host((3,), "int32"), host((3,), "int32"))

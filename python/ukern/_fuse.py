@@ -22,10 +22,17 @@ __all__ = ["fuse", "Fusion"]
 _HOST_SCALARS = (bool, int, float, complex, numpy.generic, numpy.ndarray, type(None))
 
 
-def _render(nin, nodes, outs):
+def _render(nargs, nodes, outs, views=()):
     """Readable text of a node list (display only; nothing parses it)."""
+    nin = nargs + len(views)
+
     def name(i):
-        return f"a{i}" if i < nin else f"t{i - nin}"
+        if i < nargs:
+            return f"a{i}"
+        if i < nin:
+            arg, keys = views[i - nargs]
+            return f"a{arg}" + "".join(f"[{_key_text(k)}]" for k in keys)
+        return f"t{i - nin}"
     lines = []
     for k, n in enumerate(nodes):
         if n[0] == "const":
@@ -41,6 +48,18 @@ def _render(nin, nodes, outs):
         lines.append(f"{name(nin + k)} = {rhs}")
     lines += [f"out{k} = {name(i)}" for k, i in enumerate(outs)]
     return "\n".join(lines)
+
+
+def _key_text(key):
+    def one(k):
+        if k is Ellipsis:
+            return "..."
+        if k is None:
+            return "None"
+        if isinstance(k, slice):
+            return ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step)).rstrip(":") or ":"
+        return str(k)
+    return ", ".join(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
 
 def trace(func, args):
@@ -76,31 +95,45 @@ class _Program:
         self.nret = len(results)
         self.nvalues = len(values)
         self.specialized = t.specialized
-        outs = [t.ref(v) for v in values]
-        self.text = _render(t.nin, t.nodes, outs)
+        nin, nodes, outs = t.program([t.ref(v) for v in values])
+        self.views = t.views              # (argument, index keys): inputs after the arguments
+        self.text = _render(t.nin, nodes, outs, t.views)
         # ukern computes a fusion's elementwise outputs over one shape; a specialised
         # trace knows its values' shapes, so outputs of other shapes (an argument updated
         # in place beside a smaller result) go to fusions of their own.
         by_shape = {}
-        for k, i in enumerate(outs):
-            by_shape.setdefault(t.shapes[i] if t.specialized else None, []).append(k)
+        for k, v in enumerate(values):
+            by_shape.setdefault(t.shapes[t.ref(v)] if t.specialized else None, []).append(k)
         self.parts = []
         if outs:
             from ._ukern import _Fusion
             for positions in by_shape.values():
-                f = _Fusion(t.nin, tuple(outs[k] for k in positions), self.text, kernel_name, nodes=list(t.nodes))
+                f = _Fusion(nin, tuple(outs[k] for k in positions), self.text, kernel_name, nodes=nodes)
                 self.parts.append((f, positions))
         self.fusion = self.parts[0][0] if len(self.parts) == 1 else None
+
+    def inputs(self, args):
+        """The fusion's inputs: the arguments, then the views the function indexes."""
+        if not self.views:
+            return args
+        extra = []
+        for arg, keys in self.views:
+            v = args[arg]
+            for k in keys:
+                v = v[k]
+            extra.append(v)
+        return tuple(args) + tuple(extra)
 
     def run(self, args, stream):
         if not self.parts:
             return None
+        full = self.inputs(args)
         if self.fusion is not None:
-            r = self.fusion(*args) if stream is None else self.fusion(*args, stream=stream)
+            r = self.fusion(*full) if stream is None else self.fusion(*full, stream=stream)
         else:
             r = [None] * self.nvalues
             for f, positions in self.parts:    # every part reads the arguments before any write-back
-                for k, v in zip(positions, f(*args) if stream is None else f(*args, stream=stream)):
+                for k, v in zip(positions, f(*full) if stream is None else f(*full, stream=stream)):
                     r[k] = v
         for k, (i, _) in enumerate(self.writes):  # in-place updates: written back into the argument
             args[i][...] = r[self.nret + k]
@@ -165,25 +198,29 @@ class Fusion:
         return self._program(args).text
 
     def _fusion(self, args):
+        """(the program's one fusion, its inputs for args)."""
         p = self._program(args)
         if not p.parts:
             raise ValueError("ukern.fuse: the function computes nothing (it returns None and updates nothing)")
         if p.fusion is None:
             raise ValueError("ukern.fuse: this call runs several fusions (outputs of different shapes); "
                              "source/precompile/kernel_count show one fusion only")
-        return p.fusion
+        return p.fusion, p.inputs(args)
 
     def source(self, *args):
         """CUDA source of every kernel a call runs (host arrays describe shapes)."""
-        return self._fusion(args).source(*args)
+        f, full = self._fusion(args)
+        return f.source(*full)
 
     def precompile(self, *args):
         """Compiles what a call would run (no GPU needed with ukern.configure(arch=...))."""
-        self._fusion(args).precompile(*args)
+        f, full = self._fusion(args)
+        f.precompile(*full)
 
     def kernel_count(self, *args):
         """How many kernels a call with these arguments runs."""
-        return self._fusion(args).kernel_count(*args)
+        f, full = self._fusion(args)
+        return f.kernel_count(*full)
 
 
 def fuse(*args, kernel_name=None):

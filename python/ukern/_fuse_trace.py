@@ -36,7 +36,10 @@ class _Trace:
             self.samples.append(s)
             self.shapes.append(shape)
             self.strong.append(False)  # unknown: a later call may pass a Python scalar here
+        self.views = []        # (argument index, keys): extra inputs, indexed per call
         self.vars = [_Var(self, k, arg=k) for k in range(self.nin)]
+        for v in self.vars:
+            v._view = (v._arg, ())
 
     # -- nodes --------------------------------------------------------------
     def _add(self, node, sample, shape, strong):
@@ -105,6 +108,9 @@ class _Trace:
             raise TypeError("ukern.fuse: out= must be an argument or a value of the fused function")
         if target._arg is not None and not isinstance(self.samples[target._arg], numpy.ndarray):
             return self._rebind_scalar(target, value)
+        if target._view is not None and target._view[1]:
+            raise NotImplementedError("ukern.fuse: writing into a view of an argument (x[0] += 1) is not supported")
+        target._view = None    # it no longer holds the argument's values: not indexable as one
         self.specialized = True  # the cast depends on the dtypes
         ts, vs = self.samples[target._id], self.samples[self.ref(value)]
         if ts is not None and vs is not None:
@@ -125,11 +131,78 @@ class _Trace:
         return target
 
 
+    def view(self, v, key):
+        """v[key] of an argument (or of such a view) with basic indexing: an extra input
+        of the program, computed from the argument at each call by the array's library."""
+        base = getattr(v, "_view", None)
+        if base is None:
+            raise NotImplementedError("ukern.fuse: only arguments (not computed values or arguments "
+                                      "updated in place) can be indexed")
+        arg, keys = base
+        if not isinstance(self.samples[arg], numpy.ndarray):
+            raise TypeError(f"ukern.fuse: a {type(self.samples[arg]).__name__} argument cannot be indexed")
+        _check_basic(key)
+        dtype = self.samples[arg].dtype
+        probe = numpy.lib.stride_tricks.as_strided(numpy.zeros(1, dtype), self.shapes[arg],
+                                                   (0,) * len(self.shapes[arg]))
+        for k in keys + (key,):
+            probe = probe[k]          # IndexError as NumPy raises it
+        shape = numpy.shape(probe)
+        spec = (arg, keys + (key,))
+        for i, n in enumerate(self.nodes):      # the same view again: the same input
+            if n[0] == "view" and self.views[n[1]] == spec:
+                r = _Var(self, self.nin + i)
+                r._view = spec
+                return r
+        self.views.append(spec)
+        r = _Var(self, self._add(("view", len(self.views) - 1), numpy.ones((1,) * len(shape), dtype), shape,
+                                 False))
+        r._view = (arg, keys + (key,))
+        return r
+
+    def program(self, outs):
+        """(input count, nodes, outputs) for the builder: views become inputs after the
+        arguments, and node ids move past them."""
+        nv = len(self.views)
+        new = list(range(self.nin))
+        nodes = []
+        for k, n in enumerate(self.nodes):
+            if n[0] == "view":
+                new.append(self.nin + n[1])
+                continue
+            new.append(self.nin + nv + len(nodes))
+            if n[0] == "op":
+                n = n[:2] + tuple(new[i] for i in n[2:])
+            elif n[0] in ("cast",):
+                n = (n[0], new[n[1]]) + n[2:]
+            elif n[0] == "red":
+                n = n[:2] + (new[n[2]],) + n[3:]
+            nodes.append(n)
+        return self.nin + nv, nodes, tuple(new[i] for i in outs)
+
     def _rebind_scalar(self, target, value):
         """s += y for a scalar argument s: Python rebinds s; nothing is written back."""
         if not isinstance(value, _Var):
             value = _Var(self, self.ref(value))
         return value
+
+
+_FULL = slice(None)
+
+
+def _check_basic(key):
+    for k in key if isinstance(key, tuple) else (key,):
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            continue
+        if isinstance(k, (bool, numpy.bool_, _Var)) or not hasattr(k, "__index__"):
+            raise NotImplementedError(f"ukern.fuse: only basic indexing (ints, slices, ..., None) of "
+                                      f"arguments is supported, not {type(k).__name__}")
+
+
+def _whole(key):
+    """key selects the whole array (x[...] = v, x[:] = v)."""
+    return all(k is Ellipsis or (isinstance(k, slice) and k == _FULL)
+               for k in (key if isinstance(key, tuple) else (key,)))
 
 
 def _input_sample(a):
@@ -183,6 +256,7 @@ class _Var:
         self._trace = trace
         self._id = node
         self._arg = arg   # the argument it is (writes go back to it), or None
+        self._view = None  # (argument index, index keys) when it is an argument or a view of one
 
     # -- attributes (specialise the trace) ------------------------------------
     def _sample(self):
@@ -238,9 +312,13 @@ class _Var:
         raise TypeError("ukern.fuse: traced arrays cannot be iterated")
 
     def __getitem__(self, key):
-        raise NotImplementedError("ukern.fuse: indexing traced arrays is not supported yet")
+        return self._trace.view(self, key)
 
-    __setitem__ = __getitem__
+    def __setitem__(self, key, value):
+        if not _whole(key):
+            raise NotImplementedError("ukern.fuse: only whole-array assignment (x[...] = v, x[:] = v) "
+                                      "is supported")
+        self._trace.write(self, self._trace.op("asarray", (value,)))
     __hash__ = None
 
     def __neg__(self):

@@ -223,6 +223,27 @@ static void plans(void) {
   CHECK(kernels("x, y", "z = sum(x) / sum(y)", in, 2) == 3);      /* two operand shapes: two reductions, one elementwise */
   CHECK(kernels("x, y", "z = sum(sum(x, axis=1))", in, 2) == 2);  /* a reduction of a reduction */
   CHECK(kernels("x, y", "z = y", in, 2) == 1);
+  {
+    /* same axes, operands of different shapes (NumPy accepts): one kernel per reduction at
+     * such a call, the merged kernel again when the shapes agree */
+    int64_t s31[2] = {3, 1};
+    uk_array w = arr(UK_FLOAT32, 2, s31, 768);
+    uk_arg iw[2] = {uk_arg_array(&x), uk_arg_array(&w)}, ix[2] = {uk_arg_array(&x), uk_arg_array(&x)};
+    uk_fusion *f = make("x, y", "z", "z = sum(x, axis=0) + sum(y, axis=0)");
+    uk_array o[1];
+    int n = -1;
+    memset(o, 0, sizeof o);
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK(n == 1);
+    CHECK_OK(uk_fusion_kernel_count(f, iw, 2, o, 1, &n));
+    CHECK(n == 3);
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK(n == 1);
+    char *src = source(f, iw, 2, 1, UK_OK);
+    CHECK_CONTAINS(src, "kernel 3 of 3");
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
 }
 
 static void sources(void) {

@@ -27,8 +27,17 @@ typedef struct {
   pyk_outcache *oc; /* outputs by input signature (outcache.c) */
 } FusObject;
 
+/* A builder call's id; a refused node raises now, naming the operation (an
+ * unknown function is NotImplementedError, as the tracer raises for routines). */
+static int built(int id) {
+  if (id < 0 && !PyErr_Occurred())
+    PyErr_Format(strstr(uk_last_error(), "unknown") ? PyExc_NotImplementedError : PyExc_ValueError, "ukern.fuse: %s",
+                 uk_last_error());
+  return id;
+}
+
 /* One node of the tracer's list into the builder; its builder id, or -1
- * with a Python error set (or the builder's sticky error, read at create). */
+ * with a Python error set. */
 static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int n) {
   if (!PyTuple_Check(node) || PyTuple_Size(node) < 2 || !PyUnicode_Check(PyTuple_GetItem(node, 0))) {
     PyErr_SetString(PyExc_TypeError, "_Fusion.built: a node is a tuple (kind, ...)");
@@ -50,7 +59,7 @@ static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int 
     (dst) = ids[r_];                                                              \
   } while (0)
   if (!strcmp(kind, "const")) {
-    if (PyBool_Check(a1)) return uk_fusion_const_bool(b, a1 == Py_True);
+    if (PyBool_Check(a1)) return built(uk_fusion_const_bool(b, a1 == Py_True));
     if (PyLong_Check(a1)) {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(a1, &overflow);
@@ -58,10 +67,11 @@ static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int 
         PyErr_SetString(PyExc_OverflowError, "ukern.fuse: a Python int constant does not fit in int64");
         return -1;
       }
-      return uk_fusion_const_int(b, v);
+      return built(uk_fusion_const_int(b, v));
     }
-    if (PyFloat_Check(a1)) return uk_fusion_const_float(b, PyFloat_AsDouble(a1));
-    if (PyComplex_Check(a1)) return uk_fusion_const_complex(b, PyComplex_RealAsDouble(a1), PyComplex_ImagAsDouble(a1));
+    if (PyFloat_Check(a1)) return built(uk_fusion_const_float(b, PyFloat_AsDouble(a1)));
+    if (PyComplex_Check(a1))
+      return built(uk_fusion_const_complex(b, PyComplex_RealAsDouble(a1), PyComplex_ImagAsDouble(a1)));
     PyErr_SetString(PyExc_TypeError, "_Fusion.built: a constant is a bool, int, float or complex");
     return -1;
   }
@@ -72,7 +82,7 @@ static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int 
       return -1;
     }
     for (Py_ssize_t k = 2; k < len; k++) UKPY_REF_(PyTuple_GetItem(node, k), arg[k - 2]);
-    return uk_fusion_op(b, fn, arg, (int)(len - 2));
+    return built(uk_fusion_op(b, fn, arg, (int)(len - 2)));
   }
   if (!strcmp(kind, "cast") && len == 3) {
     const char *dn = PyUnicode_Check(PyTuple_GetItem(node, 2)) ? pyk_utf8_or_null(PyTuple_GetItem(node, 2)) : NULL;
@@ -82,7 +92,7 @@ static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int 
       return -1;
     }
     UKPY_REF_(a1, arg[0]);
-    return uk_fusion_cast(b, arg[0], t);
+    return built(uk_fusion_cast(b, arg[0], t));
   }
   if (!strcmp(kind, "red") && len == 6) {
     /* ('red', name, arg, axes tuple or None, keepdims, ddof) */
@@ -106,7 +116,7 @@ static int build_node(uk_fusion_builder *b, PyObject *node, const int *ids, int 
     int keep = PyObject_IsTrue(PyTuple_GetItem(node, 4));
     long ddof = PyLong_AsLong(PyTuple_GetItem(node, 5));
     if (keep < 0 || (ddof == -1 && PyErr_Occurred())) return -1;
-    return uk_fusion_reduce(b, fn, arg[0], ax, nax, keep, (int)ddof);
+    return built(uk_fusion_reduce(b, fn, arg[0], ax, nax, keep, (int)ddof));
   }
 #undef UKPY_REF_
   PyErr_Format(PyExc_ValueError, "_Fusion.built: unknown node %R", node);

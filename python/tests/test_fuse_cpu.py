@@ -59,11 +59,11 @@ def test_trace_errors():
 
 
 def test_unknown_function_names_it():
-    f = ukern.fuse(lambda x: np.sinc(x))
-    with pytest.raises(NotImplementedError, match="unknown function 'sinc'"):
+    f = ukern.fuse(lambda x: np.i0(x))
+    with pytest.raises(NotImplementedError, match="unknown function 'i0'"):
         f.program(np.zeros(3, np.float32))
-    g = ukern.fuse(lambda x: np.logaddexp(x, x))   # a ufunc the builder does not know
-    with pytest.raises(Exception, match="logaddexp"):
+    g = ukern.fuse(lambda x: np.nextafter(x, x))   # a ufunc the builder does not know
+    with pytest.raises(NotImplementedError, match="unknown function .nextafter."):
         g.kernel_count(np.zeros(3, np.float32))
 
 

@@ -96,6 +96,7 @@ class _Program:
         self.nvalues = len(values)
         self.specialized = t.specialized
         nin, nodes, outs = t.program([t.ref(v) for v in values])
+        self.nodes, self.outs = nodes, outs   # what the builder gets (tests evaluate it with NumPy)
         self.views = t.views              # (argument, index keys): inputs after the arguments
         self.text = _render(t.nin, nodes, outs, t.views)
         # ukern computes a fusion's elementwise outputs over one shape; a specialised

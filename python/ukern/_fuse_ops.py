@@ -71,12 +71,17 @@ def call_ufunc(trace, name, nin, inputs, kw):
         out, inputs = tuple(inputs[nin:]), inputs[:nin]
     if dtype is not None:
         inputs = [trace.cast(a, dtype) for a in inputs]
-    if name == "divmod":
+    if name in COMPOSITES:
+        results = COMPOSITES[name](trace, *inputs)
+        results = results if isinstance(results, tuple) else (results,)
+    elif name == "divmod":
         results = (trace.op("floor_divide", inputs, call=True), trace.op("remainder", inputs, call=True))
     elif name == "modf":
         x = _as_float(trace, inputs[0], numpy.modf)
         whole = trace.op("trunc", (x,), call=True)
-        results = (trace.op("subtract", (x, whole), call=True), whole)
+        # the fraction keeps x's sign (-0.0 of -2.0) and is 0 for infinities, as NumPy's
+        frac = trace.op("where", (trace.op("isinf", (x,)), 0, trace.op("subtract", (x, whole))))
+        results = (trace.op("copysign", (frac, x), call=True), whole)
     else:
         results = (trace.op(name, inputs, call=True),)
     outs = _outs(out, len(results))
@@ -97,6 +102,76 @@ def _as_float(trace, x, fn):
         trace.specialized = True
         return trace.cast(x, dt)
     return x
+
+
+def _float_args(trace, fn, args):
+    """args cast to the float type NumPy computes fn in (the trace then depends on dtypes)."""
+    from ._fuse_trace import _Var
+    samples = [trace.samples[a._id] if isinstance(a, _Var) else a for a in args]
+    if any(s is None for s in samples):
+        raise TypeError(f"ukern.fuse: {fn.__name__} needs its operands' dtypes")
+    with numpy.errstate(all="ignore"):
+        r = fn(*samples)
+    dt = numpy.asarray(r[0] if isinstance(r, tuple) else r).dtype
+    trace.specialized = True
+    return [trace.cast(a, dt) if isinstance(a, _Var) else a for a in args], dt
+
+
+def _scaled(factor, fn):
+    def f(trace, x):
+        (x,), _ = _float_args(trace, fn, [x])
+        return trace.op("multiply", (x, factor))
+    return f
+
+
+def _logaddexp(exp, scale, log_of_2, fn):
+    """max + log(1 + exp(-|x - y|)) in base e or 2 (scale 1/ln 2)."""
+    def f(trace, x, y):
+        (x, y), _ = _float_args(trace, fn, [x, y])
+        d = trace.op("negative", (trace.op("absolute", (trace.op("subtract", (x, y)),)),))
+        tail = trace.op("log1p", (trace.op(exp, (d,)),))
+        if scale != 1.0:
+            tail = trace.op("multiply", (tail, scale))
+        r = trace.op("add", (trace.op("maximum", (x, y)), tail))
+        # equal operands (also both infinite): x + log(2), where the difference would be NaN
+        return trace.op("where", (trace.op("equal", (x, y)), trace.op("add", (x, log_of_2)), r))
+    return f
+
+
+def _ldexp(trace, x, n):
+    (x, _), dt = _float_args(trace, numpy.ldexp, [x, n])
+    scale = trace.op("exp2", (trace.cast(n, numpy.float64) if not isinstance(n, (int, float)) else float(n),))
+    return trace.op("multiply", (x, trace.cast(scale, dt)))
+
+
+def _copysign_one(s):
+    return numpy.copysign(1, s)
+
+
+def _signbit(trace, x):
+    (x,), _ = _float_args(trace, _copysign_one, [x])   # the float loop signbit runs in
+    return trace.op("less", (trace.op("copysign", (1, x)), 0))
+
+
+def _fix(trace, x):
+    (x,), _ = _float_args(trace, numpy.fix, [x])
+    return trace.op("trunc", (x,))
+
+
+def _sinc(trace, x):
+    (x,), _ = _float_args(trace, numpy.sinc, [x])
+    px = trace.op("multiply", (x, float(numpy.pi)))
+    return trace.op("where", (trace.op("equal", (x, 0)), 1.0, trace.op("true_divide", (trace.op("sin", (px,)), px))))
+
+
+# ufuncs the fusion language lacks, made of ops it has (types from NumPy on the samples)
+COMPOSITES = {
+    "deg2rad": _scaled(float(numpy.pi / 180), numpy.deg2rad), "radians": _scaled(float(numpy.pi / 180), numpy.radians),
+    "rad2deg": _scaled(float(180 / numpy.pi), numpy.rad2deg), "degrees": _scaled(float(180 / numpy.pi), numpy.degrees),
+    "logaddexp": _logaddexp("exp", 1.0, float(numpy.log(2)), numpy.logaddexp),
+    "logaddexp2": _logaddexp("exp2", float(1 / numpy.log(2)), 1.0, numpy.logaddexp2),
+    "ldexp": _ldexp, "signbit": _signbit, "fix": _fix, "sinc": _sinc,
+}
 
 
 def reduction(trace, name, a, axis=None, dtype=None, out=None, keepdims=False, ddof=0, **rest):
@@ -157,7 +232,18 @@ def _clip(trace, a, a_min=None, a_max=None, out=None, **kw):
 
 
 def _round(trace, a, decimals=0, out=None):
+    from ._fuse_trace import _Var
     decimals = _index(decimals)
+    s = trace.samples[a._id] if isinstance(a, _Var) else a
+    if s is not None and numpy.asarray(s).dtype.kind in "biu":   # integers: NumPy keeps the dtype
+        trace.specialized = True
+        if decimals >= 0:
+            r = trace.op("asarray", (a,))
+        else:
+            scale = 10.0 ** -decimals
+            r = trace.op("multiply", (trace.op("rint", (trace.op("true_divide", (a, scale)),)), scale))
+            r = trace.cast(r, numpy.asarray(s).dtype)
+        return r if out is None else trace.write(out, r)
     if decimals == 0:
         r = trace.op("rint", (a,), call=True)
     else:
@@ -197,6 +283,8 @@ ROUTINES = {
     "copyto": _copyto, "real": _unary("real"), "imag": _unary("imag"), "angle": _unary("angle"),
     "conj": _unary("conjugate"), "conjugate": _unary("conjugate"), "copy": _copy, "asarray": _copy,
     "asanyarray": _copy, "ascontiguousarray": _copy, "astype": _astype,
+    "fix": lambda trace, x, out=None: _fix(trace, x) if out is None else trace.write(out, _fix(trace, x)),
+    "sinc": lambda trace, x: _sinc(trace, x),
     "ndim": lambda trace, a: a.ndim, "shape": lambda trace, a: a.shape, "size": lambda trace, a: a.size,
 }
 
@@ -226,6 +314,8 @@ def cupy_name(op):
 
 def cupy_ufunc(trace, op, args, kw):
     name = cupy_name(op)
+    if name == "where" and len(args) == 4:   # copyto(dst, src, where=c): where(c, src, dst) into dst
+        return trace.write(args[3], trace.op("where", args[:3], call=True))
     if name in ROUTINES and name not in ("real", "imag", "conj", "conjugate"):
         if name == "copy":  # elementwise_copy(src[, dst]): copyto's kernel
             if len(args) > 1 or kw.get("out") is not None:

@@ -104,7 +104,7 @@ class _Program:
         # in place beside a smaller result) go to fusions of their own.
         by_shape = {}
         for k, v in enumerate(values):
-            by_shape.setdefault(t.shapes[t.ref(v)] if t.specialized else None, []).append(k)
+            by_shape.setdefault(t.shapes[t.ref(v)] if t.writes else None, []).append(k)
         self.parts = []
         if outs:
             from ._ukern import _Fusion
@@ -112,6 +112,8 @@ class _Program:
                 f = _Fusion(nin, tuple(outs[k] for k in positions), self.text, kernel_name, nodes=nodes)
                 self.parts.append((f, positions))
         self.fusion = self.parts[0][0] if len(self.parts) == 1 else None
+        # the common case, called directly: one fusion, no views, no write-back, results returned
+        self.plain = self.fusion if not self.views and not self.writes and not self.none else None
 
     def inputs(self, args):
         """The fusion's inputs: the arguments, then the views the function indexes."""
@@ -183,11 +185,20 @@ class Fusion:
         return p
 
     def __call__(self, *args, stream=None):
-        # The per-call path: one dict lookup, a type check per argument.
-        if _fuse_hooks.active() is not None or all(isinstance(a, _HOST_SCALARS) for a in args):
-            return self.func(*args)
+        # The per-call path: a type check per argument, one dict lookup, the fusion's call.
+        for a in args:
+            if not isinstance(a, _HOST_SCALARS):
+                break
+        else:
+            return self.func(*args)       # no device array: plain Python, as cupy.fuse
+        if _fuse_hooks.active() is not None:
+            return self.func(*args)       # inside another fused function's trace: inlined
         p = self._generic.get(len(args)) or self._program(args)
-        return p.run(args, stream)
+        f = p.plain
+        if f is None:
+            return p.run(args, stream)
+        r = f(*args) if stream is None else f(*args, stream=stream)
+        return r[0] if p.single else r
 
     def clear_cache(self):
         """Forgets the traced programs (the compiled kernels stay in ukern's caches)."""
@@ -198,30 +209,28 @@ class Fusion:
         """The traced program, as readable text (args: any values of the call's kinds)."""
         return self._program(args).text
 
-    def _fusion(self, args):
-        """(the program's one fusion, its inputs for args)."""
+    def _parts(self, args):
+        """(the fusions a call runs, their inputs for args)."""
         p = self._program(args)
         if not p.parts:
             raise ValueError("ukern.fuse: the function computes nothing (it returns None and updates nothing)")
-        if p.fusion is None:
-            raise ValueError("ukern.fuse: this call runs several fusions (outputs of different shapes); "
-                             "source/precompile/kernel_count show one fusion only")
-        return p.fusion, p.inputs(args)
+        return [f for f, _ in p.parts], p.inputs(args)
 
     def source(self, *args):
         """CUDA source of every kernel a call runs (host arrays describe shapes)."""
-        f, full = self._fusion(args)
-        return f.source(*full)
+        fs, full = self._parts(args)
+        return "".join(f.source(*full) for f in fs)
 
     def precompile(self, *args):
         """Compiles what a call would run (no GPU needed with ukern.configure(arch=...))."""
-        f, full = self._fusion(args)
-        f.precompile(*full)
+        fs, full = self._parts(args)
+        for f in fs:
+            f.precompile(*full)
 
     def kernel_count(self, *args):
         """How many kernels a call with these arguments runs."""
-        f, full = self._fusion(args)
-        return f.kernel_count(*full)
+        fs, full = self._parts(args)
+        return sum(f.kernel_count(*full) for f in fs)
 
 
 def fuse(*args, kernel_name=None):

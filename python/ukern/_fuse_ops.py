@@ -98,9 +98,10 @@ def _as_float(trace, x, fn):
             dt = numpy.asarray(fn(s)[0] if isinstance(fn(s), tuple) else fn(s)).dtype
     except Exception:
         return x
-    if isinstance(x, _Var) and trace.samples[x._id] is not None and numpy.asarray(s).dtype != dt:
-        trace.specialized = True
-        return trace.cast(x, dt)
+    if isinstance(x, _Var) and trace.samples[x._id] is not None:
+        trace.specialized = True      # whether a cast is needed depends on the dtype
+        if numpy.asarray(s).dtype != dt:
+            return trace.cast(x, dt)
     return x
 
 
@@ -235,8 +236,9 @@ def _round(trace, a, decimals=0, out=None):
     from ._fuse_trace import _Var
     decimals = _index(decimals)
     s = trace.samples[a._id] if isinstance(a, _Var) else a
+    if isinstance(a, _Var) and s is not None:
+        trace.specialized = True      # integers and floats round differently
     if s is not None and numpy.asarray(s).dtype.kind in "biu":   # integers: NumPy keeps the dtype
-        trace.specialized = True
         if decimals >= 0:
             r = trace.op("asarray", (a,))
         else:

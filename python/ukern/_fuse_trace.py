@@ -30,7 +30,6 @@ class _Trace:
         self.strong = []       # per node id: known to be a NumPy array/scalar (not weak)
         self.writes = {}       # argument index -> _Var written into it
         self.specialized = False
-        self.args = [None] * self.nin
         for k, a in enumerate(args):
             s, shape = _input_sample(a)
             self.samples.append(s)
@@ -106,8 +105,10 @@ class _Trace:
         checked here) and target now holds it; an argument is written back."""
         if not isinstance(target, _Var) or target._trace is not self:
             raise TypeError("ukern.fuse: out= must be an argument or a value of the fused function")
-        if target._arg is not None and not isinstance(self.samples[target._arg], numpy.ndarray):
-            return self._rebind_scalar(target, value)
+        if not isinstance(value, _Var):
+            value = _Var(self, self.ref(value))
+        if not isinstance(self.samples[target._id], numpy.ndarray):
+            return value          # a scalar (Python or NumPy) is immutable: Python rebinds the name
         if target._view is not None and target._view[1]:
             raise NotImplementedError("ukern.fuse: writing into a view of an argument (x[0] += 1) is not supported")
         target._view = None    # it no longer holds the argument's values: not indexable as one
@@ -179,12 +180,6 @@ class _Trace:
                 n = n[:2] + (new[n[2]],) + n[3:]
             nodes.append(n)
         return self.nin + nv, nodes, tuple(new[i] for i in outs)
-
-    def _rebind_scalar(self, target, value):
-        """s += y for a scalar argument s: Python rebinds s; nothing is written back."""
-        if not isinstance(value, _Var):
-            value = _Var(self, self.ref(value))
-        return value
 
 
 _FULL = slice(None)

@@ -505,3 +505,41 @@ def test_random_programs_type_as_numpy(arch90, seed):
         assert got == [want], (seed, [getattr(a, "dtype", a) for a in args])
         checked += 1
     assert checked >= 25, checked
+
+
+def test_none_arguments_reach_the_function(arch90):
+    def f(x, y, z):
+        if y is None:
+            return x * z
+        return x + y + z
+    fused = ukern.fuse(f)
+    x = host((10,), "float32")
+    assert "multiply(a0, a2)" in fused.program(x, None, x) and "add(a0, a1)" in fused.program(x, x, x)
+    assert fused._program((x, None, x)).inputs((x, None, x))[1] == 0 and fused._program((x, None, x)).plain is None
+    assert fused.kernel_count(x, None, x) == 1 and out_dtypes(fused.source(x, None, x)) == ["float32"]
+
+
+def test_fill_and_setitem_casting():
+    def f(x):
+        x[:] = np.nan
+        return x
+    p = ukern.fuse(f)._program((host((4,), "float32"),))
+    # the scalar fills the whole array: the returned value has x's shape and dtype
+    assert "where(t2, t1, a0)" in p.text and "astype(t3, 'float32')" in p.text and p.outs[0] == p.outs[1]
+    evaluated = evaluate(ukern.fuse(f), (host((4,), "float32"),))
+    assert evaluated[0].shape == (4,) and evaluated[0].dtype == np.float32 and np.isnan(evaluated[0]).all()
+
+    def g(x):
+        x[...] = 3.7          # setitem casts unsafely, as NumPy
+        return x
+    assert "astype" in ukern.fuse(g).program(host((4,), "int32"))
+
+    def h(x, y):
+        np.copyto(x, y)       # copyto: same_kind
+    with pytest.raises(TypeError, match="same_kind"):
+        ukern.fuse(h).program(host((4,), "int32"), host((4,), "float32"))
+
+
+def test_branching_on_a_traced_value_says_so():
+    with pytest.raises(TypeError, match="Cannot convert to Python scalar in cupy.fuse"):
+        ukern.fuse(lambda x: x if x > 0 else -x).program(host((3,), "float32"))

@@ -78,7 +78,7 @@ def trace(func, args):
 
 
 def _signature(args):
-    """The dtypes and shapes a specialised trace depends on."""
+    """The dtypes and shapes a specialised trace depends on (None arguments included)."""
     return tuple((str(getattr(a, "dtype", type(a).__name__)), tuple(getattr(a, "shape", ()) or ()))
                  for a in args)
 
@@ -113,10 +113,13 @@ class _Program:
                 self.parts.append((f, positions))
         self.fusion = self.parts[0][0] if len(self.parts) == 1 else None
         # the common case, called directly: one fusion, no views, no write-back, results returned
-        self.plain = self.fusion if not self.views and not self.writes and not self.none else None
+        self.nones = any(a is None for a in args)
+        self.plain = self.fusion if not (self.views or self.writes or self.none or self.nones) else None
 
     def inputs(self, args):
-        """The fusion's inputs: the arguments, then the views the function indexes."""
+        """The fusion's inputs: the arguments (0 for None: unused), then the views the function indexes."""
+        if self.nones:
+            args = tuple(0 if a is None else a for a in args)
         if not self.views:
             return args
         extra = []
@@ -172,13 +175,14 @@ class Fusion:
         return f"<ukern.Fusion '{self.kernel_name}'>"
 
     def _program(self, args):
-        p = self._generic.get(len(args))
+        nones = any(a is None for a in args)
+        p = None if nones else self._generic.get(len(args))
         if p is None:
             key = _signature(args)
             p = self._special.get(key)
             if p is None:
                 p = _Program(self.func, args, self.kernel_name)
-                if p.specialized:
+                if p.specialized or nones:      # a trace with None arguments is kept by signature
                     self._special[key] = p
                 else:
                     self._generic[len(args)] = p
@@ -186,14 +190,17 @@ class Fusion:
 
     def __call__(self, *args, stream=None):
         # The per-call path: a type check per argument, one dict lookup, the fusion's call.
+        device = nones = False
         for a in args:
-            if not isinstance(a, _HOST_SCALARS):
-                break
-        else:
-            return self.func(*args)       # no device array: plain Python, as cupy.fuse
-        if _fuse_hooks.active() is not None:
-            return self.func(*args)       # inside another fused function's trace: inlined
-        p = self._generic.get(len(args)) or self._program(args)
+            if a is None:
+                nones = True
+            elif not device and not isinstance(a, _HOST_SCALARS):
+                device = True
+        if not device or _fuse_hooks.active() is not None:
+            # no device array: plain Python, as cupy.fuse; inside another fused function's
+            # trace: inlined into it
+            return self.func(*args)
+        p = self._program(args) if nones else (self._generic.get(len(args)) or self._program(args))
         f = p.plain
         if f is None:
             return p.run(args, stream)

@@ -257,7 +257,7 @@ def _round(trace, a, decimals=0, out=None):
 def _copyto(trace, dst, src, casting="same_kind", where=True):
     if where is not True:
         raise NotImplementedError("ukern.fuse: copyto(where=...) is not supported")
-    trace.write(dst, trace.op("asarray", (src,)))
+    trace.write(dst, trace.op("asarray", (src,)), casting=casting)
 
 
 def _unary(name):

@@ -39,6 +39,9 @@ class _Trace:
         self.vars = [_Var(self, k, arg=k) for k in range(self.nin)]
         for v in self.vars:
             v._view = (v._arg, ())
+        # None arguments reach the function as None (`if y is None:`), as in cupy.fuse; the
+        # program has an (unused) input there and the call passes 0 for it
+        self.vars = [None if a is None else v for a, v in zip(args, self.vars)]
 
     # -- nodes --------------------------------------------------------------
     def _add(self, node, sample, shape, strong):
@@ -100,8 +103,8 @@ class _Trace:
         sample = _apply(lambda s: fn(s, axis=axes, keepdims=bool(keepdims), **kw), [self.samples[i]])
         return _Var(self, self._add(("red", name, i, axes, bool(keepdims), int(ddof)), sample, shape, True))
 
-    def write(self, target, value):
-        """out=target: value is cast to target's dtype (NumPy's same_kind rule,
+    def write(self, target, value, casting="same_kind"):
+        """out=target: value is cast to target's dtype (NumPy's casting rule,
         checked here) and target now holds it; an argument is written back."""
         if not isinstance(target, _Var) or target._trace is not self:
             raise TypeError("ukern.fuse: out= must be an argument or a value of the fused function")
@@ -118,12 +121,14 @@ class _Trace:
             tdt = numpy.asarray(ts).dtype
             vdt = numpy.asarray(vs).dtype if not isinstance(vs, (bool, int, float, complex)) else \
                 numpy.result_type(tdt, vs)
-            if not numpy.can_cast(vdt, tdt, "same_kind"):  # NumPy raises a TypeError (UFuncTypeError)
-                raise TypeError(f"Cannot cast ufunc output from {vdt!r} to {tdt!r} with casting rule 'same_kind'")
+            if not numpy.can_cast(vdt, tdt, casting):  # NumPy raises a TypeError (UFuncTypeError)
+                raise TypeError(f"Cannot cast ufunc output from {vdt!r} to {tdt!r} with casting rule '{casting}'")
             new = numpy.broadcast_shapes(self.shapes[target._id], self.shapes[self.ref(value)])
             if new != self.shapes[target._id]:
                 raise ValueError(f"non-broadcastable output operand with shape {self.shapes[target._id]} "
                                  f"doesn't match the broadcast shape {new}")
+            if new != self.shapes[self.ref(value)]:   # x[:] = nan: the value fills the whole array
+                value = self.op("where", (True, value, target))
             if vdt != tdt:
                 value = self.cast(value, tdt)
         target._id = self.ref(value)
@@ -294,12 +299,14 @@ class _Var:
         return shape[0]
 
     # -- Python protocol ------------------------------------------------------
+    # CuPy's text first (users' tests match on it), then ukern's hint
     def __bool__(self):
-        raise TypeError("ukern.fuse: the truth value of a traced array is unknown while tracing "
-                        "(use where(cond, a, b) instead of if/and/or)")
+        raise TypeError("Cannot convert to Python scalar in cupy.fuse: the truth value of a traced array is "
+                        "unknown while tracing (use where(cond, a, b) instead of if/and/or)")
 
     def __float__(self):
-        raise TypeError("ukern.fuse: a traced array is not a Python number (use .astype())")
+        raise TypeError("Cannot convert to Python scalar in cupy.fuse: a traced array is not a Python number "
+                        "(use .astype())")
 
     __int__ = __index__ = __complex__ = __float__
 
@@ -313,7 +320,7 @@ class _Var:
         if not _whole(key):
             raise NotImplementedError("ukern.fuse: only whole-array assignment (x[...] = v, x[:] = v) "
                                       "is supported")
-        self._trace.write(self, self._trace.op("asarray", (value,)))
+        self._trace.write(self, self._trace.op("asarray", (value,)), casting="unsafe")   # as NumPy's setitem
     __hash__ = None
 
     def __neg__(self):

@@ -185,6 +185,8 @@ def reduction(trace, name, a, axis=None, dtype=None, out=None, keepdims=False, d
     if dtype is not None:
         a = trace.cast(a, dtype)
     r = trace.reduce(name, a, axis, keepdims, ddof)
+    if dtype is not None and name in ("sum", "prod"):   # sum(x, dtype=int8) is int8 (ukern sums small ints in int64)
+        r = trace.cast(r, dtype)
     return r if out is None else trace.write(out, r)
 
 

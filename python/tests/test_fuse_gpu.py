@@ -213,3 +213,39 @@ def test_whole_array_assignment():
             return y
         return g
     both(f, rand((3, 4), "int32"), rand((3, 4), "int32"), rtol=0, atol=0)
+
+
+def test_none_arguments_and_fills():
+    def f(xp):
+        def g(x, y, z):
+            if y is None:
+                return x * z
+            return x + y + z
+        return g
+    x = rand((10,), "float32")
+    got = ukern.fuse(f(cp))(x, None, x) + ukern.fuse(f(cp))(x, x, x)
+    np.testing.assert_allclose(got.get(), x.get() * x.get() + 3 * x.get(), rtol=1e-6)
+
+    def fill(xp):
+        def g(x):
+            x[:] = xp.nan
+            return x
+        return g
+    both(fill, rand((3, 5), "float32"))
+
+
+def test_same_axes_reductions_of_different_shapes():
+    x, y = rand((3, 4), "float64"), rand((3, 1), "float64")
+    both(lambda xp: lambda x, y: x.sum(axis=0) + y.sum(axis=0), x, y, rtol=1e-12)
+    both(lambda xp: lambda x, y: x.sum(axis=0) + y.sum(axis=0), x, x.copy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_composite_ufuncs(dtype):
+    x, y = rand((7, 9), dtype), rand((7, 9), dtype)
+    n = cp.asarray(np.random.default_rng(2).integers(-4, 4, (7, 9)).astype(np.int32))
+    rtol = 1e-3 if dtype == "float32" or dtype == "int16" else 1e-12
+    both(lambda xp: lambda x: (xp.deg2rad(x), xp.degrees(x), xp.signbit(x), xp.fix(x), xp.sinc(x)), x,
+         rtol=rtol, atol=1e-6)
+    both(lambda xp: lambda x, y: (xp.logaddexp(x, y), xp.logaddexp2(x, y)), x, y, rtol=rtol, atol=1e-6)
+    both(lambda xp: lambda x, n: xp.ldexp(x, n), x, n, rtol=rtol, atol=1e-6)

@@ -543,3 +543,11 @@ def test_fill_and_setitem_casting():
 def test_branching_on_a_traced_value_says_so():
     with pytest.raises(TypeError, match="Cannot convert to Python scalar in cupy.fuse"):
         ukern.fuse(lambda x: x if x > 0 else -x).program(host((3,), "float32"))
+
+
+def test_empty_and_singleton_tuples_and_none():
+    x = host((3,), "float32")
+    assert ukern.fuse(lambda x: ())._program((x,)).run((x,), None) == ()
+    assert ukern.fuse(lambda x: None)._program((x,)).run((x,), None) is None
+    p = ukern.fuse(lambda x: (x,))._program((x,))
+    assert p.single is False and p.nret == 1 and p.outs == (0,)

@@ -132,7 +132,7 @@ class _Program:
 
     def run(self, args, stream):
         if not self.parts:
-            return None
+            return None if self.none else ()     # `return ()` returns () as cupy.fuse
         full = self.inputs(args)
         if self.fusion is not None:
             r = self.fusion(*full) if stream is None else self.fusion(*full, stream=stream)

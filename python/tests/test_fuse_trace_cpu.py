@@ -551,3 +551,38 @@ def test_empty_and_singleton_tuples_and_none():
     assert ukern.fuse(lambda x: None)._program((x,)).run((x,), None) is None
     p = ukern.fuse(lambda x: (x,))._program((x,))
     assert p.single is False and p.nret == 1 and p.outs == (0,)
+
+
+def test_batch_norm_restores_reduced_axes_by_indexing():
+    def batchnorm(x, gamma, beta, running_mean, running_var, size, adjust):
+        expander = (None, slice(None), None, None)
+        gamma, beta = gamma[expander], beta[expander]
+        mean = np.sum(x, axis=(0, 2, 3)) / size
+        diff = x - mean[expander]                      # a computed value indexed: keepdims again
+        var = np.sum(diff * diff, axis=(0, 2, 3)) / size
+        inv_std = 1. / np.sqrt(var + 2e-5)
+        y = gamma * diff * inv_std[expander] + beta
+        running_mean *= 0.9
+        running_mean += (1 - 0.9) * mean
+        running_var *= 0.9
+        running_var += (1 - 0.9) * adjust * var
+        return y
+
+    x = host((2, 3, 4, 5), "float32")
+    n = x.size // 3
+
+    def args():
+        return (x.copy(), host((3,), "float64"), host((3,), "float64"), host((3,), "float64"),
+                host((3,), "float64"), n, n / (n - 1.0))
+    a = args()
+    fused = ukern.fuse(batchnorm)
+    p = fused._program(a)
+    assert [i for i, _ in p.writes] == [3, 4] and "keepdims=True" in p.text
+    want_args = [v.copy() if isinstance(v, np.ndarray) else v for v in a]
+    want = batchnorm(*want_args)
+    got = evaluate(fused, a)
+    np.testing.assert_allclose(got[0], want, rtol=1e-6)
+    np.testing.assert_allclose(got[1], want_args[3], rtol=1e-6)   # float32 sums: keepdims changes the order
+    np.testing.assert_allclose(got[2], want_args[4], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="restore"):
+        ukern.fuse(lambda x: (x + 1)[None]).program(x)

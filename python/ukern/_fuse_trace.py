@@ -142,8 +142,7 @@ class _Trace:
         of the program, computed from the argument at each call by the array's library."""
         base = getattr(v, "_view", None)
         if base is None:
-            raise NotImplementedError("ukern.fuse: only arguments (not computed values or arguments "
-                                      "updated in place) can be indexed")
+            return self._expand(v, key)
         arg, keys = base
         if not isinstance(self.samples[arg], numpy.ndarray):
             raise TypeError(f"ukern.fuse: a {type(self.samples[arg]).__name__} argument cannot be indexed")
@@ -165,6 +164,50 @@ class _Trace:
                                  False))
         r._view = (arg, keys + (key,))
         return r
+
+    def _expand(self, v, key):
+        """v[None, :, None] of a computed value: only new axes where its reductions
+        removed theirs (batch norm's mean[None, :, None, None]) are supported, by
+        computing the value again with keepdims=True."""
+        i = self.ref(v)
+        items = key if isinstance(key, tuple) else (key,)
+        if not all(k is None or k is Ellipsis or (isinstance(k, slice) and k == _FULL) for k in items):
+            raise NotImplementedError("ukern.fuse: only arguments (not computed values or arguments "
+                                      "updated in place) can be indexed")
+        probe = numpy.lib.stride_tricks.as_strided(numpy.zeros(1), self.shapes[i], (0,) * len(self.shapes[i]))
+        want = numpy.shape(probe[key])
+        if want == self.shapes[i]:
+            return v
+        r = self._keepdims(i, want)
+        if r is None or self.shapes[r] != want:
+            raise NotImplementedError("ukern.fuse: indexing a computed value is supported only to restore "
+                                      "the axes its reductions removed (as keepdims=True)")
+        return _Var(self, r)
+
+    def _keepdims(self, i, want):
+        """Node i computed again with its reductions keeping their axes, if that gives shape
+        `want` (scalars stay as they are); None when it cannot."""
+        n = self.nodes[i - self.nin] if i >= self.nin else None
+        if not self.shapes[i]:
+            return i                          # a scalar broadcasts anyway
+        if n is None or n[0] in ("view", "const"):
+            return None
+        if n[0] == "red":
+            _, name, a, axes, keep, ddof = n
+            if keep:
+                return None
+            r = self.reduce(name, _Var(self, a), axes, True, ddof)._id
+            return r if self.shapes[r] == want else None
+        if n[0] == "cast":
+            a = self._keepdims(n[1], want)
+            return None if a is None else self.cast(_Var(self, a), n[2])._id
+        args = []
+        for a in n[2:]:
+            k = self._keepdims(a, want)
+            if k is None:
+                return None
+            args.append(_Var(self, k))
+        return self.op(n[1], args)._id
 
     def program(self, outs):
         """(input count, nodes, outputs) for the builder: views become inputs after the

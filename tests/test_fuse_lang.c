@@ -266,6 +266,32 @@ static void sources(void) {
   CHECK_CONTAINS(src, "kernel 2 of 2 (elementwise 't_e1')");
   uk_free(src);
   uk_fusion_destroy(f);
+  /* shifts (bool: int8, as NumPy), asarray (a weak Python scalar made strong), complex ordering */
+  uk_arg sh[3] = {uk_arg_array(&x), uk_arg_array(&i), uk_arg_array(&u)};
+  f = make("h, i, u", "z, w", "z = left_shift(u, 3) + right_shift(i, u); w = left_shift(u > 1, True)");
+  src = source(f, sh, 3, 2, UK_OK);
+  CHECK_CONTAINS(src, "_uk_lshift(in2, ((unsigned char)(3LL)))");
+  CHECK_CONTAINS(src, "_uk_rshift(in1, ((int)(in2)))");
+  CHECK_CONTAINS(src, "-> int32 out0 (int32), int8 out1 (int8)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  uk_arg wk[2] = {uk_arg_array(&x), uk_arg_float(0.5)};
+  f = make("h, a", "z, w", "z = h * asarray(a); w = h * a");
+  src = source(f, wk, 2, 2, UK_OK);
+  CHECK_CONTAINS(src, "-> float64 out0 (float64), float16 out1 (float16)"); /* np.float64 strong, 0.5 weak */
+  CHECK_CONTAINS(src, "_uk_copy(in1)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  {
+    uk_array c = arr(UK_COMPLEX64, 2, s35, 2048);
+    uk_arg ic[2] = {uk_arg_array(&c), uk_arg_array(&c)};
+    f = make("a, b", "z, w", "z = a < b; w = maximum(a, b)");
+    src = source(f, ic, 2, 2, UK_OK);
+    CHECK_CONTAINS(src, "-> bool out0 (bool), complex64 out1 (complex64)");
+    CHECK_CONTAINS(src, "(in0 < in1)");
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
   /* weak scalars: a Python float keeps float16; a Python int keeps uint8 */
   uk_arg sc[3] = {uk_arg_array(&x), uk_arg_float(0.5), uk_arg_int(3)};
   f = make("h, a, b", "z, w", "z = h * a; w = h > b");

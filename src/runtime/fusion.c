@@ -280,7 +280,7 @@ static uk_status split_if_mixed(uk_fusion *f, const uk_arg *in, int nin, uk_fuse
               memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0;
   }
   free(shapes);
-  if (s || !mixed) return s; /* a shape error is reported by the call itself */
+  if (s || !mixed) return s; /* a shape error: the one the call would report */
   sig->split = 1;
   return lookup(f, sig, e);
 }

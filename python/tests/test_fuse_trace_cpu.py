@@ -421,7 +421,8 @@ def test_composite_routines_match_numpy(name, dtype):
              "nanprod": (lambda x: np.nanprod(x, axis=0), (x,)), "round": (lambda x: np.round(x, 1), (x,)),
              "clip": (lambda x: np.clip(x, -1, 2.5), (x,))}
     f, args = calls.get(name, (lambda x: getattr(np, name)(x), (x,)))
-    want = f(*args)
+    with np.errstate(all="ignore"):
+        want = f(*args)
     want = want if isinstance(want, tuple) else (want,)
     got = evaluate(ukern.fuse(f), args)
     assert len(got) == len(want)
@@ -434,7 +435,8 @@ def test_nan_and_inf_rows_of_evaluated_programs_match_numpy():
     x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300])
     for f in (lambda x: np.logaddexp(x, x), lambda x: np.signbit(x), lambda x: np.modf(x)[1],
               lambda x: np.maximum(x, 0.5), lambda x: np.sinc(x)):
-        np.testing.assert_array_equal(evaluate(ukern.fuse(f), (x,))[0], f(x))
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(evaluate(ukern.fuse(f), (x,))[0], f(x))
 
 
 def _random_program(rng, nargs):

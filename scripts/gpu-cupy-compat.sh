@@ -9,7 +9,7 @@
 # Writes into $OUT (default /tmp/ukern-cupy-compat): junit-<file>.xml and
 # <file>.log per test file, and summary.txt: passed/failed/errors/skipped per file.
 # Usage: scripts/gpu-cupy-compat.sh [build-dir] [test file relative to $CUPYTESTS/tests ...]
-# Each file runs under `timeout ${FILE_TIMEOUT:-540}` seconds.
+# Each file runs under `timeout ${FILE_TIMEOUT:-540}` seconds, ${JOBS:-4} files at a time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -38,16 +38,27 @@ export PYTHONDONTWRITEBYTECODE=1
 echo "UKERN_COMPAT=${UKERN_COMPAT:-fuse,elementwise,reduction,raw}" | tee "$OUT/summary.txt"
 "$PY" -c "import cupy, numpy, ukern; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'ukern', ukern.__version__)" \
   2>&1 | tee -a "$OUT/summary.txt"
-status=0
-for f in "$@"; do
+run_file() {
+  local f=$1 tag rc
   tag=$(echo "$f" | sed 's#^cupy_tests/##; s#/#_#g; s#\.py$##')
-  echo "== $f"
   (cd "$TESTS" && timeout "${FILE_TIMEOUT:-540}" "$PY" -m pytest -q -p no:cacheprovider -p ukern_cupy_compat \
     --import-mode=prepend --junitxml="$OUT/junit-$tag.xml" -o junit_family=xunit1 "$f") >"$OUT/$tag.log" 2>&1
   rc=$?
-  [ $rc -eq 124 ] && echo "   (timed out after ${FILE_TIMEOUT:-540}s)" | tee -a "$OUT/$tag.log"
-  [ $rc -ne 0 ] && status=1
-  tail -n 1 "$OUT/$tag.log"
+  [ $rc -eq 124 ] && echo "(timed out after ${FILE_TIMEOUT:-540}s)" >>"$OUT/$tag.log"
+  echo "== $f: $(tail -n 1 "$OUT/$tag.log")"
+  return $rc
+}
+# ${JOBS:-4} files at a time (NVRTC compiles are CPU-bound; the GPU is shared)
+status=0
+pids=()
+for f in "$@"; do
+  run_file "$f" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "${JOBS:-4}" ]; then
+    wait "${pids[0]}" || status=1
+    pids=("${pids[@]:1}")
+  fi
 done
+for p in "${pids[@]}"; do wait "$p" || status=1; done
 "$PY" "$REPO/python/tests/cupy_compat/junit_summary.py" "$OUT"/junit-*.xml | tee -a "$OUT/summary.txt"
 exit $status

@@ -195,10 +195,10 @@ class Fusion:
             if a is None:
                 nones = True
             elif not device and not isinstance(a, _HOST_SCALARS):
+                if type(a) is _Var:       # called inside another fused function's trace: inlined
+                    return self.func(*args)
                 device = True
-        if not device or _fuse_hooks.active() is not None:
-            # no device array: plain Python, as cupy.fuse; inside another fused function's
-            # trace: inlined into it
+        if not device:                    # no device array: plain Python, as cupy.fuse
             return self.func(*args)
         p = self._program(args) if nones else (self._generic.get(len(args)) or self._program(args))
         f = p.plain

@@ -588,3 +588,13 @@ def test_batch_norm_restores_reduced_axes_by_indexing():
     np.testing.assert_allclose(got[2], want_args[4], rtol=1e-6)
     with pytest.raises(NotImplementedError, match="restore"):
         ukern.fuse(lambda x: (x + 1)[None]).program(x)
+
+
+def test_plan_errors_name_the_operation_not_a_text_position(arch90):
+    b = host((3,), "bool")
+    with pytest.raises(TypeError) as ei:
+        ukern.fuse(lambda x, y: x - y).source(b, b)
+    assert str(ei.value) == "ukern.fuse: subtract is not supported for booleans (use logical_xor / logical_not)"
+    assert ei.value.status == "UK_ERR_TYPE"
+    with pytest.raises(ValueError, match=r"^ukern.fuse: axis 0 is repeated$"):
+        ukern.fuse(lambda x: np.sum(x, axis=(0, 0))).kernel_count(b)

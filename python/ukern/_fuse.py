@@ -83,6 +83,18 @@ def _signature(args):
                  for a in args)
 
 
+_NO_TEXT = "program:1:1: "
+
+
+def _reword(e):
+    """An error of a built program points into no text ("program:1:1: ... ^"): say
+    ukern.fuse instead, keeping the exception (its type and .status)."""
+    msg = e.args[0] if e.args and isinstance(e.args[0], str) else ""
+    if msg.startswith(_NO_TEXT):
+        e.args = ("ukern.fuse: " + msg[len(_NO_TEXT):].split("\n", 1)[0],) + e.args[1:]
+    return e
+
+
 class _Program:
     """One traced program: its compiled fusion(s) and how a call uses them."""
 
@@ -202,9 +214,12 @@ class Fusion:
             return self.func(*args)
         p = self._program(args) if nones else (self._generic.get(len(args)) or self._program(args))
         f = p.plain
-        if f is None:
-            return p.run(args, stream)
-        r = f(*args) if stream is None else f(*args, stream=stream)
+        try:
+            if f is None:
+                return p.run(args, stream)
+            r = f(*args) if stream is None else f(*args, stream=stream)
+        except (TypeError, ValueError) as e:
+            raise _reword(e)
         return r[0] if p.single else r
 
     def clear_cache(self):
@@ -223,21 +238,24 @@ class Fusion:
             raise ValueError("ukern.fuse: the function computes nothing (it returns None and updates nothing)")
         return [f for f, _ in p.parts], p.inputs(args)
 
+    def _each(self, method, args):
+        fs, full = self._parts(args)
+        try:
+            return [getattr(f, method)(*full) for f in fs]
+        except (TypeError, ValueError) as e:
+            raise _reword(e)
+
     def source(self, *args):
         """CUDA source of every kernel a call runs (host arrays describe shapes)."""
-        fs, full = self._parts(args)
-        return "".join(f.source(*full) for f in fs)
+        return "".join(self._each("source", args))
 
     def precompile(self, *args):
         """Compiles what a call would run (no GPU needed with ukern.configure(arch=...))."""
-        fs, full = self._parts(args)
-        for f in fs:
-            f.precompile(*full)
+        self._each("precompile", args)
 
     def kernel_count(self, *args):
         """How many kernels a call with these arguments runs."""
-        fs, full = self._parts(args)
-        return sum(f.kernel_count(*full) for f in fs)
+        return sum(self._each("kernel_count", args))
 
 
 def fuse(*args, kernel_name=None):

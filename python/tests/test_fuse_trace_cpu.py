@@ -405,7 +405,8 @@ def evaluate(fused, args):
 
 
 @pytest.mark.parametrize("name", ["deg2rad", "radians", "rad2deg", "degrees", "logaddexp", "logaddexp2", "ldexp",
-                                  "signbit", "fix", "sinc", "divmod", "modf", "nansum", "nanprod", "round", "clip"])
+                                  "signbit", "fix", "sinc", "divmod", "modf", "nansum", "nanprod", "round", "clip",
+                                  "frexp"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
 def test_composite_routines_match_numpy(name, dtype):
     x = RNG.uniform(-4, 4, (6, 5)).astype(dtype)
@@ -432,9 +433,10 @@ def test_composite_routines_match_numpy(name, dtype):
 
 
 def test_nan_and_inf_rows_of_evaluated_programs_match_numpy():
-    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300])
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e300, 8.0, -0.5, 1.0, 5e-324, 0.75])
     for f in (lambda x: np.logaddexp(x, x), lambda x: np.signbit(x), lambda x: np.modf(x)[1],
-              lambda x: np.maximum(x, 0.5), lambda x: np.sinc(x)):
+              lambda x: np.maximum(x, 0.5), lambda x: np.sinc(x), lambda x: np.frexp(x)[0],
+              lambda x: np.frexp(x)[1]):
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal(evaluate(ukern.fuse(f), (x,))[0], f(x))
 

@@ -165,13 +165,33 @@ def _sinc(trace, x):
     return trace.op("where", (trace.op("equal", (x, 0)), 1.0, trace.op("true_divide", (trace.op("sin", (px,)), px))))
 
 
+def _frexp(trace, x):
+    """(mantissa in [0.5, 1), int32 exponent) with x = m * 2**e; (x, 0) for 0, inf, nan."""
+    (x,), _ = _float_args(trace, numpy.frexp, [x])
+    ax = trace.op("absolute", (x,))
+    finite = trace.op("logical_and", (trace.op("isfinite", (x,)), trace.op("not_equal", (x, 0))))
+    # the exponent from log2 in float64 (exact for powers of two), then corrected by one
+    e = trace.op("add", (trace.op("floor", (trace.op("log2", (trace.cast(ax, numpy.float64),)),)), 1))
+    m = trace.op("true_divide", (trace.cast(ax, numpy.float64), trace.op("exp2", (e,))))
+    big = trace.op("greater_equal", (m, 1))
+    e = trace.op("add", (e, trace.op("where", (big, 1, 0))))
+    small = trace.op("less", (trace.op("true_divide", (m, trace.op("where", (big, 2, 1)))), 0.5))
+    e = trace.op("subtract", (e, trace.op("where", (small, 1, 0))))
+    mant = trace.op("copysign", (trace.op("true_divide", (trace.cast(ax, numpy.float64), trace.op("exp2", (e,)))),
+                                 trace.cast(x, numpy.float64)))
+    dt = numpy.asarray(trace.samples[x._id]).dtype
+    mant = trace.cast(trace.op("where", (finite, mant, trace.cast(x, numpy.float64))), dt)
+    exp = trace.cast(trace.op("where", (finite, e, 0)), numpy.int32)
+    return mant, exp
+
+
 # ufuncs the fusion language lacks, made of ops it has (types from NumPy on the samples)
 COMPOSITES = {
     "deg2rad": _scaled(float(numpy.pi / 180), numpy.deg2rad), "radians": _scaled(float(numpy.pi / 180), numpy.radians),
     "rad2deg": _scaled(float(180 / numpy.pi), numpy.rad2deg), "degrees": _scaled(float(180 / numpy.pi), numpy.degrees),
     "logaddexp": _logaddexp("exp", 1.0, float(numpy.log(2)), numpy.logaddexp),
     "logaddexp2": _logaddexp("exp2", float(1 / numpy.log(2)), 1.0, numpy.logaddexp2),
-    "ldexp": _ldexp, "signbit": _signbit, "fix": _fix, "sinc": _sinc,
+    "ldexp": _ldexp, "signbit": _signbit, "fix": _fix, "sinc": _sinc, "frexp": _frexp,
 }
 
 

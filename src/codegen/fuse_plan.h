@@ -25,7 +25,7 @@ typedef struct uk_fuse_sig {
                        * shapes differ at this call (uk_fuse_plan.merged_reductions) */
 } uk_fuse_sig;
 
-#define UK_FUSE_MAX_INPUTS 64
+#define UK_FUSE_MAX_INPUTS UK_MAX_FUSE_INPUTS
 
 /* Where a kernel argument lives: program input/output k (k >= 0) or
  * intermediate t (encoded -1 - t). */

@@ -591,3 +591,21 @@ def test_plan_errors_name_the_operation_not_a_text_position(arch90):
     assert ei.value.status == "UK_ERR_TYPE"
     with pytest.raises(ValueError, match=r"^ukern.fuse: axis 0 is repeated$"):
         ukern.fuse(lambda x: np.sum(x, axis=(0, 0))).kernel_count(b)
+
+
+def test_restoring_reduced_axes_visits_shared_operands_once():
+    def f(x):
+        m = x.sum(axis=1)
+        for _ in range(60):          # 2**60 paths through the DAG, 60 nodes
+            m = m * m
+        return x - m[:, None]
+    p = ukern.fuse(f).program(host((3, 4), "float32"))
+    assert p.count("keepdims=True") == 1 and p.count("multiply(") == 120
+
+    def deep(x):
+        m = x.sum(axis=1)
+        for _ in range(5000):        # deeper than Python's recursion: refused, not crashed
+            m = m + 1
+        return x - m[:, None]
+    with pytest.raises(NotImplementedError, match="restore"):
+        ukern.fuse(deep).program(host((3, 4), "float32"))

@@ -178,15 +178,24 @@ class _Trace:
         want = numpy.shape(probe[key])
         if want == self.shapes[i]:
             return v
-        r = self._keepdims(i, want)
+        try:
+            r = self._keepdims(i, want, {})
+        except RecursionError:
+            r = None
         if r is None or self.shapes[r] != want:
             raise NotImplementedError("ukern.fuse: indexing a computed value is supported only to restore "
                                       "the axes its reductions removed (as keepdims=True)")
         return _Var(self, r)
 
-    def _keepdims(self, i, want):
+    def _keepdims(self, i, want, memo):
         """Node i computed again with its reductions keeping their axes, if that gives shape
-        `want` (scalars stay as they are); None when it cannot."""
+        `want` (scalars stay as they are); None when it cannot. memo: node -> result, so
+        shared operands are visited once."""
+        if i not in memo:
+            memo[i] = self._keepdims_node(i, want, memo)
+        return memo[i]
+
+    def _keepdims_node(self, i, want, memo):
         n = self.nodes[i - self.nin] if i >= self.nin else None
         if not self.shapes[i]:
             return i                          # a scalar broadcasts anyway
@@ -199,11 +208,11 @@ class _Trace:
             r = self.reduce(name, _Var(self, a), axes, True, ddof)._id
             return r if self.shapes[r] == want else None
         if n[0] == "cast":
-            a = self._keepdims(n[1], want)
+            a = self._keepdims(n[1], want, memo)
             return None if a is None else self.cast(_Var(self, a), n[2])._id
         args = []
         for a in n[2:]:
-            k = self._keepdims(a, want)
+            k = self._keepdims(a, want, memo)
             if k is None:
                 return None
             args.append(_Var(self, k))

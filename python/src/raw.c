@@ -628,25 +628,6 @@ static PyObject *ker_get_attr(PyObject *o, void *closure) {
   return PyLong_FromLong(v);
 }
 
-/* {name: value} of the attributes the cubin states (no device needed). */
-static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
-  (void)unused;
-  KerObject *self = (KerObject *)o;
-  if (ker_ensure(self) < 0) return NULL;
-  PyObject *d = PyDict_New();
-  for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
-    int v = 0;
-    if (uk_function_image_attribute(self->f, (uk_function_attr)a, &v) != UK_OK) continue;
-    PyObject *x = PyLong_FromLong(v);
-    if (!x || PyDict_SetItemString(d, uk_function_attr_name((uk_function_attr)a), x) < 0) {
-      Py_XDECREF(x);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(x);
-  }
-  return d;
-}
 
 static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
   KerObject *self = (KerObject *)o;
@@ -665,14 +646,16 @@ static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
   return 0;
 }
 
-static PyObject *ker_attributes(PyObject *o, void *closure) {
-  (void)closure;
-  KerObject *self = (KerObject *)o;
+/* {name: value} of every attribute (from the driver; image: those the
+ * cubin states, with no device, others left out). */
+static PyObject *attr_dict(KerObject *self, int image) {
   if (ker_ensure(self) < 0) return NULL;
   PyObject *d = PyDict_New();
   for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
     int v = 0;
-    uk_status st = uk_function_attribute(self->f, (uk_function_attr)a, &v);
+    uk_status st = image ? uk_function_image_attribute(self->f, (uk_function_attr)a, &v)
+                         : uk_function_attribute(self->f, (uk_function_attr)a, &v);
+    if (st != UK_OK && image) continue;
     if (st != UK_OK) {
       Py_DECREF(d);
       return pyk_raise(st);
@@ -686,6 +669,16 @@ static PyObject *ker_attributes(PyObject *o, void *closure) {
     Py_DECREF(x);
   }
   return d;
+}
+
+static PyObject *ker_attributes(PyObject *o, void *closure) {
+  (void)closure;
+  return attr_dict((KerObject *)o, 0);
+}
+
+static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
+  (void)unused;
+  return attr_dict((KerObject *)o, 1);
 }
 
 static PyObject *ker_get_name(PyObject *o, void *c) {

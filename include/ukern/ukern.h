@@ -289,7 +289,9 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  * applies, and the error names the constant.
  * - UK_MAX_NDIM: dimensions of an array (uk_array.ndim 0..UK_MAX_NDIM).
  * - UK_MAX_PARAMETERS: parameters (inputs + outputs) of an elementwise
- *   kernel or reduction (UK_ERR_INVALID at create).
+ *   kernel or reduction (UK_ERR_INVALID at create; a list longer than
+ *   this is refused at its first parameter past the limit, before the
+ *   rest is read).
  * - UK_MAX_ARRAY_OPERANDS: non-raw array arguments of one call, the
  *   operands its loop walks (UK_ERR_INVALID at the call); raw arrays and
  *   scalars do not count.
@@ -298,11 +300,29 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  *   pointers, strides, scalars and raw-array shapes take more).
  * - UK_CALL_STACK_BYTES: the most stack a uk_elementwise_call or
  *   uk_reduction_call (and their _source/_precompile forms) uses on the
- *   calling thread, besides the driver's and NVRTC's own on a compile. */
+ *   calling thread, besides the driver's and NVRTC's own on a compile.
+ * - UK_MAX_FUSE_DEPTH: nesting of one expression in a fusion program's
+ *   text: each parenthesis, function call, unary operator (- + ~) and '**'
+ *   operand is one level (UK_ERR_SYNTAX at create, at the token that goes
+ *   deeper). The parser recurses per level; everything after it walks the
+ *   program without recursion, so statement chains and built programs
+ *   have no depth limit.
+ * - UK_MAX_FUSE_NODES: nodes (inputs, literals, operations) of a fusion
+ *   program, parsed or built (UK_ERR_INVALID at create, or from the
+ *   builder call that adds one more).
+ * - UK_MAX_FUSE_INPUTS: inputs of a fusion program, and outputs
+ *   (UK_ERR_INVALID at the first name past the limit).
+ * - UK_MAX_FUSE_KERNELS: kernels of one fusion plan, one per group of
+ *   reductions plus the final elementwise one (UK_ERR_INVALID at the call
+ *   that plans it, at the reduction that would need one more). */
 #define UK_MAX_NDIM 16
 #define UK_MAX_PARAMETERS 64
 #define UK_MAX_ARRAY_OPERANDS 16
 #define UK_MAX_PARAM_BYTES 4096
+#define UK_MAX_FUSE_DEPTH 200
+#define UK_MAX_FUSE_NODES 1048576
+#define UK_MAX_FUSE_INPUTS 64
+#define UK_MAX_FUSE_KERNELS 1024
 #define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data
@@ -320,7 +340,9 @@ typedef struct uk_array {
  * data is set to `data`, device to 0). */
 UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim,
                                const int64_t *shape);
-/* Number of elements (product of the shape; 1 for 0-d). */
+/* Number of elements (product of the shape; 1 for 0-d; 0 when an extent
+ * is 0 or a is NULL). -1 when ndim is outside 0..UK_MAX_NDIM, an extent is
+ * negative, or the product of the extents overflows int64. Thread-safe. */
 UK_API int64_t uk_array_size(const uk_array *a);
 /* Allocates a C-contiguous array through the context's allocator on `device`,
  * ordered on `stream`. */
@@ -593,6 +615,12 @@ typedef struct uk_grid_launch {
   unsigned shared_bytes;
   void *stream;        /* CUstream; NULL = the current context's default stream */
   int cooperative;     /* non-zero: cooperative launch (grid sync allowed) */
+  /* Thread-block cluster dimensions (sm_90+): all 0 = no cluster (the
+   * plain launch); else 0 counts as 1 and each grid dimension must be a
+   * multiple of the cluster's (UK_ERR_INVALID otherwise). Blocks of a
+   * cluster run together and share their shared memory (cooperative_groups::
+   * this_cluster(), map_shared_rank). Launched with cuLaunchKernelEx. */
+  unsigned cluster[3];
 } uk_grid_launch;
 
 /* Launches f. args[i] points to the value of parameter i (as cuLaunchKernel's
@@ -904,272 +932,6 @@ UK_API uk_status uk_fusion_create_built(uk_context *ctx, uk_fusion_builder *b, c
                                         const uk_fusion_options *opts, uk_fusion **out);
 
 /* ------------------------------------------------------------------------ */
-/* Streams and synchronisation helpers                                       */
-/* ------------------------------------------------------------------------ */
-
-/* Makes `device`'s primary context current on the calling thread. */
-UK_API uk_status uk_device_set_current(int device);
-/* Waits for all work on the current device. */
-UK_API uk_status uk_device_synchronize(void);
-/* Copies between host and device (synchronous). */
-UK_API uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes);
-UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
-
-/* ------------------------------------------------------------------------ */
-/* Streams and events                                                        */
-/* ------------------------------------------------------------------------ */
-
-/* Streams and events are the driver's own handles (void * = CUstream /
- * CUevent), so ukern's, the CUDA runtime's (cudaStream_t, cudaEvent_t) and
- * the user's mix freely: any of them may be passed where a stream or an
- * event is taken. A NULL stream is the legacy default stream of the current
- * context (device 0's primary context when the thread has none). All of
- * these are thread-safe as the driver calls they wrap; destroying a handle
- * while another thread uses it is the caller's race. Without a driver or
- * device they return UK_ERR_NO_DEVICE; a driver lacking an entry point
- * returns UK_ERR_CUDA naming it.
- * Stream flags: UK_STREAM_NON_BLOCKING, no implicit synchronisation with
- * the legacy default stream. */
-typedef enum uk_stream_flag { UK_STREAM_NON_BLOCKING = 1 } uk_stream_flag;
-
-/* Creates a stream on `device` (in its primary context). flags: 0 or
- * UK_STREAM_NON_BLOCKING; priority: lower is higher priority, clamped by
- * the driver to uk_stream_priority_range (0 is the default). The stream is
- * the caller's: uk_stream_destroy. UK_ERR_INVALID for NULL or unknown flags
- * or a device that does not exist. */
-UK_API uk_status uk_stream_create(int device, unsigned flags, int priority, void **stream);
-/* The priorities streams of `device` may have: *least (usually 0) to
- * *greatest (a negative number). */
-UK_API uk_status uk_stream_priority_range(int device, int *least, int *greatest);
-/* Destroys a stream (work already queued still completes). NULL: no-op, UK_OK. */
-UK_API uk_status uk_stream_destroy(void *stream);
-/* Waits for all work queued on `stream`. */
-UK_API uk_status uk_stream_synchronize(void *stream);
-/* *done = 1 when all work queued on `stream` has completed, else 0. */
-UK_API uk_status uk_stream_query(void *stream, int *done);
-/* Makes later work on `stream` wait for the last uk_event_record of
- * `event` (on the device, no host wait). Legal during stream capture. */
-UK_API uk_status uk_stream_wait_event(void *stream, void *event);
-
-/* Event flags (bits): UK_EVENT_DISABLE_TIMING (cheaper; uk_event_elapsed
- * refuses it), UK_EVENT_BLOCKING_SYNC (uk_event_synchronize sleeps instead
- * of spinning). */
-typedef enum uk_event_flag { UK_EVENT_DISABLE_TIMING = 1, UK_EVENT_BLOCKING_SYNC = 2 } uk_event_flag;
-/* Creates an event on `device`; flags: 0 or UK_EVENT_* bits. The event is
- * the caller's: uk_event_destroy. */
-UK_API uk_status uk_event_create(int device, unsigned flags, void **event);
-/* Destroys an event. NULL: no-op, UK_OK. */
-UK_API uk_status uk_event_destroy(void *event);
-/* Records `event` on `stream` (same device). Legal during stream capture. */
-UK_API uk_status uk_event_record(void *event, void *stream);
-/* Waits until the work before the event's last record has completed. */
-UK_API uk_status uk_event_synchronize(void *event);
-/* *done = 1 when the event's last record has completed, else 0. */
-UK_API uk_status uk_event_query(void *event, int *done);
-/* Milliseconds between two completed records (about 0.5 us resolution).
- * UK_ERR_CUDA saying CUDA_ERROR_NOT_READY while `end` has not completed;
- * also UK_ERR_CUDA for an event made with UK_EVENT_DISABLE_TIMING. */
-UK_API uk_status uk_event_elapsed(void *start, void *end, float *ms);
-
-/* The non-blocking form of uk_function_launch_timed (PyCUDA's
- * prepared_timed_call): records `start`, launches, records `end`, all on
- * g->stream, and returns at once. Read the time later with
- * uk_event_elapsed(start, end, &ms) once `end` has completed
- * (uk_event_synchronize / uk_event_query). The events are the caller's
- * (uk_event_create, timing enabled, on the launch's device) and may be
- * reused for the next launch. Thread-safety as uk_function_launch. */
-UK_API uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_launch *g,
-                                                void *const *args, void *start, void *end);
-
-/* ------------------------------------------------------------------------ */
-/* Memory: copies, memsets, pinned host memory                               */
-/* ------------------------------------------------------------------------ */
-
-/* Synchronous copies run in the context of the device owning the device
- * memory; the _async forms are ordered on `stream` (its device's context; a
- * NULL stream: the legacy stream) and return at once (copies from or to
- * pageable host memory may still wait: pin it with uk_host_alloc or
- * uk_host_register for truly asynchronous copies). bytes / count 0 is a
- * no-op; a NULL pointer otherwise is UK_ERR_INVALID; without a device
- * UK_ERR_NO_DEVICE. Thread-safe; the _async forms are legal during stream
- * capture. Device to device, synchronous: */
-UK_API uk_status uk_memcpy_dtod(uint64_t dst, uint64_t src, size_t bytes);
-/* Stream-ordered host to device copy. */
-UK_API uk_status uk_memcpy_htod_async(uint64_t dst, const void *src, size_t bytes, void *stream);
-/* Stream-ordered device to host copy. */
-UK_API uk_status uk_memcpy_dtoh_async(void *dst, uint64_t src, size_t bytes, void *stream);
-/* Stream-ordered device to device copy. */
-UK_API uk_status uk_memcpy_dtod_async(uint64_t dst, uint64_t src, size_t bytes, void *stream);
-
-/* Sets `count` 8-, 16- or 32-bit values from dst (which must be aligned to
- * the value's size: UK_ERR_INVALID otherwise). Synchronous. */
-UK_API uk_status uk_memset_d8(uint64_t dst, uint8_t value, size_t count);
-UK_API uk_status uk_memset_d16(uint64_t dst, uint16_t value, size_t count);
-UK_API uk_status uk_memset_d32(uint64_t dst, uint32_t value, size_t count);
-/* The same, ordered on `stream`. */
-UK_API uk_status uk_memset_d8_async(uint64_t dst, uint8_t value, size_t count, void *stream);
-UK_API uk_status uk_memset_d16_async(uint64_t dst, uint16_t value, size_t count, void *stream);
-UK_API uk_status uk_memset_d32_async(uint64_t dst, uint32_t value, size_t count, void *stream);
-
-/* A 2-D copy of `height` rows of `width_bytes` bytes: row r of the source
- * starts at src + r * src_pitch, of the destination at dst + r * dst_pitch.
- * Each side is device memory, or host memory when *_host is non-zero (the
- * address cast to uint64_t); not both host. */
-typedef struct uk_copy_2d {
-  uint64_t src;
-  int src_host;
-  size_t src_pitch;
-  uint64_t dst;
-  int dst_host;
-  size_t dst_pitch;
-  size_t width_bytes;
-  size_t height;
-} uk_copy_2d;
-/* Copies as described (synchronous). UK_ERR_INVALID when a pitch is less
- * than width_bytes; width or height 0 is a no-op. */
-UK_API uk_status uk_memcpy_2d(const uk_copy_2d *c);
-/* The same, ordered on `stream`. */
-UK_API uk_status uk_memcpy_2d_async(const uk_copy_2d *c, void *stream);
-/* Allocates `height` rows of `width_bytes` on `device`, each row starting
- * at a multiple of *pitch bytes chosen by the driver for coalescing and 2-D
- * textures; element_bytes (4, 8 or 16) is the access size. Free with
- * uk_mem_free. */
-UK_API uk_status uk_mem_alloc_pitch(int device, size_t width_bytes, size_t height, unsigned element_bytes,
-                                    uint64_t *dptr, size_t *pitch);
-/* Frees memory from uk_mem_alloc_pitch (synchronous, cuMemFree). 0: no-op. */
-UK_API uk_status uk_mem_free(uint64_t dptr);
-
-/* Free and total memory of `device`, in bytes. */
-UK_API uk_status uk_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes);
-
-/* Pinned host memory flags (bits): UK_HOST_PORTABLE (pinned for every
- * context), UK_HOST_MAPPED (also addressable from the device:
- * uk_host_device_pointer), UK_HOST_WRITE_COMBINED (uk_host_alloc only:
- * fast host writes and device reads, slow host reads). */
-typedef enum uk_host_flag {
-  UK_HOST_PORTABLE = 1,
-  UK_HOST_MAPPED = 2,
-  UK_HOST_WRITE_COMBINED = 4
-} uk_host_flag;
-/* Allocates `bytes` of page-locked host memory (in the current context, or
- * device 0's when the thread has none). The caller frees it with
- * uk_host_free. Thread-safe. */
-UK_API uk_status uk_host_alloc(size_t bytes, unsigned flags, void **p);
-/* Frees memory from uk_host_alloc. NULL: no-op. */
-UK_API uk_status uk_host_free(void *p);
-/* Page-locks existing host memory [p, p + bytes) (flags: UK_HOST_PORTABLE,
- * UK_HOST_MAPPED); the caller keeps owning it and must uk_host_unregister
- * it before freeing it. */
-UK_API uk_status uk_host_register(void *p, size_t bytes, unsigned flags);
-/* Undoes uk_host_register (p: the same address). */
-UK_API uk_status uk_host_unregister(void *p);
-/* The device address of mapped pinned memory (UK_HOST_MAPPED). */
-UK_API uk_status uk_host_device_pointer(void *p, uint64_t *dptr);
-
-/* Copies the view `src` (device memory; any dtype and strides, also zero
- * and negative) into C-contiguous device memory, ordered on `stream`:
- * into *dst when dst->data != 0 (src's dtype and shape, C-contiguous:
- * UK_ERR_INVALID otherwise), else into memory allocated with the context's
- * allocator (*dst filled in; free with uk_array_free). A contiguous src is
- * one device copy; others are gathered by an elementwise kernel that the
- * context compiles at first use and keeps. Thread-safe. */
-UK_API uk_status uk_array_copy_contiguous(uk_context *ctx, const uk_array *src, uk_array *dst, void *stream);
-/* Copies the view `src` into host memory in C order (uk_array_size(src) *
- * itemsize bytes; `bytes` is what `host` holds: UK_ERR_INVALID when less),
- * through a temporary contiguous copy for a strided view; ordered on
- * `stream` and waits for it. */
-UK_API uk_status uk_array_to_host(uk_context *ctx, const uk_array *src, void *host, size_t bytes, void *stream);
-
-/* ------------------------------------------------------------------------ */
-/* Device attributes and peer access                                         */
-/* ------------------------------------------------------------------------ */
-
-/* Any driver device attribute by name: CUdevice_attribute's enum name with
- * or without the CU_DEVICE_ATTRIBUTE_ prefix, any case
- * ("max_shared_memory_per_block_optin", "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE").
- * UK_ERR_INVALID for an unknown name (checked before the driver is loaded;
- * the message suggests the closest name) or device. Thread-safe. */
-UK_API uk_status uk_device_attribute(int ordinal, const char *attribute, int *value);
-/* *can = 1 when `device` can access memory of `peer` directly (1 for
- * device == peer). */
-UK_API uk_status uk_device_can_access_peer(int device, int peer, int *can);
-/* Lets kernels and copies on `device` access memory of `peer` (for the
- * primary contexts, one direction; enabling it twice is fine).
- * UK_ERR_INVALID for device == peer. */
-UK_API uk_status uk_device_enable_peer_access(int device, int peer);
-
-/* ------------------------------------------------------------------------ */
-/* Textures and surfaces                                                     */
-/* ------------------------------------------------------------------------ */
-
-/* A CUDA array: opaque texture memory of 1, 2 or 3 dimensions, laid out by
- * the driver for 2-D/3-D locality, made and filled by ukern. Texels are
- * int8/16/32, uint8/16/32, float16 or float32 with 1, 2 or 4 channels. */
-typedef struct uk_cuda_array uk_cuda_array;
-/* Flags of uk_cuda_array_create: UK_CUDA_ARRAY_SURFACE also allows surface
- * objects (uk_surface_from_array: kernels write it with surf*Dwrite). */
-typedef enum uk_cuda_array_flag { UK_CUDA_ARRAY_SURFACE = 1 } uk_cuda_array_flag;
-/* Creates an array on `device` of extent[0..ndim-1] texels (width, height,
- * depth; ndim 1..3, none 0). UK_ERR_TYPE for a dtype textures cannot hold;
- * UK_ERR_INVALID for bad channels, ndim, extent or flags. The caller owns it:
- * uk_cuda_array_destroy (after the textures and surfaces made from it). */
-UK_API uk_status uk_cuda_array_create(int device, uk_dtype dtype, int channels, int ndim, const size_t *extent,
-                                      unsigned flags, uk_cuda_array **out);
-/* NULL is a no-op. */
-UK_API void uk_cuda_array_destroy(uk_cuda_array *a);
-/* Fills the whole array from packed texels in C order of (depth, height,
- * width, channel), host memory; synchronous. */
-UK_API uk_status uk_cuda_array_from_host(uk_cuda_array *a, const void *host);
-/* The whole array into packed host memory (same order); synchronous. */
-UK_API uk_status uk_cuda_array_to_host(uk_cuda_array *a, void *host);
-/* The same from and to packed device memory. */
-UK_API uk_status uk_cuda_array_from_device(uk_cuda_array *a, uint64_t src);
-UK_API uk_status uk_cuda_array_to_device(uk_cuda_array *a, uint64_t dst);
-
-/* How a texture answers coordinates outside it (per axis). Wrap and mirror
- * need normalised coordinates. */
-typedef enum uk_address_mode {
-  UK_ADDRESS_CLAMP = 0, UK_ADDRESS_WRAP, UK_ADDRESS_MIRROR, UK_ADDRESS_BORDER
-} uk_address_mode;
-/* Point: the nearest texel; linear: (bi/tri)linear interpolation of the
- * neighbours, with weights in 9-bit fixed point (8 fraction bits). */
-typedef enum uk_filter_mode { UK_FILTER_POINT = 0, UK_FILTER_LINEAR } uk_filter_mode;
-/* Element type: texels read as stored; normalised float: 8- and 16-bit
- * integer texels read as floats in [0, 1] (unsigned) or [-1, 1] (signed). */
-typedef enum uk_read_mode { UK_READ_ELEMENT_TYPE = 0, UK_READ_NORMALIZED_FLOAT } uk_read_mode;
-/* Sampling settings; all zero (or a NULL pointer) = clamp, point, element
- * type, unnormalised coordinates. Linear filtering of integer texels needs
- * UK_READ_NORMALIZED_FLOAT. */
-typedef struct uk_texture_desc {
-  uk_address_mode address[3]; /* x, y, z */
-  uk_filter_mode filter;
-  uk_read_mode read;
-  int normalized_coords;      /* non-zero: coordinates in [0, 1) span the texture */
-  float border_color[4];      /* for UK_ADDRESS_BORDER */
-} uk_texture_desc;
-
-/* A texture object over `width` texels of linear device memory (tex1Dfetch
- * only; dptr aligned as the device's texture_alignment attribute says).
- * *tex is passed to kernels with uk_arg_texture (ElementwiseKernel) or as a
- * cudaTextureObject_t parameter; the caller destroys it with
- * uk_texture_destroy before freeing the memory. Thread-safe. */
-UK_API uk_status uk_texture_from_linear(uint64_t dptr, uk_dtype dtype, int channels, size_t width,
-                                        const uk_texture_desc *desc, uint64_t *tex);
-/* A 2-D texture over pitched device memory (rows `pitch` bytes apart, e.g.
- * from uk_mem_alloc_pitch). */
-UK_API uk_status uk_texture_from_pitch2d(uint64_t dptr, uk_dtype dtype, int channels, size_t width, size_t height,
-                                         size_t pitch, const uk_texture_desc *desc, uint64_t *tex);
-/* A 1-, 2- or 3-D texture over a CUDA array. */
-UK_API uk_status uk_texture_from_array(uk_cuda_array *a, const uk_texture_desc *desc, uint64_t *tex);
-/* Destroys a texture object. 0: no-op. */
-UK_API uk_status uk_texture_destroy(uint64_t tex);
-/* A surface object over an array made with UK_CUDA_ARRAY_SURFACE (a
- * cudaSurfaceObject_t parameter of a kernel). */
-UK_API uk_status uk_surface_from_array(uk_cuda_array *a, uint64_t *surf);
-/* Destroys a surface object. 0: no-op. */
-UK_API uk_status uk_surface_destroy(uint64_t surf);
-
-/* ------------------------------------------------------------------------ */
 /* Raw kernels (CuPy RawKernel)                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -1249,5 +1011,8 @@ UK_API uk_status uk_stream_capturing(void *stream, int *capturing);
 #ifdef __cplusplus
 }
 #endif
+
+/* The driver layer: streams, events, copies, memory, textures, IPC, ... */
+#include "ukern/runtime.h"
 
 #endif /* UKERN_UKERN_H */

@@ -661,9 +661,12 @@ typedef struct uk_launch {
  * Every definition error (syntax, unknown dtype, bad names) is reported here
  * with position and caret; nothing is compiled until a call. The operation,
  * loop_prep and after_loop are checked too (UK_ERR_SYNTAX naming the field):
- * balanced (), [] and {}, closed comments and literals, no '#' (directives
- * belong in the preamble). An output is loaded before the operation unless
- * every path surely assigns it. */
+ * balanced (), [] and {}, closed comments and literals, and a '#' only where
+ * a preprocessor directive starts a line (as CuPy's searchsorted kernels
+ * write them). An output is loaded before the operation unless every path
+ * surely assigns it. With loop_prep or after_loop, `_ind.get()`, a
+ * `_non_const` input or an early exit (return, continue) the kernel keeps
+ * CuPy's loop of one element per thread (docs/SEMANTICS.md). */
 UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
                                        const char *operation, const char *name,
                                        const uk_elementwise_options *opts, uk_elementwise **out);
@@ -731,10 +734,10 @@ typedef struct uk_reduction uk_reduction;
 typedef struct uk_reduction_spec {
   const char *in_params;     /* "T x" */
   const char *out_params;    /* "T y" */
-  const char *map_expr;      /* "x * x" (input names, _J, _raw_<name>) */
+  const char *map_expr;      /* "x * x" (input names, _J, _j, _raw_<name>) */
   const char *reduce_expr;   /* "a + b" */
   const char *post_map_expr; /* "y = sqrt(a)": statements or a comma expression */
-  const char *identity;      /* "0"; NULL: none (empty reductions are then errors) */
+  const char *identity;      /* "0" or an expression of scalar inputs ("len"); NULL: none (empty reductions are then errors) */
   const char *name;          /* kernel name, a C identifier */
   const char *reduce_type;   /* C type of a/b; NULL: the first output's type */
   const char *preamble;      /* code at file scope */

@@ -358,6 +358,9 @@ static int take_max_threads(unsigned attr, const unsigned char *v, uint32_t len,
   return 1;
 }
 
+/* Shared memory the system reserves per block on sm_80 and later. */
+#define RESERVED_SMEM 1024u
+
 /* A section's size as its header says, NOBITS included (static shared memory). */
 static uk_status section_bytes(const elf *e, const char *prefix, const char *name, uint64_t *size) {
   for (unsigned k = 0; k < e->shnum; k++) {
@@ -410,6 +413,15 @@ uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbo
     st = a == UK_ATTR_SHARED_SIZE_BYTES ? section_bytes(&e, ".nv.shared.", symbol, &size)
                                         : section_bytes(&e, "", ".nv.constant3", &size);
     if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    if (a == UK_ATTR_SHARED_SIZE_BYTES && size >= RESERVED_SMEM) {
+      /* sm_80+ cubins with a reserved-shared-memory section count the 1 KiB
+       * the system reserves per block inside each kernel's shared section;
+       * the driver's attribute leaves it out (seen on an H200, CUDA 13). */
+      uint64_t reserved = 0;
+      uk_status rs = section_bytes(&e, ".nv.shared.", "reserved.0", &reserved);
+      if (rs != UK_OK && rs != UK_ERR_NOT_FOUND) return rs;
+      if (rs == UK_OK) size -= RESERVED_SMEM;
+    }
     *value = size > 0x7fffffff ? 0x7fffffff : (int)size;
     return UK_OK;
   case UK_ATTR_LOCAL_SIZE_BYTES: {

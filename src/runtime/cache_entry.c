@@ -327,11 +327,15 @@ void uk__cache_key_kernels(const char *key, size_t len, char *buf, size_t cap) {
     free(e);
     return;
   }
-  describe(key, len, &arch, e);
+  uk_cache_entry_info info;
+  memset(&info, 0, sizeof info);
+  describe(key, len, &arch, e, &info);
   for (int j = 0; j < e->count && at + 1 < cap; j++) {
     int w = snprintf(buf + at, cap - at, "%s%s", j ? " " : "", e->name[j]);
     if (w < 0) break;
     at += (size_t)w;
   }
+  /* a generated kernel's dtypes tell its specialisations apart */
+  if (info.dtypes[0] && at + 1 < cap) snprintf(buf + at, cap - at, " (%s)", info.dtypes);
   free(e);
 }

@@ -16,6 +16,8 @@
 #define SHT_NOBITS_ 8u
 #define SHT_REL_ 9u
 #define SHT_DYNSYM_ 11u
+#define SHT_LOPROC_ 0x70000000u
+#define SHT_CUDA_INFO_ 0x70000000u /* .nv.info, .nv.info.<kernel> */
 #define SHF_INFO_LINK_ 0x40u
 #define SHN_LORESERVE_ 0xff00u
 
@@ -75,6 +77,8 @@ static uk_status check_header(img *e, int flags) {
   if (p[6] != 1 || rd32(p + 20) != 1) return BAD(6, "unknown ELF version");
   if ((flags & UK__ELF_CUDA) && rd16(p + 18) != EM_CUDA_)
     return BAD(18, "e_machine is %u, not EM_CUDA (190): not a cubin", rd16(p + 18));
+  if ((flags & UK__ELF_CUDA) && rd16(p + 16) != 1 && rd16(p + 16) != 2)
+    return BAD(16, "e_type is %u: a cubin is relocatable (1) or executable (2)", rd16(p + 16));
   if (rd16(p + 52) != EHDR) return BAD(52, "e_ehsize is %u, not 64", rd16(p + 52));
   uint64_t phoff = rd64(p + 32);
   unsigned phentsize = rd16(p + 54), phnum = rd16(p + 56);
@@ -146,6 +150,67 @@ static uk_status check_relocs(const img *e, unsigned k, const shdr *s) {
   return UK_OK;
 }
 
+/* Symbol index `v` at byte `at` of the image: a symbol of table `symtab`,
+ * or one of the negative markers CUDA's tables use (>= 0xfffffff0). */
+static uk_status check_sym(const img *e, unsigned symtab, uint64_t at, const char *in) {
+  shdr t = section(e, symtab);
+  uint32_t v = rd32(e->p + at);
+  if (t.type != SHT_SYMTAB_ || (v >= t.size / SYM && v < 0xfffffff0u))
+    return BAD(at, "%s names symbol %u, which does not exist", in, v);
+  return UK_OK;
+}
+
+/* An .nv.info section: a sequence of attributes, each a format byte
+ * (1 none, 2 byte, 3 half, 4 sized), an attribute byte and a u16 that is
+ * the value or, for format 4, the length of the value that follows
+ * (cubin_params.c reads them). nvJitLink walks them and follows the
+ * symbol indices and parameter offsets in them unchecked: those of the
+ * attributes below are checked too. */
+static uk_status check_info(const img *e, unsigned k, const shdr *s) {
+  const unsigned char *p = e->p + s->off;
+  uint32_t declared = 0, end = 0;
+  for (uint64_t at = 0; at < s->size;) {
+    unsigned fmt = p[at], attr = p[at + (s->size - at >= 2)];
+    uint32_t len = fmt == 4 && s->size - at >= 4 ? rd16(p + at + 2) : 0;
+    if (s->size - at < 4 || fmt < 1 || fmt > 4 || len > s->size - at - 4)
+      return BAD(s->off + at, "attribute at %llu of section %u has format %u or runs past the section", (unsigned long long)at,
+                 k, fmt);
+    const unsigned char *v = p + at + 4;
+    uint64_t vat = s->off + at + 4;
+    uk_status st = UK_OK;
+    if (fmt == 3 && attr == 0x19) declared = rd16(p + at + 2); /* EIATTR_CBANK_PARAM_SIZE */
+    if (fmt == 4 && len == 8 && attr == 0x0a) {                 /* EIATTR_PARAM_CBANK: symbol, offset, size */
+      st = check_sym(e, s->link, vat, "an EIATTR_PARAM_CBANK");
+      declared = rd16(v + 6);
+    }
+    /* EIATTR_FRAME_SIZE, _MIN_STACK_SIZE, _MAX_STACK_SIZE, _REGCOUNT: symbol, value */
+    if (fmt == 4 && len == 8 && (attr == 0x11 || attr == 0x12 || attr == 0x23 || attr == 0x2f))
+      st = check_sym(e, s->link, vat, "an attribute");
+    if (fmt == 4 && len == 12 && (attr == 0x17 || attr == 0x45)) { /* EIATTR_KPARAM_INFO(_V2) */
+      uint32_t size = attr == 0x45 ? rd16(v + 8) : rd32(v + 8) >> 18, e1 = rd16(v + 6) + size;
+      if (e1 > end) end = e1;
+    }
+    if (st != UK_OK) return st;
+    at += 4 + len;
+  }
+  if (declared && end > declared)
+    return BAD(s->off, "section %u: a parameter ends at byte %u, past the %u bytes of parameters declared", k, end,
+               declared);
+  return UK_OK;
+}
+
+/* .nv.callgraph (caller, callee) and .nv.prototype (function, prototype)
+ * pairs: the first words are symbol indices (callgraph: both). */
+static uk_status check_pairs(const img *e, unsigned k, const shdr *s, int both) {
+  if (s->size % 8) return BAD(s->at + 32, "section %u's size is not a multiple of 8", k);
+  for (uint64_t at = 0; at < s->size; at += 8) {
+    uk_status st = check_sym(e, s->link, s->off + at, both ? "the call graph" : "a prototype");
+    if (st == UK_OK && both) st = check_sym(e, s->link, s->off + at + 4, "the call graph");
+    if (st != UK_OK) return st;
+  }
+  return UK_OK;
+}
+
 /* Where nvcc puts device code in a host object (-dc: relocatable). */
 static int is_fatbin_section(const char *name) { return !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin"); }
 
@@ -164,6 +229,12 @@ uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags
     if (s.link >= e.shnum)
       return uk__image_bad(what, e.kind, base + s.at + 40, "section %u links section %u, which does not exist", k,
                            s.link);
+    /* nvJitLink follows sh_info of these as a section index, unchecked. */
+    if (((s.flags & SHF_INFO_LINK_) || ((flags & UK__ELF_CUDA) && s.type == SHT_CUDA_INFO_)) && s.info >= e.shnum)
+      return uk__image_bad(what, e.kind, base + s.at + 44, "section %u's sh_info %u is not a section", k, s.info);
+    /* Cubins hold the standard types and CUDA's own (SHT_LOPROC and above). */
+    if ((flags & UK__ELF_CUDA) && s.type > 18 && s.type < SHT_LOPROC_)
+      return uk__image_bad(what, e.kind, base + s.at + 4, "section %u has unknown type %#x", k, s.type);
   }
   unsigned shstrndx = rd16(e.p + 62);
   if ((st = check_strtab(&e, shstrndx, "section-name table")) != UK_OK) return st;
@@ -174,6 +245,9 @@ uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags
       return uk__image_bad(what, e.kind, base + s.at, "section %u's name lies outside the section-name table", k);
     if (s.type == SHT_SYMTAB_ || s.type == SHT_DYNSYM_) st = check_symbols(&e, k, &s);
     else if (s.type == SHT_REL_ || s.type == SHT_RELA_) st = check_relocs(&e, k, &s);
+    else if ((flags & UK__ELF_CUDA) && s.type == SHT_CUDA_INFO_) st = check_info(&e, k, &s);
+    else if ((flags & UK__ELF_CUDA) && (s.type == SHT_LOPROC_ + 1 || s.type == SHT_LOPROC_ + 2))
+      st = check_pairs(&e, k, &s, s.type == SHT_LOPROC_ + 1); /* .nv.callgraph, .nv.prototype */
     else if ((flags & UK__ELF_FATBINS) && s.size && is_fatbin_section((const char *)e.p + names.off + s.name))
       st = uk__fatbin_check(e.p + s.off, (size_t)s.size, base + s.off, what);
   }

@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 0: id = uk_fusion_input(fb, in_names[next(&b) % (unsigned)nin]); break;
     case 1: {
       uint64_t hi = next(&b), lo = next(&b); /* sequenced: gcc and clang replay alike */
-      id = uk_fusion_const_int(fb, (int64_t)(hi << 56 | lo) - 128);
+      id = uk_fusion_const_int(fb, (int64_t)((hi << 56 | lo) - 128u)); /* wraps, no overflow */
       break;
     }
     case 2: id = uk_fusion_const_float(fb, (double)(int)next(&b) / 7.0); break;

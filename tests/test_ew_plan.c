@@ -12,8 +12,8 @@ typedef struct ew_case {
   uk_dtype dtype;            /* of every parameter */
   int ndim;
   int64_t shape[2];
-  int64_t strides[3][2];     /* per loop operand (parameters in order) */
-  uint64_t data[3];          /* per parameter */
+  int64_t strides[8][2];     /* per loop operand (parameters in order) */
+  uint64_t data[8];          /* per parameter */
   int block, sm;
   /* expected */
   int variant, vec, index64;
@@ -48,6 +48,20 @@ static const ew_case cases[] = {
      {64, 64}, {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256},
     {"3e9 elements: 64-bit index", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {3000000000ll},
      {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 1, 0, 0, 0, 2929688, 256},
+    /* The tiles of staged operands share 48 KiB of static shared memory: a
+     * complex128 tile is 16 * 32 * 33 = 16896 bytes. Lanes run along the
+     * output's fast axis (axis 1) when the votes tie. */
+    {"two complex128 transposed against the rest: 33 KiB of tiles, tiled", "T x, T y, T a", "T z",
+     "z = x + y + a", UK_COMPLEX128, 2, {64, 64}, {{16, 1024}, {16, 1024}, {1024, 16}, {1024, 16}},
+     {A16, A16, A16, A16}, 0, 132, UK_EW_TILED, 1, 0, 0, 3, 1, 4, 256},
+    {"three complex128 transposed against the rest: 49.5 KiB of tiles, strided", "T x, T y, T w, T a, T b", "T z",
+     "z = x + y + w + a + b", UK_COMPLEX128, 2, {64, 64},
+     {{16, 1024}, {16, 1024}, {16, 1024}, {1024, 16}, {1024, 16}, {1024, 16}}, {A16, A16, A16, A16, A16, A16}, 0,
+     132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256},
+    {"three float64 transposed against the rest: 24.75 KiB of tiles, tiled", "T x, T y, T w, T a, T b", "T z",
+     "z = x + y + w + a + b", UK_FLOAT64, 2, {64, 64},
+     {{8, 512}, {8, 512}, {8, 512}, {512, 8}, {512, 8}, {512, 8}}, {A16, A16, A16, A16, A16, A16}, 0, 132,
+     UK_EW_TILED, 1, 0, 0, 7, 1, 4, 256},
     {"offsets past 2^31: 64-bit strided", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {2, 1000},
      {{4000000000ll, 4}, {4000, 4}, {4000, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 1, 0, 0, 0, 8, 256},
 };

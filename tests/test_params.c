@@ -248,17 +248,24 @@ static void test_positions(void) {
   CHECK_STATUS(uk__params_parse("T", NULL, &l), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "params:1:2: expected a parameter name after type 'T'\n    T\n     ^");
 
-  /* many parameters: the lists grow */
+  /* many parameters: the lists grow, up to UK_MAX_PARAMETERS */
   char big[4096];
   size_t used = 0;
-  for (int k = 0; k < 200; k++) used += (size_t)snprintf(big + used, sizeof big - used, "%sT x%d", k ? ", " : "", k);
+  for (int k = 0; k < UK_MAX_PARAMETERS; k++)
+    used += (size_t)snprintf(big + used, sizeof big - used, "%sT x%d", k ? ", " : "", k);
   CHECK_OK(uk__params_parse(big, "in_params", &l));
-  CHECK(l.count == 200);
-  if (l.count == 200) CHECK_STREQ(l.items[199].name, "x199");
+  CHECK(l.count == UK_MAX_PARAMETERS);
+  if (l.count == UK_MAX_PARAMETERS) CHECK_STREQ(l.items[63].name, "x63");
   uk__params_free(&l);
-  big[used - 1] = '8'; /* "x198" twice */
+  big[used - 1] = '2'; /* "x62" twice */
   CHECK_STATUS(uk__params_parse(big, "in_params", &l), UK_ERR_SYNTAX);
-  CHECK_CONTAINS(uk_last_error(), "duplicate parameter name 'x198' (first at in_params:1:");
+  CHECK_CONTAINS(uk_last_error(), "duplicate parameter name 'x62' (first at in_params:1:");
+  /* one more: refused where it starts, whatever follows */
+  big[used - 1] = '3';
+  snprintf(big + used, sizeof big - used, ", T x64, garbage here");
+  CHECK_STATUS(uk__params_parse(big, "in_params", &l), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "in_params:1:439: too many parameters (more than UK_MAX_PARAMETERS, 64)");
+  CHECK(l.count == 0 && l.items == NULL);
 }
 
 static void test_lexer(void) {

@@ -289,7 +289,9 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  * applies, and the error names the constant.
  * - UK_MAX_NDIM: dimensions of an array (uk_array.ndim 0..UK_MAX_NDIM).
  * - UK_MAX_PARAMETERS: parameters (inputs + outputs) of an elementwise
- *   kernel or reduction (UK_ERR_INVALID at create).
+ *   kernel or reduction (UK_ERR_INVALID at create; a list longer than
+ *   this is refused at its first parameter past the limit, before the
+ *   rest is read).
  * - UK_MAX_ARRAY_OPERANDS: non-raw array arguments of one call, the
  *   operands its loop walks (UK_ERR_INVALID at the call); raw arrays and
  *   scalars do not count.
@@ -298,11 +300,25 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  *   pointers, strides, scalars and raw-array shapes take more).
  * - UK_CALL_STACK_BYTES: the most stack a uk_elementwise_call or
  *   uk_reduction_call (and their _source/_precompile forms) uses on the
- *   calling thread, besides the driver's and NVRTC's own on a compile. */
+ *   calling thread, besides the driver's and NVRTC's own on a compile.
+ * - UK_MAX_FUSE_DEPTH: nesting of one expression in a fusion program's
+ *   text: each parenthesis, function call, unary operator (- + ~) and '**'
+ *   operand is one level (UK_ERR_SYNTAX at create, at the token that goes
+ *   deeper). The parser recurses per level; everything after it walks the
+ *   program without recursion, so statement chains and built programs
+ *   have no depth limit.
+ * - UK_MAX_FUSE_NODES: nodes (inputs, literals, operations) of a fusion
+ *   program, parsed or built (UK_ERR_INVALID at create, or from the
+ *   builder call that adds one more).
+ * - UK_MAX_FUSE_INPUTS: inputs of a fusion program, and outputs
+ *   (UK_ERR_INVALID at the first name past the limit). */
 #define UK_MAX_NDIM 16
 #define UK_MAX_PARAMETERS 64
 #define UK_MAX_ARRAY_OPERANDS 16
 #define UK_MAX_PARAM_BYTES 4096
+#define UK_MAX_FUSE_DEPTH 200
+#define UK_MAX_FUSE_NODES 1048576
+#define UK_MAX_FUSE_INPUTS 64
 #define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data
@@ -328,7 +344,9 @@ typedef struct uk_array {
  * data is set to `data`, device to 0). */
 UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim,
                                const int64_t *shape);
-/* Number of elements (product of the shape; 1 for 0-d). */
+/* Number of elements (product of the shape; 1 for 0-d; 0 when an extent
+ * is 0 or a is NULL). -1 when ndim is outside 0..UK_MAX_NDIM, an extent is
+ * negative, or the product of the extents overflows int64. Thread-safe. */
 UK_API int64_t uk_array_size(const uk_array *a);
 /* Allocates a C-contiguous array through the context's allocator on `device`,
  * ordered on `stream`. */

@@ -381,6 +381,11 @@ uk_status uk__params_parse(const char *text, const char *what, uk_paramlist *out
   uk__lex_init(&p.lx, text);
   p.tok = uk__lex_next(&p.lx);
   while (p.tok.kind != UK_TOK_EOF) {
+    if (list.count == UK_MAX_PARAMETERS) { /* refused before reading on: the checks below stay cheap */
+      st = uk__error_at(UK_ERR_INVALID, what, text, p.tok.pos, NULL,
+                        "too many parameters (more than UK_MAX_PARAMETERS, %d)", UK_MAX_PARAMETERS);
+      goto out;
+    }
     if ((st = read_piece(&p)) != UK_OK) goto out;
     if (p.nwords == 0) {
       st = uk__error_at(UK_ERR_SYNTAX, what, text, at_comma(&p) ? p.tok.pos : comma, NULL,

@@ -45,7 +45,7 @@ static void fill(uk_array *a, unsigned seed, float lo) {
   bu_check(uk_module_function(fills, fill_names[which], &f), "fill function");
   unsigned long long n = (unsigned long long)uk_array_size(a);
   void *args[] = {&a->data, &n, &seed, &lo};
-  uk_grid_launch g = {{4096, 1, 1}, {256, 1, 1}, 0, stream, 0};
+  uk_grid_launch g = {{4096, 1, 1}, {256, 1, 1}, 0, stream, 0, {0, 0, 0}};
   bu_check(uk_function_launch(f, &g, args), "fill");
 }
 

@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
   long long n = 1;
   float a = 2.0f;
   void *args[4] = {&x, &y, &n, &a};
-  uk_grid_launch g = {{1, 1, 1}, {32, 1, 1}, 0, stream, 0};
+  uk_grid_launch g = {{1, 1, 1}, {32, 1, 1}, 0, stream, 0, {0, 0, 0}};
 
   double raw[BATCHES], sig[BATCHES], plain[BATCHES];
   for (int b = -3; b < BATCHES; b++) { /* 3 warm-up batches */

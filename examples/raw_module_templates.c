@@ -33,7 +33,7 @@ static int run(uk_module *m, uk_context *ctx, int dbl) {
   float af = 2.5f;
   long long nn = N;
   void *args[4] = {dbl ? (void *)&ad : (void *)&af, &x.data, &y.data, &nn};
-  uk_grid_launch g = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   TRY(uk_function_launch(f, &g, args));
   TRY(uk_device_synchronize());
   int bad = 0;

@@ -12,7 +12,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADERS = ["ukern.h", "dlpack.h"]  # in this order; others follow alphabetically
+HEADERS = ["ukern.h", "runtime.h", "dlpack.h"]  # in this order; others follow alphabetically
 OUT = os.path.join(ROOT, "docs", "API.md")
 
 

@@ -77,13 +77,19 @@ int main(void) {
   t = tensor((void *)(uintptr_t)0x10000, dl(kDLFloat, 32), 3, shape, NULL);
   t.device.device_type = kDLCPU;
   CHECK_STATUS(uk_array_from_dlpack(&t, &a), UK_ERR_INVALID);
-  CHECK_STREQ(uk_last_error(), "uk_array_from_dlpack: the tensor is on DLPack device type 1, not kDLCUDA (2): "
-                               "ukern kernels read device memory only");
+  CHECK_STREQ(uk_last_error(), "uk_array_from_dlpack: the tensor is on DLPack device type 1, not kDLCUDA (2) or "
+                               "kDLCUDAManaged (13): ukern kernels read device memory only");
   t.device.device_type = kDLCUDAHost;
   CHECK_STATUS(uk_array_from_dlpack(&t, &a), UK_ERR_INVALID);
-  t.device.device_type = kDLCUDAManaged;
-  CHECK_STATUS(uk_array_from_dlpack(&t, &a), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "device type 3,");
   CHECK(memcmp(&a, &untouched, sizeof a) == 0); /* out written only on success */
+  /* managed memory is accepted like device memory, on its device_id */
+  t.device.device_type = kDLCUDAManaged;
+  t.device.device_id = 1;
+  CHECK_OK(uk_array_from_dlpack(&t, &a));
+  CHECK(a.data == 0x10000 && a.device == 1 && a.ndim == 3 && a.dtype == UK_FLOAT32);
+  a = untouched;
+  t.device.device_id = 0;
   t.device.device_type = kDLCUDA;
   t.ndim = UK_MAX_NDIM + 1;
   CHECK_STATUS(uk_array_from_dlpack(&t, &a), UK_ERR_INVALID);

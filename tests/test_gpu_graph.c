@@ -118,7 +118,7 @@ static void issue(kernels *k, const uk_array *x, const uk_array *y, outs *o, int
   long long n = N;
   uint64_t px = x->data, py = y->data, pw = o->w.data;
   void *args[] = {&a, &px, &py, &pw, &n};
-  uk_grid_launch g = {{(unsigned)((N + 255) / 256), 1, 1}, {256, 1, 1}, 0, stream, 0};
+  uk_grid_launch g = {{(unsigned)((N + 255) / 256), 1, 1}, {256, 1, 1}, 0, stream, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(k->fn, &g, args));
   CHECK(capturing() == captured);
 }

@@ -117,7 +117,7 @@ static void launch(const char *name, void **args) {
   uk_function *f = NULL;
   CHECK_OK(uk_module_function(mod, name, &f));
   if (!f) return;
-  uk_grid_launch g = {{1024, 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{1024, 1, 1}, {256, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   /* NULL stream: the synchronous copies that read the results wait for it. */
   CHECK_OK(uk_function_launch(f, &g, (void *const *)args));
 }

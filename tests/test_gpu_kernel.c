@@ -38,7 +38,7 @@ int main(void) {
   float a = 1.75f;
   int nn = N;
   void *args[] = {&a, &x.data, &y.data, &nn};
-  uk_grid_launch g = {{(N + 127) / 128, 1, 1}, {128, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{(N + 127) / 128, 1, 1}, {128, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_memcpy_dtoh(out, y.data, sizeof out));
   int bad = 0;

@@ -59,7 +59,7 @@ static void run_and_check(uk_module *m, const char *name, int n, unsigned grid, 
   CHECK_OK(uk_memcpy_htod(dx.data, x, (size_t)n * sizeof *x));
   poison(&dy, (size_t)n * sizeof *y);
   void *args[] = {&dx.data, &dy.data, &n};
-  uk_grid_launch g = {{grid, 1, 1}, {block, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{grid, 1, 1}, {block, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_device_synchronize());
   CHECK_OK(uk_memcpy_dtoh(y, dy.data, (size_t)n * sizeof *y));
@@ -208,7 +208,7 @@ static void test_std_kernel(void) {
   CHECK_OK(uk_memcpy_htod(dx.data, x, n * sizeof *x));
   poison(&dy, n * sizeof *y);
   void *args[] = {&dx.data, &dy.data, &n};
-  uk_grid_launch g = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_device_synchronize());
   CHECK_OK(uk_memcpy_dtoh(y, dy.data, n * sizeof *y));

@@ -68,7 +68,7 @@ static void run_vec_add(uk_module *m, void *stream, const char *what) {
   /* Pageable copies may still be in flight for a non-blocking stream. */
   if (stream) CHECK_OK(uk_device_synchronize());
   void *args[] = {&da.data, &db.data, &dc.data, &n};
-  uk_grid_launch g = {{blocks_for(n, 256), 1, 1}, {256, 1, 1}, 0, stream, 0};
+  uk_grid_launch g = {{blocks_for(n, 256), 1, 1}, {256, 1, 1}, 0, stream, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   if (stream) CHECK_OK(uk__cu_check(uk__cu.cuStreamSynchronize((CUstream)stream), "sync"));
   CHECK_OK(uk_memcpy_dtoh(c, dc.data, nbytes(&dc)));
@@ -133,7 +133,7 @@ static void test_two_kernels(void) {
   uk_array dx = dev_array(UK_FLOAT32, n), dy = dev_array(UK_FLOAT32, n);
   CHECK_OK(uk_memcpy_htod(dx.data, x, nbytes(&dx)));
   poison(&dy);
-  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   void *args1[] = {&dx.data, &dy.data, &a, &n};
   void *args2[] = {&dy.data, &b, &n};
   CHECK_OK(uk_function_launch(fs, &g, args1));
@@ -184,7 +184,7 @@ static void test_templates(void) {
   CHECK_OK(uk_memcpy_htod(dxd.data, xd, nbytes(&dxd)));
   poison(&dyf);
   poison(&dyd);
-  uk_grid_launch g = {{blocks_for(n, 64), 1, 1}, {64, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{blocks_for(n, 64), 1, 1}, {64, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   void *argf[] = {&dxf.data, &dyf.data, &af, &n};
   void *argd[] = {&dxd.data, &dyd.data, &ad, &n};
   CHECK_OK(uk_function_launch(ff, &g, argf));
@@ -243,7 +243,7 @@ static void test_constant(void) {
   CHECK_OK(uk_memcpy_htod(dx.data, x, nbytes(&dx)));
   poison(&dy);
   void *args[] = {&dx.data, &dy.data, &n};
-  uk_grid_launch g = {{blocks_for(n, 256), 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{blocks_for(n, 256), 1, 1}, {256, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_memcpy_dtoh(y, dy.data, nbytes(&dy)));
@@ -293,7 +293,7 @@ static void test_complex(void) {
   poison(&dy);
   poison(&dr);
   void *args[] = {&da.data, &db.data, &dy.data, &dr.data, &n};
-  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(f, &g, args));
   CHECK_OK(uk_memcpy_dtoh(y, dy.data, nbytes(&dy)));
   CHECK_OK(uk_memcpy_dtoh(r, dr.data, nbytes(&dr)));
@@ -355,7 +355,7 @@ static void test_attributes(void) {
   uk_array dx = dev_array(UK_FLOAT32, count), dy = dev_array(UK_FLOAT32, count);
   CHECK_OK(uk_memcpy_htod(dx.data, x, nbytes(&dx)));
   void *args[] = {&dx.data, &dy.data, &count};
-  uk_grid_launch g = {{1, 1, 1}, {256, 1, 1}, 100 * 1024, NULL, 0};
+  uk_grid_launch g = {{1, 1, 1}, {256, 1, 1}, 100 * 1024, NULL, 0, {0, 0, 0}};
   /* Above 48 KB the kernel must opt in first. */
   CHECK_STATUS(uk_function_launch(f, &g, args), UK_ERR_CUDA);
   CHECK_CONTAINS(uk_last_error(), "launching 'rev'");
@@ -405,7 +405,7 @@ static void test_cooperative(void) {
     poison(&dbuf);
     poison(&dout);
     void *args[] = {&dbuf.data, &dout.data, &salt};
-    uk_grid_launch g = {{(unsigned)nb, 1, 1}, {128, 1, 1}, 0, NULL, 1};
+    uk_grid_launch g = {{(unsigned)nb, 1, 1}, {128, 1, 1}, 0, NULL, 1, {0, 0, 0}};
     CHECK_OK(uk_function_launch(f, &g, args));
     CHECK_OK(uk_memcpy_dtoh(out, dout.data, nbytes(&dout)));
     int bad = 0;
@@ -434,7 +434,7 @@ static void test_wrong_arguments(void) {
   double a = 0.5;
   uk_array dy = dev_array(UK_FLOAT32, n);
   void *args[] = {&dy.data, &a, &n};
-  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{blocks_for(n, 128), 1, 1}, {128, 1, 1}, 0, NULL, 0, {0, 0, 0}};
 
   CHECK_OK(uk_function_set_signature(f, "float* y, double a"));
   CHECK_STATUS(uk_function_launch(f, &g, args), UK_ERR_INVALID);

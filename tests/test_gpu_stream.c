@@ -62,7 +62,7 @@ int main(void) {
   uint64_t out0 = d.data, out1 = d.data + 8;
   double v = 3.25;
   void *sargs[] = {&cycles, &out0, &v};
-  uk_grid_launch ga = {{1, 1, 1}, {32, 1, 1}, 0, a, 0};
+  uk_grid_launch ga = {{1, 1, 1}, {32, 1, 1}, 0, a, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(spin, &ga, sargs));
   CHECK_OK(uk_event_record(ev, a));
   int done = 7;
@@ -73,7 +73,7 @@ int main(void) {
   /* b copies the spin's result only after the event: ordered on the device. */
   CHECK_OK(uk_stream_wait_event(b, ev));
   void *cargs[] = {&out0, &out1};
-  uk_grid_launch gb = {{1, 1, 1}, {1, 1, 1}, 0, b, 0};
+  uk_grid_launch gb = {{1, 1, 1}, {1, 1, 1}, 0, b, 0, {0, 0, 0}};
   CHECK_OK(uk_function_launch(copy, &gb, cargs));
   CHECK_OK(uk_stream_synchronize(b));
   CHECK(read1(out1) == 3.25);

@@ -223,7 +223,7 @@ static void volume_and_surface(void) {
   if (m) CHECK_OK(uk_module_function(m, "paint", &f));
   int w = W, h = H;
   void *args[] = {&surf, &w, &h};
-  uk_grid_launch g = {{1, H, 1}, {64, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{1, H, 1}, {64, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   if (f) CHECK_OK(uk_function_launch(f, &g, args));
   float img[H][W];
   memset(img, 0, sizeof img);

@@ -38,7 +38,7 @@ static void run_fatbin(uk_context *ctx, const char *const *archs, int narchs, co
   if (f && h && back && y.data) {
     CHECK_OK(uk_memcpy_htod(y.data, h, (size_t)n * sizeof *h));
     void *args[] = {&y.data, &n};
-    uk_grid_launch g = {{(unsigned)(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, NULL, 0};
+    uk_grid_launch g = {{(unsigned)(n + 127) / 128, 1, 1}, {128, 1, 1}, 0, NULL, 0, {0, 0, 0}};
     CHECK_OK(uk_function_launch(f, &g, args));
     CHECK_OK(uk_device_synchronize());
     CHECK_OK(uk_memcpy_dtoh(back, y.data, (size_t)n * sizeof *back));

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/staging" >/dev/null
 mv "$tmp/staging" "$tmp/prefix"
-for f in include/ukern/ukern.h lib/cmake/ukern/ukernConfig.cmake lib/pkgconfig/ukern.pc; do
+for f in include/ukern/ukern.h include/ukern/runtime.h lib/cmake/ukern/ukernConfig.cmake lib/pkgconfig/ukern.pc; do
   [ -f "$tmp/prefix/$f" ] || { echo "missing $f after install"; exit 1; }
 done
 checks=3

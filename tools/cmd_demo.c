@@ -65,7 +65,7 @@ static int run_on_gpu(uk_context *ctx, uk_module *m, long long n) {
     goto out;
   }
   void *args[4] = {&x.data, &y.data, &z.data, &n};
-  uk_grid_launch g = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, NULL, 0};
+  uk_grid_launch g = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, NULL, 0, {0, 0, 0}};
   float ms = 0;
   for (int rep = 0; rep < 3; rep++)
     if ((s = uk_function_launch_timed(f, &g, args, &ms)) != UK_OK) {

@@ -29,9 +29,11 @@ UK_API uk_status uk_dtype_from_dlpack(DLDataType t, uk_dtype *out);
 /* Fills a descriptor that views t's memory (nothing is copied or owned):
  * data = t->data + t->byte_offset, strides converted from elements to bytes
  * (NULL strides: C-contiguous), device = t->device.device_id.
+ * Managed memory (kDLCUDAManaged, e.g. from uk_managed_alloc) is taken
+ * like device memory, with device = t->device.device_id.
  * Errors: UK_ERR_INVALID for a NULL argument, a device other than kDLCUDA
- * (host, pinned-host and managed memory are refused, naming the device
- * type), ndim outside 0..UK_MAX_NDIM, a negative dimension, or a NULL data
+ * or kDLCUDAManaged (host and pinned-host memory are refused, naming the
+ * device type), ndim outside 0..UK_MAX_NDIM, a negative dimension, or a NULL data
  * pointer with elements; UK_ERR_TYPE for an unsupported dtype. */
 UK_API uk_status uk_array_from_dlpack(const DLTensor *t, uk_array *out);
 

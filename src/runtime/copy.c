@@ -1,5 +1,6 @@
 /* Copies and memsets: host<->device and device<->device, linear and 2-D
- * pitched, synchronous and stream-ordered; pitched allocations.
+ * pitched, synchronous and stream-ordered; linear and pitched allocations
+ * (3-D copies: copy3d.c; between devices: peer.c).
  *
  * Synchronous calls run in the context of the device that owns the device
  * memory, so they are ordered after that device's legacy-stream work;
@@ -147,6 +148,63 @@ uk_status uk_memset_d32_async(uint64_t dst, uint32_t value, size_t count, void *
   return fill("uk_memset_d32_async", 4, dst, value, count, 1, stream);
 }
 
+/* 2-D: `height` rows of `width` values, `pitch` bytes apart. */
+static uk_status fill_2d(const char *api, unsigned w, uint64_t dst, size_t pitch, uint32_t value, size_t width,
+                         size_t height, int async, void *stream) {
+  uk__error_clear();
+  if (!width || !height) return UK_OK;
+  if (!dst) return uk__errorf(UK_ERR_INVALID, "%s: dst is NULL", api);
+  if (dst % w || pitch % w)
+    return uk__errorf(UK_ERR_INVALID, "%s: %s %llu is not a multiple of the %u-byte value", api,
+                      dst % w ? "dst" : "pitch", (unsigned long long)(dst % w ? dst : pitch), w);
+  if (pitch / w < width)
+    return uk__errorf(UK_ERR_INVALID, "%s: rows of %zu values (%u bytes each) do not fit a pitch of %zu bytes", api,
+                      width, w, pitch);
+  int pushed = 0;
+  uk_status st = enter(async, stream, dst, &pushed);
+  if (st != UK_OK) return st;
+  CUstream s = (CUstream)stream;
+  CUresult r = CUDA_SUCCESS;
+  if (w == 1) {
+    if ((st = async ? uk__cu_need(cuMemsetD2D8Async) : uk__cu_need(cuMemsetD2D8)) == UK_OK)
+      r = async ? uk__cu.cuMemsetD2D8Async(dst, pitch, (unsigned char)value, width, height, s)
+                : uk__cu.cuMemsetD2D8(dst, pitch, (unsigned char)value, width, height);
+  } else if (w == 2) {
+    if ((st = async ? uk__cu_need(cuMemsetD2D16Async) : uk__cu_need(cuMemsetD2D16)) == UK_OK)
+      r = async ? uk__cu.cuMemsetD2D16Async(dst, pitch, (unsigned short)value, width, height, s)
+                : uk__cu.cuMemsetD2D16(dst, pitch, (unsigned short)value, width, height);
+  } else if ((st = async ? uk__cu_need(cuMemsetD2D32Async) : uk__cu_need(cuMemsetD2D32)) == UK_OK) {
+    r = async ? uk__cu.cuMemsetD2D32Async(dst, pitch, value, width, height, s)
+              : uk__cu.cuMemsetD2D32(dst, pitch, value, width, height);
+  }
+  uk__device_leave(pushed);
+  if (st != UK_OK) return st;
+  return r == CUDA_SUCCESS ? UK_OK
+                           : uk__cu_errorf(r, "%s (%zu rows of %zu values, pitch %zu)", api, height, width, pitch);
+}
+
+uk_status uk_memset_2d_d8(uint64_t dst, size_t pitch, uint8_t value, size_t width, size_t height) {
+  return fill_2d("uk_memset_2d_d8", 1, dst, pitch, value, width, height, 0, NULL);
+}
+uk_status uk_memset_2d_d16(uint64_t dst, size_t pitch, uint16_t value, size_t width, size_t height) {
+  return fill_2d("uk_memset_2d_d16", 2, dst, pitch, value, width, height, 0, NULL);
+}
+uk_status uk_memset_2d_d32(uint64_t dst, size_t pitch, uint32_t value, size_t width, size_t height) {
+  return fill_2d("uk_memset_2d_d32", 4, dst, pitch, value, width, height, 0, NULL);
+}
+uk_status uk_memset_2d_d8_async(uint64_t dst, size_t pitch, uint8_t value, size_t width, size_t height,
+                                void *stream) {
+  return fill_2d("uk_memset_2d_d8_async", 1, dst, pitch, value, width, height, 1, stream);
+}
+uk_status uk_memset_2d_d16_async(uint64_t dst, size_t pitch, uint16_t value, size_t width, size_t height,
+                                 void *stream) {
+  return fill_2d("uk_memset_2d_d16_async", 2, dst, pitch, value, width, height, 1, stream);
+}
+uk_status uk_memset_2d_d32_async(uint64_t dst, size_t pitch, uint32_t value, size_t width, size_t height,
+                                 void *stream) {
+  return fill_2d("uk_memset_2d_d32_async", 4, dst, pitch, value, width, height, 1, stream);
+}
+
 /* ------------------------------------------------------------------------ */
 /* 2-D pitched copies and allocations                                        */
 /* ------------------------------------------------------------------------ */
@@ -215,6 +273,21 @@ uk_status uk_mem_alloc_pitch(int device, size_t width_bytes, size_t height, unsi
   *dptr = (uint64_t)p;
   *pitch = pt;
   return UK_OK;
+}
+
+uk_status uk_mem_alloc(int device, size_t bytes, uint64_t *dptr) {
+  uk__error_clear();
+  if (!dptr) return uk__errorf(UK_ERR_INVALID, "uk_mem_alloc: dptr is NULL");
+  if (!bytes) return uk__errorf(UK_ERR_INVALID, "uk_mem_alloc: bytes is 0 (allocate at least one byte)");
+  int pushed = 0;
+  uk_status st = uk__device_enter(device, &pushed);
+  if (st != UK_OK) return st;
+  CUdeviceptr p = 0;
+  CUresult r = uk__cu.cuMemAlloc(&p, bytes);
+  if (r != CUDA_SUCCESS) st = uk__cu_errorf(r, "cuMemAlloc(%zu bytes, device %d)", bytes, device);
+  uk__device_leave(pushed);
+  if (st == UK_OK) *dptr = (uint64_t)p;
+  return st;
 }
 
 uk_status uk_mem_free(uint64_t dptr) {

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -143,4 +144,13 @@ uk_status uk__cu_error(CUresult r, const char *what) {
   if (r == CUDA_ERROR_OUT_OF_MEMORY)
     return uk__errorf(UK_ERR_NOMEM, "%s: CUDA_ERROR_OUT_OF_MEMORY: %s", what, text ? text : "");
   return uk__errorf(UK_ERR_CUDA, "%s: %s: %s", what, name ? name : "CUDA error", text ? text : "");
+}
+
+uk_status uk__cu_errorf(CUresult r, const char *fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return uk__cu_error(r, what);
 }

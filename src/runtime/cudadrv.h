@@ -14,6 +14,7 @@
 #define UK_RUNTIME_CUDADRV_H
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 
 #include "ukern/ukern.h"
 
@@ -50,7 +51,16 @@
   X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD16Async) X(cuMemcpy2D) X(cuMemcpy2DAsync) \
   X(cuMemAllocPitch) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister)         \
   X(cuMemHostUnregister) X(cuMemHostGetDevicePointer) X(cuArray3DCreate)            \
-  X(cuArrayDestroy) X(cuMemcpy3D) X(cuSurfObjectCreate) X(cuSurfObjectDestroy)
+  X(cuArrayDestroy) X(cuMemcpy3D) X(cuSurfObjectCreate) X(cuSurfObjectDestroy)     \
+  X(cuMemAllocManaged) X(cuStreamAttachMemAsync) X(cuMemPrefetchAsync) X(cuMemAdvise) \
+  X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)                  \
+  X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) X(cuPointerGetAttributes)           \
+  X(cuProfilerStart) X(cuProfilerStop) X(cuFuncSetCacheConfig)                       \
+  X(cuCtxSetCacheConfig) X(cuCtxGetCacheConfig) X(cuCtxSetLimit) X(cuCtxGetLimit)    \
+  X(cuMemcpyPeer) X(cuMemcpyPeerAsync) X(cuCtxDisablePeerAccess)                     \
+  X(cuMemsetD2D8) X(cuMemsetD2D16) X(cuMemsetD2D32) X(cuMemsetD2D8Async)             \
+  X(cuMemsetD2D16Async) X(cuMemsetD2D32Async) X(cuMemcpy3DAsync)                     \
+  X(cuDeviceGetByPCIBusId) X(cuDeviceGetPCIBusId)
 
 typedef struct uk__cu_api {
 #define UK__CU_MEMBER_(fn) __typeof__(&fn) fn;
@@ -76,6 +86,9 @@ uk_status uk__cu_resolve(void **slot, const char *name);
 
 /* Turns a failed CUresult into UK_ERR_CUDA with "<what>: CUDA_ERROR_X: text". */
 uk_status uk__cu_error(CUresult r, const char *what);
+
+/* uk__cu_error with `what` formatted printf-style (cut at 256 bytes). */
+uk_status uk__cu_errorf(CUresult r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Checks a CUresult: UK_OK or the error from uk__cu_error. */
 static inline uk_status uk__cu_check(CUresult r, const char *what) {

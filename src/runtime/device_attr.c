@@ -1,5 +1,5 @@
 /* Device queries beyond uk_device_info: any driver device attribute by
- * name, free/total memory, and peer access between devices. */
+ * name, free/total memory, PCI bus ids (peer access: peer.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,39 +140,32 @@ uk_status uk_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes) {
   return st;
 }
 
-uk_status uk_device_can_access_peer(int device, int peer, int *can) {
+uk_status uk_device_by_pci_bus_id(const char *bus_id, int *device) {
   uk__error_clear();
-  if (!can) return uk__errorf(UK_ERR_INVALID, "uk_device_can_access_peer: can is NULL");
-  CUcontext c;
-  uk_status st;
-  if ((st = uk__device_context(device, &c)) != UK_OK || (st = uk__device_context(peer, &c)) != UK_OK) return st;
-  if ((st = uk__cu_need(cuDeviceCanAccessPeer)) != UK_OK) return st;
-  int v = 0;
-  if (device != peer &&
-      (st = uk__cu_check(uk__cu.cuDeviceCanAccessPeer(&v, (CUdevice)device, (CUdevice)peer), "cuDeviceCanAccessPeer")) !=
-          UK_OK)
-    return st;
-  *can = device == peer || v;
+  if (!bus_id || !device)
+    return uk__errorf(UK_ERR_INVALID, "uk_device_by_pci_bus_id: %s is NULL", !bus_id ? "bus_id" : "device");
+  uk_status st = uk__cu_load();
+  if (st != UK_OK || (st = uk__cu_need(cuDeviceGetByPCIBusId)) != UK_OK) return st;
+  CUdevice d = 0;
+  CUresult r = uk__cu.cuDeviceGetByPCIBusId(&d, bus_id);
+  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_DEVICE)
+    return uk__errorf(UK_ERR_NOT_FOUND,
+                      "uk_device_by_pci_bus_id: no device has PCI bus id '%s' (the form is "
+                      "domain:bus:device.function in hex, e.g. 0000:3b:00.0; uk_device_pci_bus_id lists them)",
+                      bus_id);
+  if (r != CUDA_SUCCESS) return uk__cu_error(r, "cuDeviceGetByPCIBusId");
+  *device = (int)d; /* CUdevice handles are the ordinals */
   return UK_OK;
 }
 
-uk_status uk_device_enable_peer_access(int device, int peer) {
+uk_status uk_device_pci_bus_id(int device, char *bus_id, size_t size) {
   uk__error_clear();
-  if (device == peer)
-    return uk__errorf(UK_ERR_INVALID, "uk_device_enable_peer_access: device %d is its own peer already", device);
-  CUcontext peer_ctx;
-  uk_status st = uk__device_context(peer, &peer_ctx);
-  if (st != UK_OK) return st;
-  int pushed = 0;
-  if ((st = uk__device_enter(device, &pushed)) != UK_OK) return st;
-  if ((st = uk__cu_need(cuCtxEnablePeerAccess)) == UK_OK) {
-    CUresult r = uk__cu.cuCtxEnablePeerAccess(peer_ctx, 0);
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
-      char what[96];
-      snprintf(what, sizeof what, "cuCtxEnablePeerAccess(device %d -> device %d)", device, peer);
-      st = uk__cu_error(r, what);
-    }
-  }
-  uk__device_leave(pushed);
-  return st;
+  if (!bus_id) return uk__errorf(UK_ERR_INVALID, "uk_device_pci_bus_id: bus_id is NULL");
+  if (size < 13)
+    return uk__errorf(UK_ERR_INVALID, "uk_device_pci_bus_id: a buffer of %zu bytes is too short (13 at least)", size);
+  CUcontext c;
+  uk_status st = uk__device_context(device, &c); /* checks the ordinal */
+  if (st != UK_OK || (st = uk__cu_need(cuDeviceGetPCIBusId)) != UK_OK) return st;
+  return uk__cu_check(uk__cu.cuDeviceGetPCIBusId(bus_id, size > 64 ? 64 : (int)size, (CUdevice)device),
+                      "cuDeviceGetPCIBusId");
 }

@@ -58,11 +58,12 @@ uk_status uk_dtype_from_dlpack(DLDataType t, uk_dtype *out) {
 uk_status uk_array_from_dlpack(const DLTensor *t, uk_array *out) {
   uk__error_clear();
   if (!t || !out) return uk__errorf(UK_ERR_INVALID, "uk_array_from_dlpack: NULL argument");
-  if (t->device.device_type != kDLCUDA)
+  /* Managed memory is addressable from the device like device memory. */
+  if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged)
     return uk__errorf(UK_ERR_INVALID,
-                      "uk_array_from_dlpack: the tensor is on DLPack device type %d, not kDLCUDA (%d): "
-                      "ukern kernels read device memory only",
-                      (int)t->device.device_type, (int)kDLCUDA);
+                      "uk_array_from_dlpack: the tensor is on DLPack device type %d, not kDLCUDA (%d) or "
+                      "kDLCUDAManaged (%d): ukern kernels read device memory only",
+                      (int)t->device.device_type, (int)kDLCUDA, (int)kDLCUDAManaged);
   if (t->ndim < 0 || t->ndim > UK_MAX_NDIM)
     return uk__errorf(UK_ERR_INVALID, "uk_array_from_dlpack: ndim %d is outside 0..%d", t->ndim, UK_MAX_NDIM);
   if (t->ndim > 0 && !t->shape) return uk__errorf(UK_ERR_INVALID, "uk_array_from_dlpack: shape is NULL");

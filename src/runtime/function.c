@@ -95,6 +95,19 @@ static uk_status apply_attr(uk_function *f, int device, uk_function_attr a, int 
   return UK_OK;
 }
 
+/* Applies a cache preference to a resolved handle, in its device's context. */
+static uk_status apply_cache_config(uk_function *f, int device, int config) {
+  int pushed = 0;
+  uk_status st = uk__device_enter(device, &pushed);
+  if (st != UK_OK) return st;
+  CUresult r;
+  if ((st = uk__cu_need(cuFuncSetCacheConfig)) == UK_OK &&
+      (r = uk__cu.cuFuncSetCacheConfig(f->raw[device], (CUfunc_cache)config)))
+    st = uk__cu_errorf(r, "cuFuncSetCacheConfig(kernel '%s', device %d)", f->name, device);
+  uk__device_leave(pushed);
+  return st;
+}
+
 /* The function's handle on `device`, resolving it (and applying remembered
  * attributes) on first use there. Caller holds m->lock. */
 static uk_status resolve_raw_locked(uk_function *f, int device, CUfunction *out) {
@@ -112,6 +125,10 @@ static uk_status resolve_raw_locked(uk_function *f, int device, CUfunction *out)
       UK_OK)
     return st;
   f->raw[device] = fn;
+  if (f->cache_config_set && (st = apply_cache_config(f, device, f->cache_config)) != UK_OK) {
+    f->raw[device] = NULL;
+    return st;
+  }
   for (int s = 0; s < UK__SETTABLE_ATTRS; s++) {
     if (!f->attr_set[s]) continue;
     if ((st = apply_attr(f, device, settable_attr(s), f->attr_value[s])) != UK_OK) {
@@ -194,6 +211,25 @@ uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int valu
   return st;
 }
 
+uk_status uk_function_set_cache_config(uk_function *f, uk_cache_config config) {
+  uk__error_clear();
+  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_function_set_cache_config: f is NULL");
+  if ((unsigned)config > UK_CACHE_PREFER_EQUAL)
+    return uk__errorf(UK_ERR_INVALID, "uk_function_set_cache_config: unknown config %d (UK_CACHE_PREFER_*)",
+                      (int)config);
+  CUfunction fn;
+  pthread_mutex_lock(&f->m->lock);
+  uk_status st = resolve_raw_locked(f, f->m->ctx->opts.device, &fn);
+  for (int d = 0; st == UK_OK && d < UK__MAX_DEVICES; d++)
+    if (f->raw[d]) st = apply_cache_config(f, d, (int)config);
+  if (st == UK_OK) {
+    f->cache_config_set = 1;
+    f->cache_config = (int)config;
+  }
+  pthread_mutex_unlock(&f->m->lock);
+  return st;
+}
+
 uk_status uk_function_set_signature(uk_function *f, const char *c_params) {
   uk__error_clear();
   if (!f || !c_params) return uk__errorf(UK_ERR_INVALID, "uk_function_set_signature: NULL argument");
@@ -219,9 +255,12 @@ uk_status uk_function_set_signature(uk_function *f, const char *c_params) {
 static uk_status launch_error(uk_function *f, CUresult r, const uk_grid_launch *g,
                               unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                               unsigned bz) {
-  char what[256];
-  snprintf(what, sizeof what, "launching '%s'%s (grid %ux%ux%u, block %ux%ux%u, %u shared bytes)",
-           f->name, g->cooperative ? " cooperatively" : "", gx, gy, gz, bx, by, bz, g->shared_bytes);
+  char what[320], cluster[64] = "";
+  if (g->cluster[0] | g->cluster[1] | g->cluster[2])
+    snprintf(cluster, sizeof cluster, ", cluster %ux%ux%u", g->cluster[0] ? g->cluster[0] : 1,
+             g->cluster[1] ? g->cluster[1] : 1, g->cluster[2] ? g->cluster[2] : 1);
+  snprintf(what, sizeof what, "launching '%s'%s (grid %ux%ux%u, block %ux%ux%u%s, %u shared bytes)",
+           f->name, g->cooperative ? " cooperatively" : "", gx, gy, gz, bx, by, bz, cluster, g->shared_bytes);
   return uk__cu_error(r, what);
 }
 
@@ -240,6 +279,12 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
   uk_status st = UK_OK;
   CUresult r;
 
+  /* Cooperative and cluster launches go through cuLaunchKernelEx; the
+   * plain launch stays cuLaunchKernel. */
+  int clustered = (g->cluster[0] | g->cluster[1] | g->cluster[2]) != 0;
+  int ex = g->cooperative || clustered;
+  unsigned cx = g->cluster[0] ? g->cluster[0] : 1, cy = g->cluster[1] ? g->cluster[1] : 1,
+           cz = g->cluster[2] ? g->cluster[2] : 1;
   size_t size = 0;
   void **params = (void **)args;
   if (f->has_signature) {
@@ -252,7 +297,7 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
       return uk__errorf(UK_ERR_NOMEM, "out of memory packing %zu bytes of arguments", l->total);
     uk__arglayout_pack(l, args, buf);
     params = NULL;
-    if (g->cooperative) {
+    if (ex) {
       /* cuLaunchKernelEx takes kernelParams here: point into the buffer. */
       if (l->count > STACK_ARG_PTRS && !(ptrs = malloc((size_t)l->count * sizeof *ptrs))) {
         st = uk__errorf(UK_ERR_NOMEM, "out of memory launching '%s'", f->name);
@@ -263,19 +308,27 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
     }
   }
 
-  if (g->cooperative) {
-    CUlaunchAttribute attr;
-    memset(&attr, 0, sizeof attr);
-    attr.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    attr.value.cooperative = 1;
+  if (ex) {
+    CUlaunchAttribute attr[2];
+    unsigned na = 0;
+    memset(attr, 0, sizeof attr);
+    if (g->cooperative) {
+      attr[na].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      attr[na++].value.cooperative = 1;
+    }
+    if (clustered) {
+      attr[na].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr[na].value.clusterDim.x = cx, attr[na].value.clusterDim.y = cy, attr[na].value.clusterDim.z = cz;
+      na++;
+    }
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = gx, cfg.gridDimY = gy, cfg.gridDimZ = gz;
     cfg.blockDimX = bx, cfg.blockDimY = by, cfg.blockDimZ = bz;
     cfg.sharedMemBytes = g->shared_bytes;
     cfg.hStream = stream;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = na;
     r = uk__cu.cuLaunchKernelEx(&cfg, fn, params, NULL);
   } else if (f->has_signature) {
     void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
@@ -291,14 +344,30 @@ out:
   return st;
 }
 
+/* A cluster must tile the grid (checked before any device work). */
+static uk_status check_cluster(const uk_function *f, const uk_grid_launch *g) {
+  unsigned gd[3], cd[3];
+  for (int k = 0; k < 3; k++) {
+    gd[k] = g->grid[k] ? g->grid[k] : 1;
+    cd[k] = g->cluster[k] ? g->cluster[k] : 1;
+  }
+  if (gd[0] % cd[0] || gd[1] % cd[1] || gd[2] % cd[2])
+    return uk__errorf(UK_ERR_INVALID,
+                      "launching '%s': grid %ux%ux%u is not a multiple of cluster %ux%ux%u (each grid dimension "
+                      "must divide by the cluster's)",
+                      f->name, gd[0], gd[1], gd[2], cd[0], cd[1], cd[2]);
+  return UK_OK;
+}
+
 /* Launches f on g->stream, recording `start` before and `end` after when
  * they are given. Inlined into each entry point: one call layer less on
  * every launch. */
 static inline __attribute__((always_inline)) uk_status launch(uk_function *f, const uk_grid_launch *g,
                                                              void *const *args, CUevent start, CUevent end) {
   int device, pushed = 0;
-  uk_status st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed);
-  if (st != UK_OK) return st;
+  uk_status st;
+  if ((g->cluster[0] | g->cluster[1] | g->cluster[2]) && (st = check_cluster(f, g)) != UK_OK) return st;
+  if ((st = uk__launch_enter(f->m->ctx, g->stream, &device, &pushed)) != UK_OK) return st;
   if (device < 0 || device >= UK__MAX_DEVICES) {
     st = uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
     goto out;

@@ -465,7 +465,7 @@ static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const u
   }
   args[na++] = geo;
   uk_grid_launch gl = {{(unsigned)(grid < (1 << 24) ? grid : (1 << 24)), 1, 1}, {(unsigned)block, 1, 1},
-                       (unsigned)(rowbytes * rpb), stream, 0};
+                       (unsigned)(rowbytes * rpb), stream, 0, {0, 0, 0}};
   return uk_function_launch(fn, &gl, args);
 }
 

@@ -11,7 +11,7 @@
 #include "runtime/device.h"
 
 #define STREAM_FLAGS UK_STREAM_NON_BLOCKING
-#define EVENT_FLAGS (UK_EVENT_DISABLE_TIMING | UK_EVENT_BLOCKING_SYNC)
+#define EVENT_FLAGS (UK_EVENT_DISABLE_TIMING | UK_EVENT_BLOCKING_SYNC | UK_EVENT_INTERPROCESS)
 
 uk_status uk_stream_create(int device, unsigned flags, int priority, void **stream) {
   uk__error_clear();
@@ -102,13 +102,18 @@ uk_status uk_event_create(int device, unsigned flags, void **event) {
   if (!event) return uk__errorf(UK_ERR_INVALID, "uk_event_create: event is NULL");
   if (flags & ~(unsigned)EVENT_FLAGS)
     return uk__errorf(UK_ERR_INVALID,
-                      "uk_event_create: unknown flags 0x%x (known: UK_EVENT_DISABLE_TIMING, UK_EVENT_BLOCKING_SYNC)",
+                      "uk_event_create: unknown flags 0x%x (known: UK_EVENT_DISABLE_TIMING, UK_EVENT_BLOCKING_SYNC, "
+                      "UK_EVENT_INTERPROCESS)",
                       flags & ~(unsigned)EVENT_FLAGS);
+  if ((flags & UK_EVENT_INTERPROCESS) && !(flags & UK_EVENT_DISABLE_TIMING))
+    return uk__errorf(UK_ERR_INVALID, "uk_event_create: UK_EVENT_INTERPROCESS needs UK_EVENT_DISABLE_TIMING too "
+                                      "(the driver shares events without timing only)");
   int pushed = 0;
   uk_status st = uk__device_enter(device, &pushed);
   if (st != UK_OK) return st;
   unsigned cu = (flags & UK_EVENT_DISABLE_TIMING ? CU_EVENT_DISABLE_TIMING : 0) |
-                (flags & UK_EVENT_BLOCKING_SYNC ? CU_EVENT_BLOCKING_SYNC : 0);
+                (flags & UK_EVENT_BLOCKING_SYNC ? CU_EVENT_BLOCKING_SYNC : 0) |
+                (flags & UK_EVENT_INTERPROCESS ? CU_EVENT_INTERPROCESS : 0);
   CUevent e = NULL;
   st = uk__cu_check(uk__cu.cuEventCreate(&e, cu), "cuEventCreate");
   uk__device_leave(pushed);

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "runtime/device.h"
+#include "runtime/texture.h"
 
 struct uk_cuda_array {
   CUarray array;
@@ -15,6 +16,11 @@ struct uk_cuda_array {
   int channels, ndim;
   size_t extent[3]; /* width, height, depth; 1 past ndim */
 };
+
+void uk__cuda_array_handle(const uk_cuda_array *a, CUarray *array, int *device) {
+  *array = a->array;
+  *device = a->device;
+}
 
 /* The array format of a dtype; 0 when textures cannot hold it. */
 static CUarray_format format_of(uk_dtype t) {

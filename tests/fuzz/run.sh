@@ -49,7 +49,7 @@ for t in "${targets[@]}"; do
   rc=$?
   set -e
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  [ -n "$execs" ] || execs=$(grep -o 'DONE *cov: [0-9]* *ft: [0-9]*\|#[0-9]*' "$log" | tail -1)
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
   found=$(ls "$build/findings/$t" | wc -l)
   if [ $rc -ne 0 ]; then
     status=1

@@ -5,6 +5,7 @@
  * UK_OK or UK_ERR_INVALID with a message; named malformations give their
  * exact message; uk_module_from_image/_from_file and uk_module_link refuse
  * them before any driver or nvJitLink call (no GPU, no NVRTC needed). */
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -235,6 +236,29 @@ static void test_messages(void) {
     CHECK_STATUS(uk__fatbin_check(own, own_n, 0, "own"), UK_ERR_INVALID);
     CHECK_CONTAINS(uk_last_error(), "PTX entry 1 is not NUL-terminated within its 32 bytes");
     free(own);
+  }
+  /* A zstd-compressed cubin is checked as what it inflates to (its frames
+   * carry no checksum: a flipped byte inflates to a damaged cubin, which
+   * crashed nvJitLink). Needs libzstd at run time. */
+  void *zlib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (zlib) {
+    int inflated = 0;
+    unsigned char *z = exact(comp.p, comp.n);
+    for (size_t k = 80; k < comp.n; k++) {
+      z[k] ^= 0x10;
+      if (uk__fatbin_check(z, comp.n, 0, "z") == UK_ERR_INVALID &&
+          (strstr(uk_last_error(), "z: fatbin entry 0, inflated: malformed cubin at byte ") ||
+           strstr(uk_last_error(), "z: malformed fatbin at byte 32: compressed entry 0 does not inflate")))
+        inflated++;
+      z[k] ^= 0x10;
+    }
+    CHECK_OK(uk__fatbin_check(z, comp.n, 0, "z"));
+    printf("comp.fatbin: %d of %zu payload flips refused once inflated\n", inflated, comp.n - 80);
+    CHECK(inflated > 100);
+    free(z);
+    dlclose(zlib);
+  } else {
+    printf("note: no libzstd: compressed entries are checked for bounds only\n");
   }
   /* Two fatbins back to back are both checked; trailing padding is not. */
   unsigned char *two = malloc(2 * fat.n + 8);

@@ -5,14 +5,18 @@
  * at 32, u64 flags at 40, u64 uncompressed size at 56) and its payload.
  * All little-endian. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "runtime/image_check.h"
 
 #define HEADER 16u
 #define ENTRY_MIN 64u
 #define KIND_PTX 1u
 #define KIND_ELF 2u
+#define FLAG_ZSTD 0x8000u
+#define MAX_CHECKED_INFLATE (64u << 20)
 #define FLAG_COMPRESSED 0xa000u /* 0x2000 LZ4 (older), 0x8000 zstd (CUDA 12.8+, PTX by default) */
 /* Sane bound on what a compressed entry inflates to (the driver allocates it). */
 #define MAX_INFLATED (1ull << 32)
@@ -22,6 +26,27 @@ static uint32_t rd32(const unsigned char *p) { return rd16(p) | rd16(p + 2) << 1
 static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
 #define BAD(at, ...) uk__image_bad(what, "fatbin", base + (at), __VA_ARGS__)
+
+/* A zstd-compressed cubin entry: what nvJitLink will link is what it
+ * inflates to, checked as a cubin (offsets in messages count within it). */
+static uk_status check_inflated(const unsigned char *z, uint32_t csize, uint64_t inflated, uint64_t at, int k,
+                                uint64_t base, const char *what, uint64_t *used, uint64_t len) {
+  unsigned char *buf = malloc((size_t)inflated);
+  if (!buf) return uk__errorf(UK_ERR_NOMEM, "out of memory checking a fatbin");
+  size_t got = 0;
+  int r = uk__zstd_inflate(z, csize, buf, (size_t)inflated, &got);
+  uk_status st = UK_OK;
+  if (r == 0 || (r == 1 && got != inflated)) {
+    st = BAD(at + 16, "compressed entry %d does not inflate to its %llu bytes", k, (unsigned long long)inflated);
+  } else if (r == 1) {
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s: fatbin entry %d, inflated", what ? what : "image", k);
+    st = uk__elf_check(buf, got, 0, UK__ELF_CUDA, sub);
+  }
+  free(buf);
+  if (st == UK_OK) *used = len;
+  return st;
+}
 
 /* Entry `k` at offset `at` of p, `left` bytes of the fatbin remaining. */
 static uk_status check_entry(const unsigned char *p, uint64_t at, uint64_t left, int k, uint64_t base,
@@ -46,6 +71,8 @@ static uk_status check_entry(const unsigned char *p, uint64_t at, uint64_t left,
     if (inflated == 0 || inflated > MAX_INFLATED)
       return BAD(at + 56, "compressed entry %d's uncompressed size %llu is not in 1..2^32", k,
                  (unsigned long long)inflated);
+    if (kind == KIND_ELF && (flags & FLAG_ZSTD) && inflated <= MAX_CHECKED_INFLATE)
+      return check_inflated(payload, csize, inflated, at, k, base, what, used, hs + size);
   } else if (kind == KIND_ELF) {
     char sub[512];
     snprintf(sub, sizeof sub, "%s: fatbin entry %d", what ? what : "image", k);

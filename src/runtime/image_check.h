@@ -39,7 +39,8 @@ uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags
 /* A fatbin: one or more fatbins back to back (header magic, version,
  * header size, the size they claim within the bytes given), every entry's
  * header and payload in bounds, compressed entries' sizes sane, and each
- * uncompressed cubin entry checked with uk__elf_check. Bytes after the last
+ * cubin entry checked with uk__elf_check (a zstd-compressed one once
+ * inflated, up to 64 MiB, when libzstd is there). Bytes after the last
  * fatbin that do not start another are ignored (padding). */
 uk_status uk__fatbin_check(const void *data, size_t bytes, uint64_t base, const char *what);
 
@@ -55,6 +56,11 @@ uk_status uk__ltoir_check(const void *data, size_t bytes, uint64_t base, const c
  * CUBIN, FATBIN, OBJECT, LIBRARY, LTOIR as above; PTX must be non-empty
  * text ending in its NUL at bytes - 1 with no NUL before. */
 uk_status uk__image_check(int kind, const void *data, size_t bytes, const char *what);
+
+/* Inflates a zstd frame of n bytes into dst (cap bytes): 1 with *out set,
+ * 0 when the frame is damaged or inflates to more than cap, -1 when
+ * libzstd is not available (unzstd.c). */
+int uk__zstd_inflate(const void *src, size_t n, void *dst, size_t cap, size_t *out);
 
 /* The common failure: "<what>: malformed <kind> at byte <at>: <detail>". */
 uk_status uk__image_bad(const char *what, const char *kind, uint64_t at, const char *fmt, ...)

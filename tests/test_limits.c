@@ -280,6 +280,101 @@ static void parameter_counts(void) {
   free(far);
 }
 
+/* Inputs that broadcast past int64: UK_ERR_SHAPE at the operation, before
+ * any plan multiplies the extents (the row plan's rows included). */
+static void broadcast_overflow(void) {
+  int64_t a[2] = {(int64_t)1 << 40, 1}, b[2] = {1, (int64_t)1 << 40}, e[3] = {0, 1, (int64_t)1 << 40};
+  uk_array x, y, z, out;
+  memset(&out, 0, sizeof out);
+  CHECK_OK(uk_array_init(&x, 256, UK_FLOAT32, 2, a));
+  CHECK_OK(uk_array_init(&y, 512, UK_FLOAT32, 2, b));
+  CHECK_OK(uk_array_init(&z, 768, UK_FLOAT32, 3, e));
+  static const char *const progs[] = {"z = x + y", "t = x + y\nz = t - max(t, axis=-1, keepdims=True)"};
+  for (int j = 0; j < 2; j++) {
+    uk_fusion *f;
+    CHECK_OK(create("x, y", "z", progs[j], &f));
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+    char *src = NULL;
+    CHECK_STATUS(uk_fusion_source(f, in, 2, &out, 1, NULL, &src), UK_ERR_SHAPE);
+    CHECK_CONTAINS(uk_last_error(), "the shape (1099511627776, 1099511627776) has too many elements for 64-bit");
+    CHECK(src == NULL);
+    /* an empty broadcast is fine however large its other extents */
+    in[1] = uk_arg_array(&z);
+    CHECK_OK(uk_fusion_source(f, in, 2, &out, 1, NULL, &src));
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
+}
+
+/* t_k = t_(k-1) - sum(t_(k-1), axis=0, keepdims=True), n times: kernel k
+ * reads x and k - 1 sums. 14 levels run (the last kernel has 16 array
+ * operands, UK_MAX_ARRAY_OPERANDS; more is refused per call). Past
+ * UK_MAX_PARAMETERS it is refused while planned (not by the kernels made
+ * from the plan, "a ukern bug"), before the rest of a long chain is
+ * planned: 1,000 levels took seconds of quadratic planning. */
+static void reduction_chain(void) {
+  static const int n[] = {14, 64, 1000};
+  for (int j = 0; j < 3; j++) {
+    text t = {0};
+    char line[96];
+    put(&t, "t0 = x\n");
+    for (int k = 1; k <= n[j]; k++) {
+      snprintf(line, sizeof line, "t%d = t%d - sum(t%d, axis=0, keepdims=True)\n", k, k - 1, k - 1);
+      put(&t, line);
+    }
+    snprintf(line, sizeof line, "z = t%d\n", n[j]);
+    put(&t, line);
+    uk_fusion *f;
+    CHECK_OK(create("x", "z", t.s, &f));
+    char *src = NULL;
+    if (n[j] == 14) {
+      CHECK_OK(source_of(f, 1, NULL, &src));
+    } else {
+      CHECK_STATUS(source_of(f, 1, NULL, &src), UK_ERR_INVALID);
+      CHECK_STREQ(uk_last_error(), "fusion: a kernel of the plan reads more than 63 inputs and intermediates "
+                                   "(UK_MAX_PARAMETERS is 64); split the program into several fusions");
+    }
+    uk_free(src);
+    uk_fusion_destroy(f);
+    free(t.s);
+  }
+}
+
+/* t_k = sum(t_(k-1), axis=0, keepdims=True): a kernel per level, planning
+ * grew with the square of the levels; UK_MAX_FUSE_KERNELS bounds it. */
+static void kernel_count_limit(void) {
+  static const int n[] = {UK_MAX_FUSE_KERNELS - 1, UK_MAX_FUSE_KERNELS, 20000};
+  for (int j = 0; j < 3; j++) {
+    text t = {0};
+    char line[96];
+    put(&t, "t0 = x\n");
+    for (int k = 1; k <= n[j]; k++) {
+      snprintf(line, sizeof line, "t%d = sum(t%d, axis=0, keepdims=True)\n", k, k - 1);
+      put(&t, line);
+    }
+    snprintf(line, sizeof line, "z = t%d\n", n[j]);
+    put(&t, line);
+    uk_fusion *f;
+    CHECK_OK(create("x", "z", t.s, &f));
+    int64_t shape[2] = {3, 5};
+    uk_array x, out;
+    memset(&out, 0, sizeof out);
+    CHECK_OK(uk_array_init(&x, 256, UK_FLOAT32, 2, shape));
+    uk_arg in = uk_arg_array(&x);
+    int count = -1;
+    if (j == 0) {
+      CHECK_OK(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count));
+      CHECK(count == UK_MAX_FUSE_KERNELS - 1);
+    } else {
+      CHECK_STATUS(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count), UK_ERR_INVALID);
+      CHECK_CONTAINS(uk_last_error(), "program:1025:9: the plan needs more than 1024 kernels (UK_MAX_FUSE_KERNELS)");
+      CHECK(count == -1);
+    }
+    uk_fusion_destroy(f);
+    free(t.s);
+  }
+}
+
 static void *chains(void *arg) {
   (void)arg;
   statement_chain();
@@ -294,6 +389,9 @@ int main(void) {
   o.disable_disk_cache = 1;
   CHECK_OK(uk_context_create(&o, &ctx));
   deep_text();
+  broadcast_overflow();
+  reduction_chain();
+  kernel_count_limit();
   pthread_attr_t attr;
   pthread_t th;
   CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 * 1024) == 0);

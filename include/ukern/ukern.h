@@ -311,7 +311,10 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  *   program, parsed or built (UK_ERR_INVALID at create, or from the
  *   builder call that adds one more).
  * - UK_MAX_FUSE_INPUTS: inputs of a fusion program, and outputs
- *   (UK_ERR_INVALID at the first name past the limit). */
+ *   (UK_ERR_INVALID at the first name past the limit).
+ * - UK_MAX_FUSE_KERNELS: kernels of one fusion plan, one per group of
+ *   reductions plus the final elementwise one (UK_ERR_INVALID at the call
+ *   that plans it, at the reduction that would need one more). */
 #define UK_MAX_NDIM 16
 #define UK_MAX_PARAMETERS 64
 #define UK_MAX_ARRAY_OPERANDS 16
@@ -319,6 +322,7 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
 #define UK_MAX_FUSE_DEPTH 200
 #define UK_MAX_FUSE_NODES 1048576
 #define UK_MAX_FUSE_INPUTS 64
+#define UK_MAX_FUSE_KERNELS 1024
 #define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data

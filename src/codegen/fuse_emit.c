@@ -285,6 +285,14 @@ static uk_status leaf_params(ctx *c, const char *body, int skip_domain, uk_strbu
                 !((a >= '0' && a <= '9') || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || a == '_');
       }
       if (!found) continue;
+      /* a kernel's limit, with room for an output: refused here, while
+       * planning, rather than by the kernel made from the plan (and before
+       * the rest of a long program is planned) */
+      if (k->nin == UK_MAX_PARAMETERS - 1)
+        return uk__errorf(UK_ERR_INVALID,
+                          "fusion: a kernel of the plan reads more than %d inputs and intermediates "
+                          "(UK_MAX_PARAMETERS is %d); split the program into several fusions",
+                          UK_MAX_PARAMETERS - 1, UK_MAX_PARAMETERS);
       uk_dtype t = c->p->type[id].dtype;
       uk__sb_addf(params, "%s%s %s", params->len ? ", " : "", uk__dtype_info(t)->name, c->leaf[id]);
       if (decl) uk__sb_addf(decl, ", %s %s", ct(t), c->leaf[id]);

@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "codegen/dtype.h"
+#include "codegen/shape.h"
 
 static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, const char *a, const char *b) {
   return uk__error_at(UK_ERR_TYPE, "program", g->text, pos, NULL, fmt, a, b);
@@ -282,6 +283,13 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
       if (gkey_level[q] == level[id] && p->ndim[g->nodes[r].arg[0]] == p->ndim[a] && p->axes[r] == p->axes[id])
         group_of[id] = q;
     }
+    if (group_of[id] < 0 && ngroups == UK_MAX_FUSE_KERNELS - 1) { /* and the elementwise kernel */
+      s = uk__error_at(UK_ERR_INVALID, "program", g->text, n->pos, "split the program into several fusions",
+                       "the plan needs more than %d kernels (UK_MAX_FUSE_KERNELS)", UK_MAX_FUSE_KERNELS);
+      free(gkey_level);
+      free(gkey_rep);
+      goto out;
+    }
     if (group_of[id] < 0) {
       gkey_level[ngroups] = level[id];
       gkey_rep[ngroups] = id;
@@ -379,6 +387,19 @@ uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const in
           *d = as[k];
         }
       }
+    }
+    /* The loops' own rule (shape.c): elements x 16 bytes fit int64, so
+     * later products over node shapes cannot overflow. */
+    int64_t count = 1, bytes;
+    int empty = 0, overflow = 0;
+    for (int k = 0; k < nd; k++) {
+      empty |= sh[k] == 0;
+      overflow |= __builtin_mul_overflow(count, sh[k], &count);
+    }
+    if (!empty && (overflow || __builtin_mul_overflow(count, (int64_t)16, &bytes))) {
+      char b[200];
+      return uk__error_at(UK_ERR_SHAPE, "program", g->text, n->pos, NULL,
+                          "the shape %s has too many elements for 64-bit byte offsets", uk__shape_str(nd, sh, b, sizeof b));
     }
   }
   return UK_OK;

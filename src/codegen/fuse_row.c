@@ -83,7 +83,8 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
   int nd = r->ndim;
   const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
   int64_t rows = 1;
-  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
+  for (int d = 0; d < nd - 1; d++) /* a broadcast shape past int64: the split plan reports it */
+    if (__builtin_mul_overflow(rows, ms[d], &rows)) return 0;
   /* empty rows or no rows: the split plan has the zero-size rules; a few
    * long rows: the split plan spreads each over many blocks */
   if (rows < 1 || ms[nd - 1] < 1) return 0;

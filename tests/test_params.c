@@ -5,7 +5,8 @@
  *   line 1: the `what` (in_params or out_params)
  *   line 2: the text; \n \t \r \\ escapes; wrap in "..." to keep edge white space
  *           ("" is the empty text)
- *   then:   one line per parsed parameter ("raw T y", "float32 alpha"), or
+ *   then:   one line per parsed parameter ("raw T y", "float32 alpha",
+ *           "raw _non_const T w"), or
  *           "(none)" for an empty list, or
  *           "error UK_ERR_X" followed by the exact uk_last_error() lines
  *           (the same escapes apply). */
@@ -65,7 +66,8 @@ static void describe(const uk_paramlist *l, char *buf, size_t n) {
     char type[32];
     if (p->is_placeholder) snprintf(type, sizeof type, "%c", p->placeholder);
     else snprintf(type, sizeof type, "%s", uk_dtype_name(p->dtype));
-    used += (size_t)snprintf(buf + used, n - used, "%s%s %s\n", p->is_raw ? "raw " : "", type, p->name);
+    used += (size_t)snprintf(buf + used, n - used, "%s%s%s %s\n", p->is_raw ? "raw " : "",
+                             p->is_non_const ? "_non_const " : "", type, p->name);
   }
 }
 
@@ -191,12 +193,12 @@ static void test_check_kernel(void) {
   CHECK_STATUS(check_kernel("T x", "T y", ""), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "kernel name is empty: use a C identifier such as 'my_kernel'");
   CHECK_STATUS(check_kernel("T x", "T y", "2x"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:1: invalid kernel name '2x'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:1: Invalid kernel name '2x'\n"
                                "    2x\n"
                                "    ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");
   CHECK_STATUS(check_kernel("T x", "T y", "my-kernel"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:3: invalid kernel name 'my-kernel'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:3: Invalid kernel name 'my-kernel'\n"
                                "    my-kernel\n"
                                "      ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");

@@ -28,7 +28,7 @@ static void test_axes(void) {
   int dup[] = {2, -1};
   l = axes(dup, 2);
   CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);
-  CHECK_STREQ(uk_last_error(), "k: axis -1 is repeated in axes (axis 2)");
+  CHECK_STREQ(uk_last_error(), "k: axis -1 is repeated in axes (axis 2): duplicate value in 'axis'");
   int oob[] = {-4};
   l = axes(oob, 1);
   CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);

@@ -272,6 +272,18 @@ typedef struct uk_cache_entry_info {
    * (`__global__` functions), at most 32 of each, NULL-terminated. One
    * allocation with the strings: the caller frees it with uk_free. */
   char **kernels;
+  /* What tells specialisations apart, read from the banner that ukern puts
+   * at the top of the source it generates (nothing beyond the key is
+   * stored): kind "elementwise", "reduction", "fusion elementwise",
+   * "fusion reduction" or "fusion row" ("module" for a source ukern did not
+   * generate; the other three fields are then ""), the kernel's name, the
+   * dtypes of its parameters ("float32, float32 -> float32") and the variant
+   * ("vectorised x4, 32-bit index, ndim 1"; "" for a fusion row kernel).
+   * Cut to fit, NUL-terminated. */
+  char kind[24];
+  char name[128];
+  char dtypes[256];
+  char variant[160];
 } uk_cache_entry_info;
 /* Describes the entry at path without using it (nothing is loaded or
  * checked beyond the key). The file is opened without following a link and
@@ -433,7 +445,18 @@ typedef struct uk_module_options {
    * and specialising std templates (std::hash<T>). Non-zero: no map (for
    * programs that bring their own standard library through -I). */
   int no_std_headers;
+  /* The compiler: UK_BACKEND_NVRTC (0, default) or UK_BACKEND_NVCC, the
+   * toolkit's nvcc ($UKERN_NVCC, else bin/nvcc beside the CUDA include
+   * directories NVRTC uses, else the PATH) run in a private temporary
+   * directory, with ukern's device headers on its include path and the
+   * options passed as they are. Its path and version enter the cache key.
+   * With nvcc: no name expressions (UK_ERR_INVALID), no standard header
+   * map (nvcc has the host's), UK_ERR_NOT_FOUND when there is no nvcc. */
+  int backend;
 } uk_module_options;
+
+/* uk_module_options.backend. */
+typedef enum uk_backend { UK_BACKEND_NVRTC = 0, UK_BACKEND_NVCC = 1 } uk_backend;
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).
  * The exact arch is used (-arch=sm_XY, or the variant of arch_name / an
@@ -569,6 +592,15 @@ typedef enum uk_function_attr {
 UK_API const char *uk_function_attr_name(uk_function_attr a);
 /* Reads an attribute on the context's default device. */
 UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *value);
+/* The same read from the module's cubin, with no device: num_regs,
+ * shared_size_bytes (static shared memory as the cubin's section states
+ * it), const_size_bytes (the module's __constant__ bytes), local_size_bytes
+ * (the stack frame), binary_version and max_threads_per_block (the
+ * __launch_bounds__ limit, else 1024, lowered by the registers for a
+ * 64K-register SM). UK_ERR_NOT_FOUND for the others (ptx_version,
+ * cache_mode_ca, the settable ones) and for modules holding PTX or a
+ * fatbin. Thread-safe. */
+UK_API uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value);
 /* Sets a settable attribute (on every device the function is used on).
  * UK_ERR_INVALID for a read-only one. */
 UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int value);
@@ -583,6 +615,19 @@ UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, i
  * cudaTextureObject_t and any pointer (T*). Not thread-safe against
  * concurrent launches of the same function. */
 UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
+/* The driver's CUfunction of f on `device` (-1: the context's default
+ * device), loading the module there at first use: for code that calls the
+ * driver itself (occupancy, launch attributes ukern does not wrap).
+ * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU.
+ * Thread-safe. */
+UK_API uk_status uk_function_handle(uk_function *f, int device, void **cufunction);
+/* The parameters declared by uk_function_set_signature: *count of them and,
+ * per parameter, the uk_dtype its value has, or -1 for a pointer
+ * (*dtypes borrowed: valid until the next set_signature or f's end; NULL
+ * allowed when *count is 0). Lets a binding convert its arguments to the
+ * declared types. UK_ERR_NOT_FOUND when no signature was set. Not
+ * thread-safe against a concurrent uk_function_set_signature. */
+UK_API uk_status uk_function_signature(uk_function *f, int *count, const int **dtypes);
 
 typedef struct uk_grid_launch {
   unsigned grid[3];    /* 0 counts as 1 */
@@ -636,9 +681,12 @@ typedef struct uk_launch {
  * Every definition error (syntax, unknown dtype, bad names) is reported here
  * with position and caret; nothing is compiled until a call. The operation,
  * loop_prep and after_loop are checked too (UK_ERR_SYNTAX naming the field):
- * balanced (), [] and {}, closed comments and literals, no '#' (directives
- * belong in the preamble). An output is loaded before the operation unless
- * every path surely assigns it. */
+ * balanced (), [] and {}, closed comments and literals, and a '#' only where
+ * a preprocessor directive starts a line (as CuPy's searchsorted kernels
+ * write them). An output is loaded before the operation unless every path
+ * surely assigns it. With loop_prep or after_loop, `_ind.get()`, a
+ * `_non_const` input or an early exit (return, continue) the kernel keeps
+ * CuPy's loop of one element per thread (docs/SEMANTICS.md). */
 UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
                                        const char *operation, const char *name,
                                        const uk_elementwise_options *opts, uk_elementwise **out);
@@ -706,10 +754,10 @@ typedef struct uk_reduction uk_reduction;
 typedef struct uk_reduction_spec {
   const char *in_params;     /* "T x" */
   const char *out_params;    /* "T y" */
-  const char *map_expr;      /* "x * x" (input names, _J, _raw_<name>) */
+  const char *map_expr;      /* "x * x" (input names, _J, _j, _raw_<name>) */
   const char *reduce_expr;   /* "a + b" */
   const char *post_map_expr; /* "y = sqrt(a)": statements or a comma expression */
-  const char *identity;      /* "0"; NULL: none (empty reductions are then errors) */
+  const char *identity;      /* "0" or an expression of scalar inputs ("len"); NULL: none (empty reductions are then errors) */
   const char *name;          /* kernel name, a C identifier */
   const char *reduce_type;   /* C type of a/b; NULL: the first output's type */
   const char *preamble;      /* code at file scope */
@@ -782,14 +830,16 @@ typedef struct uk_fusion_options {
  *    (Python scalars: weak in NumPy 2's sense, NEP 50).
  *  - operators with Python/NumPy meaning: + - * / // % ** (true division,
  *    floor division and modulo taking the divisor's sign, ** on ints),
- *    unary - + ~, < <= > >= == !=, & | ^.
+ *    unary - + ~, < <= > >= == !=, & | ^ (and left_shift / right_shift by
+ *    name: counts past the width give 0 or -1, as NumPy's).
  *  - NumPy functions: abs absolute negative positive exp exp2 expm1 log
  *    log2 log10 log1p sqrt cbrt square reciprocal sin cos tan arcsin arccos
  *    arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh hypot floor ceil
  *    trunc rint sign maximum minimum fmax fmin clip power fmod copysign
  *    isnan isinf isfinite logical_and logical_or logical_not logical_xor
- *    real imag conj angle where (+ add subtract multiply true_divide divide
- *    floor_divide remainder less ... bitwise_and ... by name).
+ *    real imag conj angle where asarray (+ add subtract multiply true_divide
+ *    divide floor_divide remainder less ... bitwise_and ... by name).
+ *    asarray(x) is x made strong: np.asarray of a Python scalar.
  *  - casts: float32(x), int8(x), ... (any dtype name), astype(x, 'f2').
  *  - reductions: sum prod max (amax) min (amin) mean any all argmax argmin
  *    var std (one pass, Welford; ddof=), with axis= (int, negative, tuple,
@@ -802,11 +852,13 @@ typedef struct uk_fusion_options {
  * Shapes broadcast as NumPy's. A Python int that does not fit the integer
  * dtype it meets in arithmetic is UK_ERR_TYPE, as NumPy's OverflowError
  * (int8 + 300); comparisons compare by value. Complex operands support
- * arithmetic, == and !=, exp exp2 expm1 log log2 log10 log1p sqrt sin cos
+ * arithmetic, comparisons (< <= > >= lexicographic, as NumPy 2), maximum
+ * minimum fmax fmin clip, exp exp2 expm1 log log2 log10 log1p sqrt sin cos
  * tan sinh cosh tanh, power, abs, real, imag, conj, angle,
  * isnan/isinf/isfinite, where and sum, prod, mean; other functions of
  * complex values are UK_ERR_TYPE. Outputs that are computed elementwise
- * (not by a reduction's epilogue) share one shape.
+ * (not by a reduction's epilogue) share one shape. Reductions over the same
+ * axes share a kernel, except at a call where their operands' shapes differ.
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
  * come at the first call with the signature, also with a caret. Nothing is

@@ -541,6 +541,27 @@ static int numpy_scalar(PyObject *o, uk_arg *out) {
   return 0;
 }
 
+/* A CUDA texture object (cupy.cuda.texture.TextureObject: a class of that
+ * name with the handle in .ptr), passed as CuPy passes it: a
+ * cudaTextureObject_t by value. 1 done, 0 not one, -1 error. */
+static int texture_object(PyObject *o, uk_arg *out) {
+  /* By the class's name each time (this path is reached only by objects
+   * that are neither arrays nor scalars): remembering one class would
+   * refuse CuPy's after a look-alike was met first. */
+  PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+  int is = name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "TextureObject") == 0;
+  Py_XDECREF(name);
+  PyErr_Clear();
+  if (!is) return 0;
+  PyObject *ptr = PyObject_GetAttrString(o, "ptr");
+  if (!ptr) return -1;
+  unsigned long long v = PyLong_AsUnsignedLongLong(ptr);
+  Py_DECREF(ptr);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  *out = uk_arg_texture(v);
+  return 1;
+}
+
 int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
   uk_arg *g = &c->arg[i];
   if (PyBool_Check(o)) {
@@ -566,6 +587,8 @@ int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
         return 0;
       }
     }
+    int tex = Py_TYPE(o) == pyk_ArrayType || known_array_type(Py_TYPE(o)) ? 0 : texture_object(o, g);
+    if (tex) return tex < 0 ? -1 : 0;
     uk_array *a;
     if (pyk_call_array(c, o, &a) < 0) return -1;
     *g = uk_arg_array(a);

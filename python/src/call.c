@@ -42,7 +42,8 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
   }
   if (out == Py_None) out = NULL;
   if (n == nin + nout && nout > 0 && out) {
-    PyErr_Format(PyExc_TypeError, "%s: outputs were given both positionally and as out=", kname);
+    /* CuPy's class and words (ValueError) */
+    PyErr_Format(PyExc_ValueError, "cannot specify 'out' as both a positional and keyword argument (%s)", kname);
     return -1;
   }
   if (pyk_call_set_stream(&f->c, stream) < 0) return -1;
@@ -163,7 +164,7 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   st = fn(k, mode, f.c.arg, nin, f.out, nout, &l, &src, &count);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    pyk_raise(st);
+    pyk_raise_kernel(st, ctx);
     goto out;
   }
   if (mode == PYK_SOURCE) {

@@ -23,8 +23,8 @@ static const char ew_doc[] =
     "                  preamble='', no_return=False, return_tuple=False, loop_prep='',\n"
     "                  after_loop='', options=())\n\n"
     "CuPy's ElementwiseKernel on ukern. Called as k(*args, out=None, size=None, block_size=None,\n"
-    "stream=None): inputs are CUDA arrays of any library (__cuda_array_interface__ or __dlpack__)\n"
-    "or scalars; outputs follow the inputs positionally, come as out=, or are allocated and\n"
+    "stream=None): inputs are CUDA arrays of any library (__cuda_array_interface__ or __dlpack__),\n"
+    "scalars or texture objects (cupy.cuda.texture.TextureObject, by .ptr); outputs follow the inputs positionally, come as out=, or are allocated and\n"
     "returned as the first array's type (cupy.ndarray, torch.Tensor, ...; else ukern.Array).\n"
     "For CuPy inputs, calls after the first with the same dtypes and shapes allocate outputs in\n"
     "CuPy's memory pool (on its current stream); the first call's come from ukern's pool.\n"
@@ -79,7 +79,7 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   Py_XDECREF(keep);
   if (st != UK_OK) {
     Py_DECREF(ctx);
-    return pyk_raise(st);
+    return pyk_raise_kernel(st, NULL);
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   EwObject *self = (EwObject *)alloc(tp, 0);

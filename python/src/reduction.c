@@ -88,7 +88,7 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   if (!ctx || st != UK_OK) {
     Py_XDECREF(id_s);
     Py_XDECREF(ctx);
-    return ctx ? pyk_raise(st) : NULL;
+    return ctx ? pyk_raise_kernel(st, NULL) : NULL;
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   RedObject *self = (RedObject *)alloc(tp, 0);
@@ -133,6 +133,31 @@ static void red_dealloc(PyObject *o) {
   freefunc fr = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   fr(o);
   Py_DECREF(tp);
+}
+
+/* An axis out of range is NumPy's AxisError (a ValueError and an IndexError)
+ * as in CuPy; anything else as pyk_raise makes it. */
+static void raise_axis_or(uk_status st, PyObject *kernel_ctx) {
+  const char *msg = uk_last_error();
+  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+  PyObject *np = mods ? PyDict_GetItemString(mods, "numpy") : NULL;
+  PyObject *exc = NULL;
+  if (st == UK_ERR_SHAPE && msg && strstr(msg, " is out of bounds for an input of ndim ") && np) {
+    PyObject *ns = PyObject_GetAttrString(np, "exceptions");
+    exc = ns ? PyObject_GetAttrString(ns, "AxisError") : NULL;
+    Py_XDECREF(ns);
+    if (!exc) {
+      PyErr_Clear();
+      exc = PyObject_GetAttrString(np, "AxisError"); /* NumPy < 1.25 */
+    }
+    PyErr_Clear();
+  }
+  if (!exc) {
+    pyk_raise_kernel(st, kernel_ctx);
+    return;
+  }
+  PyErr_SetString(exc, msg);
+  Py_DECREF(exc);
 }
 
 /* axis: None (all), int, or a sequence of ints; () reduces nothing. */
@@ -199,7 +224,7 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
     st = uk_reduction_precompile(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    pyk_raise(st);
+    raise_axis_or(st, self->ctx);
     goto out;
   }
   if (mode == RED_SOURCE) {

@@ -32,7 +32,7 @@ uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, 
     if (d < 0 || d >= ndim)
       return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is out of bounds for an input of ndim %d", kernel, a, ndim);
     if (reduced[d])
-      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is repeated in axes (axis %d)", kernel, a, d);
+      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is repeated in axes (axis %d): duplicate value in 'axis'", kernel, a, d);
     reduced[d] = 1;
   }
   return UK_OK;

@@ -39,6 +39,9 @@
 #define EIATTR_KPARAM_INFO 0x17
 #define EIATTR_CBANK_PARAM_SIZE 0x19
 #define EIATTR_KPARAM_INFO_V2 0x45
+#define EIATTR_MAX_THREADS 0x05
+#define EIATTR_FRAME_SIZE 0x11
+#define EIATTR_REGCOUNT 0x2f
 #define KPARAM_BYTES 12
 /* CUDA's limit on a kernel's parameter bytes (since 12.1). */
 #define MAX_PARAM_BYTES 32764u
@@ -126,10 +129,16 @@ static uk_status find_section(const elf *e, const char *prefix, const char *name
   return UK_ERR_NOT_FOUND;
 }
 
-/* Calls visit(name, arg) for every kernel symbol until it returns non-zero
+/* A kernel symbol: its name, index in the symbol table and section. */
+typedef struct ksym {
+  const char *name;
+  uint32_t index;
+  unsigned shndx;
+} ksym;
+
+/* Calls visit(symbol, arg) for every kernel symbol until it returns non-zero
  * (then *stopped = 1). */
-static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *arg), void *arg,
-                             int *stopped) {
+static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg), void *arg, int *stopped) {
   *stopped = 0;
   for (unsigned k = 0; k < e->shnum; k++) {
     section sym, str;
@@ -144,7 +153,8 @@ static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *
       if ((info & 0xf) != STT_FUNC_ || !(other & STO_CUDA_ENTRY) || shndx == 0) continue;
       const char *name = string_at(e, &str, rd32(s));
       if (!name) return malformed("a symbol name lies outside its string table");
-      if (visit(name, arg)) {
+      ksym ks = {name, (uint32_t)(at / SYM_BYTES), shndx};
+      if (visit(&ks, arg)) {
         *stopped = 1;
         return UK_OK;
       }
@@ -153,7 +163,7 @@ static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *
   return UK_OK;
 }
 
-static int is_named(const char *name, void *arg) { return strcmp(name, (const char *)arg) == 0; }
+static int is_named(const ksym *k, void *arg) { return strcmp(k->name, (const char *)arg) == 0; }
 
 /* A list being appended to sb after the caller's text (at `start`). */
 typedef struct name_list {
@@ -161,7 +171,8 @@ typedef struct name_list {
   size_t start;
 } name_list;
 
-static int list_name(const char *name, void *arg) {
+static int list_name(const ksym *k, void *arg) {
+  const char *name = k->name;
   name_list *l = arg;
   uk__sb_addf(l->sb, "%s%s", l->sb->len > l->start ? ", " : "", name);
   return 0;
@@ -277,4 +288,167 @@ out:
   free(out);
   free(seen);
   return st;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+/* Kernel `symbol` (when ks.name matches, the visit copies it). */
+typedef struct find_ksym {
+  const char *name;
+  ksym found;
+} find_ksym;
+
+static int take_ksym(const ksym *k, void *arg) {
+  find_ksym *f = arg;
+  if (strcmp(k->name, f->name) != 0) return 0;
+  f->found = *k;
+  return 1;
+}
+
+/* The symbol-table index of kernel `symbol` and its section's index;
+ * UK_ERR_NOT_FOUND when absent. */
+static uk_status kernel_symbol(const elf *e, const char *symbol, uint32_t *index, unsigned *shndx) {
+  find_ksym f = {symbol, {NULL, 0, 0}};
+  int found = 0;
+  uk_status st = each_kernel(e, take_ksym, &f, &found);
+  if (st != UK_OK) return st;
+  if (!found) return UK_ERR_NOT_FOUND;
+  *index = f.found.index;
+  *shndx = f.found.shndx;
+  return UK_OK;
+}
+
+/* Calls visit(attr, value, len, arg) for each attribute of an .nv.info
+ * section; stops when it returns non-zero. */
+static uk_status each_info(const elf *e, const section *info,
+                           int (*visit)(unsigned attr, const unsigned char *v, uint32_t len, void *arg), void *arg) {
+  const unsigned char *p = e->p + info->off;
+  for (uint64_t at = 0; at < info->size;) {
+    if (info->size - at < 4) return malformed("an attribute is cut short");
+    unsigned fmt = p[at], attr = p[at + 1];
+    uint32_t len = fmt == EIFMT_SVAL ? rd16(p + at + 2) : 0;
+    if (fmt < 1 || fmt > EIFMT_SVAL || len > info->size - at - 4)
+      return malformed("an attribute has an unknown format or runs past its section");
+    if (fmt == EIFMT_SVAL && visit(attr, p + at + 4, len, arg)) return UK_OK;
+    at += 4 + len;
+  }
+  return UK_OK;
+}
+
+typedef struct per_symbol {
+  unsigned attr;
+  uint32_t index;
+  int found;
+  uint32_t value;
+} per_symbol;
+
+/* A (u32 symbol, u32 value) attribute of the global .nv.info for our symbol. */
+static int take_per_symbol(unsigned attr, const unsigned char *v, uint32_t len, void *arg) {
+  per_symbol *q = arg;
+  if (attr != q->attr || len != 8 || rd32(v) != q->index) return 0;
+  q->found = 1;
+  q->value = rd32(v + 4);
+  return 1;
+}
+
+static int take_max_threads(unsigned attr, const unsigned char *v, uint32_t len, void *arg) {
+  if (attr != EIATTR_MAX_THREADS || len != 12) return 0;
+  uint64_t n = (uint64_t)rd32(v) * rd32(v + 4) * rd32(v + 8);
+  *(uint64_t *)arg = n;
+  return 1;
+}
+
+/* Shared memory the system reserves per block on sm_80 and later. */
+#define RESERVED_SMEM 1024u
+
+/* A section's size as its header says, NOBITS included (static shared memory). */
+static uk_status section_bytes(const elf *e, const char *prefix, const char *name, uint64_t *size) {
+  for (unsigned k = 0; k < e->shnum; k++) {
+    const unsigned char *h = e->p + e->shoff + (uint64_t)k * SHDR_BYTES;
+    const char *n = string_at(e, &e->names, rd32(h));
+    if (!n) return malformed("a section name lies outside the section-name table");
+    size_t plen = strlen(prefix);
+    if (strncmp(n, prefix, plen) == 0 && strcmp(n + plen, name) == 0) {
+      *size = rd64(h + 32);
+      return UK_OK;
+    }
+  }
+  *size = 0;
+  return UK_ERR_NOT_FOUND;
+}
+
+static uk_status regcount(const elf *e, uint32_t index, unsigned shndx, uint32_t *regs) {
+  section info;
+  per_symbol q = {EIATTR_REGCOUNT, index, 0, 0};
+  uk_status st = find_section(e, "", ".nv.info", &info);
+  if (st == UK_OK) st = each_info(e, &info, take_per_symbol, &q);
+  if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+  if (q.found) {
+    *regs = q.value;
+    return UK_OK;
+  }
+  if (shndx >= e->shnum) return malformed("a kernel symbol names no section");
+  *regs = rd32(e->p + e->shoff + (uint64_t)shndx * SHDR_BYTES + 44) >> 24; /* sh_info of .text.<kernel> */
+  return UK_OK;
+}
+
+uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value) {
+  elf e;
+  uint32_t index = 0, regs = 0;
+  unsigned shndx = 0;
+  uint64_t size = 0;
+  uk_status st = elf_open(&e, image, bytes);
+  if (st == UK_OK) st = kernel_symbol(&e, symbol, &index, &shndx);
+  if (st != UK_OK) return st;
+  switch (a) {
+  case UK_ATTR_NUM_REGS:
+    if ((st = regcount(&e, index, shndx, &regs)) != UK_OK) return st;
+    *value = (int)regs;
+    return UK_OK;
+  case UK_ATTR_BINARY_VERSION:
+    *value = (int)((rd32(e.p + 48) >> 8) & 0xff);
+    return UK_OK;
+  case UK_ATTR_SHARED_SIZE_BYTES:
+  case UK_ATTR_CONST_SIZE_BYTES:
+    st = a == UK_ATTR_SHARED_SIZE_BYTES ? section_bytes(&e, ".nv.shared.", symbol, &size)
+                                        : section_bytes(&e, "", ".nv.constant3", &size);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    if (a == UK_ATTR_SHARED_SIZE_BYTES && size >= RESERVED_SMEM) {
+      /* sm_80+ cubins with a reserved-shared-memory section count the 1 KiB
+       * the system reserves per block inside each kernel's shared section;
+       * the driver's attribute leaves it out (seen on an H200, CUDA 13). */
+      uint64_t reserved = 0;
+      uk_status rs = section_bytes(&e, ".nv.shared.", "reserved.0", &reserved);
+      if (rs != UK_OK && rs != UK_ERR_NOT_FOUND) return rs;
+      if (rs == UK_OK) size -= RESERVED_SMEM;
+    }
+    *value = size > 0x7fffffff ? 0x7fffffff : (int)size;
+    return UK_OK;
+  case UK_ATTR_LOCAL_SIZE_BYTES: {
+    section info;
+    per_symbol q = {EIATTR_FRAME_SIZE, index, 0, 0};
+    st = find_section(&e, "", ".nv.info", &info);
+    if (st == UK_OK) st = each_info(&e, &info, take_per_symbol, &q);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    *value = (int)q.value;
+    return UK_OK;
+  }
+  case UK_ATTR_MAX_THREADS_PER_BLOCK: {
+    uint64_t limit = 1024;
+    section info;
+    st = find_section(&e, ".nv.info.", symbol, &info);
+    if (st == UK_OK) st = each_info(&e, &info, take_max_threads, &limit);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    if ((st = regcount(&e, index, shndx, &regs)) != UK_OK) return st;
+    if (regs > 0) { /* 64K registers per block, given out 256 per warp */
+      uint64_t per_warp = ((uint64_t)regs * 32 + 255) / 256 * 256;
+      uint64_t threads = 65536 / per_warp * 32;
+      if (threads < limit) limit = threads;
+    }
+    *value = (int)(limit > 1024 ? 1024 : limit);
+    return UK_OK;
+  }
+  default:
+    return UK_ERR_NOT_FOUND;
+  }
 }

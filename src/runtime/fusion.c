@@ -257,6 +257,34 @@ out:
   return s;
 }
 
+/* Same-axes reductions planned into one kernel whose operands' shapes differ
+ * at this call (x.sum(0) + y.sum(0), x (3, 4), y (3, 1)): NumPy accepts them,
+ * so the call takes the plan with one kernel per reduction (sig->split). */
+static uk_status split_if_mixed(uk_fusion *f, const uk_arg *in, int nin, uk_fuse_sig *sig, fz_entry **e) {
+  const uk_fuse_prog *g = f->prog;
+  const uk_fuse_plan *p = (*e)->plan;
+  const int64_t *in_shapes[UK_FUSE_MAX_INPUTS];
+  for (int k = 0; k < nin; k++) in_shapes[k] = in[k].kind == UK_ARG_ARRAY ? in[k].v.array->shape : NULL;
+  int64_t *shapes = malloc((size_t)g->nnodes * UK_MAX_NDIM * sizeof *shapes);
+  if (!shapes) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  uk_status s = uk__fuse_shapes(g, p, in_shapes, shapes);
+  int mixed = 0;
+  for (int k = 0; !s && !mixed && k < p->nkernels; k++) {
+    const uk_fuse_kernel *q = &p->kernels[k];
+    if (!q->is_reduction) continue;
+    int mnd = p->ndim[q->map_node];
+    const int64_t *ms = shapes + (size_t)q->map_node * UK_MAX_NDIM;
+    for (int id = 0; id < g->nnodes && !mixed; id++)
+      mixed = p->needed[id] && g->nodes[id].kind == UK_FN_RED && p->axes[id] == p->axes[q->red_node] &&
+              p->ndim[g->nodes[id].arg[0]] == mnd &&
+              memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0;
+  }
+  free(shapes);
+  if (s || !mixed) return s; /* a shape error: the one the call would report */
+  sig->split = 1;
+  return lookup(f, sig, e);
+}
+
 static const uint64_t FAKE_PTR = 0x10000000000ull; /* aligned stand-in for memory a call would allocate */
 
 /* out viewed with the reduction's keepdims shape (map shape, reduced axes 1). */
@@ -479,6 +507,7 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
   fz_entry *e = NULL;
   uk_status s = make_sig(f, in, nin, out, nout, &sig);
   if (s || (s = lookup(f, &sig, &e))) return s;
+  if (e->plan->merged_reductions && (s = split_if_mixed(f, in, nin, &sig, &e))) return s;
   const uk_fuse_prog *g = f->prog;
   const uk_fuse_plan *p = e->plan;
   void *stream = launch ? launch->stream : NULL;
@@ -586,7 +615,7 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
         }
       /* every reduction of the kernel must see the same map shape */
       for (int id = 0; id < g->nnodes; id++)
-        if (p->needed[id] && g->nodes[id].kind == UK_FN_RED && id != q->red_node && p->axes[id] == axes &&
+        if (!sig.split && p->needed[id] && g->nodes[id].kind == UK_FN_RED && id != q->red_node && p->axes[id] == axes &&
             p->ndim[g->nodes[id].arg[0]] == mnd &&
             memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0) {
           s = uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[id].pos, NULL,

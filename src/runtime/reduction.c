@@ -184,7 +184,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0};
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -277,7 +277,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
   uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
-    return uk__errorf(UK_ERR_SHAPE, "%s: zero-size reduction with no identity", name);
+    return uk__errorf(UK_ERR_SHAPE, "zero-size array to reduction operation %s which has no identity", name);
 
   uk_red_key *key = &pr->key;
   memset(key, 0, sizeof *key);

@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
+#include "runtime/image_check.h"
 
 #ifndef UK_BUILD_CUDA_LIBDIR
 #define UK_BUILD_CUDA_LIBDIR ""
@@ -190,7 +191,12 @@ static void find_devrt(void) {
     uk__sb_addf(&looked, "%s%s", looked.len ? ", " : "", p);
     if (read_trusted(p, &devrt_data, &devrt_size)) snprintf(devrt_path, sizeof devrt_path, "%s", p);
   }
-  if (devrt_data) uk__hash128_hex(uk__hash128(devrt_data, devrt_size), devrt_digest);
+  if (devrt_data && uk__archive_check(devrt_data, devrt_size, devrt_path) != UK_OK) {
+    snprintf(devrt_reason, sizeof devrt_reason, "%s; set UKERN_CUDADEVRT to a good libcudadevrt.a", uk_last_error());
+    uk__error_clear();
+    free(devrt_data);
+    devrt_data = NULL;
+  } else if (devrt_data) uk__hash128_hex(uk__hash128(devrt_data, devrt_size), devrt_digest);
   else
     snprintf(devrt_reason, sizeof devrt_reason,
              "libcudadevrt.a (the device runtime for kernels that launch kernels) not found or not "
@@ -295,6 +301,13 @@ uk_status uk__link_run(const uk__link_job *job, char **image, size_t *size, char
   size_t devrt_n = 0;
   if (job->devrt && (st = uk__link_devrt(&devrt, &devrt_n, NULL)) != UK_OK) return st;
   const char *what = job->what ? job->what : "linking";
+  /* nvJitLink trusts containers' headers: a malformed one crashes or hangs it. */
+  for (int k = 0; k < job->num_inputs; k++) {
+    const uk__link_input *in = &job->inputs[k];
+    char label[160];
+    snprintf(label, sizeof label, "%s: input %d ('%.64s')", what, k, in->name ? in->name : "input");
+    if ((st = uk__image_check(in->kind, in->data, in->size, label)) != UK_OK) return st;
+  }
   char arch_opt[40];
   uk__arch_option(job->arch, arch_opt, sizeof arch_opt);
   const char *stack_opts[16];

@@ -13,10 +13,10 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "runtime/cubin_params.h"
+#include "runtime/image_check.h"
 #include "runtime/link.h"
 #include "runtime/nvrtc_lib.h"
 
-#define FATBIN_MAGIC 0xBA55ED50u
 
 uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
   /* The context's spare object is as new: nothing loaded, no functions, its
@@ -226,7 +226,13 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
 static int is_fatbin(const unsigned char *p, size_t n) {
   if (n < 4) return 0;
   uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return magic == FATBIN_MAGIC;
+  return magic == UK__FATBIN_MAGIC;
+}
+
+/* The driver reads a cubin or fatbin by its headers alone (no size): the
+ * structure must be in bounds first. */
+static uk_status check_binary(const unsigned char *p, size_t n, const char *what) {
+  return uk__cubin_is_elf(p, n) ? uk__elf_check(p, n, 0, UK__ELF_CUDA, what) : uk__fatbin_check(p, n, 0, what);
 }
 
 /* Wraps an image in a module and loads it on the default device now, so a
@@ -259,7 +265,10 @@ uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes,
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: %s is NULL",
                       !ctx ? "ctx" : !image ? "image" : "out");
   const unsigned char *p = image;
-  if (uk__cubin_is_elf(p, bytes) || is_fatbin(p, bytes)) return module_from_bytes(ctx, image, bytes, 0, out);
+  if (uk__cubin_is_elf(p, bytes) || is_fatbin(p, bytes)) {
+    uk_status st = check_binary(p, bytes, "uk_module_from_image");
+    return st != UK_OK ? st : module_from_bytes(ctx, image, bytes, 0, out);
+  }
   const unsigned char *nul = memchr(p, 0, bytes);
   if (!nul)
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: the image is neither a cubin (ELF) "
@@ -307,7 +316,8 @@ uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out
     unsigned char *nul = memchr(data, 0, size);
     if (nul) used = (size_t)(nul - data);
   }
-  st = module_from_bytes(ctx, data, used, !binary, out);
+  if (binary) st = check_binary(data, size, "uk_module_from_file");
+  if (st == UK_OK) st = module_from_bytes(ctx, data, used, !binary, out);
   if (st != UK_OK) uk__error_prefix("loading '%s'", path);
 out:
   fclose(f);

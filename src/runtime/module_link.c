@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "runtime/context.h"
+#include "runtime/image_check.h"
 #include "runtime/link.h"
 #include "runtime/module.h"
 
@@ -206,7 +207,9 @@ static uk_status load_part(uk_context *ctx, const uk_module_options *o, const ch
   p->kind = kinds[in->kind];
   p->data = data;
   p->size = in->kind == UK_LINK_PTX ? size + 1 : size; /* nvJitLink takes PTX with its NUL */
-  return UK_OK;
+  char what[128];
+  snprintf(what, sizeof what, "uk_module_link: inputs[%d] ('%s')", index, p->name);
+  return uk__image_check(p->kind, p->data, p->size, what);
 }
 
 uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_inputs,

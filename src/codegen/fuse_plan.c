@@ -16,6 +16,8 @@
 
 #include "base/error.h"
 #include "codegen/dtype.h"
+#include "codegen/fuse_emit.h"
+#include "codegen/fuse_row.h"
 
 static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, const char *a, const char *b) {
   return uk__error_at(UK_ERR_TYPE, "program", g->text, pos, NULL, fmt, a, b);

@@ -18,7 +18,8 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
-#include "codegen/fuse_plan.h"
+#include "codegen/fuse_row.h"
+#include "codegen/fuse_row_plan.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
@@ -349,9 +350,9 @@ static uk_status row_function(uk_fusion *f, fz_entry *e, int precompile, uk_func
       /* 96 KiB: a 16384-element float32 row (64 KiB), two blocks an SM on
        * sm_80/90; where the opt-in fails, 40 KiB under the default 48 KiB
        * that the reductions' static slots share */
-      e->row_smem = 96 * 1024;
+      e->row_smem = UK_ROW_SMEM_OPT_IN;
       if (uk_function_set_attribute(e->row_fn, UK_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, e->row_smem)) {
-        e->row_smem = 40 * 1024;
+        e->row_smem = UK_ROW_SMEM_DEFAULT;
         uk__error_clear();
       }
       atomic_store_explicit(&e->row_mod, mod, memory_order_release);
@@ -414,22 +415,11 @@ static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const u
   int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
   for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
   for (int d = 0; d < nd - 1; d++) rows *= ms[d];
-  int t = 32;
-  while (t < r->max_threads && (int64_t)t * 8 < n) t *= 2;
-  int block = t >= 64 ? t : 256, rpb = block / t;
-  int64_t grid = (rows + rpb - 1) / rpb;
-  /* kept elements: each input's part rounded up to 16 bytes, as the kernel does */
-  int64_t esize = 0, nkept = 0, nc, rowbytes = 0;
-  for (int j = 0; j < r->nparams; j++)
-    if (r->param[j].kind == UK_ROW_IN) {
-      esize += (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype);
-      nkept++;
-    }
-  nc = esize ? (e->row_smem / rpb - 16 * nkept) / esize : 0;
-  if (nc > n) nc = n;
-  if (nc < 0) nc = 0;
-  for (int j = 0; j < r->nparams; j++)
-    if (r->param[j].kind == UK_ROW_IN) rowbytes += (nc * (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype) + 15) & ~15LL;
+  int kept[UK_FUSE_MAX_INPUTS];
+  uk_row_grid rg;
+  uk__row_grid(rows, n, r->max_threads, kept, uk__row_kept_sizes(p, kept), e->row_smem, &rg);
+  int t = rg.threads;
+  int64_t nc = rg.kept, rowbytes = rg.rowbytes;
   geo[nd] = rows;
   geo[nd + 1] = n;
   geo[nd + 2] = nc;
@@ -464,8 +454,8 @@ static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const u
     args[na++] = st[j];
   }
   args[na++] = geo;
-  uk_grid_launch gl = {{(unsigned)(grid < (1 << 24) ? grid : (1 << 24)), 1, 1}, {(unsigned)block, 1, 1},
-                       (unsigned)(rowbytes * rpb), stream, 0, {0, 0, 0}};
+  uk_grid_launch gl = {{(unsigned)rg.blocks, 1, 1}, {(unsigned)rg.block, 1, 1}, (unsigned)rg.shared, stream, 0,
+                       {0, 0, 0}};
   return uk_function_launch(fn, &gl, args);
 }
 

@@ -19,20 +19,17 @@
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
 #include "codegen/fuse_row.h"
-#include "codegen/fuse_row_plan.h"
 #include "runtime/context.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
-#include "runtime/module.h"
+#include "runtime/row_kernel.h"
 
 typedef struct fz_entry {
   struct fz_entry *next;
   uk_fuse_sig sig;
   uk_fuse_plan *plan;
   void **kernels; /* uk_elementwise * or uk_reduction * per plan kernel */
-  _Atomic(uk_module *) row_mod; /* the row kernel's module, compiled at its first call */
-  uk_function *row_fn;          /* set before row_mod is published, with: */
-  int row_smem;                 /* dynamic shared memory a row kernel's block may take */
+  uk__row_kernel *row; /* the plan's row kernel, or NULL */
 } fz_entry;
 
 struct uk_fusion {
@@ -55,7 +52,7 @@ static void entry_free(fz_entry *e) {
     else uk_elementwise_destroy(e->kernels[k]);
   }
   free(e->kernels);
-  uk_module_destroy(atomic_load(&e->row_mod));
+  uk__row_destroy(e->row);
   uk__fuse_plan_free(e->plan);
   free(e);
 }
@@ -220,7 +217,13 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
       return s;
     }
   }
-  return UK_OK;
+  if (!p->row.source) return UK_OK;
+  uk_status s = uk__row_create(f->ctx, p, (const char *const *)f->options, f->num_options, &e->row);
+  if (s == UK_ERR_INVALID) { /* its parameters do not fit CUDA's limit: the split plan runs */
+    uk__error_clear();
+    s = UK_OK;
+  }
+  return s;
 }
 
 static fz_entry *find(uk_fusion *f, const uk_fuse_sig *sig) {
@@ -324,141 +327,6 @@ static int row_usable(const uk_fusion *f, const uk_fuse_plan *p, const uk_arg *i
   return 1;
 }
 
-/* The row kernel's function, compiled at the first call (precompile:
- * compiled into the caches and dropped; needs no device). */
-static uk_status row_function(uk_fusion *f, fz_entry *e, int precompile, uk_function **fn) {
-  uk_module *mod = atomic_load_explicit(&e->row_mod, memory_order_acquire);
-  if (mod && !precompile) {
-    *fn = e->row_fn;
-    return UK_OK;
-  }
-  const uk_fuse_row *r = &e->plan->row;
-  uk_module_options mo = {0};
-  mo.options = (const char *const *)f->options;
-  mo.num_options = f->num_options;
-  mo.name = r->name;
-  uk_status s = UK_OK;
-  if (precompile) {
-    if (!mod && !(s = uk_module_from_source(f->ctx, r->source, &mo, &mod))) uk_module_destroy(mod);
-    return s;
-  }
-  pthread_mutex_lock(&f->lock);
-  if (!(mod = atomic_load_explicit(&e->row_mod, memory_order_relaxed))) {
-    if (!(s = uk_module_from_source(f->ctx, r->source, &mo, &mod)) && (s = uk_module_function(mod, r->name, &e->row_fn)))
-      uk_module_destroy(mod);
-    if (!s) {
-      /* 96 KiB: a 16384-element float32 row (64 KiB), two blocks an SM on
-       * sm_80/90; where the opt-in fails, 40 KiB under the default 48 KiB
-       * that the reductions' static slots share */
-      e->row_smem = UK_ROW_SMEM_OPT_IN;
-      if (uk_function_set_attribute(e->row_fn, UK_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, e->row_smem)) {
-        e->row_smem = UK_ROW_SMEM_DEFAULT;
-        uk__error_clear();
-      }
-      atomic_store_explicit(&e->row_mod, mod, memory_order_release);
-    }
-  }
-  *fn = e->row_fn;
-  pthread_mutex_unlock(&f->lock);
-  return s;
-}
-
-/* M_INFO for the row kernel: its compile (or cache lookup) described. */
-static uk_status row_info(uk_fusion *f, fz_entry *e, uk_compile_info *info) {
-  const uk_fuse_row *r = &e->plan->row;
-  uk_module_options mo = {0};
-  mo.options = (const char *const *)f->options;
-  mo.num_options = f->num_options;
-  mo.name = r->name;
-  uk_module *mod = NULL;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  uk_status s = uk_module_from_source(f->ctx, r->source, &mo, &mod);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (s) return s;
-  if (!(info->log = strdup(mod->bin->log))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  info->arch = mod->bin->arch;
-  info->is_ptx = mod->bin->is_ptx;
-  info->image_bytes = mod->bin->image_size;
-  info->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-  uk_module_destroy(mod);
-  return s;
-}
-
-/* Byte strides of a over the last nd axes of the map shape (right-aligned;
- * 0 where a broadcasts). per_row: a's row axes, then 0. */
-static void row_strides(const uk_array *a, int nd, int per_row, int64_t *st) {
-  for (int d = 0; d < nd; d++) st[d] = 0;
-  if (per_row) {
-    for (int d = 0; d < nd - 1 && d < a->ndim; d++) st[d] = a->shape[d] == 1 ? 0 : a->strides[d];
-    return;
-  }
-  for (int d = 0; d < a->ndim; d++) st[nd - a->ndim + d] = a->shape[d] == 1 ? 0 : a->strides[d];
-}
-
-/* Launches the row kernel: threads per row for about 8 elements each (a
- * power of two, 32 .. max_threads), a warp per row under 64 (8 rows a
- * block); as much of each row kept in shared memory as row_smem holds. */
-static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const uk_array *outs, const int64_t *shapes,
-                            void *stream, int device) {
-  const uk_fuse_plan *p = e->plan;
-  const uk_fuse_row *r = &p->row;
-  int nd = r->ndim, ldev = -1, pushed = 0;
-  uk_function *fn;
-  uk_status s = uk__launch_enter(f->ctx, stream, &ldev, &pushed);
-  uk__device_leave(pushed);
-  if (!s && ldev != device)
-    s = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", f->name, device,
-                   ldev);
-  if (s || (s = row_function(f, e, 0, &fn))) return s;
-  const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
-  int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
-  for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
-  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
-  int kept[UK_FUSE_MAX_INPUTS];
-  uk_row_grid rg;
-  uk__row_grid(rows, n, r->max_threads, kept, uk__row_kept_sizes(p, kept), e->row_smem, &rg);
-  int t = rg.threads;
-  int64_t nc = rg.kept, rowbytes = rg.rowbytes;
-  geo[nd] = rows;
-  geo[nd + 1] = n;
-  geo[nd + 2] = nc;
-  geo[nd + 3] = rowbytes;
-  geo[nd + 4] = 0;
-  memcpy(&geo[nd + 4], &t, sizeof t);
-  void *args[4 * UK_FUSE_MAX_INPUTS + 1];
-  uint64_t ptr[2 * UK_FUSE_MAX_INPUTS];
-  int64_t st[2 * UK_FUSE_MAX_INPUTS][UK_MAX_NDIM];
-  unsigned char val[2 * UK_FUSE_MAX_INPUTS][16];
-  int na = 0;
-  for (int j = 0; j < r->nparams; j++) {
-    int k = r->param[j].index;
-    if (r->param[j].kind == UK_ROW_SCALAR) {
-      const uk_arg *a = &in[k];
-      unsigned char *v = val[j];
-      memset(v, 0, 16);
-      switch (a->kind) {
-      case UK_ARG_INT: memcpy(v, &a->v.i, 8); break;
-      case UK_ARG_FLOAT: memcpy(v, &a->v.f, 8); break;
-      case UK_ARG_COMPLEX: memcpy(v, a->v.c, 16); break;
-      case UK_ARG_BOOL: v[0] = a->v.b != 0; break;
-      default: memcpy(v, a->v.bytes, uk_dtype_size(a->dtype)); break;
-      }
-      args[na++] = v;
-      continue;
-    }
-    const uk_array *a = r->param[j].kind == UK_ROW_IN ? in[k].v.array : &outs[k];
-    ptr[j] = a->data;
-    row_strides(a, nd, r->param[j].kind == UK_ROW_OUT && r->out_per_row[k], st[j]);
-    args[na++] = &ptr[j];
-    args[na++] = st[j];
-  }
-  args[na++] = geo;
-  uk_grid_launch gl = {{(unsigned)rg.blocks, 1, 1}, {(unsigned)rg.block, 1, 1}, (unsigned)rg.shared, stream, 0,
-                       {0, 0, 0}};
-  return uk_function_launch(fn, &gl, args);
-}
-
 static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
                      mode m, char **source, uk_compile_info *info, int *count) {
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
@@ -522,10 +390,11 @@ static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int
       outs[k].device = device;
     }
   }
-  if (p->row.source && row_usable(f, p, in, outs, sig.out_given, shapes, device)) {
-    if (m == M_CALL) s = row_launch(f, e, in, outs, shapes, stream, device);
-    else if (m == M_PRECOMPILE) s = row_function(f, e, 1, NULL);
-    else if (m == M_INFO) s = row_info(f, e, &all);
+  if (e->row && row_usable(f, p, in, outs, sig.out_given, shapes, device)) {
+    if (m == M_CALL)
+      s = uk__row_call(e->row, in, outs, shapes + (size_t)p->row.map_node * UK_MAX_NDIM, device, stream);
+    else if (m == M_PRECOMPILE) s = uk__row_offline(e->row, device, UK__OFFLINE_PRECOMPILE, NULL);
+    else if (m == M_INFO) s = uk__row_offline(e->row, device, UK__OFFLINE_INFO, &all);
     else if (m == M_SOURCE) {
       uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name, p->row.name);
       uk__sb_add(&src, p->row.source);

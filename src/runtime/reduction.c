@@ -400,7 +400,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   uk__frame f;
   uk__spec *e = NULL;
   const uk_red_loops *R = &pr.loops;
-  if ((st = uk__frame_enter(&f, &k->base, &pr.c, launch ? launch->stream : NULL)) != UK_OK) goto out;
+  if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (R->nout > 0) {
     pr.key.device = f.device;
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
@@ -427,7 +427,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.grid_x, s.nsplit, UK_RED_BLOCK, buf, e->plan.bytes);
+  st = uk__frame_launch(&f, fn, s.grid_x, s.nsplit, UK_RED_BLOCK, 0, buf, e->plan.bytes);
 out:
   if (temp_scratch) {
     uk__context_free(k->base.ctx, count, f.stream);

@@ -2,7 +2,7 @@
  *
  * A call binds its arguments (kernel_args.h), broadcasts and merges the
  * loop, and plans the variant (codegen/ew_plan.h) into a uk_ew_key; the
- * shared stages (kernel_spec.h) map the key to a compiled specialisation
+ * shared stages (kernel_pipeline.h) map the key to a compiled specialisation
  * and the launch frame (launch_frame.h) runs it. The hit path allocates
  * nothing but the outputs the caller asked for and builds no text. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* The stages every generated-kernel kind shares (kernel_spec.h): key to specialisation, compile, offline calls. */
-#include "runtime/kernel_spec.h"
+/* The stages every generated-kernel kind shares (kernel_pipeline.h): key to specialisation, compile, offline calls. */
+#include "runtime/kernel_pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>

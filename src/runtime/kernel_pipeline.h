@@ -10,8 +10,8 @@
  * read (entries are published with release and never removed before the
  * kernel is destroyed), appended under the kernel's mutex: a hit costs a
  * memcmp per entry and takes no lock. */
-#ifndef UK_RUNTIME_KERNEL_SPEC_H
-#define UK_RUNTIME_KERNEL_SPEC_H
+#ifndef UK_RUNTIME_KERNEL_PIPELINE_H
+#define UK_RUNTIME_KERNEL_PIPELINE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

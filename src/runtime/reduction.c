@@ -4,7 +4,7 @@
  * normalises the axes, splits the loop into kept and reduced parts (each
  * merged) and forms a uk_red_key. One program per key holds the one kernel
  * the call's shapes need (red_plan.h, uk__red_group); the strategy and
- * geometry are chosen per call from the merged shapes. The shared stages (kernel_spec.h,
+ * geometry are chosen per call from the merged shapes. The shared stages (kernel_pipeline.h,
  * launch_frame.h) compile, cache and launch it.
  *
  * The device code combines with warp shuffles of its own
@@ -66,7 +66,7 @@ _Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(i
                UK_CALL_STACK_BYTES,
                "UK_CALL_STACK_BYTES");
 
-/* The reduction kind: what the shared stages (kernel_spec.h) call back. */
+/* The reduction kind: what the shared stages (kernel_pipeline.h) call back. */
 
 static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reduction *)kd; }
 

@@ -1,5 +1,5 @@
 /* The fusion row kernel (codegen/fuse_row.h) as a kind of the shared
- * pipeline (kernel_spec.h): one object per planned fusion signature whose
+ * pipeline (kernel_pipeline.h): one object per planned fusion signature whose
  * plan has a row kernel. Its key is the device (the plan fixes the source),
  * its emitter the plan's row source, its argument buffer
  * codegen/fuse_row_plan.h's, its grid uk__row_grid's; a call runs through
@@ -8,7 +8,7 @@
 #define UK_RUNTIME_ROW_KERNEL_H
 
 #include "codegen/fuse_plan.h"
-#include "runtime/kernel_spec.h"
+#include "runtime/kernel_pipeline.h"
 
 typedef struct uk__row_kernel uk__row_kernel;
 

@@ -31,7 +31,9 @@ struct _uk_k {
   struct koff {
 ${koff}
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+${ident_locals}
+    (void)_uk_a;
     return ${identity};
   }
   static __device__ __forceinline__ rt val(const args &_uk_a${val_params}, idx _uk_r) {

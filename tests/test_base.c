@@ -1,5 +1,6 @@
 /* Status table, error detail, dtype table, string builder. */
 #include "base/error.h"
+#include "base/nametab.h"
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
 #include "testutil.h"
@@ -89,8 +90,40 @@ static void test_strbuf(void) {
   uk_free(s);
 }
 
+/* The name table against a plain list: spans (not strings) as keys,
+ * first put wins, growth keeps every entry, prefixes are other names. */
+static void test_nametab(void) {
+  uk_nametab t = {0};
+  CHECK(uk__nametab_find(&t, "x", 1) == NULL);
+  enum { N = 5000 };
+  static char names[N][12];
+  for (int k = 0; k < N; k++) {
+    snprintf(names[k], sizeof names[k], "n%dz", k);
+    int added = -1;
+    int *v = uk__nametab_put(&t, names[k], strlen(names[k]) - 1, k, &added); /* "n<k>", without the z */
+    CHECK(v && *v == k && added == 1);
+  }
+  CHECK(t.count == N && t.cap >= 2 * N && (t.cap & (t.cap - 1)) == 0);
+  int added = -1;
+  int *v = uk__nametab_put(&t, "n17", 3, 99, &added);
+  CHECK(v && *v == 17 && added == 0 && t.count == N);
+  *v = 42; /* the caller may update a value in place */
+  for (int k = 0; k < N; k++) {
+    const int *f = uk__nametab_find(&t, names[k], strlen(names[k]) - 1);
+    CHECK(f && *f == (k == 17 ? 42 : k));
+    if (!f || *f != (k == 17 ? 42 : k)) break;
+  }
+  CHECK(uk__nametab_find(&t, "n1", 1) == NULL);    /* "n": a prefix is another name */
+  CHECK(uk__nametab_find(&t, "n1z", 3) == NULL);
+  CHECK(uk__nametab_find(&t, "", 0) == NULL);
+  CHECK(uk__nametab_put(&t, "", 0, 7, NULL) && *uk__nametab_find(&t, "", 0) == 7); /* empty names are names */
+  uk__nametab_free(&t);
+  CHECK(t.slots == NULL && t.count == 0 && uk__nametab_find(&t, "n1", 2) == NULL);
+}
+
 int main(void) {
   test_status_table();
+  test_nametab();
   test_errors();
   test_dtypes();
   test_strbuf();

@@ -48,14 +48,14 @@ static void test_binding(void) {
   in[1] = uk_arg_array(&yd);
   CHECK_STATUS(uk__bind("squared_diff", &s.in, &s.out, in, 2, &z, 1, &b), UK_ERR_TYPE);
   CHECK_STREQ(uk_last_error(),
-              "squared_diff: input 'y' is float64 but T is float32 (bound by input 'x'); arrays are never cast");
+              "Type is mismatched. squared_diff: input 'y' is float64 but T is float32 (bound by input 'x'); arrays are never cast");
 
   /* a given output binds first */
   uk_array zd = arr(UK_FLOAT64, 0x4000);
   in[1] = uk_arg_array(&y);
   CHECK_STATUS(uk__bind("squared_diff", &s.in, &s.out, in, 2, &zd, 1, &b), UK_ERR_TYPE);
   CHECK_STREQ(uk_last_error(),
-              "squared_diff: input 'x' is float32 but T is float64 (bound by output 'z'); arrays are never cast");
+              "Type is mismatched. squared_diff: input 'x' is float32 but T is float64 (bound by output 'z'); arrays are never cast");
 
   /* only scalars: T unbound */
   in[0] = uk_arg_float(1.5);
@@ -80,7 +80,7 @@ static void test_binding(void) {
   uk_array xi = arr(UK_INT32, 0x1000), yi = arr(UK_INT64, 0x1000), z2[2] = {{0}, {0}};
   uk_arg in2[2] = {uk_arg_array(&xi), uk_arg_array(&yi)};
   CHECK_STATUS(uk__bind("k", &s.in, &s.out, in2, 2, z2, 2, &b), UK_ERR_TYPE);
-  CHECK_STREQ(uk_last_error(), "k: input 'x' is declared float32 but the array is int32 (arrays are never cast)");
+  CHECK_STREQ(uk_last_error(), "Type is mismatched. k: input 'x' is declared float32 but the array is int32 (arrays are never cast)");
   uk_array xf = arr(UK_FLOAT32, 0x1000);
   in2[0] = uk_arg_array(&xf);
   CHECK_STATUS(uk__bind("k", &s.in, &s.out, in2, 2, z2, 2, &b), UK_ERR_TYPE);
@@ -92,10 +92,10 @@ static void test_binding(void) {
   z2[1] = arr(UK_BOOL, 0x6000);
   CHECK_OK(uk__bind("k", &s.in, &s.out, in2, 2, z2, 2, &b));
   CHECK(b.dtype[1] == UK_INT64 && b.dtype[2] == UK_INT64 && b.dtype[3] == UK_BOOL);
-  /* a scalar for a raw parameter */
+  /* a scalar for a raw parameter is a scalar there (CuPy: `raw int32 n` takes an int) */
   in2[1] = uk_arg_int(1);
-  CHECK_STATUS(uk__bind("k", &s.in, &s.out, in2, 2, z2, 2, &b), UK_ERR_INVALID);
-  CHECK_STREQ(uk_last_error(), "k: raw input 'y' needs an array, not a scalar");
+  CHECK_OK(uk__bind("k", &s.in, &s.out, in2, 2, z2, 2, &b));
+  CHECK(!b.is_array[1] && b.dtype[1] == UK_INT64);
   drop(&s);
 }
 
@@ -197,6 +197,84 @@ static void test_scalars(void) {
   }
 }
 
+/* Untyped (Python) integers at each integer dtype's bounds: MAX and MIN
+ * fit, MAX + 1 and MIN - 1 do not (UK_ERR_TYPE naming the value); untyped
+ * floats truncate toward zero first, so MAX + 0.9 fits and MAX + 1.0 does
+ * not. bool takes any integer (nonzero is true). */
+static const struct int_bound {
+  uk_dtype t;
+  int64_t min, max;   /* representable as an untyped int (int64) */
+  int min_1, max_1;   /* MIN - 1 / MAX + 1 exist as int64 (then they must fail) */
+} int_bounds[] = {
+    {UK_INT8, INT8_MIN, INT8_MAX, 1, 1},        {UK_INT16, INT16_MIN, INT16_MAX, 1, 1},
+    {UK_INT32, INT32_MIN, INT32_MAX, 1, 1},     {UK_INT64, INT64_MIN, INT64_MAX, 0, 0},
+    {UK_UINT8, 0, UINT8_MAX, 1, 1},             {UK_UINT16, 0, UINT16_MAX, 1, 1},
+    {UK_UINT32, 0, UINT32_MAX, 1, 1},           {UK_UINT64, 0, INT64_MAX, 1, 0},
+};
+
+/* v as dtype t read back as int64 (t's bytes, sign- or zero-extended). */
+static int64_t stored(uk_dtype t, const unsigned char *b) {
+  int64_t v = 0;
+  size_t n = uk_dtype_size(t);
+  int is_signed = t == UK_INT8 || t == UK_INT16 || t == UK_INT32 || t == UK_INT64;
+  for (size_t k = 0; k < n; k++) v |= (int64_t)((uint64_t)b[k] << (8 * k));
+  if (is_signed && n < 8 && (b[n - 1] & 0x80)) v |= (int64_t)(~(uint64_t)0 << (8 * n));
+  return v;
+}
+
+static void convert_fits(uk_dtype t, uk_arg a, int64_t want) {
+  unsigned char out[16];
+  memset(out, 0xA5, sizeof out);
+  CHECK_OK(uk__scalar_convert(&a, t, "v", out));
+  if (stored(t, out) != want) {
+    fprintf(stderr, "%s: stored %lld, want %lld\n", uk_dtype_name(t), (long long)stored(t, out), (long long)want);
+    CHECK(!"stored value");
+  }
+}
+
+static void convert_fails(uk_dtype t, uk_arg a, const char *value) {
+  unsigned char out[16];
+  CHECK_STATUS(uk__scalar_convert(&a, t, "v", out), UK_ERR_TYPE);
+  char want[128];
+  snprintf(want, sizeof want, "%s is out of range for %s parameter 'v'", value, uk_dtype_name(t));
+  if (!strncmp(value, "cannot", 6)) snprintf(want, sizeof want, "%s to %s for 'v'", value, uk_dtype_name(t));
+  CHECK_CONTAINS(uk_last_error(), want);
+}
+
+static void test_int_bounds(void) {
+  char v[64];
+  for (size_t j = 0; j < sizeof int_bounds / sizeof int_bounds[0]; j++) {
+    const struct int_bound *c = &int_bounds[j];
+    convert_fits(c->t, uk_arg_int(c->max), c->max);
+    convert_fits(c->t, uk_arg_int(c->min), c->min);
+    if (c->max_1) {
+      snprintf(v, sizeof v, "%lld", (long long)c->max + 1);
+      convert_fails(c->t, uk_arg_int(c->max + 1), v);
+    }
+    if (c->min_1) {
+      snprintf(v, sizeof v, "%lld", (long long)c->min - 1);
+      convert_fails(c->t, uk_arg_int(c->min - 1), v);
+    }
+    if (c->max < ((int64_t)1 << 52)) { /* exact in a double: floats truncate, then must fit */
+      convert_fits(c->t, uk_arg_float((double)c->max + 0.9), c->max);
+      convert_fits(c->t, uk_arg_float((double)c->min - 0.9), c->min);
+      snprintf(v, sizeof v, "%g", (double)c->max + 1);
+      convert_fails(c->t, uk_arg_float((double)c->max + 1), v);
+      snprintf(v, sizeof v, "%g", (double)c->min - 1);
+      convert_fails(c->t, uk_arg_float((double)c->min - 1), v);
+    }
+    /* typed scalars wrap like a C cast: MAX + 1 of int64 becomes MIN */
+    if (c->max_1 && c->t != UK_UINT64) {
+      int64_t big = c->max + 1;
+      convert_fits(c->t, uk_arg_typed(UK_INT64, &big), c->min == 0 ? 0 : c->min);
+    }
+  }
+  /* bool takes any integer */
+  convert_fits(UK_BOOL, uk_arg_int(INT64_MIN), 1);
+  convert_fits(UK_BOOL, uk_arg_int(256), 1);
+  convert_fits(UK_BOOL, uk_arg_int(0), 0);
+}
+
 static void test_textures(void) {
   uk_binding b;
   sig s = parse("U t, T x", "T z");
@@ -227,5 +305,6 @@ int main(void) {
   test_binding();
   test_textures();
   test_scalars();
+  test_int_bounds();
   return ut_finish("test_bind");
 }

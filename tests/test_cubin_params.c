@@ -1,4 +1,4 @@
-/* The cubin reader (uk__cubin_params, uk__cubin_find_kernel) on a small
+/* The cubin reader (uk__cubin_params, uk__cubin_find_kernel, uk__cubin_attribute) on a small
  * cubin built here byte by byte, laid out as ptxas lays one out: exact
  * layouts from both record formats, kernels told from device functions,
  * then every truncation, every single-byte corruption and random multi-byte
@@ -152,6 +152,12 @@ static uk_status read_params(const image *im, size_t n, const char *kernel, int 
   uk__cubin_list_kernels(t, n, &sb);
   CHECK(sb.len > 0);
   uk__sb_release(&sb);
+  for (int a = 0; a < UK_ATTR_COUNT_; a++) { /* the attribute reader on the same bytes */
+    int v = -1;
+    uk_status sa = uk__cubin_attribute(t, n, kernel, (uk_function_attr)a, &v);
+    CHECK(sa == UK_OK || sa == UK_ERR_NOT_FOUND || sa == UK_ERR_INVALID);
+    CHECK(sa != UK_OK || v >= 0);
+  }
   uk_status st = uk__cubin_params(t, n, kernel, count, ps); /* last: its message is the one kept */
   free(t);
   return st;

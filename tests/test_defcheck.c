@@ -1,5 +1,5 @@
 /* Issue 9 item 8: definition code checked at create time, without NVRTC:
- * balanced brackets, closed comments and literals, no '#' outside the
+ * balanced brackets, closed comments and literals, directives only at line starts (elementwise) or in the
  * preamble, each error with field, line:column and caret. Through the
  * public create calls (and uk__defcheck for the cases they share). */
 #include "codegen/defcheck.h"
@@ -68,12 +68,30 @@ int main(void) {
            "operation:2:10: unterminated string literal\n      printf(\"z = %f\n             ^");
   ew_fails("z = 'x", NULL, NULL, "operation:1:5: unterminated character literal\n    z = 'x\n        ^");
   ew_fails("z = R\"d(x)\"", NULL, NULL, "operation:1:5: unterminated raw string literal\n    z = R\"d(x)\"\n        ^");
-  ew_fails("#include <math.h>\nz = x", NULL, NULL,
-           "operation:1:1: '#' outside the preamble\n    #include <math.h>\n    ^\n"
-           "hint: preprocessor directives (#include, #define, ...) belong in the preamble");
+  /* directives start a line of their own (CuPy's searchsorted kernels use them) */
+  ew_ok("#include <cuda_fp16.h>\nz = x");
+  ew_ok("  #if defined(X) && (Y\n z = x;\n#else\n  z = -x;\n  %:endif");
+  ew_ok("#define Q(a) ((a) \\\n  + 1\nz = Q(x)");
+  {
+    uk_elementwise_options o;
+    memset(&o, 0, sizeof o);
+    o.loop_prep = "#pragma unroll 1\nint n = 0";
+    o.after_loop = "#ifdef Z\nn++;\n#endif";
+    uk_elementwise *k = NULL;
+    CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x", "good", &o, &k));
+    uk_elementwise_destroy(k);
+  }
   ew_fails("z = x; %:define Q", NULL, NULL,
-           "operation:1:8: '%:' outside the preamble\n    z = x; %:define Q\n           ^\n"
-           "hint: preprocessor directives (#include, #define, ...) belong in the preamble");
+           "operation:1:8: '%:' inside a line\n    z = x; %:define Q\n           ^\n"
+           "hint: a preprocessor directive starts a line of its own");
+  ew_fails("z = x # 1", NULL, NULL,
+           "operation:1:7: '#' inside a line\n    z = x # 1\n          ^\n"
+           "hint: a preprocessor directive starts a line of its own");
+  ew_fails("##x\nz = x", NULL, NULL,
+           "operation:1:1: '##' inside a line\n    ##x\n    ^\n"
+           "hint: a preprocessor directive starts a line of its own");
+  ew_fails("#if 1\nz = (x\n#endif", NULL, NULL,
+           "operation:2:5: '(' is never closed (expected ')')\n    z = (x\n        ^");
   ew_fails("z = x <% w = 1; )", NULL, NULL,
            "operation:1:17: ')' does not close '{' (opened at operation:1:7); expected '}'\n"
            "    z = x <% w = 1; )\n                    ^");

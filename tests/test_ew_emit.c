@@ -108,12 +108,12 @@ static void errors(void) {
   l.size = 10;
   CHECK_STATUS(uk_elementwise_source(sq, in, 2, &za, 1, &l, &src), UK_ERR_SHAPE);
   CHECK_STREQ(uk_last_error(),
-              "squared_diff: size is given (10) but input 'x' is not raw: size is only for kernels whose array "
-              "arguments are all raw (pass size = -1 or 0)");
+              "Specified 'size' can be used only if all of the ndarray are 'raw'. squared_diff: size is given (10) "
+              "but input 'x' is not raw (pass size = -1 or 0)");
   l.size = -1;
   in[0] = uk_arg_array(&y);
   CHECK_STATUS(uk_elementwise_source(raw, in, 1, &za, 1, &l, &src), UK_ERR_SHAPE);
-  CHECK_STREQ(uk_last_error(), "raw_only: loop size is undecided: pass size");
+  CHECK_STREQ(uk_last_error(), "Loop size is undecided. raw_only: no non-raw array gives the loop shape: pass size");
   /* arrays on different devices */
   uk_array y1 = y;
   y1.device = 1;
@@ -126,7 +126,7 @@ static void errors(void) {
   in[1] = uk_arg_array(&yd);
   CHECK_STATUS(uk_elementwise_source(sq, in, 2, &za, 1, &l, &src), UK_ERR_TYPE);
   CHECK_STREQ(uk_last_error(),
-              "squared_diff: input 'y' is float64 but T is float32 (bound by input 'x'); arrays are never cast");
+              "Type is mismatched. squared_diff: input 'y' is float64 but T is float32 (bound by input 'x'); arrays are never cast");
   /* scalars: range-checked into the resolved type */
   uk_array yu = arr(0x20000, UK_UINT8, 1, s4, NULL);
   in[0] = uk_arg_array(&yu);

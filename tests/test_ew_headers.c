@@ -82,9 +82,9 @@ static void test_includes(void) {
 /* PTX of `src` (compute_90, -minimal as ukern compiles these), with the
  * embedded headers; NULL on failure (the log is printed). */
 static char *ptx_of(const char *src) {
-  const char *hs[16], *hn[16];
+  const char *hs[32], *hn[32];
   int nh = 0;
-  for (int k = 0; k < uk__embedded_header_count && nh < 16; k++, nh++) {
+  for (int k = 0; k < uk__embedded_header_count && nh < 32; k++, nh++) {
     hs[nh] = uk__embedded_headers[k].data;
     hn[nh] = uk__embedded_headers[k].name;
   }

@@ -12,8 +12,8 @@ typedef struct ew_case {
   uk_dtype dtype;            /* of every parameter */
   int ndim;
   int64_t shape[2];
-  int64_t strides[3][2];     /* per loop operand (parameters in order) */
-  uint64_t data[3];          /* per parameter */
+  int64_t strides[8][2];     /* per loop operand (parameters in order) */
+  uint64_t data[8];          /* per parameter */
   int block, sm;
   /* expected */
   int variant, vec, index64;
@@ -21,35 +21,66 @@ typedef struct ew_case {
   int tile_fast;
   int64_t blocks;
   int threads;
+  const char *loop_prep; /* NULL: none */
 } ew_case;
 
 static const ew_case cases[] = {
     {"f32 contiguous, aligned: x4 vectors", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {1000},
-     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256, NULL},
     {"f32 contiguous, x misaligned: scalar loop", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {1000},
-     {{4}, {4}, {4}}, {A16 + 4, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 4, 256},
+     {{4}, {4}, {4}}, {A16 + 4, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 4, 256, NULL},
     {"f64 contiguous: x2 vectors, block 128", "T x, T y", "T z", "z = x + y", UK_FLOAT64, 1, {1001},
-     {{8}, {8}, {8}}, {A16, A16, 0}, 128, 132, UK_EW_VEC, 2, 0, 0, 0, 0, 4, 128},
+     {{8}, {8}, {8}}, {A16, A16, 0}, 128, 132, UK_EW_VEC, 2, 0, 0, 0, 0, 4, 128, NULL},
     {"broadcast y: hoisted, still vectorised", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {4096},
-     {{4}, {0}, {4}}, {A16, A16 + 4, A16}, 0, 132, UK_EW_VEC, 4, 0, 2, 0, 0, 4, 256},
+     {{4}, {0}, {4}}, {A16, A16 + 4, A16}, 0, 132, UK_EW_VEC, 4, 0, 2, 0, 0, 4, 256, NULL},
     {"a tail shorter than a vector", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {5},
-     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256, NULL},
     {"0-d", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 0, {0},
-     {{0}, {0}, {0}}, {A16, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 1, 256},
+     {{0}, {0}, {0}}, {A16, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 1, 256, NULL},
     {"2-d strided, narrow rows: no tiles", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {100, 3},
-     {{40, 4}, {12, 4}, {12, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 2, 256},
+     {{40, 4}, {12, 4}, {12, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 2, 256, NULL},
     {"1-d strided: grid capped at 8 waves", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {100000000},
-     {{8}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 132 * 8 * 8, 256},
+     {{8}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 132 * 8 * 8, 256, NULL},
     {"transposed x: tiled, x staged", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {64, 64},
-     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_TILED, 1, 0, 0, 1, 1, 4, 256},
+     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_TILED, 1, 0, 0, 1, 1, 4, 256, NULL},
     {"transposed x, block 128: strided", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {64, 64},
-     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 128, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 32, 128},
+     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 128, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 32, 128, NULL},
     {"transposed x, operation returns: strided", "T x, T y", "T z", "if (x > 0) return; z = y", UK_FLOAT32, 2,
-     {64, 64}, {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256},
+     {64, 64}, {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256, NULL},
     {"3e9 elements: 64-bit index", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1, {3000000000ll},
-     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 1, 0, 0, 0, 2929688, 256},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 1, 0, 0, 0, 2929688, 256, NULL},
+    /* The tiles of staged operands share 48 KiB of static shared memory: a
+     * complex128 tile is 16 * 32 * 33 = 16896 bytes. Lanes run along the
+     * output's fast axis (axis 1) when the votes tie. */
+    {"two complex128 transposed against the rest: 33 KiB of tiles, tiled", "T x, T y, T a", "T z",
+     "z = x + y + a", UK_COMPLEX128, 2, {64, 64}, {{16, 1024}, {16, 1024}, {1024, 16}, {1024, 16}},
+     {A16, A16, A16, A16}, 0, 132, UK_EW_TILED, 1, 0, 0, 3, 1, 4, 256, NULL},
+    {"three complex128 transposed against the rest: 49.5 KiB of tiles, strided", "T x, T y, T w, T a, T b", "T z",
+     "z = x + y + w + a + b", UK_COMPLEX128, 2, {64, 64},
+     {{16, 1024}, {16, 1024}, {16, 1024}, {1024, 16}, {1024, 16}, {1024, 16}}, {A16, A16, A16, A16, A16, A16}, 0,
+     132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256, NULL},
+    {"three float64 transposed against the rest: 24.75 KiB of tiles, tiled", "T x, T y, T w, T a, T b", "T z",
+     "z = x + y + w + a + b", UK_FLOAT64, 2, {64, 64},
+     {{8, 512}, {8, 512}, {8, 512}, {512, 8}, {512, 8}, {512, 8}}, {A16, A16, A16, A16, A16, A16}, 0, 132,
+     UK_EW_TILED, 1, 0, 0, 7, 1, 4, 256, NULL},
     {"offsets past 2^31: 64-bit strided", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {2, 1000},
-     {{4000000000ll, 4}, {4000, 4}, {4000, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 1, 0, 0, 0, 8, 256},
+     {{4000000000ll, 4}, {4000, 4}, {4000, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 1, 0, 0, 0, 8, 256, NULL},
+    /* CuPy's loop (one element per thread, in order) where per-thread state or _ind.get() is seen */
+    {"loop_prep: contiguous, no vectors", "T x, T y", "T z", "z = x + c; c += 1", UK_FLOAT32, 1, {1000},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 0, 0, 0, 4, 256, "T c = 0"},
+    {"loop_prep: 1-d strided, one thread per element (no wave cap)", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 1,
+     {100000000}, {{8}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 390625, 256, "int n = 0"},
+    {"loop_prep, transposed x: strided, not tiled", "T x, T y", "T z", "z = x + y", UK_FLOAT32, 2, {64, 64},
+     {{4, 256}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256, "int n = 0"},
+    {"_ind.get() on a contiguous 2-d loop: strided (per-axis index)", "T x, T y", "T z", "z = x + _ind.get()[1]",
+     UK_FLOAT32, 2, {64, 64}, {{256, 4}, {256, 4}, {256, 4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0,
+     16, 256, NULL},
+    {"_ind.size() only: vectorised as ever", "T x, T y", "T z", "z = x + _ind.size()", UK_FLOAT32, 1, {1000},
+     {{4}, {4}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_VEC, 4, 0, 0, 0, 0, 1, 256, NULL},
+    {"_non_const x, broadcast y: contiguous, y hoisted", "_non_const T x, T y", "T z", "x = y; z = x", UK_FLOAT32, 1,
+     {4096}, {{4}, {0}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_CONTIG, 1, 0, 2, 0, 0, 16, 256, NULL},
+    {"_non_const broadcast y: strided (written through its stride)", "T x, _non_const T y", "T z", "y = x; z = x",
+     UK_FLOAT32, 1, {4096}, {{4}, {0}, {4}}, {A16, A16, A16}, 0, 132, UK_EW_STRIDED, 1, 0, 0, 0, 0, 16, 256, NULL},
 };
 
 static void run_case(const ew_case *c) {
@@ -60,6 +91,7 @@ static void run_case(const ew_case *c) {
   memset(&k, 0, sizeof k);
   k.name = "k";
   k.operation = c->op;
+  k.loop_prep = c->loop_prep;
   k.in = &in;
   k.out = &out;
   uk__ew_scan(&k);

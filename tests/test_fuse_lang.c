@@ -164,6 +164,46 @@ static void weak_ints(void) {
   uk_fusion_destroy(f);
 }
 
+/* Python integers at each integer dtype's bounds (NEP 50), as literals
+ * (folded, checked when planned) and as scalar inputs (checked per call):
+ * MAX and MIN fit, MAX + 1 and MIN - 1 are out of bounds. */
+static void weak_int_bounds(void) {
+  static const struct {
+    uk_dtype t;
+    const char *name;
+    int64_t min, max;
+    int min_1, max_1; /* MIN - 1 / MAX + 1 exist as int64 */
+  } b[] = {
+      {UK_INT8, "int8", INT8_MIN, INT8_MAX, 1, 1},        {UK_INT16, "int16", INT16_MIN, INT16_MAX, 1, 1},
+      {UK_INT32, "int32", INT32_MIN, INT32_MAX, 1, 1},    {UK_INT64, "int64", INT64_MIN, INT64_MAX, 0, 0},
+      {UK_UINT8, "uint8", 0, UINT8_MAX, 1, 1},            {UK_UINT16, "uint16", 0, UINT16_MAX, 1, 1},
+      {UK_UINT32, "uint32", 0, UINT32_MAX, 1, 1},         {UK_UINT64, "uint64", 0, INT64_MAX, 1, 0},
+  };
+  int64_t s7[1] = {7};
+  for (size_t j = 0; j < sizeof b / sizeof b[0]; j++) {
+    uk_array x = arr(b[j].t, 1, s7, 256);
+    int64_t v[4] = {b[j].max, b[j].min, b[j].max + (b[j].max_1 ? 1 : 0), b[j].min - (b[j].min_1 ? 1 : 0)};
+    for (int k = 0; k < 4; k++) {
+      int fits = k < 2 || (k == 2 && !b[j].max_1) || (k == 3 && !b[j].min_1);
+      char prog[96], want[128];
+      /* INT64_MIN has no literal: -INT64_MAX - 1 folds to it */
+      if (v[k] == INT64_MIN) snprintf(prog, sizeof prog, "z = x + (-%lld - 1)", (long long)INT64_MAX);
+      else snprintf(prog, sizeof prog, "z = x + %lld", (long long)v[k]);
+      snprintf(want, sizeof want, "Python integer %lld out of bounds for %s", (long long)v[k], b[j].name);
+      uk_arg in[2] = {uk_arg_array(&x), uk_arg_int(v[k])};
+      uk_fusion *f = make("x, a", "z", prog);
+      uk_free(source(f, in, 2, 1, fits ? UK_OK : UK_ERR_TYPE));
+      if (!fits) CHECK_CONTAINS(uk_last_error(), want);
+      uk_fusion_destroy(f);
+      f = make("x, a", "z", "z = a - x");
+      uk_free(source(f, in, 2, 1, fits ? UK_OK : UK_ERR_TYPE));
+      snprintf(want, sizeof want, "Python integer %lld (input 'a') out of bounds for %s", (long long)v[k], b[j].name);
+      if (!fits) CHECK_CONTAINS(uk_last_error(), want);
+      uk_fusion_destroy(f);
+    }
+  }
+}
+
 static int kernels(const char *ins, const char *prog, const uk_arg *in, int nin) {
   uk_fusion *f = make(ins, "z", prog);
   int n = -1;
@@ -354,6 +394,7 @@ int main(void) {
   syntax_errors();
   call_errors();
   weak_ints();
+  weak_int_bounds();
   plans();
   sources();
   builder();

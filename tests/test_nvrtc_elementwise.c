@@ -208,6 +208,65 @@ static void other_cases(void) {
   uk_elementwise_destroy(k);
 }
 
+/* Definitions written for CuPy (issue 23): what its kernels rely on compiles. */
+static void cupy_cases(void) {
+  int64_t n1[] = {1000}, s2[] = {3, 4}, d2[] = {5, 2};
+  uk_array x = arr(0x10000, UK_FLOAT32, 1, n1, NULL), z;
+  uk_array src = arr(0x10000, UK_FLOAT32, 2, s2, NULL), idx = arr(0x20000, UK_INT64, 2, s2, NULL);
+  uk_array dst = arr(0x30000, UK_INT64, 2, d2, NULL);
+  uk_elementwise_options o;
+  uk_elementwise *k = NULL;
+  uk_arg in[3] = {uk_arg_array(&x), uk_arg_int(3), uk_arg_array(&x)};
+  /* loop_prep: a brace initialiser with no ';' and state the operation updates */
+  memset(&o, 0, sizeof o);
+  o.loop_prep = "const double step { 1.0 / (_ind.size() - 1) }; double run { 0 }";
+  o.after_loop = "(void)run";
+  memset(&z, 0, sizeof z);
+  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x * step + run; run += 1", "cupy_prep", &o, &k));
+  compile_call(k, in, 1, &z, 1, -1, "variant: contiguous", "cupy loop_prep");
+  uk_elementwise_destroy(k);
+  /* directives inside the operation; M_PI and thrust::complex as CuPy's kernels see them */
+  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z",
+                                 "#if __CUDA_ARCH__ >= 900\n  z = x * M_PI;\n#else\n  z = -x;\n#endif\n"
+                                 "z += thrust::abs(thrust::complex<T>(x, 1))",
+                                 "cupy_directives", NULL, &k));
+  memset(&z, 0, sizeof z);
+  compile_call(k, in, 1, &z, 1, -1, "#include <cupy/carray.cuh>", "cupy directives");
+  uk_elementwise_destroy(k);
+  /* raw int32 given a scalar; an early return keeps the outputs by reference */
+  CHECK_OK(uk_elementwise_create(ctx, "T x, raw int32 n", "T z", "if (x < 0) return; z = x + n", "cupy_rawscalar",
+                                 NULL, &k));
+  memset(&z, 0, sizeof z);
+  compile_call(k, in, 2, &z, 1, -1, "T &z = _uk_p_z[_uk_j];", "cupy raw scalar");
+  uk_elementwise_destroy(k);
+  /* CArray and CIndexer members: CuPy's nonzero kernel, unmerged 2-d loop */
+  memset(&o, 0, sizeof o);
+  o.no_reduce_dims = 1;
+  in[0] = uk_arg_array(&src);
+  in[1] = uk_arg_array(&idx);
+  uk_array out = dst;
+  CHECK_OK(uk_elementwise_create(ctx, "T src, S index", "raw U dst",
+                                 "if (src != 0) {\n"
+                                 "  for (int j = 0; j < _ind.ndim; j++) {\n"
+                                 "    ptrdiff_t ind[] = {index - 1, j};\n"
+                                 "    dst[ind] = _ind.get()[j];\n"
+                                 "  }\n"
+                                 "}\n"
+                                 "using idx_t = decltype(dst)::index_t;\n"
+                                 "const ptrdiff_t *sh = dst.shape(), *st = dst.strides();\n"
+                                 "if (dst.ndim == 2 && !decltype(dst)::c_contiguous) dst[{(idx_t)0, (idx_t)1}] = sh[0] + st[1] + dst.size();",
+                                 "cupy_nonzero", &o, &k));
+  compile_call(k, in, 2, &out, 1, -1, "ukern::ew_indexer<2> _ind(_uk_size);", "cupy CArray/CIndexer");
+  uk_elementwise_destroy(k);
+  /* _non_const: the input is written back */
+  in[0] = uk_arg_array(&x);
+  CHECK_OK(uk_elementwise_create(ctx, "_non_const T x, T y", "T z", "z = x; x = y", "cupy_nonconst", NULL, &k));
+  in[1] = uk_arg_array(&x);
+  memset(&z, 0, sizeof z);
+  compile_call(k, in, 2, &z, 1, -1, "_uk_p_x[_uk_j] = x;", "cupy _non_const");
+  uk_elementwise_destroy(k);
+}
+
 int main(void) {
   uk_options opts;
   memset(&opts, 0, sizeof opts);
@@ -218,6 +277,7 @@ int main(void) {
   double t0 = now_ms();
   for (int t = 0; t < UK_DTYPE_COUNT_; t++) dtype_cases((uk_dtype)t);
   other_cases();
+  cupy_cases();
   printf("%d NVRTC compiles in %.0f ms (slowest %.1f ms)\n", compiles, now_ms() - t0, slowest_ms);
   uk_context_destroy(ctx);
   return ut_finish("test_nvrtc_elementwise");

@@ -185,6 +185,13 @@ int main(void) {
   case_of("raw leading", &rd, UK_FLOAT32, 2, s2, ax0, 1, 1, &wa, 1, "red_cols(");
   uk_reduction_spec cx = spec("T x", "T y", "x * conj(x)", "a + b", "y = a", "0", NULL, NULL);
   case_of("complex128 full", &cx, UK_COMPLEX128, 2, s2, NULL, 0, 1, NULL, 0, "red_g(");
+  /* CuPy's first_nonzero: the identity names a scalar parameter; map_expr uses _j
+   * (rows and columns: both strategies pass it) */
+  uk_reduction_spec fz = spec("T data, int64 len", "int64 y", "data == T(0) ? len : _j", "min(a, b)", "y = a", "len",
+                              NULL, NULL);
+  uk_arg len = uk_arg_int(64 * 96);
+  case_of("first_nonzero rows", &fz, UK_FLOAT32, 2, s2, ax1, 1, 1, &len, 1, "const long long len = _uk_a.len;");
+  case_of("first_nonzero columns", &fz, UK_FLOAT32, 2, s2, ax0, 1, 1, &len, 1, "(long long)(_uk_ko._uk_o + _uk_k)");
   printf("total %.1f s\n", (now_ms() - t0) / 1e3);
   uk_context_destroy(ctx);
   precompile_then_hit();

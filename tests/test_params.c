@@ -5,7 +5,8 @@
  *   line 1: the `what` (in_params or out_params)
  *   line 2: the text; \n \t \r \\ escapes; wrap in "..." to keep edge white space
  *           ("" is the empty text)
- *   then:   one line per parsed parameter ("raw T y", "float32 alpha"), or
+ *   then:   one line per parsed parameter ("raw T y", "float32 alpha",
+ *           "raw _non_const T w"), or
  *           "(none)" for an empty list, or
  *           "error UK_ERR_X" followed by the exact uk_last_error() lines
  *           (the same escapes apply). */
@@ -65,7 +66,8 @@ static void describe(const uk_paramlist *l, char *buf, size_t n) {
     char type[32];
     if (p->is_placeholder) snprintf(type, sizeof type, "%c", p->placeholder);
     else snprintf(type, sizeof type, "%s", uk_dtype_name(p->dtype));
-    used += (size_t)snprintf(buf + used, n - used, "%s%s %s\n", p->is_raw ? "raw " : "", type, p->name);
+    used += (size_t)snprintf(buf + used, n - used, "%s%s%s %s\n", p->is_raw ? "raw " : "",
+                             p->is_non_const ? "_non_const " : "", type, p->name);
   }
 }
 
@@ -191,12 +193,12 @@ static void test_check_kernel(void) {
   CHECK_STATUS(check_kernel("T x", "T y", ""), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "kernel name is empty: use a C identifier such as 'my_kernel'");
   CHECK_STATUS(check_kernel("T x", "T y", "2x"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:1: invalid kernel name '2x'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:1: Invalid kernel name '2x'\n"
                                "    2x\n"
                                "    ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");
   CHECK_STATUS(check_kernel("T x", "T y", "my-kernel"), UK_ERR_SYNTAX);
-  CHECK_STREQ(uk_last_error(), "name:1:3: invalid kernel name 'my-kernel'\n"
+  CHECK_STREQ(uk_last_error(), "name:1:3: Invalid kernel name 'my-kernel'\n"
                                "    my-kernel\n"
                                "      ^\n"
                                "hint: a name is a C identifier: letters, digits and '_', not starting with a digit");
@@ -248,17 +250,24 @@ static void test_positions(void) {
   CHECK_STATUS(uk__params_parse("T", NULL, &l), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "params:1:2: expected a parameter name after type 'T'\n    T\n     ^");
 
-  /* many parameters: the lists grow */
+  /* many parameters: the lists grow, up to UK_MAX_PARAMETERS */
   char big[4096];
   size_t used = 0;
-  for (int k = 0; k < 200; k++) used += (size_t)snprintf(big + used, sizeof big - used, "%sT x%d", k ? ", " : "", k);
+  for (int k = 0; k < UK_MAX_PARAMETERS; k++)
+    used += (size_t)snprintf(big + used, sizeof big - used, "%sT x%d", k ? ", " : "", k);
   CHECK_OK(uk__params_parse(big, "in_params", &l));
-  CHECK(l.count == 200);
-  if (l.count == 200) CHECK_STREQ(l.items[199].name, "x199");
+  CHECK(l.count == UK_MAX_PARAMETERS);
+  if (l.count == UK_MAX_PARAMETERS) CHECK_STREQ(l.items[63].name, "x63");
   uk__params_free(&l);
-  big[used - 1] = '8'; /* "x198" twice */
+  big[used - 1] = '2'; /* "x62" twice */
   CHECK_STATUS(uk__params_parse(big, "in_params", &l), UK_ERR_SYNTAX);
-  CHECK_CONTAINS(uk_last_error(), "duplicate parameter name 'x198' (first at in_params:1:");
+  CHECK_CONTAINS(uk_last_error(), "duplicate parameter name 'x62' (first at in_params:1:");
+  /* one more: refused where it starts, whatever follows */
+  big[used - 1] = '3';
+  snprintf(big + used, sizeof big - used, ", T x64, garbage here");
+  CHECK_STATUS(uk__params_parse(big, "in_params", &l), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "in_params:1:439: too many parameters (more than UK_MAX_PARAMETERS, 64)");
+  CHECK(l.count == 0 && l.items == NULL);
 }
 
 static void test_lexer(void) {

@@ -218,7 +218,7 @@ static void call_errors(void) {
   l.axes = ax1;
   l.num_axes = 1;
   CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
-  CHECK_STREQ(uk_last_error(), "rmax: zero-size reduction with no identity");
+  CHECK_STREQ(uk_last_error(), "zero-size array to reduction operation rmax which has no identity");
   l.axes = ax0; /* (4, 0) reduced along axis 0: no output elements, no error */
   CHECK_OK(uk_reduction_source(mx, in, 1, y, 1, &l, &src));
   uk_free(src);
@@ -227,7 +227,7 @@ static void call_errors(void) {
   l.axes = dup;
   l.num_axes = 2;
   CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
-  CHECK_STREQ(uk_last_error(), "rmax: axis -3 is repeated in axes (axis 0)");
+  CHECK_STREQ(uk_last_error(), "rmax: axis -3 is repeated in axes (axis 0): duplicate value in 'axis'");
   l.axes = oob;
   l.num_axes = 1;
   CHECK_STATUS(uk_reduction_source(mx, in, 1, y, 1, &l, &src), UK_ERR_SHAPE);
@@ -274,6 +274,51 @@ static void call_errors(void) {
   uk_reduction_destroy(view);
 }
 
+/* identity '' (or blank) is no identity, as in CuPy; reduce_type written
+ * as a NumPy name or code is its C type; C spellings stay C (float is
+ * float, not NumPy's float64). */
+static void spec_forms(void) {
+  int64_t s2[] = {4, 0}, s3[] = {4, 6};
+  uk_array e = arr(0x100000, UK_FLOAT32, 2, s2), x = arr(0x100000, UK_FLOAT32, 2, s3);
+  uk_arg ine[1] = {uk_arg_array(&e)}, inx[1] = {uk_arg_array(&x)};
+  uk_array y[1];
+  uk_reduce_launch l;
+  memset(&l, 0, sizeof l);
+  int ax1[] = {1};
+  l.axes = ax1;
+  l.num_axes = 1;
+  static const char *const blanks[] = {"", "  ", "\t\n"};
+  for (int j = 0; j < 3; j++) {
+    uk_reduction *k = mk("T x", "T y", "x", "max(a, b)", "y = a", blanks[j], "rmax", NULL, NULL);
+    char *src = NULL;
+    memset(y, 0, sizeof y);
+    CHECK_STATUS(uk_reduction_source(k, ine, 1, y, 1, &l, &src), UK_ERR_SHAPE);
+    CHECK_STREQ(uk_last_error(), "zero-size array to reduction operation rmax which has no identity");
+    memset(y, 0, sizeof y);
+    src = source(k, inx, 1, y, 1, ax1, 1);
+    CHECK_CONTAINS(src, "static const bool has_identity = false;");
+    CHECK_CONTAINS(src, "// reduce type: T; identity: none");
+    uk_free(src);
+    uk_reduction_destroy(k);
+  }
+  static const struct {
+    const char *rtype, *want;
+  } types[] = {{"float32", "float"},         {" float64 ", "double"}, {"f4", "float"},
+               {"f8", "double"},             {"int64", "long long"},  {"i8", "long long"},
+               {"c16", "ukern::complex<double>"}, {"bf16", "ukern::bfloat16"}, {"uint32", "unsigned int"},
+               {"float", "float"},           {"double", "double"},    {"int", "int"},
+               {"T", "T"},                   {"", "float"},           {"   ", "float"}};
+  for (size_t j = 0; j < sizeof types / sizeof types[0]; j++) {
+    uk_reduction *k = mk("T x", "float32 y", "x", "a + b", "y = a", "0", "rsum", types[j].rtype, NULL);
+    memset(y, 0, sizeof y);
+    char *src = source(k, inx, 1, y, 1, ax1, 1), want[96];
+    snprintf(want, sizeof want, "// reduce type: %s; identity: 0", types[j].want);
+    CHECK_CONTAINS(src, want);
+    uk_free(src);
+    uk_reduction_destroy(k);
+  }
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -282,6 +327,7 @@ int main(void) {
   goldens();
   create_errors();
   call_errors();
+  spec_forms();
   uk_context_destroy(ctx);
   return ut_finish("test_red_emit");
 }

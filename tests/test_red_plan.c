@@ -28,7 +28,7 @@ static void test_axes(void) {
   int dup[] = {2, -1};
   l = axes(dup, 2);
   CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);
-  CHECK_STREQ(uk_last_error(), "k: axis -1 is repeated in axes (axis 2)");
+  CHECK_STREQ(uk_last_error(), "k: axis -1 is repeated in axes (axis 2): duplicate value in 'axis'");
   int oob[] = {-4};
   l = axes(oob, 1);
   CHECK_STATUS(uk__red_axes("k", 3, &l, r), UK_ERR_SHAPE);
@@ -201,8 +201,60 @@ static void test_loops_and_strategy(void) {
   CHECK_STREQ(uk__red_kernel_suffix(UK_RED_NKERNELS), "");
 }
 
+/* The block-per-output threshold: rows of 1024 or more take a block each,
+ * rows of 256 to 1023 only while the outputs do not fill the GPU (1056
+ * resident blocks at 132 SMs), shorter rows 8 threads (or 1 for 16 and
+ * fewer). Contiguous float32 rows reduced along the last axis. */
+static void test_block_threshold(void) {
+  static const struct {
+    int64_t nout, nred;
+    int kernel;
+  } c[] = {
+      {4096, 1023, UK_RED_G8}, {4096, 1024, UK_RED_B}, {4096, 1025, UK_RED_B},
+      {1055, 255, UK_RED_G8},  {1055, 256, UK_RED_B},  {1056, 256, UK_RED_G8}, {1056, 1024, UK_RED_B},
+      {4096, 16, UK_RED_T1},   {4096, 17, UK_RED_G8},
+  };
+  uint8_t rows[UK_MAX_NDIM] = {0, 1};
+  for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
+    uk_red_strategy s;
+    uk_red_loops R;
+    int64_t shape[2] = {c[j].nout, c[j].nred};
+    plan(2, shape, rows, 0, &s, &R);
+    if (s.kernel != c[j].kernel) {
+      fprintf(stderr, "(%lld, %lld): kernel %d, want %d\n", (long long)c[j].nout, (long long)c[j].nred, s.kernel,
+              c[j].kernel);
+      CHECK(!"kernel");
+    }
+  }
+}
+
+/* Zero-size loops whose other extents multiply past int64: split with no
+ * overflow (UBSan checks), the empty part 0 and the other saturated. */
+static void test_empty_huge(void) {
+  int64_t shape[3] = {INT64_MAX / 2, 5, 0}, strides[3] = {0, 0, 8};
+  uk_operand_view v = {"x", 3, shape, strides, 8};
+  uk_loop L;
+  CHECK_OK(uk__shape_broadcast(1, &v, &L));
+  CHECK(L.size == 0);
+  int64_t os[1][UK_MAX_NDIM] = {{8, 8, 8}};
+  uk_red_loops R;
+  uint8_t r01[UK_MAX_NDIM] = {1, 1, 0}, r2[UK_MAX_NDIM] = {0, 0, 1};
+  uk__red_split(&L, r01, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  CHECK(R.nout == 0 && R.nred == INT64_MAX && R.kept.size == 0);
+  uk_red_strategy s;
+  int64_t item = 8;
+  uk__red_choose(&R, &item, 1, uk__red_vec(8), 132, &s);
+  CHECK(s.grid_x == 0);
+  uk__red_split(&L, r2, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  CHECK(R.nout == INT64_MAX && R.nred == 0 && R.red.ndim == 0);
+  uk__red_choose(&R, &item, 1, uk__red_vec(8), 132, &s); /* sizes a grid only: nothing divides by 0 or overflows */
+  CHECK(s.grid_x > 0 && s.nsplit == 1);
+}
+
 int main(void) {
   test_axes();
   test_loops_and_strategy();
+  test_block_threshold();
+  test_empty_huge();
   return ut_finish("test_red_plan");
 }

@@ -134,6 +134,93 @@ static void test_index_width(void) {
   CHECK(!uk__shape_is_contiguous(&l, items));
 }
 
+/* uk__shape_fits_int32 on both sides of 2^31: the element count, and each
+ * operand's reach in either direction (strides of either sign, INT64_MIN
+ * included). One operand, loop built directly (no merging). */
+static void test_index_width_bounds(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[2], strides[2];
+    int fits;
+  } c[] = {
+      {1, {INT32_MAX, 0}, {1, 0}, 1},                        /* 2^31 - 1 elements */
+      {1, {(int64_t)INT32_MAX + 1, 0}, {1, 0}, 0},           /* 2^31 */
+      {1, {(int64_t)INT32_MAX + 2, 0}, {1, 0}, 0},           /* 2^31 + 1 */
+      {1, {INT32_MAX, 0}, {-1, 0}, 1},                       /* reach -(2^31 - 2) */
+      {1, {(int64_t)INT32_MAX + 1, 0}, {-1, 0}, 0},
+      {1, {(int64_t)INT32_MAX + 1, 0}, {0, 0}, 0},           /* broadcast: the count alone */
+      {1, {2, 0}, {INT32_MAX, 0}, 1},                        /* reach 2^31 - 1 */
+      {1, {2, 0}, {(int64_t)INT32_MAX + 1, 0}, 0},           /* reach 2^31 */
+      {1, {2, 0}, {-(int64_t)INT32_MAX, 0}, 1},
+      {1, {2, 0}, {-(int64_t)INT32_MAX - 1, 0}, 0},          /* -2^31: its magnitude does not fit */
+      {1, {2, 0}, {INT64_MIN, 0}, 0},                        /* no -INT64_MIN */
+      {1, {1, 0}, {INT64_MIN, 0}, 1},                        /* one element: the stride never moves */
+      {1, {3, 0}, {INT64_MAX, 0}, 0},
+      /* two axes adding up to exactly 2^31 - 1, then one more, each direction */
+      {2, {2, (int64_t)1 << 29}, {((int64_t)1 << 31) - ((int64_t)1 << 29), 1}, 1},
+      {2, {2, (int64_t)1 << 29}, {((int64_t)1 << 31) - ((int64_t)1 << 29) + 1, 1}, 0},
+      {2, {2, (int64_t)1 << 29}, {-(((int64_t)1 << 31) - ((int64_t)1 << 29)), -1}, 1},
+      {2, {2, (int64_t)1 << 29}, {-(((int64_t)1 << 31) - ((int64_t)1 << 29)) - 1, -1}, 0},
+      /* each direction within 2^31 - 1 on its own */
+      {2, {2, 2}, {INT32_MAX, -(int64_t)INT32_MAX}, 1},
+  };
+  for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
+    uk_loop l;
+    memset(&l, 0, sizeof l);
+    l.ndim = c[j].ndim;
+    l.nops = 1;
+    l.size = 1;
+    for (int d = 0; d < c[j].ndim; d++) {
+      l.shape[d] = c[j].shape[d];
+      l.strides[0][d] = c[j].strides[d];
+      l.size *= c[j].shape[d];
+    }
+    if (uk__shape_fits_int32(&l) != c[j].fits) {
+      fprintf(stderr, "case %zu: fits_int32 %d, want %d\n", j, !c[j].fits, c[j].fits);
+      CHECK(!"fits_int32");
+    }
+    /* a second operand that reaches nothing changes nothing */
+    l.nops = 2;
+    CHECK(uk__shape_fits_int32(&l) == c[j].fits);
+  }
+}
+
+/* uk_array_size: the product, 0 for any zero extent however large the
+ * others, -1 where it has none in int64. */
+static void test_array_size(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    int64_t want;
+  } c[] = {
+      {0, {0}, 1},
+      {2, {3, 5}, 15},
+      {2, {INT64_MAX, 1}, INT64_MAX},
+      {2, {INT64_MAX, 3}, -1},
+      {3, {INT64_MAX / 2, 5, 0}, 0},
+      {2, {0, INT64_MAX}, 0},
+      {3, {(int64_t)1 << 32, (int64_t)1 << 31, 2}, -1},
+      {3, {(int64_t)1 << 32, (int64_t)1 << 29, 2}, INT64_MAX / 2 + 1}, /* 2^62 */
+      {3, {(int64_t)1 << 32, (int64_t)1 << 30, 2}, -1},                 /* 2^63 */
+      {2, {-1, 3}, -1},
+      {17, {1}, -1},
+      {-1, {1}, -1},
+  };
+  for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
+    uk_array a;
+    memset(&a, 0, sizeof a);
+    a.ndim = c[j].ndim;
+    for (int d = 0; d < 3; d++) a.shape[d] = c[j].shape[d];
+    for (int d = 3; d < UK_MAX_NDIM; d++) a.shape[d] = 1;
+    if (uk_array_size(&a) != c[j].want) {
+      fprintf(stderr, "case %zu: uk_array_size %lld, want %lld\n", j, (long long)uk_array_size(&a),
+              (long long)c[j].want);
+      CHECK(!"uk_array_size");
+    }
+  }
+  CHECK(uk_array_size(NULL) == 0);
+}
+
 static void test_shape_str(void) {
   char b[64];
   CHECK_STREQ(uk__shape_str(0, NULL, b, sizeof b), "()");
@@ -278,6 +365,8 @@ int main(void) {
   test_broadcast();
   test_merge();
   test_index_width();
+  test_index_width_bounds();
+  test_array_size();
   test_shape_str();
   test_check();
   test_broadcast_random();

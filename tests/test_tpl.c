@@ -23,13 +23,19 @@ int main(void) {
   /* the device headers are embedded and NUL-terminated */
   const uk__embedded_file *f = uk__embedded_find("ukern/complex.cuh");
   CHECK(f != NULL && f->size > 0 && f->data[f->size] == '\0');
-  /* user code: indented, trimmed, terminated unless it ends with ';' or '}' */
+  /* user code: indented, trimmed, terminated unless it ends with ';' (as CuPy's `${operation};`) */
   uk__sb_reset(&sb);
   uk__tpl_add_code(&sb, "\n  z = x\n  w = y  \n\n", "    ", 1);
   CHECK_STREQ(uk__sb_str(&sb), "      z = x\n      w = y;");
   uk__sb_reset(&sb);
   uk__tpl_add_code(&sb, "if (x) { z = 1; }", "  ", 1);
-  CHECK_STREQ(uk__sb_str(&sb), "  if (x) { z = 1; }");
+  CHECK_STREQ(uk__sb_str(&sb), "  if (x) { z = 1; };");
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "const double n { 1.0 / 3 }", "  ", 1);
+  CHECK_STREQ(uk__sb_str(&sb), "  const double n { 1.0 / 3 };");
+  uk__sb_reset(&sb);
+  uk__tpl_add_code(&sb, "#if A\nz = 1;\n  #endif", "  ", 1); /* a directive keeps its line */
+  CHECK_STREQ(uk__sb_str(&sb), "  #if A\n  z = 1;\n    #endif\n  ;");
   uk__sb_reset(&sb);
   uk__tpl_add_code(&sb, "z = x // note", "  ", 1);
   CHECK_STREQ(uk__sb_str(&sb), "  z = x // note\n  ;");

@@ -289,7 +289,9 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  * applies, and the error names the constant.
  * - UK_MAX_NDIM: dimensions of an array (uk_array.ndim 0..UK_MAX_NDIM).
  * - UK_MAX_PARAMETERS: parameters (inputs + outputs) of an elementwise
- *   kernel or reduction (UK_ERR_INVALID at create).
+ *   kernel or reduction (UK_ERR_INVALID at create; a list longer than
+ *   this is refused at its first parameter past the limit, before the
+ *   rest is read).
  * - UK_MAX_ARRAY_OPERANDS: non-raw array arguments of one call, the
  *   operands its loop walks (UK_ERR_INVALID at the call); raw arrays and
  *   scalars do not count.
@@ -298,11 +300,29 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
  *   pointers, strides, scalars and raw-array shapes take more).
  * - UK_CALL_STACK_BYTES: the most stack a uk_elementwise_call or
  *   uk_reduction_call (and their _source/_precompile forms) uses on the
- *   calling thread, besides the driver's and NVRTC's own on a compile. */
+ *   calling thread, besides the driver's and NVRTC's own on a compile.
+ * - UK_MAX_FUSE_DEPTH: nesting of one expression in a fusion program's
+ *   text: each parenthesis, function call, unary operator (- + ~) and '**'
+ *   operand is one level (UK_ERR_SYNTAX at create, at the token that goes
+ *   deeper). The parser recurses per level; everything after it walks the
+ *   program without recursion, so statement chains and built programs
+ *   have no depth limit.
+ * - UK_MAX_FUSE_NODES: nodes (inputs, literals, operations) of a fusion
+ *   program, parsed or built (UK_ERR_INVALID at create, or from the
+ *   builder call that adds one more).
+ * - UK_MAX_FUSE_INPUTS: inputs of a fusion program, and outputs
+ *   (UK_ERR_INVALID at the first name past the limit).
+ * - UK_MAX_FUSE_KERNELS: kernels of one fusion plan, one per group of
+ *   reductions plus the final elementwise one (UK_ERR_INVALID at the call
+ *   that plans it, at the reduction that would need one more). */
 #define UK_MAX_NDIM 16
 #define UK_MAX_PARAMETERS 64
 #define UK_MAX_ARRAY_OPERANDS 16
 #define UK_MAX_PARAM_BYTES 4096
+#define UK_MAX_FUSE_DEPTH 200
+#define UK_MAX_FUSE_NODES 1048576
+#define UK_MAX_FUSE_INPUTS 64
+#define UK_MAX_FUSE_KERNELS 1024
 #define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data
@@ -320,7 +340,9 @@ typedef struct uk_array {
  * data is set to `data`, device to 0). */
 UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim,
                                const int64_t *shape);
-/* Number of elements (product of the shape; 1 for 0-d). */
+/* Number of elements (product of the shape; 1 for 0-d; 0 when an extent
+ * is 0 or a is NULL). -1 when ndim is outside 0..UK_MAX_NDIM, an extent is
+ * negative, or the product of the extents overflows int64. Thread-safe. */
 UK_API int64_t uk_array_size(const uk_array *a);
 /* Allocates a C-contiguous array through the context's allocator on `device`,
  * ordered on `stream`. */
@@ -403,7 +425,18 @@ typedef struct uk_module_options {
    * and specialising std templates (std::hash<T>). Non-zero: no map (for
    * programs that bring their own standard library through -I). */
   int no_std_headers;
+  /* The compiler: UK_BACKEND_NVRTC (0, default) or UK_BACKEND_NVCC, the
+   * toolkit's nvcc ($UKERN_NVCC, else bin/nvcc beside the CUDA include
+   * directories NVRTC uses, else the PATH) run in a private temporary
+   * directory, with ukern's device headers on its include path and the
+   * options passed as they are. Its path and version enter the cache key.
+   * With nvcc: no name expressions (UK_ERR_INVALID), no standard header
+   * map (nvcc has the host's), UK_ERR_NOT_FOUND when there is no nvcc. */
+  int backend;
 } uk_module_options;
+
+/* uk_module_options.backend. */
+typedef enum uk_backend { UK_BACKEND_NVRTC = 0, UK_BACKEND_NVCC = 1 } uk_backend;
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).
  * The exact arch is used (-arch=sm_XY, or the variant of arch_name / an
@@ -539,6 +572,15 @@ typedef enum uk_function_attr {
 UK_API const char *uk_function_attr_name(uk_function_attr a);
 /* Reads an attribute on the context's default device. */
 UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *value);
+/* The same read from the module's cubin, with no device: num_regs,
+ * shared_size_bytes (static shared memory as the cubin's section states
+ * it), const_size_bytes (the module's __constant__ bytes), local_size_bytes
+ * (the stack frame), binary_version and max_threads_per_block (the
+ * __launch_bounds__ limit, else 1024, lowered by the registers for a
+ * 64K-register SM). UK_ERR_NOT_FOUND for the others (ptx_version,
+ * cache_mode_ca, the settable ones) and for modules holding PTX or a
+ * fatbin. Thread-safe. */
+UK_API uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value);
 /* Sets a settable attribute (on every device the function is used on).
  * UK_ERR_INVALID for a read-only one. */
 UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int value);
@@ -553,6 +595,19 @@ UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, i
  * cudaTextureObject_t and any pointer (T*). Not thread-safe against
  * concurrent launches of the same function. */
 UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
+/* The driver's CUfunction of f on `device` (-1: the context's default
+ * device), loading the module there at first use: for code that calls the
+ * driver itself (occupancy, launch attributes ukern does not wrap).
+ * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU.
+ * Thread-safe. */
+UK_API uk_status uk_function_handle(uk_function *f, int device, void **cufunction);
+/* The parameters declared by uk_function_set_signature: *count of them and,
+ * per parameter, the uk_dtype its value has, or -1 for a pointer
+ * (*dtypes borrowed: valid until the next set_signature or f's end; NULL
+ * allowed when *count is 0). Lets a binding convert its arguments to the
+ * declared types. UK_ERR_NOT_FOUND when no signature was set. Not
+ * thread-safe against a concurrent uk_function_set_signature. */
+UK_API uk_status uk_function_signature(uk_function *f, int *count, const int **dtypes);
 
 typedef struct uk_grid_launch {
   unsigned grid[3];    /* 0 counts as 1 */
@@ -606,9 +661,12 @@ typedef struct uk_launch {
  * Every definition error (syntax, unknown dtype, bad names) is reported here
  * with position and caret; nothing is compiled until a call. The operation,
  * loop_prep and after_loop are checked too (UK_ERR_SYNTAX naming the field):
- * balanced (), [] and {}, closed comments and literals, no '#' (directives
- * belong in the preamble). An output is loaded before the operation unless
- * every path surely assigns it. */
+ * balanced (), [] and {}, closed comments and literals, and a '#' only where
+ * a preprocessor directive starts a line (as CuPy's searchsorted kernels
+ * write them). An output is loaded before the operation unless every path
+ * surely assigns it. With loop_prep or after_loop, `_ind.get()`, a
+ * `_non_const` input or an early exit (return, continue) the kernel keeps
+ * CuPy's loop of one element per thread (docs/SEMANTICS.md). */
 UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
                                        const char *operation, const char *name,
                                        const uk_elementwise_options *opts, uk_elementwise **out);
@@ -676,10 +734,10 @@ typedef struct uk_reduction uk_reduction;
 typedef struct uk_reduction_spec {
   const char *in_params;     /* "T x" */
   const char *out_params;    /* "T y" */
-  const char *map_expr;      /* "x * x" (input names, _J, _raw_<name>) */
+  const char *map_expr;      /* "x * x" (input names, _J, _j, _raw_<name>) */
   const char *reduce_expr;   /* "a + b" */
   const char *post_map_expr; /* "y = sqrt(a)": statements or a comma expression */
-  const char *identity;      /* "0"; NULL: none (empty reductions are then errors) */
+  const char *identity;      /* "0" or an expression of scalar inputs ("len"); NULL: none (empty reductions are then errors) */
   const char *name;          /* kernel name, a C identifier */
   const char *reduce_type;   /* C type of a/b; NULL: the first output's type */
   const char *preamble;      /* code at file scope */

@@ -537,6 +537,31 @@ static int numpy_scalar(PyObject *o, uk_arg *out) {
   return 0;
 }
 
+/* A CUDA texture object (cupy.cuda.texture.TextureObject: a class of that
+ * name with the handle in .ptr), passed as CuPy passes it: a
+ * cudaTextureObject_t by value. 1 done, 0 not one, -1 error. */
+static int texture_object(PyObject *o, uk_arg *out) {
+  static PyTypeObject *tex_type; /* the first such class met (CuPy's) */
+  PyTypeObject *tp = Py_TYPE(o);
+  if (tp != tex_type) {
+    if (tex_type) return 0;
+    PyObject *name = PyObject_GetAttrString((PyObject *)tp, "__name__");
+    int is = name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "TextureObject") == 0;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    if (!is) return 0;
+    tex_type = tp;
+    Py_INCREF(tp);
+  }
+  PyObject *ptr = PyObject_GetAttrString(o, "ptr");
+  if (!ptr) return -1;
+  unsigned long long v = PyLong_AsUnsignedLongLong(ptr);
+  Py_DECREF(ptr);
+  if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  *out = uk_arg_texture(v);
+  return 1;
+}
+
 int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
   uk_arg *g = &c->arg[i];
   if (PyBool_Check(o)) {
@@ -562,6 +587,8 @@ int pyk_call_arg(pyk_call *c, PyObject *o, int i) {
         return 0;
       }
     }
+    int tex = Py_TYPE(o) == pyk_ArrayType || known_array_type(Py_TYPE(o)) ? 0 : texture_object(o, g);
+    if (tex) return tex < 0 ? -1 : 0;
     uk_array *a;
     if (pyk_call_array(c, o, &a) < 0) return -1;
     *g = uk_arg_array(a);

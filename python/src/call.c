@@ -42,7 +42,8 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
   }
   if (out == Py_None) out = NULL;
   if (n == nin + nout && nout > 0 && out) {
-    PyErr_Format(PyExc_TypeError, "%s: outputs were given both positionally and as out=", kname);
+    /* CuPy's class and words (ValueError) */
+    PyErr_Format(PyExc_ValueError, "cannot specify 'out' as both a positional and keyword argument (%s)", kname);
     return -1;
   }
   if (pyk_call_set_stream(&f->c, stream) < 0) return -1;

@@ -155,6 +155,12 @@ static PyObject *py_arg(PyObject *mod, PyObject *o) {
   return r;
 }
 
+static PyObject *py_set_host_arg_type(PyObject *mod, PyObject *tp) {
+  (void)mod;
+  if (pyk_raw_set_host_type(tp) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyObject *py_device_count(PyObject *mod, PyObject *unused) {
   (void)mod, (void)unused;
   int n = 0;
@@ -300,6 +306,8 @@ static PyMethodDef methods[] = {
     {"cache_stats", py_cache_stats, METH_NOARGS, "cache_stats() -> dict of the current context's cache counters."},
     {"device_count", py_device_count, METH_NOARGS, "device_count() -> number of CUDA devices (0 without a driver)."},
     {"synchronize", py_synchronize, METH_NOARGS, "synchronize(): waits for all work on the current device."},
+    {"_set_host_arg_type", py_set_host_arg_type, METH_O,
+     "_set_host_arg_type(cls): the base class of ukern.In/Out/InOut (RawKernel copies them). Internal."},
     {"_arg", py_arg, METH_O, "_arg(x) -> how a call reads argument x (a tuple). Internal (tests)."},
     {"_set_output_route", py_set_output_route, METH_O,
      "_set_output_route('direct' | 'dlpack'): how outputs ukern allocates become cupy.ndarray: directly over\n"

@@ -76,6 +76,40 @@ int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
  * on device); nothing when they are the same stream. -1 on error. */
 int pyk_stream_order(void *producer, void *consumer, int device);
 
+/* --- raw_call.c: RawKernel arguments ------------------------------------ */
+typedef struct pyk_raw_sig {
+  int count;                     /* parameters the kernel takes; -1: unknown */
+  const int *dtypes;             /* declared signature (uk_function_signature); NULL: none */
+  const uk_param_info *params;   /* from the cubin (count of them); NULL: unknown */
+  const char *name;              /* the kernel, for messages */
+} pyk_raw_sig;
+typedef struct pyk_raw_host { /* one ukern.In/Out/InOut argument */
+  PyObject *array;            /* the NumPy array (held for the call) */
+  void *buf;                  /* its data (__array_interface__) */
+  size_t len;                 /* its bytes */
+  int dir;                    /* 1 in, 2 out, 3 both */
+  uk_array dev;               /* its device copy (data 0: none) */
+  unsigned char *slot;        /* where its device pointer goes */
+} pyk_raw_host;
+#define PYK_RAW_MAX_HOST 8 /* ukern.In/Out/InOut arguments a call takes */
+typedef struct pyk_raw_args {
+  _Alignas(16) unsigned char slot[PYK_MAX_ARGS][16];
+  void *ptr[PYK_MAX_ARGS];
+  int n;
+  int nhost;
+  pyk_raw_host host[PYK_RAW_MAX_HOST];
+} pyk_raw_args;
+int pyk_raw_set_host_type(PyObject *tp); /* ukern._raw._HostArg */
+void pyk_raw_args_init(pyk_raw_args *a);
+/* Packs the tuple's arguments into a (host wrappers only noted). -1 on error. */
+int pyk_raw_pack(pyk_call *c, const pyk_raw_sig *sig, PyObject *args, pyk_raw_args *a);
+/* Allocates the host wrappers' device copies and queues the In copies. */
+int pyk_raw_copy_in(pyk_raw_args *a, PyObject *ctx, void *stream, int device);
+/* Queues the Out copies and waits for the stream (no GIL needed). */
+uk_status pyk_raw_copy_out(pyk_raw_args *a, void *stream);
+/* Frees the device copies (ordered on stream) and releases the buffers. */
+void pyk_raw_args_clear(pyk_raw_args *a, PyObject *ctx, void *stream);
+
 /* --- fast.c: fast paths that decline (0 / NULL, no exception) when unsure --- */
 int pyk_fast_init(void);
 /* A cupy.ndarray / torch.Tensor (exact types) described from its

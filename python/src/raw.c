@@ -1,29 +1,39 @@
 /*
  * raw.c — ukern.RawModule and ukern.RawKernel: user CUDA source compiled by
- * NVRTC (through ukern's caches) or a .cubin/.ptx/.fatbin file, kernels
- * launched as CuPy does: k(grid, block, args, shared_mem=0, stream=None).
+ * NVRTC or nvcc (backend=, through ukern's caches) or a .cubin/.ptx/.fatbin
+ * file, kernels launched as CuPy does: k(grid, block, args, shared_mem=0,
+ * stream=None). raw_call.c packs the arguments.
  *
  * Compilation is lazy, as in CuPy: the first get_function/get_global/call
- * (or compile()) builds the module; compile errors raise CompileException.
+ * (or compile()) builds the module; compile errors raise CompileException
+ * (with CuPy's attributes: source, name, options, backend), a missing
+ * kernel or file CUDADriverError naming CUDA_ERROR_NOT_FOUND /
+ * CUDA_ERROR_FILE_NOT_FOUND as CuPy's does.
  */
 #include "pyukern.h"
 
 #include <string.h>
 #include <structmember.h>
+#include <unistd.h>
 
 typedef struct {
   PyObject_HEAD
   uk_module *m;
   PyObject *ctx;
   PyObject *code, *path, *options, *name_expressions; /* str/None, tuples */
-  char cooperative;
+  PyObject *source;  /* what is compiled: code, translated for translate_cucomplex */
+  PyObject *backend; /* 'nvrtc' or 'nvcc' */
+  PyObject *jitify;  /* None or bool, as given */
+  char cooperative, translate;
 } ModObject;
 
 typedef struct {
   PyObject_HEAD
   PyObject *mod; /* ModObject */
   PyObject *name;
+  PyObject *signature; /* str or None */
   uk_function *f;
+  pyk_raw_sig sig;     /* set with f */
   char cooperative;
 } KerObject;
 
@@ -31,45 +41,128 @@ static PyTypeObject *ModType, *KerType;
 
 /* ---- RawModule ----------------------------------------------------------- */
 
-static int check_backend(const char *backend, int translate, int jitify) {
-  if (backend && strcmp(backend, "nvrtc") != 0) {
-    PyErr_Format(PyExc_ValueError, "backend %s is not supported: ukern compiles with NVRTC (backend='nvrtc')",
-                 backend);
-    return -1;
-  }
-  if (translate || jitify) {
-    PyErr_SetString(PyExc_NotImplementedError, translate ? "translate_cucomplex is not supported: use "
-                                                           "#include <ukern/complex.cuh> (ukern::complex)"
-                                                         : "jitify is not supported");
-    return -1;
-  }
-  return 0;
+/* CuPy's deprecation of jitify=, for any value given. */
+static int warn_jitify(PyObject *jitify) {
+  if (jitify == Py_None) return 0;
+  int on = PyObject_IsTrue(jitify);
+  if (on < 0) return -1;
+  return PyErr_WarnEx(PyExc_DeprecationWarning,
+                      on ? "jitify=True is deprecated and its support is staged for removal in CuPy v15.0; "
+                           "ukern needs no Jitify: its standard header map gives NVRTC <type_traits> and the "
+                           "other std headers, so the source compiles as it is"
+                         : "The jitify argument is deprecated and staged for removal in CuPy v15.0. "
+                           "Avoid passing `jitify=False` to silence this warning.",
+                      1);
 }
 
-static ModObject *mod_make(PyObject *code, PyObject *path, PyObject *options, PyObject *names, int coop) {
+/* The backend by name: 'nvrtc' (0) or 'nvcc' (1); -1 with ValueError. */
+static int backend_id(PyObject *b) {
+  if (PyUnicode_Check(b) && PyUnicode_CompareWithASCIIString(b, "nvrtc") == 0) return UK_BACKEND_NVRTC;
+  if (PyUnicode_Check(b) && PyUnicode_CompareWithASCIIString(b, "nvcc") == 0) return UK_BACKEND_NVCC;
+  PyErr_Format(PyExc_ValueError, "Invalid backend %R: ukern compiles with 'nvrtc' (default) or 'nvcc'", b);
+  return -1;
+}
+
+/* The source as CuPy compiles it with translate_cucomplex=True: every
+ * `#include <cuComplex.h>` line becomes the bridge header, and CuPy's
+ * headers come first. New ref. */
+static PyObject *translate_cucomplex(PyObject *code) {
+  const char *src = pyk_utf8_or_null(code);
+  if (!src) return NULL;
+  PyObject *parts = PyList_New(0), *out = NULL;
+  if (!parts) return NULL;
+  PyObject *head = PyUnicode_FromString("#include <cupy/complex.cuh>\n#include <cupy/carray.cuh>\n"
+                                        "#include <cupy/math_constants.h>\n#include <cupy/cuComplex_bridge.h>\n");
+  if (!head || PyList_Append(parts, head) < 0) goto out;
+  for (const char *line = src; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+    /* \s*#\s*include\s*<\s*cuComplex\.h\s*> at the start of the line */
+    const char *p = line;
+    static const char *const tokens[] = {"#", "include", "<", "cuComplex.h", ">"};
+    int match = 1;
+    for (size_t t = 0; t < 5 && match; t++) {
+      while (p < line + n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')) p++;
+      size_t len = strlen(tokens[t]);
+      match = (size_t)(line + n - p) >= len && memcmp(p, tokens[t], len) == 0;
+      p += len;
+    }
+    PyObject *piece = match ? PyUnicode_FromString("#include <cupy/cuComplex_bridge.h>  // translate_cucomplex\n")
+                            : PyUnicode_FromStringAndSize(line, (Py_ssize_t)n);
+    if (!piece || PyList_Append(parts, piece) < 0) {
+      Py_XDECREF(piece);
+      goto out;
+    }
+    Py_DECREF(piece);
+    line += n;
+  }
+  PyObject *empty = PyUnicode_FromString("");
+  if (empty) out = PyUnicode_Join(empty, parts);
+  Py_XDECREF(empty);
+out:
+  Py_XDECREF(head);
+  Py_DECREF(parts);
+  return out;
+}
+
+static ModObject *mod_make(PyObject *code, PyObject *path, PyObject *options, PyObject *names, int coop,
+                           PyObject *backend, int translate, PyObject *jitify) {
   ModObject *self = (ModObject *)((allocfunc)PyType_GetSlot(ModType, Py_tp_alloc))(ModType, 0);
   if (!self) return NULL;
   self->cooperative = (char)coop;
+  self->translate = (char)translate;
   self->ctx = pyk_context_get();
   self->code = code ? (Py_INCREF(code), code) : (Py_INCREF(Py_None), Py_None);
   self->path = path ? (Py_INCREF(path), path) : (Py_INCREF(Py_None), Py_None);
-  self->options = options ? PySequence_Tuple(options) : PyTuple_New(0);
+  /* A file module: CuPy reports backend 'nvcc' and no options. */
+  self->options = options && !path ? PySequence_Tuple(options) : PyTuple_New(0);
   self->name_expressions = names && names != Py_None ? PySequence_Tuple(names) : PyTuple_New(0);
-  if (!self->ctx || !self->options || !self->name_expressions) {
+  self->backend = path ? PyUnicode_FromString("nvcc") : (Py_INCREF(backend), backend);
+  self->jitify = jitify ? jitify : Py_None;
+  Py_INCREF(self->jitify);
+  self->source = code && translate ? translate_cucomplex(code) : code ? (Py_INCREF(code), code) : NULL;
+  if (!self->ctx || !self->options || !self->name_expressions || !self->backend || (code && !self->source)) {
     Py_DECREF(self);
     return NULL;
   }
   return self;
 }
 
+/* CuPy's checks of a module's arguments, in CuPy's order. */
+static int mod_check(PyObject *code, PyObject *path, PyObject *names, PyObject *backend, PyObject *jitify) {
+  int be = backend_id(backend);
+  if (be < 0) return -1;
+  if (names != Py_None) {
+    if (code == Py_None) {
+      PyErr_SetString(PyExc_ValueError, "need CUDA C++ code for the requested kernels");
+      return -1;
+    }
+    if (be != UK_BACKEND_NVRTC) {
+      PyErr_SetString(PyExc_ValueError, "only nvrtc supports retrieving the mangled names for the given name "
+                                        "expressions");
+      return -1;
+    }
+  }
+  int jit = jitify == Py_None ? 0 : PyObject_IsTrue(jitify);
+  if (jit < 0) return -1;
+  if (jit && path != Py_None) {
+    PyErr_SetString(PyExc_ValueError, "Jitify does not support precompiled objects");
+    return -1;
+  }
+  if (jit && be != UK_BACKEND_NVRTC) {
+    PyErr_SetString(PyExc_ValueError, "Jitify only supports NVRTC");
+    return -1;
+  }
+  return warn_jitify(jitify);
+}
+
 static PyObject *mod_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"code",  "path",       "options", "backend", "translate_cucomplex", "enable_cooperative_groups",
                            "name_expressions", "jitify", NULL};
-  PyObject *code = Py_None, *path = Py_None, *opts = NULL, *names = Py_None;
-  const char *backend = "nvrtc";
-  int translate = 0, coop = 0, jitify = 0;
+  PyObject *code = Py_None, *path = Py_None, *opts = NULL, *names = Py_None, *backend = NULL, *jitify = Py_None;
+  int translate = 0, coop = 0;
   (void)tp;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOsp$pOp:RawModule", kwlist, &code, &path, &opts, &backend,
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOUp$pOO:RawModule", kwlist, &code, &path, &opts, &backend,
                                    &translate, &coop, &names, &jitify))
     return NULL;
   if ((code == Py_None) == (path == Py_None)) {
@@ -80,10 +173,15 @@ static PyObject *mod_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_TypeError, "code must be a str");
     return NULL;
   }
-  if (check_backend(backend, translate, jitify) < 0) return NULL;
-  if (path != Py_None && !(path = PyOS_FSPath(path))) return NULL;
-  ModObject *m = mod_make(code == Py_None ? NULL : code, path == Py_None ? NULL : path, opts, names, coop);
+  PyObject *be = backend ? (Py_INCREF(backend), backend) : PyUnicode_FromString("nvrtc");
+  if (!be) return NULL;
+  ModObject *m = NULL;
+  if (mod_check(code, path, names, be, jitify) < 0) goto out;
+  if (path != Py_None && !(path = PyOS_FSPath(path))) goto out;
+  m = mod_make(code == Py_None ? NULL : code, path == Py_None ? NULL : path, opts, names, coop, be, translate, jitify);
   if (path != Py_None) Py_DECREF(path);
+out:
+  Py_DECREF(be);
   return (PyObject *)m;
 }
 
@@ -96,8 +194,41 @@ static void mod_dealloc(PyObject *o) {
   Py_XDECREF(self->path);
   Py_XDECREF(self->options);
   Py_XDECREF(self->name_expressions);
+  Py_XDECREF(self->source);
+  Py_XDECREF(self->backend);
+  Py_XDECREF(self->jitify);
   ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
   Py_DECREF(tp);
+}
+
+/* Raises st as CuPy would: CompileException with CuPy's attributes, a
+ * missing file as CUDA_ERROR_FILE_NOT_FOUND. */
+static void mod_raise(ModObject *self, uk_status st) {
+  if (st == UK_ERR_IO && self->path != Py_None) {
+    PyObject *b = PyUnicode_EncodeFSDefault(self->path);
+    if (b && access(PyBytes_AsString(b), F_OK) != 0) {
+      Py_DECREF(b);
+      PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_FILE_NOT_FOUND: file not found: %S (%s)", self->path,
+                   uk_last_error());
+      return;
+    }
+    Py_XDECREF(b);
+  }
+  pyk_raise(st);
+  if (st != UK_ERR_COMPILE) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (value) {
+    PyObject *name = PyUnicode_FromString("RawModule");
+    if (PyObject_SetAttrString(value, "source", self->source ? self->source : Py_None) < 0 ||
+        PyObject_SetAttrString(value, "name", name ? name : Py_None) < 0 ||
+        PyObject_SetAttrString(value, "options", self->options) < 0 ||
+        PyObject_SetAttrString(value, "backend", self->backend) < 0)
+      PyErr_Clear();
+    Py_XDECREF(name);
+  }
+  PyErr_Restore(type, value, tb);
 }
 
 /* Builds the module once; 0 or -1. Compiles without the GIL. */
@@ -105,7 +236,7 @@ static int mod_ensure(ModObject *self) {
   if (self->m) return 0;
   const char **opts = NULL, **names = NULL;
   int nopts = 0, nnames = 0, rc = -1;
-  PyObject *keep1 = NULL, *keep2 = NULL, *code_ref = self->code;
+  PyObject *keep1 = NULL, *keep2 = NULL, *code_ref = self->source ? self->source : Py_None;
   uk_module *m = NULL;
   uk_status st;
   Py_INCREF(code_ref); /* alive while the GIL is released */
@@ -113,8 +244,8 @@ static int mod_ensure(ModObject *self) {
       pyk_str_list(self->name_expressions, &names, &nnames, &keep2) < 0)
     goto out;
   uk_context *ctx = pyk_context_ptr(self->ctx);
-  if (self->code != Py_None) {
-    const char *code = pyk_utf8_or_null(self->code);
+  if (self->source) {
+    const char *code = pyk_utf8_or_null(self->source);
     if (!code) goto out;
     uk_module_options mo;
     memset(&mo, 0, sizeof mo);
@@ -123,6 +254,7 @@ static int mod_ensure(ModObject *self) {
     mo.name_expressions = names;
     mo.num_name_expressions = nnames;
     mo.name = "RawModule";
+    mo.backend = backend_id(self->backend);
     Py_BEGIN_ALLOW_THREADS
     st = uk_module_from_source(ctx, code, &mo, &m);
     Py_END_ALLOW_THREADS
@@ -136,7 +268,7 @@ static int mod_ensure(ModObject *self) {
     Py_DECREF(b);
   }
   if (st != UK_OK) {
-    pyk_raise(st);
+    mod_raise(self, st);
     goto out;
   }
   if (self->m) uk_module_destroy(m); /* another thread finished first */
@@ -176,6 +308,15 @@ static PyObject *mod_get_function(PyObject *o, PyObject *name) {
   KerObject *k = (KerObject *)ker_make(o, name, ((ModObject *)o)->cooperative);
   if (k && ker_ensure(k) < 0) Py_CLEAR(k); /* a wrong name fails here, as in CuPy */
   return (PyObject *)k;
+}
+
+/* A kernel of the module, compiled when first needed (unpickling). */
+static PyObject *mod_lazy_function(PyObject *o, PyObject *name) {
+  if (!PyUnicode_Check(name)) {
+    PyErr_SetString(PyExc_TypeError, "name must be a str");
+    return NULL;
+  }
+  return ker_make(o, name, ((ModObject *)o)->cooperative);
 }
 
 static PyObject *mod_get_global(PyObject *o, PyObject *name) {
@@ -220,6 +361,8 @@ static PyMethodDef mod_methods[] = {
      "get_global(name) -> ukern.Array: a __device__/__constant__ variable's memory as uint8 of its size\n"
      "(CuPy returns a MemoryPointer: use .ptr, or cupy.asarray(g).view(dtype))."},
     {"get_lowered_name", mod_lowered_name, METH_O, "get_lowered_name(name_expression) -> the mangled name. ukern only."},
+    {"_lazy_function", mod_lazy_function, METH_O,
+     "_lazy_function(name) -> RawKernel compiled and looked up at its first use (for unpickling). Internal."},
     {NULL, NULL, 0, NULL}};
 
 static PyMemberDef mod_members[] = {
@@ -228,6 +371,9 @@ static PyMemberDef mod_members[] = {
     {"options", T_OBJECT_EX, offsetof(ModObject, options), READONLY, "NVRTC options."},
     {"name_expressions", T_OBJECT_EX, offsetof(ModObject, name_expressions), READONLY, "Name expressions."},
     {"enable_cooperative_groups", T_BOOL, offsetof(ModObject, cooperative), READONLY, "Cooperative launches."},
+    {"translate_cucomplex", T_BOOL, offsetof(ModObject, translate), READONLY, "cuComplex.h mapped to complex<T>."},
+    {"backend", T_OBJECT_EX, offsetof(ModObject, backend), READONLY, "'nvrtc' or 'nvcc' ('nvcc' for a file)."},
+    {"jitify", T_OBJECT_EX, offsetof(ModObject, jitify), READONLY, "jitify= as given (None by default)."},
     {NULL, 0, 0, 0, NULL}};
 
 static PyType_Slot mod_slots[] = {
@@ -236,12 +382,14 @@ static PyType_Slot mod_slots[] = {
     {Py_tp_methods, mod_methods},
     {Py_tp_members, mod_members},
     {Py_tp_doc,
-     (void *)"RawModule(code=None, path=None, options=(), backend='nvrtc', translate_cucomplex=False, *,\n"
-             "          enable_cooperative_groups=False, name_expressions=None, jitify=False)\n\n"
-             "CuPy's RawModule on ukern: CUDA source compiled by NVRTC for the device's exact arch (or\n"
-             "ukern.configure(arch=...)), cached in memory and on disk; or a .cubin/.ptx/.fatbin file.\n"
-             "Only backend='nvrtc'; translate_cucomplex and jitify raise NotImplementedError (use\n"
-             "#include <ukern/complex.cuh>). Compile errors raise CompileException with the log."},
+     (void *)"RawModule(*, code=None, path=None, options=(), backend='nvrtc', translate_cucomplex=False,\n"
+             "          enable_cooperative_groups=False, name_expressions=None, jitify=None)\n\n"
+             "CuPy's RawModule on ukern: CUDA source compiled for the device's exact arch (or\n"
+             "ukern.configure(arch=...)) by NVRTC or, with backend='nvcc', by the toolkit's nvcc, cached in\n"
+             "memory and on disk; or a .cubin/.ptx/.fatbin file. CuPy's device headers (<cupy/complex.cuh>,\n"
+             "<cupy/math_constants.h>, ...) are built in. translate_cucomplex=True maps cuComplex.h onto\n"
+             "complex<T> as CuPy does; jitify= is accepted with CuPy's DeprecationWarning and not needed\n"
+             "(ukern's standard header map does Jitify's job). Compile errors raise CompileException."},
     {0, NULL}};
 static PyType_Spec mod_spec = {"ukern.RawModule", sizeof(ModObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
                                mod_slots};
@@ -253,27 +401,40 @@ static PyObject *ker_make(PyObject *mod, PyObject *name, int coop) {
   if (!self) return NULL;
   Py_INCREF(mod);
   Py_INCREF(name);
+  Py_INCREF(Py_None);
   self->mod = mod;
   self->name = name;
+  self->signature = Py_None;
   self->cooperative = (char)coop;
   return (PyObject *)self;
 }
 
 static PyObject *ker_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"code", "name", "options", "backend", "translate_cucomplex", "enable_cooperative_groups",
-                           "jitify", NULL};
-  PyObject *code, *name, *opts = NULL;
-  const char *backend = "nvrtc";
-  int translate = 0, coop = 0, jitify = 0;
+                           "jitify", "signature", NULL};
+  PyObject *code, *name, *opts = NULL, *backend = NULL, *jitify = Py_None, *sig = Py_None;
+  int translate = 0, coop = 0;
   (void)tp;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "UU|Osp$pp:RawKernel", kwlist, &code, &name, &opts, &backend, &translate,
-                                   &coop, &jitify))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "UU|OU$ppOO:RawKernel", kwlist, &code, &name, &opts, &backend,
+                                   &translate, &coop, &jitify, &sig))
     return NULL;
-  if (check_backend(backend, translate, jitify) < 0) return NULL;
-  PyObject *mod = (PyObject *)mod_make(code, NULL, opts, NULL, coop);
-  if (!mod) return NULL;
-  PyObject *k = ker_make(mod, name, coop);
-  Py_DECREF(mod);
+  if (sig != Py_None && !PyUnicode_Check(sig)) {
+    PyErr_SetString(PyExc_TypeError, "signature must be a str such as 'const float* x, float* y, int n'");
+    return NULL;
+  }
+  PyObject *be = backend ? (Py_INCREF(backend), backend) : PyUnicode_FromString("nvrtc");
+  if (!be) return NULL;
+  PyObject *k = NULL, *mod = NULL;
+  if (mod_check(code, Py_None, Py_None, be, jitify) < 0) goto out;
+  if (!(mod = (PyObject *)mod_make(code, NULL, opts, NULL, coop, be, translate, jitify))) goto out;
+  if ((k = ker_make(mod, name, coop))) {
+    Py_INCREF(sig);
+    Py_DECREF(((KerObject *)k)->signature);
+    ((KerObject *)k)->signature = sig;
+  }
+out:
+  Py_XDECREF(mod);
+  Py_DECREF(be);
   return k;
 }
 
@@ -282,8 +443,53 @@ static void ker_dealloc(PyObject *o) {
   PyTypeObject *tp = Py_TYPE(o);
   Py_XDECREF(self->mod);
   Py_XDECREF(self->name);
+  Py_XDECREF(self->signature);
   ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
   Py_DECREF(tp);
+}
+
+/* What calls check their arguments against: the declared signature (set
+ * on f and compared with the cubin's parameters where the module has a
+ * cubin), else the cubin's parameters, else nothing. 0 or -1. */
+static int ker_learn_params(KerObject *self, uk_function *f, const char *name) {
+  pyk_raw_sig *s = &self->sig;
+  int np = -1;
+  const uk_param_info *params = NULL;
+  if (uk_function_params(f, &np, &params) != UK_OK) np = -1, params = NULL;
+  s->name = name;
+  s->count = np;
+  s->params = np >= 0 ? params : NULL;
+  s->dtypes = NULL;
+  if (self->signature == Py_None) return 0;
+  const char *text = pyk_utf8_or_null(self->signature);
+  if (!text) return -1;
+  uk_status st = uk_function_set_signature(f, text);
+  int count = 0;
+  const int *dtypes = NULL;
+  if (st == UK_OK) st = uk_function_signature(f, &count, &dtypes);
+  if (st != UK_OK) {
+    pyk_raise(st);
+    return -1;
+  }
+  if (np >= 0 && np != count) {
+    PyErr_Format(PyExc_TypeError, "signature '%s' declares %d parameter%s but kernel '%s' has %d (read from its cubin)",
+                 text, count, count == 1 ? "" : "s", name, np);
+    return -1;
+  }
+  for (int k = 0; np >= 0 && k < count; k++) {
+    size_t want = dtypes[k] < 0 ? 8 : uk_dtype_size((uk_dtype)dtypes[k]);
+    if (params[k].size != want) {
+      PyErr_Format(PyExc_TypeError,
+                   "signature '%s': parameter %d is declared as %zu bytes (%s) but kernel '%s' takes %zu bytes there "
+                   "(read from its cubin)",
+                   text, k + 1, want, dtypes[k] < 0 ? "a pointer" : uk_dtype_name((uk_dtype)dtypes[k]), name,
+                   params[k].size);
+      return -1;
+    }
+  }
+  s->count = count;
+  s->dtypes = dtypes;
+  return 0;
 }
 
 static int ker_ensure(KerObject *self) {
@@ -297,10 +503,16 @@ static int ker_ensure(KerObject *self) {
   Py_BEGIN_ALLOW_THREADS
   st = uk_module_function(m->m, n, &f);
   Py_END_ALLOW_THREADS
+  if (st == UK_ERR_NOT_FOUND) { /* CuPy's cuModuleGetFunction error names the driver's code */
+    PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_NOT_FOUND: named symbol not found: %s", uk_last_error());
+    return -1;
+  }
   if (st != UK_OK) {
     pyk_raise(st);
     return -1;
   }
+  if (self->f) return 0; /* another thread finished while the GIL was released */
+  if (ker_learn_params(self, f, n) < 0) return -1;
   self->f = f;
   return 0;
 }
@@ -331,34 +543,6 @@ static int dims(PyObject *o, const char *what, unsigned v[3]) {
   return 0;
 }
 
-/* Kernel arguments packed as CuPy does: arrays -> device pointer, None ->
- * NULL, int -> int64, float -> float64, complex -> complex128, bool -> bool,
- * NumPy scalars -> their own type. */
-typedef struct {
-  _Alignas(16) unsigned char slot[PYK_MAX_ARGS][16];
-  void *ptr[PYK_MAX_ARGS];
-} packed;
-
-static int pack_arg(pyk_call *c, PyObject *o, unsigned char *slot) {
-  memset(slot, 0, 16);
-  if (o == Py_None) return 0;
-  if (PyBool_Check(o) || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o)) {
-    if (pyk_call_arg(c, o, 0) < 0) return -1;
-    uk_arg *g = &c->arg[0];
-    int64_t i = g->kind == UK_ARG_BOOL ? 0 : g->v.i;
-    if (g->kind == UK_ARG_BOOL) slot[0] = (unsigned char)(g->v.b != 0);
-    else if (g->kind == UK_ARG_INT) memcpy(slot, &i, 8);
-    else if (g->kind == UK_ARG_FLOAT) memcpy(slot, &g->v.f, 8);
-    else memcpy(slot, g->v.c, 16);
-    return 0;
-  }
-  if (pyk_call_arg(c, o, 0) < 0) return -1;
-  uk_arg *g = &c->arg[0];
-  if (g->kind == UK_ARG_TYPED) memcpy(slot, g->v.bytes, uk_dtype_size(g->dtype));
-  else memcpy(slot, &g->v.array->data, 8);
-  return 0;
-}
-
 /* A call, or with launch == 0 everything a call does but the launch (_bind). */
 static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   static char *kwlist[] = {"grid", "block", "args", "shared_mem", "stream", "enable_cooperative_groups", NULL};
@@ -384,26 +568,22 @@ static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   if (ker_ensure(self) < 0) return NULL;
   PyObject *t = PySequence_Tuple(kargs);
   if (!t) return NULL;
-  Py_ssize_t n = PyTuple_Size(t);
-  PyObject *result = NULL;
+  PyObject *result = NULL, *ctx = ((ModObject *)self->mod)->ctx;
   pyk_call c;
   pyk_call_init(&c, 0);
-  packed p;
-  if (n > PYK_MAX_ARGS) {
-    PyErr_Format(PyExc_ValueError, "more than %d kernel arguments", PYK_MAX_ARGS);
+  pyk_raw_args pa, *p = &pa;
+  pyk_raw_args_init(p);
+  if (pyk_call_set_stream(&c, stream) < 0 || pyk_raw_pack(&c, &self->sig, t, p) < 0 ||
+      pyk_call_finish_stream(&c) < 0)
     goto out;
-  }
-  if (pyk_call_set_stream(&c, stream) < 0) goto out;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    if (pack_arg(&c, PyTuple_GetItem(t, i), p.slot[i]) < 0) goto out;
-    p.ptr[i] = p.slot[i];
-  }
-  if (pyk_call_finish_stream(&c) < 0) goto out;
   g.stream = c.stream;
   uk_status st = UK_OK;
   if (launch) {
+    /* Host copies live on the first array argument's device, else device 0. */
+    if (p->nhost && pyk_raw_copy_in(p, ctx, c.stream, c.narr ? c.arr[0].device : 0) < 0) goto out;
     Py_BEGIN_ALLOW_THREADS
-    st = uk_function_launch(self->f, &g, (void *const *)p.ptr);
+    st = uk_function_launch(self->f, &g, (void *const *)p->ptr);
+    if (st == UK_OK && p->nhost) st = pyk_raw_copy_out(p, c.stream);
     Py_END_ALLOW_THREADS
   }
   if (st != UK_OK) {
@@ -413,6 +593,7 @@ static PyObject *ker_do(PyObject *o, PyObject *args, PyObject *kw, int launch) {
   result = Py_None;
   Py_INCREF(result);
 out:
+  pyk_raw_args_clear(p, ctx, c.stream);
   pyk_call_clear(&c);
   Py_DECREF(t);
   return result;
@@ -421,17 +602,50 @@ out:
 static PyObject *ker_call(PyObject *o, PyObject *args, PyObject *kw) { return ker_do(o, args, kw, 1); }
 static PyObject *ker_bind(PyObject *o, PyObject *args, PyObject *kw) { return ker_do(o, args, kw, 0); }
 
+/* Compiles and looks the kernel up (checking its signature): no GPU needed
+ * for a source module after ukern.configure(arch=...). */
 static PyObject *ker_compile(PyObject *o, PyObject *args, PyObject *kw) {
-  return mod_compile(((KerObject *)o)->mod, args, kw);
+  PyObject *r = mod_compile(((KerObject *)o)->mod, args, kw);
+  if (r && ker_ensure((KerObject *)o) < 0) Py_CLEAR(r);
+  return r;
 }
 
+/* Without a device, what the cubin states (uk_function_image_attribute). */
 static PyObject *ker_get_attr(PyObject *o, void *closure) {
   KerObject *self = (KerObject *)o;
   if (ker_ensure(self) < 0) return NULL;
   int v = 0;
-  uk_status st = uk_function_attribute(self->f, (uk_function_attr)(intptr_t)closure, &v);
+  uk_function_attr a = (uk_function_attr)(intptr_t)closure;
+  uk_status st = uk_function_attribute(self->f, a, &v);
+  if (st == UK_ERR_NO_DEVICE) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", uk_last_error());
+    if (uk_function_image_attribute(self->f, a, &v) == UK_OK) return PyLong_FromLong(v);
+    PyErr_Format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
+    return NULL;
+  }
   if (st != UK_OK) return pyk_raise(st);
   return PyLong_FromLong(v);
+}
+
+/* {name: value} of the attributes the cubin states (no device needed). */
+static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
+  (void)unused;
+  KerObject *self = (KerObject *)o;
+  if (ker_ensure(self) < 0) return NULL;
+  PyObject *d = PyDict_New();
+  for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
+    int v = 0;
+    if (uk_function_image_attribute(self->f, (uk_function_attr)a, &v) != UK_OK) continue;
+    PyObject *x = PyLong_FromLong(v);
+    if (!x || PyDict_SetItemString(d, uk_function_attr_name((uk_function_attr)a), x) < 0) {
+      Py_XDECREF(x);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(x);
+  }
+  return d;
 }
 
 static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
@@ -492,6 +706,49 @@ static PyObject *ker_get_options(PyObject *o, void *c) {
   Py_INCREF(n);
   return n;
 }
+/* A member of the kernel's module, by offset (closure). */
+static PyObject *ker_get_mod_member(PyObject *o, void *c) {
+  PyObject *n = *(PyObject **)((char *)((KerObject *)o)->mod + (intptr_t)c);
+  Py_INCREF(n);
+  return n;
+}
+static PyObject *ker_get_translate(PyObject *o, void *c) {
+  (void)c;
+  return PyBool_FromLong(((ModObject *)((KerObject *)o)->mod)->translate);
+}
+static PyObject *ker_get_coop(PyObject *o, void *c) {
+  (void)c;
+  return PyBool_FromLong(((KerObject *)o)->cooperative);
+}
+static PyObject *ker_get_module(PyObject *o, void *c) {
+  (void)c;
+  PyObject *m = ((KerObject *)o)->mod;
+  Py_INCREF(m);
+  return m;
+}
+static PyObject *ker_get_signature(PyObject *o, void *c) {
+  (void)c;
+  PyObject *n = ((KerObject *)o)->signature;
+  Py_INCREF(n);
+  return n;
+}
+/* The CUfunction on the context's default device (loads the module there). */
+static PyObject *ker_get_handle(PyObject *o, void *c) {
+  (void)c;
+  KerObject *self = (KerObject *)o;
+  if (ker_ensure(self) < 0) return NULL;
+  void *h = NULL;
+  uk_status st = uk_function_handle(self->f, -1, &h);
+  if (st != UK_OK) return pyk_raise(st);
+  return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)h);
+}
+static PyObject *ker_get_num_params(PyObject *o, void *c) {
+  (void)c;
+  KerObject *self = (KerObject *)o;
+  if (ker_ensure(self) < 0) return NULL;
+  if (self->sig.count < 0) Py_RETURN_NONE;
+  return PyLong_FromLong(self->sig.count);
+}
 
 #define ATTR(name, id, set, doc) {name, ker_get_attr, set, doc, (void *)(intptr_t)(id)}
 static PyGetSetDef ker_getset[] = {
@@ -499,6 +756,19 @@ static PyGetSetDef ker_getset[] = {
     {"name", ker_get_name, NULL, "Kernel name (or name expression).", NULL},
     {"code", ker_get_code, NULL, "CUDA source (None for a file module).", NULL},
     {"options", ker_get_options, NULL, "NVRTC options.", NULL},
+    {"backend", ker_get_mod_member, NULL, "'nvrtc' or 'nvcc'.", (void *)offsetof(ModObject, backend)},
+    {"jitify", ker_get_mod_member, NULL, "jitify= as given (None by default; accepted, not needed).",
+     (void *)offsetof(ModObject, jitify)},
+    {"file_path", ker_get_mod_member, NULL, "The module file of a kernel from RawModule(path=...), else None.",
+     (void *)offsetof(ModObject, path)},
+    {"translate_cucomplex", ker_get_translate, NULL, "Whether cuComplex.h is mapped to cupy/complex.cuh.", NULL},
+    {"enable_cooperative_groups", ker_get_coop, NULL, "Cooperative launches.", NULL},
+    {"signature", ker_get_signature, NULL, "The declared C parameter list, or None.", NULL},
+    {"_module", ker_get_module, NULL, "The RawModule holding the kernel. Internal (pickling).", NULL},
+    {"handle", ker_get_handle, NULL, "The CUfunction (int) on the context's default device; needs a GPU.", NULL},
+    {"num_params", ker_get_num_params, NULL,
+     "Parameters the kernel takes (from its signature or cubin; no GPU needed after configure(arch=)),\n"
+     "None when unknown (a PTX module without a device). Compiles the kernel.", NULL},
     ATTR("max_threads_per_block", UK_ATTR_MAX_THREADS_PER_BLOCK, NULL, "Most threads a block may have."),
     ATTR("shared_size_bytes", UK_ATTR_SHARED_SIZE_BYTES, NULL, "Static shared memory in bytes."),
     ATTR("const_size_bytes", UK_ATTR_CONST_SIZE_BYTES, NULL, "Constant memory in bytes."),
@@ -520,6 +790,10 @@ static PyMethodDef ker_methods[] = {
      "call does, launching nothing (measures the Python side of a call). Internal."},
     {"compile", (PyCFunction)(void (*)(void))ker_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(log_stream=None): compiles the source now (no GPU needed after ukern.configure(arch=...))."},
+    {"image_attributes", ker_image_attributes, METH_NOARGS,
+     "image_attributes() -> dict of the attributes the kernel's cubin states (num_regs, shared/const/local\n"
+     "sizes, binary_version, max_threads_per_block), read without a GPU. ukern only; the properties\n"
+     "fall back to these values when there is no device."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot ker_slots[] = {
@@ -530,12 +804,16 @@ static PyType_Slot ker_slots[] = {
     {Py_tp_methods, ker_methods},
     {Py_tp_doc,
      (void *)"RawKernel(code, name, options=(), backend='nvrtc', *, translate_cucomplex=False,\n"
-             "          enable_cooperative_groups=False, jitify=False)\n\n"
-             "CuPy's RawKernel on ukern. Called as k(grid, block, args, shared_mem=0, stream=None):\n"
-             "grid and block are ints or tuples of up to 3 ints; args is a tuple packed as CuPy does\n"
-             "(CUDA arrays of any library -> pointer, int -> int64, float -> float64, complex ->\n"
-             "complex128, bool -> bool, NumPy scalars -> their type, None -> NULL). Work runs on\n"
-             "stream=, else the first array's producer stream. Compiled lazily (first call or\n"
+             "          enable_cooperative_groups=False, jitify=None, signature=None)\n\n"
+             "CuPy's RawKernel on ukern. Called as k(grid, block, args, shared_mem=0, stream=None), or\n"
+             "k[grid, block](*args) / k[grid, block, stream, shared_mem](*args): grid and block are ints or\n"
+             "tuples of up to 3 ints; args packed as CuPy does (CUDA arrays of any library and objects with\n"
+             ".ptr -> pointer, int -> int64, float -> float64 (float32 for a 4-byte parameter), complex ->\n"
+             "complex128, bool -> bool, NumPy scalars -> their type, None -> NULL; ukern.In/Out/InOut(a)\n"
+             "copy a host NumPy array in and out around the launch). The argument count is checked against\n"
+             "the kernel's cubin. signature='const float* x, int n' declares the parameters: checked\n"
+             "against the cubin, and each argument converted to its type (range-checked). Work runs on\n"
+             "stream=, else the first array's producer stream. Compiled lazily (first call, compile() or\n"
              "attribute read); attributes and the settable attributes are properties."},
     {0, NULL}};
 static PyType_Spec ker_spec = {"ukern.RawKernel", sizeof(KerObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,

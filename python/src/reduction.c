@@ -135,6 +135,31 @@ static void red_dealloc(PyObject *o) {
   Py_DECREF(tp);
 }
 
+/* An axis out of range is NumPy's AxisError (a ValueError and an IndexError)
+ * as in CuPy; anything else as pyk_raise makes it. */
+static void raise_axis_or(uk_status st) {
+  const char *msg = uk_last_error();
+  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+  PyObject *np = mods ? PyDict_GetItemString(mods, "numpy") : NULL;
+  PyObject *exc = NULL;
+  if (st == UK_ERR_SHAPE && msg && strstr(msg, " is out of bounds for an input of ndim ") && np) {
+    PyObject *ns = PyObject_GetAttrString(np, "exceptions");
+    exc = ns ? PyObject_GetAttrString(ns, "AxisError") : NULL;
+    Py_XDECREF(ns);
+    if (!exc) {
+      PyErr_Clear();
+      exc = PyObject_GetAttrString(np, "AxisError"); /* NumPy < 1.25 */
+    }
+    PyErr_Clear();
+  }
+  if (!exc) {
+    pyk_raise(st);
+    return;
+  }
+  PyErr_SetString(exc, msg);
+  Py_DECREF(exc);
+}
+
 /* axis: None (all), int, or a sequence of ints; () reduces nothing. */
 static int parse_axis(PyObject *axis, int *axes, uk_reduce_launch *l) {
   if (!axis || axis == Py_None) return 0;
@@ -199,7 +224,7 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
     st = uk_reduction_precompile(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    pyk_raise(st);
+    raise_axis_or(st);
     goto out;
   }
   if (mode == RED_SOURCE) {

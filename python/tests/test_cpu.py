@@ -38,7 +38,7 @@ def test_elementwise_definition_attributes():
     ("floot32 x", "T z", TypeError, "floot32"),
     ("T x", "T x", ValueError, "x"),
     ("T i", "T z", ValueError, "i"),
-    ("T _x", "T z", ValueError, "_x"),
+    ("T _uk_x", "T z", ValueError, "_uk_x"),
 ])
 def test_elementwise_definition_errors(in_params, out_params, exc, text):
     with pytest.raises(exc) as ei:
@@ -81,7 +81,7 @@ def test_call_argument_checks():
         k.source(x, x, bogus=1)
     with pytest.raises(ValueError, match="block_size"):
         k.source(x, x, block_size=2048)
-    with pytest.raises(TypeError, match="out="):
+    with pytest.raises(ValueError, match="cannot specify 'out' as both"):  # CuPy's class and words
         k.source(x, x, x, out=x)
     with pytest.raises(TypeError, match="unsupported argument type"):
         k.source(x, "text")
@@ -187,10 +187,8 @@ def test_raw_module_arguments():
         ukern.RawModule()
     with pytest.raises(TypeError, match="Exactly one"):
         ukern.RawModule(code="x", path="y")
-    with pytest.raises(ValueError, match="backend"):
-        ukern.RawModule(code="x", backend="nvcc")
-    with pytest.raises(NotImplementedError):
-        ukern.RawModule(code="x", translate_cucomplex=True)
+    with pytest.raises(ValueError, match="Invalid backend 'clang'"):
+        ukern.RawModule(code="x", backend="clang")
 
 
 def test_raw_kernel_compile_and_launch_without_gpu(arch90):
@@ -201,8 +199,9 @@ def test_raw_kernel_compile_and_launch_without_gpu(arch90):
         with pytest.raises(ukern.CUDADriverError) as ei:
             k((1,), (32,), (None, None, np.float32(2), np.int32(0)))
         assert ei.value.status == "UK_ERR_NO_DEVICE"
-        with pytest.raises(ukern.CUDADriverError):
-            k.num_regs
+        assert 0 < k.num_regs <= 255  # read from the cubin without a device
+        with pytest.raises(ukern.CUDADriverError, match="the cubin does not state ptx_version"):
+            k.ptx_version
 
 
 def test_raw_kernel_call_argument_checks(arch90):

@@ -32,11 +32,12 @@ from ._ukern import (  # noqa: F401
 )
 
 from . import _ukern
+from ._raw import In, InOut, Out  # noqa: F401
 
 if hasattr(_ukern, "_Fusion"):  # the library has the fusion API
     from ._fuse import Fusion, fuse  # noqa: F401
 
 __all__ = [
-    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "RawKernel",
+    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "In", "InOut", "Out", "RawKernel",
     "RawModule", "ReductionKernel", "cache_stats", "configure", "device_count", "synchronize",
 ] + (["Fusion", "fuse"] if hasattr(_ukern, "_Fusion") else [])

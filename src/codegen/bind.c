@@ -33,7 +33,7 @@ static uk_status bind_array(const char *kernel, const uk_paramlist *in, const uk
   b->dtype[param] = a->dtype;
   if (!p->is_placeholder) {
     if (a->dtype != p->dtype)
-      return uk__errorf(UK_ERR_TYPE, "%s: %s '%s' is declared %s but the array is %s (arrays are never cast)",
+      return uk__errorf(UK_ERR_TYPE, "Type is mismatched. %s: %s '%s' is declared %s but the array is %s (arrays are never cast)",
                         kernel, role_of(b, param), p->name, uk_dtype_name(p->dtype), uk_dtype_name(a->dtype));
     return UK_OK;
   }
@@ -44,7 +44,8 @@ static uk_status bind_array(const char *kernel, const uk_paramlist *in, const uk
     origin[slot] = (uint8_t)param;
   } else if (b->placeholder[slot] != a->dtype) {
     int o = origin[slot];
-    return uk__errorf(UK_ERR_TYPE, "%s: %s '%s' is %s but %c is %s (bound by %s '%s'); arrays are never cast", kernel,
+    /* CuPy's words first: code written for CuPy matches on them */
+    return uk__errorf(UK_ERR_TYPE, "Type is mismatched. %s: %s '%s' is %s but %c is %s (bound by %s '%s'); arrays are never cast", kernel,
                       role_of(b, param), p->name, uk_dtype_name(a->dtype), p->placeholder, uk_dtype_name(b->placeholder[slot]),
                       role_of(b, o), param_of(in, out, o)->name);
   }
@@ -131,9 +132,7 @@ uk_status uk__bind(const char *kernel, const uk_paramlist *in, const uk_paramlis
       if ((s = bind_texture(kernel, in, out, k)) != UK_OK) return s;
       b->is_texture[k] = 1;
       b->dtype[k] = UK_UINT64; /* the handle's storage */
-    } else if (p->is_raw) {
-      return uk__errorf(UK_ERR_INVALID, "%s: raw input '%s' needs an array, not a scalar", kernel, p->name);
-    }
+    } /* a scalar for a raw input is a plain scalar there, as CuPy passes it */
   }
   for (int k = 0; k < nin; k++)
     if (!b->is_array[k] && !b->is_texture[k] && (s = resolve_rest(kernel, &in->items[k], b, &b->dtype[k])) != UK_OK) return s;

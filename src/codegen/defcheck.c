@@ -1,4 +1,4 @@
-/* Create-time checks of definition code (defcheck.h): balanced brackets, closed comments and literals, no directive. */
+/* Create-time checks of definition code (defcheck.h): balanced brackets, closed comments and literals, directives. */
 #include "codegen/defcheck.h"
 
 #include <stdarg.h>
@@ -13,10 +13,18 @@ static const char HINT_BRACE[] =
     "hint: the code runs inside ukern's generated kernel; an extra '}' would close it";
 static const char HINT_DIRECTIVE[] =
     "hint: preprocessor directives (#include, #define, ...) belong in the preamble";
+static const char HINT_LINE_START[] = "hint: a preprocessor directive starts a line of its own";
 
 static char closer_of(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 
-uk_status uk__defcheck(const char *field, const char *text) {
+/* The offset just past the directive line that starts at pos (backslash-newline continues it). */
+static size_t directive_end(const char *text, size_t pos) {
+  size_t p = pos;
+  while (text[p] && text[p] != '\n') p += text[p] == '\\' && text[p + 1] == '\n' ? 2 : 1;
+  return p;
+}
+
+static uk_status check(const char *field, const char *text, int directives) {
   if (!text) return UK_OK;
   uk_lexer lx;
   uk__lex_init_c(&lx, text);
@@ -31,9 +39,14 @@ uk_status uk__defcheck(const char *field, const char *text) {
                           text[t.pos] == '/' ? "hint: close it with '*/'" : NULL, "%s", lx.error);
     char b = uk__lex_bracket(&lx, &t);
     if (!b && (uk__lex_is(&lx, &t, "##") || uk__lex_is(&lx, &t, "%:%:"))) b = '#';
+    if (b == '#' && directives && t.line_start && t.len <= 2 && !uk__lex_is(&lx, &t, "##")) {
+      lx.pos = directive_end(text, t.pos); /* its brackets are the preprocessor's */
+      continue;
+    }
     if (b == '#')
-      return uk__error_at(UK_ERR_SYNTAX, field, text, t.pos, HINT_DIRECTIVE,
-                          "'%.*s' outside the preamble", (int)t.len, text + t.pos);
+      return uk__error_at(UK_ERR_SYNTAX, field, text, t.pos, directives ? HINT_LINE_START : HINT_DIRECTIVE,
+                          directives ? "'%.*s' inside a line" : "'%.*s' outside the preamble", (int)t.len,
+                          text + t.pos);
     if (b == '(' || b == '[' || b == '{') {
       if (depth == NEST_LIMIT)
         return uk__error_at(UK_ERR_SYNTAX, field, text, t.pos, NULL,
@@ -60,6 +73,10 @@ uk_status uk__defcheck(const char *field, const char *text) {
                         closer_of(open_ch[depth - 1]));
   return UK_OK;
 }
+
+uk_status uk__defcheck(const char *field, const char *text) { return check(field, text, 0); }
+
+uk_status uk__defcheck_code(const char *field, const char *text) { return check(field, text, 1); }
 
 uk_status uk__defcheck_fields(const char *field, const char *text, ...) {
   va_list ap;

@@ -66,6 +66,17 @@ int uk__dtype_lookup(const char *name, size_t len, uk_dtype *out) {
   return 0;
 }
 
+const char *uk__dtype_ctype_for(const char *text) {
+  if (!text) return NULL;
+  while (*text == ' ' || *text == '\t' || *text == '\n') text++;
+  size_t len = strlen(text);
+  while (len > 0 && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\n')) len--;
+  uk_dtype t;
+  /* every NumPy name and code ends in its width; no C type name does */
+  if (len < 2 || text[len - 1] < '0' || text[len - 1] > '9' || !uk__dtype_lookup(text, len, &t)) return NULL;
+  return uk__dtype_table[t].ctype;
+}
+
 /* Edit distance with adjacent transpositions (optimal string alignment),
  * so "unit8" is one edit from "uint8"; names are short. */
 static size_t distance(const char *a, size_t n, const char *b) {

@@ -25,6 +25,11 @@ static inline size_t uk__dtype_size(uk_dtype t) {
 }
 /* Looks a name or alias up without setting an error: 1 found, 0 not. */
 int uk__dtype_lookup(const char *name, size_t len, uk_dtype *out);
+/* The C type of a type written as a NumPy name or code that no C type
+ * spells (float32, int64, f4, i8, c16, bf16, ...; white space around it
+ * ignored); NULL for anything else, which is C text: float, double, int,
+ * long, half and bool keep their C meaning, as in CuPy's reduce_type. */
+const char *uk__dtype_ctype_for(const char *text);
 /* Closest known name to an unknown one (for hints); static storage. */
 const char *uk__dtype_suggest(const char *name, size_t len);
 

@@ -160,7 +160,8 @@ void uk__emit_banner_params(uk_strbuf *sb, const uk_paramlist *in, const uk_para
                 prm->is_placeholder ? uk__emit_type(prm, tb) : dn, prm->name, dn);
     if (uk__key_is_texture(kp, p)) uk__sb_add(sb, ", texture object");
     else if (uk__key_is_scalar(kp, p)) uk__sb_add(sb, ", scalar");
-    if (raw_ndim_of_views ? uk__key_has_raw_object(prm, kp, raw_view_mask, p) : prm->is_raw)
+    if (!uk__key_is_scalar(kp, p) &&
+        (raw_ndim_of_views ? uk__key_has_raw_object(prm, kp, raw_view_mask, p) : prm->is_raw))
       uk__sb_addf(sb, ", ndim %d%s", kp->raw_ndim[p], (kp->raw_contig_mask >> p) & 1 ? ", contiguous" : "");
     uk__sb_add(sb, ")");
   }
@@ -204,6 +205,19 @@ uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_
   if (st == UK_OK) *plan = *pl;
   else uk__plan_free(pl);
   return st;
+}
+
+void uk__emit_cupy_includes(uk_strbuf *sb, const char *const *texts, int ntexts) {
+  int carray = 0, thrust = 0, consts = 0;
+  for (int t = 0; t < ntexts; t++) {
+    carray |= uk__opscan_mentions(texts[t], "M_") || uk__opscan_mentions(texts[t], "CUPY_") ||
+              uk__opscan_mentions(texts[t], "cupy");
+    thrust |= uk__opscan_mentions(texts[t], "thrust") || uk__opscan_uses(texts[t], "complex");
+    consts |= uk__opscan_mentions(texts[t], "CUDART_");
+  }
+  if (carray) uk__emit_line(sb, "#include <cupy/carray.cuh>");
+  if (thrust) uk__emit_line(sb, "#include <cupy/complex.cuh>");
+  if (consts) uk__emit_line(sb, "#include <cupy/math_constants.h>");
 }
 
 int uk__emit_needs_runtime(const char *const *texts, int ntexts) {

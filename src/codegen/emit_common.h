@@ -129,6 +129,15 @@ uk_status uk__emit_finish(uk_status st, const char *program, uk_strbuf *src, uk_
  * #line "preamble" directive (codegen/srcmap.h); nothing when empty. */
 void uk__emit_preamble(uk_strbuf *sb, const char *preamble);
 
+/* What kernels written for CuPy see without including anything (CuPy's
+ * generated code includes its carray.cuh and complex.cuh): the #include
+ * lines of ukern's CuPy headers (templates/cupy/) that the texts need, one
+ * per line: <cupy/carray.cuh> for M_* constants, CUPY_FOR and
+ * cupy::type_traits, <cupy/complex.cuh> for thrust::complex and friends
+ * and a bare complex<T>,
+ * <cupy/math_constants.h> for CUDART_*. Nothing when none is named. */
+void uk__emit_cupy_includes(uk_strbuf *sb, const char *const *texts, int ntexts);
+
 /* Whether one of the user's texts (NULL entries skipped) may use what NVRTC's
  * -minimal leaves out (texture/surface, device-runtime and driver-API names,
  * or an #include): then the program compiles without -minimal. */

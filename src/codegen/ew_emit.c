@@ -16,6 +16,23 @@
 /* What the operation uses                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Whether a #define of the preamble expands to return or continue (CuPy's
+ * searchsorted hides its early exit in a macro). */
+static int macro_exits(const char *pre) {
+  for (const char *p = pre; p && *p;) {
+    const char *s = p;
+    while (*s == ' ' || *s == '\t') s++;
+    const char *e = p;
+    while (*e && !(*e == '\n' && e[-1] != '\\')) e++; /* the logical line */
+    if (*s == '#') {
+      for (const char *q = s; q + 6 <= e; q++)
+        if (memcmp(q, "return", 6) == 0 || (q + 8 <= e && memcmp(q, "continue", 8) == 0)) return 1;
+    }
+    p = *e ? e + 1 : e;
+  }
+  return 0;
+}
+
 void uk__ew_scan(uk_ew_kernel *k) {
   int nin = k->in->count, nout = k->out->count;
   k->write_only_mask = 0;
@@ -29,6 +46,18 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->uses_i = uk__opscan_uses(k->operation, "i");
   k->uses_ind = uk__opscan_uses(k->operation, "_ind") || uk__opscan_uses(k->loop_prep, "_ind") ||
                 uk__opscan_uses(k->after_loop, "_ind");
+  k->uses_ind_index = uk__opscan_uses_beyond(k->operation, "_ind", "size") ||
+                      uk__opscan_uses_beyond(k->loop_prep, "_ind", "size") ||
+                      uk__opscan_uses_beyond(k->after_loop, "_ind", "size");
+  /* State that loop_prep declares may change per element (a running value):
+   * only CuPy's order of elements per thread gives CuPy's results. */
+  /* CuPy runs one element per thread with outputs bound by reference, so
+   * `return` ends an element with what it assigned so far: so does ukern. */
+  k->early_exit = uk__opscan_uses(k->operation, "return") || uk__opscan_uses(k->operation, "continue") ||
+                  uk__opscan_uses(k->operation, "goto") || macro_exits(k->preamble);
+  k->one_per_thread = k->uses_ind_index || k->early_exit || (k->loop_prep && *k->loop_prep) ||
+                      (k->after_loop && *k->after_loop);
+  for (int p = 0; p < nin; p++) k->one_per_thread |= !k->in->items[p].is_raw && k->in->items[p].is_non_const;
   /* A tile's threads meet at barriers: an operation that leaves the loop
    * early (or syncs itself) keeps the plain strided loop. */
   k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
@@ -134,7 +163,9 @@ static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_str
     case UK_SLOT_SCALAR:
       uk__sb_addf(decl, "const %s %s", uk__key_is_texture(&key->p, x->param) ? "cudaTextureObject_t" : t, prm->name);
       break;
-    case UK_SLOT_PTR: uk__sb_addf(decl, "%s%s* _uk_p_%s", x->param < k->in->count ? "const " : "", t, prm->name); break;
+    case UK_SLOT_PTR:
+      uk__sb_addf(decl, "%s%s* _uk_p_%s", x->param < k->in->count && !prm->is_non_const ? "const " : "", t, prm->name);
+      break;
     case UK_SLOT_RAW_SHAPE: uk__emit_raw_field(decl, prm, t, &key->p, x->param, off, plan); break;
     case UK_EW_SLOT_STRIDE: uk__sb_addf(decl, "%s _uk_s_%s_%d", sit, prm->name, x->dim); break;
     case UK_EW_SLOT_SHAPE: uk__sb_addf(decl, "%s _uk_shape_%d", ut, x->dim); break;
@@ -172,6 +203,8 @@ static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf
   }
   if (cx) line(sb, "#include <ukern/complex.cuh>");
   line(sb, "#include <ukern/ew_core.cuh>");
+  const char *const texts[] = {k->operation, k->preamble, k->loop_prep, k->after_loop};
+  uk__emit_cupy_includes(sb, texts, 4);
   if (f16 != bf16) line(sb, "#define UKERN_HALF_ONLY_%s", f16 ? "F16" : "BF16");
   if (f16 || bf16) line(sb, "#include <ukern/half.cuh>");
 }
@@ -206,8 +239,15 @@ static void emit_elements(const uk_ew_kernel *k, const uk_ew_key *key, access a,
     char tb[2], acc[300];
     const char *t = type_name(k, p, tb), *name = param_at(k, p)->name;
     element(k, key, p, a, acc, sizeof acc);
-    if (p < nin) {
+    if (p < nin && param_at(k, p)->is_non_const) {
+      /* CuPy binds a _non_const input by reference: what the operation
+       * writes there goes back to the array. */
+      line(elems, "%s%s %s = %s;", ind, t, name, acc);
+      line(stores, "%s%s = %s;", ind, acc, name);
+    } else if (p < nin) {
       line(elems, "%sconst %s %s = %s;", ind, t, name, acc);
+    } else if (k->early_exit && a != ACC_VEC) {
+      line(elems, "%s%s &%s = %s;", ind, t, name, acc);
     } else {
       if ((k->write_only_mask >> p) & 1) line(elems, "%s%s %s;", ind, t, name);
       else line(elems, "%s%s %s = %s;", ind, t, name, acc);
@@ -364,7 +404,14 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
   if (b[B_TYPEDEFS].len) uk__sb_addc(&b[B_TYPEDEFS], '\n');
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
-  if (k->uses_ind) line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
+  if (k->uses_ind_index) {
+    /* CONTIG has ndim 0 or 1 here (uk__ew_choose): its extent is the size. */
+    int nd = key->variant == UK_EW_STRIDED ? key->ndim : key->ndim ? 1 : 0;
+    line(&b[B_IND], "  ukern::ew_indexer<%d> _ind(_uk_size);", nd);
+    for (int d = 0; d < nd && key->variant == UK_EW_STRIDED; d++) line(&b[B_IND], "  _ind.shape_[%d] = _uk_shape_%d;", d, d);
+  } else if (k->uses_ind) {
+    line(&b[B_IND], "  const ukern::ew_index _ind(_uk_size);");
+  }
   uk__srcmap_add_code(&b[B_PREP], "loop_prep", k->loop_prep, 1);
   uk__srcmap_add_code(&b[B_AFTER], "after_loop", k->after_loop, 1);
   char vec[8];
@@ -377,6 +424,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
+    if (k->uses_ind_index) line(&b[B_INDEX], "    _ind.set((ptrdiff_t)_uk_j);");
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   }
   if (key->variant == UK_EW_STRIDED) {

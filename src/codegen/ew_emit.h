@@ -35,6 +35,7 @@ typedef struct uk_ew_key {
   uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM; TILED: 2) */
   uint8_t vec;                     /* VEC: elements per vector (2..16); else 1 */
   uint8_t tile_fast;               /* TILED: the loop axis (0 or 1) that a warp's 32 lanes walk */
+  uint8_t per_thread;              /* the kernel's one_per_thread (uk__ew_grid reads it here) */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_ew_key;
 
@@ -46,6 +47,12 @@ typedef struct uk_ew_kernel {
   uint64_t write_only_mask; /* bit nin+k: output k is only assigned (not loaded) */
   uint64_t raw_view_mask;   /* bit k: `_raw_<name of k>` is used (non-raw params) */
   int uses_i, uses_ind;
+  int uses_ind_index; /* _ind beyond _ind.size() (get(), set(), ndim): CuPy's CIndexer, per axis */
+  int early_exit;     /* the operation may leave an element early (return, continue, goto; or a
+                         macro of the preamble with return/continue, as CuPy's searchsorted):
+                         outputs are references into the arrays, written where assigned */
+  int one_per_thread; /* loop_prep, after_loop, _ind.get() or a _non_const input: CuPy's loop of
+                         one element per thread (no vectors, no tiles, one thread per element) */
   int tile_safe;     /* the operation has no return/break/goto (TILED synchronises the block) */
   int needs_f16;     /* the texts name float16 types: include ukern/half.cuh (with half) */
   int needs_bf16;    /* the texts name bfloat16 types: include ukern/half.cuh (with bfloat16) */

@@ -64,6 +64,23 @@ void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data
   }
   key->ndim = (uint8_t)L->ndim;
   key->vec = 1;
+  key->per_thread = (uint8_t)(k->one_per_thread != 0);
+  if (k->one_per_thread) {
+    /* CuPy's loop: one element per thread, in order; _ind.get() needs the
+     * loop's axes (STRIDED has them) unless the loop is 0-d or 1-d. */
+    int contig = L->ndim == 0 || (outs_unit && uk__shape_is_contiguous(L, items));
+    for (int p = 0; p < nin; p++) /* a broadcast _non_const input is written through its stride */
+      if (k->in->items[p].is_non_const && ((key->bcast_mask >> p) & 1)) contig = 0;
+    if (contig && (L->ndim <= 1 || !k->uses_ind_index)) {
+      key->variant = UK_EW_CONTIG;
+      key->index64 = L->size > INT32_MAX;
+    } else {
+      key->variant = UK_EW_STRIDED;
+      key->index64 = !uk__shape_fits_int32(L);
+      key->bcast_mask = 0;
+    }
+    return;
+  }
   if (L->ndim == 0 || (outs_unit && uk__shape_is_contiguous(L, items))) {
     key->variant = UK_EW_CONTIG;
     key->index64 = L->size > INT32_MAX;
@@ -86,14 +103,14 @@ void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count
     /* One 32 x 32 tile per block (the kernel loops past 2^31 - 1 tiles). */
     block = UK_EW_TILE_THREADS;
     n = ((L->shape[0] + 31) / 32) * ((L->shape[1] + 31) / 32);
-  } else if (key->variant == UK_EW_STRIDED) {
+  } else if (key->variant == UK_EW_STRIDED && !key->per_thread) {
     /* Grid-stride over a few waves: measured faster than one thread per
      * element for broadcast and strided loops. */
     n = (items + block - 1) / block;
     int64_t cap = (int64_t)sm_count * (2048 / block > 0 ? 2048 / block : 1) * 8;
     if (n > cap) n = cap;
   } else {
-    /* Contiguous: one thread per element or vector (within 1% of CUB's
+    /* Contiguous (or per_thread): one thread per element or vector (within 1% of CUB's
      * DeviceTransform; the grid-stride cap cost ~4%). */
     if (key->variant == UK_EW_VEC) {
       int64_t nvec = items / key->vec, tail = items % key->vec;

@@ -66,6 +66,9 @@ static int add(uk_fusion_builder *b, const uk_fuse_node *n) {
     if (n->arg[k] < 0 || n->arg[k] >= b->prog->nnodes)
       return fail(b, uk__errorf(UK_ERR_INVALID, "fusion builder: argument %d is not a node of this builder (%d)", k,
                                 n->arg[k]));
+  if (b->prog->nnodes >= UK_MAX_FUSE_NODES)
+    return fail(b, uk__errorf(UK_ERR_INVALID, "fusion builder: more than %d nodes (UK_MAX_FUSE_NODES)",
+                              UK_MAX_FUSE_NODES));
   int id = uk__fuse_prog_add(b->prog, n);
   return id < 0 ? fail(b, uk__errorf(UK_ERR_NOMEM, "fusion builder: out of memory")) : id;
 }
@@ -159,6 +162,11 @@ uk_status uk_fusion_output(uk_fusion_builder *b, const char *name, int node) {
       fail(b, uk__errorf(UK_ERR_INVALID, "uk_fusion_output: '%s' is an input", name));
       return b->status;
     }
+  if (g->nout == UK_MAX_FUSE_INPUTS) {
+    fail(b, uk__errorf(UK_ERR_INVALID, "uk_fusion_output: more than %d outputs (UK_MAX_FUSE_INPUTS)",
+                       UK_MAX_FUSE_INPUTS));
+    return b->status;
+  }
   char **names = realloc(g->out_names, (size_t)(g->nout + 1) * sizeof *names);
   if (names) g->out_names = names;
   int *nodes = realloc(g->out_node, (size_t)(g->nout + 1) * sizeof *nodes);

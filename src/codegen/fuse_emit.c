@@ -100,8 +100,6 @@ static void node_name(const fn *f, int id, uk_strbuf *out) {
   } else uk__sb_addf(out, "_uk_v%d", id);
 }
 
-static void emit_node(fn *f, int id);
-
 /* operand k of node n as dtype loop (computed type) */
 static void arg(fn *f, const uk_fuse_node *n, int k, uk_dtype loop, uk_strbuf *out) {
   const uk_fuse_node *c = &f->g->nodes[n->arg[k]];
@@ -161,11 +159,15 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   }
 }
 
-/* Defines `_uk_v<id>` (after its operands) unless it is a leaf or constant. */
-static void emit_node(fn *f, int id) {
+/* Whether `_uk_v<id>` is still to be defined (not a leaf, constant or input). */
+static int pending(const fn *f, int id) {
   const uk_fuse_node *n = &f->g->nodes[id];
-  if (leaf(f, id) || f->done[id] || n->kind == UK_FN_CONST || n->kind == UK_FN_INPUT) return;
-  for (int k = 0; k < n->nargs; k++) emit_node(f, n->arg[k]);
+  return !leaf(f, id) && !f->done[id] && n->kind != UK_FN_CONST && n->kind != UK_FN_INPUT;
+}
+
+/* Defines `_uk_v<id>`, its operands defined already. */
+static void define(fn *f, int id) {
+  const uk_fuse_node *n = &f->g->nodes[id];
   f->done[id] = 1;
   uk_dtype d = f->p->type[id].dtype;
   uk_strbuf e;
@@ -188,6 +190,40 @@ static void emit_node(fn *f, int id) {
   }
   if (e.failed) f->body->failed = 1;
   uk__sb_release(&e);
+}
+
+/* Defines `_uk_v<root>` after its operands, depth first in argument order,
+ * with a stack of its own: a program is a chain as long as it has
+ * statements (UK_MAX_FUSE_NODES), too deep for the C stack. Operands have
+ * lower ids than their node, so the stack holds at most root + 1 entries. */
+static void emit_node(fn *f, int root) {
+  if (!pending(f, root)) return;
+  int small[64], *stack = small;
+  size_t n = 0, cap = sizeof small / sizeof small[0];
+  stack[n++] = root;
+  while (n > 0) {
+    int id = stack[n - 1], k = 0;
+    const uk_fuse_node *nd = &f->g->nodes[id];
+    while (k < nd->nargs && !pending(f, nd->arg[k])) k++;
+    if (k == nd->nargs) {
+      n--;
+      define(f, id);
+      continue;
+    }
+    if (n == cap) {
+      size_t ncap = 2 * cap;
+      int *grown = stack == small ? malloc(ncap * sizeof *grown) : realloc(stack, ncap * sizeof *grown);
+      if (!grown) {
+        f->body->failed = 1;
+        break;
+      }
+      if (stack == small) memcpy(grown, small, sizeof small);
+      stack = grown;
+      cap = ncap;
+    }
+    stack[n++] = nd->arg[k];
+  }
+  if (stack != small) free(stack);
 }
 
 /* Appends the value of node id converted to dtype `to`. */
@@ -249,6 +285,14 @@ static uk_status leaf_params(ctx *c, const char *body, int skip_domain, uk_strbu
                 !((a >= '0' && a <= '9') || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z') || a == '_');
       }
       if (!found) continue;
+      /* a kernel's limit, with room for an output: refused here, while
+       * planning, rather than by the kernel made from the plan (and before
+       * the rest of a long program is planned) */
+      if (k->nin == UK_MAX_PARAMETERS - 1)
+        return uk__errorf(UK_ERR_INVALID,
+                          "fusion: a kernel of the plan reads more than %d inputs and intermediates "
+                          "(UK_MAX_PARAMETERS is %d); split the program into several fusions",
+                          UK_MAX_PARAMETERS - 1, UK_MAX_PARAMETERS);
       uk_dtype t = c->p->type[id].dtype;
       uk__sb_addf(params, "%s%s %s", params->len ? ", " : "", uk__dtype_info(t)->name, c->leaf[id]);
       if (decl) uk__sb_addf(decl, ", %s %s", ct(t), c->leaf[id]);

@@ -16,12 +16,18 @@
  *   power      := primary ['**' factor]
  *   primary    := NUMBER | NAME | NAME '(' args ')' | '(' expr ')'
  *   args       := arg (',' arg)*,  arg := expr | NAME '=' value
- * Newlines inside parentheses are white space; '#' starts a comment. */
+ * Newlines inside parentheses are white space; '#' starts a comment.
+ *
+ * Bounds (ukern.h): the recursion is one level per parenthesis, call,
+ * unary operator and '**' operand, at most UK_MAX_FUSE_DEPTH; nodes at most
+ * UK_MAX_FUSE_NODES; names resolve through a hash table, so a program of N
+ * statements parses in time linear in its length. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/nametab.h"
 #include "codegen/dtype.h"
 #include "codegen/fuse_ir.h"
 #include "codegen/fuse_ops.h"
@@ -37,10 +43,12 @@ typedef struct parser {
   const char *text;
   size_t pos;
   int depth; /* parenthesis depth: newlines are separators only at 0 */
+  int nest;  /* recursion levels (UK_MAX_FUSE_DEPTH) */
+  uk_status status; /* of an error other than a syntax error (the node limit, memory) */
   tok t;     /* current token */
   uk_fuse_prog *prog;
-  char **names; /* bound names (temporaries, outputs, inputs) */
-  int *bound;   /* node id of each name */
+  uk_nametab names; /* bound names (inputs, then temporaries and outputs) -> index in bound */
+  int *bound;       /* node id of each name */
   int nnames, cap;
 } parser;
 
@@ -106,12 +114,19 @@ static int is_name(const parser *p, const char *name) {
 }
 
 static int add(parser *p, uk_fuse_node *n) {
+  if (p->prog->nnodes >= UK_MAX_FUSE_NODES) {
+    p->status = uk__error_at(UK_ERR_INVALID, "program", p->text, n->pos, "split the program into several fusions",
+                             "more than %d nodes (UK_MAX_FUSE_NODES)", UK_MAX_FUSE_NODES);
+    return -1;
+  }
   int id = uk__fuse_prog_add(p->prog, n);
-  if (id < 0) uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  if (id < 0) p->status = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
   return id;
 }
 
-static int op_node(parser *p, int op, size_t pos, int a, int b, int c) {
+/* Out of line, as the node it builds would take stack in every level of
+ * the recursion that calls it. */
+static __attribute__((noinline)) int op_node(parser *p, int op, size_t pos, int a, int b, int c) {
   uk_fuse_node n = {0};
   n.kind = UK_FN_OP;
   n.op = op;
@@ -124,15 +139,23 @@ static int op_node(parser *p, int op, size_t pos, int a, int b, int c) {
 }
 
 static int lookup(const parser *p, const char *s, size_t len) {
-  for (int k = p->nnames - 1; k >= 0; k--)
-    if (strlen(p->names[k]) == len && memcmp(p->names[k], s, len) == 0) return k;
+  const int *k = uk__nametab_find(&p->names, s, len);
+  return k ? *k : -1;
+}
+
+/* One recursion level more (a group, call, unary operator or '**'
+ * operand at pos): 0, or -1 with the error set past UK_MAX_FUSE_DEPTH. */
+static int deeper(parser *p, size_t pos) {
+  if (++p->nest <= UK_MAX_FUSE_DEPTH) return 0;
+  uk__error_at(UK_ERR_SYNTAX, "program", p->text, pos, "assign inner parts to temporaries (t = ...) first",
+               "expression nested deeper than %d levels (UK_MAX_FUSE_DEPTH)", UK_MAX_FUSE_DEPTH);
   return -1;
 }
 
 static int parse_expr(parser *p);
 
 /* A number literal: ints (decimal, 0x), floats, imaginary 'j'. */
-static int parse_number(parser *p) {
+static __attribute__((noinline)) int parse_number(parser *p) { /* its buffers: out of the recursion */
   uk_fuse_node n = {0};
   n.kind = UK_FN_CONST;
   n.pos = p->t.pos;
@@ -278,8 +301,9 @@ static int close_paren(parser *p, int id) {
 }
 
 /* NAME '(' ... ')' after the name; returns the node id. */
-static int parse_call(parser *p, tok name) {
+static __attribute__((noinline)) int parse_call(parser *p, tok name) {
   const char *s = p->text + name.pos;
+  if (deeper(p, name.pos)) return -1;
   next(p); /* '(' */
   p->depth++;
   int id = -1;
@@ -325,15 +349,21 @@ static int parse_call(parser *p, tok name) {
     err(p, name.pos, "see the function list in ukern.h (uk_fusion_create)", "unknown function");
     return -1;
   }
+  p->nest--;
   return close_paren(p, id);
 }
+
+static int name_const(parser *p, tok name);
 
 static int parse_primary(parser *p) {
   if (p->t.kind == T_NUM) return parse_number(p);
   if (is_op(p, "(")) {
+    if (deeper(p, p->t.pos)) return -1;
     p->depth++;
     next(p);
-    return close_paren(p, parse_expr(p));
+    int id = parse_expr(p);
+    p->nest--;
+    return close_paren(p, id);
   }
   if (p->t.kind != T_NAME) {
     err(p, p->t.pos, NULL, p->t.kind == T_EOF || p->t.kind == T_SEP ? "expected an expression" : "unexpected token");
@@ -342,9 +372,15 @@ static int parse_primary(parser *p) {
   tok name = p->t;
   next(p);
   if (is_op(p, "(")) return parse_call(p, name);
-  const char *s = p->text + name.pos;
-  int b = lookup(p, s, name.len);
+  int b = lookup(p, p->text + name.pos, name.len);
   if (b >= 0) return p->bound[b];
+  return name_const(p, name);
+}
+
+/* A name that is not bound: True, False, inf, nan, pi or e. Out of line:
+ * its node would take stack in every level of the recursion. */
+static __attribute__((noinline)) int name_const(parser *p, tok name) {
+  const char *s = p->text + name.pos;
   uk_fuse_node n = {0};
   n.kind = UK_FN_CONST;
   n.pos = name.pos;
@@ -369,8 +405,10 @@ static int parse_power(parser *p) {
   int a = parse_primary(p);
   if (a < 0 || !is_op(p, "**")) return a;
   size_t pos = p->t.pos;
+  if (deeper(p, pos)) return -1;
   next(p);
   int b = parse_factor(p);
+  p->nest--;
   return b < 0 ? -1 : op_node(p, UK_OP_POW, pos, a, b, -1);
 }
 
@@ -378,8 +416,10 @@ static int parse_factor(parser *p) {
   int op = is_op(p, "-") ? UK_OP_NEG : is_op(p, "+") ? UK_OP_POS : is_op(p, "~") ? UK_OP_INVERT : -1;
   if (op < 0) return parse_power(p);
   size_t pos = p->t.pos;
+  if (deeper(p, pos)) return -1;
   next(p);
   int a = parse_factor(p);
+  p->nest--;
   return a < 0 ? -1 : op_node(p, op, pos, a, -1, -1);
 }
 
@@ -436,27 +476,20 @@ static int parse_expr(parser *p) {
   return op_node(p, op, pos, a, b, -1);
 }
 
+/* Binds the name (borrowed: program text or an input name) to node. */
 static uk_status bind(parser *p, const char *s, size_t len, int node) {
-  int k = lookup(p, s, len);
-  if (k >= 0) {
-    p->bound[k] = node;
-    return UK_OK;
-  }
   if (p->nnames == p->cap) {
     int cap = p->cap ? 2 * p->cap : 16;
-    char **names = realloc(p->names, (size_t)cap * sizeof *names);
-    if (names) p->names = names;
     int *bound = realloc(p->bound, (size_t)cap * sizeof *bound);
-    if (bound) p->bound = bound;
-    if (!names || !bound) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+    if (!bound) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+    p->bound = bound;
     p->cap = cap;
   }
-  char *copy = malloc(len + 1);
-  if (!copy) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  memcpy(copy, s, len);
-  copy[len] = 0;
-  p->names[p->nnames] = copy;
-  p->bound[p->nnames++] = node;
+  int added;
+  int *k = uk__nametab_put(&p->names, s, len, p->nnames, &added);
+  if (!k) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  if (added) p->nnames++;
+  p->bound[*k] = node;
   return UK_OK;
 }
 
@@ -480,12 +513,13 @@ static uk_status parse_program(parser *p) {
     tok target = p->t;
     next(p);
     if (!is_op(p, "=")) return err(p, p->t.pos, "statements are `name = expression`", "expected '='");
-    for (int k = 0; k < g->nin; k++)
-      if (strlen(g->in_names[k]) == target.len && !memcmp(g->in_names[k], p->text + target.pos, target.len))
-        return err(p, target.pos, "assign to an output or a new temporary name", "cannot assign to an input");
+    int known = lookup(p, p->text + target.pos, target.len);
+    if (known >= 0 && known < g->nin) /* the inputs were bound first */
+      return err(p, target.pos, "assign to an output or a new temporary name", "cannot assign to an input");
     next(p);
+    p->nest = 0;
     int id = parse_expr(p);
-    if (id < 0) return uk_last_error()[0] ? UK_ERR_SYNTAX : UK_ERR_NOMEM;
+    if (id < 0) return p->status ? p->status : UK_ERR_SYNTAX;
     if (p->t.kind != T_SEP && p->t.kind != T_EOF)
       return err(p, p->t.pos, "separate statements with ';' or a newline", "unexpected token after the expression");
     uk_status s = bind(p, p->text + target.pos, target.len, id);
@@ -521,6 +555,11 @@ uk_status uk__fuse_names(const char *what, const char *list, char ***names, int 
     if (!ok) {
       s = uk__error_at(UK_ERR_SYNTAX, what, list, b, "names are Python identifiers separated by commas",
                        "expected a name");
+      goto out;
+    }
+    if (n == UK_MAX_FUSE_INPUTS) { /* before reading on: n stays small, the checks below cheap */
+      s = uk__error_at(UK_ERR_INVALID, what, list, b, NULL, "more than %d names (UK_MAX_FUSE_INPUTS)",
+                       UK_MAX_FUSE_INPUTS);
       goto out;
     }
     for (int j = 0; j < n; j++)
@@ -601,8 +640,7 @@ uk_status uk__fuse_parse(const char *inputs, const char *outputs, const char *pr
 nomem:
   s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
 out:
-  for (int k = 0; k < p.nnames; k++) free(p.names[k]);
-  free(p.names);
+  uk__nametab_free(&p.names);
   free(p.bound);
   if (s) uk__fuse_prog_free(g);
   else *out = g;

@@ -18,29 +18,41 @@
 #include "codegen/dtype.h"
 #include "codegen/fuse_emit.h"
 #include "codegen/fuse_row.h"
+#include "codegen/shape.h"
 
 static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, const char *a, const char *b) {
   return uk__error_at(UK_ERR_TYPE, "program", g->text, pos, NULL, fmt, a, b);
 }
 
-/* The value of a constant weak-int expression (literals under - + and * ): 1, else 0. */
-static int weak_int_value(const uk_fuse_prog *g, int id, int64_t *v) {
-  const uk_fuse_node *n = &g->nodes[id];
-  int64_t a, b;
-  if (n->kind == UK_FN_CONST) {
-    *v = n->ival;
-    return n->ckind == UK_CK_INT;
+/* The values of constant weak-int expressions (int literals under - + and
+ * *), node by node in id order (operands first): no recursion, so a chain
+ * of any length is fine. known[id] is 1 where val[id] is such a value. */
+typedef struct weak_ints {
+  unsigned char *known;
+  int64_t *val;
+} weak_ints;
+
+static void weak_int_values(const uk_fuse_prog *g, const weak_ints *w) {
+  for (int id = 0; id < g->nnodes; id++) {
+    const uk_fuse_node *n = &g->nodes[id];
+    w->known[id] = 0;
+    if (n->kind == UK_FN_CONST) {
+      w->known[id] = n->ckind == UK_CK_INT;
+      w->val[id] = n->ival;
+      continue;
+    }
+    if (n->kind != UK_FN_OP || !w->known[n->arg[0]]) continue;
+    uint64_t a = (uint64_t)w->val[n->arg[0]], b;
+    if (n->op == UK_OP_NEG || n->op == UK_OP_POS) {
+      w->val[id] = (int64_t)(n->op == UK_OP_NEG ? 0 - a : a);
+      w->known[id] = 1;
+      continue;
+    }
+    if ((n->op != UK_OP_ADD && n->op != UK_OP_SUB && n->op != UK_OP_MUL) || !w->known[n->arg[1]]) continue;
+    b = (uint64_t)w->val[n->arg[1]];
+    w->val[id] = (int64_t)(n->op == UK_OP_ADD ? a + b : n->op == UK_OP_SUB ? a - b : a * b);
+    w->known[id] = 1;
   }
-  if (n->kind != UK_FN_OP || !weak_int_value(g, n->arg[0], &a)) return 0;
-  if (n->op == UK_OP_NEG || n->op == UK_OP_POS) {
-    *v = n->op == UK_OP_NEG ? (int64_t)(0 - (uint64_t)a) : a;
-    return 1;
-  }
-  if ((n->op != UK_OP_ADD && n->op != UK_OP_SUB && n->op != UK_OP_MUL) || !weak_int_value(g, n->arg[1], &b)) return 0;
-  *v = n->op == UK_OP_ADD ? (int64_t)((uint64_t)a + (uint64_t)b)
-       : n->op == UK_OP_SUB ? (int64_t)((uint64_t)a - (uint64_t)b)
-                            : (int64_t)((uint64_t)a * (uint64_t)b);
-  return 1;
 }
 
 int uk__fuse_int_fits(int64_t v, uk_dtype t) {
@@ -59,7 +71,7 @@ int uk__fuse_int_fits(int64_t v, uk_dtype t) {
 /* NEP 50: a Python int used with an integer array in arithmetic must fit the
  * array's dtype (NumPy raises OverflowError: int8 + 300). Literals are
  * checked here, scalar inputs at each call (plan->weak_checks). */
-static uk_status check_weak_ints(const uk_fuse_prog *g, uk_fuse_plan *p, int id) {
+static uk_status check_weak_ints(const uk_fuse_prog *g, uk_fuse_plan *p, const weak_ints *w, int id) {
   const uk_fuse_node *n = &g->nodes[id];
   uk_fuse_rule r = uk__fuse_op_info(n->op)->rule;
   uk_dtype d = p->type[id].dtype;
@@ -68,9 +80,9 @@ static uk_status check_weak_ints(const uk_fuse_prog *g, uk_fuse_plan *p, int id)
     return UK_OK;
   for (int j = 0; j < n->nargs; j++) {
     int a = n->arg[j];
-    int64_t v;
     if (!p->type[a].weak || p->type[a].dtype != UK_INT64) continue;
-    if (weak_int_value(g, a, &v)) {
+    if (w->known[a]) {
+      int64_t v = w->val[a];
       if (!uk__fuse_int_fits(v, d))
         return uk__error_at(UK_ERR_TYPE, "program", g->text, g->nodes[a].pos, NULL,
                             "Python integer %lld out of bounds for %s", (long long)v, uk__dtype_info(d)->name);
@@ -83,7 +95,8 @@ static uk_status check_weak_ints(const uk_fuse_prog *g, uk_fuse_plan *p, int id)
   return UK_OK;
 }
 
-static uk_status type_node(const uk_fuse_prog *g, const uk_fuse_sig *sig, uk_fuse_plan *p, int id) {
+static uk_status type_node(const uk_fuse_prog *g, const uk_fuse_sig *sig, uk_fuse_plan *p, const weak_ints *w,
+                           int id) {
   const uk_fuse_node *n = &g->nodes[id];
   uk_fuse_type *t = &p->type[id];
   switch (n->kind) {
@@ -117,7 +130,7 @@ static uk_status type_node(const uk_fuse_prog *g, const uk_fuse_sig *sig, uk_fus
     const char *why = "";
     if (uk__fuse_op_result(n->op, args, n->nargs, t, &why))
       return type_error(g, n->pos, "%s %s", uk__fuse_op_info(n->op)->name, why);
-    return check_weak_ints(g, p, id);
+    return check_weak_ints(g, p, w, id);
   }
   case UK_FN_RED: {
     int a = n->arg[0], nd = p->ndim[a];
@@ -234,8 +247,15 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
   for (int id = nn - 1; id >= 0; id--)
     if (needed[id])
       for (int k = 0; k < g->nodes[id].nargs; k++) needed[g->nodes[id].arg[k]] = 1;
-  for (int id = 0; id < nn; id++)
-    if (needed[id] && (s = type_node(g, sig, p, id))) goto out;
+  weak_ints w = {malloc((size_t)nn + 1), malloc(((size_t)nn + 1) * sizeof(int64_t))};
+  if (w.known && w.val) weak_int_values(g, &w);
+  for (int id = 0; id < nn && w.known && w.val; id++)
+    if (needed[id] && (s = type_node(g, sig, p, &w, id))) break;
+  int typed = w.known && w.val;
+  free(w.known);
+  free(w.val);
+  if (!typed) goto nomem;
+  if (s) goto out;
   for (int k = 0; k < g->nout; k++) {
     uk_fuse_type t = p->type[g->out_node[k]];
     p->out_dtype[k] = sig->out_given ? sig->out[k] : t.dtype;
@@ -264,6 +284,13 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
       int r = gkey_rep[q];
       if (gkey_level[q] == level[id] && p->ndim[g->nodes[r].arg[0]] == p->ndim[a] && p->axes[r] == p->axes[id])
         group_of[id] = q;
+    }
+    if (group_of[id] < 0 && ngroups == UK_MAX_FUSE_KERNELS - 1) { /* and the elementwise kernel */
+      s = uk__error_at(UK_ERR_INVALID, "program", g->text, n->pos, "split the program into several fusions",
+                       "the plan needs more than %d kernels (UK_MAX_FUSE_KERNELS)", UK_MAX_FUSE_KERNELS);
+      free(gkey_level);
+      free(gkey_rep);
+      goto out;
     }
     if (group_of[id] < 0) {
       gkey_level[ngroups] = level[id];
@@ -362,6 +389,19 @@ uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const in
           *d = as[k];
         }
       }
+    }
+    /* The loops' own rule (shape.c): elements x 16 bytes fit int64, so
+     * later products over node shapes cannot overflow. */
+    int64_t count = 1, bytes;
+    int empty = 0, overflow = 0;
+    for (int k = 0; k < nd; k++) {
+      empty |= sh[k] == 0;
+      overflow |= __builtin_mul_overflow(count, sh[k], &count);
+    }
+    if (!empty && (overflow || __builtin_mul_overflow(count, (int64_t)16, &bytes))) {
+      char b[200];
+      return uk__error_at(UK_ERR_SHAPE, "program", g->text, n->pos, NULL,
+                          "the shape %s has too many elements for 64-bit byte offsets", uk__shape_str(nd, sh, b, sizeof b));
     }
   }
   return UK_OK;

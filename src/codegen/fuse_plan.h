@@ -23,7 +23,7 @@ typedef struct uk_fuse_sig {
   uk_dtype out[64];
 } uk_fuse_sig;
 
-#define UK_FUSE_MAX_INPUTS 64
+#define UK_FUSE_MAX_INPUTS UK_MAX_FUSE_INPUTS
 
 /* Where a kernel argument lives: program input/output k (k >= 0) or
  * intermediate t (encoded -1 - t). */

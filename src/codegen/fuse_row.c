@@ -84,7 +84,8 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
   int nd = r->ndim;
   const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
   int64_t rows = 1;
-  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
+  for (int d = 0; d < nd - 1; d++) /* a broadcast shape past int64: the split plan reports it */
+    if (__builtin_mul_overflow(rows, ms[d], &rows)) return 0;
   /* empty rows or no rows: the split plan has the zero-size rules; a few
    * long rows: the split plan spreads each over many blocks */
   if (rows < 1 || ms[nd - 1] < 1) return 0;
@@ -169,14 +170,24 @@ static void pass_loops(uk_strbuf *b, const char *pre, const char *post, const ch
 }
 
 /* Marks in r the nodes computed per element from id (reductions are
- * per-row values by then; cut, when >= 0, is a value at hand). */
-static void reach(const uk_fuse_prog *g, int id, int cut, char *r) {
-  if (r[id]) return;
-  r[id] = 1;
-  const uk_fuse_node *n = &g->nodes[id];
-  if (id == cut || n->kind == UK_FN_RED) return;
-  for (int k = 0; k < n->nargs; k++) reach(g, n->arg[k], cut, r);
+ * per-row values by then; cut, when >= 0, is a value at hand). stack has
+ * room for every node (each is pushed once): no recursion, as chains are
+ * as long as programs. */
+static void reach(const uk_fuse_prog *g, int id, int cut, char *r, int *stack) {
+  int n = 0;
+  if (!r[id]) stack[n++] = id, r[id] = 1;
+  while (n > 0) {
+    int top = stack[--n];
+    const uk_fuse_node *nd = &g->nodes[top];
+    if (top == cut || nd->kind == UK_FN_RED) continue;
+    for (int k = 0; k < nd->nargs; k++)
+      if (!r[nd->arg[k]]) stack[n++] = nd->arg[k], r[nd->arg[k]] = 1;
+  }
 }
+
+/* Candidates pick_reuse tries, latest first: each costs a walk of the
+ * program, and the latest ones are the likely ones. */
+#define REUSE_TRIES 64
 
 /* Picks e->reuse: the latest per-element node that the pass of level L
  * computes and the per-element outputs use, such that with it at hand the
@@ -188,22 +199,25 @@ static uk_status pick_reuse(row_em *e, int L) {
   int nn = g->nnodes;
   e->reuse = e->reuse_in = -1;
   char *pass = calloc((size_t)nn + 1, 1), *used = calloc((size_t)nn + 1, 1), *cut = calloc((size_t)nn + 1, 1);
-  if (!pass || !used || !cut) {
+  int *stack = malloc(((size_t)nn + 1) * sizeof *stack), tries = 0;
+  if (!pass || !used || !cut || !stack) {
     free(pass);
     free(used);
     free(cut);
+    free(stack);
     return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
   }
   for (int id = 0; id < nn; id++)
-    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] == L) reach(g, g->nodes[id].arg[0], -1, pass);
+    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] == L) reach(g, g->nodes[id].arg[0], -1, pass, stack);
   for (int o = 0; o < g->nout; o++)
-    if (!p->row.out_per_row[o]) reach(g, g->out_node[o], -1, used);
-  for (int a = nn - 1; a >= 0 && e->reuse < 0; a--) {
+    if (!p->row.out_per_row[o]) reach(g, g->out_node[o], -1, used, stack);
+  for (int a = nn - 1; a >= 0 && e->reuse < 0 && tries < REUSE_TRIES; a--) {
     uk_fuse_kind kd = g->nodes[a].kind;
     if (!pass[a] || !used[a] || e->cls[a] != C_ELEM || kd == UK_FN_INPUT || kd == UK_FN_CONST) continue;
+    tries++;
     memset(cut, 0, (size_t)nn);
     for (int o = 0; o < g->nout; o++)
-      if (!p->row.out_per_row[o]) reach(g, g->out_node[o], a, cut);
+      if (!p->row.out_per_row[o]) reach(g, g->out_node[o], a, cut, stack);
     for (int k = 0; k < g->nin && e->reuse < 0; k++)
       if (p->needed[k] && !p->scalar[k] && !cut[k] &&
           uk__dtype_info(p->type[a].dtype)->size <= uk__dtype_info(p->type[k].dtype)->size)
@@ -212,6 +226,7 @@ static uk_status pick_reuse(row_em *e, int L) {
   free(pass);
   free(used);
   free(cut);
+  free(stack);
   return UK_OK;
 }
 

@@ -125,3 +125,20 @@ int uk__opscan_mentions(const char *text, const char *prefix) {
     if (t.kind == UK_TOK_IDENT && t.len >= n && memcmp(text + t.pos, prefix, n) == 0) return 1;
   return 0;
 }
+
+int uk__opscan_uses_beyond(const char *text, const char *name, const char *member) {
+  if (!text || !name || !member) return 0;
+  uk_lexer lx;
+  uk__lex_init_c(&lx, text);
+  uk_token prev = {UK_TOK_EOF, 0, 0, 0, 1};
+  for (;;) {
+    uk_token t = uk__lex_next(&lx);
+    if (t.kind == UK_TOK_EOF || t.kind == UK_TOK_ERROR) return 0;
+    if (t.kind == UK_TOK_IDENT && uk__lex_is(&lx, &t, name) && !is_member_access(&lx, &prev)) {
+      uk_lexer ahead = lx;
+      uk_token dot = uk__lex_next(&ahead), m = uk__lex_next(&ahead);
+      if (!uk__lex_is(&ahead, &dot, ".") || !uk__lex_is(&ahead, &m, member)) return 1;
+    }
+    prev = t;
+  }
+}

@@ -34,6 +34,10 @@ int uk__opscan_write_only(const char *text, const char *name);
  * qualified names included (where a macro of that name would expand). */
 int uk__opscan_uses_exact(const char *text, const char *name);
 
+/* 1 when `name` occurs as an identifier of its own other than as
+ * `name.member` (`_ind.get()` or a bare `_ind`, beside `_ind.size()`). */
+int uk__opscan_uses_beyond(const char *text, const char *name, const char *member);
+
 /* 1 when some identifier in `text` (members and qualified names included:
  * `ukern::complex`) starts with `prefix`, else 0. */
 int uk__opscan_mentions(const char *text, const char *prefix);

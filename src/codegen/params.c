@@ -249,9 +249,9 @@ static uk_status parse_type(const parser *p, const word *w, uk_param *prm) {
                       SPAN(p, w));
 }
 
-/* NAME := a C identifier that is not 'i' (the loop index), does not start
- *         with '_' (ukern's own names: _raw_x, _ind, ...), is not 'raw' and
- *         is not a C++ keyword or a CUDA built-in */
+/* NAME := a C identifier that is not 'i' (the loop index), not one of the
+ *         names ukern generates (_uk*, _raw_*, _ind, _in_ind, _out_ind, _J),
+ *         not 'raw' and not a C++ keyword or a CUDA built-in */
 static uk_status parse_name(const parser *p, const word *w, uk_param *prm) {
   const char *s = p->text + w->pos;
   prm->name_pos = w->pos;
@@ -261,10 +261,11 @@ static uk_status parse_name(const parser *p, const word *w, uk_param *prm) {
   if (span_is(s, w->len, "i"))
     return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w->pos, NULL,
                         "parameter name 'i' is reserved: it is the loop index");
-  if (s[0] == '_')
+  if ((w->len >= 3 && memcmp(s, "_uk", 3) == 0) || (w->len >= 5 && memcmp(s, "_raw_", 5) == 0) ||
+      span_is(s, w->len, "_ind") || span_is(s, w->len, "_in_ind") || span_is(s, w->len, "_out_ind") ||
+      span_is(s, w->len, "_J") || span_is(s, w->len, "_non_const"))
     return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w->pos, NULL,
-                        "parameter name '%.*s' is reserved: names starting with '_' belong to ukern",
-                        SPAN(p, w));
+                        "parameter name '%.*s' is reserved: ukern's generated code uses it", SPAN(p, w));
   if (span_is(s, w->len, "raw"))
     return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w->pos, NULL,
                         "parameter name 'raw' is reserved: it is a keyword");
@@ -295,16 +296,17 @@ static uk_status parse_param(const parser *p, uk_param *prm) {
   size_t n = p->nwords, k = 0;
   uk_status st;
   prm->pos = w[0].pos;
-  if (word_is(p, &w[0], "raw")) {
-    prm->is_raw = 1;
-    k = 1;
-    if (n > 1 && word_is(p, &w[1], "raw"))
-      return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[1].pos, NULL, "'raw' given twice");
+  /* CuPy's keywords, in any order: raw, _non_const */
+  for (; k < n && (word_is(p, &w[k], "raw") || word_is(p, &w[k], "_non_const")); k++) {
+    int *flag = word_is(p, &w[k], "raw") ? &prm->is_raw : &prm->is_non_const;
+    if (*flag)
+      return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[k].pos, NULL, "'%.*s' given twice", SPAN(p, &w[k]));
+    *flag = 1;
   }
   size_t m = n - k;
   if (m == 0)
-    return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[0].pos + w[0].len,
-                        "hint: write 'raw T name'", "expected a type after 'raw'");
+    return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[k - 1].pos + w[k - 1].len,
+                        "hint: write 'raw T name'", "expected a type after '%.*s'", SPAN(p, &w[k - 1]));
   size_t ctype_words = 0;
   while (k + ctype_words < n && w[k + ctype_words].ident &&
          is_c_word(p->text + w[k + ctype_words].pos, w[k + ctype_words].len))
@@ -322,7 +324,7 @@ static uk_status parse_param(const parser *p, uk_param *prm) {
     return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[k].pos,
                         word_is(p, &w[k], "const") ? "hint: inputs are read-only already; drop 'const'"
                                                    : NULL,
-                        "unknown keyword '%.*s' (only 'raw' is allowed)", SPAN(p, &w[k]));
+                        "unknown keyword '%.*s' (only 'raw' and '_non_const' are allowed)", SPAN(p, &w[k]));
   if ((st = parse_type(p, &w[k], prm)) != UK_OK) return st;
   if (m >= 3 && word_is(p, &w[k + 1], "raw"))
     return uk__error_at(UK_ERR_SYNTAX, p->what, p->text, w[k + 1].pos, "hint: write 'raw T name'",
@@ -381,6 +383,11 @@ uk_status uk__params_parse(const char *text, const char *what, uk_paramlist *out
   uk__lex_init(&p.lx, text);
   p.tok = uk__lex_next(&p.lx);
   while (p.tok.kind != UK_TOK_EOF) {
+    if (list.count == UK_MAX_PARAMETERS) { /* refused before reading on: the checks below stay cheap */
+      st = uk__error_at(UK_ERR_INVALID, what, text, p.tok.pos, NULL,
+                        "too many parameters (more than UK_MAX_PARAMETERS, %d)", UK_MAX_PARAMETERS);
+      goto out;
+    }
     if ((st = read_piece(&p)) != UK_OK) goto out;
     if (p.nwords == 0) {
       st = uk__error_at(UK_ERR_SYNTAX, what, text, at_comma(&p) ? p.tok.pos : comma, NULL,
@@ -443,7 +450,7 @@ static uk_status check_kernel_name(const char *name, const char *in_text, const 
   size_t bad = first_bad(name, len);
   if (bad < len)
     return uk__error_at(UK_ERR_SYNTAX, "name", name, bad, HINT_NAME,
-                        "invalid kernel name '%s'", name);
+                        "Invalid kernel name '%s'", name);
   const char *why = reserved_why(name, len);
   if (why) return uk__error_at(UK_ERR_SYNTAX, "name", name, 0, NULL, "kernel name '%s' is %s", name, why);
   if (strncmp(name, "_uk", 3) == 0)

@@ -15,6 +15,7 @@
 typedef struct uk_param {
   char *name;         /* owned, a valid C identifier */
   int is_raw;         /* declared "raw": indexed by the kernel itself, not broadcast */
+  int is_non_const;   /* declared "_non_const" (CuPy): an input the operation may write back */
   int is_placeholder; /* the type is a one-letter placeholder bound at call time */
   char placeholder;   /* the letter ('T') when is_placeholder, else 0 */
   uk_dtype dtype;     /* the fixed type; UK_DTYPE_COUNT_ when is_placeholder */

@@ -16,6 +16,7 @@
 void uk__red_scan(uk_red_kernel *k) {
   k->raw_view_mask = uk__emit_scan_raw_views(k->in, k->out, 1, &k->map_expr, 1);
   k->uses_J = uk__opscan_uses(k->map_expr, "_J");
+  k->uses_j = uk__opscan_uses(k->map_expr, "_j");
   k->uses_in_ind = uk__opscan_uses(k->post_map_expr, "_in_ind");
   k->uses_out_ind = uk__opscan_uses(k->post_map_expr, "_out_ind");
   const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
@@ -44,6 +45,7 @@ static int has_raw_object(const uk_red_kernel *k, const uk_red_key *key, int p) 
 }
 
 int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key) {
+  if (k->uses_j) return 1; /* every map call then sees one output (map_cols, no map_pack) */
   int64_t most = 0;
   for (int p = 0; p < k->in->count; p++) {
     if (!is_loop_input(k, key, p)) continue;
@@ -144,6 +146,10 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
                         uk_strbuf *b_mapcols, uk_strbuf *b_mappack, uk_strbuf *b_post) {
   int nin = k->in->count, nout = k->out->count, nk = key->nd_k, nr = key->nd_r;
   /* koff, val parameters, kept offsets */
+  if (k->uses_j) {
+    line(b_koff, "    idx _uk_o;");
+    line(b_kept, "    _uk_ko._uk_o = _uk_o;");
+  }
   emit_unravel(b_kept, "_uk_o", "_uk_kshape", nk);
   if (nk == 0) line(b_kept, "    (void)_uk_o;");
   for (int p = 0; p < nin; p++) {
@@ -156,6 +162,9 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
     offset_expr(b_kept, "_uk_ks", name, nk);
     uk__sb_addc(b_kept, ';');
   }
+  if (k->uses_j) uk__sb_add(b_vparams, ", const long long _j");
+  /* CuPy's _j: the reduced index times the output count plus the output index. */
+  const char *jn = "(long long)_uk_a._uk_nout";
   /* val locals: scalars, raw objects, _J */
   for (int p = 0; p < nin; p++) {
     const uk_param *prm = param_at(k, p);
@@ -186,6 +195,7 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
     }
     uk__sb_add(b_map, ")");
   }
+  if (k->uses_j) uk__sb_addf(b_map, ",\n               (long long)_uk_r * %s + (long long)_uk_ko._uk_o", jn);
   uk__sb_add(b_map, ",\n               _uk_r);");
   /* map_vec: N whole vectors along a contiguous reduced axis, all loaded first */
   for (int p = 0; p < nin; p++) {
@@ -213,6 +223,8 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   line(b_mapvec, "        _uk_f(val(_uk_a");
   for (int p = 0; p < nin; p++)
     if (is_loop_input(k, key, p)) uk__sb_addf(b_mapvec, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(b_mapvec, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", jn);
   uk__sb_add(b_mapvec, ", _uk_r + _uk_n * _uk_step + _uk_k));");
   /* map_cols: vectors of adjacent outputs along a contiguous kept axis */
   emit_unravel(b_mapcols, "_uk_r", "_uk_rshape", nr);
@@ -235,6 +247,7 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   line(b_mapcols, "      _uk_f[_uk_k](val(_uk_a");
   for (int p = 0; p < nin; p++)
     if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
+  if (k->uses_j) uk__sb_addf(b_mapcols, ", (long long)_uk_r * %s + (long long)(_uk_ko._uk_o + _uk_k)", jn);
   uk__sb_add(b_mapcols, ", _uk_r));");
   /* map_pack: a vector of whole rows of R elements (the reduced index is
    * the position in the row) */
@@ -252,6 +265,7 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   line(b_mappack, "      _uk_f[_uk_k / R](val(_uk_a");
   for (int p = 0; p < nin; p++)
     if (is_loop_input(k, key, p)) uk__sb_addf(b_mappack, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
+  if (k->uses_j) uk__sb_addf(b_mappack, ", (long long)(_uk_k %% R) * %s + (long long)(_uk_ko._uk_o + _uk_k / R)", jn);
   uk__sb_add(b_mappack, ", (idx)(_uk_k % R)));");
   /* post: output references, then the user's statements */
   emit_unravel(b_post, "_uk_o", "_uk_kshape", nk);
@@ -286,7 +300,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
   enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS,
-         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, NB };
+         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_plan pl = {0, NULL, 0};
@@ -297,6 +311,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   if ((st = emit_fields(k, key, &b[B_FIELDS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
+  const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
+  uk__emit_cupy_includes(&b[B_TYPEDEFS], texts, 6);
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
   emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_MAPCOLS],
@@ -304,6 +320,13 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
     uk__srcmap_add_expr(&b[B_IDENT], "identity", k->identity);
+    /* The identity may name scalar inputs (CuPy's first_nonzero: `len`). */
+    for (int p = 0; p < k->in->count; p++) {
+      char tb[2];
+      if (is_scalar(key, p) && uk__opscan_uses(k->identity, param_at(k, p)->name))
+        line(&b[B_IDLOCALS], "    const %s %s = _uk_a.%s;", type_name(k, p, tb), param_at(k, p)->name,
+             param_at(k, p)->name);
+    }
   } else {
     uk__sb_add(&b[B_IDENT], "rt()");
   }
@@ -311,7 +334,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   uk__srcmap_add_expr(&b[B_MAPEXPR], "map_expr", k->map_expr);
   static const char *const names[NB] = {"banner", "typedefs", "preamble", "fields", "koff", "val_params",
                                         "val_locals", "kept", "map", "map_vec", "map_cols", "map_pack", "post",
-                                        "identity", "reduce_expr", "map_expr"};
+                                        "identity", "reduce_expr", "map_expr", "ident_locals"};
   char vec[8];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

@@ -31,6 +31,7 @@ typedef struct uk_red_kernel {
   const uk_paramlist *in, *out;
   uint64_t raw_view_mask; /* bit k: map_expr uses `_raw_<name of input k>` */
   int uses_J, uses_in_ind, uses_out_ind;
+  int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
 } uk_red_kernel;
 

@@ -32,7 +32,7 @@ uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, 
     if (d < 0 || d >= ndim)
       return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is out of bounds for an input of ndim %d", kernel, a, ndim);
     if (reduced[d])
-      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is repeated in axes (axis %d)", kernel, a, d);
+      return uk__errorf(UK_ERR_SHAPE, "%s: axis %d is repeated in axes (axis %d): duplicate value in 'axis'", kernel, a, d);
     reduced[d] = 1;
   }
   return UK_OK;
@@ -46,6 +46,13 @@ void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced
     else if (keepdims) out_shape[n++] = 1;
   }
   *out_ndim = n;
+}
+
+/* *size times e, saturating at INT64_MAX: in an empty loop (an extent of 0
+ * in the other part) one part's extents may multiply past int64, and then
+ * nothing runs anyway. */
+static void times(int64_t *size, int64_t e) {
+  if (__builtin_mul_overflow(*size, e, size)) *size = INT64_MAX;
 }
 
 void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
@@ -62,14 +69,14 @@ void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int n
     if (reduced[d]) {
       int r = R->ndim++;
       R->shape[r] = L->shape[d];
-      R->size *= L->shape[d];
+      times(&R->size, L->shape[d]);
       for (int k = 0; k < L->nops; k++) R->strides[k][r] = L->strides[k][d];
       if (keepdims) od++;
       continue;
     }
     int c = K->ndim++;
     K->shape[c] = L->shape[d];
-    K->size *= L->shape[d];
+    times(&K->size, L->shape[d]);
     for (int k = 0; k < L->nops; k++) K->strides[k][c] = L->strides[k][d];
     for (int j = 0; j < nouts; j++) K->strides[L->nops + j][c] = L->shape[d] == 1 ? 0 : ostrides[j][od];
     od++;
@@ -94,14 +101,15 @@ int uk__red_vec(int64_t max_itemsize) {
 
 int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
 
-static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* Rounded-up a / b (a >= 0, b > 0) without the a + b - 1 that could overflow. */
+static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 /* Splits each output's range so that about `target` blocks run, each piece
  * holding at least `min_piece` elements, pieces a multiple of `align`. */
 static void split(uk_red_strategy *s, int64_t nred, int64_t target, int64_t min_piece, int64_t align) {
   s->nsplit = 1;
   s->chunk = nred > 0 ? nred : 1;
-  if (s->grid_x >= target || nred < 2 * min_piece) return;
+  if (s->grid_x >= target || s->grid_x == 0 || nred < 2 * min_piece) return; /* 0: no outputs, nothing runs */
   int64_t n = cdiv(target, s->grid_x), most = nred / min_piece;
   if (n > most) n = most;
   if (n > 65535) n = 65535;
@@ -119,7 +127,7 @@ static void split_waves(uk_red_strategy *s, int64_t nred, int64_t resident, int6
   s->nsplit = 1;
   s->chunk = nred > 0 ? nred : 1;
   int64_t gx = s->grid_x, most = nred / min_piece, n = 0;
-  if (gx >= 2 * resident || most < 2) return;
+  if (gx >= 2 * resident || gx == 0 || most < 2) return;
   for (int64_t w = 1; w <= 4 && !n; w++) {
     int64_t c = w * resident / gx;
     if (c >= 1 && c * gx * 100 >= 85 * w * resident) n = c;

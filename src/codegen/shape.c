@@ -155,14 +155,18 @@ void uk__shape_merge(uk_loop *loop) {
   for (int d = 0; d < loop->ndim; d++) {
     if (loop->shape[d] == 1) continue; /* size-1 axes never move an index */
     if (n > 0) {
-      int mergeable = 1;
+      /* The merged extent fits: the product of all extents is the size,
+       * except in a part split from an empty loop (uk__red_split), whose
+       * size saturates. */
+      int64_t merged;
+      int mergeable = !__builtin_mul_overflow(loop->shape[n - 1], loop->shape[d], &merged);
       for (int k = 0; k < loop->nops && mergeable; k++) {
         int64_t outer;
         mergeable = !__builtin_mul_overflow(loop->strides[k][d], loop->shape[d], &outer) &&
                     loop->strides[k][n - 1] == outer;
       }
       if (mergeable) {
-        loop->shape[n - 1] *= loop->shape[d];
+        loop->shape[n - 1] = merged;
         for (int k = 0; k < loop->nops; k++) loop->strides[k][n - 1] = loop->strides[k][d];
         continue;
       }
@@ -182,9 +186,11 @@ int uk__shape_fits_int32(const uk_loop *loop) {
     for (int d = 0; d < loop->ndim; d++) {
       int64_t s = loop->strides[k][d], e = loop->shape[d] - 1;
       if (e <= 0) continue;
-      if (s > 0 ? s > lim / e : -s > lim / e) return 0;
-      if (s > 0) pos += s * e;
-      else neg += -s * e;
+      /* |s| as unsigned: -INT64_MIN does not exist in int64 */
+      uint64_t m = s < 0 ? 0 - (uint64_t)s : (uint64_t)s;
+      if (m > (uint64_t)(lim / e)) return 0;
+      if (s > 0) pos += (int64_t)m * e;
+      else neg += (int64_t)m * e;
       if (pos > lim || neg > lim) return 0;
     }
   }

@@ -75,11 +75,16 @@ void uk__tpl_add_code(uk_strbuf *sb, const char *text, const char *indent, int t
     uk__sb_addc(sb, '\n');
     p = nl + 1;
   }
-  if (terminate && e[-1] != ';' && e[-1] != '}') {
-    int comment = 0;
+  /* As CuPy's `${loop_prep};`: after a '}' too (`const double n { 1.0 }`). */
+  if (terminate && e[-1] != ';') {
+    /* A last line that is a // comment or a directive (#endif) takes no ';'. */
+    int own_line = 0;
+    const char *q = last;
+    while (q < e && (*q == ' ' || *q == '\t')) q++;
+    if (q < e && *q == '#') own_line = 1;
     for (const char *p = last; p + 1 < e; p++)
-      if (p[0] == '/' && p[1] == '/') comment = 1;
-    if (comment) uk__sb_addf(sb, "\n%s", indent);
+      if (p[0] == '/' && p[1] == '/') own_line = 1;
+    if (own_line) uk__sb_addf(sb, "\n%s", indent);
     uk__sb_addc(sb, ';');
   }
 }

@@ -23,8 +23,10 @@ uk_status uk__tpl_expand_embedded(const char *name, const uk_tpl_var *vars, int 
 
 /* Appends user code: each line indented, blank lines at both ends dropped,
  * the first line's own indentation kept. With `terminate`, a ';' closes it
- * unless it ends with ';' or '}' (CuPy writes `${operation};`), on a line of
- * its own after a trailing // comment. Starts a new line if sb is not empty. */
+ * unless it ends with ';' (CuPy writes `${operation};`, so a brace
+ * initialiser `T n { 1 }` needs none), on a line of
+ * its own after a trailing // comment or directive line. Starts a new line if
+ * sb is not empty. */
 void uk__tpl_add_code(uk_strbuf *sb, const char *text, const char *indent, int terminate);
 
 #endif

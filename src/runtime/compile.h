@@ -18,6 +18,7 @@ typedef struct uk__compile_req {
   int no_std_headers;       /* 1: no C++ standard header map (std_headers.h) */
   int no_link;              /* 1: relocatable output (-rdc/-dlto) as NVRTC gives it, for
                                uk_module_link to link with other parts */
+  int backend;              /* uk_backend: UK_BACKEND_NVCC runs nvcc (nvcc.c) */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
 } uk__compile_req;
@@ -27,6 +28,15 @@ typedef struct uk__compile_req {
  * UK_ERR_COMPILE with the log + line-numbered source in uk_last_error_log(). */
 uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out);
 
+/* The same with the toolkit's nvcc (nvcc.c): a cubin for sm_XY, PTX for
+ * compute_XY; ukern's embedded headers are on its include path. Name
+ * expressions are refused (UK_ERR_INVALID); UK_ERR_NOT_FOUND without nvcc;
+ * UK_ERR_COMPILE with the command line, nvcc's log and the numbered source
+ * in uk_last_error_log(). */
+uk_status uk__nvcc_compile(const uk__compile_req *req, uk__binary **out);
+/* nvcc's path and version ("/usr/local/cuda/bin/nvcc V13.0.88"), or "none":
+ * the nvcc backend's part of the cache key. Found once per process. */
+const char *uk__nvcc_key(void);
 /* The NVRTC version as major*1000 + minor*10. */
 uk_status uk__nvrtc_version(int *version);
 

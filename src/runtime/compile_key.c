@@ -134,6 +134,8 @@ HOT_WALK void walk(const uk__compile_keyed *k, sink_fn sink, void *arg) {
   if (k->link[0]) part(sink, arg, "link", k->link);
   /* The C++ standard header map (std_headers.h): its digest, or off. */
   part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
+  /* nvcc's path and version; NVRTC's is in the prefix. */
+  if (req->backend == UK_BACKEND_NVCC) part(sink, arg, "nvcc", uk__nvcc_key());
 }
 
 void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
@@ -183,6 +185,7 @@ uk_hash128 uk__compile_lookup(const uk__compile_keyed *k) {
   for (int j = 0; j < r->num_name_expressions; j++) h = mix(h, str64(r->name_expressions[j]));
   if (k->files[0]) h = mix(h, str64(k->files));
   if (k->link[0]) h = mix(h, str64(k->link));
+  h = mix(h, (uint64_t)(unsigned)r->backend);
   return (uk_hash128){h, 0};
 }
 

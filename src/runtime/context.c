@@ -194,7 +194,7 @@ static uk_status build(void *p, uk__binary **out) {
   if (dc) hash = uk__compile_hash_hook ? uk__compile_hash_hook(req) : uk__compile_hash(a->keyed);
   if (dc && uk__dcache_get(dc, hash, a->key, a->key_len, out)) return UK_OK;
   atomic_fetch_add(&a->ctx->compiles, 1);
-  uk_status st = uk__nvrtc_compile(req, out);
+  uk_status st = req->backend == UK_BACKEND_NVCC ? uk__nvcc_compile(req, out) : uk__nvrtc_compile(req, out);
   if (st == UK_OK && dc) {
     uk__dcache_put(dc, hash, a->key, a->key_len, *out);
     uk__nvrtc_remember(dc);

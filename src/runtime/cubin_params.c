@@ -39,6 +39,9 @@
 #define EIATTR_KPARAM_INFO 0x17
 #define EIATTR_CBANK_PARAM_SIZE 0x19
 #define EIATTR_KPARAM_INFO_V2 0x45
+#define EIATTR_MAX_THREADS 0x05
+#define EIATTR_FRAME_SIZE 0x11
+#define EIATTR_REGCOUNT 0x2f
 #define KPARAM_BYTES 12
 /* CUDA's limit on a kernel's parameter bytes (since 12.1). */
 #define MAX_PARAM_BYTES 32764u
@@ -277,4 +280,153 @@ out:
   free(out);
   free(seen);
   return st;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+/* The symbol-table index of kernel `symbol`, and its section's header
+ * index; UK_ERR_NOT_FOUND when absent. */
+static uk_status kernel_symbol(const elf *e, const char *symbol, uint32_t *index, unsigned *shndx) {
+  for (unsigned k = 0; k < e->shnum; k++) {
+    section sym, str;
+    uk_status st = get_section(e, k, &sym);
+    if (st != UK_OK) return st;
+    if (sym.type != SHT_SYMTAB_) continue;
+    if (sym.link >= e->shnum) return malformed("the symbol table has no string table");
+    if ((st = get_section(e, sym.link, &str)) != UK_OK) return st;
+    for (uint64_t at = 0; at + SYM_BYTES <= sym.size; at += SYM_BYTES) {
+      const unsigned char *s = e->p + sym.off + at;
+      if ((s[4] & 0xf) != STT_FUNC_ || rd16(s + 6) == 0) continue;
+      const char *name = string_at(e, &str, rd32(s));
+      if (name && strcmp(name, symbol) == 0) {
+        *index = (uint32_t)(at / SYM_BYTES);
+        *shndx = rd16(s + 6);
+        return UK_OK;
+      }
+    }
+  }
+  return UK_ERR_NOT_FOUND;
+}
+
+/* Calls visit(attr, value, len, arg) for each attribute of an .nv.info
+ * section; stops when it returns non-zero. */
+static uk_status each_info(const elf *e, const section *info,
+                           int (*visit)(unsigned attr, const unsigned char *v, uint32_t len, void *arg), void *arg) {
+  const unsigned char *p = e->p + info->off;
+  for (uint64_t at = 0; at < info->size;) {
+    if (info->size - at < 4) return malformed("an attribute is cut short");
+    unsigned fmt = p[at], attr = p[at + 1];
+    uint32_t len = fmt == EIFMT_SVAL ? rd16(p + at + 2) : 0;
+    if (fmt < 1 || fmt > EIFMT_SVAL || len > info->size - at - 4)
+      return malformed("an attribute has an unknown format or runs past its section");
+    if (fmt == EIFMT_SVAL && visit(attr, p + at + 4, len, arg)) return UK_OK;
+    at += 4 + len;
+  }
+  return UK_OK;
+}
+
+typedef struct per_symbol {
+  unsigned attr;
+  uint32_t index;
+  int found;
+  uint32_t value;
+} per_symbol;
+
+/* A (u32 symbol, u32 value) attribute of the global .nv.info for our symbol. */
+static int take_per_symbol(unsigned attr, const unsigned char *v, uint32_t len, void *arg) {
+  per_symbol *q = arg;
+  if (attr != q->attr || len != 8 || rd32(v) != q->index) return 0;
+  q->found = 1;
+  q->value = rd32(v + 4);
+  return 1;
+}
+
+static int take_max_threads(unsigned attr, const unsigned char *v, uint32_t len, void *arg) {
+  if (attr != EIATTR_MAX_THREADS || len != 12) return 0;
+  uint64_t n = (uint64_t)rd32(v) * rd32(v + 4) * rd32(v + 8);
+  *(uint64_t *)arg = n;
+  return 1;
+}
+
+/* A section's size as its header says, NOBITS included (static shared memory). */
+static uk_status section_bytes(const elf *e, const char *prefix, const char *name, uint64_t *size) {
+  for (unsigned k = 0; k < e->shnum; k++) {
+    const unsigned char *h = e->p + e->shoff + (uint64_t)k * SHDR_BYTES;
+    const char *n = string_at(e, &e->names, rd32(h));
+    if (!n) return malformed("a section name lies outside the section-name table");
+    size_t plen = strlen(prefix);
+    if (strncmp(n, prefix, plen) == 0 && strcmp(n + plen, name) == 0) {
+      *size = rd64(h + 32);
+      return UK_OK;
+    }
+  }
+  *size = 0;
+  return UK_ERR_NOT_FOUND;
+}
+
+static uk_status regcount(const elf *e, uint32_t index, unsigned shndx, uint32_t *regs) {
+  section info;
+  per_symbol q = {EIATTR_REGCOUNT, index, 0, 0};
+  uk_status st = find_section(e, "", ".nv.info", &info);
+  if (st == UK_OK) st = each_info(e, &info, take_per_symbol, &q);
+  if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+  if (q.found) {
+    *regs = q.value;
+    return UK_OK;
+  }
+  if (shndx >= e->shnum) return malformed("a kernel symbol names no section");
+  *regs = rd32(e->p + e->shoff + (uint64_t)shndx * SHDR_BYTES + 44) >> 24; /* sh_info of .text.<kernel> */
+  return UK_OK;
+}
+
+uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value) {
+  elf e;
+  uint32_t index = 0, regs = 0;
+  unsigned shndx = 0;
+  uint64_t size = 0;
+  uk_status st = elf_open(&e, image, bytes);
+  if (st == UK_OK) st = kernel_symbol(&e, symbol, &index, &shndx);
+  if (st != UK_OK) return st;
+  switch (a) {
+  case UK_ATTR_NUM_REGS:
+    if ((st = regcount(&e, index, shndx, &regs)) != UK_OK) return st;
+    *value = (int)regs;
+    return UK_OK;
+  case UK_ATTR_BINARY_VERSION:
+    *value = (int)((rd32(e.p + 48) >> 8) & 0xff);
+    return UK_OK;
+  case UK_ATTR_SHARED_SIZE_BYTES:
+  case UK_ATTR_CONST_SIZE_BYTES:
+    st = a == UK_ATTR_SHARED_SIZE_BYTES ? section_bytes(&e, ".nv.shared.", symbol, &size)
+                                        : section_bytes(&e, "", ".nv.constant3", &size);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    *value = size > 0x7fffffff ? 0x7fffffff : (int)size;
+    return UK_OK;
+  case UK_ATTR_LOCAL_SIZE_BYTES: {
+    section info;
+    per_symbol q = {EIATTR_FRAME_SIZE, index, 0, 0};
+    st = find_section(&e, "", ".nv.info", &info);
+    if (st == UK_OK) st = each_info(&e, &info, take_per_symbol, &q);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    *value = (int)q.value;
+    return UK_OK;
+  }
+  case UK_ATTR_MAX_THREADS_PER_BLOCK: {
+    uint64_t limit = 1024;
+    section info;
+    st = find_section(&e, ".nv.info.", symbol, &info);
+    if (st == UK_OK) st = each_info(&e, &info, take_max_threads, &limit);
+    if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    if ((st = regcount(&e, index, shndx, &regs)) != UK_OK) return st;
+    if (regs > 0) { /* 64K registers per block, given out 256 per warp */
+      uint64_t per_warp = ((uint64_t)regs * 32 + 255) / 256 * 256;
+      uint64_t threads = 65536 / per_warp * 32;
+      if (threads < limit) limit = threads;
+    }
+    *value = (int)(limit > 1024 ? 1024 : limit);
+    return UK_OK;
+  }
+  default:
+    return UK_ERR_NOT_FOUND;
+  }
 }

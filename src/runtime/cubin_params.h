@@ -36,4 +36,16 @@ void uk__cubin_list_kernels(const void *image, size_t bytes, struct uk_strbuf *s
 uk_status uk__cubin_params(const void *image, size_t bytes, const char *symbol, int *count,
                            uk_param_info **params);
 
+/* An attribute of kernel `symbol` as the cubin states it (no device):
+ * UK_ATTR_NUM_REGS (EIATTR_REGCOUNT of .nv.info, or bits 24..31 of the
+ * kernel's .text section's sh_info), UK_ATTR_LOCAL_SIZE_BYTES
+ * (EIATTR_FRAME_SIZE), UK_ATTR_SHARED_SIZE_BYTES (the size of
+ * .nv.shared.<kernel>), UK_ATTR_CONST_SIZE_BYTES (the size of the user
+ * constant bank, .nv.constant3), UK_ATTR_BINARY_VERSION (the ELF header's
+ * sm arch, e_flags bits 8..15) and UK_ATTR_MAX_THREADS_PER_BLOCK
+ * (EIATTR_MAX_THREADS from __launch_bounds__, else 1024, limited by the
+ * registers: 64K per block, allocated 256 per warp). UK_ERR_NOT_FOUND (no
+ * message) for the others; UK_ERR_INVALID for a malformed image. */
+uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value);
+
 #endif

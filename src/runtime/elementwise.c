@@ -84,8 +84,9 @@ uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const ch
   uk_status st = uk__kernel_init(&k->base, &ew_kind, ctx, "uk_elementwise_options", in_params, out_params, name,
                                  opts ? (const char *const *)opts->options : NULL, opts ? opts->num_options : 0);
   if (st != UK_OK ||
-      (st = uk__defcheck_fields("operation", operation, "loop_prep", opts ? opts->loop_prep : NULL, "after_loop",
-                                opts ? opts->after_loop : NULL, (const char *)NULL)) != UK_OK)
+      (st = uk__defcheck_code("operation", operation)) != UK_OK ||
+      (st = uk__defcheck_code("loop_prep", opts ? opts->loop_prep : NULL)) != UK_OK ||
+      (st = uk__defcheck_code("after_loop", opts ? opts->after_loop : NULL)) != UK_OK)
     goto out;
   int failed = 0;
   k->operation = uk__strdup_opt(operation, &failed);
@@ -155,11 +156,14 @@ static uk_status loop_of(const uk_elementwise *k, const prep *pr, int64_t size, 
     views[nviews++] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, (int64_t)uk__dtype_size(a->dtype)};
   }
   if (size >= 0 && nonraw >= 0)
+    /* Messages start with CuPy's words: code written for CuPy matches on them. */
     return uk__errorf(UK_ERR_SHAPE,
-                      "%s: size is given (%lld) but %s '%s' is not raw: size is only for kernels whose array "
-                      "arguments are all raw (pass size = -1 or 0)",
+                      "Specified 'size' can be used only if all of the ndarray are 'raw'. %s: size is given (%lld) "
+                      "but %s '%s' is not raw (pass size = -1 or 0)",
                       kd->name, (long long)size, uk__kernel_role(kd, nonraw), uk__kernel_param(kd, nonraw)->name);
-  if (size < 0 && nonraw < 0) return uk__errorf(UK_ERR_SHAPE, "%s: loop size is undecided: pass size", kd->name);
+  if (size < 0 && nonraw < 0)
+    return uk__errorf(UK_ERR_SHAPE, "Loop size is undecided. %s: no non-raw array gives the loop shape: pass size",
+                      kd->name);
   if (size >= 0) {
     memset(L, 0, sizeof *L);
     L->ndim = 1;

@@ -73,6 +73,7 @@ uk_status uk__function_new(uk_module *m, const char *name, const char *symbol, i
 void uk__function_free(uk_function *f) {
   if (!f) return;
   if (f->has_signature) uk__arglayout_free(&f->layout);
+  free(f->sig_dtypes);
   free(f->params);
   free(f->name);
   free(f->symbol);
@@ -211,6 +212,57 @@ uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int valu
   return st;
 }
 
+uk_status uk_function_handle(uk_function *f, int device, void **out) {
+  if (!f || !out) return uk__errorf(UK_ERR_INVALID, "uk_function_handle: NULL argument");
+  if (device < 0) device = f->m->ctx->opts.device;
+  CUfunction fn = NULL;
+  pthread_mutex_lock(&f->m->lock);
+  uk_status st = resolve_raw_locked(f, device, &fn);
+  pthread_mutex_unlock(&f->m->lock);
+  if (st == UK_OK) *out = (void *)fn;
+  return st;
+}
+
+uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value) {
+  uk__error_clear();
+  if (!f || !value) return uk__errorf(UK_ERR_INVALID, "uk_function_image_attribute: NULL argument");
+  if ((unsigned)a >= UK_ATTR_COUNT_) return uk__errorf(UK_ERR_INVALID, "unknown function attribute %d", (int)a);
+  const uk__binary *b = f->m->bin;
+  if (!b || b->is_ptx || !uk__cubin_is_elf(b->image, b->image_size))
+    return uk__errorf(UK_ERR_NOT_FOUND, "kernel '%s': the module holds no cubin (PTX or a fatbin), so %s needs a "
+                      "device (uk_function_attribute)", f->name, attrs[a].name);
+  int v = 0;
+  uk_status st = uk__cubin_attribute(b->image, b->image_size, f->symbol, a, &v);
+  if (st == UK_ERR_NOT_FOUND)
+    return uk__errorf(UK_ERR_NOT_FOUND, "kernel '%s': the cubin does not state %s; it needs a device "
+                      "(uk_function_attribute)", f->name, attrs[a].name);
+  if (st != UK_OK) return st;
+  *value = v;
+  return UK_OK;
+}
+
+/* The dtype a declared C parameter type holds; -1 for pointers. */
+static int ctype_dtype(uk_ctype t) {
+  static const int map[UK_CT_COUNT_] = {
+      [UK_CT_BOOL] = UK_BOOL,     [UK_CT_I8] = UK_INT8,         [UK_CT_U8] = UK_UINT8,
+      [UK_CT_I16] = UK_INT16,     [UK_CT_U16] = UK_UINT16,      [UK_CT_I32] = UK_INT32,
+      [UK_CT_U32] = UK_UINT32,    [UK_CT_I64] = UK_INT64,       [UK_CT_U64] = UK_UINT64,
+      [UK_CT_F16] = UK_FLOAT16,   [UK_CT_BF16] = UK_BFLOAT16,   [UK_CT_F32] = UK_FLOAT32,
+      [UK_CT_F64] = UK_FLOAT64,   [UK_CT_C64] = UK_COMPLEX64,   [UK_CT_C128] = UK_COMPLEX128,
+      [UK_CT_PTR] = -1};
+  return (unsigned)t < UK_CT_COUNT_ ? map[t] : -1;
+}
+
+uk_status uk_function_signature(uk_function *f, int *count, const int **dtypes) {
+  if (!f || !count || !dtypes) return uk__errorf(UK_ERR_INVALID, "uk_function_signature: NULL argument");
+  if (!f->has_signature)
+    return uk__errorf(UK_ERR_NOT_FOUND, "kernel '%s' has no declared signature (uk_function_set_signature)",
+                      f->name);
+  *count = f->layout.count;
+  *dtypes = f->sig_dtypes;
+  return UK_OK;
+}
+
 uk_status uk_function_set_cache_config(uk_function *f, uk_cache_config config) {
   uk__error_clear();
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_function_set_cache_config: f is NULL");
@@ -239,10 +291,18 @@ uk_status uk_function_set_signature(uk_function *f, const char *c_params) {
   uk_status st = uk__cparams_parse(c_params, &params);
   if (st != UK_OK) return st;
   st = uk__arglayout_build(&params, &layout);
+  int *dtypes = st == UK_OK ? malloc(((size_t)params.count + 1) * sizeof *dtypes) : NULL;
+  if (st == UK_OK && !dtypes) {
+    uk__arglayout_free(&layout);
+    st = uk__errorf(UK_ERR_NOMEM, "out of memory setting a signature");
+  }
+  for (int k = 0; dtypes && k < params.count; k++) dtypes[k] = ctype_dtype(params.params[k].type);
   uk__cparams_free(&params);
   if (st != UK_OK) return st;
   pthread_mutex_lock(&f->m->lock);
   if (f->has_signature) uk__arglayout_free(&f->layout);
+  free(f->sig_dtypes);
+  f->sig_dtypes = dtypes;
   f->layout = layout;
   f->has_signature = 1;
   /* Every device re-checks against the new signature at its next launch. */

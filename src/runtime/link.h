@@ -57,6 +57,13 @@ uk_status uk__link_devrt(const uk__toolkit *tk, const void **data, size_t *size,
  * uk_last_error_log() when linking fails. */
 uk_status uk__link_run(const uk__toolkit *tk, const uk__link_job *job, char **image, size_t *size, char **info);
 
+/* A compiler's relocatable cubin (or LTO-IR with lto) for req linked by
+ * nvJitLink with libcudadevrt.a when found: *image (malloc'd) is replaced
+ * by the linked cubin, whose info log is appended to *log (malloc'd). For
+ * the NVRTC and nvcc backends alike (nvrtc.c). */
+uk_status uk__link_compiled(const uk__compile_req *req, const char *pname, int lto, char **image, size_t *size,
+                            char **log);
+
 /* Whether NVRTC options ask for relocatable device code that must be
  * linked (-rdc=true, --relocatable-device-code=true, -dc, --device-c) or
  * link-time optimisation (-dlto, --dlink-time-opt: *lto = 1). */

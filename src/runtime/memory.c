@@ -46,9 +46,15 @@ uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim, co
 
 int64_t uk_array_size(const uk_array *a) {
   if (!a) return 0;
+  if (a->ndim < 0 || a->ndim > UK_MAX_NDIM) return -1;
   int64_t n = 1;
-  for (int d = 0; d < a->ndim && d < UK_MAX_NDIM; d++) n *= a->shape[d];
-  return n;
+  int overflow = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] < 0) return -1;
+    if (a->shape[d] == 0) return 0; /* empty, whatever the other extents multiply to */
+    overflow |= __builtin_mul_overflow(n, a->shape[d], &n);
+  }
+  return overflow ? -1 : n;
 }
 
 uk_status uk__context_alloc(uk_context *ctx, size_t bytes, void *stream, uint64_t *dptr) {
@@ -84,7 +90,7 @@ uk_status uk_array_alloc(uk_context *ctx, uk_dtype dtype, int ndim, const int64_
   a.device = device;
   int64_t n = uk_array_size(&a);
   size_t item = uk_dtype_size(dtype);
-  if (n > 0 && (uint64_t)n > SIZE_MAX / item)
+  if (n < 0 || (n > 0 && (uint64_t)n > SIZE_MAX / item))
     return uk__errorf(UK_ERR_NOMEM, "uk_array_alloc: %lld elements do not fit in memory", (long long)n);
   size_t bytes = (size_t)n * item;
   if (bytes > 0) {

@@ -23,6 +23,7 @@ struct uk_function {
   CUfunction raw[UK__MAX_DEVICES]; /* resolved handles; under m->lock */
   int has_signature;
   uk_arglayout layout;
+  int *sig_dtypes; /* per declared parameter: a uk_dtype, or -1 for a pointer */
   int attr_set[UK__SETTABLE_ATTRS];
   int attr_value[UK__SETTABLE_ATTRS];
   int cache_config_set, cache_config; /* uk_function_set_cache_config */

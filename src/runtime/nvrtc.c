@@ -297,7 +297,7 @@ static uk_status nvrtc_fail(nvrtcResult r, const char *call) {
 /* Relocatable code (or LTO-IR) from NVRTC linked with nvJitLink into the
  * cubin, with libcudadevrt.a when the toolkit has it (link.h). *image is
  * replaced; the link's info log is appended to *log. */
-static uk_status link_output(const uk__compile_req *req, const char *pname, int lto, char **image,
+uk_status uk__link_compiled(const uk__compile_req *req, const char *pname, int lto, char **image,
                              size_t *size, char **log) {
   uk__link_input in = {lto ? UK__LINK_LTOIR : UK__LINK_CUBIN, *image, *size, pname};
   uk__link_job job = {{req->arch, req->arch_flags}, lto, 1, &in, 1, NULL, 0, NULL};
@@ -357,7 +357,7 @@ static uk_status program_output(nvrtcProgram prog, const uk__compile_req *req, c
   r = lto ? nvrtcGetLTOIR(prog, *image) : *is_ptx ? nvrtcGetPTX(prog, *image) : nvrtcGetCUBIN(prog, *image);
   if (r != NVRTC_SUCCESS) return nvrtc_fail(r, lto ? "nvrtcGetLTOIR" : *is_ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN");
   *size = n;
-  if (link && !*is_ptx && !req->no_link) return link_output(req, pname, lto, image, size, log);
+  if (link && !*is_ptx && !req->no_link) return uk__link_compiled(req, pname, lto, image, size, log);
   /* nvrtc's PTX size counts the NUL; the binary keeps the text length. */
   if (*is_ptx && n > 0 && (*image)[n - 1] == '\0') (*size)--;
   return UK_OK;

@@ -131,6 +131,12 @@ void uk_reduction_destroy(uk_reduction *k) {
   free(k);
 }
 
+/* NULL, empty or only white space. */
+static int blank(const char *s) {
+  while (s && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++;
+  return !s || !*s;
+}
+
 uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out) {
   uk__error_clear();
   if (!ctx || !spec || !out) return uk__errorf(UK_ERR_INVALID, "uk_reduction_create: NULL argument");
@@ -162,10 +168,12 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->map_expr = uk__strdup_opt(spec->map_expr, &failed);
   k->reduce_expr = uk__strdup_opt(spec->reduce_expr, &failed);
   k->post_map_expr = uk__strdup_opt(spec->post_map_expr, &failed);
-  k->identity = uk__strdup_opt(spec->identity, &failed);
+  /* An empty (or blank) identity is no identity, as '' is in CuPy. */
+  k->identity = blank(spec->identity) ? NULL : uk__strdup_opt(spec->identity, &failed);
   k->preamble = uk__strdup_opt(spec->preamble, &failed);
-  if (spec->reduce_type && *spec->reduce_type) {
-    k->reduce_type = uk__strdup_opt(spec->reduce_type, &failed);
+  if (!blank(spec->reduce_type)) { /* a dtype name is its C type (float32: float) */
+    const char *ct = uk__dtype_ctype_for(spec->reduce_type);
+    k->reduce_type = uk__strdup_opt(ct ? ct : spec->reduce_type, &failed);
   } else {
     const uk_param *o = &k->base.out.items[0];
     char letter[2] = {o->placeholder, 0};
@@ -176,7 +184,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0};
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -269,7 +277,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
   uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
-    return uk__errorf(UK_ERR_SHAPE, "%s: zero-size reduction with no identity", name);
+    return uk__errorf(UK_ERR_SHAPE, "zero-size array to reduction operation %s which has no identity", name);
 
   uk_red_key *key = &pr->key;
   memset(key, 0, sizeof *key);

@@ -6,8 +6,10 @@
 //
 // The layout is {real, imag}, like cuComplex / std::complex, so arrays of
 // NumPy complex64/complex128 can be read directly. A default-constructed
-// value is 0 (as std::complex and thrust::complex), so a complex cannot be
-// declared __shared__ directly: use raw storage for shared arrays.
+// value is 0 (as std::complex), so a complex cannot be declared __shared__
+// directly: use raw storage for shared arrays, or define
+// UKERN_COMPLEX_TRIVIAL_DEFAULT before the first include (cupy/complex.cuh
+// does) for thrust's trivial default constructor.
 //
 // Operators: + - * / with complex and real operands on either side (the real
 // operand converts to T), unary + and -, == and !=, compound assignment.
@@ -37,6 +39,13 @@ template <> struct cmath<float> {
   static _UK_CX_FN float pow(float x, float y) { return ::powf(x, y); }
   static _UK_CX_FN float copysign(float x, float y) { return ::copysignf(x, y); }
   static _UK_CX_FN float ln10() { return 2.302585092994045684f; }
+  static _UK_CX_FN float asinh(float x) { return ::asinhf(x); }
+  static _UK_CX_FN float log1p(float x) { return ::log1pf(x); }
+  static _UK_CX_FN bool isinf(float x) { return ::isinf(x); }
+  static _UK_CX_FN float inf() {
+    union { unsigned u; float f; } v = {0x7f800000u};  // host and device alike
+    return v.f;
+  }
 };
 
 template <> struct cmath<double> {
@@ -53,6 +62,13 @@ template <> struct cmath<double> {
   static _UK_CX_FN double pow(double x, double y) { return ::pow(x, y); }
   static _UK_CX_FN double copysign(double x, double y) { return ::copysign(x, y); }
   static _UK_CX_FN double ln10() { return 2.302585092994045684; }
+  static _UK_CX_FN double asinh(double x) { return ::asinh(x); }
+  static _UK_CX_FN double log1p(double x) { return ::log1p(x); }
+  static _UK_CX_FN bool isinf(double x) { return ::isinf(x); }
+  static _UK_CX_FN double inf() {
+    union { unsigned long long u; double d; } v = {0x7ff0000000000000ull};
+    return v.d;
+  }
 };
 
 // Keeps a real operand out of template deduction, so `z * 2` converts 2 to T.
@@ -66,7 +82,14 @@ struct alignas(2 * sizeof(T)) complex {
   T _uk_re;
   T _uk_im;
 
+#ifdef UKERN_COMPLEX_TRIVIAL_DEFAULT
+  // As thrust::complex: `complex<T> z;` is uninitialised (so __shared__
+  // arrays of it are allowed) and `complex<T>()` is still 0.
+  complex() = default;
+  _UK_CX_FN constexpr complex(const T& re, const T& im = T()) : _uk_re(re), _uk_im(im) {}
+#else
   _UK_CX_FN constexpr complex(const T& re = T(), const T& im = T()) : _uk_re(re), _uk_im(im) {}
+#endif
   template <typename U>
   _UK_CX_FN constexpr complex(const complex<U>& z) : _uk_re(T(z.real())), _uk_im(T(z.imag())) {}
 
@@ -241,7 +264,6 @@ template <typename T> _UK_CX_FN complex<T> cos(const complex<T>& z) {
   typedef detail::cmath<T> M;
   return complex<T>(M::cos(z.real()) * M::cosh(z.imag()), -M::sin(z.real()) * M::sinh(z.imag()));
 }
-template <typename T> _UK_CX_FN complex<T> tan(const complex<T>& z) { return sin(z) / cos(z); }
 template <typename T> _UK_CX_FN complex<T> sinh(const complex<T>& z) {
   typedef detail::cmath<T> M;
   return complex<T>(M::sinh(z.real()) * M::cos(z.imag()), M::cosh(z.real()) * M::sin(z.imag()));
@@ -250,7 +272,20 @@ template <typename T> _UK_CX_FN complex<T> cosh(const complex<T>& z) {
   typedef detail::cmath<T> M;
   return complex<T>(M::cosh(z.real()) * M::cos(z.imag()), M::sinh(z.real()) * M::sin(z.imag()));
 }
-template <typename T> _UK_CX_FN complex<T> tanh(const complex<T>& z) { return sinh(z) / cosh(z); }
+// Past |x| = 22 (9 for float) tanh(x) rounds to +-1, and sinh/cosh would
+// overflow further on: the limit, with the imaginary part 2 sin(2y) e^-2|x|.
+template <typename T> _UK_CX_FN complex<T> tanh(const complex<T>& z) {
+  typedef detail::cmath<T> M;
+  T x = z.real(), y = z.imag();
+  if (M::fabs(x) > T(sizeof(T) == 4 ? 9 : 22))
+    return complex<T>(M::copysign(T(1), x), T(4) * M::sin(y) * M::cos(y) * M::exp(T(-2) * M::fabs(x)));
+  return sinh(z) / cosh(z);
+}
+// tan(z) = -i tanh(iz), so a large imaginary part gives +-i, not inf/inf.
+template <typename T> _UK_CX_FN complex<T> tan(const complex<T>& z) {
+  complex<T> t = tanh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(t.imag(), -t.real());
+}
 
 template <typename T> _UK_CX_FN complex<T> pow(const complex<T>& a, const complex<T>& b) {
   if (a.real() == T(0) && a.imag() == T(0))

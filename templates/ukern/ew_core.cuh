@@ -9,8 +9,13 @@
 //                               (idx: an array of ND integers), x.size(),
 //                               x.shape()[d], x.strides()[d] (bytes).
 //                               C = true when the view is C-contiguous, which
-//                               makes x[i] a plain pointer offset.
-//   ukern::ew_index             _ind: _ind.size() is the loop size.
+//                               makes x[i] a plain pointer offset. CuPy's
+//                               CArray names: index_t, ndim, c_contiguous,
+//                               x[{i, j}].
+//   ukern::ew_index             _ind when only _ind.size() (the loop size) is used.
+//   ukern::ew_indexer<ND>       _ind as CuPy's CIndexer: size(), ndim, set(i)
+//                               (flat index to per-axis index), get() (that
+//                               index, ptrdiff_t[ND]: x[_ind.get()]).
 //   ukern::vec<T, N>, vload, vstore
 //                               whole aligned vectors of N elements moved as
 //                               one 1..16-byte load or store.
@@ -23,24 +28,29 @@ namespace ukern {
 
 // Kernel parameters hold the fields in this order (pointer, shape[ND],
 // strides[ND]); the host packs them at the offsets the emitter planned.
+// Extents and strides are ptrdiff_t (8 bytes), as in CuPy's CArray.
 template <class T, int ND, bool C> struct raw_array {
+  typedef ptrdiff_t index_t;
+  typedef T value_type;
+  static const int ndim = ND;
+  static const bool c_contiguous = C;
   T *data_;
-  long long shape_[ND];
-  long long strides_[ND];
+  ptrdiff_t shape_[ND];
+  ptrdiff_t strides_[ND];
 
-  __device__ __forceinline__ long long size() const {
-    long long n = 1;
+  __device__ __forceinline__ ptrdiff_t size() const {
+    ptrdiff_t n = 1;
 #pragma unroll
     for (int d = 0; d < ND; d++) n *= shape_[d];
     return n;
   }
-  __device__ __forceinline__ const long long *shape() const { return shape_; }
-  __device__ __forceinline__ const long long *strides() const { return strides_; }
+  __device__ __forceinline__ const ptrdiff_t *shape() const { return shape_; }
+  __device__ __forceinline__ const ptrdiff_t *strides() const { return strides_; }
   __device__ __forceinline__ T *data() const { return data_; }
 
-  __device__ __forceinline__ T &operator[](long long i) const {
+  __device__ __forceinline__ T &operator[](ptrdiff_t i) const {
     if (C) return data_[i];
-    long long off = 0;
+    ptrdiff_t off = 0;
 #pragma unroll
     for (int d = ND - 1; d > 0; d--) {
       off += (i % shape_[d]) * strides_[d];
@@ -50,28 +60,66 @@ template <class T, int ND, bool C> struct raw_array {
     return *(T *)((const char *)data_ + off);
   }
   template <class I> __device__ __forceinline__ T &operator[](const I (&idx)[ND]) const {
-    long long off = 0;
+    ptrdiff_t off = 0;
 #pragma unroll
-    for (int d = 0; d < ND; d++) off += (long long)idx[d] * strides_[d];
+    for (int d = 0; d < ND; d++) off += (ptrdiff_t)idx[d] * strides_[d];
     return *(T *)((const char *)data_ + off);
   }
 };
 
 // 0-d arrays: one element.
 template <class T, bool C> struct raw_array<T, 0, C> {
+  typedef ptrdiff_t index_t;
+  typedef T value_type;
+  static const int ndim = 0;
+  static const bool c_contiguous = C;
   T *data_;
 
-  __device__ __forceinline__ long long size() const { return 1; }
-  __device__ __forceinline__ const long long *shape() const { return 0; }
-  __device__ __forceinline__ const long long *strides() const { return 0; }
+  __device__ __forceinline__ ptrdiff_t size() const { return 1; }
+  __device__ __forceinline__ const ptrdiff_t *shape() const { return 0; }
+  __device__ __forceinline__ const ptrdiff_t *strides() const { return 0; }
   __device__ __forceinline__ T *data() const { return data_; }
-  __device__ __forceinline__ T &operator[](long long) const { return *data_; }
+  template <class I> __device__ __forceinline__ T &operator[](const I &) const { return *data_; }
 };
 
 struct ew_index {
-  long long n_;
-  __device__ __forceinline__ explicit ew_index(long long n) : n_(n) {}
-  __device__ __forceinline__ long long size() const { return n_; }
+  ptrdiff_t n_;
+  __device__ __forceinline__ explicit ew_index(ptrdiff_t n) : n_(n) {}
+  __device__ __forceinline__ ptrdiff_t size() const { return n_; }
+};
+
+// The loop's index as CuPy's CIndexer: the kernel fills shape_ (the merged
+// loop's extents) and calls set(i) before each element.
+template <int ND> struct ew_indexer {
+  typedef ptrdiff_t index_t[ND];
+  static const int ndim = ND;
+  ptrdiff_t size_;
+  ptrdiff_t shape_[ND];
+  ptrdiff_t index_[ND];
+
+  __device__ __forceinline__ explicit ew_indexer(ptrdiff_t n) : size_(n) {
+    shape_[0] = n;
+    index_[0] = 0;
+  }
+  __device__ __forceinline__ ptrdiff_t size() const { return size_; }
+  __device__ __forceinline__ const ptrdiff_t *shape() const { return shape_; }
+  __device__ __forceinline__ const index_t &get() const { return index_; }
+  __device__ __forceinline__ void set(ptrdiff_t i) {
+#pragma unroll
+    for (int d = ND - 1; d > 0; d--) {
+      index_[d] = i % shape_[d];
+      i /= shape_[d];
+    }
+    index_[0] = i;
+  }
+};
+
+template <> struct ew_indexer<0> {
+  static const int ndim = 0;
+  ptrdiff_t size_;
+  __device__ __forceinline__ explicit ew_indexer(ptrdiff_t n) : size_(n) {}
+  __device__ __forceinline__ ptrdiff_t size() const { return size_; }
+  __device__ __forceinline__ void set(ptrdiff_t) {}
 };
 
 template <class T> __device__ __forceinline__ T &at(T *p, long long bytes) {

@@ -68,12 +68,15 @@ template <class K> struct red_opt_op {
 };
 
 // A thread's running value: seeded with the identity when there is one,
-// else with the first mapped element.
+// else with the first mapped element. The identity may name the kernel's
+// parameters (CuPy's `len`), so it is computed from the arguments: seed(A)
+// before the first element.
 template <class K> struct red_acc {
   typename K::rt v;
   bool has;
-  __device__ __forceinline__ red_acc() : has(K::has_identity) {
-    if (K::has_identity) v = K::identity();
+  __device__ __forceinline__ void seed(const typename K::args &A) {
+    has = K::has_identity;
+    if (K::has_identity) v = K::identity(A);
   }
   __device__ __forceinline__ void operator()(const typename K::rt &x) {
     if (K::has_identity) {
@@ -98,20 +101,22 @@ template <class K, bool ID = K::has_identity> struct comb {
   typedef red_opt<typename K::rt> type;
   typedef red_opt_op<K> op;
   static __device__ __forceinline__ type of(const red_acc<K> &a) { return a.opt(); }
-  static __device__ __forceinline__ type empty() {
+  static __device__ __forceinline__ type empty(const typename K::args &) {
     type r;
     r.has = false;
     return r;
   }
-  static __device__ __forceinline__ typename K::rt value(const type &r) { return r.has ? r.v : K::identity(); }
+  static __device__ __forceinline__ typename K::rt value(const typename K::args &A, const type &r) {
+    return r.has ? r.v : K::identity(A);
+  }
 };
 
 template <class K> struct comb<K, true> {
   typedef typename K::rt type;
   typedef typename K::op op;
   static __device__ __forceinline__ type of(const red_acc<K> &a) { return a.v; }
-  static __device__ __forceinline__ type empty() { return K::identity(); }
-  static __device__ __forceinline__ type value(const type &r) { return r; }
+  static __device__ __forceinline__ type empty(const typename K::args &A) { return K::identity(A); }
+  static __device__ __forceinline__ type value(const typename K::args &, const type &r) { return r; }
 };
 
 // Loads issued where they stand. LLVM sinks ordinary loads next to their
@@ -248,7 +253,7 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
 template <class K>
 __device__ __forceinline__ void red_post(const typename K::args &A, const typename comb<K>::type &r,
                                          typename K::idx o) {
-  K::post(A, comb<K>::value(r), o);
+  K::post(A, comb<K>::value(A, r), o);
 }
 
 // Posts a warp's outputs ow .. ow + 32 * n - 1 (those below nout), lane l
@@ -300,6 +305,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
     const idx o = ob + grp;
     red_acc<K> acc;
+    acc.seed(A);
     if (o < nout) {
       typename K::koff ko;
       K::kept(A, o, ko);
@@ -331,7 +337,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
       const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
-      v = C::empty();
+      v = C::empty(A);
       for (idx k = lane; k < nsplit; k += G) v = op(v, detail::get_partial((const opt *)&col[k * RPB + grp]));
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
@@ -396,6 +402,8 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
   const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
   red_acc<K> acc[NV];
+#pragma unroll
+  for (int j = 0; j < NV; j++) acc[j].seed(A);
   if (o0 < nout) {
     typename K::koff ko;
     K::kept(A, o0, ko);
@@ -447,7 +455,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   for (idx s = threadIdx.x; s < slots; s += BLOCK) {
     const idx o = (idx)blockIdx.x * slots + s;
     if (o >= nout) break;
-    opt c = C::empty();
+    opt c = C::empty(A);
     // In split order (unrolling would cost registers in every launch).
 #pragma unroll 1
     for (idx k = 0; k < nsplit; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
@@ -472,6 +480,10 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_pack(const typ
   const idx nout = (idx)A._uk_nout, nitem = nout / NPO;
   for (idx wb = ((idx)blockIdx.x * NW + warp) * (32 * U); wb < nitem; wb += (idx)gridDim.x * NW * 32 * U) {
     red_acc<K> acc[U][NPO];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+      for (int j = 0; j < NPO; j++) acc[u][j].seed(A);
     if (wb + 32 * U <= nitem) {
 #pragma unroll
       for (int u = 0; u < U; u++) {

@@ -1,6 +1,6 @@
-// ukern elementwise kernel 'prep_after' (template elementwise_vec.cu)
+// ukern elementwise kernel 'prep_after' (template elementwise_contig.cu)
 // parameters: float32 x (float32) -> float32 z (float32)
-// variant: vectorised x4, 32-bit index, ndim 1
+// variant: contiguous, 32-bit index, ndim 1
 #include <ukern/ew_core.cuh>
 
 #line 1 "preamble"
@@ -14,33 +14,18 @@ extern "C" __global__ void prep_after(
     unsigned int _uk_size) {
   typedef unsigned int _uk_uidx;
   const _uk_uidx _uk_step = (_uk_uidx)blockDim.x * gridDim.x;
-  const _uk_uidx _uk_nvec = _uk_size / 4;
 #line 1 "loop_prep"
 float acc = 0;
-#line 21 "prep_after"
-  for (_uk_uidx _uk_j = (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_nvec; _uk_j += _uk_step) {
-    const ukern::vec<float, 4> _uk_v_x = ukern::vload<4>(_uk_p_x + _uk_j * 4);
-    ukern::vec<float, 4> _uk_v_z;
-#pragma unroll
-    for (int _uk_k = 0; _uk_k < 4; _uk_k++) {
-      const float x = _uk_v_x[_uk_k];
-      float z;
-#line 1 "operation"
-acc += x; z = twice(x) + _raw_x.size();
-#line 31 "prep_after"
-      _uk_v_z[_uk_k] = z;
-    }
-    ukern::vstore<4>(_uk_p_z + _uk_j * 4, _uk_v_z);
-  }
-  for (_uk_uidx _uk_j = _uk_nvec * 4 + (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
+#line 20 "prep_after"
+  for (_uk_uidx _uk_j = (_uk_uidx)blockIdx.x * blockDim.x + threadIdx.x; _uk_j < _uk_size; _uk_j += _uk_step) {
     const float x = _uk_p_x[_uk_j];
     float z;
 #line 1 "operation"
 acc += x; z = twice(x) + _raw_x.size();
-#line 41 "prep_after"
+#line 26 "prep_after"
     _uk_p_z[_uk_j] = z;
   }
 #line 1 "after_loop"
 if (acc < 0) _raw_x[0] = acc;
-#line 46 "prep_after"
+#line 31 "prep_after"
 }

@@ -60,7 +60,8 @@ struct _uk_k {
   struct koff {
     sidx x;
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
     return rt();
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -68,7 +69,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 mk(x, _J)
-#line 72 "argmax"
+#line 73 "argmax"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -121,7 +122,7 @@ mk(x, _J)
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_os_y_1);
 #line 1 "post_map_expr"
 y = a.i;
-#line 125 "argmax"
+#line 126 "argmax"
   }
 };
 

@@ -49,18 +49,19 @@ struct _uk_k {
   struct koff {
     sidx x;
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
     return (rt)(
 #line 1 "identity"
 0
-#line 57 "hsum"
+#line 58 "hsum"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x
-#line 64 "hsum"
+#line 65 "hsum"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -109,7 +110,7 @@ x
     T &y = ukern::at(_uk_a._uk_p_y, 0);
 #line 1 "post_map_expr"
 y = a;
-#line 113 "hsum"
+#line 114 "hsum"
   }
 };
 

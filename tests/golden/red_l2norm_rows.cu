@@ -52,18 +52,19 @@ struct _uk_k {
   struct koff {
     sidx x;
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
     return (rt)(
 #line 1 "identity"
 0
-#line 60 "l2norm"
+#line 61 "l2norm"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x * x
-#line 67 "l2norm"
+#line 68 "l2norm"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -112,7 +113,7 @@ x * x
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = sqrt(a);
-#line 116 "l2norm"
+#line 117 "l2norm"
   }
 };
 

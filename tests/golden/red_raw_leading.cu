@@ -53,11 +53,12 @@ struct _uk_k {
   struct koff {
     sidx x;
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
     return (rt)(
 #line 1 "identity"
 0
-#line 61 "wdot"
+#line 62 "wdot"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -66,7 +67,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w[_J]
-#line 70 "wdot"
+#line 71 "wdot"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -115,7 +116,7 @@ x * w[_J]
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a;
-#line 119 "wdot"
+#line 120 "wdot"
   }
 };
 

@@ -55,11 +55,12 @@ struct _uk_k {
   struct koff {
     sidx x;
   };
-  static __device__ __forceinline__ rt identity() {
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
     return (rt)(
 #line 1 "identity"
 0
-#line 63 "wmean"
+#line 64 "wmean"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -67,7 +68,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w
-#line 71 "wmean"
+#line 72 "wmean"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -120,7 +121,7 @@ x * w
 #line 1 "post_map_expr"
 s = a;
 m = a / (_in_ind.size() / _out_ind.size());
-#line 124 "wmean"
+#line 125 "wmean"
   }
 };
 

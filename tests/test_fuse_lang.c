@@ -263,6 +263,27 @@ static void plans(void) {
   CHECK(kernels("x, y", "z = sum(x) / sum(y)", in, 2) == 3);      /* two operand shapes: two reductions, one elementwise */
   CHECK(kernels("x, y", "z = sum(sum(x, axis=1))", in, 2) == 2);  /* a reduction of a reduction */
   CHECK(kernels("x, y", "z = y", in, 2) == 1);
+  {
+    /* same axes, operands of different shapes (NumPy accepts): one kernel per reduction at
+     * such a call, the merged kernel again when the shapes agree */
+    int64_t s31[2] = {3, 1};
+    uk_array w = arr(UK_FLOAT32, 2, s31, 768);
+    uk_arg iw[2] = {uk_arg_array(&x), uk_arg_array(&w)}, ix[2] = {uk_arg_array(&x), uk_arg_array(&x)};
+    uk_fusion *f = make("x, y", "z", "z = sum(x, axis=0) + sum(y, axis=0)");
+    uk_array o[1];
+    int n = -1;
+    memset(o, 0, sizeof o);
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK(n == 1);
+    CHECK_OK(uk_fusion_kernel_count(f, iw, 2, o, 1, &n));
+    CHECK(n == 3);
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK(n == 1);
+    char *src = source(f, iw, 2, 1, UK_OK);
+    CHECK_CONTAINS(src, "kernel 3 of 3");
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
 }
 
 static void sources(void) {
@@ -285,6 +306,32 @@ static void sources(void) {
   CHECK_CONTAINS(src, "kernel 2 of 2 (elementwise 't_e1')");
   uk_free(src);
   uk_fusion_destroy(f);
+  /* shifts (bool: int8, as NumPy), asarray (a weak Python scalar made strong), complex ordering */
+  uk_arg sh[3] = {uk_arg_array(&x), uk_arg_array(&i), uk_arg_array(&u)};
+  f = make("h, i, u", "z, w", "z = left_shift(u, 3) + right_shift(i, u); w = left_shift(u > 1, True)");
+  src = source(f, sh, 3, 2, UK_OK);
+  CHECK_CONTAINS(src, "_uk_lshift(in2, ((unsigned char)(3LL)))");
+  CHECK_CONTAINS(src, "_uk_rshift(in1, ((int)(in2)))");
+  CHECK_CONTAINS(src, "-> int32 out0 (int32), int8 out1 (int8)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  uk_arg wk[2] = {uk_arg_array(&x), uk_arg_float(0.5)};
+  f = make("h, a", "z, w", "z = h * asarray(a); w = h * a");
+  src = source(f, wk, 2, 2, UK_OK);
+  CHECK_CONTAINS(src, "-> float64 out0 (float64), float16 out1 (float16)"); /* np.float64 strong, 0.5 weak */
+  CHECK_CONTAINS(src, "_uk_copy(in1)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  {
+    uk_array c = arr(UK_COMPLEX64, 2, s35, 2048);
+    uk_arg ic[2] = {uk_arg_array(&c), uk_arg_array(&c)};
+    f = make("a, b", "z, w", "z = a < b; w = maximum(a, b)");
+    src = source(f, ic, 2, 2, UK_OK);
+    CHECK_CONTAINS(src, "-> bool out0 (bool), complex64 out1 (complex64)");
+    CHECK_CONTAINS(src, "(in0 < in1)");
+    uk_free(src);
+    uk_fusion_destroy(f);
+  }
   /* weak scalars: a Python float keeps float16; a Python int keeps uint8 */
   uk_arg sc[3] = {uk_arg_array(&x), uk_arg_float(0.5), uk_arg_int(3)};
   f = make("h, a, b", "z, w", "z = h * a; w = h > b");

@@ -810,14 +810,16 @@ typedef struct uk_fusion_options {
  *    (Python scalars: weak in NumPy 2's sense, NEP 50).
  *  - operators with Python/NumPy meaning: + - * / // % ** (true division,
  *    floor division and modulo taking the divisor's sign, ** on ints),
- *    unary - + ~, < <= > >= == !=, & | ^.
+ *    unary - + ~, < <= > >= == !=, & | ^ (and left_shift / right_shift by
+ *    name: counts past the width give 0 or -1, as NumPy's).
  *  - NumPy functions: abs absolute negative positive exp exp2 expm1 log
  *    log2 log10 log1p sqrt cbrt square reciprocal sin cos tan arcsin arccos
  *    arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh hypot floor ceil
  *    trunc rint sign maximum minimum fmax fmin clip power fmod copysign
  *    isnan isinf isfinite logical_and logical_or logical_not logical_xor
- *    real imag conj angle where (+ add subtract multiply true_divide divide
- *    floor_divide remainder less ... bitwise_and ... by name).
+ *    real imag conj angle where asarray (+ add subtract multiply true_divide
+ *    divide floor_divide remainder less ... bitwise_and ... by name).
+ *    asarray(x) is x made strong: np.asarray of a Python scalar.
  *  - casts: float32(x), int8(x), ... (any dtype name), astype(x, 'f2').
  *  - reductions: sum prod max (amax) min (amin) mean any all argmax argmin
  *    var std (one pass, Welford; ddof=), with axis= (int, negative, tuple,
@@ -830,11 +832,13 @@ typedef struct uk_fusion_options {
  * Shapes broadcast as NumPy's. A Python int that does not fit the integer
  * dtype it meets in arithmetic is UK_ERR_TYPE, as NumPy's OverflowError
  * (int8 + 300); comparisons compare by value. Complex operands support
- * arithmetic, == and !=, exp exp2 expm1 log log2 log10 log1p sqrt sin cos
+ * arithmetic, comparisons (< <= > >= lexicographic, as NumPy 2), maximum
+ * minimum fmax fmin clip, exp exp2 expm1 log log2 log10 log1p sqrt sin cos
  * tan sinh cosh tanh, power, abs, real, imag, conj, angle,
  * isnan/isinf/isfinite, where and sum, prod, mean; other functions of
  * complex values are UK_ERR_TYPE. Outputs that are computed elementwise
- * (not by a reduction's epilogue) share one shape.
+ * (not by a reduction's epilogue) share one shape. Reductions over the same
+ * axes share a kernel, except at a call where their operands' shapes differ.
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
  * come at the first call with the signature, also with a caret. Nothing is

@@ -6,6 +6,7 @@ rounding; the output is the inputs' array type; work runs on the producer's stre
 import numpy as np
 import pytest
 
+import fuse_examples
 import ukern
 
 if ukern.device_count() == 0:
@@ -95,3 +96,167 @@ def test_fuse_on_producer_stream_and_torch():
     r = f(t)
     assert isinstance(r, torch.Tensor) and r.dtype == torch.float64
     assert torch.allclose(r, t * t + 1, rtol=1e-15, atol=0)
+
+
+# -- functions written for cupy.fuse run unchanged (issue 23) --------------------------------
+def both(make, *args, rtol=1e-6, atol=1e-6):
+    """make(xp) -> a function calling xp.*: make(cupy) fused by ukern and by cupy.fuse on the
+    same arrays (copies: in-place updates), make(numpy) run by NumPy on the host. ukern's
+    values and dtypes equal NumPy's, its values cupy.fuse's (where cupy.fuse runs it), and
+    in-place updates reach the arguments. Returns ukern's result."""
+    uk_args = [a.copy() if isinstance(a, cp.ndarray) else a for a in args]
+    cp_args = [a.copy() if isinstance(a, cp.ndarray) else a for a in args]
+    np_args = [a.get() if isinstance(a, cp.ndarray) else a for a in args]
+    got = ukern.fuse(kernel_name="uk")(make(cp))(*uk_args)
+    want = make(np)(*np_args)
+    try:
+        theirs = cp.fuse(kernel_name="cf")(make(cp))(*cp_args)
+    except Exception:          # cupy.fuse lacks some of these (complex ordering, keepdims)
+        theirs = None
+    got_t = got if isinstance(got, tuple) else (got,)
+    want_t = want if isinstance(want, tuple) else (want,)
+    assert (got is None) == (want is None)
+    for k, (g, w) in enumerate(zip(got_t, want_t) if got is not None else ()):
+        w = np.asarray(w)
+        assert isinstance(g, cp.ndarray) and g.dtype == w.dtype and g.shape == w.shape, (k, g, w.dtype, w.shape)
+        np.testing.assert_allclose(g.get(), w, rtol=rtol, atol=atol)
+    if theirs is not None and got is not None:
+        # cupy.fuse where it types as NumPy 2 does (elsewhere it follows its own rules:
+        # docs/SEMANTICS.md lists where ukern differs on purpose)
+        for g, t, w in zip(got_t, theirs if isinstance(theirs, tuple) else (theirs,), want_t):
+            if getattr(t, "dtype", None) == np.asarray(w).dtype:
+                np.testing.assert_allclose(g.get(), cp.asnumpy(t), rtol=max(rtol, 1e-5), atol=max(atol, 1e-5))
+    for u, h in zip(uk_args, np_args):
+        if isinstance(u, cp.ndarray):
+            np.testing.assert_allclose(u.get(), h, rtol=rtol, atol=atol)
+    return got
+
+
+def test_cupy_calls_in_the_function():
+    x, y = rand((33, 65), "float32"), rand((33, 65), "float32")
+    both(lambda xp: lambda x, y: xp.where(x > 0, xp.exp(xp.minimum(x, 1.0)), xp.sqrt(xp.abs(y))) * 2 + xp.square(y),
+         x, y, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64"])
+def test_reduction_signatures_positional_and_keyword(dtype):
+    x = rand((17, 130), dtype)
+    both(lambda xp: lambda x: x.sum(1, None, None, False), x, rtol=1e-5)
+    both(lambda xp: lambda x: xp.sum(x, 0, np.float64), x, rtol=1e-9, atol=1e-9)
+    axis = None
+    both(lambda xp: lambda x: (xp.amax(x, axis), x.min(0), x.prod(axis=1, dtype=np.float64) * 0 + 1), x, rtol=1e-5)
+
+
+def test_inplace_updates_write_the_arguments():
+    def f(xp):
+        def g(x, y):
+            x += y
+            return x * 2
+        return g
+    both(f, rand((1001,), "float32"), rand((1001,), "float32"))
+
+    def out_kw(xp):
+        def g(x, y):
+            xp.add(x, y, out=x)
+            return y + 0
+        return g
+    both(out_kw, rand((7, 9), "float64"), rand((9,), "float64"))
+
+    def nothing_returned(xp):
+        def g(x, y):
+            x *= y
+        return g
+    both(nothing_returned, rand((300,), "int32"), rand((300,), "int32"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_attributes_and_specialisation(dtype):
+    def f(xp):
+        return lambda x: x.astype(np.float64) * x.ndim + x.size if x.dtype == np.float32 else x * x.shape[-1]
+    both(f, rand((5, 7), dtype), rtol=1e-12)
+
+
+def test_complex_ordering_and_shifts():
+    z = rand((9, 11), "complex64") + 1j * rand((9, 11), "float32")
+    w = z.copy()
+    w[::2] = z[::2] + 0.5j            # equal real parts: the imaginary parts decide
+    both(lambda xp: lambda a, b: (a < b, a >= b, xp.maximum(a, b), xp.fmin(a, b)), z, w, rtol=0, atol=0)
+    i8 = cp.asarray(np.arange(-20, 20, dtype=np.int8))
+    n = cp.asarray(np.arange(40, dtype=np.int8) % 9)
+    both(lambda xp: lambda a, b: (a << b, a >> b, a >> 1), i8, n, rtol=0, atol=0)
+
+
+def test_nep50_corners_and_routines():
+    x = rand((40,), "float32")
+    both(lambda xp: lambda x, s: xp.minimum(2.5, s) * x, x, 1.5)            # float64, as NumPy
+    both(lambda xp: lambda x: x * np.float64(2.0), x)                        # a strong NumPy scalar
+    both(lambda xp: lambda x: (xp.divmod(x, 0.75)[1], xp.modf(x)[0], xp.round(x, 1), xp.clip(x, -0.5, None),
+                               xp.nansum(x)), x, rtol=1e-5, atol=1e-5)
+
+
+def test_plain_python_without_device_arrays():
+    f = ukern.fuse(lambda x, y: x * y + 1)
+    h = np.arange(5.0)
+    np.testing.assert_array_equal(f(h, h), h * h + 1)
+    assert f(2, 3) == 7
+
+
+@pytest.mark.parametrize("key", [1, -1, (1, 0, 2), slice(None, None, -1), (slice(None), 0, slice(None, None, -1)),
+                                 Ellipsis, None, (1, None, slice(None, None, -1), None, 2), (1, Ellipsis)])
+def test_indexing_arguments(key):
+    x = rand((2, 3, 4), "float32")
+    both(lambda xp: lambda x: x[key], x, rtol=0, atol=0)
+    y, z = rand((4,), "int16"), rand((1,), "float32")
+    both(lambda xp: lambda x, y, z: x + x[0, 1] + x[1] + y[1] + z[0] + x[1][0], x, y, z, rtol=1e-6)
+
+
+def test_whole_array_assignment():
+    def f(xp):
+        def g(x, y):
+            y[...] = x
+            return y
+        return g
+    both(f, rand((3, 4), "int32"), rand((3, 4), "int32"), rtol=0, atol=0)
+
+
+def test_none_arguments_and_fills():
+    def f(xp):
+        def g(x, y, z):
+            if y is None:
+                return x * z
+            return x + y + z
+        return g
+    x = rand((10,), "float32")
+    got = ukern.fuse(f(cp))(x, None, x) + ukern.fuse(f(cp))(x, x, x)
+    np.testing.assert_allclose(got.get(), x.get() * x.get() + 3 * x.get(), rtol=1e-6)
+
+    def fill(xp):
+        def g(x):
+            x[:] = xp.nan
+            return x
+        return g
+    both(fill, rand((3, 5), "float32"))
+
+
+def test_same_axes_reductions_of_different_shapes():
+    x, y = rand((3, 4), "float64"), rand((3, 1), "float64")
+    both(lambda xp: lambda x, y: x.sum(axis=0) + y.sum(axis=0), x, y, rtol=1e-12)
+    both(lambda xp: lambda x, y: x.sum(axis=0) + y.sum(axis=0), x, x.copy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_composite_ufuncs(dtype):
+    x, y = rand((7, 9), dtype), rand((7, 9), dtype)
+    n = cp.asarray(np.random.default_rng(2).integers(-4, 4, (7, 9)).astype(np.int32))
+    rtol = 1e-3 if dtype == "float32" or dtype == "int16" else 1e-12
+    both(lambda xp: lambda x: (xp.deg2rad(x), xp.degrees(x), xp.signbit(x), xp.fix(x), xp.sinc(x)) + xp.frexp(x), x,
+         rtol=rtol, atol=1e-6)
+    both(lambda xp: lambda x, y: (xp.logaddexp(x, y), xp.logaddexp2(x, y)), x, y, rtol=rtol, atol=1e-6)
+    both(lambda xp: lambda x, n: xp.ldexp(x, n), x, n, rtol=rtol, atol=1e-6)
+
+
+def test_batch_norm_with_running_statistics():
+    x = rand((4, 16, 9, 7), "float32")
+    n = x.size // 16
+    both(fuse_examples.batchnorm, x, cp.ones(16), cp.zeros(16), cp.zeros(16), cp.ones(16), n, n / (n - 1.0),
+         rtol=1e-4, atol=1e-5)

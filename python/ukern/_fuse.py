@@ -1,217 +1,163 @@
 """ukern.fuse: trace a Python function of arrays and scalars into a ukern
-fusion program (NumPy-subset text, compiled by uk_fusion_create).
+fusion program, built through the C fusion builder (uk_fusion_builder_*).
 
-The function is run once with placeholder objects; Python operators, NumPy
-ufuncs and functions (np.sqrt, np.where, np.sum(..., axis=...), through
-NumPy's __array_ufunc__ / __array_function__ protocols) and array methods
-(.sum(), .mean(), .astype(), .real, ...) record statements. Types and shapes
-are decided at each call by NumPy 2's rules (NEP 50: Python scalars are weak),
-so one trace serves every dtype.
+The function is run once with placeholder values (_fuse_trace._Var): Python
+operators, numpy.* ufuncs and functions (NumPy's __array_ufunc__ /
+__array_function__ protocols), cupy.* ufuncs and functions (CuPy's own
+fusion dispatch, _fuse_hooks.py) and array methods record nodes. Types and
+shapes are decided at each call by NumPy 2's rules (NEP 50: Python scalars
+are weak), so one trace serves every dtype, unless the function reads
+.dtype/.shape/.ndim/.size or updates an argument in place: then the trace is
+specialised to the arguments' dtypes and shapes.
 """
 import functools
 
+import numpy
+
+from . import _fuse_hooks
+from ._fuse_trace import _Trace, _Var
+
 __all__ = ["fuse", "Fusion"]
 
-_BINARY = {
-    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
-    "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&", "or": "|", "xor": "^",
-}
-_REDUCTIONS = ("sum", "prod", "max", "min", "amax", "amin", "mean", "any", "all", "argmax", "argmin", "var", "std")
+_HOST_SCALARS = (bool, int, float, complex, numpy.generic, numpy.ndarray, type(None))
 
 
-def _literal(v):
-    """Program text of a constant captured by the trace."""
-    if isinstance(v, bool):
-        return "True" if v else "False"
-    if isinstance(v, int):
-        return repr(v) if v >= 0 else f"({v})"
-    if isinstance(v, float):
-        if v != v:
-            return "nan"
-        if v in (float("inf"), float("-inf")):
-            return "inf" if v > 0 else "(-inf)"
-        return f"({v!r})" if v < 0 else repr(v)
-    if isinstance(v, complex):
-        return f"({_literal(v.real)} + {_literal(v.imag)}j)" if v.imag >= 0 else \
-            f"({_literal(v.real)} - {_literal(-v.imag)}j)"
-    dtype = getattr(v, "dtype", None)
-    if dtype is not None and getattr(v, "shape", None) == ():      # a NumPy scalar: typed
-        return f"{dtype.name}({_literal(v.item())})"
-    raise TypeError(f"ukern.fuse: cannot use a {type(v).__name__} inside a fused function "
-                    "(arrays must be arguments; constants must be Python or NumPy scalars)")
+def _render(nargs, nodes, outs, views=()):
+    """Readable text of a node list (display only; nothing parses it)."""
+    nin = nargs + len(views)
 
-
-def _dtype_text(dtype):
-    try:
-        import numpy
-        return numpy.dtype(dtype).name
-    except ImportError:
-        return str(dtype)
-
-
-def _kw_text(kw):
-    parts = []
-    for k, v in kw.items():
-        if v is None and k in ("axis", "out", "dtype"):
-            if k == "axis":
-                parts.append("axis=None")
-            continue
-        if k == "out":
-            raise NotImplementedError("ukern.fuse: out= inside a fused function is not supported")
-        if k == "dtype":
-            raise NotImplementedError("ukern.fuse: dtype= inside a fused function is not supported: use .astype()")
-        if isinstance(v, (tuple, list)):
-            inner = ", ".join(str(int(a)) for a in v)
-            parts.append(f"{k}=({inner}{',' if len(v) == 1 else ''})")
-        elif isinstance(v, int) and not isinstance(v, bool):
-            parts.append(f"{k}={int(v)}")
+    def name(i):
+        if i < nargs:
+            return f"a{i}"
+        if i < nin:
+            arg, keys = views[i - nargs]
+            return f"a{arg}" + "".join(f"[{_key_text(k)}]" for k in keys)
+        return f"t{i - nin}"
+    lines = []
+    for k, n in enumerate(nodes):
+        if n[0] == "const":
+            rhs = repr(n[1])
+        elif n[0] == "op":
+            rhs = f"{n[1]}({', '.join(name(i) for i in n[2:])})"
+        elif n[0] == "cast":
+            rhs = f"astype({name(n[1])}, '{n[2]}')"
         else:
-            parts.append(f"{k}={_literal(v)}")
-    return parts
+            _, fn, a, axes, keep, ddof = n
+            rhs = f"{fn}({name(a)}, axis={axes!r}" + (", keepdims=True" if keep else "") + \
+                (f", ddof={ddof}" if ddof else "") + ")"
+        lines.append(f"{name(nin + k)} = {rhs}")
+    lines += [f"out{k} = {name(i)}" for k, i in enumerate(outs)]
+    return "\n".join(lines)
 
 
-class _Trace:
-    def __init__(self):
-        self.lines = []
-        self.count = 0
-
-    def emit(self, expr):
-        name = f"t{self.count}"
-        self.count += 1
-        self.lines.append(f"{name} = {expr}")
-        return _Var(self, name)
-
-    def text(self, v):
-        if isinstance(v, _Var):
-            if v._trace is not self:
-                raise ValueError("ukern.fuse: a value from another fused function was used")
-            return v._name
-        return _literal(v)
-
-    def call(self, fn, args, kw):
-        parts = [self.text(a) for a in args] + _kw_text(kw)
-        return self.emit(f"{fn}({', '.join(parts)})")
+def _key_text(key):
+    def one(k):
+        if k is Ellipsis:
+            return "..."
+        if k is None:
+            return "None"
+        if isinstance(k, slice):
+            return ":".join("" if v is None else str(v) for v in (k.start, k.stop, k.step)).rstrip(":") or ":"
+        return str(k)
+    return ", ".join(one(k) for k in key) if isinstance(key, tuple) else one(key)
 
 
-class _Var:
-    """A value inside a traced function (an argument or a result)."""
-
-    __array_priority__ = 1000
-
-    def __init__(self, trace, name):
-        self._trace = trace
-        self._name = name
-
-    def _bin(self, op, other, reflected=False):
-        t = self._trace
-        a, b = (t.text(other), self._name) if reflected else (self._name, t.text(other))
-        return t.emit(f"{a} {op} {b}")
-
-    def __neg__(self):
-        return self._trace.emit(f"-{self._name}")
-
-    def __pos__(self):
-        return self._trace.emit(f"+{self._name}")
-
-    def __invert__(self):
-        return self._trace.emit(f"~{self._name}")
-
-    def __abs__(self):
-        return self._trace.call("abs", (self,), {})
-
-    def __bool__(self):
-        raise TypeError("ukern.fuse: the truth value of a traced array is unknown while tracing "
-                        "(use where(cond, a, b) instead of if/and/or)")
-
-    def __float__(self):
-        raise TypeError("ukern.fuse: a traced array is not a Python number (use .astype())")
-
-    __int__ = __index__ = __complex__ = __float__
-
-    def __iter__(self):
-        raise TypeError("ukern.fuse: traced arrays cannot be iterated or indexed")
-
-    __getitem__ = __setitem__ = __len__ = __iter__
-
-    def _inplace(self, other):
-        raise TypeError("ukern.fuse: in-place updates (x += ...) are not supported; return the new value")
-
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __imod__ = __ipow__ = _inplace
-    __iand__ = __ior__ = __ixor__ = _inplace
-
-    # NumPy protocols: np.sqrt(x), np.sum(x, axis=1), np.where(c, a, b), ...
-    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
-        if method != "__call__":
-            raise NotImplementedError(f"ukern.fuse: {ufunc.__name__}.{method} is not supported")
-        if ufunc.nout != 1:
-            raise NotImplementedError(f"ukern.fuse: {ufunc.__name__} has several outputs")
-        return self._trace.call(ufunc.__name__, inputs, kw)
-
-    def __array_function__(self, func, types, args, kw):
-        return self._trace.call(func.__name__, args, kw)
-
-    # methods NumPy and CuPy arrays have
-    def astype(self, dtype, copy=True):
-        return self._trace.emit(f"astype({self._name}, '{_dtype_text(dtype)}')")
-
-    def conj(self):
-        return self._trace.call("conj", (self,), {})
-
-    conjugate = conj
-
-    @property
-    def real(self):
-        return self._trace.call("real", (self,), {})
-
-    @property
-    def imag(self):
-        return self._trace.call("imag", (self,), {})
-
-
-def _binary(op, sym):
-    def fwd(self, other):
-        return self._bin(sym, other)
-
-    def rev(self, other):
-        return self._bin(sym, other, reflected=True)
-    setattr(_Var, f"__{op}__", fwd)
-    if op not in ("lt", "le", "gt", "ge", "eq", "ne"):
-        setattr(_Var, f"__r{op}__", rev)
-
-
-for _op, _sym in _BINARY.items():
-    _binary(_op, _sym)
-_Var.__hash__ = None
-
-
-def _reduction(name):
-    def method(self, axis=None, keepdims=False, **kw):
-        kw = dict(kw, axis=axis)
-        if keepdims:
-            kw["keepdims"] = True
-        return self._trace.call(name, (self,), kw)
-    method.__name__ = name
-    return method
-
-
-for _r in _REDUCTIONS:
-    setattr(_Var, _r, _reduction(_r))
-
-
-def trace(func, nargs):
-    """(inputs, outputs, program, single) for func called with nargs arguments."""
-    t = _Trace()
-    names = [f"a{i}" for i in range(nargs)]
-    result = func(*[_Var(t, n) for n in names])
+def trace(func, args):
+    """(trace, results, single): func run on placeholders for args."""
+    t = _Trace(args)
+    with _fuse_hooks.tracing(t):
+        result = func(*t.vars)
+    if result is None:
+        return t, (), None
     single = not isinstance(result, tuple)
     results = (result,) if single else result
-    if not results:
-        raise ValueError("ukern.fuse: the function returns nothing")
-    outs = []
-    for i, r in enumerate(results):
-        outs.append(f"out{i}")
-        t.lines.append(f"out{i} = {t.text(r)}")
-    return ", ".join(names), ", ".join(outs), "\n".join(t.lines), single
+    for r in results:
+        if not isinstance(r, _Var):
+            t.ref(r)  # a constant result: checked (Python/NumPy scalar) ...
+    return t, results, single
+
+
+def _signature(args):
+    """The dtypes and shapes a specialised trace depends on (None arguments included)."""
+    return tuple((str(getattr(a, "dtype", type(a).__name__)), tuple(getattr(a, "shape", ()) or ()))
+                 for a in args)
+
+
+_NO_TEXT = "program:1:1: "
+
+
+def _reword(e):
+    """An error of a built program points into no text ("program:1:1: ... ^"): say
+    ukern.fuse instead, keeping the exception (its type and .status)."""
+    msg = e.args[0] if e.args and isinstance(e.args[0], str) else ""
+    if msg.startswith(_NO_TEXT):
+        e.args = ("ukern.fuse: " + msg[len(_NO_TEXT):].split("\n", 1)[0],) + e.args[1:]
+    return e
+
+
+class _Program:
+    """One traced program: its compiled fusion(s) and how a call uses them."""
+
+    def __init__(self, func, args, kernel_name):
+        t, results, single = trace(func, args)
+        self.single = single
+        self.none = single is None
+        self.writes = sorted(t.writes.items())            # (argument index, its final value)
+        values = list(results) + [v for _, v in self.writes]
+        self.nret = len(results)
+        self.nvalues = len(values)
+        self.specialized = t.specialized
+        nin, nodes, outs = t.program([t.ref(v) for v in values])
+        self.nodes, self.outs = nodes, outs   # what the builder gets (tests evaluate it with NumPy)
+        self.views = t.views              # (argument, index keys): inputs after the arguments
+        self.text = _render(t.nin, nodes, outs, t.views)
+        # ukern computes a fusion's elementwise outputs over one shape; a specialised
+        # trace knows its values' shapes, so outputs of other shapes (an argument updated
+        # in place beside a smaller result) go to fusions of their own.
+        by_shape = {}
+        for k, v in enumerate(values):
+            by_shape.setdefault(t.shapes[t.ref(v)] if t.writes else None, []).append(k)
+        self.parts = []
+        if outs:
+            from ._ukern import _Fusion
+            for positions in by_shape.values():
+                f = _Fusion(nin, tuple(outs[k] for k in positions), self.text, kernel_name, nodes=nodes)
+                self.parts.append((f, positions))
+        self.fusion = self.parts[0][0] if len(self.parts) == 1 else None
+        # the common case, called directly: one fusion, no views, no write-back, results returned
+        self.nones = any(a is None for a in args)
+        self.plain = self.fusion if not (self.views or self.writes or self.none or self.nones) else None
+
+    def inputs(self, args):
+        """The fusion's inputs: the arguments (0 for None: unused), then the views the function indexes."""
+        if self.nones:
+            args = tuple(0 if a is None else a for a in args)
+        if not self.views:
+            return args
+        extra = []
+        for arg, keys in self.views:
+            v = args[arg]
+            for k in keys:
+                v = v[k]
+            extra.append(v)
+        return tuple(args) + tuple(extra)
+
+    def run(self, args, stream):
+        if not self.parts:
+            return None if self.none else ()     # `return ()` returns () as cupy.fuse
+        full = self.inputs(args)
+        if self.fusion is not None:
+            r = self.fusion(*full) if stream is None else self.fusion(*full, stream=stream)
+        else:
+            r = [None] * self.nvalues
+            for f, positions in self.parts:    # every part reads the arguments before any write-back
+                for k, v in zip(positions, f(*full) if stream is None else f(*full, stream=stream)):
+                    r[k] = v
+        for k, (i, _) in enumerate(self.writes):  # in-place updates: written back into the argument
+            args[i][...] = r[self.nret + k]
+        if self.none:
+            return None
+        return r[0] if self.single else tuple(r[: self.nret])
 
 
 class Fusion:
@@ -221,59 +167,108 @@ class Fusion:
     NumPy scalars) and optional stream=; returns what the function returns, as
     the first array's type (for CuPy and PyTorch inputs, after the first call
     with the same dtypes and shapes, allocated in the library's memory pool).
-    The program is traced on the first call for each number of arguments.
+    Called with no device array (only scalars or NumPy arrays), or from inside
+    another fused function's trace, it runs the plain Python function, as
+    cupy.fuse does. The program is traced on the first call for each number of
+    arguments (or, for a function that reads dtypes/shapes or updates an
+    argument in place, for each argument signature).
     """
 
     def __init__(self, func, kernel_name=None):
         functools.update_wrapper(self, func)
         self.func = func
-        self.kernel_name = kernel_name or func.__name__
+        self.kernel_name = kernel_name or getattr(func, "__name__", "fusion")
         if not self.kernel_name.isidentifier() or self.kernel_name.startswith("_"):
             self.kernel_name = "fusion"
-        self._programs = {}
+        self._generic = {}   # nargs -> _Program traced without reading dtypes/shapes
+        self._special = {}   # _signature(args) -> specialised _Program
 
-    def _program(self, nargs):
-        p = self._programs.get(nargs)
+    def __repr__(self):
+        return f"<ukern.Fusion '{self.kernel_name}'>"
+
+    def _program(self, args):
+        nones = any(a is None for a in args)
+        p = None if nones else self._generic.get(len(args))
         if p is None:
-            from ._ukern import _Fusion
-            inputs, outputs, program, single = trace(self.func, nargs)
-            p = (_Fusion(inputs, outputs, program, self.kernel_name), single, program)
-            self._programs[nargs] = p
+            key = _signature(args)
+            p = self._special.get(key)
+            if p is None:
+                p = _Program(self.func, args, self.kernel_name)
+                if p.specialized or nones:      # a trace with None arguments is kept by signature
+                    self._special[key] = p
+                else:
+                    self._generic[len(args)] = p
         return p
 
     def __call__(self, *args, stream=None):
-        # The per-call path: one dict lookup, no keyword dict unless stream= is given.
-        p = self._programs.get(len(args)) or self._program(len(args))
-        r = p[0](*args) if stream is None else p[0](*args, stream=stream)
-        return r[0] if p[1] else r
+        # The per-call path: a type check per argument, one dict lookup, the fusion's call.
+        device = nones = False
+        for a in args:
+            if a is None:
+                nones = True
+            elif not device and not isinstance(a, _HOST_SCALARS):
+                if type(a) is _Var:       # called inside another fused function's trace: inlined
+                    return self.func(*args)
+                device = True
+        if not device:                    # no device array: plain Python, as cupy.fuse
+            return self.func(*args)
+        p = self._program(args) if nones else (self._generic.get(len(args)) or self._program(args))
+        f = p.plain
+        try:
+            if f is None:
+                return p.run(args, stream)
+            r = f(*args) if stream is None else f(*args, stream=stream)
+        except (TypeError, ValueError) as e:
+            raise _reword(e)
+        return r[0] if p.single else r
+
+    def clear_cache(self):
+        """Forgets the traced programs (the compiled kernels stay in ukern's caches)."""
+        self._generic.clear()
+        self._special.clear()
 
     def program(self, *args):
-        """The traced program text (ukern's fusion language)."""
-        return self._program(len(args))[2]
+        """The traced program, as readable text (args: any values of the call's kinds)."""
+        return self._program(args).text
+
+    def _parts(self, args):
+        """(the fusions a call runs, their inputs for args)."""
+        p = self._program(args)
+        if not p.parts:
+            raise ValueError("ukern.fuse: the function computes nothing (it returns None and updates nothing)")
+        return [f for f, _ in p.parts], p.inputs(args)
+
+    def _each(self, method, args):
+        fs, full = self._parts(args)
+        try:
+            return [getattr(f, method)(*full) for f in fs]
+        except (TypeError, ValueError) as e:
+            raise _reword(e)
 
     def source(self, *args):
         """CUDA source of every kernel a call runs (host arrays describe shapes)."""
-        return self._program(len(args))[0].source(*args)
+        return "".join(self._each("source", args))
 
     def precompile(self, *args):
         """Compiles what a call would run (no GPU needed with ukern.configure(arch=...))."""
-        self._program(len(args))[0].precompile(*args)
+        self._each("precompile", args)
 
     def kernel_count(self, *args):
         """How many kernels a call with these arguments runs."""
-        return self._program(len(args))[0].kernel_count(*args)
+        return sum(self._each("kernel_count", args))
 
 
 def fuse(*args, kernel_name=None):
     """Decorator fusing a function of arrays and scalars into ukern kernels, as cupy.fuse.
 
     Use as @ukern.fuse, @ukern.fuse() or @ukern.fuse(kernel_name='name'). Inside the
-    function use Python operators, NumPy ufuncs and functions (np.sqrt, np.where,
-    np.sum(x, axis=..., keepdims=...), ...) and array methods (.sum(), .astype(), .real).
-    Differences from cupy.fuse, on purpose: types follow NumPy 2 (NEP 50) exactly;
+    function use Python operators, numpy.* or cupy.* ufuncs and functions (np.sqrt,
+    cupy.where, cupy.sum(x, axis, dtype, out, keepdims), ...), array methods (.sum(),
+    .astype(), .real), attributes (.dtype, .shape, .ndim, .size) and in-place updates of
+    arguments (x += y, cupy.add(x, y, out=x)). Types follow NumPy 2 (NEP 50) exactly;
     reductions may be followed by elementwise work over the reduced value and by more
-    reductions (split into the fewest kernels); cupy.* functions cannot be called on traced
-    values (use numpy.* or methods); in-place updates of arguments are not supported.
+    reductions (split into the fewest kernels). See docs/SEMANTICS.md for the differences
+    from cupy.fuse.
     """
     if len(args) == 1 and callable(args[0]) and kernel_name is None:
         return Fusion(args[0])

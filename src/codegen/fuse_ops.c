@@ -179,6 +179,11 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
       *why = "needs boolean or integer operands";
       return UK_ERR_TYPE;
     }
+    /* shifts have no bool loop: NumPy computes them in int8 */
+    if (k == UK_KIND_BOOL && (op == UK_OP_LSHIFT || op == UK_OP_RSHIFT)) r.dtype = r.weak ? UK_INT64 : UK_INT8;
+    break;
+  case UK_RULE_STRONG:
+    weak = 0;
     break;
   case UK_RULE_ABS:
     if (op == UK_OP_REAL || op == UK_OP_IMAG || k == UK_KIND_COMPLEX) r.dtype = real_of(r.dtype);

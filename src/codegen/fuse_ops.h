@@ -17,7 +17,8 @@ typedef enum uk_fuse_rule {
   UK_RULE_ABS,    /* the operand's, complex -> its real part's */
   UK_RULE_PRED,   /* bool (isnan, ...) */
   UK_RULE_WHERE,  /* promote(arg1, arg2); arg0 is a condition */
-  UK_RULE_CLIP    /* promote(arg0, arg1, arg2) */
+  UK_RULE_CLIP,   /* promote(arg0, arg1, arg2) */
+  UK_RULE_STRONG  /* the operand's dtype, never weak (np.asarray of a Python scalar) */
 } uk_fuse_rule;
 
 #define UK_FUSE_OPS(X)                                                   \
@@ -29,15 +30,17 @@ typedef enum uk_fuse_rule {
   X(FLOORDIV, "floor_divide", 2, UK_RULE_ARITH, 0, "_uk_floordiv")       \
   X(MOD, "remainder", 2, UK_RULE_ARITH, 0, "_uk_mod")                    \
   X(POW, "power", 2, UK_RULE_ARITH, 1, "_uk_pow")                        \
-  X(LT, "less", 2, UK_RULE_CMP, 0, "<")                                  \
-  X(LE, "less_equal", 2, UK_RULE_CMP, 0, "<=")                           \
-  X(GT, "greater", 2, UK_RULE_CMP, 0, ">")                               \
-  X(GE, "greater_equal", 2, UK_RULE_CMP, 0, ">=")                        \
+  X(LT, "less", 2, UK_RULE_CMP, 1, "<")                                  \
+  X(LE, "less_equal", 2, UK_RULE_CMP, 1, "<=")                           \
+  X(GT, "greater", 2, UK_RULE_CMP, 1, ">")                               \
+  X(GE, "greater_equal", 2, UK_RULE_CMP, 1, ">=")                        \
   X(EQ, "equal", 2, UK_RULE_CMP, 1, "==")                                \
   X(NE, "not_equal", 2, UK_RULE_CMP, 1, "!=")                            \
   X(AND, "bitwise_and", 2, UK_RULE_BIT, 0, "&")                          \
   X(OR, "bitwise_or", 2, UK_RULE_BIT, 0, "|")                            \
   X(XOR, "bitwise_xor", 2, UK_RULE_BIT, 0, "^")                          \
+  X(LSHIFT, "left_shift", 2, UK_RULE_BIT, 0, "_uk_lshift")               \
+  X(RSHIFT, "right_shift", 2, UK_RULE_BIT, 0, "_uk_rshift")              \
   X(INVERT, "invert", 1, UK_RULE_BIT, 0, "~")                            \
   X(NEG, "negative", 1, UK_RULE_SAME, 1, "-")                            \
   X(POS, "positive", 1, UK_RULE_SAME, 1, "+")                            \
@@ -73,11 +76,11 @@ typedef enum uk_fuse_rule {
   X(TRUNC, "trunc", 1, UK_RULE_SAME, 0, "_uk_trunc")                     \
   X(RINT, "rint", 1, UK_RULE_FLOAT, 0, "_uk_rint")                       \
   X(SIGN, "sign", 1, UK_RULE_SAME, 0, "_uk_sign")                        \
-  X(MAXIMUM, "maximum", 2, UK_RULE_ARITH, 0, "_uk_maximum")              \
-  X(MINIMUM, "minimum", 2, UK_RULE_ARITH, 0, "_uk_minimum")              \
-  X(FMAX, "fmax", 2, UK_RULE_ARITH, 0, "_uk_fmax")                       \
-  X(FMIN, "fmin", 2, UK_RULE_ARITH, 0, "_uk_fmin")                       \
-  X(CLIP, "clip", 3, UK_RULE_CLIP, 0, "_uk_clip")                        \
+  X(MAXIMUM, "maximum", 2, UK_RULE_ARITH, 1, "_uk_maximum")              \
+  X(MINIMUM, "minimum", 2, UK_RULE_ARITH, 1, "_uk_minimum")              \
+  X(FMAX, "fmax", 2, UK_RULE_ARITH, 1, "_uk_fmax")                       \
+  X(FMIN, "fmin", 2, UK_RULE_ARITH, 1, "_uk_fmin")                       \
+  X(CLIP, "clip", 3, UK_RULE_CLIP, 1, "_uk_clip")                        \
   X(FMOD, "fmod", 2, UK_RULE_ARITH, 0, "_uk_fmod")                       \
   X(COPYSIGN, "copysign", 2, UK_RULE_FLOAT, 0, "_uk_copysign")           \
   X(ISNAN, "isnan", 1, UK_RULE_PRED, 1, "_uk_isnan")                     \
@@ -92,7 +95,8 @@ typedef enum uk_fuse_rule {
   X(ANGLE, "angle", 1, UK_RULE_FLOAT, 1, "_uk_angle")                    \
   X(CONJ, "conj", 1, UK_RULE_SAME, 1, "_uk_conj")                        \
   X(CONJUGATE, "conjugate", 1, UK_RULE_SAME, 1, "_uk_conj")              \
-  X(WHERE, "where", 3, UK_RULE_WHERE, 1, "?")
+  X(WHERE, "where", 3, UK_RULE_WHERE, 1, "?")                            \
+  X(ASARRAY, "asarray", 1, UK_RULE_STRONG, 1, "_uk_copy")
 
 typedef enum uk_fuse_op {
 #define UK_FUSE_OP_ENUM_(id, name, nargs, rule, cx, c) UK_OP_##id,

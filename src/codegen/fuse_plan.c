@@ -282,8 +282,11 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     int a = n->arg[0];
     for (int q = 0; q < ngroups && group_of[id] < 0; q++) {
       int r = gkey_rep[q];
-      if (gkey_level[q] == level[id] && p->ndim[g->nodes[r].arg[0]] == p->ndim[a] && p->axes[r] == p->axes[id])
+      if (!sig->split && gkey_level[q] == level[id] && p->ndim[g->nodes[r].arg[0]] == p->ndim[a] &&
+          p->axes[r] == p->axes[id]) {
         group_of[id] = q;
+        if (g->nodes[r].arg[0] != a) p->merged_reductions = 1;
+      }
     }
     if (group_of[id] < 0 && ngroups == UK_MAX_FUSE_KERNELS - 1) { /* and the elementwise kernel */
       s = uk__error_at(UK_ERR_INVALID, "program", g->text, n->pos, "split the program into several fusions",

@@ -21,6 +21,8 @@ typedef struct uk_fuse_sig {
   int nout;
   int out_given;      /* outputs given: results are converted to out[] */
   uk_dtype out[64];
+  int split;          /* one kernel per reduction: same-axes reductions of operands whose
+                       * shapes differ at this call (uk_fuse_plan.merged_reductions) */
 } uk_fuse_sig;
 
 #define UK_FUSE_MAX_INPUTS UK_MAX_FUSE_INPUTS
@@ -91,6 +93,8 @@ typedef struct uk_fuse_plan {
     size_t pos;
   } weak_checks[UK_FUSE_MAX_WEAK_CHECKS];
   uk_fuse_row row;
+  int merged_reductions; /* a kernel reduces two different operands: a call must check
+                          * that their shapes agree, else plan again with sig.split */
 } uk_fuse_plan;
 
 /* Types the program for sig and plans its kernels; errors (type, axis) name

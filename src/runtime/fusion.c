@@ -268,6 +268,24 @@ out:
 
 static const uint64_t FAKE_PTR = 0x10000000000ull; /* aligned stand-in for memory a call would allocate */
 
+/* Same-axes reductions planned into one kernel whose operands' shapes differ
+ * at this call (x.sum(0) + y.sum(0), x (3, 4), y (3, 1)): NumPy accepts them,
+ * so the call takes the plan with one kernel per reduction (sig.split). */
+static int mixed_reductions(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes) {
+  for (int k = 0; k < p->nkernels; k++) {
+    const uk_fuse_kernel *q = &p->kernels[k];
+    if (!q->is_reduction) continue;
+    int mnd = p->ndim[q->map_node];
+    const int64_t *ms = shapes + (size_t)q->map_node * UK_MAX_NDIM;
+    for (int id = 0; id < g->nnodes; id++)
+      if (p->needed[id] && g->nodes[id].kind == UK_FN_RED && p->axes[id] == p->axes[q->red_node] &&
+          p->ndim[g->nodes[id].arg[0]] == mnd &&
+          memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0)
+        return 1;
+  }
+  return 0;
+}
+
 /* What a call decides before any kernel runs. */
 typedef struct fz_call {
   uk_fuse_sig sig;
@@ -309,6 +327,12 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
     if (in[k].kind == UK_ARG_ARRAY && c->device < 0) c->device = in[k].v.array->device;
   }
   if ((s = uk__fuse_shapes(g, p, in_shapes, c->shapes))) return s;
+  if (p->merged_reductions && mixed_reductions(g, p, c->shapes)) {
+    c->sig.split = 1;
+    if ((s = lookup(f, &c->sig, &c->e))) return s;
+    p = c->e->plan;
+    if ((s = uk__fuse_shapes(g, p, in_shapes, c->shapes))) return s;
+  }
   if (c->device < 0) c->device = c->sig.out_given ? out[0].device : f->ctx->opts.device;
   return UK_OK;
 }
@@ -484,7 +508,7 @@ static uk_status reduction_args(uk_fusion *f, const fz_call *c, const fz_temps *
       a->ax[nax++] = d;
       rsize *= ms[d];
     }
-  for (int id = 0; id < g->nnodes; id++)
+  for (int id = 0; !c->sig.split && id < g->nnodes; id++)
     if (p->needed[id] && g->nodes[id].kind == UK_FN_RED && id != q->red_node && p->axes[id] == axes &&
         p->ndim[g->nodes[id].arg[0]] == mnd &&
         memcmp(c->shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0)

@@ -190,6 +190,20 @@ template <class T> _UK_FD bool _uk_isfinite(const ukern::complex<T> &z) {
 }
 
 // maximum/minimum propagate NaN; fmax/fmin ignore it
+/* NumPy 2 orders complex values lexicographically (real part, then
+ * imaginary); a NaN anywhere compares false, as NumPy's CLT/CLE. */
+namespace ukern {
+template <class T> _UK_FD bool operator<(const complex<T> &a, const complex<T> &b) {
+  return (a.real() < b.real() && !_uk_isnan(a.imag()) && !_uk_isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() < b.imag());
+}
+template <class T> _UK_FD bool operator<=(const complex<T> &a, const complex<T> &b) {
+  return (a.real() < b.real() && !_uk_isnan(a.imag()) && !_uk_isnan(b.imag())) ||
+         (a.real() == b.real() && a.imag() <= b.imag());
+}
+template <class T> _UK_FD bool operator>(const complex<T> &a, const complex<T> &b) { return b < a; }
+template <class T> _UK_FD bool operator>=(const complex<T> &a, const complex<T> &b) { return b <= a; }
+}  // namespace ukern
 template <class T> _UK_FD T _uk_maximum(T a, T b) { return (_uk_isnan(a) || a >= b) ? a : b; }
 template <class T> _UK_FD T _uk_minimum(T a, T b) { return (_uk_isnan(a) || a <= b) ? a : b; }
 template <class T> _UK_FD T _uk_fmax(T a, T b) { return (_uk_isnan(b) || a >= b) ? a : b; }
@@ -205,6 +219,15 @@ template <class T> _UK_FD T _uk_sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
 }
 template <class T> _UK_FD T _uk_square(T x) { return x * x; }
+template <class T> _UK_FD T _uk_copy(T x) { return x; }
+/* NumPy's shifts: a count at or past the width gives 0 (or -1 shifting a
+ * negative right), where C leaves it undefined. */
+template <class T, class U> _UK_FD T _uk_lshift(T x, U n) {
+  return (n < 0 || (unsigned long long)n >= 8 * sizeof(T)) ? T(0) : T(x << n);
+}
+template <class T, class U> _UK_FD T _uk_rshift(T x, U n) {
+  return (n < 0 || (unsigned long long)n >= 8 * sizeof(T)) ? T(x < 0 ? -1 : 0) : T(x >> n);
+}
 template <class T> _UK_FD T _uk_reciprocal(T x) { return T(1) / x; }
 _UK_FD bool _uk_reciprocal(bool x) { return x; }
 template <class T> _UK_FD T _uk_real(T x) { return x; }

@@ -67,6 +67,29 @@ for path in sys.argv[2].split():
   fi
 }
 
+# expect_py <name> <wanted exit code> <python expression of d (stdout as JSON),
+# out (stdout bytes) and err (stderr bytes) that must be true> -- command...
+expect_py() {
+  local name=$1 code=$2 cond=$3
+  shift 4
+  local rc
+  "$@" >"$tmp/py-stdout" 2>"$tmp/py-stderr"
+  rc=$?
+  if [ "$rc" -eq "$code" ] && python3 -c '
+import json, os, sys
+out = open(sys.argv[2], "rb").read()
+err = open(sys.argv[3], "rb").read()
+d = json.loads(out) if out.strip().startswith(b"{") else None
+sys.exit(0 if eval(sys.argv[1]) else 1)
+' "$cond" "$tmp/py-stdout" "$tmp/py-stderr"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    printf 'FAIL %s: exit %s (wanted %s), condition %s\nstdout:\n%s\nstderr:\n%s\n' "$name" "$rc" "$code" "$cond" \
+      "$(cat -v "$tmp/py-stdout")" "$(cat -v "$tmp/py-stderr")" >&2
+  fi
+}
+
 have_gpu=0
 "$UKERN" info | grep -q '^devices  [1-9]' && have_gpu=1
 
@@ -223,6 +246,37 @@ expect_json stats-missing-json 1 "ok error.status error.message" -- "$UKERN" cac
 expect_json run-json-usage 2 "ok error.what error.status" -- "$UKERN" run "$SPECS/squared_diff.uk" --bogus --json
 expect_json pre-json-badspec 2 "ok error.status" -- "$UKERN" precompile --json --arch 90 --dir "$tmp/pre-bad" "$tmp/typo.uk"
 expect_json compile-json-usage 2 "ok error.status" -- "$UKERN" compile --json --arch
+
+# --- issue 27: gen without a spec, stats and list agree, JSON errors carry the
+# message, names that are not UTF-8 or hold control bytes ------------------------
+expect gen-nothing 2 "no kernel given: name a spec file" -- "$UKERN" gen
+expect_not gen-nothing-field 2 "needs the field" -- "$UKERN" gen
+# the default directory not created yet: an empty cache for both (exit 0)
+expect stats-notyet 0 "entries    0" -- env UKERN_CACHE_DIR="$tmp/not-yet" "$UKERN" cache stats
+expect list-notyet 0 "0 entries in $tmp/not-yet (not created yet)" -- env UKERN_CACHE_DIR="$tmp/not-yet" "$UKERN" cache list
+expect_py stats-notyet-json 0 'd["exists"] is False and d["entries"] == 0' -- env UKERN_CACHE_DIR="$tmp/not-yet" "$UKERN" cache stats --json
+expect_py list-notyet-json 0 'd["exists"] is False and d["count"] == 0 and d["entries"] == []' -- env UKERN_CACHE_DIR="$tmp/not-yet" "$UKERN" cache list --json
+if [ -e "$tmp/not-yet" ]; then fail=$((fail + 1)); echo "FAIL cache stats/list created the default directory" >&2; else pass=$((pass + 1)); fi
+# the message itself, not a pointer to stderr
+expect_py json-usage-message 2 'd["ok"] is False and "unexpected argument \x27--bogus\x27" in d["error"]["message"] and "usage:" not in d["error"]["message"]' -- "$UKERN" run "$SPECS/squared_diff.uk" --bogus --json
+expect_py json-spec-message 2 '"unknown field \x27opration\x27" in d["error"]["message"]' -- "$UKERN" precompile --json --arch 90 --dir "$tmp/pre-bad" "$tmp/typo.uk"
+expect_not json-no-pointer 2 "see the message on stderr" -- "$UKERN" run "$SPECS/squared_diff.uk" --bogus --json
+# a directory named by bytes that are not UTF-8: valid JSON, the bytes back by os.fsencode
+odd=$(printf '%s/odd-\377\376-\303\251' "$tmp")
+mkdir -p "$odd"
+expect_py json-non-utf8-list 0 'os.fsencode(d["directory"]).endswith(b"/odd-\xff\xfe-\xc3\xa9")' -- "$UKERN" cache list --dir "$odd" --json
+expect_py json-non-utf8-stats 0 'os.fsencode(d["directory"]).endswith(b"/odd-\xff\xfe-\xc3\xa9")' -- "$UKERN" cache stats --dir "$odd" --json
+expect_py json-non-utf8-error 1 'b"/odd-\xff\xfe-\xc3\xa9/missing\x27: No such file" in os.fsencode(d["error"]["message"])' -- "$UKERN" cache stats --dir "$odd/missing" --json
+for json_cmd in "cache list" "cache stats"; do
+  if "$UKERN" $json_cmd --dir "$odd" --json | python3 -m json.tool >/dev/null 2>&1; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL json.tool rejects: ukern $json_cmd --json on $odd" >&2; fi
+done
+# error prefixes: control bytes and bytes that are not UTF-8 escaped, never raw
+esc=$(printf '%s/esc-\033[31m-\377' "$tmp")
+expect_py prefix-escaped 1 'b"esc-\\x1b[31m-\\xff" in err and b"\x1b" not in err and b"\xff" not in err' -- "$UKERN" cache stats --dir "$esc"
+expect_py prefix-escaped-spec 2 'b"esc-\\x1b[31m-\\xff" in err and b"\x1b" not in err' -- "$UKERN" gen "$esc"
+expect_py prefix-escaped-json 1 '"esc-\x1b[31m-\udcff" in d["error"]["message"]' -- "$UKERN" cache stats --dir "$esc" --json
+
 if [ "$have_gpu" = 0 ]; then
   expect_json run-json-nogpu 3 "ok error.what error.status error.message" -- "$UKERN" run "$SPECS/squared_diff.uk" --json
   out=$("$UKERN" run "$SPECS/squared_diff.uk" --json 2>/dev/null)
@@ -258,8 +312,14 @@ expect pre-help 0 "usage: ukern precompile" -- "$UKERN" precompile --help
 expect pre-first 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk" "$tmp/tpl.cu"
 expect pre-again 0 "sm_90  already cached" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk"
 expect pre-count 0 "entries    4" -- "$UKERN" cache stats --dir "$tmp/pre"
-expect pre-list 0 "sm_90 squared_diff" -- "$UKERN" cache list --dir "$tmp/pre"
-expect pre-list-cu 0 "sm_90 stage, scale" -- "$UKERN" cache list --dir "$tmp/pre"
+expect pre-list 0 "elementwise squared_diff (float32, float32 -> float32): strided" -- "$UKERN" cache list --dir "$tmp/pre"
+expect pre-list-cu 0 "module stage, scale" -- "$UKERN" cache list --dir "$tmp/pre"
+# specialisations of one kernel told apart: kind, name, dtypes, variant, arch, size, last use
+expect_py pre-list-json 0 'sorted(e["dtypes"] for e in d["entries"] if e["name"] == "squared_diff") == ["float16, float16 -> float16", "float32, float32 -> float32", "float64, float64 -> float64"] and all(e["kind"] == "elementwise" and e["arch"] == "sm_90" and e["bytes"] > 0 and e["variant"] and e["last_used"].endswith("Z") and e["last_used_s_ago"] >= 0 for e in d["entries"] if e["name"]) and [e["kind"] for e in d["entries"] if not e["name"]] == ["module"]' -- "$UKERN" cache list --dir "$tmp/pre" --json
+if "$UKERN" cache list --dir "$tmp/pre" --json | python3 -m json.tool >/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL pre-list json.tool" >&2; fi
+n_stats=$("$UKERN" cache stats --dir "$tmp/pre" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"])')
+n_list=$("$UKERN" cache list --dir "$tmp/pre" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])')
+if [ -n "$n_stats" ] && [ "$n_stats" = "$n_list" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL stats ($n_stats) and list ($n_list) disagree" >&2; fi
 expect pre-two-archs 0 "sm_80  compiled" -- "$UKERN" precompile --arch 80 --arch 90 --dir "$tmp/pre" "$tmp/tpl.cu"
 expect pre-none 2 "give at least one spec" -- "$UKERN" precompile --arch 90
 expect pre-badspec 2 "unknown field 'opration'" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$tmp/typo.uk"
@@ -269,7 +329,7 @@ expect pre-flags 2 "spec fields come from the spec files only" -- "$UKERN" preco
 expect_not compile-error-nocall 1 "uk_last_error_log" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
 expect compile-error-log 1 "(the log follows)" -- "$UKERN" compile "$tmp/broken.cu" --arch 90
 expect pre-red 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/red" "$SPECS/l2norm.uk"
-expect list-red 0 "sm_90 l2norm_g" -- "$UKERN" cache list --dir "$tmp/red"
+expect list-red 0 "reduction l2norm (float32 -> float32): kept ndim 1, reduced ndim 1" -- "$UKERN" cache list --dir "$tmp/red"
 expect_not list-red-attr 0 "__launch_bounds__" -- "$UKERN" cache list --dir "$tmp/red"
 expect_json list-red-json 0 "entries.0.file entries.0.bytes entries.0.arch entries.0.kernels.0 count" -- "$UKERN" cache list --dir "$tmp/red" --json
 expect_json compile-json 0 "ok name arch compile_ms image image_bytes kernels.0.kernel kernels.0.registers kernels.0.spill_stores" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90 --json

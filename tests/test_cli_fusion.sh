@@ -93,7 +93,10 @@ elif [ "$TIER" = nvrtc ]; then
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/c" "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-again-cached 5 "$(grep -c '^sm_90  already cached ' <<<"$out")"
   count_is pre-again-compiled 0 "$(grep -c ' compiled ' <<<"$out")"
-  expect pre-list 0 "sm_90 softmax_row" -- "$UKERN" cache list --dir "$tmp/c"
+  # the specialisations told apart: kind, name, dtypes (issue 27)
+  expect pre-list 0 "fusion row softmax_row (float32 -> float32)" -- "$UKERN" cache list --dir "$tmp/c"
+  expect pre-list-f64 0 "fusion row softmax_row (float64 -> float64)" -- "$UKERN" cache list --dir "$tmp/c"
+  expect pre-list-red 0 "fusion reduction row_dist_r0 (float16, float16 -> float16): kept ndim 1" -- "$UKERN" cache list --dir "$tmp/c"
   # -j 3: the lines shared between processes, each compiled once
   out=$("$UKERN" precompile --arch 90 --dir "$tmp/j" -j 3 "$SPECS/row_dist.uk" "$SPECS/softmax.uk" 2>&1)
   count_is pre-jobs-compiled 5 "$(grep -c ' compiled ' <<<"$out")"

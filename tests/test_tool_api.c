@@ -122,7 +122,84 @@ static void entry_describe_args(void) {
   CHECK_STATUS(st, UK_OK);
   if (st == UK_OK) {
     CHECK(info.arch[0] == 0 && info.num_kernels == 0 && info.kernels && info.kernels[0] == NULL);
+    CHECK_STREQ(info.kind, "");
     uk_free(info.kernels);
+  }
+  free(dir);
+}
+
+/* An entry file whose key holds `source` (header, key, no payload). */
+static void write_entry(const char *path, const char *source) {
+  char key[4096];
+  int n = snprintf(key, sizeof key, "arch 90 0\nsource %zu %s\n", strlen(source), source);
+  unsigned char buf[32 + 4096] = "UKC1";
+  buf[8] = (unsigned char)(n & 0xff);
+  buf[9] = (unsigned char)(n >> 8);
+  memcpy(buf + 32, key, (size_t)n);
+  write_file(path, buf, 32 + (size_t)n);
+}
+
+/* What tells specialisations apart: kind, name, dtypes and variant read from
+ * the banner of a generated source (issue 27); a source ukern did not
+ * generate is a module; a broken banner gives no name, never a crash. */
+static void entry_banner(void) {
+  char *dir = ut_temp_dir("entry_banner");
+  if (!dir) return;
+  char path[1024];
+  uk_cache_entry_info info;
+  static const struct {
+    const char *source, *kind, *name, *dtypes, *variant;
+  } cases[] = {
+      {"// ukern elementwise kernel 'sq' (template elementwise_vec.cu)\n"
+       "// parameters: T x (float16), raw T y (float16, ndim 2, contiguous), U s (int8, scalar) -> T z (float16)\n"
+       "// variant: vectorised x8, 32-bit index, ndim 1\nextern \"C\" __global__ void sq(float *y) {}\n",
+       "elementwise", "sq", "float16, float16, int8 -> float16", "vectorised x8, 32-bit index, ndim 1"},
+      {"#include <ukern/reduction.cuh>\n// ukern reduction kernel 'argmax' (template reduction.cu)\n"
+       "// parameters: T x (float64) -> int64 y (int64)\n// reduce type: amax; identity: none\n"
+       "// loops: kept ndim 2, reduced ndim 1, 32-bit index; kernel: a block per output\n",
+       "reduction", "argmax", "float64 -> int64", "kept ndim 2, reduced ndim 1, 32-bit index; kernel: a block per output"},
+      {"// parameters: x (float32) -> y (float32)\n", "module", "", "", ""},               /* no banner */
+      {"// ukern elementwise kernel 'unclosed\n// parameters: T x (float32) ->\n", "module", "", "", ""},
+      {"// ukern elementwise kernel 'k' (t)\n// parameters: T x (float32 ->\n", "elementwise", "k", "float32 ->", ""},
+      {"// ukern\n", "module", "", "", ""},
+      {"// ukern elementwise kernel 'f_e0' (template elementwise_vec.cu)\n// parameters: float32 in0 (float32) -> "
+       "float64 out0 (float64)\n// variant: strided\n#include <ukern/fusion.cuh>\n// fusion parameters: in0 = x\n",
+       "fusion elementwise", "f_e0", "float32 -> float64", "strided"},
+      {"#include <ukern/fusion_row.cuh>\n#include <ukern/fusion.cuh>\n// fusion parameters: in0 = x in1 = s out0 = y\n"
+       "extern \"C\" __global__ void __launch_bounds__(512, 2) sm_row(\n    const ukern::half *_uk_p_in0, const "
+       "_uk_st<2> _uk_s_in0,\n    const int in1,\n    float *_uk_p_out0, const _uk_st<2> _uk_s_out0,\n"
+       "    const _uk_geo<2> _uk_g) {\n}\n",
+       "fusion row", "sm_row", "float16, int32 -> float32", ""},
+  };
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    snprintf(path, sizeof path, "%s/%032zx.ukc", dir, j);
+    write_entry(path, cases[j].source);
+    memset(&info, 0x5a, sizeof info);
+    uk_status st = uk_cache_entry_describe(path, &info);
+    CHECK_STATUS(st, UK_OK);
+    if (st != UK_OK) continue;
+    CHECK_STREQ(info.arch, "sm_90");
+    CHECK_STREQ(info.kind, cases[j].kind);
+    CHECK_STREQ(info.name, cases[j].name);
+    CHECK_STREQ(info.dtypes, cases[j].dtypes);
+    CHECK_STREQ(info.variant, cases[j].variant);
+    uk_free(info.kernels);
+  }
+  /* a name and dtypes longer than their fields: cut, terminated */
+  char big[3000];
+  int n = snprintf(big, sizeof big, "// ukern elementwise kernel '");
+  for (int j = 0; j < 300; j++) big[n++] = 'n';
+  n += snprintf(big + n, sizeof big - (size_t)n, "' (t)\n// parameters:");
+  for (int j = 0; j < 100; j++) n += snprintf(big + n, sizeof big - (size_t)n, " T x%d (complex128),", j);
+  snprintf(big + n, sizeof big - (size_t)n, "\n");
+  snprintf(path, sizeof path, "%s/%032x.ukc", dir, 99);
+  write_entry(path, big);
+  if (uk_cache_entry_describe(path, &info) == UK_OK) {
+    CHECK(strlen(info.name) == sizeof info.name - 1 && info.name[0] == 'n');
+    CHECK(strlen(info.dtypes) < sizeof info.dtypes && !strncmp(info.dtypes, "complex128, complex128", 22));
+    uk_free(info.kernels);
+  } else {
+    CHECK(0);
   }
   free(dir);
 }
@@ -138,6 +215,7 @@ int main(void) {
     fusion_info_args(ctx);
   }
   entry_describe_args();
+  entry_banner();
   uk_context_destroy(ctx);
   return ut_finish("test_tool_api");
 }

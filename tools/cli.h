@@ -189,8 +189,26 @@ double cli_now_ms(void);
  * while the work runs; nothing otherwise. End clears the line. */
 void cli_progress_begin(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_end(void);
-/* Writes a JSON string literal. */
+/* Writes a JSON string literal. Valid UTF-8 is kept; each byte of an
+ * invalid sequence (a non-UTF-8 file name) becomes \udcXX, U+DC00 + the
+ * byte: the lone surrogates of PEP 383 ("surrogateescape"), so that the JSON
+ * parses anywhere and os.fsencode() in Python gives the original bytes. */
 void cli_json_str(FILE *f, const char *s);
+
+/* ------------------------------------------------------------------------ */
+/* The filtered stderr (errout.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+/* The length of the valid UTF-8 sequence at p (1-4), 0 when invalid. */
+size_t cli_utf8_len(const unsigned char *p, size_t avail);
+/* Makes `stderr` a filter of the original stream: control bytes (but
+ * newline and tab) and invalid UTF-8 are written as \xNN, and the text is
+ * kept (its first 8 KiB) for cli_stderr_text. Called first in main. */
+void cli_stderr_filter_install(void);
+/* The original stderr (terminal progress lines draw there). */
+extern FILE *cli_raw_stderr;
+/* What the command wrote to stderr, without a trailing usage text. */
+const char *cli_stderr_text(char *buf, size_t size);
 
 /* ------------------------------------------------------------------------ */
 /* Device measurements (measure.c)                                            */

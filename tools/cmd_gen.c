@@ -44,6 +44,14 @@ static int own(void *user, int argc, char **argv, int *k) {
 int cli_prepare_case(cli_spec *s, const char *path, long long which, uk_context *ctx, const char *extra,
                      cli_kernel *k, cli_case *c) {
   int rc = CLI_OK;
+  int any = path != NULL;
+  for (int f = 0; f < F_COUNT_ && !any; f++) any = s->f[f] != NULL;
+  if (!any) { /* else the first missing field would be blamed */
+    fputs("ukern: no kernel given: name a spec file (e.g. examples/specs/squared_diff.uk) or give\n"
+          "  the fields as flags (--in, --out, --op, --inputs, ...); `ukern gen --help` describes both\n",
+          stderr);
+    return CLI_USAGE;
+  }
   if (path && (rc = cli_spec_load(s, path)) != CLI_OK) return rc;
   if ((rc = cli_spec_finish(s)) != CLI_OK) return rc;
   if ((rc = cli_kernel_create(ctx, s, extra, k)) != CLI_OK) return rc;

@@ -114,6 +114,7 @@ const char *cli_bytes(uint64_t bytes, char *buf, size_t size) {
 }
 
 int main(int argc, char **argv) {
+  cli_stderr_filter_install();
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? CLI_USAGE : CLI_OK;
@@ -137,9 +138,11 @@ int main(int argc, char **argv) {
     int rc = commands[j].run(argc - 1, argv + 1);
     /* --json promises one JSON object on stdout, failures included: a
      * failure reported only on stderr (a bad flag or spec) gets one here. */
-    if (rc != CLI_OK && cli_json_errors && !cli_json_printed)
+    if (rc != CLI_OK && cli_json_errors && !cli_json_printed) {
+      char msg[8192];
       json_error(argv[1], rc == CLI_USAGE ? "usage" : rc == CLI_NO_DEVICE ? "no device" : "error",
-                 "see the message on stderr", "");
+                 cli_stderr_text(msg, sizeof msg), "");
+    }
     return rc;
   }
   fprintf(stderr, "ukern: unknown command '%s'\n\n%s", argv[1], usage);

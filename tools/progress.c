@@ -23,8 +23,8 @@ static char line[256];
 static double started;
 
 static void draw(void) {
-  fprintf(stderr, "\r\033[K%s ... %.1f s", line, (cli_now_ms() - started) / 1e3);
-  fflush(stderr);
+  fprintf(cli_raw_stderr, "\r\033[K%s ... %.1f s", line, (cli_now_ms() - started) / 1e3);
+  fflush(cli_raw_stderr);
 }
 
 static void *tick(void *unused) {
@@ -45,6 +45,7 @@ static void *tick(void *unused) {
 void cli_progress_begin(const char *fmt, ...) {
   if (!isatty(2)) return;
   cli_progress_end();
+  fflush(stderr); /* messages before the line */
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(line, sizeof line, fmt, ap);
@@ -63,17 +64,23 @@ void cli_progress_end(void) {
   pthread_mutex_unlock(&lock);
   pthread_join(ticker, NULL);
   active = 0;
-  fputs("\r\033[K", stderr);
-  fflush(stderr);
+  fputs("\r\033[K", cli_raw_stderr);
+  fflush(cli_raw_stderr);
 }
 
 void cli_json_str(FILE *f, const char *s) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+  const unsigned char *p = (const unsigned char *)(s ? s : "");
+  size_t left = strlen((const char *)p);
+  while (left > 0) {
+    size_t n = cli_utf8_len(p, left);
+    if (n == 0) fprintf(f, "\\udc%02x", *p), n = 1; /* not UTF-8: PEP 383's escape */
+    else if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
     else if (*p == '\n') fputs("\\n", f);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
+    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
+    else fwrite(p, 1, n, f);
+    p += n;
+    left -= n;
   }
   fputc('"', f);
 }

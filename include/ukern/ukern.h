@@ -272,6 +272,18 @@ typedef struct uk_cache_entry_info {
    * (`__global__` functions), at most 32 of each, NULL-terminated. One
    * allocation with the strings: the caller frees it with uk_free. */
   char **kernels;
+  /* What tells specialisations apart, read from the banner that ukern puts
+   * at the top of the source it generates (nothing beyond the key is
+   * stored): kind "elementwise", "reduction", "fusion elementwise",
+   * "fusion reduction" or "fusion row" ("module" for a source ukern did not
+   * generate; the other three fields are then ""), the kernel's name, the
+   * dtypes of its parameters ("float32, float32 -> float32") and the variant
+   * ("vectorised x4, 32-bit index, ndim 1"; "" for a fusion row kernel).
+   * Cut to fit, NUL-terminated. */
+  char kind[24];
+  char name[128];
+  char dtypes[256];
+  char variant[160];
 } uk_cache_entry_info;
 /* Describes the entry at path without using it (nothing is loaded or
  * checked beyond the key). The file is opened without following a link and

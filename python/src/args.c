@@ -541,18 +541,14 @@ static int numpy_scalar(PyObject *o, uk_arg *out) {
  * name with the handle in .ptr), passed as CuPy passes it: a
  * cudaTextureObject_t by value. 1 done, 0 not one, -1 error. */
 static int texture_object(PyObject *o, uk_arg *out) {
-  static PyTypeObject *tex_type; /* the first such class met (CuPy's) */
-  PyTypeObject *tp = Py_TYPE(o);
-  if (tp != tex_type) {
-    if (tex_type) return 0;
-    PyObject *name = PyObject_GetAttrString((PyObject *)tp, "__name__");
-    int is = name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "TextureObject") == 0;
-    Py_XDECREF(name);
-    PyErr_Clear();
-    if (!is) return 0;
-    tex_type = tp;
-    Py_INCREF(tp);
-  }
+  /* By the class's name each time (this path is reached only by objects
+   * that are neither arrays nor scalars): remembering one class would
+   * refuse CuPy's after a look-alike was met first. */
+  PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__name__");
+  int is = name && PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "TextureObject") == 0;
+  Py_XDECREF(name);
+  PyErr_Clear();
+  if (!is) return 0;
   PyObject *ptr = PyObject_GetAttrString(o, "ptr");
   if (!ptr) return -1;
   unsigned long long v = PyLong_AsUnsignedLongLong(ptr);

@@ -157,7 +157,7 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   st = fn(k, mode, f.c.arg, nin, f.out, nout, &l, &src, &count);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    pyk_raise(st);
+    pyk_raise_kernel(st, ctx);
     goto out;
   }
   if (mode == PYK_SOURCE) {

@@ -79,7 +79,7 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   Py_XDECREF(keep);
   if (st != UK_OK) {
     Py_DECREF(ctx);
-    return pyk_raise(st);
+    return pyk_raise_kernel(st, NULL);
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   EwObject *self = (EwObject *)alloc(tp, 0);

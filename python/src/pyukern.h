@@ -28,6 +28,17 @@ PyObject *pyk_raise(uk_status st);
 extern PyObject *pyk_CompileException;
 extern PyObject *pyk_CUDADriverError;
 
+/* --- errtext.c: the library's messages in Python's words ---------------- */
+/* A library message with its C names (uk_options.arch, uk_last_error_log())
+ * replaced by Python's (ukern.configure(arch=...), the exception's .log);
+ * new ref, NULL on error. */
+PyObject *pyk_python_message(const char *c_message);
+/* pyk_raise, then the exception's message in Python's words; for a kernel
+ * bound to kernel_ctx (may be NULL) that cannot choose an arch after a later
+ * ukern.configure(), the message also says the kernel kept its context and
+ * how to move on. Returns NULL. */
+PyObject *pyk_raise_kernel(uk_status st, PyObject *kernel_ctx);
+
 /* --- args.c: arrays, scalars and streams of one call -------------------- */
 typedef struct pyk_call {
   uk_array arr[PYK_MAX_ARGS];
@@ -75,6 +86,15 @@ int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
 /* Makes `consumer` wait for the work queued so far on `producer` (an event
  * on device); nothing when they are the same stream. -1 on error. */
 int pyk_stream_order(void *producer, void *consumer, int device);
+
+/* --- raw_options.c: CuPy's RawModule/RawKernel options ------------------ */
+/* 'nvrtc' -> UK_BACKEND_NVRTC, 'nvcc' -> UK_BACKEND_NVCC; -1 with ValueError. */
+int pyk_raw_backend_id(PyObject *backend);
+/* CuPy's checks of code/path/name_expressions/backend/jitify, in CuPy's
+ * order, and its DeprecationWarning for any jitify given. 0 or -1. */
+int pyk_raw_check_options(PyObject *code, PyObject *path, PyObject *names, PyObject *backend, PyObject *jitify);
+/* The source as translate_cucomplex=True compiles it (new ref). */
+PyObject *pyk_raw_translate_cucomplex(PyObject *code);
 
 /* --- raw_call.c: RawKernel arguments ------------------------------------ */
 typedef struct pyk_raw_sig {

@@ -88,7 +88,7 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   if (!ctx || st != UK_OK) {
     Py_XDECREF(id_s);
     Py_XDECREF(ctx);
-    return ctx ? pyk_raise(st) : NULL;
+    return ctx ? pyk_raise_kernel(st, NULL) : NULL;
   }
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   RedObject *self = (RedObject *)alloc(tp, 0);
@@ -137,7 +137,7 @@ static void red_dealloc(PyObject *o) {
 
 /* An axis out of range is NumPy's AxisError (a ValueError and an IndexError)
  * as in CuPy; anything else as pyk_raise makes it. */
-static void raise_axis_or(uk_status st) {
+static void raise_axis_or(uk_status st, PyObject *kernel_ctx) {
   const char *msg = uk_last_error();
   PyObject *mods = PySys_GetObject("modules"); /* borrowed */
   PyObject *np = mods ? PyDict_GetItemString(mods, "numpy") : NULL;
@@ -153,7 +153,7 @@ static void raise_axis_or(uk_status st) {
     PyErr_Clear();
   }
   if (!exc) {
-    pyk_raise(st);
+    pyk_raise_kernel(st, kernel_ctx);
     return;
   }
   PyErr_SetString(exc, msg);
@@ -224,7 +224,7 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
     st = uk_reduction_precompile(self->k, f.c.arg, self->nin, f.out, self->nout, &l);
   Py_END_ALLOW_THREADS
   if (st != UK_OK) {
-    raise_axis_or(st);
+    raise_axis_or(st, self->ctx);
     goto out;
   }
   if (mode == RED_SOURCE) {

@@ -1,7 +1,11 @@
 /* uk_cache_entry_describe: what a disk cache entry holds, read from the key
  * text stored in it (compile_key.c writes it, dcache.c frames it): the
- * target, and the name expressions of the compile or else the kernels its
- * source defines. For tools that list a cache (`ukern cache list`). */
+ * target, the name expressions of the compile or else the kernels its
+ * source defines, and for generated kernels their kind, name, dtypes and
+ * variant from the banner the emitters write (ew_emit.c, red_emit.c,
+ * emit_common.c: "// ukern KIND kernel 'NAME' ...", "// parameters: ...",
+ * "// variant: ..." or "// loops: ..."). For tools that list a cache
+ * (`ukern cache list`). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "codegen/dtype.h"
 #include "runtime/arch.h"
 
 #define HEADER_SIZE 32u       /* dcache.c: magic, version, key length at 8 (u64 LE), ... */
@@ -74,7 +79,137 @@ static const char *length_part(const char *p, const char *end, const char **data
   return *data + v + 1;
 }
 
-static void describe(const char *key, size_t len, uk__arch *arch, names *e) {
+/* Copies [p, end) to dst (cap bytes), cut to fit. */
+static void copy_text(char *dst, size_t cap, const char *p, const char *end) {
+  size_t n = (size_t)(end - p);
+  if (n >= cap) n = cap - 1;
+  memcpy(dst, p, n);
+  dst[n] = 0;
+}
+
+/* The line of the banner that starts with `tag`, within [src, end): its
+ * text after the tag in *p, *q; 0 when absent. */
+static int banner_line(const char *src, const char *end, const char *tag, const char **p, const char **q) {
+  size_t t = strlen(tag);
+  for (const char *l = src; l < end;) {
+    const char *nl = memchr(l, '\n', (size_t)(end - l));
+    const char *le = nl ? nl : end;
+    if ((size_t)(le - l) >= t && !memcmp(l, tag, t)) {
+      *p = l + t;
+      *q = le;
+      return 1;
+    }
+    l = le + 1;
+  }
+  return 0;
+}
+
+/* "T x (float32), raw T y (float32, ndim 1) -> T z (float32)": the first
+ * word in each parenthesis, with the separators kept. */
+static void banner_dtypes(char *dst, size_t cap, const char *p, const char *end) {
+  size_t n = 0;
+  int depth = 0, any = 0;
+  dst[0] = 0;
+  for (; p < end && n + 8 < cap; p++) {
+    if (*p == '(' && depth++ == 0) {
+      const char *w = p + 1, *we = w;
+      while (we < end && *we != ',' && *we != ')') we++;
+      size_t wn = (size_t)(we - w);
+      if (n + wn + 8 >= cap) break;
+      if (any) dst[n++] = ',', dst[n++] = ' ';
+      memcpy(dst + n, w, wn);
+      n += wn;
+      any = 1;
+    } else if (*p == ')') {
+      depth--;
+    } else if (depth == 0 && *p == '-' && p + 1 < end && p[1] == '>') {
+      memcpy(dst + n, " ->", 3);
+      n += 3;
+      any = 0;
+      if (n + 1 < cap) dst[n++] = ' ';
+    }
+  }
+  while (n > 0 && dst[n - 1] == ' ') n--;
+  dst[n] = 0;
+}
+
+/* Appends the dtype whose CUDA spelling is [t, te) ("float", "__half"), or
+ * the spelling itself. */
+static size_t add_ctype(char *dst, size_t n, size_t cap, const char *t, const char *te) {
+  const char *name = NULL;
+  for (int d = 0; d < UK_DTYPE_COUNT_ && !name; d++) {
+    const char *c = uk__dtype_info((uk_dtype)d)->ctype;
+    if (strlen(c) == (size_t)(te - t) && !memcmp(c, t, (size_t)(te - t))) name = uk_dtype_name((uk_dtype)d);
+  }
+  size_t len = name ? strlen(name) : (size_t)(te - t);
+  if (n + len + 8 >= cap) return n;
+  memcpy(dst + n, name ? name : t, len);
+  return n + len;
+}
+
+/* A fusion row kernel (fuse_row.c) has no banner: its dtypes are the types
+ * of its `inN` and `outN` parameters, in the signature after `name(`. */
+static void row_dtypes(char *dst, size_t cap, const char *src, const char *end, const char *name) {
+  const char *p = name[0] ? memmem(src, (size_t)(end - src), name, strlen(name)) : NULL;
+  dst[0] = 0;
+  if (!p || !(p = memchr(p, '(', (size_t)(end - p)))) return;
+  const char *close = memchr(p, ')', (size_t)(end - p));
+  if (!close) return;
+  size_t n = 0;
+  int outputs = 0, any = 0;
+  for (const char *a = p + 1; a < close;) {
+    const char *comma = memchr(a, ',', (size_t)(close - a));
+    const char *ae = comma ? comma : close;
+    const char *in = memmem(a, (size_t)(ae - a), " in", 3), *o = memmem(a, (size_t)(ae - a), "_uk_p_out", 9);
+    const char *pi = memmem(a, (size_t)(ae - a), "_uk_p_in", 8);
+    if (pi || in || o) {
+      if (o && !outputs) {
+        if (n + 8 < cap) memcpy(dst + n, " ->", 3), n += 3;
+        outputs = 1, any = 0;
+      }
+      const char *t = a;
+      while (t < ae && space(*t)) t++;
+      if ((size_t)(ae - t) > 6 && !strncmp(t, "const ", 6)) t += 6;
+      const char *te = t;
+      while (te < ae && !space(*te) && *te != '*') te++;
+      if (n + 8 < cap) {
+        if (any) dst[n++] = ',';
+        if (any || outputs) dst[n++] = ' ';
+      }
+      n = add_ctype(dst, n, cap, t, te);
+      any = 1;
+    }
+    a = ae + 1;
+  }
+  dst[n] = 0;
+}
+
+/* The banner of a source ukern generated (within its first lines). */
+static void banner(const char *src, size_t len, const char *first_kernel, uk_cache_entry_info *out) {
+  const char *end = src + (len < 4096 ? len : 4096), *p, *q;
+  int fusion = banner_line(src, end, "// fusion parameters:", &p, &q);
+  snprintf(out->kind, sizeof out->kind, "module");
+  if (fusion && banner_line(src, end, "#include <ukern/fusion_row.cuh>", &p, &q)) {
+    snprintf(out->kind, sizeof out->kind, "fusion row");
+    snprintf(out->name, sizeof out->name, "%s", first_kernel);
+    row_dtypes(out->dtypes, sizeof out->dtypes, src, src + len, first_kernel);
+    return;
+  }
+  if (!banner_line(src, end, "// ukern ", &p, &q)) return;
+  const char *k = p;
+  while (p < q && *p != ' ') p++;
+  const char *name = memchr(p, '\'', (size_t)(q - p));
+  const char *name_end = name ? memchr(name + 1, '\'', (size_t)(q - name - 1)) : NULL;
+  if (p == k || !name_end || (size_t)(q - p) < 8 || strncmp(p, " kernel ", 8) != 0) return;
+  if (fusion) snprintf(out->kind, sizeof out->kind, "fusion %.*s", (int)(p - k), k);
+  else copy_text(out->kind, sizeof out->kind, k, p);
+  copy_text(out->name, sizeof out->name, name + 1, name_end);
+  if (banner_line(src, end, "// parameters:", &p, &q)) banner_dtypes(out->dtypes, sizeof out->dtypes, p, q);
+  if (banner_line(src, end, "// variant: ", &p, &q) || banner_line(src, end, "// loops: ", &p, &q))
+    copy_text(out->variant, sizeof out->variant, p, q);
+}
+
+static void describe(const char *key, size_t len, uk__arch *arch, names *e, uk_cache_entry_info *out) {
   static const char *const parts[] = {"name ", "source ", "option ", "files ", "include ", "link "};
   const char *p = key, *end = key + len, *src = NULL;
   size_t src_len = 0;
@@ -97,12 +232,14 @@ static void describe(const char *key, size_t len, uk__arch *arch, names *e) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     p = nl ? nl + 1 : NULL;
   }
-  if (named || !src) return;
-  const char *src_end = src + src_len;
-  for (const char *g = src; g < src_end; g++) {
-    if (!(g = memmem(g, (size_t)(src_end - g), "__global__", 10))) break;
-    global_name(e, g + 10, src_end);
+  if (!named && src) {
+    const char *src_end = src + src_len;
+    for (const char *g = src; g < src_end; g++) {
+      if (!(g = memmem(g, (size_t)(src_end - g), "__global__", 10))) break;
+      global_name(e, g + 10, src_end);
+    }
   }
+  if (src) banner(src, src_len, !named && e->count ? e->name[0] : "", out);
 }
 
 /* The key text of the entry at path (malloc'd, NUL-terminated). The file is
@@ -153,7 +290,9 @@ uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out) {
     free(key);
     return uk__errorf(UK_ERR_NOMEM, "out of memory");
   }
-  describe(key, len, &arch, e);
+  uk_cache_entry_info info;
+  memset(&info, 0, sizeof info);
+  describe(key, len, &arch, e, &info);
   free(key);
   /* the names: one allocation, the pointer array then the strings */
   size_t bytes = (size_t)(e->count + 1) * sizeof(char *);
@@ -170,10 +309,10 @@ uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out) {
     at += n;
   }
   v[e->count] = NULL;
-  memset(out, 0, sizeof *out);
-  if (arch.num > 0) uk__arch_name(arch, out->arch, sizeof out->arch);
-  out->num_kernels = e->count;
-  out->kernels = v;
+  if (arch.num > 0) uk__arch_name(arch, info.arch, sizeof info.arch);
+  info.num_kernels = e->count;
+  info.kernels = v;
+  *out = info;
   free(e);
   return UK_OK;
 }

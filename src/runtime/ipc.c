@@ -73,9 +73,11 @@ uk_status uk_ipc_event_get_handle(void *event, uk_ipc_event_handle *handle) {
   if (st != UK_OK || (st = uk__cu_need(cuIpcGetEventHandle)) != UK_OK) return st;
   CUipcEventHandle h;
   CUresult r = uk__cu.cuIpcGetEventHandle(&h, (CUevent)event);
-  if (r == CUDA_ERROR_INVALID_VALUE)
-    return uk__errorf(UK_ERR_CUDA, "uk_ipc_event_get_handle: CUDA_ERROR_INVALID_VALUE: the event was not made "
-                                   "with UK_EVENT_INTERPROCESS | UK_EVENT_DISABLE_TIMING");
+  /* The driver answers INVALID_VALUE or (580) INVALID_HANDLE for an event made without the flag. */
+  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_INVALID_HANDLE)
+    return uk__errorf(UK_ERR_CUDA, "uk_ipc_event_get_handle: %s: the event was not made "
+                                   "with UK_EVENT_INTERPROCESS | UK_EVENT_DISABLE_TIMING",
+                      r == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_INVALID_HANDLE");
   if (r != CUDA_SUCCESS) return uk__cu_error(r, "cuIpcGetEventHandle");
   memcpy(handle->bytes, &h, sizeof h);
   return UK_OK;

@@ -21,7 +21,7 @@
 uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
   /* The context's spare object is as new: nothing loaded, no functions, its
    * lock initialised (uk_module_destroy). */
-  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
+  uk_module *m = uk__held_take(&ctx->spare_module);
   if (!m) {
     if (!(m = calloc(1, sizeof *m))) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
     if (pthread_mutex_init(&m->lock, NULL) != 0) {
@@ -43,10 +43,7 @@ static void free_object(uk_module *m) {
   free(m);
 }
 
-void uk__module_free_spare(uk_context *ctx) {
-  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
-  if (m) free_object(m);
-}
+static void free_spare(void *m) { free_object(m); }
 
 void uk_module_destroy(uk_module *m) {
   if (!m) return;
@@ -81,10 +78,7 @@ void uk_module_destroy(uk_module *m) {
   m->ctx = NULL;
   /* Kept for the context's next module when its slot is free; the context
    * frees it at its last release, which may be the one below. */
-  uk_module *none = NULL;
-  if (!atomic_compare_exchange_strong_explicit(&ctx->spare_module, &none, m, memory_order_release,
-                                               memory_order_relaxed))
-    free_object(m);
+  if (!uk__held_put(&ctx->spare_module, m, free_spare, NULL)) free_object(m);
   uk__context_release(ctx);
 }
 
@@ -323,37 +317,6 @@ out:
   fclose(f);
   free(data);
   return st;
-}
-
-uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out) {
-  if (device < 0 || device >= UK__MAX_DEVICES)
-    return uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
-  if (m->loaded[device]) {
-    *out = m->loaded[device];
-    return UK_OK;
-  }
-  int pushed = 0;
-  uk_status st = uk__device_enter(device, &pushed);
-  if (st != UK_OK) return st;
-  CUmodule mod = NULL;
-  CUresult r = uk__cu_module_load(&mod, m->bin->image);
-  uk__device_leave(pushed);
-  if (r != CUDA_SUCCESS) {
-    char what[96];
-    snprintf(what, sizeof what, "cuModuleLoadData on device %d", device);
-    st = uk__cu_error(r, what);
-    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && m->bin->arch > 0) {
-      uk_device_info info;
-      int arch = uk_device_info_get(device, &info) == UK_OK ? info.arch : 0;
-      uk__errorf(st, "cuModuleLoadData on device %d: the module was compiled for sm_%d but the "
-                 "device is sm_%d (compile with arch %d)", device, m->bin->arch, arch, arch);
-    }
-    return st;
-  }
-  m->loaded[device] = mod;
-  if (device >= m->loaded_end) m->loaded_end = device + 1;
-  *out = mod;
-  return UK_OK;
 }
 
 uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes) {

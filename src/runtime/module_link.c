@@ -116,10 +116,11 @@ static uk_status compile_source(uk_context *ctx, const uk_module_options *o, con
 
 /* Everything the link reads, as text: the cache key. */
 static uk_status link_key(const link_state *ls, const char *const *opts, int nopts, uk_strbuf *key) {
-  int ver = 0;
-  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  int ver = tk.nvrtc_version;
   char id[96];
-  uk__link_identity(id);
+  uk__link_identity(&tk, id);
   uk__sb_addf(key, "ukern %s\nnvrtc %d\nmodule_link\narch %d %d\nlto %d\n%s\n", UK_VERSION_STRING, ver,
               ls->target.num, ls->target.flags, ls->lto, id);
   for (int k = 0; k < nopts; k++) uk__sb_addf(key, "option %zu %s\n", strlen(opts[k]), opts[k]);
@@ -147,12 +148,14 @@ static uk_status make(void *arg, uk__binary **out) {
   }
   const void *d;
   size_t dn;
-  uk__link_job job = {ls->target, ls->lto, uk__link_devrt(&d, &dn, NULL) == UK_OK, in, ls->nparts, NULL, 0,
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  uk__link_job job = {ls->target, ls->lto, uk__link_devrt(&tk, &d, &dn, NULL) == UK_OK, in, ls->nparts, NULL, 0,
                       "linking a module"};
   uk__error_clear();
   char *image = NULL, *info = NULL;
   size_t size = 0;
-  uk_status st = uk__link_run(&job, &image, &size, &info);
+  uk_status st = uk__link_run(&tk, &job, &image, &size, &info);
   if (st == UK_OK) {
     uk__sb_add(&log, info);
     const uk__binary *nb = ls->names_from;

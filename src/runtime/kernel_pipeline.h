@@ -10,8 +10,8 @@
  * read (entries are published with release and never removed before the
  * kernel is destroyed), appended under the kernel's mutex: a hit costs a
  * memcmp per entry and takes no lock. */
-#ifndef UK_RUNTIME_KERNEL_SPEC_H
-#define UK_RUNTIME_KERNEL_SPEC_H
+#ifndef UK_RUNTIME_KERNEL_PIPELINE_H
+#define UK_RUNTIME_KERNEL_PIPELINE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,6 +81,10 @@ struct uk__kernel {
 uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
                           const char *in_params, const char *out_params, const char *name,
                           const char *const *options, int num_options);
+/* As uk__kernel_init for a kind whose emitter fixes the parameters (the
+ * fusion row kernel): no parameter lists (in and out stay empty). */
+uk_status uk__kernel_init_fixed(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
+                                const char *name, const char *const *options, int num_options);
 /* Unloads every specialisation's module (on its device), frees them, the
  * definition, and releases the context. */
 void uk__kernel_free(uk__kernel *kd);

@@ -1,5 +1,5 @@
-/* The stages every generated-kernel kind shares (kernel_spec.h): key to specialisation, compile, offline calls. */
-#include "runtime/kernel_spec.h"
+/* The stages every generated-kernel kind shares (kernel_pipeline.h): key to specialisation, compile, offline calls. */
+#include "runtime/kernel_pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +11,9 @@
 #include "runtime/kernel_args.h"
 #include "runtime/kernel_common.h"
 
-uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
-                          const char *in_params, const char *out_params, const char *name,
-                          const char *const *options, int num_options) {
+/* The context, lock and table of a kernel object, and its options' check. */
+static uk_status init_start(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
+                            const char *const *options, int num_options) {
   kd->kind = kind;
   kd->ctx = ctx;
   uk__context_retain(ctx);
@@ -22,15 +22,12 @@ uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx,
   if (num_options < 0 || (num_options > 0 && !options))
     return uk__errorf(UK_ERR_INVALID, "%s: num_options is %d but options is %s", what, num_options,
                       options ? "set" : "NULL");
-  uk_status st;
-  if ((st = uk__params_parse(in_params, "in_params", &kd->in)) != UK_OK ||
-      (st = uk__params_parse(out_params, "out_params", &kd->out)) != UK_OK ||
-      (st = uk__params_check_kernel(in_params, &kd->in, out_params, &kd->out, name)) != UK_OK)
-    return st;
-  if (kd->in.count + kd->out.count > UK_MAX_PARAMETERS)
-    return uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d; UK_MAX_PARAMETERS is %d)", name,
-                      kd->in.count + kd->out.count, UK_MAX_PARAMETERS);
-  if (kd->out.count == 0) return uk__errorf(UK_ERR_INVALID, "%s: %s needs at least one output", name, kind->noun);
+  return UK_OK;
+}
+
+/* Copies of the name and the options. */
+static uk_status init_copy(uk__kernel *kd, const char *what, const char *name, const char *const *options,
+                           int num_options) {
   int failed = 0;
   kd->name = uk__strdup_opt(name, &failed);
   if (num_options > 0 && !failed) {
@@ -42,8 +39,30 @@ uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx,
       kd->num_options = j + 1;
     }
   }
-  if (failed) return uk__errorf(UK_ERR_NOMEM, "out of memory creating %s", kind->noun);
+  if (failed) return uk__errorf(UK_ERR_NOMEM, "out of memory creating %s", kd->kind->noun);
   return UK_OK;
+}
+
+uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
+                          const char *in_params, const char *out_params, const char *name,
+                          const char *const *options, int num_options) {
+  uk_status st = init_start(kd, kind, ctx, what, options, num_options);
+  if (st != UK_OK) return st;
+  if ((st = uk__params_parse(in_params, "in_params", &kd->in)) != UK_OK ||
+      (st = uk__params_parse(out_params, "out_params", &kd->out)) != UK_OK ||
+      (st = uk__params_check_kernel(in_params, &kd->in, out_params, &kd->out, name)) != UK_OK)
+    return st;
+  if (kd->in.count + kd->out.count > UK_MAX_PARAMETERS)
+    return uk__errorf(UK_ERR_INVALID, "%s: too many parameters (%d; UK_MAX_PARAMETERS is %d)", name,
+                      kd->in.count + kd->out.count, UK_MAX_PARAMETERS);
+  if (kd->out.count == 0) return uk__errorf(UK_ERR_INVALID, "%s: %s needs at least one output", name, kind->noun);
+  return init_copy(kd, what, name, options, num_options);
+}
+
+uk_status uk__kernel_init_fixed(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
+                                const char *name, const char *const *options, int num_options) {
+  uk_status st = init_start(kd, kind, ctx, what, options, num_options);
+  return st != UK_OK ? st : init_copy(kd, what, name, options, num_options);
 }
 
 static void spec_free(uk__spec *e) {

@@ -11,7 +11,7 @@ if(TARGET ukern_cli)
 endif()
 
 # The bundle reader's fuzz target (see fuzz.cmake for how to run one); its
-# corpus (small bundles made by `ukern bundle create`, and cut copies) is
+# corpus (fuzz/corpus/bundle.corpus: small bundles made by `ukern bundle create`, and cut copies) is
 # replayed as a cpu test in every build.
 uk_test(test_fuzz_replay_bundle LABELS cpu SOURCES fuzz/replay.c fuzz/fuzz_bundle.c)
 target_compile_definitions(test_fuzz_replay_bundle PRIVATE UK_FUZZ_CORPUS="bundle")

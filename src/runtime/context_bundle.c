@@ -127,9 +127,9 @@ uk_status uk_context_bundles(uk_context *ctx, char **out) {
   /* The arch this context compiles for, when it can be known without
    * failing: its option, else its device's. */
   uk__arch want = {ctx->opts.arch, ctx->arch_flags};
-  if (!want.num) {
-    int arch = 0;
-    if (uk__context_arch(ctx, ctx->opts.device, &arch) == UK_OK) want.num = arch;
+  if (!want.num) { /* the device's (asked directly: context.c calls into this file) */
+    uk_device_info info;
+    if (uk_device_info_get(ctx->opts.device, &info) == UK_OK) want.num = info.arch;
     uk__error_clear();
   }
   uk_strbuf r;

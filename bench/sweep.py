@@ -403,6 +403,9 @@ def torch_time(p, op, args):
         return None
     try:
         targs = [torch.as_tensor(a, device="cuda") if isinstance(a, cp.ndarray) else a for a in args]
+        # A fresh compile per point: dynamo's per-function recompile limit (8) would
+        # otherwise fall back to eager silently after a few shapes.
+        torch._dynamo.reset()
         fn = torch.compile(TORCH_OPS[op], dynamic=False)
         t = time.perf_counter()
         TORCH_STATE["compiles"] += 1

@@ -25,9 +25,11 @@ the points done), progress on stderr. bench/sweep_report.py makes the markdown
 table and the plots from the JSON.
 
 Usage: python3 bench/sweep.py --out sweep.json [--quick] [--budget SECONDS]
-       [--kinds elementwise,reduction,argmax,fusion] [--torch-max N]
+       [--kinds elementwise,reduction,argmax,fusion] [--torch-max N] [--sizes 30,26]
+       [--no-torch]
 --quick: 4 sizes (64 KiB, 4 MiB, 64 MiB, 1 GiB), fewer widths and reps,
-torch.compile capped at --torch-max compiles (default 8), budget 270 s.
+torch.compile at 9 points (axpy at 1 GiB; each row program at 64 MiB, rows of
+128 and 2048; --torch-max caps the compiles), budget 270 s.
 Points run largest-size-first, kinds interleaved, so a budget or timeout
 cuts the least telling points. Needs CuPy; torch and the CUB variant optional.
 """
@@ -57,14 +59,18 @@ ap.add_argument("--budget", type=float, default=None, help="seconds; points afte
 ap.add_argument("--kinds", default="elementwise,reduction,argmax,fusion")
 ap.add_argument("--torch-max", type=int, default=None, help="most torch.compile compiles")
 ap.add_argument("--no-torch", action="store_true")
+ap.add_argument("--sizes", default=None, help="log2 sizes in bytes, e.g. 30,26 (default: the profile's)")
 ARGS = ap.parse_args()
 QUICK = ARGS.quick
 BUDGET = ARGS.budget if ARGS.budget is not None else (270.0 if QUICK else 1e9)
-TORCH_MAX = ARGS.torch_max if ARGS.torch_max is not None else (8 if QUICK else 10 ** 6)
+TORCH_MAX = ARGS.torch_max if ARGS.torch_max is not None else (9 if QUICK else 10 ** 6)
+QUICK_TORCH_WIDTHS = (128, 2048)
 KINDS = ARGS.kinds.split(",")
 REPS, WARM = (7, 2) if QUICK else (21, 3)
 # Size order: the most telling first (1 GiB, 64 MiB, then small), so a cut keeps them.
 SIZES = [30, 26, 22, 16] if QUICK else [30, 26, 22, 16, 28, 24, 20, 18]
+if ARGS.sizes:
+    SIZES = [int(v) for v in ARGS.sizes.split(",")]
 WIDTHS = [32, 128, 512, 2048, 8192, 65536] if QUICK else [32, 128, 512, 2048, 8192, 32768, 65536]
 BIG = 32 << 20            # bytes from which the copy-rate target applies
 NOISE = 1.03              # "slower than" means by more than 3% (run-to-run noise)
@@ -424,7 +430,11 @@ def run_axpy(p):
     a = cp.float32(2)
     fu, fc = fused("ukern", "axpy"), fused("cupy.fuse", "axpy")
     u, c = time_pair(lambda: fu(a, x, y), lambda: fc(a, x, y), close)
-    tm = torch_time(p, "axpy", (2.0, x, y)) if p["size_bytes"] >= BIG else None
+    tm = None
+    if p["size_bytes"] >= BIG and (not QUICK or p["log2_size"] == 30):
+        tm = torch_time(p, "axpy", (2.0, x, y))
+    else:
+        p["torch_note"] = "torch.compile timed at >= 32 MiB only (--quick: 1 GiB)"
     finish(p, u, c, 3 * x.nbytes, torch_ms=tm)
 
 
@@ -448,12 +458,12 @@ def run_rowop(p):
     rule = "one read + one write, row fits in shared memory" if fits else "two reads + one write"
     one_rw = copy_ms(traffic)
     target = 1.15 * (one_rw if fits else copy_ms(traffic + ins))
-    # torch: in --quick only at 64 MiB (every width), compile cap permitting
+    # torch: in --quick only at 64 MiB, rows of 128 and 2048 (where issue 25 saw it win)
     tm = None
-    if not QUICK or p["log2_size"] == 26:
+    if not QUICK or (p["log2_size"] == 26 and w in QUICK_TORCH_WIDTHS):
         tm = torch_time(p, op, args)
     else:
-        p["torch_note"] = "--quick: torch.compile timed at 64 MiB only"
+        p["torch_note"] = "--quick: torch.compile timed at 64 MiB, rows of 128 and 2048 only"
     finish(p, u, c, traffic, torch_ms=tm, target_ms=target, row_rule=rule)
 
 

@@ -87,6 +87,15 @@ int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
  * on device); nothing when they are the same stream. -1 on error. */
 int pyk_stream_order(void *producer, void *consumer, int device);
 
+/* --- raw_options.c: CuPy's RawModule/RawKernel options ------------------ */
+/* 'nvrtc' -> UK_BACKEND_NVRTC, 'nvcc' -> UK_BACKEND_NVCC; -1 with ValueError. */
+int pyk_raw_backend_id(PyObject *backend);
+/* CuPy's checks of code/path/name_expressions/backend/jitify, in CuPy's
+ * order, and its DeprecationWarning for any jitify given. 0 or -1. */
+int pyk_raw_check_options(PyObject *code, PyObject *path, PyObject *names, PyObject *backend, PyObject *jitify);
+/* The source as translate_cucomplex=True compiles it (new ref). */
+PyObject *pyk_raw_translate_cucomplex(PyObject *code);
+
 /* --- raw_call.c: RawKernel arguments ------------------------------------ */
 typedef struct pyk_raw_sig {
   int count;                     /* parameters the kernel takes; -1: unknown */

@@ -41,70 +41,6 @@ static PyTypeObject *ModType, *KerType;
 
 /* ---- RawModule ----------------------------------------------------------- */
 
-/* CuPy's deprecation of jitify=, for any value given. */
-static int warn_jitify(PyObject *jitify) {
-  if (jitify == Py_None) return 0;
-  int on = PyObject_IsTrue(jitify);
-  if (on < 0) return -1;
-  return PyErr_WarnEx(PyExc_DeprecationWarning,
-                      on ? "jitify=True is deprecated and its support is staged for removal in CuPy v15.0; "
-                           "ukern needs no Jitify: its standard header map gives NVRTC <type_traits> and the "
-                           "other std headers, so the source compiles as it is"
-                         : "The jitify argument is deprecated and staged for removal in CuPy v15.0. "
-                           "Avoid passing `jitify=False` to silence this warning.",
-                      1);
-}
-
-/* The backend by name: 'nvrtc' (0) or 'nvcc' (1); -1 with ValueError. */
-static int backend_id(PyObject *b) {
-  if (PyUnicode_Check(b) && PyUnicode_CompareWithASCIIString(b, "nvrtc") == 0) return UK_BACKEND_NVRTC;
-  if (PyUnicode_Check(b) && PyUnicode_CompareWithASCIIString(b, "nvcc") == 0) return UK_BACKEND_NVCC;
-  PyErr_Format(PyExc_ValueError, "Invalid backend %R: ukern compiles with 'nvrtc' (default) or 'nvcc'", b);
-  return -1;
-}
-
-/* The source as CuPy compiles it with translate_cucomplex=True: every
- * `#include <cuComplex.h>` line becomes the bridge header, and CuPy's
- * headers come first. New ref. */
-static PyObject *translate_cucomplex(PyObject *code) {
-  const char *src = pyk_utf8_or_null(code);
-  if (!src) return NULL;
-  PyObject *parts = PyList_New(0), *out = NULL;
-  if (!parts) return NULL;
-  PyObject *head = PyUnicode_FromString("#include <cupy/complex.cuh>\n#include <cupy/carray.cuh>\n"
-                                        "#include <cupy/math_constants.h>\n#include <cupy/cuComplex_bridge.h>\n");
-  if (!head || PyList_Append(parts, head) < 0) goto out;
-  for (const char *line = src; *line;) {
-    const char *end = strchr(line, '\n');
-    size_t n = end ? (size_t)(end - line + 1) : strlen(line);
-    /* \s*#\s*include\s*<\s*cuComplex\.h\s*> at the start of the line */
-    const char *p = line;
-    static const char *const tokens[] = {"#", "include", "<", "cuComplex.h", ">"};
-    int match = 1;
-    for (size_t t = 0; t < 5 && match; t++) {
-      while (p < line + n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v')) p++;
-      size_t len = strlen(tokens[t]);
-      match = (size_t)(line + n - p) >= len && memcmp(p, tokens[t], len) == 0;
-      p += len;
-    }
-    PyObject *piece = match ? PyUnicode_FromString("#include <cupy/cuComplex_bridge.h>  // translate_cucomplex\n")
-                            : PyUnicode_FromStringAndSize(line, (Py_ssize_t)n);
-    if (!piece || PyList_Append(parts, piece) < 0) {
-      Py_XDECREF(piece);
-      goto out;
-    }
-    Py_DECREF(piece);
-    line += n;
-  }
-  PyObject *empty = PyUnicode_FromString("");
-  if (empty) out = PyUnicode_Join(empty, parts);
-  Py_XDECREF(empty);
-out:
-  Py_XDECREF(head);
-  Py_DECREF(parts);
-  return out;
-}
-
 static ModObject *mod_make(PyObject *code, PyObject *path, PyObject *options, PyObject *names, int coop,
                            PyObject *backend, int translate, PyObject *jitify) {
   ModObject *self = (ModObject *)((allocfunc)PyType_GetSlot(ModType, Py_tp_alloc))(ModType, 0);
@@ -120,40 +56,12 @@ static ModObject *mod_make(PyObject *code, PyObject *path, PyObject *options, Py
   self->backend = path ? PyUnicode_FromString("nvcc") : (Py_INCREF(backend), backend);
   self->jitify = jitify ? jitify : Py_None;
   Py_INCREF(self->jitify);
-  self->source = code && translate ? translate_cucomplex(code) : code ? (Py_INCREF(code), code) : NULL;
+  self->source = code && translate ? pyk_raw_translate_cucomplex(code) : code ? (Py_INCREF(code), code) : NULL;
   if (!self->ctx || !self->options || !self->name_expressions || !self->backend || (code && !self->source)) {
     Py_DECREF(self);
     return NULL;
   }
   return self;
-}
-
-/* CuPy's checks of a module's arguments, in CuPy's order. */
-static int mod_check(PyObject *code, PyObject *path, PyObject *names, PyObject *backend, PyObject *jitify) {
-  int be = backend_id(backend);
-  if (be < 0) return -1;
-  if (names != Py_None) {
-    if (code == Py_None) {
-      PyErr_SetString(PyExc_ValueError, "need CUDA C++ code for the requested kernels");
-      return -1;
-    }
-    if (be != UK_BACKEND_NVRTC) {
-      PyErr_SetString(PyExc_ValueError, "only nvrtc supports retrieving the mangled names for the given name "
-                                        "expressions");
-      return -1;
-    }
-  }
-  int jit = jitify == Py_None ? 0 : PyObject_IsTrue(jitify);
-  if (jit < 0) return -1;
-  if (jit && path != Py_None) {
-    PyErr_SetString(PyExc_ValueError, "Jitify does not support precompiled objects");
-    return -1;
-  }
-  if (jit && be != UK_BACKEND_NVRTC) {
-    PyErr_SetString(PyExc_ValueError, "Jitify only supports NVRTC");
-    return -1;
-  }
-  return warn_jitify(jitify);
 }
 
 static PyObject *mod_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
@@ -176,7 +84,7 @@ static PyObject *mod_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   PyObject *be = backend ? (Py_INCREF(backend), backend) : PyUnicode_FromString("nvrtc");
   if (!be) return NULL;
   ModObject *m = NULL;
-  if (mod_check(code, path, names, be, jitify) < 0) goto out;
+  if (pyk_raw_check_options(code, path, names, be, jitify) < 0) goto out;
   if (path != Py_None && !(path = PyOS_FSPath(path))) goto out;
   m = mod_make(code == Py_None ? NULL : code, path == Py_None ? NULL : path, opts, names, coop, be, translate, jitify);
   if (path != Py_None) Py_DECREF(path);
@@ -254,7 +162,7 @@ static int mod_ensure(ModObject *self) {
     mo.name_expressions = names;
     mo.num_name_expressions = nnames;
     mo.name = "RawModule";
-    mo.backend = backend_id(self->backend);
+    mo.backend = pyk_raw_backend_id(self->backend);
     Py_BEGIN_ALLOW_THREADS
     st = uk_module_from_source(ctx, code, &mo, &m);
     Py_END_ALLOW_THREADS
@@ -425,7 +333,7 @@ static PyObject *ker_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   PyObject *be = backend ? (Py_INCREF(backend), backend) : PyUnicode_FromString("nvrtc");
   if (!be) return NULL;
   PyObject *k = NULL, *mod = NULL;
-  if (mod_check(code, Py_None, Py_None, be, jitify) < 0) goto out;
+  if (pyk_raw_check_options(code, Py_None, Py_None, be, jitify) < 0) goto out;
   if (!(mod = (PyObject *)mod_make(code, NULL, opts, NULL, coop, be, translate, jitify))) goto out;
   if ((k = ker_make(mod, name, coop))) {
     Py_INCREF(sig);
@@ -628,25 +536,6 @@ static PyObject *ker_get_attr(PyObject *o, void *closure) {
   return PyLong_FromLong(v);
 }
 
-/* {name: value} of the attributes the cubin states (no device needed). */
-static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
-  (void)unused;
-  KerObject *self = (KerObject *)o;
-  if (ker_ensure(self) < 0) return NULL;
-  PyObject *d = PyDict_New();
-  for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
-    int v = 0;
-    if (uk_function_image_attribute(self->f, (uk_function_attr)a, &v) != UK_OK) continue;
-    PyObject *x = PyLong_FromLong(v);
-    if (!x || PyDict_SetItemString(d, uk_function_attr_name((uk_function_attr)a), x) < 0) {
-      Py_XDECREF(x);
-      Py_DECREF(d);
-      return NULL;
-    }
-    Py_DECREF(x);
-  }
-  return d;
-}
 
 static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
   KerObject *self = (KerObject *)o;
@@ -665,14 +554,16 @@ static int ker_set_attr(PyObject *o, PyObject *value, void *closure) {
   return 0;
 }
 
-static PyObject *ker_attributes(PyObject *o, void *closure) {
-  (void)closure;
-  KerObject *self = (KerObject *)o;
+/* {name: value} of every attribute (from the driver; image: those the
+ * cubin states, with no device, others left out). */
+static PyObject *attr_dict(KerObject *self, int image) {
   if (ker_ensure(self) < 0) return NULL;
   PyObject *d = PyDict_New();
   for (int a = 0; d && a < UK_ATTR_COUNT_; a++) {
     int v = 0;
-    uk_status st = uk_function_attribute(self->f, (uk_function_attr)a, &v);
+    uk_status st = image ? uk_function_image_attribute(self->f, (uk_function_attr)a, &v)
+                         : uk_function_attribute(self->f, (uk_function_attr)a, &v);
+    if (st != UK_OK && image) continue;
     if (st != UK_OK) {
       Py_DECREF(d);
       return pyk_raise(st);
@@ -686,6 +577,16 @@ static PyObject *ker_attributes(PyObject *o, void *closure) {
     Py_DECREF(x);
   }
   return d;
+}
+
+static PyObject *ker_attributes(PyObject *o, void *closure) {
+  (void)closure;
+  return attr_dict((KerObject *)o, 0);
+}
+
+static PyObject *ker_image_attributes(PyObject *o, PyObject *unused) {
+  (void)unused;
+  return attr_dict((KerObject *)o, 1);
 }
 
 static PyObject *ker_get_name(PyObject *o, void *c) {

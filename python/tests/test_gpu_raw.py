@@ -192,7 +192,8 @@ def test_translate_cucomplex_values():
     z = np.full(n, np.nan, np.complex64)
     launch(m.get_function("test_f"), n, ukern.In(x), ukern.In(y), ukern.Out(z), n)
     xd, yd = x.astype(np.complex128), y.astype(np.complex128)
-    np.testing.assert_allclose(z, xd * yd + (np.abs(xd) + 1j * yd.imag), rtol=2e-6)
+    # complex64 products cancel in their real parts: a bound relative to the operands' scale
+    np.testing.assert_allclose(z, xd * yd + (np.abs(xd) + 1j * yd.imag), rtol=1e-5, atol=1e-5)
     xd = crand(n, np.complex128)
     zd = np.full(n, np.nan, np.complex128)
     launch(m.get_function("test_d"), n, ukern.In(xd), ukern.Out(zd), n)
@@ -317,7 +318,8 @@ def test_signature_converts_scalars_at_launch():
     x = RNG.uniform(-2, 2, n).astype(np.float32)
     y = np.full(n, np.nan, np.float32)
     launch(k, n, ukern.In(x), ukern.Out(y), 2.5, 200, n)  # Python float and int, converted
-    np.testing.assert_array_equal(y, np.float32(2.5) * x + np.float32(200))
+    # NVRTC contracts a * x + b into one FMA (one rounding): within an ulp of NumPy's two
+    np.testing.assert_allclose(y, np.float32(2.5) * x + np.float32(200), rtol=2e-7, atol=0)
 
 
 def test_python_float_for_a_float_parameter_without_signature():

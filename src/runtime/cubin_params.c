@@ -129,10 +129,16 @@ static uk_status find_section(const elf *e, const char *prefix, const char *name
   return UK_ERR_NOT_FOUND;
 }
 
-/* Calls visit(name, arg) for every kernel symbol until it returns non-zero
+/* A kernel symbol: its name, index in the symbol table and section. */
+typedef struct ksym {
+  const char *name;
+  uint32_t index;
+  unsigned shndx;
+} ksym;
+
+/* Calls visit(symbol, arg) for every kernel symbol until it returns non-zero
  * (then *stopped = 1). */
-static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *arg), void *arg,
-                             int *stopped) {
+static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg), void *arg, int *stopped) {
   *stopped = 0;
   for (unsigned k = 0; k < e->shnum; k++) {
     section sym, str;
@@ -147,7 +153,8 @@ static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *
       if ((info & 0xf) != STT_FUNC_ || !(other & STO_CUDA_ENTRY) || shndx == 0) continue;
       const char *name = string_at(e, &str, rd32(s));
       if (!name) return malformed("a symbol name lies outside its string table");
-      if (visit(name, arg)) {
+      ksym ks = {name, (uint32_t)(at / SYM_BYTES), shndx};
+      if (visit(&ks, arg)) {
         *stopped = 1;
         return UK_OK;
       }
@@ -156,7 +163,7 @@ static uk_status each_kernel(const elf *e, int (*visit)(const char *name, void *
   return UK_OK;
 }
 
-static int is_named(const char *name, void *arg) { return strcmp(name, (const char *)arg) == 0; }
+static int is_named(const ksym *k, void *arg) { return strcmp(k->name, (const char *)arg) == 0; }
 
 /* A list being appended to sb after the caller's text (at `start`). */
 typedef struct name_list {
@@ -164,7 +171,8 @@ typedef struct name_list {
   size_t start;
 } name_list;
 
-static int list_name(const char *name, void *arg) {
+static int list_name(const ksym *k, void *arg) {
+  const char *name = k->name;
   name_list *l = arg;
   uk__sb_addf(l->sb, "%s%s", l->sb->len > l->start ? ", " : "", name);
   return 0;
@@ -284,28 +292,30 @@ out:
 
 /* ---- attributes ------------------------------------------------------------ */
 
-/* The symbol-table index of kernel `symbol`, and its section's header
- * index; UK_ERR_NOT_FOUND when absent. */
+/* Kernel `symbol` (when ks.name matches, the visit copies it). */
+typedef struct find_ksym {
+  const char *name;
+  ksym found;
+} find_ksym;
+
+static int take_ksym(const ksym *k, void *arg) {
+  find_ksym *f = arg;
+  if (strcmp(k->name, f->name) != 0) return 0;
+  f->found = *k;
+  return 1;
+}
+
+/* The symbol-table index of kernel `symbol` and its section's index;
+ * UK_ERR_NOT_FOUND when absent. */
 static uk_status kernel_symbol(const elf *e, const char *symbol, uint32_t *index, unsigned *shndx) {
-  for (unsigned k = 0; k < e->shnum; k++) {
-    section sym, str;
-    uk_status st = get_section(e, k, &sym);
-    if (st != UK_OK) return st;
-    if (sym.type != SHT_SYMTAB_) continue;
-    if (sym.link >= e->shnum) return malformed("the symbol table has no string table");
-    if ((st = get_section(e, sym.link, &str)) != UK_OK) return st;
-    for (uint64_t at = 0; at + SYM_BYTES <= sym.size; at += SYM_BYTES) {
-      const unsigned char *s = e->p + sym.off + at;
-      if ((s[4] & 0xf) != STT_FUNC_ || rd16(s + 6) == 0) continue;
-      const char *name = string_at(e, &str, rd32(s));
-      if (name && strcmp(name, symbol) == 0) {
-        *index = (uint32_t)(at / SYM_BYTES);
-        *shndx = rd16(s + 6);
-        return UK_OK;
-      }
-    }
-  }
-  return UK_ERR_NOT_FOUND;
+  find_ksym f = {symbol, {NULL, 0, 0}};
+  int found = 0;
+  uk_status st = each_kernel(e, take_ksym, &f, &found);
+  if (st != UK_OK) return st;
+  if (!found) return UK_ERR_NOT_FOUND;
+  *index = f.found.index;
+  *shndx = f.found.shndx;
+  return UK_OK;
 }
 
 /* Calls visit(attr, value, len, arg) for each attribute of an .nv.info
@@ -347,6 +357,9 @@ static int take_max_threads(unsigned attr, const unsigned char *v, uint32_t len,
   *(uint64_t *)arg = n;
   return 1;
 }
+
+/* Shared memory the system reserves per block on sm_80 and later. */
+#define RESERVED_SMEM 1024u
 
 /* A section's size as its header says, NOBITS included (static shared memory). */
 static uk_status section_bytes(const elf *e, const char *prefix, const char *name, uint64_t *size) {
@@ -400,6 +413,15 @@ uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbo
     st = a == UK_ATTR_SHARED_SIZE_BYTES ? section_bytes(&e, ".nv.shared.", symbol, &size)
                                         : section_bytes(&e, "", ".nv.constant3", &size);
     if (st != UK_OK && st != UK_ERR_NOT_FOUND) return st;
+    if (a == UK_ATTR_SHARED_SIZE_BYTES && size >= RESERVED_SMEM) {
+      /* sm_80+ cubins with a reserved-shared-memory section count the 1 KiB
+       * the system reserves per block inside each kernel's shared section;
+       * the driver's attribute leaves it out (seen on an H200, CUDA 13). */
+      uint64_t reserved = 0;
+      uk_status rs = section_bytes(&e, ".nv.shared.", "reserved.0", &reserved);
+      if (rs != UK_OK && rs != UK_ERR_NOT_FOUND) return rs;
+      if (rs == UK_OK) size -= RESERVED_SMEM;
+    }
     *value = size > 0x7fffffff ? 0x7fffffff : (int)size;
     return UK_OK;
   case UK_ATTR_LOCAL_SIZE_BYTES: {

@@ -239,6 +239,10 @@ def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, r
             reasons.append(f"{u_ms / other:.2f}x {name} ({other:.4f} ms)")
     p["met"] = not reasons
     hint = shape_hint(p) if reasons else ""
+    alts = [f"{n} {p[f'alt_{n}_ms']:.4f} ms" for n in ("two_level", "transpose")
+            if p.get(f"alt_{n}_ms") is not None and p[f"alt_{n}_ms"] < u_ms]
+    if reasons and alts:
+        hint += "; faster with today's kernels: " + ", ".join(alts)
     p["reason"] = "; ".join(reasons + ([hint] if hint else [])) or None
 
 
@@ -320,7 +324,40 @@ def run_reduction(p):
             p["cub_error"] = f"{type(e).__name__}: {e}"[:300]
     elif ks["cub"] is None:
         p["cub_error"] = "no block_reduce option in this build: " + ks.get("cub_error", "")[:200]
+    try:  # the plan ukern chose (merged ndims, kernel): the banner of the program it ran
+        p["plan"] = next(ln[3:] for ln in ks["u"].source(x, axis=ax).splitlines() if ln.startswith("// loops:"))
+    except Exception as e:
+        p["plan"] = f"source() failed: {type(e).__name__}"
+    alternatives(p, ks["u"], x, ax)
     finish(p, u, c, x.nbytes + out_bytes, cub_ms=cub)
+
+
+def alternatives(p, k, x, ax):
+    """Item 3's groundwork: the strategies a cost-based planner would weigh, timed on
+    this point's data with today's kernels (no plan changes): a two-level reduction
+    (the innermost reduced axis first, then the rest) and, for non-adjacent axes, a
+    transposing pass (the reduced axes moved last, made contiguous, then reduced)."""
+    if len(ax) < 2 or len(ax) == x.ndim:
+        return
+    want = k(x, axis=ax)
+    last, rest = ax[-1], ax[:-1]       # rest's axes are before last: their indices stay
+
+    def two_level():
+        return k(k(x, axis=(last,)), axis=rest)
+    kept = [i for i in range(x.ndim) if i not in ax]
+
+    def transposed():
+        t = cp.ascontiguousarray(x.transpose(kept + list(ax)))
+        return k(t, axis=tuple(range(len(kept), x.ndim)))
+    alts = [("two_level", two_level)]
+    if list(ax) != list(range(ax[0], ax[-1] + 1)):
+        alts.append(("transpose", transposed))
+    for name, fn in alts:
+        try:
+            close(fn(), want, 1e-3)
+            p[f"alt_{name}_ms"] = gpu_ms(fn)
+        except Exception as e:
+            p[f"alt_{name}_error"] = f"{type(e).__name__}: {e}"[:200]
 
 
 def run_argmax(p):

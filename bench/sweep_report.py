@@ -77,7 +77,9 @@ def markdown(doc):
            f"share = copy ms / ukern ms. Targets (issue 25): >= 32 MiB, 90% of the copy rate "
            f"(fused row programs 1.15x one read + one write where a row fits in shared memory, else "
            f"two reads + one write); below, within 2 us of an empty launch + the bytes at the copy rate; "
-           f"never slower than CuPy or torch.compile ({m['noise_rule']}).", "",
+           f"never slower than CuPy or torch.compile ({m['noise_rule']}). Reductions over several "
+           f"(not all) axes also time a two-level reduction and, for non-adjacent axes, a transposing "
+           f"pass with today's kernels (issue 25 item 3's candidates).", "",
            "| kind | met / timed | points (errors) | worst point | share of copy | reason |",
            "|---|---|---|---|---|---|"]
     for kind, met, timed, total, errs, w in summary(points):
@@ -98,14 +100,17 @@ def markdown(doc):
         for p in errs:
             out.append(f"- {p['kind']} {size_str(p['size_bytes'])} {label(p)}: {p['error']}")
     out += ["", "### Every point", "", "<details><summary>table</summary>", "",
-            "| kind | size | point | bytes | ukern ms | copy ms | share | CuPy ms | torch ms | CUB ms | met |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| kind | size | point | bytes | ukern ms | copy ms | share | CuPy ms | torch ms | CUB ms | "
+            "two-level / transpose ms | met |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in points:
         if p.get("ukern_ms") is None:
             continue
         out.append(f"| {p['kind']} | {size_str(p['size_bytes'])} | {label(p)} | {p['bytes']} | {fmt(p['ukern_ms'])} | "
                    f"{fmt(p['copy_ms'])} | {fmt(p['share_of_copy'], 2)} | {fmt(p['cupy_ms'])} | "
-                   f"{fmt(p.get('torch_ms'))} | {fmt(p.get('cub_ms'))} | {'yes' if p['met'] else 'no'} |")
+                   f"{fmt(p.get('torch_ms'))} | {fmt(p.get('cub_ms'))} | "
+                   f"{' / '.join(fmt(p.get(k)) for k in ('alt_two_level_ms', 'alt_transpose_ms') if k in p)} | "
+                   f"{'yes' if p['met'] else 'no'} |")
     out += ["", "</details>", ""]
     return "\n".join(out)
 

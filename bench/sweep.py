@@ -378,26 +378,21 @@ _fused = {}
 def xp_ops(xp):
     """The row programs written once for numpy-like namespaces (ukern.fuse traces numpy,
     cupy.fuse traces cupy, torch.compile traces torch)."""
-    if xp is torch:
-        def amax(a):
-            return torch.amax(a, dim=-1, keepdim=True)
+    is_torch = torch is not None and xp is torch
+    f_max, f_mean, f_sum = (torch.amax, torch.mean, torch.sum) if is_torch else (xp.max, xp.mean, xp.sum)
+    exp, sqrt = xp.exp, xp.sqrt
 
-        def mean(a):
-            return torch.mean(a, dim=-1, keepdim=True)
+    def last(keep):  # the last axis, kept or not, in the namespace's words
+        return {"dim": -1, "keepdim": keep} if is_torch else {"axis": -1, "keepdims": keep}
 
-        def rsum(a, keep=True):
-            return torch.sum(a, dim=-1, keepdim=keep)
-        exp, sqrt = torch.exp, torch.sqrt
-    else:
-        def amax(a):
-            return xp.max(a, axis=-1, keepdims=True)
+    def amax(a):
+        return f_max(a, **last(True))
 
-        def mean(a):
-            return xp.mean(a, axis=-1, keepdims=True)
+    def mean(a):
+        return f_mean(a, **last(True))
 
-        def rsum(a, keep=True):
-            return xp.sum(a, axis=-1, keepdims=keep)
-        exp, sqrt = xp.exp, xp.sqrt
+    def rsum(a, keep=True):
+        return f_sum(a, **last(keep))
 
     def rowsum(x, y):
         return rsum((x - y) * (x - y), keep=False)

@@ -16,18 +16,21 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-QUICK=
-if [ "${1:-}" = "--quick" ]; then QUICK=--quick; shift; fi
-BUILD=build-gpu
-if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
+QUICK= BUILD=build-gpu EXTRA=()
+for a in "$@"; do   # any order: --quick, a build directory, sweep.py's own arguments
+  if [ "$a" = "--quick" ]; then QUICK=--quick
+  elif [ -d "$a" ] && [ -d "$a/python" ]; then BUILD=$a
+  else EXTRA+=("$a"); fi
+done
 OUT=${OUT:-/tmp/ukern-gpu-out}
 mkdir -p "$OUT"
-export PYTHONPATH="$PWD/$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
+case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
+export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
 export UKERN_CACHE_DIR=${UKERN_CACHE_DIR:-/tmp/ukern-sweep-cache}
 export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 MPLCONFIGDIR=/tmp/ukern-sweep-mpl
 LIMIT=${SWEEP_TIMEOUT:-$([ -n "$QUICK" ] && echo 300 || echo 3000)}
 status=0
-timeout -k 5 "$LIMIT" "$PY" bench/sweep.py --out "$OUT/sweep.json" $QUICK "$@" 2>&1 | tee "$OUT/sweep.log"
+timeout -k 5 "$LIMIT" "$PY" bench/sweep.py --out "$OUT/sweep.json" $QUICK "${EXTRA[@]}" 2>&1 | tee "$OUT/sweep.log"
 rc=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] || { status=1; echo "sweep.py exited $rc (124: SWEEP_TIMEOUT); reporting what it wrote" | tee -a "$OUT/sweep.log"; }
 if [ -s "$OUT/sweep.json" ]; then

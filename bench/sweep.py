@@ -457,6 +457,17 @@ def torch_time(p, op, args):
         return None
 
 
+def fused_plan(p, fu, args):
+    """The kernels ukern.fuse planned for these arguments (their banners: row kernel
+    or not), for item 3's row-kernel sizing work."""
+    try:
+        kinds = [ln.split("(", 1)[-1].rstrip(" =)") for ln in fu.source(*args).splitlines()
+                 if ln.startswith("// ==== ukern fusion")]
+        p["plan"] = f"{len(kinds)} kernel(s): " + "; ".join(kinds)
+    except Exception as e:
+        p["plan"] = f"source() failed: {type(e).__name__}"
+
+
 def run_axpy(p):
     x, y = rand(p["shape"]), rand(p["shape"], 2)
     a = cp.float32(2)
@@ -483,6 +494,7 @@ def run_rowop(p):
         fc, cupy_src = (lambda *a: CP_OPS[op](*a)), "unfused CuPy"
     p["cupy_impl"] = cupy_src
     u, c = time_pair(lambda: fu(*args), lambda: fc(*args), lambda a, b: close(a, b, 1e-3))
+    fused_plan(p, fu, args)
     ins = sum(a.nbytes for a in args)
     outb = rows * 4 if op == "rowsum" else x.nbytes
     traffic = ins + outb

@@ -89,11 +89,12 @@ def markdown(doc):
     misses = [p for p in points if p.get("ukern_ms") is not None and not p.get("met")]
     out += ["", f"### Points missing the target ({len(misses)})", ""]
     if misses:
-        out += ["| kind | size | point | ukern ms | copy ms | CuPy ms | torch ms | reason |",
-                "|---|---|---|---|---|---|---|---|"]
+        out += ["| kind | size | point | ukern ms | copy ms | CuPy ms | torch ms | reason | ukern's plan |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for p in misses:
             out.append(f"| {p['kind']} | {size_str(p['size_bytes'])} | {label(p)} | {fmt(p['ukern_ms'])} | "
-                       f"{fmt(p['copy_ms'])} | {fmt(p['cupy_ms'])} | {fmt(p.get('torch_ms'))} | {p['reason']} |")
+                       f"{fmt(p['copy_ms'])} | {fmt(p['cupy_ms'])} | {fmt(p.get('torch_ms'))} | {p['reason']} | "
+                       f"{p.get('plan', '')} |")
     errs = [p for p in points if "error" in p]
     if errs:
         out += ["", f"### Points not measured ({len(errs)})", ""]

@@ -79,7 +79,9 @@ static void link_rows(uk_context *ctx, int arch, int base) {
     uk__link_job job = {{arch, 0}, 0, 1, &li, 1, NULL, 0, "bench"};
     char *out = NULL, *info = NULL;
     t0 = bu_now_us();
-    bu_check(uk__link_run(&job, &out, &n, &info), "nvJitLink");
+    uk__toolkit tk;
+    uk__nvrtc_toolkit(&tk);
+    bu_check(uk__link_run(&tk, &job, &out, &n, &info), "nvJitLink");
     link[k] = (bu_now_us() - t0) / 1000.0;
     free(out);
     free(info);

@@ -210,7 +210,9 @@ static double compile_case(uk_context *ctx, const fcase *c, int seq, double ph[3
     }
     const char *const *sn = NULL, *const *st = NULL;
     int ns = 0;
-    uk__std_headers(&sn, &st, &ns);
+    uk__toolkit tk;
+    uk__nvrtc_toolkit(&tk);
+    uk__std_headers(&tk, &sn, &st, &ns);
     for (int k = 0; k < ns && nh < 64; k++, nh++) {
       hsrc[nh] = st[k];
       hname[nh] = sn[k];

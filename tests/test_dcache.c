@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/context.h"
 #include "runtime/dcache.h"
 #include "testutil.h"
 
@@ -712,18 +713,25 @@ static void test_default_dir(void) {
   check_default(NULL, NULL, NULL, NULL);
   check_default("", NULL, "", NULL);
 
-  /* uk__dcache_open(NULL, ...) uses the default directory. */
+  /* The disk cache takes its directory from its caller: a context without
+   * one opens the default directory. */
   set_env("UKERN_CACHE_DIR", dir);
   uk__dcache *c = NULL;
-  CHECK_OK(uk__dcache_open(NULL, 0, &c));
-  CHECK(c && strcmp(c->dir, dir) == 0);
-  uk__dcache_close(c);
+  CHECK_STATUS(uk__dcache_open(NULL, 0, &c), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "no directory");
+  CHECK(c == NULL);
+  uk_context *ctx = NULL;
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  CHECK(ctx && ctx->dcache && strcmp(ctx->dcache->dir, dir) == 0);
+  uk_context_destroy(ctx);
   set_env("UKERN_CACHE_DIR", NULL);
   set_env("HOME", NULL);
   set_env("XDG_CACHE_HOME", NULL);
-  c = NULL;
-  CHECK_STATUS(uk__dcache_open(NULL, 0, &c), UK_ERR_NOT_FOUND);
-  CHECK(c == NULL);
+  /* no default directory: the context compiles without a disk cache */
+  ctx = NULL;
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  CHECK(ctx && ctx->dcache == NULL);
+  uk_context_destroy(ctx);
   CHECK_STATUS(uk_cache_usage(NULL, NULL, NULL), UK_ERR_NOT_FOUND);
 
   set_env("UKERN_CACHE_DIR", saved[0]);

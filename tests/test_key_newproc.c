@@ -36,7 +36,9 @@ static void test_hex(void) {
 static void test_std_digest(void) {
   const char *const *names = NULL, *const *texts = NULL;
   int count = -1;
-  uk__std_headers(&names, &texts, &count);
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  uk__std_headers(&tk, &names, &texts, &count);
   CHECK(count >= 0);
   for (int k = 0; k < count; k++) {
     char want[512];

@@ -41,6 +41,8 @@ int main(void) {
   CHECK(uk__fatbin_list(parts[1], 64, got, 8) == -1);     /* a cubin is no fatbin */
 
   /* nvJitLink picks each target's image from it (or JIT-compiles the PTX). */
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
   static const char *const targets[] = {"sm_80", "sm_90", "sm_90a", "sm_86"};
   for (int k = 0; k < 4; k++) {
     uk__link_job job;
@@ -51,7 +53,7 @@ int main(void) {
     job.num_inputs = 1;
     char *image = NULL, *info = NULL;
     size_t n = 0;
-    uk_status st = uk__link_run(&job, &image, &n, &info);
+    uk_status st = uk__link_run(&tk, &job, &image, &n, &info);
     CHECK(st == UK_OK);
     if (st != UK_OK) fprintf(stderr, "%s: %s\n%s\n", targets[k], uk_last_error(), uk_last_error_log());
     elf_facts f = image ? inspect(image, n) : (elf_facts){0};
@@ -69,7 +71,7 @@ int main(void) {
   job.num_inputs = 1;
   char *image = NULL, *info = NULL;
   size_t n = 0;
-  CHECK_STATUS(uk__link_run(&job, &image, &n, &info), UK_ERR_COMPILE);
+  CHECK_STATUS(uk__link_run(&tk, &job, &image, &n, &info), UK_ERR_COMPILE);
 
   /* Refused inputs. */
   uk__fatbin_image bad = {{100, UK__ARCH_F}, parts[1], 64};

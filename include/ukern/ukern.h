@@ -338,7 +338,15 @@ UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *
 #define UK_CALL_STACK_BYTES 65536
 
 /* An array descriptor. Strides are in bytes and may be 0 or negative; data
- * is the address of element (0, ..., 0). */
+ * is the address of element (0, ..., 0). device is the ordinal of the GPU
+ * whose memory data addresses, and is trusted: calls run there without
+ * asking the driver where the memory lives (that would cost every call).
+ * A descriptor whose device differs from its memory's is undefined
+ * behaviour: the kernel typically faults (CUDA_ERROR_ILLEGAL_ADDRESS,
+ * which spoils the CUDA context for the process). uk_array_alloc,
+ * uk_array_from_dlpack (the tensor's device_id) and the Python package
+ * (the producer's device) fill it right; set it yourself for memory you
+ * describe by hand. */
 typedef struct uk_array {
   uint64_t data;
   uk_dtype dtype;

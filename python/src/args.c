@@ -281,8 +281,8 @@ static int int_tuple(PyObject *t, const char *what, int64_t *vals, int *n) {
 
 /* Fills *a from a __cuda_array_interface__ / __array_interface__ dict.
  * *stream_out gets the CAI v3 stream (or stays untouched); returns 1 when
- * one was given. */
-static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
+ * one was given. *readonly: the data tuple's second element is true. */
+static int from_interface(PyObject *d, uk_array *a, void **stream_out, unsigned char *readonly) {
   if (!PyDict_Check(d)) {
     PyErr_SetString(PyExc_TypeError, "array interface is not a dict");
     return -1;
@@ -307,6 +307,9 @@ static int from_interface(PyObject *d, uk_array *a, void **stream_out) {
   }
   unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GetItem(data, 0));
   if (ptr == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+  int ro = PyTuple_Size(data) > 1 ? PyObject_IsTrue(PyTuple_GetItem(data, 1)) : 0;
+  if (ro < 0) return -1;
+  *readonly = (unsigned char)ro;
   if (uk_array_init(a, ptr, a->dtype, ndim, sh) != UK_OK) {
     pyk_raise(UK_ERR_INVALID);
     return -1;
@@ -439,6 +442,7 @@ static int not_cuda(PyObject *o, int devtype) {
 }
 
 static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
+  c->readonly[a - c->arr] = 0; /* ukern.Array, CuPy, PyTorch and DLPack (< 1.0) memory is writable */
   if (Py_TYPE(o) == pyk_ArrayType) {
     *a = *pyk_array_desc(o);
     if (!c->first) c->first = o, c->kind = PYK_UKERN;
@@ -452,7 +456,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     /* described from its attributes, as its CAI would describe it */
   } else if ((cai = PyObject_GetAttr(o, str_cai))) {
     void *s = NULL;
-    int rc = from_interface(cai, a, &s);
+    int rc = from_interface(cai, a, &s, &c->readonly[a - c->arr]);
     Py_DECREF(cai);
     if (rc < 0 || cai_device(o, &devid) < 0) return -1;
     if (rc == 1) pyk_call_produced_on(c, s);
@@ -473,7 +477,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     PyErr_Clear();
     if (c->allow_host && (cai = PyObject_GetAttr(o, str_ai))) {
       void *s = NULL;
-      int rc = from_interface(cai, a, &s);
+      int rc = from_interface(cai, a, &s, &c->readonly[a - c->arr]);
       Py_DECREF(cai);
       if (rc < 0) return -1;
       a->device = 0;

@@ -71,6 +71,13 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
       PyObject *o = outs ? PyTuple_GetItem(outs, outs == args ? nin + j : j) : out;
       uk_array *a;
       if (pyk_call_array(&f->c, o, &a) < 0) return -1;
+      if (f->c.readonly[a - f->c.arr]) {
+        char where[32];
+        snprintf(where, sizeof where, outs == args ? "argument %d" : "out=", nin + j);
+        PyErr_Format(PyExc_ValueError, "%s: output %d (%s) is read-only (its __cuda_array_interface__ data is "
+                     "(pointer, True)): pass a writable array", kname, j, where);
+        return -1;
+      }
       f->out[j] = *a;
       f->out_obj[j] = o;
     }

@@ -44,6 +44,7 @@ typedef struct pyk_call {
   uk_array arr[PYK_MAX_ARGS];
   uk_arg arg[PYK_MAX_ARGS];
   int narr;
+  unsigned char readonly[PYK_MAX_ARGS]; /* arr[k]'s CAI says read-only (data[1] true) */
   PyObject *keep[PYK_MAX_ARGS]; /* DLPack capsules held for the call */
   int nkeep;
   pyk_kind kind;                /* producer of the first array */

@@ -368,6 +368,27 @@ class _FakeCAI:
                                          "data": (0x10000, False), "version": 3}
 
 
+class _FakeReadOnlyCAI:
+    def __init__(self, readonly, shape=(5, 3)):
+        self.__cuda_array_interface__ = {"shape": shape, "strides": None, "typestr": "<f4",
+                                         "data": (0x20000, readonly), "version": 3}
+
+
+def test_read_only_output_is_refused(arch90):
+    k = ukern.ElementwiseKernel(*SQ)
+    ro, rw = _FakeReadOnlyCAI(True), _FakeReadOnlyCAI(False)
+    src = k.source(ro, ro, rw)   # read-only inputs are fine
+    assert "squared_diff" in src
+    with pytest.raises(ValueError, match=r"^squared_diff: output 0 \(argument 2\) is read-only"):
+        k.source(rw, rw, ro)
+    with pytest.raises(ValueError, match=r"^squared_diff: output 0 \(out=\) is read-only"):
+        k.source(rw, rw, out=ro)
+    r = ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "rsum")
+    with pytest.raises(ValueError, match=r"^rsum: output 0 \(out=\) is read-only"):
+        r.source(rw, axis=1, out=_FakeReadOnlyCAI(True, (5,)))
+    assert "rsum" in r.source(rw, axis=1, out=_FakeReadOnlyCAI(False, (5,)))
+
+
 def test_negative_strides_through_protocols(arch90):
     k = ukern.ElementwiseKernel(*SQ)
     ref = k.source(np.zeros((3, 8))[:, ::-2], 0.5)

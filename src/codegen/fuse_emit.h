@@ -1,6 +1,7 @@
-/* What the fusion emitters share (fuse_emit.c: elementwise and reduction
- * kernel definitions; fuse_row.c: the one-kernel row plan): typed locals of
- * nodes and the accumulator members of reductions. Internal to codegen. */
+/* The split plan's emitter (fuse_emit.c: the elementwise and reduction
+ * kernel definitions of a planned program), and what it shares with the
+ * row plan's (fuse_row.h): typed locals of nodes and the accumulator
+ * members of reductions. Internal to codegen. */
 #ifndef UK_CODEGEN_FUSE_EMIT_H
 #define UK_CODEGEN_FUSE_EMIT_H
 
@@ -38,6 +39,10 @@ typedef struct uk_fuse_member {
   uk_dtype x, r, a; /* arg dtype, result dtype, accumulation dtype */
   char type[64];    /* C type of the member */
 } uk_fuse_member;
+
+/* Emits the kernel definitions of a planned program into p->kernels. */
+uk_status uk__fuse_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble,
+                        const int *group_of, const int *materialised, const int *domain);
 
 /* The C type of dtype t in generated code. */
 const char *uk__fuse_ctype(uk_dtype t);

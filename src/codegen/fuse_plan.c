@@ -16,6 +16,8 @@
 
 #include "base/error.h"
 #include "codegen/dtype.h"
+#include "codegen/fuse_emit.h"
+#include "codegen/fuse_row.h"
 #include "codegen/shape.h"
 
 static uk_status type_error(const uk_fuse_prog *g, size_t pos, const char *fmt, const char *a, const char *b) {

@@ -111,18 +111,4 @@ int uk__fuse_int_fits(int64_t v, uk_dtype t);
 uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *const *in_shapes,
                           int64_t *shapes);
 
-/* Plans and emits the row kernel when the program has one (fuse_row.c):
- * p->row.source stays NULL otherwise. */
-uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
-
-/* 1 when a call with these node shapes (uk__fuse_shapes) runs the row
- * plan: the reductions' operands have the map shape, elementwise outputs
- * have it too, and there are rows and columns. Memory overlap is the
- * runtime's check. */
-int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes);
-
-/* Emits the kernel definitions of a planned program (fuse_emit.c). */
-uk_status uk__fuse_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble,
-                        const int *group_of, const int *materialised, const int *domain);
-
 #endif

@@ -31,6 +31,7 @@
 #include "base/error.h"
 #include "codegen/dtype.h"
 #include "codegen/fuse_emit.h"
+#include "codegen/fuse_row.h"
 
 /* Threads per row at most (the kernel's launch bound). */
 enum { ROW_THREADS = 512 };

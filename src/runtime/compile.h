@@ -4,6 +4,7 @@
 
 #include "base/hash.h"
 #include "runtime/binary.h"
+#include "runtime/toolkit.h"
 
 typedef struct uk__compile_req {
   const char *source;       /* NUL-terminated CUDA source */
@@ -48,6 +49,10 @@ uk_status uk__nvrtc_version(int *version);
  * headers is not checked here (a stat each, in every new process's first
  * lookup): see uk__nvrtc_headers_missing. */
 uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count);
+/* Those directories and the version, for the files that find the
+ * toolkit's other parts (toolkit.h); what cannot be found is left 0/NULL,
+ * no error. */
+void uk__nvrtc_toolkit(uk__toolkit *out);
 /* NULL when one of those directories has cuda_fp16.h and one has cub/;
  * else what is missing and where it looked (for a failed compile's
  * message). Checked once per process, at the first call. */

@@ -148,7 +148,11 @@ void uk__compile_keyed_init(uk__compile_keyed *k, const uk__compile_req *req) {
    * then need not fault in. */
   if (req->num_options == 0 && !memchr(req->source, '#', k->source_len)) return;
   if (!uk__include_digest(req, k->files)) k->files[0] = 0;
-  if (!uk__link_key(req, k->link)) k->link[0] = 0;
+  int lto = 0;
+  if (!uk__link_wanted(req->options, req->num_options, &lto)) return;
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  if (!uk__link_key(&tk, req, k->link)) k->link[0] = 0;
   else if (req->no_link) snprintf(k->link, sizeof k->link, "unlinked");
 }
 

@@ -90,7 +90,11 @@ uk_status uk_context_create(const uk_options *opts, uk_context **out) {
 
   if ((st = uk__mcache_create(&ctx->mcache)) != UK_OK) goto out;
   if (!ctx->opts.disable_disk_cache) {
-    st = uk__dcache_open(ctx->opts.cache_dir, ctx->opts.disk_cache_max_bytes, &ctx->dcache);
+    char *dir = NULL; /* the default directory when none is given */
+    st = ctx->opts.cache_dir ? UK_OK : uk_cache_default_dir(&dir);
+    if (st == UK_OK)
+      st = uk__dcache_open(dir ? dir : ctx->opts.cache_dir, ctx->opts.disk_cache_max_bytes, &ctx->dcache);
+    uk_free(dir);
     if (st == UK_ERR_NOMEM) goto out;
     /* Any other failure (no usable default directory) only costs the disk
      * cache: compiling still works. */
@@ -113,8 +117,11 @@ void uk__context_retain(uk_context *ctx) { atomic_fetch_add_explicit(&ctx->refs,
 
 void uk__context_release(uk_context *ctx) {
   if (!ctx || atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) != 1) return;
-  uk__contiguous_release(ctx);
-  uk__module_free_spare(ctx);
+  uk__held *held[] = {&ctx->copy_kernel, &ctx->spare_module};
+  for (size_t k = 0; k < sizeof held / sizeof held[0]; k++) {
+    void *obj = uk__held_take(held[k]);
+    if (obj) atomic_load_explicit(&held[k]->destroy, memory_order_relaxed)(obj);
+  }
   if (ctx->mcache) uk__mcache_destroy(ctx->mcache);
   if (ctx->dcache) uk__dcache_close(ctx->dcache);
   for (int k = 0; k < ctx->num_nvrtc_options; k++) free(ctx->nvrtc_options[k]);

@@ -12,6 +12,15 @@
 #include "runtime/dcache.h"
 #include "runtime/mcache.h"
 
+/* An object a layer above keeps in the context (made at its first use
+ * there) with the function that destroys it: the last release calls it, so
+ * the context needs none of that layer's code. */
+typedef void (*uk__held_free)(void *obj);
+typedef struct uk__held {
+  _Atomic(void *) obj;
+  _Atomic(uk__held_free) destroy;
+} uk__held;
+
 struct uk_context {
   atomic_int refs;        /* the caller's reference + one per live object made from it */
   uk_options opts;        /* copy; string members point at the owned copies below */
@@ -21,22 +30,34 @@ struct uk_context {
   uk__dcache *dcache;     /* NULL when the disk cache is disabled */
   int arch_flags;         /* variant of opts.arch from opts.arch_name (arch.h) */
   atomic_ullong compiles, memory_hits, memory_misses;
-  /* The "y = x" kernel of uk_array_copy_contiguous, made at first use; it
-   * holds no reference to the context (see uk__contiguous_release). */
-  _Atomic(struct uk_elementwise *) copy_kernel;
+  /* The "y = x" kernel of uk_array_copy_contiguous (contiguous.c); it
+   * holds no reference to the context. */
+  uk__held copy_kernel;
   /* A destroyed module's object, reused by the next module of the context
    * (module.c): a memory-cache hit then destroy is a common loop. */
-  _Atomic(struct uk_module *) spare_module;
+  uk__held spare_module;
 };
+
+/* The held object, or NULL. */
+static inline void *uk__held_get(uk__held *h) { return atomic_load_explicit(&h->obj, memory_order_acquire); }
+/* Takes the held object (the slot is empty after), or NULL. */
+static inline void *uk__held_take(uk__held *h) {
+  return atomic_exchange_explicit(&h->obj, NULL, memory_order_acq_rel);
+}
+/* Holds obj when the slot is empty (1), else leaves it (0; *current: the
+ * held one). */
+static inline int uk__held_put(uk__held *h, void *obj, uk__held_free destroy, void **current) {
+  void *none = NULL;
+  atomic_store_explicit(&h->destroy, destroy, memory_order_relaxed);
+  int put = atomic_compare_exchange_strong_explicit(&h->obj, &none, obj, memory_order_acq_rel, memory_order_acquire);
+  if (current) *current = put ? obj : none;
+  return put;
+}
 
 /* Objects made from a context keep it alive: uk_context_destroy drops the
  * caller's reference, and the context goes when the last object does. */
 void uk__context_retain(uk_context *ctx);
 void uk__context_release(uk_context *ctx);
-/* Destroys the context's copy kernel; called by the last release. */
-void uk__contiguous_release(uk_context *ctx);
-/* Frees the context's spare module object (module.c); by the last release. */
-void uk__module_free_spare(uk_context *ctx);
 
 /* Checks an options struct's arch / arch_name (`what`: "uk_options"):
  * UK_ERR_INVALID for a negative, unparsable or unsupported one; *out the

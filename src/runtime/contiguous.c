@@ -12,8 +12,10 @@
 /* The kernel holds no reference to its context, or the context could never
  * go: the last uk__context_release destroys it, and the kernel's own
  * release then finds the count at zero and does nothing. */
+static void destroy_kernel(void *k) { uk_elementwise_destroy(k); }
+
 static uk_status copy_kernel(uk_context *ctx, uk_elementwise **out) {
-  uk_elementwise *k = atomic_load_explicit(&ctx->copy_kernel, memory_order_acquire);
+  uk_elementwise *k = uk__held_get(&ctx->copy_kernel);
   if (k) {
     *out = k;
     return UK_OK;
@@ -21,20 +23,13 @@ static uk_status copy_kernel(uk_context *ctx, uk_elementwise **out) {
   uk_status st = uk_elementwise_create(ctx, "T x", "T y", "y = x", "uk_copy_contiguous", NULL, &k);
   if (st != UK_OK) return st;
   uk__context_release(ctx);
-  uk_elementwise *expected = NULL;
-  if (!atomic_compare_exchange_strong_explicit(&ctx->copy_kernel, &expected, k, memory_order_acq_rel,
-                                               memory_order_acquire)) {
+  void *held = NULL;
+  if (!uk__held_put(&ctx->copy_kernel, k, destroy_kernel, &held)) {
     uk__context_retain(ctx); /* another thread's kernel won: this one goes the normal way */
     uk_elementwise_destroy(k);
-    k = expected;
   }
-  *out = k;
+  *out = held;
   return UK_OK;
-}
-
-void uk__contiguous_release(uk_context *ctx) {
-  uk_elementwise *k = atomic_exchange_explicit(&ctx->copy_kernel, NULL, memory_order_acq_rel);
-  if (k) uk_elementwise_destroy(k);
 }
 
 static int c_contiguous(const uk_array *a) {

@@ -33,6 +33,12 @@ static uk_status enter(int async, void *stream, uint64_t dptr, int *pushed) {
   return uk__pointer_enter(dptr, pushed);
 }
 
+/* The driver's "synchronous" memsets and device-to-device copies return
+ * before the device has finished them (CUDA's API synchronization rules);
+ * ukern's synchronous forms wait, so that work on any other stream,
+ * non-blocking ones included, sees their result. */
+static CUresult host_wait(void) { return uk__cu.cuStreamSynchronize(NULL); }
+
 typedef enum dir { HTOD, DTOH, DTOD } dir;
 
 static uk_status copy(const char *api, dir d, uint64_t dst, uint64_t src, size_t bytes, int async,
@@ -58,6 +64,7 @@ static uk_status copy(const char *api, dir d, uint64_t dst, uint64_t src, size_t
     r = async ? uk__cu.cuMemcpyDtoDAsync(dst, src, bytes, s) : uk__cu.cuMemcpyDtoD(dst, src, bytes);
     break;
   }
+  if (r == CUDA_SUCCESS && !async && d == DTOD) r = host_wait();
   uk__device_leave(pushed);
   if (r != CUDA_SUCCESS) {
     char what[96];
@@ -119,6 +126,7 @@ static uk_status fill(const char *api, unsigned width, uint64_t dst, uint32_t va
   } else if ((st = uk__cu_need(cuMemsetD32)) == UK_OK) {
     r = uk__cu.cuMemsetD32(dst, value, count);
   }
+  if (st == UK_OK && r == CUDA_SUCCESS && !async) r = host_wait();
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
   if (r != CUDA_SUCCESS) {
@@ -177,6 +185,7 @@ static uk_status fill_2d(const char *api, unsigned w, uint64_t dst, size_t pitch
     r = async ? uk__cu.cuMemsetD2D32Async(dst, pitch, value, width, height, s)
               : uk__cu.cuMemsetD2D32(dst, pitch, value, width, height);
   }
+  if (st == UK_OK && r == CUDA_SUCCESS && !async) r = host_wait();
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
   return r == CUDA_SUCCESS ? UK_OK

@@ -287,15 +287,10 @@ int uk__dcache_check_dir(const char *path, char *why, size_t cap) {
 }
 
 uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out) {
-  char *path = NULL;
-  if (dir) {
-    if (!*dir) return uk__errorf(UK_ERR_INVALID, "disk cache directory is an empty string");
-    path = strdup(dir);
-    if (!path) return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
-  } else {
-    uk_status s = uk_cache_default_dir(&path);
-    if (s != UK_OK) return s;
-  }
+  if (!dir) return uk__errorf(UK_ERR_INVALID, "uk__dcache_open: no directory (the caller resolves the default)");
+  if (!*dir) return uk__errorf(UK_ERR_INVALID, "disk cache directory is an empty string");
+  char *path = strdup(dir);
+  if (!path) return uk__errorf(UK_ERR_NOMEM, "out of memory opening the disk cache");
   for (size_t len = strlen(path); len > 1 && path[len - 1] == '/'; len--) path[len - 1] = '\0';
   dcache_impl *d = calloc(1, sizeof *d);
   if (!d) {

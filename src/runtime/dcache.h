@@ -35,9 +35,9 @@ typedef struct uk__dcache {
   uk__dcache_stats stats;
 } uk__dcache;
 
-/* Opens (creating the directory if needed, soft: failures show as store
- * failures later). dir NULL: the default directory (uk_cache_default_dir),
- * whose error (UK_ERR_NOT_FOUND: no HOME) is returned. max_bytes 0: 1 GiB.
+/* Opens `dir` (creating it if needed, soft: failures show as store
+ * failures later); the caller resolves the default directory
+ * (uk_cache_default_dir): NULL or "" is UK_ERR_INVALID. max_bytes 0: 1 GiB.
  * Thread-safe after opening; several processes may share a directory. */
 uk_status uk__dcache_open(const char *dir, uint64_t max_bytes, uk__dcache **out);
 void uk__dcache_close(uk__dcache *c);

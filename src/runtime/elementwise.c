@@ -2,7 +2,7 @@
  *
  * A call binds its arguments (kernel_args.h), broadcasts and merges the
  * loop, and plans the variant (codegen/ew_plan.h) into a uk_ew_key; the
- * shared stages (kernel_spec.h) map the key to a compiled specialisation
+ * shared stages (kernel_pipeline.h) map the key to a compiled specialisation
  * and the launch frame (launch_frame.h) runs it. The hit path allocates
  * nothing but the outputs the caller asked for and builds no text. */
 #include <stdio.h>
@@ -258,7 +258,7 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
   if (st != UK_OK) return st;
   uk__frame f;
   uk__spec *e = NULL;
-  if ((st = uk__frame_enter(&f, &k->base, &pr.c, launch ? launch->stream : NULL)) != UK_OK) goto out;
+  if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (pr.loop.size > 0) {
     pr.key.device = f.device;
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
@@ -270,7 +270,7 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
   pack(e, &pr, f.ptr, buf);
   int64_t blocks;
   uk__ew_grid(&pr.key, &pr.loop, block, uk__device_sm_count(f.device), &blocks, &block);
-  st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), blocks, 1, block, buf,
+  st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), blocks, 1, block, 0, buf,
                         e->plan.bytes);
 out:
   return uk__frame_leave(&f, &pr.c, st, out, nout);

@@ -1,37 +1,36 @@
-/* uk_fusion: a fusion program (codegen/fuse_*.c) run through internal
- * ElementwiseKernel / ReductionKernel objects, one per planned kernel.
+/* uk_fusion: a fusion program (codegen/fuse_*.c) run through kernel
+ * objects of the shared pipeline: an ElementwiseKernel / ReductionKernel
+ * per planned kernel (the split plan) and, when the program has one, the
+ * row kernel (row_kernel.h).
  *
  * A call's signature (per input: array or scalar kind, dtype, ndim; the
  * given outputs' dtypes) selects a cached entry: the typed plan and its
  * kernel objects, which own their compiled specialisations and caches. The
- * call computes every node's shape, allocates the outputs it must and the
- * intermediates (stream-ordered), runs the kernels in order on the stream
- * and frees the intermediates ordered after them. No launch or cache code
- * lives here. */
+ * call computes every node's shape, allocates the outputs it must, then
+ * runs the row kernel when the shapes and memory allow, else the split
+ * plan's kernels in order on the stream with intermediates allocated
+ * stream-ordered and freed ordered after them. Each public call composes
+ * those stages. No launch or cache code lives here. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "codegen/dtype.h"
-#include "codegen/fuse_plan.h"
+#include "codegen/fuse_row.h"
 #include "runtime/context.h"
-#include "runtime/device.h"
 #include "runtime/kernel_common.h"
-#include "runtime/module.h"
+#include "runtime/row_kernel.h"
 
 typedef struct fz_entry {
   struct fz_entry *next;
   uk_fuse_sig sig;
   uk_fuse_plan *plan;
   void **kernels; /* uk_elementwise * or uk_reduction * per plan kernel */
-  _Atomic(uk_module *) row_mod; /* the row kernel's module, compiled at its first call */
-  uk_function *row_fn;          /* set before row_mod is published, with: */
-  int row_smem;                 /* dynamic shared memory a row kernel's block may take */
+  uk__row_kernel *row; /* the plan's row kernel, or NULL */
 } fz_entry;
 
 struct uk_fusion {
@@ -54,7 +53,7 @@ static void entry_free(fz_entry *e) {
     else uk_elementwise_destroy(e->kernels[k]);
   }
   free(e->kernels);
-  uk_module_destroy(atomic_load(&e->row_mod));
+  uk__row_destroy(e->row);
   uk__fuse_plan_free(e->plan);
   free(e);
 }
@@ -219,7 +218,13 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
       return s;
     }
   }
-  return UK_OK;
+  if (!p->row.source) return UK_OK;
+  uk_status s = uk__row_create(f->ctx, p, (const char *const *)f->options, f->num_options, &e->row);
+  if (s == UK_ERR_INVALID) { /* its parameters do not fit CUDA's limit: the split plan runs */
+    uk__error_clear();
+    s = UK_OK;
+  }
+  return s;
 }
 
 static fz_entry *find(uk_fusion *f, const uk_fuse_sig *sig) {
@@ -257,38 +262,217 @@ out:
   return s;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A call's stages: signature -> entry -> shapes -> outputs -> row or split  */
+/* ------------------------------------------------------------------------ */
+
+static const uint64_t FAKE_PTR = 0x10000000000ull; /* aligned stand-in for memory a call would allocate */
+
 /* Same-axes reductions planned into one kernel whose operands' shapes differ
  * at this call (x.sum(0) + y.sum(0), x (3, 4), y (3, 1)): NumPy accepts them,
- * so the call takes the plan with one kernel per reduction (sig->split). */
-static uk_status split_if_mixed(uk_fusion *f, const uk_arg *in, int nin, uk_fuse_sig *sig, fz_entry **e) {
-  const uk_fuse_prog *g = f->prog;
-  const uk_fuse_plan *p = (*e)->plan;
-  const int64_t *in_shapes[UK_FUSE_MAX_INPUTS];
-  for (int k = 0; k < nin; k++) in_shapes[k] = in[k].kind == UK_ARG_ARRAY ? in[k].v.array->shape : NULL;
-  int64_t *shapes = malloc((size_t)g->nnodes * UK_MAX_NDIM * sizeof *shapes);
-  if (!shapes) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  uk_status s = uk__fuse_shapes(g, p, in_shapes, shapes);
-  int mixed = 0;
-  for (int k = 0; !s && !mixed && k < p->nkernels; k++) {
+ * so the call takes the plan with one kernel per reduction (sig.split). */
+static int mixed_reductions(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes) {
+  for (int k = 0; k < p->nkernels; k++) {
     const uk_fuse_kernel *q = &p->kernels[k];
     if (!q->is_reduction) continue;
     int mnd = p->ndim[q->map_node];
     const int64_t *ms = shapes + (size_t)q->map_node * UK_MAX_NDIM;
-    for (int id = 0; id < g->nnodes && !mixed; id++)
-      mixed = p->needed[id] && g->nodes[id].kind == UK_FN_RED && p->axes[id] == p->axes[q->red_node] &&
-              p->ndim[g->nodes[id].arg[0]] == mnd &&
-              memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0;
+    for (int id = 0; id < g->nnodes; id++)
+      if (p->needed[id] && g->nodes[id].kind == UK_FN_RED && p->axes[id] == p->axes[q->red_node] &&
+          p->ndim[g->nodes[id].arg[0]] == mnd &&
+          memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0)
+        return 1;
   }
-  free(shapes);
-  if (s || !mixed) return s; /* a shape error: the one the call would report */
-  sig->split = 1;
-  return lookup(f, sig, e);
+  return 0;
 }
 
-static const uint64_t FAKE_PTR = 0x10000000000ull; /* aligned stand-in for memory a call would allocate */
+/* What a call decides before any kernel runs. */
+typedef struct fz_call {
+  uk_fuse_sig sig;
+  fz_entry *e;
+  int64_t *shapes; /* per node, UK_MAX_NDIM each: stack_shapes or malloc'd */
+  int64_t stack_shapes[64 * UK_MAX_NDIM];
+  uk_array outs[UK_FUSE_MAX_INPUTS]; /* the given outputs, or those allocated (or described) */
+  int nalloc;                        /* outputs allocated */
+  int device;                        /* the arrays', else the given outputs', else the context's */
+  int row;                           /* the row kernel runs the call */
+  void *stream;
+} fz_call;
+
+/* The signature's entry and every node's shape (no device work). Always
+ * pair with finish(). */
+static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, void *stream,
+                       fz_call *c) {
+  c->shapes = c->stack_shapes;
+  c->nalloc = 0;
+  c->row = 0;
+  c->stream = stream;
+  uk_status s = make_sig(f, in, nin, out, nout, &c->sig);
+  if (s || (s = lookup(f, &c->sig, &c->e))) return s;
+  const uk_fuse_prog *g = f->prog;
+  const uk_fuse_plan *p = c->e->plan;
+  if (g->nnodes > 64 && !(c->shapes = malloc((size_t)g->nnodes * UK_MAX_NDIM * sizeof *c->shapes)))
+    return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  for (int w = 0; w < p->nweak_checks; w++) {
+    const uk_arg *a = &in[p->weak_checks[w].input];
+    if (a->kind == UK_ARG_INT && !uk__fuse_int_fits(a->v.i, p->weak_checks[w].dtype))
+      return uk__error_at(UK_ERR_TYPE, "program", g->text, p->weak_checks[w].pos, NULL,
+                          "Python integer %lld (input '%s') out of bounds for %s", (long long)a->v.i,
+                          g->in_names[p->weak_checks[w].input], uk_dtype_name(p->weak_checks[w].dtype));
+  }
+  const int64_t *in_shapes[UK_FUSE_MAX_INPUTS];
+  c->device = -1;
+  for (int k = 0; k < nin; k++) {
+    in_shapes[k] = in[k].kind == UK_ARG_ARRAY ? in[k].v.array->shape : NULL;
+    if (in[k].kind == UK_ARG_ARRAY && c->device < 0) c->device = in[k].v.array->device;
+  }
+  if ((s = uk__fuse_shapes(g, p, in_shapes, c->shapes))) return s;
+  if (p->merged_reductions && mixed_reductions(g, p, c->shapes)) {
+    c->sig.split = 1;
+    if ((s = lookup(f, &c->sig, &c->e))) return s;
+    p = c->e->plan;
+    if ((s = uk__fuse_shapes(g, p, in_shapes, c->shapes))) return s;
+  }
+  if (c->device < 0) c->device = c->sig.out_given ? out[0].device : f->ctx->opts.device;
+  return UK_OK;
+}
+
+/* The row plan runs this call (codegen/fuse_row.c): the shapes fit, every
+ * array is on the call's device, and no given output overlaps an input
+ * other than as the very same view (a block reads its row before it
+ * writes it; other overlaps go to the split plan, which copies). */
+static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
+  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes)) return 0;
+  for (int k = 0; k < f->prog->nin; k++) {
+    if (in[k].kind != UK_ARG_ARRAY) continue;
+    const uk_array *a = in[k].v.array;
+    uint64_t alo, ahi, olo, ohi;
+    if (a->device != c->device) return 0;
+    for (int o = 0; c->sig.out_given && o < f->prog->nout; o++)
+      if (c->outs[o].device != c->device ||
+          (uk__array_span(a, &alo, &ahi) && uk__array_span(&c->outs[o], &olo, &ohi) && alo < ohi && olo < ahi &&
+           !uk__array_same_view(a, &c->outs[o])))
+        return 0;
+  }
+  return 1;
+}
+
+/* The outputs: given ones checked against the result's shape; otherwise
+ * allocated on the stream (alloc) or described at stand-in addresses.
+ * Then which plan runs the call. */
+static uk_status outputs(uk_fusion *f, fz_call *c, const uk_arg *in, const uk_array *out, int alloc) {
+  const uk_fuse_prog *g = f->prog;
+  const uk_fuse_plan *p = c->e->plan;
+  for (int k = 0; k < g->nout; k++) {
+    int id = g->out_node[k], nd = p->ndim[id];
+    const int64_t *sh = c->shapes + (size_t)id * UK_MAX_NDIM;
+    if (c->sig.out_given) {
+      int ok = out[k].ndim == nd;
+      for (int d = 0; ok && d < nd; d++) ok = out[k].shape[d] == sh[d];
+      if (!ok)
+        return uk__errorf(UK_ERR_SHAPE,
+                          "%s: output '%s' has ndim %d and the wrong shape; the program's result has ndim %d",
+                          f->name, g->out_names[k], out[k].ndim, nd);
+      c->outs[k] = out[k];
+    } else if (alloc) {
+      uk_status s = uk_array_alloc(f->ctx, p->out_dtype[k], nd, sh, c->device, c->stream, &c->outs[k]);
+      if (s) return s;
+      c->nalloc++;
+    } else {
+      uk_array_init(&c->outs[k], FAKE_PTR * (uint64_t)(k + 1), p->out_dtype[k], nd, sh);
+      c->outs[k].device = c->device;
+    }
+  }
+  c->row = row_usable(f, c, in);
+  return UK_OK;
+}
+
+/* The end of every call: on failure the outputs it allocated are freed, on
+ * success they are the caller's (out: NULL for calls that allocate none). */
+static uk_status finish(uk_fusion *f, fz_call *c, uk_status s, uk_array *out) {
+  if (s)
+    for (int k = 0; k < c->nalloc; k++) uk_array_free(f->ctx, &c->outs[k], c->stream);
+  else if (out && c->nalloc)
+    for (int k = 0; k < c->nalloc; k++) out[k] = c->outs[k];
+  if (c->shapes != c->stack_shapes) free(c->shapes);
+  if (s == UK_OK) uk__error_clear();
+  return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The row path                                                              */
+/* ------------------------------------------------------------------------ */
+
+static uk_status row_error(uk_fusion *f, const fz_call *c, uk_status s) {
+  if (s) uk__error_prefix("%s (row kernel '%s')", f->name, c->e->plan->row.name);
+  return s;
+}
+
+static uk_status row_call(uk_fusion *f, const fz_call *c, const uk_arg *in) {
+  const uk_fuse_plan *p = c->e->plan;
+  return row_error(f, c,
+                   uk__row_call(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM, c->device,
+                                c->stream));
+}
+
+static uk_status row_offline(uk_fusion *f, const fz_call *c, uk__offline what, void *result) {
+  return row_error(f, c, uk__row_offline(c->e->row, c->device, what, result));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The split path: the plan's elementwise and reduction kernels in order     */
+/* ------------------------------------------------------------------------ */
+
+/* The intermediates of a split call. */
+typedef struct fz_temps {
+  uk_array *a; /* stack or malloc'd */
+  uk_array stack[8];
+  int n;       /* made (allocated, or described) */
+  int alloc;
+} fz_temps;
+
+/* One planned kernel's arguments. */
+typedef struct fz_kargs {
+  uk_arg in[UK_FUSE_MAX_INPUTS + 32];
+  uk_array out[32];
+  int ax[UK_MAX_NDIM];
+  uk_reduce_launch rl;
+  uk_launch el;
+} fz_kargs;
+
+/* What a split call does with each kernel (its object, its arguments);
+ * `k` numbers it, `arg` is the step's own. */
+typedef uk_status (*fz_step)(uk_fusion *f, const fz_call *c, int k, void *kernel, fz_kargs *a, void *arg);
+
+static uk_status temps_make(uk_fusion *f, const fz_call *c, int alloc, fz_temps *t) {
+  const uk_fuse_plan *p = c->e->plan;
+  t->n = 0;
+  t->alloc = alloc;
+  t->a = p->ntemps <= 8 ? t->stack : calloc((size_t)p->ntemps, sizeof *t->a);
+  if (!t->a) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  for (; t->n < p->ntemps; t->n++) {
+    int id = p->temp_node[t->n];
+    const int64_t *sh = c->shapes + (size_t)id * UK_MAX_NDIM;
+    if (alloc) {
+      uk_status s = uk_array_alloc(f->ctx, p->type[id].dtype, p->ndim[id], sh, c->device, c->stream, &t->a[t->n]);
+      if (s) return s;
+    } else {
+      uk_array_init(&t->a[t->n], FAKE_PTR * (uint64_t)(f->prog->nout + t->n + 1), p->type[id].dtype, p->ndim[id],
+                    sh);
+      t->a[t->n].device = c->device;
+    }
+  }
+  return UK_OK;
+}
+
+/* Frees the intermediates stream-ordered after the kernels that use them. */
+static void temps_free(uk_fusion *f, const fz_call *c, fz_temps *t) {
+  for (int k = 0; t->alloc && k < t->n; k++) uk_array_free(f->ctx, &t->a[k], c->stream);
+  if (t->a != t->stack) free(t->a);
+}
 
 /* out viewed with the reduction's keepdims shape (map shape, reduced axes 1). */
-static void keepdims_view(const uk_array *a, const int64_t *map_shape, int map_ndim, unsigned axes, uk_array *v) {
+static void keepdims_view(const uk_array *a, int map_ndim, unsigned axes, uk_array *v) {
   *v = *a;
   if (a->ndim == map_ndim) return;
   v->ndim = map_ndim;
@@ -301,7 +485,6 @@ static void keepdims_view(const uk_array *a, const int64_t *map_shape, int map_n
       v->strides[d] = a->strides[j++];
     }
   }
-  (void)map_shape;
 }
 
 static int64_t prod(const int64_t *s, int n) {
@@ -310,407 +493,195 @@ static int64_t prod(const int64_t *s, int n) {
   return p;
 }
 
-/* M_INFO: adds one kernel's compile statistics to the call's (sizes and
- * times summed, logs joined in kernel order). */
-static uk_status add_info(uk_compile_info *all, uk_compile_info *one) {
-  if (!one->log) return UK_OK; /* nothing to compute: nothing compiled */
-  size_t a = all->log ? strlen(all->log) : 0, b = strlen(one->log);
-  char *log = realloc(all->log, a + b + 1);
-  if (!log) {
-    uk_free(one->log);
-    return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  }
-  memcpy(log + a, one->log, b + 1);
-  all->log = log;
-  all->arch = one->arch;
-  all->is_ptx = one->is_ptx;
-  all->image_bytes += one->image_bytes;
-  all->ms += one->ms;
-  uk_free(one->log);
+/* A reduction kernel's outputs (keepdims views) and launch: its axes over
+ * the map shape, which every reduction it fuses must share. */
+static uk_status reduction_args(uk_fusion *f, const fz_call *c, const fz_temps *t, const uk_fuse_kernel *q,
+                                fz_kargs *a) {
+  const uk_fuse_prog *g = f->prog;
+  const uk_fuse_plan *p = c->e->plan;
+  const int64_t *ms = c->shapes + (size_t)q->map_node * UK_MAX_NDIM;
+  int mnd = p->ndim[q->map_node], nax = 0;
+  unsigned axes = p->axes[q->red_node];
+  int64_t rsize = 1;
+  for (int d = 0; d < mnd; d++)
+    if ((axes >> d) & 1) {
+      a->ax[nax++] = d;
+      rsize *= ms[d];
+    }
+  for (int id = 0; !c->sig.split && id < g->nnodes; id++)
+    if (p->needed[id] && g->nodes[id].kind == UK_FN_RED && id != q->red_node && p->axes[id] == axes &&
+        p->ndim[g->nodes[id].arg[0]] == mnd &&
+        memcmp(c->shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0)
+      return uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[id].pos, NULL,
+                          "reductions over the same axes fused into one kernel must reduce operands of one shape");
+  for (int j = 0; j < q->nout; j++)
+    keepdims_view(q->out_dst[j] >= 0 ? &c->outs[q->out_dst[j]] : &t->a[-1 - q->out_dst[j]], mnd, axes, &a->out[j]);
+  if (q->check_empty && rsize == 0 && q->nout > 0 && prod(a->out[0].shape, a->out[0].ndim) > 0)
+    return uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[q->red_node].pos, NULL,
+                        "zero-size array to a reduction with no identity (max, min, argmax, argmin)");
+  a->rl = (uk_reduce_launch){c->stream, a->ax, nax, 1, nax == 0};
   return UK_OK;
 }
 
-/* The row plan runs this call (codegen/fuse_row.c): the shapes fit, every
- * array is on the call's device, and no given output overlaps an input
- * other than as the very same view (a block reads its row before it
- * writes it; other overlaps go to the split plan, which copies). */
-static int row_usable(const uk_fusion *f, const uk_fuse_plan *p, const uk_arg *in, const uk_array *outs, int given,
-                      const int64_t *shapes, int device) {
-  if (!uk__fuse_row_fits(f->prog, p, shapes)) return 0;
-  for (int k = 0; k < f->prog->nin; k++) {
-    if (in[k].kind != UK_ARG_ARRAY) continue;
-    const uk_array *a = in[k].v.array;
-    uint64_t alo, ahi, olo, ohi;
-    if (a->device != device) return 0;
-    for (int o = 0; given && o < f->prog->nout; o++)
-      if (outs[o].device != device ||
-          (uk__array_span(a, &alo, &ahi) && uk__array_span(&outs[o], &olo, &ohi) && alo < ohi && olo < ahi &&
-           !uk__array_same_view(a, &outs[o])))
-        return 0;
+/* An elementwise kernel's outputs, which must share one shape. */
+static uk_status elementwise_args(uk_fusion *f, const fz_call *c, const fz_temps *t, const uk_fuse_kernel *q,
+                                  const uk_launch *launch, fz_kargs *a) {
+  for (int j = 0; j < q->nout; j++) {
+    a->out[j] = q->out_dst[j] >= 0 ? c->outs[q->out_dst[j]] : t->a[-1 - q->out_dst[j]];
+    if (j > 0 && (a->out[j].ndim != a->out[0].ndim ||
+                  memcmp(a->out[j].shape, a->out[0].shape, (size_t)a->out[0].ndim * sizeof a->out[0].shape[0]) != 0))
+      return uk__errorf(UK_ERR_SHAPE,
+                        "%s: outputs '%s' and '%s' are computed elementwise but have different shapes; compute "
+                        "them in separate fusions",
+                        f->name, f->prog->out_names[q->out_dst[0]], f->prog->out_names[q->out_dst[j]]);
   }
-  return 1;
+  a->el = (uk_launch){c->stream, 0, launch ? launch->block_size : 0};
+  return UK_OK;
 }
 
-/* The row kernel's function, compiled at the first call (precompile:
- * compiled into the caches and dropped; needs no device). */
-static uk_status row_function(uk_fusion *f, fz_entry *e, int precompile, uk_function **fn) {
-  uk_module *mod = atomic_load_explicit(&e->row_mod, memory_order_acquire);
-  if (mod && !precompile) {
-    *fn = e->row_fn;
-    return UK_OK;
-  }
-  const uk_fuse_row *r = &e->plan->row;
-  uk_module_options mo = {0};
-  mo.options = (const char *const *)f->options;
-  mo.num_options = f->num_options;
-  mo.name = r->name;
-  uk_status s = UK_OK;
-  if (precompile) {
-    if (!mod && !(s = uk_module_from_source(f->ctx, r->source, &mo, &mod))) uk_module_destroy(mod);
-    return s;
-  }
-  pthread_mutex_lock(&f->lock);
-  if (!(mod = atomic_load_explicit(&e->row_mod, memory_order_relaxed))) {
-    if (!(s = uk_module_from_source(f->ctx, r->source, &mo, &mod)) && (s = uk_module_function(mod, r->name, &e->row_fn)))
-      uk_module_destroy(mod);
-    if (!s) {
-      /* 96 KiB: a 16384-element float32 row (64 KiB), two blocks an SM on
-       * sm_80/90; where the opt-in fails, 40 KiB under the default 48 KiB
-       * that the reductions' static slots share */
-      e->row_smem = 96 * 1024;
-      if (uk_function_set_attribute(e->row_fn, UK_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, e->row_smem)) {
-        e->row_smem = 40 * 1024;
-        uk__error_clear();
-      }
-      atomic_store_explicit(&e->row_mod, mod, memory_order_release);
-    }
-  }
-  *fn = e->row_fn;
-  pthread_mutex_unlock(&f->lock);
-  return s;
-}
-
-/* M_INFO for the row kernel: its compile (or cache lookup) described. */
-static uk_status row_info(uk_fusion *f, fz_entry *e, uk_compile_info *info) {
-  const uk_fuse_row *r = &e->plan->row;
-  uk_module_options mo = {0};
-  mo.options = (const char *const *)f->options;
-  mo.num_options = f->num_options;
-  mo.name = r->name;
-  uk_module *mod = NULL;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  uk_status s = uk_module_from_source(f->ctx, r->source, &mo, &mod);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (s) return s;
-  if (!(info->log = strdup(mod->bin->log))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  info->arch = mod->bin->arch;
-  info->is_ptx = mod->bin->is_ptx;
-  info->image_bytes = mod->bin->image_size;
-  info->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-  uk_module_destroy(mod);
-  return s;
-}
-
-/* Byte strides of a over the last nd axes of the map shape (right-aligned;
- * 0 where a broadcasts). per_row: a's row axes, then 0. */
-static void row_strides(const uk_array *a, int nd, int per_row, int64_t *st) {
-  for (int d = 0; d < nd; d++) st[d] = 0;
-  if (per_row) {
-    for (int d = 0; d < nd - 1 && d < a->ndim; d++) st[d] = a->shape[d] == 1 ? 0 : a->strides[d];
-    return;
-  }
-  for (int d = 0; d < a->ndim; d++) st[nd - a->ndim + d] = a->shape[d] == 1 ? 0 : a->strides[d];
-}
-
-/* Launches the row kernel: threads per row for about 8 elements each (a
- * power of two, 32 .. max_threads), a warp per row under 64 (8 rows a
- * block); as much of each row kept in shared memory as row_smem holds. */
-static uk_status row_launch(uk_fusion *f, fz_entry *e, const uk_arg *in, const uk_array *outs, const int64_t *shapes,
-                            void *stream, int device) {
-  const uk_fuse_plan *p = e->plan;
-  const uk_fuse_row *r = &p->row;
-  int nd = r->ndim, ldev = -1, pushed = 0;
-  uk_function *fn;
-  uk_status s = uk__launch_enter(f->ctx, stream, &ldev, &pushed);
-  uk__device_leave(pushed);
-  if (!s && ldev != device)
-    s = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", f->name, device,
-                   ldev);
-  if (s || (s = row_function(f, e, 0, &fn))) return s;
-  const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
-  int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
-  for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
-  for (int d = 0; d < nd - 1; d++) rows *= ms[d];
-  int t = 32;
-  while (t < r->max_threads && (int64_t)t * 8 < n) t *= 2;
-  int block = t >= 64 ? t : 256, rpb = block / t;
-  int64_t grid = (rows + rpb - 1) / rpb;
-  /* kept elements: each input's part rounded up to 16 bytes, as the kernel does */
-  int64_t esize = 0, nkept = 0, nc, rowbytes = 0;
-  for (int j = 0; j < r->nparams; j++)
-    if (r->param[j].kind == UK_ROW_IN) {
-      esize += (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype);
-      nkept++;
-    }
-  nc = esize ? (e->row_smem / rpb - 16 * nkept) / esize : 0;
-  if (nc > n) nc = n;
-  if (nc < 0) nc = 0;
-  for (int j = 0; j < r->nparams; j++)
-    if (r->param[j].kind == UK_ROW_IN) rowbytes += (nc * (int64_t)uk_dtype_size(p->type[r->param[j].index].dtype) + 15) & ~15LL;
-  geo[nd] = rows;
-  geo[nd + 1] = n;
-  geo[nd + 2] = nc;
-  geo[nd + 3] = rowbytes;
-  geo[nd + 4] = 0;
-  memcpy(&geo[nd + 4], &t, sizeof t);
-  void *args[4 * UK_FUSE_MAX_INPUTS + 1];
-  uint64_t ptr[2 * UK_FUSE_MAX_INPUTS];
-  int64_t st[2 * UK_FUSE_MAX_INPUTS][UK_MAX_NDIM];
-  unsigned char val[2 * UK_FUSE_MAX_INPUTS][16];
-  int na = 0;
-  for (int j = 0; j < r->nparams; j++) {
-    int k = r->param[j].index;
-    if (r->param[j].kind == UK_ROW_SCALAR) {
-      const uk_arg *a = &in[k];
-      unsigned char *v = val[j];
-      memset(v, 0, 16);
-      switch (a->kind) {
-      case UK_ARG_INT: memcpy(v, &a->v.i, 8); break;
-      case UK_ARG_FLOAT: memcpy(v, &a->v.f, 8); break;
-      case UK_ARG_COMPLEX: memcpy(v, a->v.c, 16); break;
-      case UK_ARG_BOOL: v[0] = a->v.b != 0; break;
-      default: memcpy(v, a->v.bytes, uk_dtype_size(a->dtype)); break;
-      }
-      args[na++] = v;
-      continue;
-    }
-    const uk_array *a = r->param[j].kind == UK_ROW_IN ? in[k].v.array : &outs[k];
-    ptr[j] = a->data;
-    row_strides(a, nd, r->param[j].kind == UK_ROW_OUT && r->out_per_row[k], st[j]);
-    args[na++] = &ptr[j];
-    args[na++] = st[j];
-  }
-  args[na++] = geo;
-  uk_grid_launch gl = {{(unsigned)(grid < (1 << 24) ? grid : (1 << 24)), 1, 1}, {(unsigned)block, 1, 1},
-                       (unsigned)(rowbytes * rpb), stream, 0, {0, 0, 0}};
-  return uk_function_launch(fn, &gl, args);
-}
-
-static uk_status run(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
-                     mode m, char **source, uk_compile_info *info, int *count) {
-  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
-  if (m == M_SOURCE && !source) return uk__errorf(UK_ERR_INVALID, "uk_fusion_source: source is NULL");
-  if (m == M_INFO && !info) return uk__errorf(UK_ERR_INVALID, "uk_fusion_compile_info: info is NULL");
-  uk_compile_info all = {0}, one = {0};
-  uk_fuse_sig sig;
-  fz_entry *e = NULL;
-  uk_status s = make_sig(f, in, nin, out, nout, &sig);
-  if (s || (s = lookup(f, &sig, &e))) return s;
-  if (e->plan->merged_reductions && (s = split_if_mixed(f, in, nin, &sig, &e))) return s;
-  const uk_fuse_prog *g = f->prog;
-  const uk_fuse_plan *p = e->plan;
-  void *stream = launch ? launch->stream : NULL;
-  int64_t stack_shapes[64 * UK_MAX_NDIM];
-  int64_t *shapes = g->nnodes <= 64 ? stack_shapes : malloc((size_t)g->nnodes * UK_MAX_NDIM * sizeof *shapes);
-  uk_array temps_stack[8];
-  uk_array *temps = p->ntemps <= 8 ? temps_stack : calloc((size_t)p->ntemps, sizeof *temps);
-  uk_array outs[UK_FUSE_MAX_INPUTS];
-  int nalloc_out = 0, nalloc_tmp = 0;
-  uk_strbuf src;
-  uk__sb_init(&src);
-  if (!shapes || !temps) {
-    s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-    goto out;
-  }
-  const int64_t *in_shapes[UK_FUSE_MAX_INPUTS];
-  int device = -1;
-  for (int k = 0; k < nin; k++) {
-    in_shapes[k] = in[k].kind == UK_ARG_ARRAY ? in[k].v.array->shape : NULL;
-    if (in[k].kind == UK_ARG_ARRAY && device < 0) device = in[k].v.array->device;
-  }
-  for (int c = 0; c < p->nweak_checks; c++) {
-    const uk_arg *a = &in[p->weak_checks[c].input];
-    if (a->kind == UK_ARG_INT && !uk__fuse_int_fits(a->v.i, p->weak_checks[c].dtype)) {
-      s = uk__error_at(UK_ERR_TYPE, "program", g->text, p->weak_checks[c].pos, NULL,
-                       "Python integer %lld (input '%s') out of bounds for %s", (long long)a->v.i,
-                       g->in_names[p->weak_checks[c].input], uk_dtype_name(p->weak_checks[c].dtype));
-      goto out;
-    }
-  }
-  if ((s = uk__fuse_shapes(g, p, in_shapes, shapes))) goto out;
-  if (device < 0) device = sig.out_given ? out[0].device : f->ctx->opts.device;
-  /* outputs */
-  for (int k = 0; k < nout; k++) {
-    int id = g->out_node[k], nd = p->ndim[id];
-    const int64_t *sh = shapes + (size_t)id * UK_MAX_NDIM;
-    if (sig.out_given) {
-      int ok = out[k].ndim == nd;
-      for (int d = 0; ok && d < nd; d++) ok = out[k].shape[d] == sh[d];
-      if (!ok) {
-        s = uk__errorf(UK_ERR_SHAPE, "%s: output '%s' has ndim %d and the wrong shape; the program's result has ndim %d",
-                       f->name, g->out_names[k], out[k].ndim, nd);
-        goto out;
-      }
-      outs[k] = out[k];
-    } else if (m == M_CALL) {
-      if ((s = uk_array_alloc(f->ctx, p->out_dtype[k], nd, sh, device, stream, &outs[k]))) goto out;
-      nalloc_out++;
-    } else {
-      uk_array_init(&outs[k], FAKE_PTR * (uint64_t)(k + 1), p->out_dtype[k], nd, sh);
-      outs[k].device = device;
-    }
-  }
-  if (p->row.source && row_usable(f, p, in, outs, sig.out_given, shapes, device)) {
-    if (m == M_CALL) s = row_launch(f, e, in, outs, shapes, stream, device);
-    else if (m == M_PRECOMPILE) s = row_function(f, e, 1, NULL);
-    else if (m == M_INFO) s = row_info(f, e, &all);
-    else if (m == M_SOURCE) {
-      uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name, p->row.name);
-      uk__sb_add(&src, p->row.source);
-    } else *count = 1;
-    if (s) {
-      uk__error_prefix("%s (row kernel '%s')", f->name, p->row.name);
-      goto out;
-    }
-    goto done;
-  }
-  if (m == M_COUNT) {
-    *count = p->nkernels;
-    goto out;
-  }
-  for (int t = 0; t < p->ntemps; t++) {
-    int id = p->temp_node[t];
-    const int64_t *sh = shapes + (size_t)id * UK_MAX_NDIM;
-    if (m == M_CALL) {
-      if ((s = uk_array_alloc(f->ctx, p->type[id].dtype, p->ndim[id], sh, device, stream, &temps[t]))) goto out;
-    } else {
-      uk_array_init(&temps[t], FAKE_PTR * (uint64_t)(nout + t + 1), p->type[id].dtype, p->ndim[id], sh);
-      temps[t].device = device;
-    }
-    nalloc_tmp++;
-  }
-  /* kernels in order */
-  for (int k = 0; k < p->nkernels; k++) {
+/* Makes the intermediates, then each kernel's arguments and the step on
+ * it, in order; errors name the kernel. */
+static uk_status split_run(uk_fusion *f, const fz_call *c, const uk_arg *in, const uk_launch *launch, int alloc,
+                           fz_step step, void *arg) {
+  const uk_fuse_plan *p = c->e->plan;
+  fz_temps t;
+  uk_status s = temps_make(f, c, alloc, &t);
+  for (int k = 0; !s && k < p->nkernels; k++) {
     const uk_fuse_kernel *q = &p->kernels[k];
-    uk_arg kin[UK_FUSE_MAX_INPUTS + 32];
-    uk_array kout[32];
-    if (q->nin > (int)(sizeof kin / sizeof kin[0]) || q->nout > (int)(sizeof kout / sizeof kout[0])) {
+    fz_kargs a;
+    if (q->nin > (int)(sizeof a.in / sizeof a.in[0]) || q->nout > (int)(sizeof a.out / sizeof a.out[0])) {
       s = uk__errorf(UK_ERR_INVALID, "%s: too many intermediates", f->name);
-      goto out;
+      break;
     }
     for (int j = 0; j < q->nin; j++)
-      kin[j] = q->in_src[j] >= 0 ? in[q->in_src[j]] : uk_arg_array(&temps[-1 - q->in_src[j]]);
-    char *ks = NULL;
-    if (q->is_reduction) {
-      const int64_t *ms = shapes + (size_t)q->map_node * UK_MAX_NDIM;
-      int mnd = p->ndim[q->map_node];
-      unsigned axes = p->axes[q->red_node];
-      int ax[UK_MAX_NDIM], nax = 0;
-      int64_t rsize = 1;
-      for (int d = 0; d < mnd; d++)
-        if ((axes >> d) & 1) {
-          ax[nax++] = d;
-          rsize *= ms[d];
-        }
-      /* every reduction of the kernel must see the same map shape */
-      for (int id = 0; id < g->nnodes; id++)
-        if (!sig.split && p->needed[id] && g->nodes[id].kind == UK_FN_RED && id != q->red_node && p->axes[id] == axes &&
-            p->ndim[g->nodes[id].arg[0]] == mnd &&
-            memcmp(shapes + (size_t)g->nodes[id].arg[0] * UK_MAX_NDIM, ms, (size_t)mnd * sizeof *ms) != 0) {
-          s = uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[id].pos, NULL,
-                           "reductions over the same axes fused into one kernel must reduce operands of one shape");
-          goto out;
-        }
-      for (int j = 0; j < q->nout; j++)
-        keepdims_view(q->out_dst[j] >= 0 ? &outs[q->out_dst[j]] : &temps[-1 - q->out_dst[j]], ms, mnd, axes, &kout[j]);
-      if (q->check_empty && rsize == 0 && q->nout > 0 && prod(kout[0].shape, kout[0].ndim) > 0) {
-        s = uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[q->red_node].pos, NULL,
-                         "zero-size array to a reduction with no identity (max, min, argmax, argmin)");
-        goto out;
-      }
-      uk_reduce_launch rl = {stream, ax, nax, 1, nax == 0};
-      uk_reduction *r = e->kernels[k];
-      s = m == M_CALL       ? uk_reduction_call(r, kin, q->nin, kout, q->nout, &rl)
-          : m == M_SOURCE   ? uk_reduction_source(r, kin, q->nin, kout, q->nout, &rl, &ks)
-          : m == M_INFO     ? uk_reduction_compile_info(r, kin, q->nin, kout, q->nout, &rl, &one)
-                            : uk_reduction_precompile(r, kin, q->nin, kout, q->nout, &rl);
-    } else {
-      for (int j = 0; j < q->nout; j++) {
-        kout[j] = q->out_dst[j] >= 0 ? outs[q->out_dst[j]] : temps[-1 - q->out_dst[j]];
-        if (j > 0 && (kout[j].ndim != kout[0].ndim ||
-                      memcmp(kout[j].shape, kout[0].shape, (size_t)kout[0].ndim * sizeof kout[0].shape[0]) != 0)) {
-          s = uk__errorf(UK_ERR_SHAPE,
-                         "%s: outputs '%s' and '%s' are computed elementwise but have different shapes; compute "
-                         "them in separate fusions",
-                         f->name, g->out_names[q->out_dst[0]], g->out_names[q->out_dst[j]]);
-          goto out;
-        }
-      }
-      uk_launch el = {stream, 0, launch ? launch->block_size : 0};
-      uk_elementwise *w = e->kernels[k];
-      s = m == M_CALL       ? uk_elementwise_call(w, kin, q->nin, kout, q->nout, &el)
-          : m == M_SOURCE   ? uk_elementwise_source(w, kin, q->nin, kout, q->nout, &el, &ks)
-          : m == M_INFO     ? uk_elementwise_compile_info(w, kin, q->nin, kout, q->nout, &el, &one)
-                            : uk_elementwise_precompile(w, kin, q->nin, kout, q->nout, &el);
-    }
-    if (s == UK_OK && m == M_INFO) s = add_info(&all, &one);
-    if (s) {
+      a.in[j] = q->in_src[j] >= 0 ? in[q->in_src[j]] : uk_arg_array(&t.a[-1 - q->in_src[j]]);
+    if ((s = q->is_reduction ? reduction_args(f, c, &t, q, &a) : elementwise_args(f, c, &t, q, launch, &a))) break;
+    if ((s = step(f, c, k, c->e->kernels[k], &a, arg)))
       uk__error_prefix("%s (kernel %d of %d, '%s')", f->name, k + 1, p->nkernels, q->name);
-      goto out;
-    }
-    if (ks) {
-      uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel %d of %d (%s '%s') ====\n", f->name, k + 1, p->nkernels,
-                  q->is_reduction ? "reduction" : "elementwise", q->name);
-      uk__sb_add(&src, ks);
-      uk_free(ks);
-    }
   }
-done:
-  if (m == M_SOURCE) {
-    if (!(*source = uk__sb_detach(&src))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
-  }
-  if (m == M_INFO) {
-    *info = all;
-    all.log = NULL;
-  }
-out:
-  uk_free(all.log);
-  if (m == M_CALL) {
-    for (int t = 0; t < nalloc_tmp; t++) uk_array_free(f->ctx, &temps[t], stream);
-    if (s)
-      for (int k = 0; k < nalloc_out; k++) uk_array_free(f->ctx, &outs[k], stream);
-    else if (!sig.out_given)
-      for (int k = 0; k < nout; k++) out[k] = outs[k];
-  }
-  if (s == UK_OK) uk__error_clear();
-  uk__sb_release(&src);
-  if (temps != temps_stack) free(temps);
-  if (shapes != stack_shapes) free(shapes);
+  temps_free(f, c, &t);
   return s;
 }
 
+static uk_status step_call(uk_fusion *f, const fz_call *c, int k, void *kernel, fz_kargs *a, void *arg) {
+  const uk_fuse_kernel *q = &c->e->plan->kernels[k];
+  (void)f, (void)arg;
+  return q->is_reduction ? uk_reduction_call(kernel, a->in, q->nin, a->out, q->nout, &a->rl)
+                         : uk_elementwise_call(kernel, a->in, q->nin, a->out, q->nout, &a->el);
+}
+
+static uk_status step_precompile(uk_fusion *f, const fz_call *c, int k, void *kernel, fz_kargs *a, void *arg) {
+  const uk_fuse_kernel *q = &c->e->plan->kernels[k];
+  (void)f, (void)arg;
+  return q->is_reduction ? uk_reduction_precompile(kernel, a->in, q->nin, a->out, q->nout, &a->rl)
+                         : uk_elementwise_precompile(kernel, a->in, q->nin, a->out, q->nout, &a->el);
+}
+
+/* arg: the uk_strbuf the kernels' sources join, each under a banner. */
+static uk_status step_source(uk_fusion *f, const fz_call *c, int k, void *kernel, fz_kargs *a, void *arg) {
+  const uk_fuse_plan *p = c->e->plan;
+  const uk_fuse_kernel *q = &p->kernels[k];
+  char *ks = NULL;
+  uk_status s = q->is_reduction ? uk_reduction_source(kernel, a->in, q->nin, a->out, q->nout, &a->rl, &ks)
+                                : uk_elementwise_source(kernel, a->in, q->nin, a->out, q->nout, &a->el, &ks);
+  if (s) return s;
+  uk__sb_addf(arg, "// ==== ukern fusion '%s': kernel %d of %d (%s '%s') ====\n", f->name, k + 1, p->nkernels,
+              q->is_reduction ? "reduction" : "elementwise", q->name);
+  uk__sb_add(arg, ks);
+  uk_free(ks);
+  return UK_OK;
+}
+
+/* arg: the uk_compile_info the kernels' add to (sizes and times summed,
+ * logs joined in kernel order). */
+static uk_status step_info(uk_fusion *f, const fz_call *c, int k, void *kernel, fz_kargs *a, void *arg) {
+  const uk_fuse_kernel *q = &c->e->plan->kernels[k];
+  uk_compile_info *all = arg, one = {0};
+  (void)f;
+  uk_status s = q->is_reduction ? uk_reduction_compile_info(kernel, a->in, q->nin, a->out, q->nout, &a->rl, &one)
+                                : uk_elementwise_compile_info(kernel, a->in, q->nin, a->out, q->nout, &a->el, &one);
+  if (s || !one.log) return s; /* nothing to compute: nothing compiled */
+  size_t n = all->log ? strlen(all->log) : 0, m = strlen(one.log);
+  char *log = realloc(all->log, n + m + 1);
+  if (!log) {
+    uk_free(one.log);
+    return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  }
+  memcpy(log + n, one.log, m + 1);
+  all->log = log;
+  all->arch = one.arch;
+  all->is_ptx = one.is_ptx;
+  all->image_bytes += one.image_bytes;
+  all->ms += one.ms;
+  uk_free(one.log);
+  return UK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The public calls, each a composition of the stages                        */
+/* ------------------------------------------------------------------------ */
+
 uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_CALL, NULL, NULL, NULL);
+  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
+  fz_call c;
+  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  if (!s) s = outputs(f, &c, in, out, 1);
+  if (!s) s = c.row ? row_call(f, &c, in) : split_run(f, &c, in, launch, 1, step_call, NULL);
+  return finish(f, &c, s, out);
 }
 
 uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                const uk_launch *launch) {
-  return run(f, in, nin, out, nout, launch, M_PRECOMPILE, NULL, NULL, NULL);
+  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
+  fz_call c;
+  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  if (!s) s = outputs(f, &c, in, out, 0);
+  if (!s)
+    s = c.row ? row_offline(f, &c, UK__OFFLINE_PRECOMPILE, NULL)
+              : split_run(f, &c, in, launch, 0, step_precompile, NULL);
+  return finish(f, &c, s, NULL);
 }
 
 uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch,
                            char **source) {
-  return run(f, in, nin, out, nout, launch, M_SOURCE, source, NULL, NULL);
+  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
+  if (!source) return uk__errorf(UK_ERR_INVALID, "uk_fusion_source: source is NULL");
+  fz_call c;
+  uk_strbuf src;
+  uk__sb_init(&src);
+  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  if (!s) s = outputs(f, &c, in, out, 0);
+  if (!s && c.row) {
+    uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name,
+                c.e->plan->row.name);
+    uk__sb_add(&src, c.e->plan->row.source);
+  } else if (!s) {
+    s = split_run(f, &c, in, launch, 0, step_source, &src);
+  }
+  if (!s && !(*source = uk__sb_detach(&src))) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  uk__sb_release(&src);
+  return finish(f, &c, s, NULL);
 }
 
 uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                  const uk_launch *launch, uk_compile_info *info) {
-  return run(f, in, nin, out, nout, launch, M_INFO, NULL, info, NULL);
+  if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
+  if (!info) return uk__errorf(UK_ERR_INVALID, "uk_fusion_compile_info: info is NULL");
+  fz_call c;
+  uk_compile_info all = {0};
+  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  if (!s) s = outputs(f, &c, in, out, 0);
+  if (!s) s = c.row ? row_offline(f, &c, UK__OFFLINE_INFO, &all) : split_run(f, &c, in, launch, 0, step_info, &all);
+  if (s) uk_free(all.log);
+  else *info = all;
+  return finish(f, &c, s, NULL);
 }
 
 uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, int *count) {
   if (!f || !count) return uk__errorf(UK_ERR_INVALID, "uk_fusion_kernel_count: NULL argument");
-  /* run writes to out only when it calls */
-  return run(f, in, nin, (uk_array *)(uintptr_t)out, nout, NULL, M_COUNT, NULL, NULL, count);
+  fz_call c;
+  uk_status s = begin(f, in, nin, out, nout, NULL, &c);
+  if (!s) s = outputs(f, &c, in, out, 0);
+  if (!s) *count = c.row ? 1 : c.e->plan->nkernels;
+  return finish(f, &c, s, NULL);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "codegen/shape.h"
-#include "runtime/kernel_spec.h"
+#include "runtime/kernel_pipeline.h"
 
 /* A call's arguments as the launch needs them. */
 typedef struct uk__call {

@@ -6,15 +6,15 @@
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
 
-uk_status uk__frame_enter(uk__frame *f, const uk__kernel *kd, const uk__call *c, void *stream) {
+uk_status uk__frame_enter(uk__frame *f, const uk__kernel *kd, int device, void *stream) {
   f->ctx = kd->ctx;
   f->name = kd->name;
   f->stream = stream;
   f->device = f->pushed = f->nalloc = f->ntemps = 0;
   uk_status st = uk__launch_enter(kd->ctx, stream, &f->device, &f->pushed);
-  if (st == UK_OK && c->device >= 0 && c->device != f->device)
+  if (st == UK_OK && device >= 0 && device != f->device)
     st = uk__errorf(UK_ERR_INVALID, "%s: the arrays are on device %d but the launch runs on device %d", kd->name,
-                    c->device, f->device);
+                    device, f->device);
   return st;
 }
 
@@ -41,10 +41,10 @@ uk_status uk__frame_operands(uk__frame *f, const uk__kernel *kd, const uk__call 
                                      &f->ntemps);
 }
 
-uk_status uk__frame_launch(const uk__frame *f, CUfunction fn, int64_t gx, int64_t gy, int block, void *buf,
-                           size_t bytes) {
+uk_status uk__frame_launch(const uk__frame *f, CUfunction fn, int64_t gx, int64_t gy, int block, unsigned shared,
+                           void *buf, size_t bytes) {
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
-  return uk__cu_check(uk__cu.cuLaunchKernel(fn, (unsigned)gx, (unsigned)gy, 1, (unsigned)block, 1, 1, 0,
+  return uk__cu_check(uk__cu.cuLaunchKernel(fn, (unsigned)gx, (unsigned)gy, 1, (unsigned)block, 1, 1, shared,
                                             (CUstream)f->stream, NULL, extra),
                       "cuLaunchKernel");
 }
@@ -54,7 +54,7 @@ uk_status uk__frame_leave(uk__frame *f, uk__call *c, uk_status st, uk_array *out
   if (st != UK_OK) {
     for (int j = 0; j < f->nalloc; j++)
       if (c->outs[j].data) uk__context_free(f->ctx, c->outs[j].data, f->stream);
-  } else if (!c->b.outputs_given) {
+  } else if (c && !c->b.outputs_given) {
     for (int j = 0; j < nout; j++) out[j] = c->outs[j];
   }
   uk__device_leave(f->pushed);

@@ -16,7 +16,9 @@
 
 #include "base/error.h"
 #include "base/hash.h"
+#include "base/once.h"
 #include "base/strbuf.h"
+#include "runtime/image_check.h"
 
 #ifndef UK_BUILD_CUDA_LIBDIR
 #define UK_BUILD_CUDA_LIBDIR ""
@@ -42,14 +44,14 @@ static struct {
   nvJitLinkResult (*version)(unsigned *, unsigned *);
 } jl;
 
-static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static uk__once lib_once = UK__ONCE_INIT;
 static uk_status lib_status = UK_ERR_NO_DEVICE;
 static char lib_reason[1024];
 static unsigned jl_major, jl_minor;
 
 /* The toolkit's library directories, in search order, into `out` (each
  * NUL-terminated, at most `max`); returns how many. */
-static int toolkit_lib_dirs(char out[][PATH_MAX], int max) {
+static int toolkit_lib_dirs(const uk__toolkit *tk, char out[][PATH_MAX], int max) {
   int n = 0;
   const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH")};
   for (size_t k = 0; k < 2; k++) {
@@ -58,12 +60,8 @@ static int toolkit_lib_dirs(char out[][PATH_MAX], int max) {
     if (n < max) snprintf(out[n++], PATH_MAX, "%s/lib", homes[k]);
   }
   /* The lib dirs beside the include dirs NVRTC uses (.../include -> .../lib64). */
-  const char *const *inc = NULL;
-  int ninc = 0;
-  if (uk__nvrtc_include_dirs(&inc, &ninc) != UK_OK) {
-    uk__error_clear();
-    ninc = 0;
-  }
+  const char *const *inc = tk->include_dirs;
+  int ninc = inc ? tk->num_include_dirs : 0;
   for (int k = 0; k < ninc; k++) {
     const char *slash = strrchr(inc[k], '/');
     if (!slash || strcmp(slash, "/include") != 0) continue;
@@ -95,15 +93,15 @@ static int resolve(void *lib) {
   return 1;
 }
 
-static void load_lib(void) {
-  int ver = 0;
-  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+static void load_lib(const void *tk_v) {
+  const uk__toolkit *tk = tk_v;
+  int ver = tk->nvrtc_version;
   char soname[64];
   snprintf(soname, sizeof soname, "libnvJitLink.so.%d", ver > 0 ? ver / 1000 : 13);
   uk_strbuf looked;
   uk__sb_init(&looked);
   char dirs[12][PATH_MAX];
-  int ndirs = toolkit_lib_dirs(dirs, 12);
+  int ndirs = toolkit_lib_dirs(tk, dirs, 12);
   void *lib = NULL;
   const char *env = getenv("UKERN_NVJITLINK");
   if (env && *env) {
@@ -134,8 +132,8 @@ static void load_lib(void) {
   uk__sb_release(&looked);
 }
 
-uk_status uk__link_load(void) {
-  pthread_once(&lib_once, load_lib);
+uk_status uk__link_load(const uk__toolkit *tk) {
+  uk__once_run(&lib_once, load_lib, tk);
   return lib_status == UK_OK ? UK_OK : uk__errorf(lib_status, "%s", lib_reason);
 }
 
@@ -143,7 +141,7 @@ uk_status uk__link_load(void) {
 /* libcudadevrt.a                                                            */
 /* ------------------------------------------------------------------------ */
 
-static pthread_once_t devrt_once = PTHREAD_ONCE_INIT;
+static uk__once devrt_once = UK__ONCE_INIT;
 static void *devrt_data;
 static size_t devrt_size;
 static char devrt_path[PATH_MAX];
@@ -176,21 +174,26 @@ static int read_trusted(const char *path, void **data, size_t *size) {
   return 1;
 }
 
-static void find_devrt(void) {
+static void find_devrt(const void *tk) {
   uk_strbuf looked;
   uk__sb_init(&looked);
   char dirs[12][PATH_MAX];
   int ndirs = 0;
   const char *env = getenv("UKERN_CUDADEVRT");
   if (env && *env) snprintf(dirs[ndirs++], PATH_MAX, "%s", env);
-  else ndirs = toolkit_lib_dirs(dirs, 12);
+  else ndirs = toolkit_lib_dirs(tk, dirs, 12);
   for (int k = 0; k < ndirs && !devrt_data; k++) {
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%.4000s%s", dirs[k], env && *env ? "" : "/libcudadevrt.a");
     uk__sb_addf(&looked, "%s%s", looked.len ? ", " : "", p);
     if (read_trusted(p, &devrt_data, &devrt_size)) snprintf(devrt_path, sizeof devrt_path, "%s", p);
   }
-  if (devrt_data) uk__hash128_hex(uk__hash128(devrt_data, devrt_size), devrt_digest);
+  if (devrt_data && uk__archive_check(devrt_data, devrt_size, devrt_path) != UK_OK) {
+    snprintf(devrt_reason, sizeof devrt_reason, "%s; set UKERN_CUDADEVRT to a good libcudadevrt.a", uk_last_error());
+    uk__error_clear();
+    free(devrt_data);
+    devrt_data = NULL;
+  } else if (devrt_data) uk__hash128_hex(uk__hash128(devrt_data, devrt_size), devrt_digest);
   else
     snprintf(devrt_reason, sizeof devrt_reason,
              "libcudadevrt.a (the device runtime for kernels that launch kernels) not found or not "
@@ -199,8 +202,8 @@ static void find_devrt(void) {
   uk__sb_release(&looked);
 }
 
-uk_status uk__link_devrt(const void **data, size_t *size, const char **path) {
-  pthread_once(&devrt_once, find_devrt);
+uk_status uk__link_devrt(const uk__toolkit *tk, const void **data, size_t *size, const char **path) {
+  uk__once_run(&devrt_once, find_devrt, tk);
   if (!devrt_data) return uk__errorf(UK_ERR_NOT_FOUND, "%s", devrt_reason);
   *data = devrt_data;
   *size = devrt_size;
@@ -229,21 +232,21 @@ int uk__link_wanted(const char *const *options, int n, int *lto) {
   return rdc || *lto;
 }
 
-void uk__link_identity(char out[96]) {
+void uk__link_identity(const uk__toolkit *tk, char out[96]) {
   const void *d;
   size_t n;
-  int have_lib = uk__link_load() == UK_OK;
-  int have_devrt = uk__link_devrt(&d, &n, NULL) == UK_OK;
+  int have_lib = uk__link_load(tk) == UK_OK;
+  int have_devrt = uk__link_devrt(tk, &d, &n, NULL) == UK_OK;
   if (!have_lib || !have_devrt) uk__error_clear();
   snprintf(out, 96, "nvjitlink %u.%u devrt %s", have_lib ? jl_major : 0, have_lib ? jl_minor : 0,
            have_devrt ? devrt_digest : "none");
 }
 
-int uk__link_key(const uk__compile_req *req, char out[96]) {
+int uk__link_key(const uk__toolkit *tk, const uk__compile_req *req, char out[96]) {
   int lto = 0;
   out[0] = '\0';
   if (!uk__link_wanted(req->options, req->num_options, &lto)) return 0;
-  uk__link_identity(out);
+  uk__link_identity(tk, out);
   return 1;
 }
 
@@ -288,13 +291,20 @@ static void first_line(const char *log, char *out, size_t cap) {
   snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
 }
 
-uk_status uk__link_run(const uk__link_job *job, char **image, size_t *size, char **info) {
-  uk_status st = uk__link_load();
+uk_status uk__link_run(const uk__toolkit *tk, const uk__link_job *job, char **image, size_t *size, char **info) {
+  uk_status st = uk__link_load(tk);
   if (st != UK_OK) return st;
   const void *devrt = NULL;
   size_t devrt_n = 0;
-  if (job->devrt && (st = uk__link_devrt(&devrt, &devrt_n, NULL)) != UK_OK) return st;
+  if (job->devrt && (st = uk__link_devrt(tk, &devrt, &devrt_n, NULL)) != UK_OK) return st;
   const char *what = job->what ? job->what : "linking";
+  /* nvJitLink trusts containers' headers: a malformed one crashes or hangs it. */
+  for (int k = 0; k < job->num_inputs; k++) {
+    const uk__link_input *in = &job->inputs[k];
+    char label[160];
+    snprintf(label, sizeof label, "%s: input %d ('%.64s')", what, k, in->name ? in->name : "input");
+    if ((st = uk__image_check(in->kind, in->data, in->size, label)) != UK_OK) return st;
+  }
   char arch_opt[40];
   uk__arch_option(job->arch, arch_opt, sizeof arch_opt);
   const char *stack_opts[16];

@@ -9,6 +9,7 @@
 
 #include "runtime/arch.h"
 #include "runtime/compile.h"
+#include "runtime/toolkit.h"
 
 /* Input kinds; the values are nvJitLinkInputType's. */
 enum {
@@ -38,22 +39,23 @@ typedef struct uk__link_job {
   const char *what; /* "linking 'module'" for messages */
 } uk__link_job;
 
-/* Loads libnvJitLink.so.<NVRTC major> once: $UKERN_NVJITLINK (a path; when
- * set, the only one tried), else the toolkit's lib dirs ($CUDA_HOME, $CUDA_PATH, the build's toolkit,
- * /usr/local/cuda), then the loader's search path. UK_ERR_NO_DEVICE naming
+/* Loads libnvJitLink.so.<NVRTC major> (tk->nvrtc_version) once:
+ * $UKERN_NVJITLINK (a path; when set, the only one tried), else the
+ * toolkit's lib dirs ($CUDA_HOME, $CUDA_PATH, those beside tk's include
+ * dirs, the build's toolkit, /usr/local/cuda), then the loader's search
+ * path. tk: the first caller's counts (uk__nvrtc_toolkit). UK_ERR_NO_DEVICE naming
  * the library and where it looked when none loads. */
-uk_status uk__link_load(void);
+uk_status uk__link_load(const uk__toolkit *tk);
 
 /* libcudadevrt.a, read once: $UKERN_CUDADEVRT (a path; when set, the only
- * one tried), else the lib dirs
- * beside the toolkit include dirs NVRTC uses, then those above. Borrowed.
+ * one tried), else the lib dirs of uk__link_load. Borrowed.
  * UK_ERR_NOT_FOUND saying where it looked. */
-uk_status uk__link_devrt(const void **data, size_t *size, const char **path);
+uk_status uk__link_devrt(const uk__toolkit *tk, const void **data, size_t *size, const char **path);
 
 /* Links: *image is the malloc'd cubin, *info the malloc'd info log ("" when
  * none). UK_ERR_COMPILE with the options line and nvJitLink's error log in
  * uk_last_error_log() when linking fails. */
-uk_status uk__link_run(const uk__link_job *job, char **image, size_t *size, char **info);
+uk_status uk__link_run(const uk__toolkit *tk, const uk__link_job *job, char **image, size_t *size, char **info);
 
 /* A compiler's relocatable cubin (or LTO-IR with lto) for req linked by
  * nvJitLink with libcudadevrt.a when found: *image (malloc'd) is replaced
@@ -70,8 +72,8 @@ int uk__link_wanted(const char *const *options, int n, int *lto);
 /* What a linked compile adds to its cache key (compile_key.c): nvJitLink's version and a
  * digest of libcudadevrt.a ("nvjitlink 13.0 devrt <hex>"). 0 (out = "")
  * when the request is not linked. */
-int uk__link_key(const uk__compile_req *req, char out[96]);
+int uk__link_key(const uk__toolkit *tk, const uk__compile_req *req, char out[96]);
 /* That identity text alone (for keys of uk_module_link). */
-void uk__link_identity(char out[96]);
+void uk__link_identity(const uk__toolkit *tk, char out[96]);
 
 #endif

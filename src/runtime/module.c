@@ -13,15 +13,15 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "runtime/cubin_params.h"
+#include "runtime/image_check.h"
 #include "runtime/link.h"
 #include "runtime/nvrtc_lib.h"
 
-#define FATBIN_MAGIC 0xBA55ED50u
 
 uk_status uk__module_new(uk_context *ctx, uk__binary *bin, uk_module **out) {
   /* The context's spare object is as new: nothing loaded, no functions, its
    * lock initialised (uk_module_destroy). */
-  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
+  uk_module *m = uk__held_take(&ctx->spare_module);
   if (!m) {
     if (!(m = calloc(1, sizeof *m))) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a module");
     if (pthread_mutex_init(&m->lock, NULL) != 0) {
@@ -43,10 +43,7 @@ static void free_object(uk_module *m) {
   free(m);
 }
 
-void uk__module_free_spare(uk_context *ctx) {
-  uk_module *m = atomic_exchange_explicit(&ctx->spare_module, NULL, memory_order_acquire);
-  if (m) free_object(m);
-}
+static void free_spare(void *m) { free_object(m); }
 
 void uk_module_destroy(uk_module *m) {
   if (!m) return;
@@ -81,10 +78,7 @@ void uk_module_destroy(uk_module *m) {
   m->ctx = NULL;
   /* Kept for the context's next module when its slot is free; the context
    * frees it at its last release, which may be the one below. */
-  uk_module *none = NULL;
-  if (!atomic_compare_exchange_strong_explicit(&ctx->spare_module, &none, m, memory_order_release,
-                                               memory_order_relaxed))
-    free_object(m);
+  if (!uk__held_put(&ctx->spare_module, m, free_spare, NULL)) free_object(m);
   uk__context_release(ctx);
 }
 
@@ -226,7 +220,13 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
 static int is_fatbin(const unsigned char *p, size_t n) {
   if (n < 4) return 0;
   uint32_t magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  return magic == FATBIN_MAGIC;
+  return magic == UK__FATBIN_MAGIC;
+}
+
+/* The driver reads a cubin or fatbin by its headers alone (no size): the
+ * structure must be in bounds first. */
+static uk_status check_binary(const unsigned char *p, size_t n, const char *what) {
+  return uk__cubin_is_elf(p, n) ? uk__elf_check(p, n, 0, UK__ELF_CUDA, what) : uk__fatbin_check(p, n, 0, what);
 }
 
 /* Wraps an image in a module and loads it on the default device now, so a
@@ -259,7 +259,10 @@ uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes,
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: %s is NULL",
                       !ctx ? "ctx" : !image ? "image" : "out");
   const unsigned char *p = image;
-  if (uk__cubin_is_elf(p, bytes) || is_fatbin(p, bytes)) return module_from_bytes(ctx, image, bytes, 0, out);
+  if (uk__cubin_is_elf(p, bytes) || is_fatbin(p, bytes)) {
+    uk_status st = check_binary(p, bytes, "uk_module_from_image");
+    return st != UK_OK ? st : module_from_bytes(ctx, image, bytes, 0, out);
+  }
   const unsigned char *nul = memchr(p, 0, bytes);
   if (!nul)
     return uk__errorf(UK_ERR_INVALID, "uk_module_from_image: the image is neither a cubin (ELF) "
@@ -307,43 +310,13 @@ uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out
     unsigned char *nul = memchr(data, 0, size);
     if (nul) used = (size_t)(nul - data);
   }
-  st = module_from_bytes(ctx, data, used, !binary, out);
+  if (binary) st = check_binary(data, size, "uk_module_from_file");
+  if (st == UK_OK) st = module_from_bytes(ctx, data, used, !binary, out);
   if (st != UK_OK) uk__error_prefix("loading '%s'", path);
 out:
   fclose(f);
   free(data);
   return st;
-}
-
-uk_status uk__module_load_locked(uk_module *m, int device, CUmodule *out) {
-  if (device < 0 || device >= UK__MAX_DEVICES)
-    return uk__errorf(UK_ERR_INVALID, "device %d is out of range", device);
-  if (m->loaded[device]) {
-    *out = m->loaded[device];
-    return UK_OK;
-  }
-  int pushed = 0;
-  uk_status st = uk__device_enter(device, &pushed);
-  if (st != UK_OK) return st;
-  CUmodule mod = NULL;
-  CUresult r = uk__cu_module_load(&mod, m->bin->image);
-  uk__device_leave(pushed);
-  if (r != CUDA_SUCCESS) {
-    char what[96];
-    snprintf(what, sizeof what, "cuModuleLoadData on device %d", device);
-    st = uk__cu_error(r, what);
-    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU && m->bin->arch > 0) {
-      uk_device_info info;
-      int arch = uk_device_info_get(device, &info) == UK_OK ? info.arch : 0;
-      uk__errorf(st, "cuModuleLoadData on device %d: the module was compiled for sm_%d but the "
-                 "device is sm_%d (compile with arch %d)", device, m->bin->arch, arch, arch);
-    }
-    return st;
-  }
-  m->loaded[device] = mod;
-  if (device >= m->loaded_end) m->loaded_end = device + 1;
-  *out = mod;
-  return UK_OK;
 }
 
 uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes) {

@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "runtime/context.h"
+#include "runtime/image_check.h"
 #include "runtime/link.h"
 #include "runtime/module.h"
 
@@ -115,10 +116,11 @@ static uk_status compile_source(uk_context *ctx, const uk_module_options *o, con
 
 /* Everything the link reads, as text: the cache key. */
 static uk_status link_key(const link_state *ls, const char *const *opts, int nopts, uk_strbuf *key) {
-  int ver = 0;
-  if (uk__nvrtc_version(&ver) != UK_OK) uk__error_clear();
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  int ver = tk.nvrtc_version;
   char id[96];
-  uk__link_identity(id);
+  uk__link_identity(&tk, id);
   uk__sb_addf(key, "ukern %s\nnvrtc %d\nmodule_link\narch %d %d\nlto %d\n%s\n", UK_VERSION_STRING, ver,
               ls->target.num, ls->target.flags, ls->lto, id);
   for (int k = 0; k < nopts; k++) uk__sb_addf(key, "option %zu %s\n", strlen(opts[k]), opts[k]);
@@ -146,12 +148,14 @@ static uk_status make(void *arg, uk__binary **out) {
   }
   const void *d;
   size_t dn;
-  uk__link_job job = {ls->target, ls->lto, uk__link_devrt(&d, &dn, NULL) == UK_OK, in, ls->nparts, NULL, 0,
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  uk__link_job job = {ls->target, ls->lto, uk__link_devrt(&tk, &d, &dn, NULL) == UK_OK, in, ls->nparts, NULL, 0,
                       "linking a module"};
   uk__error_clear();
   char *image = NULL, *info = NULL;
   size_t size = 0;
-  uk_status st = uk__link_run(&job, &image, &size, &info);
+  uk_status st = uk__link_run(&tk, &job, &image, &size, &info);
   if (st == UK_OK) {
     uk__sb_add(&log, info);
     const uk__binary *nb = ls->names_from;
@@ -206,7 +210,9 @@ static uk_status load_part(uk_context *ctx, const uk_module_options *o, const ch
   p->kind = kinds[in->kind];
   p->data = data;
   p->size = in->kind == UK_LINK_PTX ? size + 1 : size; /* nvJitLink takes PTX with its NUL */
-  return UK_OK;
+  char what[128];
+  snprintf(what, sizeof what, "uk_module_link: inputs[%d] ('%s')", index, p->name);
+  return uk__image_check(p->kind, p->data, p->size, what);
 }
 
 uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_inputs,

@@ -189,6 +189,20 @@ uk_status uk__nvrtc_include_dirs(const char *const **dirs, int *count) {
   return UK_OK;
 }
 
+void uk__nvrtc_toolkit(uk__toolkit *out) {
+  out->include_dirs = NULL;
+  out->num_include_dirs = 0;
+  if (uk__nvrtc_include_dirs(&out->include_dirs, &out->num_include_dirs) != UK_OK) {
+    out->include_dirs = NULL;
+    out->num_include_dirs = 0;
+    uk__error_clear();
+  }
+  if (uk__nvrtc_version(&out->nvrtc_version) != UK_OK) {
+    out->nvrtc_version = 0;
+    uk__error_clear();
+  }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Versions and the cache key                                                */
 /* ------------------------------------------------------------------------ */
@@ -289,7 +303,9 @@ uk_status uk__link_compiled(const uk__compile_req *req, const char *pname, int l
   uk__link_job job = {{req->arch, req->arch_flags}, lto, 1, &in, 1, NULL, 0, NULL};
   const void *d;
   size_t dn;
-  if (uk__link_devrt(&d, &dn, NULL) != UK_OK) {
+  uk__toolkit tk;
+  uk__nvrtc_toolkit(&tk);
+  if (uk__link_devrt(&tk, &d, &dn, NULL) != UK_OK) {
     uk__error_clear(); /* code that needs it fails to link, naming the missing symbols */
     job.devrt = 0;
   }
@@ -298,7 +314,7 @@ uk_status uk__link_compiled(const uk__compile_req *req, const char *pname, int l
   job.what = what;
   char *linked = NULL, *info = NULL;
   size_t n = 0;
-  uk_status st = uk__link_run(&job, &linked, &n, &info);
+  uk_status st = uk__link_run(&tk, &job, &linked, &n, &info);
   if (st != UK_OK) return st;
   uk_strbuf sb;
   uk__sb_init(&sb);
@@ -358,7 +374,11 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   char **incs = NULL;
   const char *const *std_names = NULL, *const *std_texts = NULL;
   int nstd = 0;
-  if (!req->no_std_headers) uk__std_headers(&std_names, &std_texts, &nstd);
+  if (!req->no_std_headers) {
+    uk__toolkit tk;
+    uk__nvrtc_toolkit(&tk);
+    uk__std_headers(&tk, &std_names, &std_texts, &nstd);
+  }
   int nh = uk__embedded_header_count + nstd;
   int nincs = 0;
 

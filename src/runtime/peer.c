@@ -76,6 +76,8 @@ static uk_status copy_peer(const char *api, uint64_t dst, int dst_device, uint64
   if ((st = async ? uk__cu_need(cuMemcpyPeerAsync) : uk__cu_need(cuMemcpyPeer)) == UK_OK)
     r = async ? uk__cu.cuMemcpyPeerAsync(dst, dc, src, sc, bytes, (CUstream)stream)
               : uk__cu.cuMemcpyPeer(dst, dc, src, sc, bytes);
+  /* cuMemcpyPeer returns before the copy ends: the synchronous form waits for it */
+  if (st == UK_OK && r == CUDA_SUCCESS && !async) r = uk__cu.cuCtxSynchronize();
   uk__device_leave(pushed);
   if (st != UK_OK) return st;
   return r == CUDA_SUCCESS ? UK_OK

@@ -4,7 +4,7 @@
  * normalises the axes, splits the loop into kept and reduced parts (each
  * merged) and forms a uk_red_key. One program per key holds the one kernel
  * the call's shapes need (red_plan.h, uk__red_group); the strategy and
- * geometry are chosen per call from the merged shapes. The shared stages (kernel_spec.h,
+ * geometry are chosen per call from the merged shapes. The shared stages (kernel_pipeline.h,
  * launch_frame.h) compile, cache and launch it.
  *
  * The device code combines with warp shuffles of its own
@@ -66,7 +66,7 @@ _Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(i
                UK_CALL_STACK_BYTES,
                "UK_CALL_STACK_BYTES");
 
-/* The reduction kind: what the shared stages (kernel_spec.h) call back. */
+/* The reduction kind: what the shared stages (kernel_pipeline.h) call back. */
 
 static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reduction *)kd; }
 
@@ -420,7 +420,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   uk__frame f;
   uk__spec *e = NULL;
   const uk_red_loops *R = &pr.loops;
-  if ((st = uk__frame_enter(&f, &k->base, &pr.c, launch ? launch->stream : NULL)) != UK_OK) goto out;
+  if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (R->nout > 0) {
     pr.key.device = f.device;
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
@@ -447,7 +447,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.grid_x, s.nsplit, UK_RED_BLOCK, buf, e->plan.bytes);
+  st = uk__frame_launch(&f, fn, s.grid_x, s.nsplit, UK_RED_BLOCK, 0, buf, e->plan.bytes);
 out:
   if (temp_scratch) {
     uk__context_free(k->base.ctx, count, f.stream);

@@ -10,7 +10,7 @@
 
 #include "base/error.h"
 #include "base/hash.h"
-#include "runtime/compile.h"
+#include "base/once.h"
 #include "runtime/first_use.h"
 
 /* Standard headers that libcu++ provides as <cuda/std/NAME>. */
@@ -23,7 +23,7 @@ const char *const uk__std_header_names[] = {
 
 #define MAX_STD (sizeof uk__std_header_names / sizeof uk__std_header_names[0])
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static uk__once once = UK__ONCE_INIT;
 static const char *names[MAX_STD];
 static const char *texts[MAX_STD];
 static int count;
@@ -53,13 +53,11 @@ static int shim_text(const char *name, char *buf, size_t cap) {
   return n > 0 && (size_t)n < cap;
 }
 
-static void build(void) {
-  const char *const *dirs = NULL;
-  int ndirs = 0;
-  if (uk__nvrtc_include_dirs(&dirs, &ndirs) != UK_OK) {
-    uk__error_clear();
-    return;
-  }
+static void build(const void *tk_v) {
+  const uk__toolkit *tk = tk_v;
+  const char *const *dirs = tk->include_dirs;
+  int ndirs = tk->num_include_dirs;
+  if (!dirs) return;
   for (size_t k = 0; uk__std_header_names[k]; k++) {
     const char *name = uk__std_header_names[k];
     char text[256];
@@ -109,8 +107,8 @@ static void make_digest(void) {
   uk__hash128_hex(uk__hasher_digest(&h), digest);
 }
 
-void uk__std_headers(const char *const **n, const char *const **t, int *c) {
-  pthread_once(&once, build);
+void uk__std_headers(const uk__toolkit *tk, const char *const **n, const char *const **t, int *c) {
+  uk__once_run(&once, build, tk);
   *n = names;
   *t = texts;
   *c = count;

@@ -7,9 +7,12 @@
 #ifndef UK_RUNTIME_STD_HEADERS_H
 #define UK_RUNTIME_STD_HEADERS_H
 
+#include "runtime/toolkit.h"
+
 /* The mapped headers: parallel arrays of names ("type_traits") and header
- * texts, *count entries; borrowed static strings. */
-void uk__std_headers(const char *const **names, const char *const **texts, int *count);
+ * texts, *count entries; borrowed static strings. Looked up once, in the
+ * first caller's tk->include_dirs (none: no header is mapped). */
+void uk__std_headers(const uk__toolkit *tk, const char *const **names, const char *const **texts, int *count);
 
 /* Every standard name ukern knows how to map (documented in ukern.h), NULL-terminated. */
 extern const char *const uk__std_header_names[];

@@ -1,0 +1,20 @@
+/* The row plan's emitter (fuse_row.c): a fusion program whose reductions
+ * all reduce the last axis of one map shape, their results used again per
+ * row (softmax, layer norms), as one kernel (uk_fuse_row in fuse_plan.h).
+ * Its launch geometry and argument buffer: fuse_row_plan.h. */
+#ifndef UK_CODEGEN_FUSE_ROW_H
+#define UK_CODEGEN_FUSE_ROW_H
+
+#include "codegen/fuse_plan.h"
+
+/* Plans and emits the row kernel when the program has one: p->row.source
+ * stays NULL otherwise. */
+uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
+
+/* 1 when a call with these node shapes (uk__fuse_shapes) runs the row
+ * plan: the reductions' operands have the map shape, elementwise outputs
+ * have it too, and there are rows and columns. Memory overlap is the
+ * runtime's check. */
+int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes);
+
+#endif

@@ -1,0 +1,198 @@
+/* The fusion row kernel: what differs from the other generated kinds
+ * (row_kernel.h). The hit path builds no text and allocates nothing. */
+#include "runtime/row_kernel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "codegen/fuse_row_plan.h"
+#include "runtime/kernel_args.h"
+#include "runtime/launch_frame.h"
+
+struct uk__row_kernel {
+  uk__kernel base; /* first: the shared stages see the object through it */
+  const uk_fuse_plan *p;
+  int nkept;
+  int kept_size[UK_FUSE_MAX_INPUTS]; /* element bytes of each kept input */
+};
+
+/* The plan fixes the source: a key is where it is loaded. */
+typedef struct row_key {
+  int device;
+} row_key;
+
+typedef struct prep {
+  uk__call c;
+  row_key key;
+} prep;
+
+static const uk__row_kernel *self(const uk__kernel *kd) { return (const uk__row_kernel *)kd; }
+
+/* ------------------------------------------------------------------------ */
+/* The kind                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
+  (void)key;
+  uk__sb_add(src, self(kd)->p->row.source);
+  return uk__row_args(self(kd)->p, plan);
+}
+
+static void kind_describe(const uk__kernel *kd, const void *key, char *buf, size_t size) {
+  (void)key;
+  snprintf(buf, size, "compiling the fusion row kernel '%s'", kd->name);
+}
+
+static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile *out) {
+  (void)kd, (void)key;
+  out->extra = NULL;
+}
+
+/* The function, and the dynamic shared memory its blocks may take (aux):
+ * the opt-in where the device grants it, else the default. */
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+  CUfunction f;
+  uk_status st = uk__spec_function(kd, e, 0, "", &f);
+  if (st != UK_OK) return st;
+  e->aux = uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, UK_ROW_SMEM_OPT_IN) ==
+                   CUDA_SUCCESS
+               ? UK_ROW_SMEM_OPT_IN
+               : UK_ROW_SMEM_DEFAULT;
+  return UK_OK;
+}
+
+/* An offline call's key: `launch` points at the device. */
+static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
+                         const void *launch, void *prep_v) {
+  (void)kd, (void)in, (void)nin, (void)out, (void)nout;
+  prep *pr = prep_v;
+  pr->key.device = *(const int *)launch;
+  pr->c.device = pr->key.device;
+  pr->c.empty = 0;
+  pr->c.key = &pr->key;
+  return UK_OK;
+}
+
+static const uk__kind row_kind = {"a fusion row kernel", sizeof(row_key), kind_emit, kind_describe, kind_compile,
+                                  kind_loaded,           prepare,         sizeof(prep)};
+
+/* ------------------------------------------------------------------------ */
+/* The object                                                                */
+/* ------------------------------------------------------------------------ */
+
+uk_status uk__row_create(uk_context *ctx, const uk_fuse_plan *p, const char *const *options, int num_options,
+                         uk__row_kernel **out) {
+  uk_plan args = {0, NULL, 0};
+  uk_status st = uk__row_args(p, &args); /* fits CUDA's limit */
+  uk__plan_free(&args);
+  if (st != UK_OK) return st;
+  uk__row_kernel *k = calloc(1, sizeof *k);
+  if (!k) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  k->p = p;
+  k->nkept = uk__row_kept_sizes(p, k->kept_size);
+  if ((st = uk__kernel_init_fixed(&k->base, &row_kind, ctx, "uk_fusion_options", p->row.name, options,
+                                  num_options)) != UK_OK) {
+    uk__row_destroy(k);
+    return st;
+  }
+  *out = k;
+  return UK_OK;
+}
+
+void uk__row_destroy(uk__row_kernel *k) {
+  if (!k) return;
+  uk__kernel_free(&k->base);
+  free(k);
+}
+
+uk_status uk__row_offline(uk__row_kernel *k, int device, uk__offline what, void *result) {
+  return uk__kernel_offline("uk_fusion", &k->base, NULL, 0, NULL, 0, &device, what, result);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launching                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Byte strides of a over the last nd axes of the map shape (right-aligned;
+ * 0 where a broadcasts). per_row: a's row axes, then 0. */
+static void row_strides(const uk_array *a, int nd, int per_row, int64_t *st) {
+  for (int d = 0; d < nd; d++) st[d] = 0;
+  if (per_row) {
+    for (int d = 0; d < nd - 1 && d < a->ndim; d++) st[d] = a->shape[d] == 1 ? 0 : a->strides[d];
+    return;
+  }
+  for (int d = 0; d < a->ndim; d++) st[nd - a->ndim + d] = a->shape[d] == 1 ? 0 : a->strides[d];
+}
+
+/* A scalar input's bytes (a Python scalar in its 8 or 16 bytes, a typed one
+ * in its dtype's); the kernel's parameter takes the first of them. */
+static void scalar_bytes(const uk_arg *a, unsigned char *v) {
+  memset(v, 0, 16);
+  switch (a->kind) {
+  case UK_ARG_INT: memcpy(v, &a->v.i, 8); break;
+  case UK_ARG_FLOAT: memcpy(v, &a->v.f, 8); break;
+  case UK_ARG_COMPLEX: memcpy(v, a->v.c, 16); break;
+  case UK_ARG_BOOL: v[0] = a->v.b != 0; break;
+  default: memcpy(v, a->v.bytes, uk_dtype_size(a->dtype)); break;
+  }
+}
+
+static void pack(const uk__spec *e, const uk_fuse_row *r, const uk_arg *in, const uk_array *outs, const int64_t *geo,
+                 unsigned char *buf) {
+  int nd = r->ndim;
+  for (int j = 0; j < e->plan.nslots; j++) {
+    const uk_slot *s = &e->plan.slots[j];
+    int kind = r->param[s->param].kind, k = r->param[s->param].index;
+    const uk_array *a = kind == UK_ROW_IN ? in[k].v.array : kind == UK_ROW_OUT ? &outs[k] : NULL;
+    switch (s->kind) {
+    case UK_ROW_SLOT_PTR: memcpy(buf + s->offset, &a->data, 8); break;
+    case UK_ROW_SLOT_STRIDES: {
+      int64_t st[UK_MAX_NDIM];
+      row_strides(a, nd, kind == UK_ROW_OUT && r->out_per_row[k], st);
+      memcpy(buf + s->offset, st, 8 * (size_t)nd);
+      break;
+    }
+    case UK_ROW_SLOT_SCALAR: {
+      unsigned char v[16];
+      scalar_bytes(&in[k], v);
+      memcpy(buf + s->offset, v, s->size);
+      break;
+    }
+    case UK_ROW_SLOT_GEO: memcpy(buf + s->offset, geo, 8 * (size_t)nd + 40); break;
+    }
+  }
+}
+
+uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                       void *stream) {
+  const uk_fuse_row *r = &k->p->row;
+  int nd = r->ndim;
+  uk__frame f;
+  uk__spec *e = NULL;
+  uk_status st = uk__frame_enter(&f, &k->base, device, stream);
+  if (st == UK_OK) {
+    row_key key = {f.device};
+    st = uk__kernel_specialise(&k->base, &key, f.device, &e);
+  }
+  if (st == UK_OK) {
+    /* _uk_geo<nd>: lead[nd] (the row axes, then 1), nrows, n, nc, rowbytes, T */
+    int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
+    for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
+    for (int d = 0; d < nd - 1; d++) rows *= ms[d];
+    uk_row_grid g;
+    uk__row_grid(rows, n, r->max_threads, k->kept_size, k->nkept, (int64_t)e->aux, &g);
+    geo[nd] = rows;
+    geo[nd + 1] = n;
+    geo[nd + 2] = g.kept;
+    geo[nd + 3] = g.rowbytes;
+    geo[nd + 4] = 0;
+    memcpy(&geo[nd + 4], &g.threads, sizeof g.threads);
+    _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
+    pack(e, r, in, outs, geo, buf);
+    st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), g.blocks, 1, g.block,
+                          (unsigned)g.shared, buf, e->plan.bytes);
+  }
+  return uk__frame_leave(&f, NULL, st, NULL, 0);
+}

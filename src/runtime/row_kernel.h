@@ -1,0 +1,33 @@
+/* The fusion row kernel (codegen/fuse_row.h) as a kind of the shared
+ * pipeline (kernel_pipeline.h): one object per planned fusion signature whose
+ * plan has a row kernel. Its key is the device (the plan fixes the source),
+ * its emitter the plan's row source, its argument buffer
+ * codegen/fuse_row_plan.h's, its grid uk__row_grid's; a call runs through
+ * the launch frame (launch_frame.h) like the other kinds. */
+#ifndef UK_RUNTIME_ROW_KERNEL_H
+#define UK_RUNTIME_ROW_KERNEL_H
+
+#include "codegen/fuse_plan.h"
+#include "runtime/kernel_pipeline.h"
+
+typedef struct uk__row_kernel uk__row_kernel;
+
+/* The row kernel of plan p (p->row.source set; p outlives the object),
+ * compiled with the user's options. UK_ERR_INVALID when its parameters do
+ * not fit CUDA's limit (the caller runs the split plan instead);
+ * UK_ERR_NOMEM. */
+uk_status uk__row_create(uk_context *ctx, const uk_fuse_plan *p, const char *const *options, int num_options,
+                         uk__row_kernel **out);
+void uk__row_destroy(uk__row_kernel *k);
+
+/* Runs the rows of map shape ms (p->row.ndim axes) on the stream: in are
+ * the program's inputs, outs its outputs (allocated or given), all on
+ * `device`, which must be the launch's. Compiles at the first call per
+ * device. */
+uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                       void *stream);
+
+/* The kernel without running it, for `device` (uk__kernel_offline). */
+uk_status uk__row_offline(uk__row_kernel *k, int device, uk__offline what, void *result);
+
+#endif

@@ -1,0 +1,1 @@
+int uk__a_twice(int v);

@@ -1,0 +1,1 @@
+int uk__b_next(int v);

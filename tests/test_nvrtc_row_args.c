@@ -1,0 +1,95 @@
+/* The row kernel's argument buffer (codegen/fuse_row_plan.h uk__row_args)
+ * against the layout NVRTC gives the same kernel: each planned row kernel
+ * is compiled for sm_90 (the device's arch on a GPU machine) and its
+ * parameters' offsets and sizes, read from the cubin without a GPU, must be
+ * the plan's slots, with scalars of every alignment (bool, half, double,
+ * complex<double>) between the arrays. */
+#include "codegen/fuse_row_plan.h"
+#include "testutil.h"
+
+static uk_context *ctx;
+static int arch = 90;
+
+typedef struct arg_desc {
+  uk_dtype dtype;
+  int ndim; /* -1: a typed scalar */
+} arg_desc;
+
+static void check_program(const char *ins, const char *outs, const char *prog, const arg_desc *a, int nin) {
+  uk_fuse_prog *g = NULL;
+  CHECK_OK(uk__fuse_parse(ins, outs, prog, &g));
+  if (!g) return;
+  uk_fuse_sig sig;
+  memset(&sig, 0, sizeof sig);
+  sig.nin = nin;
+  sig.nout = g->nout;
+  for (int k = 0; k < nin; k++) {
+    sig.in[k].dtype = a[k].dtype;
+    sig.is_array[k] = a[k].ndim >= 0;
+    sig.ndim[k] = (unsigned char)(a[k].ndim >= 0 ? a[k].ndim : 0);
+  }
+  uk_fuse_plan *p = NULL;
+  CHECK_OK(uk__fuse_plan(g, &sig, "ra", "", &p));
+  if (!p || !p->row.source) {
+    fprintf(stderr, "'%s': no row plan\n", prog);
+    CHECK(p && p->row.source);
+    uk__fuse_plan_free(p);
+    uk__fuse_prog_free(g);
+    return;
+  }
+  uk_plan pl = {0, NULL, 0};
+  CHECK_OK(uk__row_args(p, &pl));
+  uk_module_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.arch = arch;
+  mo.name = p->row.name;
+  uk_module *m = NULL;
+  uk_function *fn = NULL;
+  CHECK_OK(uk_module_from_source(ctx, p->row.source, &mo, &m));
+  if (m) CHECK_OK(uk_module_function(m, p->row.name, &fn));
+  int n = -1;
+  const uk_param_info *ps = NULL;
+  if (fn) CHECK_OK(uk_function_params(fn, &n, &ps));
+  CHECK(n == pl.nslots);
+  int nd = p->row.ndim;
+  for (int j = 0; ps && j < n && j < pl.nslots; j++) {
+    const uk_slot *s = &pl.slots[j];
+    size_t size = s->kind == UK_ROW_SLOT_STRIDES ? 8 * (size_t)nd : s->kind == UK_ROW_SLOT_GEO ? 8 * (size_t)nd + 40
+                                                                                                 : s->size;
+    if (ps[j].offset != s->offset || ps[j].size != size)
+      fprintf(stderr, "'%s' parameter %d: NVRTC offset %zu size %zu, plan %d %zu\n", prog, j, ps[j].offset,
+              ps[j].size, s->offset, size);
+    CHECK(ps[j].offset == s->offset && ps[j].size == size);
+    if (j == n - 1) CHECK(ps[j].offset + ps[j].size == pl.bytes);
+  }
+  uk_module_destroy(m);
+  uk__plan_free(&pl);
+  uk__fuse_plan_free(p);
+  uk__fuse_prog_free(g);
+}
+
+int main(void) {
+  int n = 0;
+  uk_device_info info;
+  if (uk_device_count(&n) == UK_OK && n > 0 && uk_device_info_get(0, &info) == UK_OK) arch = info.arch;
+  uk__error_clear();
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.disable_disk_cache = 1;
+  CHECK_OK(uk_context_create(&o, &ctx));
+  if (!ctx) return ut_finish("test_nvrtc_row_args");
+  static const char softmax[] =
+      "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)";
+  check_program("x", "z", softmax, (arg_desc[]){{UK_FLOAT32, 2}}, 1);
+  check_program("x", "z", softmax, (arg_desc[]){{UK_FLOAT16, 4}}, 1);
+  /* a layer norm: an array, a broadcast weight, a double scalar between them */
+  check_program("x, eps, w", "z",
+                "c = x - mean(x, axis=-1, keepdims=True); z = c / sqrt(mean(c * c, axis=-1, keepdims=True) + eps) * w",
+                (arg_desc[]){{UK_FLOAT32, 3}, {UK_FLOAT64, -1}, {UK_FLOAT32, 1}}, 3);
+  /* bool, half and complex<double> scalars: 1-, 2- and 16-byte alignment */
+  check_program("b, x, h, c", "z, s",
+                "t = where(b, x * h, x); z = t - sum(t, axis=-1, keepdims=True) * c; s = sum(t, axis=-1)",
+                (arg_desc[]){{UK_BOOL, -1}, {UK_COMPLEX128, 2}, {UK_FLOAT16, -1}, {UK_COMPLEX128, -1}}, 4);
+  uk_context_destroy(ctx);
+  return ut_finish("test_nvrtc_row_args");
+}

@@ -1,4 +1,6 @@
+${block_reduce}
 #include <ukern/reduction.cuh>
+${header_stop}
 ${banner}
 
 ${typedefs}

@@ -16,7 +16,7 @@ elseif(UKERN_FUZZ)
   set(UK_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
   file(GLOB UK_FUZZ_LIB_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/base/*.c
        ${PROJECT_SOURCE_DIR}/src/codegen/*.c)
-  foreach(f dcache binary cache_dir cubin_params fatbin elf_check fatbin_check input_check unzstd)
+  foreach(f dcache binary cache_dir cubin_params fatbin elf_check fatbin_check input_check image_bad unzstd)
     list(APPEND UK_FUZZ_LIB_SOURCES ${PROJECT_SOURCE_DIR}/src/runtime/${f}.c)
   endforeach()
   add_library(uk_fuzz_lib STATIC ${UK_FUZZ_LIB_SOURCES})

@@ -148,6 +148,11 @@ expect gen-case-range 2 "--case 7: the spec has 3 input lines" -- "$UKERN" gen "
 expect gen-override 0 "(int8), T y (int8)" -- "$UKERN" gen "$SPECS/squared_diff.uk" --inputs "int8[10], int8[10]"
 expect gen-flags 0 "// ukern elementwise kernel 'cube'" -- "$UKERN" gen --in "T x" --out "T y" --op "y = x * x * x" --name cube --inputs "float64[5,7]"
 expect gen-red 0 "// ukern reduction kernel 'l2norm'" -- "$UKERN" gen "$SPECS/l2norm.uk"
+expect_not gen-red-default 0 "cub::BlockReduce" -- "$UKERN" gen "$SPECS/l2norm.uk"
+expect gen-red-cub 0 "// block combine: cub::BlockReduce (block_reduce = cub)" -- "$UKERN" gen "$SPECS/l2norm.uk" --block-reduce cub
+expect gen-red-cub-head 0 "#include <cub/block/block_reduce.cuh>" -- "$UKERN" gen "$SPECS/l2norm.uk" --block_reduce cub
+expect gen-red-bad-br 2 "block_reduce is 'warp', expected ukern or cub" -- "$UKERN" gen "$SPECS/l2norm.uk" --block-reduce warp
+expect gen-ew-br 2 "block_reduce" -- "$UKERN" gen "$SPECS/squared_diff.uk" --block-reduce cub
 expect gen-argmax 0 "struct arg_best" -- "$UKERN" gen "$SPECS/argmax.uk"
 "$UKERN" gen "$SPECS/squared_diff.uk" -o "$tmp/sq.cu" >/dev/null 2>&1
 if grep -q "squared_diff" "$tmp/sq.cu" 2>/dev/null; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL gen -o wrote nothing" >&2; fi
@@ -296,6 +301,7 @@ expect compile-help 0 "usage: ukern compile" -- "$UKERN" compile --help
 expect compile-sq 0 "compiled 'squared_diff' for sm_90" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
 expect compile-regs 0 "registers   spills st/ld" -- "$UKERN" compile "$SPECS/squared_diff.uk" --arch 90
 expect compile-l2 0 "l2norm_g" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90
+expect compile-l2-cub 0 "l2norm_g" -- "$UKERN" compile "$SPECS/l2norm.uk" --arch 90 --block-reduce cub
 expect compile-cu 0 "compiled 'tpl' for sm_80" -- "$UKERN" compile "$tmp/tpl.cu" --arch 80 --name-expr "scale<double>"
 expect compile-cu-names 0 "scale<double>" -- "$UKERN" compile "$tmp/tpl.cu" --arch 90 --name-expr "scale<double>"
 out=$("$UKERN" compile "$tmp/tpl.cu" --arch 90 2>&1)

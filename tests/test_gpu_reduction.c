@@ -4,7 +4,8 @@
  * inputs, raw inputs, empty and 0-d inputs, given (contiguous and strided)
  * and allocated outputs, and every strategy, against a host reference in
  * double precision. Outputs are poisoned first; the errors of SEMANTICS.md
- * are checked with their messages. */
+ * are checked with their messages. The cub::BlockReduce variant
+ * (block_reduce = UK_BLOCK_REDUCE_CUB) gives the default variant's results. */
 #include <math.h>
 
 #include "codegen/scalar.h"
@@ -163,10 +164,13 @@ static int close_all(const char *label, const double *got, const double *want, c
   return bad;
 }
 
+static int mk_block_reduce; /* uk_reduction_spec.block_reduce of the kernels mk makes */
+
 static uk_reduction *mk(const char *in, const char *out, const char *map, const char *red, const char *post,
                         const char *identity, const char *name, const char *rtype, const char *preamble) {
   uk_reduction_spec s;
   memset(&s, 0, sizeof s);
+  s.block_reduce = mk_block_reduce;
   s.in_params = in;
   s.out_params = out;
   s.map_expr = map;
@@ -566,6 +570,112 @@ static void strategies(void) {
   uk_reduction_destroy(hsum);
 }
 
+/* Both variants on the same array; the CUB one's output against the
+ * default's (tol 0: bit for bit) and, through run_case, the reference. */
+static void same_as_default(const char *label, uk_reduction *kd, uk_reduction *kc, int op, const darr *x,
+                            const double *vals, const uk_reduce_launch *l, double tol) {
+  uk_array y[2];
+  memset(y, 0, sizeof y);
+  uk_arg in = uk_arg_array(&x->a);
+  CHECK_OK(uk_reduction_call(kd, &in, 1, &y[0], 1, l));
+  uk_status st = uk_reduction_call(kc, &in, 1, &y[1], 1, l);
+  ut_checks++;
+  if (st != UK_OK) {
+    ut_failures++;
+    fprintf(stderr, "%s (cub): %s: %s\n%s", label, uk_status_name(st), uk_last_error(), uk_last_error_log());
+  } else {
+    CHECK(y[0].ndim == y[1].ndim && memcmp(y[0].shape, y[1].shape, sizeof(int64_t) * (size_t)y[0].ndim) == 0);
+    int64_t no = size_of(y[0].ndim, y[0].shape);
+    if (no > 0) {
+      size_t bytes = (size_t)no * uk_dtype_size(y[0].dtype);
+      double *a = fetch(&y[0], y[0].data, bytes), *b = fetch(&y[1], y[1].data, bytes);
+      char lab[160];
+      snprintf(lab, sizeof lab, "%s: cub vs default", label);
+      close_all(lab, b, a, NULL, no, tol);
+      free(a);
+      free(b);
+      if (op >= 0) run_case(label, kc, op, x, vals, l, tol > 0 ? tol : 1e-6, 0);
+    }
+  }
+  uk_array_free(ctx, &y[0], NULL);
+  uk_array_free(ctx, &y[1], NULL);
+}
+
+static void cub_variant(void) {
+  struct {
+    int nd;
+    int64_t s[3];
+    int ax[3], nax, keep;
+    uk_dtype t;
+  } cases[] = {
+      {2, {1024, 4096}, {1}, 1, 0, UK_FLOAT32},       /* a block per row: the CUB combine */
+      {2, {1024, 4096}, {1}, 1, 1, UK_INT32},         /* exact: bit for bit */
+      {2, {1, 1 << 22}, {1}, 1, 0, UK_FLOAT64},       /* split + finish, both through CUB */
+      {3, {7, 3, 1001}, {0, 2}, 2, 1, UK_FLOAT32},    /* odd sizes, several axes, keepdims */
+      {3, {5, 333, 17}, {-1, 0}, 2, 0, UK_INT64},
+      {2, {300, 300}, {0}, 1, 0, UK_COMPLEX64},       /* columns: the same code in both */
+      {2, {70002, 2}, {1}, 1, 0, UK_FLOAT32},         /* rows of 2, packed */
+      {2, {50, 0}, {1}, 1, 0, UK_FLOAT32},            /* empty reductions: the identity */
+      {2, {0, 50}, {1}, 1, 1, UK_FLOAT32},            /* no outputs */
+      {1, {1}, {0}, 0, 0, UK_FLOAT32},                /* full, one element */
+      {3, {33, 65, 129}, {0}, 0, 0, UK_INT32},        /* full reduction, odd */
+  };
+  uk_reduction *sd = mk("T x", "T y", "x", "a + b", "y = a", "0", "csum", NULL, NULL);
+  mk_block_reduce = UK_BLOCK_REDUCE_CUB;
+  uk_reduction *sc = mk("T x", "T y", "x", "a + b", "y = a", "0", "csum", NULL, NULL);
+  mk_block_reduce = UK_BLOCK_REDUCE_UKERN;
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_dtype t = cases[j].t;
+    int64_t n = size_of(cases[j].nd, cases[j].s);
+    int integer = t == UK_INT32 || t == UK_INT64;
+    double *v = randv(n, integer ? -1 : 0.5, integer ? 1 : 1.5); /* float sums far from 0: relative tolerances */
+    for (int64_t k = 0; k < n; k++) v[k] = integer ? floor(v[k] * 1000) : (float)v[k];
+    darr x = make(t, cases[j].nd, cases[j].s, NULL, 0, 0, v);
+    uk_reduce_launch l = axes_of(cases[j].ax, cases[j].nax, cases[j].keep);
+    char label[96];
+    snprintf(label, sizeof label, "cub case %zu %s", j, uk_dtype_name(t));
+    same_as_default(label, sd, sc, R_SUM, &x, v, &l, integer ? 0 : t == UK_FLOAT64 ? 1e-13 : 2e-6);
+    drop(&x);
+    free(v);
+  }
+  /* struct reduce type, no identity (red_opt<amax> through CUB): the same indices */
+  const char *pre = "struct amax { double v; long long i; };\n"
+                    "__device__ amax mk(double v, long long i) { amax r; r.v = v; r.i = i; return r; }\n";
+  uk_reduction *ad = mk("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "camax", "amax", pre);
+  mk_block_reduce = UK_BLOCK_REDUCE_CUB;
+  uk_reduction *ac = mk("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "camax", "amax", pre);
+  mk_block_reduce = UK_BLOCK_REDUCE_UKERN;
+  int64_t sa[] = {513, 3001};
+  double *v = randv(sa[0] * sa[1], -1, 1); /* distinct values: no ties */
+  darr x = make(UK_FLOAT64, 2, sa, NULL, 0, 0, v);
+  int ax1[] = {1};
+  uk_reduce_launch l = axes_of(ax1, 1, 0);
+  same_as_default("cub argmax struct rows", ad, ac, -1, &x, v, &l, 0);
+  uk_array y;
+  memset(&y, 0, sizeof y);
+  uk_arg in = uk_arg_array(&x.a);
+  CHECK_OK(uk_reduction_call(ac, &in, 1, &y, 1, &l));
+  if (y.data) { /* against the host's argmax too */
+    double *got = fetch(&y, y.data, (size_t)sa[0] * 8);
+    int bad = 0;
+    for (int64_t r = 0; r < sa[0]; r++) {
+      int64_t best = 0;
+      for (int64_t c = 1; c < sa[1]; c++)
+        if (v[r * sa[1] + c] > v[r * sa[1] + best]) best = c;
+      bad += got[r] != (double)best;
+    }
+    CHECK(bad == 0);
+    free(got);
+  }
+  uk_array_free(ctx, &y, NULL);
+  drop(&x);
+  free(v);
+  uk_reduction_destroy(ad);
+  uk_reduction_destroy(ac);
+  uk_reduction_destroy(sd);
+  uk_reduction_destroy(sc);
+}
+
 static void errors(void) {
   uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "esum", NULL, NULL);
   uk_reduction *f64 = mk("float64 x", "float64 y", "x", "a + b", "y = a", "0", "fsum", NULL, NULL);
@@ -607,6 +717,7 @@ int main(void) {
   axes_and_layouts();
   raw_and_empty();
   strategies();
+  cub_variant();
   errors();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_reduction");

@@ -2,8 +2,11 @@
  * columns for every dtype, packed rows once) compile with NVRTC for sm_90, plus the shapes of the golden kernels:
  * struct reduce types, raw inputs, two outputs, 64-bit index, 3-D kept
  * loops. float16/bfloat16 reduce in float. The programs combine with
- * ukern's own warp shuffles and include no CUB or libcu++ header. A
- * precompiled reduction is a disk hit for a second context. No GPU needed. */
+ * ukern's own warp shuffles and include no CUB or libcu++ header. The
+ * cub::BlockReduce variant (block_reduce = UK_BLOCK_REDUCE_CUB) of every
+ * strategy compiles too, for several dtypes and a struct argmax, with -pch.
+ * A precompiled reduction is a disk hit for a second context; the CUB
+ * variant of the same reduction is a disk miss (its own key). No GPU needed. */
 #include <time.h>
 
 #include "runtime/context.h"
@@ -63,10 +66,22 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
     CHECK_CONTAINS(src, kernel);
     const char *g = strstr(src, "__global__");
     CHECK(g && !strstr(g + 1, "__global__"));
-    /* ukern's own device header first; nothing from CUB or libcu++ */
-    static const char head[] = "#include <ukern/reduction.cuh>\n// ukern";
-    CHECK(strncmp(src, head, sizeof head - 1) == 0);
-    CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
+    if (s->block_reduce == UK_BLOCK_REDUCE_CUB) {
+      /* CUB's block reduce first, then ukern's header that uses it */
+      static const char head[] = "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n"
+                                 "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n// ukern";
+      CHECK(strncmp(src, head, sizeof head - 1) == 0);
+      CHECK_CONTAINS(src, "// block combine: cub::BlockReduce (block_reduce = cub)");
+      int pch = 0;
+      for (int j = 0; opts && opts[j]; j++) pch |= strcmp(opts[j], "-pch") == 0;
+      CHECK(pch);
+    } else {
+      /* ukern's own device header first; nothing from CUB or libcu++ */
+      static const char head[] = "#include <ukern/reduction.cuh>\n// ukern";
+      CHECK(strncmp(src, head, sizeof head - 1) == 0);
+      CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
+      for (int j = 0; opts && opts[j]; j++) CHECK(strcmp(opts[j], "-pch") != 0);
+    }
     CHECK_CONTAINS(src, "struct _uk_reduce_op {");
     compile_src(label, src, opts);
   }
@@ -108,7 +123,8 @@ static void precompile_then_hit(void) {
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = 1;
-  for (int round = 0; round < 2; round++) {
+  for (int round = 0; round < 4; round++) {
+    s.block_reduce = round >= 2 ? UK_BLOCK_REDUCE_CUB : UK_BLOCK_REDUCE_UKERN;
     uk_context *c = NULL;
     uk_reduction *k = NULL;
     CHECK_OK(uk_context_create(&o, &c));
@@ -125,9 +141,9 @@ static void precompile_then_hit(void) {
     CHECK(y.data == 0); /* nothing allocated */
     uk_cache_stats st;
     CHECK_OK(uk_context_cache_stats(c, &st));
-    if (round == 0) {
+    if (round % 2 == 0) { /* round 2: the CUB variant is a key of its own */
       CHECK(st.compiles == 1 && st.disk_misses == 1 && st.disk_hits == 0 && st.store_failures == 0);
-      printf("precompile (cold)       %7.0f ms\n", t);
+      printf("precompile (cold)%s %7.0f ms\n", round ? ", cub" : "      ", t);
     } else {
       CHECK(st.compiles == 0 && st.disk_hits == 1);
       printf("precompile, disk hit    %7.2f ms\n", t);
@@ -141,6 +157,40 @@ static void precompile_then_hit(void) {
     uk_context_destroy(c);
   }
   free(dir);
+}
+
+/* The cub::BlockReduce variant of every strategy: rows (the block combine),
+ * columns, packed rows, full; with and without an identity; a struct argmax
+ * (red_opt<amax> through cub::BlockReduce); half in, float reduce type. */
+static void cub_variants(void) {
+  double t0 = now_ms();
+  int64_t s2[] = {64, 96}, sp[] = {64, 2}, s3[] = {4, 5, 6};
+  int ax1[] = {1}, ax0[] = {0}, ax2[] = {2};
+  const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_INT32, UK_INT64, UK_FLOAT16, UK_COMPLEX64};
+  for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++) {
+    uk_dtype d = ts[j];
+    uk_reduction_spec s = spec("T x", "T y", "x", "a + b", "y = a", j % 2 ? NULL : "0",
+                               d == UK_FLOAT16 ? "float" : NULL, NULL);
+    s.block_reduce = UK_BLOCK_REDUCE_CUB;
+    char label[64];
+    snprintf(label, sizeof label, "cub %s rows", uk_dtype_name(d));
+    case_of(label, &s, d, 2, s2, ax1, 1, 1, NULL, 0, "red_g(");
+    if (j < 2) {
+      snprintf(label, sizeof label, "cub %s columns", uk_dtype_name(d));
+      case_of(label, &s, d, 2, s2, ax0, 1, 1, NULL, 0, "red_cols(");
+      snprintf(label, sizeof label, "cub %s full", uk_dtype_name(d));
+      case_of(label, &s, d, 2, s2, NULL, 0, 1, NULL, 0, "red_g(");
+    }
+  }
+  uk_reduction_spec ps = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
+  ps.block_reduce = UK_BLOCK_REDUCE_CUB;
+  case_of("cub float32 rows of 2", &ps, UK_FLOAT32, 2, sp, ax1, 1, 1, NULL, 0, "red_p(");
+  const char *pre = "struct amax { double v; long long i; };\n"
+                    "__device__ amax mk(double v, long long i) { amax r; r.v = v; r.i = i; return r; }\n";
+  uk_reduction_spec am = spec("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "amax", pre);
+  am.block_reduce = UK_BLOCK_REDUCE_CUB;
+  case_of("cub argmax struct rows", &am, UK_FLOAT64, 3, s3, ax2, 1, 1, NULL, 0, "red_g(");
+  printf("cub variants %.1f s\n", (now_ms() - t0) / 1e3);
 }
 
 int main(void) {
@@ -193,6 +243,7 @@ int main(void) {
   case_of("first_nonzero rows", &fz, UK_FLOAT32, 2, s2, ax1, 1, 1, &len, 1, "const long long len = _uk_a.len;");
   case_of("first_nonzero columns", &fz, UK_FLOAT32, 2, s2, ax0, 1, 1, &len, 1, "(long long)(_uk_ko._uk_o + _uk_k)");
   printf("total %.1f s\n", (now_ms() - t0) / 1e3);
+  cub_variants();
   uk_context_destroy(ctx);
   precompile_then_hit();
   return ut_finish("test_nvrtc_reduction");

@@ -79,6 +79,26 @@ static char *source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, i
   return src;
 }
 
+/* s without its #line directives and the lines of the CUB variant (a copy; free it). */
+static char *no_line_directives(const char *s) {
+  static const char *const drop[] = {"#line ", "#define UKERN_RED_BLOCK_CUB 1\n", "#include <cub/block/block_reduce.cuh>\n",
+                                     "#pragma nv_hdrstop\n", "// block combine: cub::BlockReduce (block_reduce = cub)\n"};
+  char *r = malloc(strlen(s) + 1), *o = r;
+  while (*s) {
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) + 1 : strlen(s);
+    int keep = 1;
+    for (size_t j = 0; j < sizeof drop / sizeof drop[0]; j++) keep &= strncmp(s, drop[j], strlen(drop[j])) != 0;
+    if (keep) {
+      memcpy(o, s, n);
+      o += n;
+    }
+    s += n;
+  }
+  *o = 0;
+  return r;
+}
+
 static void goldens(void) {
   uk_array y[2];
   memset(y, 0, sizeof y);
@@ -164,6 +184,53 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "ukern::raw_array<T, 1, true> w;");
   }
   uk_free(src);
+  /* the argmax with cub::BlockReduce as the block combine (rows: the group
+   * kernel): the same program with CUB's header first and one banner line */
+  uk_reduction_spec cs;
+  memset(&cs, 0, sizeof cs);
+  cs.in_params = "T x";
+  cs.out_params = "int64 y";
+  cs.map_expr = "mk(x, _J)";
+  cs.reduce_expr = "a.v >= b.v ? a : b";
+  cs.post_map_expr = "y = a.i";
+  cs.name = "argmax";
+  cs.reduce_type = "amax";
+  cs.preamble = pre;
+  cs.block_reduce = UK_BLOCK_REDUCE_CUB;
+  uk_reduction *amc = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &cs, &amc));
+  int ax2[] = {2};
+  in[0] = uk_arg_array(&x3);
+  char *plain = source(am, in, 1, y, 1, ax2, 1);
+  src = amc ? source(amc, in, 1, y, 1, ax2, 1) : NULL;
+  if (src && plain) {
+    golden("argmax_struct_cub", src);
+    static const char head[] = "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n"
+                               "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n// ukern";
+    CHECK(strncmp(src, head, sizeof head - 1) == 0);
+    CHECK_CONTAINS(src, "\n// block combine: cub::BlockReduce (block_reduce = cub)\n");
+    /* apart from those lines (and the #line numbers they shift), the default variant's program */
+    char *a = no_line_directives(src), *b = no_line_directives(plain);
+    CHECK_STREQ(a, b);
+    CHECK(strstr(plain, "#line ") != NULL && strlen(a) < strlen(src));
+    free(a);
+    free(b);
+    CHECK_CONTAINS(src, "argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }");
+  }
+  uk_free(src);
+  uk_free(plain);
+  /* the key differs: the CUB variant's NVRTC options add -pch */
+  char **opts = NULL;
+  uk_reduce_launch l2l;
+  memset(&l2l, 0, sizeof l2l);
+  l2l.axes = ax2;
+  l2l.num_axes = 1;
+  CHECK_OK(uk_reduction_nvrtc_options(amc, in, 1, y, 1, &l2l, &opts));
+  int pch = 0;
+  for (int j = 0; opts && opts[j]; j++) pch |= strcmp(opts[j], "-pch") == 0;
+  CHECK(pch);
+  uk_free(opts);
+  uk_reduction_destroy(amc);
   uk_reduction_destroy(l2);
   uk_reduction_destroy(hs);
   uk_reduction_destroy(am);
@@ -184,6 +251,14 @@ static void create_errors(void) {
   CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_SYNTAX);
   CHECK_STREQ(uk_last_error(), "out_params:1:1: reduction outputs cannot be raw\n    raw T y\n    ^");
   s.out_params = "T y";
+  s.block_reduce = 2;
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(),
+              "uk_reduction_spec: block_reduce is 2 (hint: UK_BLOCK_REDUCE_UKERN (0) or UK_BLOCK_REDUCE_CUB (1))");
+  s.block_reduce = -1;
+  CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
+  CHECK(k == NULL);
+  s.block_reduce = UK_BLOCK_REDUCE_UKERN;
   s.map_expr = NULL;
   CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
   CHECK_STREQ(uk_last_error(), "uk_reduction_spec: map_expr is NULL");

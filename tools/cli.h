@@ -56,7 +56,7 @@ int cli_parse_int(const char *text, long long lo, long long hi, long long *out);
   X(kind) X(name) X(in_params) X(out_params) X(operation) X(preamble) X(loop_prep)       \
   X(after_loop) X(no_reduce_dims) X(map_expr) X(reduce_expr) X(post_map_expr) X(identity) \
   X(reduce_type) X(source) X(file) X(name_expressions) X(options) X(inputs) X(outputs)    \
-  X(size) X(block_size) X(axes) X(keepdims) X(program)
+  X(size) X(block_size) X(axes) X(keepdims) X(program) X(block_reduce)
 
 typedef enum cli_field {
 #define CLI_FIELD_ENUM_(f) F_##f,

@@ -49,7 +49,7 @@ int cli_demo_kernels(uk_context *ctx, int have_gpu, long long n) {
                 mat[2] = {rows, cols};
   uk_elementwise *sq = NULL;
   uk_reduction *l2 = NULL;
-  uk_reduction_spec spec = {"T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL, NULL, NULL, 0};
+  uk_reduction_spec spec = {"T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm", NULL, NULL, NULL, 0, 0};
   float *hx = NULL, *hy = NULL, *hz = NULL;
   uk_array x = {0}, y = {0}, z = {0}, m = {0}, r = {0};
   char *src = NULL;

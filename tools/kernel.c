@@ -99,6 +99,7 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, const char *extra, cli
     rs.preamble = s->f[F_preamble];
     rs.options = k->opts;
     rs.num_options = k->nopts;
+    if (s->f[F_block_reduce] && !strcmp(s->f[F_block_reduce], "cub")) rs.block_reduce = UK_BLOCK_REDUCE_CUB;
     st = uk_reduction_create(ctx, &rs, &k->red);
   }
   if (st == UK_OK && !k->fu)

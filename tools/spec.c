@@ -25,7 +25,8 @@ const char cli_spec_help[] =
     "  elementwise: in_params, out_params, operation (required); preamble,\n"
     "               loop_prep, after_loop, no_reduce_dims (true/false), size, block_size\n"
     "  reduction:   in_params, out_params, map_expr, reduce_expr, post_map_expr\n"
-    "               (required); identity, reduce_type, preamble; per call: axes\n"
+    "               (required); identity, reduce_type, preamble, block_reduce (ukern\n"
+    "               (default) or cub: cub::BlockReduce combines a block); per call: axes\n"
     "               (`0, 2`, `all` (default) or `none`), keepdims (true/false)\n"
     "  fusion:      in_params (input names: `x, y`), out_params (output names),\n"
     "               program (NumPy statements `name = expr` separated by `;` or new\n"
@@ -87,7 +88,7 @@ static const int field_kinds[F_COUNT_] = {
     [F_file] = MOD,                  [F_name_expressions] = MOD,      [F_options] = EW | RED | MOD | FUS,
     [F_inputs] = EW | RED | FUS,     [F_outputs] = EW | RED | FUS,    [F_size] = EW,
     [F_block_size] = EW | FUS,       [F_axes] = RED,                  [F_keepdims] = RED,
-    [F_program] = FUS,
+    [F_program] = FUS,               [F_block_reduce] = RED,
 };
 static const char *const kind_names[CLI_KINDS_] = {"elementwise", "reduction", "module", "fusion"};
 
@@ -458,6 +459,10 @@ int cli_spec_finish(cli_spec *s) {
   if (s->f[F_no_reduce_dims] && !is_true(s->f[F_no_reduce_dims]) && strcmp(s->f[F_no_reduce_dims], "false") &&
       strcmp(s->f[F_no_reduce_dims], "0")) {
     fprintf(stderr, "%s: no_reduce_dims is '%s', expected true or false\n", origin, s->f[F_no_reduce_dims]);
+    return CLI_USAGE;
+  }
+  if (s->f[F_block_reduce] && strcmp(s->f[F_block_reduce], "ukern") && strcmp(s->f[F_block_reduce], "cub")) {
+    fprintf(stderr, "%s: block_reduce is '%s', expected ukern or cub\n", origin, s->f[F_block_reduce]);
     return CLI_USAGE;
   }
   return CLI_OK;

@@ -801,6 +801,15 @@ UK_API uk_status uk_elementwise_param_counts(const uk_elementwise *k, int *nin, 
 
 typedef struct uk_reduction uk_reduction;
 
+/* How a block combines its threads' values in a reduction (uk_reduction_spec.block_reduce). */
+typedef enum uk_block_reduce {
+  UK_BLOCK_REDUCE_UKERN = 0, /* the default: ukern's own warp shuffles and one shared-memory step */
+  UK_BLOCK_REDUCE_CUB = 1    /* cub::BlockReduce from the toolkit's CCCL headers, with the same functor (any
+                                reduce type); its programs compile with NVRTC's precompiled headers (-pch)
+                                and cost ~1 s more NVRTC time in a process's first one. Only the block-wide
+                                combine changes: warp, column and packed-row combines are ukern's in both. */
+} uk_block_reduce;
+
 /* A reduction in CuPy's terms (all strings copied at create time). */
 typedef struct uk_reduction_spec {
   const char *in_params;     /* "T x" */
@@ -814,6 +823,8 @@ typedef struct uk_reduction_spec {
   const char *preamble;      /* code at file scope */
   const char *const *options; /* extra NVRTC options */
   int num_options;
+  int block_reduce;           /* uk_block_reduce; 0 (a zeroed spec): UK_BLOCK_REDUCE_UKERN. Part of every
+                                 specialisation's cache key (memory and disk). */
 } uk_reduction_spec;
 
 /* Per-call settings; NULL = defaults (all axes, no keepdims, NULL stream). */
@@ -827,7 +838,8 @@ typedef struct uk_reduce_launch {
 
 /* Defines a reduction. Definition errors come here with position and caret,
  * map_expr, reduce_expr, post_map_expr, identity and reduce_type checked as
- * the operation of uk_elementwise_create is. */
+ * the operation of uk_elementwise_create is. A block_reduce other than
+ * UK_BLOCK_REDUCE_UKERN / UK_BLOCK_REDUCE_CUB is UK_ERR_INVALID. */
 UK_API uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out);
 /* NULL is a no-op. */
 UK_API void uk_reduction_destroy(uk_reduction *k);

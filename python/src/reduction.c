@@ -21,8 +21,10 @@ typedef struct {
 static const char red_doc[] =
     "ReductionKernel(in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,\n"
     "                name='reduce_kernel', reduce_type=None, reduce_dims=True, preamble='',\n"
-    "                options=())\n\n"
-    "CuPy's ReductionKernel on ukern (CUB underneath). Called as k(*args, out=None, axis=None,\n"
+    "                options=(), block_reduce='ukern')\n\n"
+    "CuPy's ReductionKernel on ukern. block_reduce='cub' makes the block-wide combine\n"
+    "cub::BlockReduce (the default 'ukern': ukern's own warp shuffles; same results, a\n"
+    "separately cached kernel, ~1 s more NVRTC time in a process's first one). Called as k(*args, out=None, axis=None,\n"
     "keepdims=False, stream=None): axis is None (all), an int or a tuple (negative allowed;\n"
     "() reduces nothing); outputs are given (out= or after the inputs) or allocated and\n"
     "returned as the first array's type. Returns the output, or a tuple when there are several.\n\n"
@@ -35,13 +37,21 @@ static PyObject *opt_str(PyObject *o) { return o ? (Py_INCREF(o), o) : (Py_INCRE
 
 static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"in_params", "out_params", "map_expr", "reduce_expr", "post_map_expr", "identity", "name",
-                           "reduce_type", "reduce_dims", "preamble", "options", NULL};
+                           "reduce_type", "reduce_dims", "preamble", "options", "block_reduce", NULL};
   PyObject *in_o, *out_o, *map_o, *red_o, *post_o, *id_o, *name_o = NULL, *rt_o = Py_None, *pre_o = NULL,
-                                                          *opts = NULL;
+                                                          *opts = NULL, *br_o = NULL;
   int reduce_dims = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "UUUUUO|UOpUO:ReductionKernel", kwlist, &in_o, &out_o, &map_o, &red_o,
-                                   &post_o, &id_o, &name_o, &rt_o, &reduce_dims, &pre_o, &opts))
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "UUUUUO|UOpUOU:ReductionKernel", kwlist, &in_o, &out_o, &map_o, &red_o,
+                                   &post_o, &id_o, &name_o, &rt_o, &reduce_dims, &pre_o, &opts, &br_o))
     return NULL;
+  int block_reduce = UK_BLOCK_REDUCE_UKERN;
+  if (br_o && PyUnicode_CompareWithASCIIString(br_o, "ukern") != 0) {
+    if (PyUnicode_CompareWithASCIIString(br_o, "cub") != 0) {
+      PyErr_Format(PyExc_ValueError, "block_reduce must be 'ukern' (the default) or 'cub', not %R", br_o);
+      return NULL;
+    }
+    block_reduce = UK_BLOCK_REDUCE_CUB;
+  }
   PyObject *id_s = NULL;
   if (id_o != Py_None && !(id_s = PyObject_Str(id_o))) return NULL; /* CuPy accepts numbers too */
   uk_reduction_spec s;
@@ -53,6 +63,7 @@ static PyObject *red_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   s.post_map_expr = pyk_utf8_or_null(post_o);
   s.identity = id_s ? pyk_utf8_or_null(id_s) : NULL;
   s.name = name_o ? pyk_utf8_or_null(name_o) : "reduce_kernel";
+  s.block_reduce = block_reduce;
   if (rt_o != Py_None) {
     if (!PyUnicode_Check(rt_o)) {
       Py_XDECREF(id_s);

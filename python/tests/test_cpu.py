@@ -100,6 +100,29 @@ def test_reduction_definition_attributes():
         ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", reduce_type=3)
 
 
+def test_reduction_block_reduce_cub(arch90):
+    """block_reduce='cub': cub::BlockReduce as the block combine, its own program
+    (and cache entry); anything but 'ukern' / 'cub' is a ValueError."""
+    args = ("T x", "T y", "x", "a + b", "y = a", "0", "bsum")
+    a = np.zeros((33, 4097), np.float32)
+    plain = ukern.ReductionKernel(*args).source(a, axis=1)
+    assert plain.startswith("#include <ukern/reduction.cuh>\n") and "cub" not in plain
+    assert ukern.ReductionKernel(*args, block_reduce="ukern").source(a, axis=1) == plain
+    r = ukern.ReductionKernel(*args, block_reduce="cub")
+    src = r.source(a, axis=1)
+    assert src.startswith("#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n")
+    assert "// block combine: cub::BlockReduce (block_reduce = cub)" in src
+    before = ukern.cache_stats()["compiles"]
+    ukern.ReductionKernel(*args).precompile(a, axis=1)
+    r.precompile(a, axis=1)                       # not the default's entry: compiles again
+    assert ukern.cache_stats()["compiles"] == before + 2 or ukern.cache_stats()["disk_hits"] > 0
+    for bad in ("CUB", "warp", ""):
+        with pytest.raises(ValueError, match="block_reduce must be 'ukern' \\(the default\\) or 'cub'"):
+            ukern.ReductionKernel(*args, block_reduce=bad)
+    with pytest.raises(TypeError):
+        ukern.ReductionKernel(*args, block_reduce=1)
+
+
 def test_elementwise_source_variants(arch90):
     k = ukern.ElementwiseKernel(*SQ)
     a = np.zeros((3, 5), np.float32)

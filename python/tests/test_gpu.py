@@ -211,6 +211,34 @@ def test_reduction_matches_cupy(dtype, rtol, axis, keepdims):
     same(uk(x, axis=axis, keepdims=keepdims), ck(x, axis=axis, keepdims=keepdims), rtol)
 
 
+@pytest.mark.parametrize("shape,axis,keepdims", [
+    ((1024, 4097), 1, False), ((1024, 4097), 1, True),   # a block per row: the CUB combine
+    ((3, 1 << 21), -1, False),                           # split + finish
+    ((37, 19, 5), (0, 2), True), ((37, 19, 5), None, False), ((300, 301), 0, False),
+    ((0, 7), 1, False), ((7, 0), 1, True), ((1,), None, False),
+])
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_reduction_block_reduce_cub_equals_default(shape, axis, keepdims, dtype):
+    args = ("T x", "T y", "x", "a + b", "y = a", "0", "bsum")
+    kd, kc = ukern.ReductionKernel(*args), ukern.ReductionKernel(*args, block_reduce="cub")
+    x = cp.abs(rand(shape, dtype)) if np.prod(shape) else cp.zeros(shape, dtype)  # sums far from 0
+    d = kd(x, axis=axis, keepdims=keepdims)
+    c = kc(x, axis=axis, keepdims=keepdims)
+    same(c, d, 1e-5)
+    same(c, cp.sum(x, axis=axis, keepdims=keepdims), 1e-4)
+
+
+def test_reduction_block_reduce_cub_struct_argmax():
+    pre = ("struct amax { double v; long long i; };\n"
+           "__device__ amax mk(double v, long long i) { amax r; r.v = v; r.i = i; return r; }\n")
+    args = ("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", None, "amx")
+    kw = dict(reduce_type="amax", preamble=pre)
+    kd, kc = ukern.ReductionKernel(*args, **kw), ukern.ReductionKernel(*args, block_reduce="cub", **kw)
+    x = cp.asarray(RNG.permutation(513 * 3001).reshape(513, 3001).astype(np.float64))  # no ties
+    same(kc(x, axis=1), kd(x, axis=1))
+    same(kc(x, axis=1), cp.argmax(x, axis=1))
+
+
 def test_reduction_int_exact_and_views():
     args = ("T x", "T y", "x", "a + b", "y = a", "0", "isum")
     ck, uk = both("ReductionKernel", *args)

@@ -296,6 +296,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
                                        "rows of 2, packed"};
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
+  if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
@@ -347,8 +348,15 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               {"vec", vec},
                               {"name", k->name},
                               {"suffix", uk__red_kernel_suffix(first_kernel[g])},
-                              {"strategy", strategy[g]}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 8, src);
+                              {"strategy", strategy[g]},
+                              /* CUB's header before ukern's, which then uses it (reduction.cuh) */
+                              {"block_reduce", key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n"
+                                                                "#include <cub/block/block_reduce.cuh>"
+                                                              : ""},
+                              /* the end of the prefix every CUB program shares: NVRTC's -pch
+                                 stores the headers up to here */
+                              {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""}};
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 10, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

@@ -4,7 +4,7 @@
  * that every kernel of the program takes by value.
  *
  * The key holds what changes the code (dtypes, scalars, raw views, merged
- * ndims, index width); the strategy and launch geometry are chosen per call
+ * ndims, index width, the block combine's implementation); the strategy and launch geometry are chosen per call
  * (red_plan.h) and never change the source. No CUDA headers. */
 #ifndef UK_CODEGEN_RED_EMIT_H
 #define UK_CODEGEN_RED_EMIT_H
@@ -20,6 +20,7 @@ typedef struct uk_red_key {
   uint8_t nd_k, nd_r;              /* merged kept / reduced ndim */
   uint8_t index64;                 /* 64-bit index arithmetic */
   uint8_t group;                   /* uk_red_group: the one kernel the program holds */
+  uint8_t block_cub;               /* 1: the block-wide combine is cub::BlockReduce (UK_BLOCK_REDUCE_CUB) */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 
@@ -33,6 +34,7 @@ typedef struct uk_red_kernel {
   int uses_J, uses_in_ind, uses_out_ind;
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
+  int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
 } uk_red_kernel;
 
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */

@@ -214,7 +214,8 @@ static uk_status check_pairs(const img *e, unsigned k, const shdr *s, int both) 
 /* Where nvcc puts device code in a host object (-dc: relocatable). */
 static int is_fatbin_section(const char *name) { return !strcmp(name, ".nv_fatbin") || !strcmp(name, "__nv_relfatbin"); }
 
-uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags, const char *what) {
+static uk_status check_elf(const void *data, size_t bytes, uint64_t base, int flags, uk__nested_check fatbins,
+                           const char *what) {
   img e = {data, bytes, base, what, (flags & UK__ELF_CUDA) ? "cubin" : "ELF object", 0, 0};
   if (!data) return uk__image_bad(what, e.kind, base, "no data");
   uk_status st = check_header(&e, flags);
@@ -248,8 +249,17 @@ uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags
     else if ((flags & UK__ELF_CUDA) && s.type == SHT_CUDA_INFO_) st = check_info(&e, k, &s);
     else if ((flags & UK__ELF_CUDA) && (s.type == SHT_LOPROC_ + 1 || s.type == SHT_LOPROC_ + 2))
       st = check_pairs(&e, k, &s, s.type == SHT_LOPROC_ + 1); /* .nv.callgraph, .nv.prototype */
-    else if ((flags & UK__ELF_FATBINS) && s.size && is_fatbin_section((const char *)e.p + names.off + s.name))
-      st = uk__fatbin_check(e.p + s.off, (size_t)s.size, base + s.off, what);
+    else if (fatbins && s.size && is_fatbin_section((const char *)e.p + names.off + s.name))
+      st = fatbins(e.p + s.off, (size_t)s.size, base + s.off, what);
   }
   return st;
+}
+
+uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags, const char *what) {
+  return check_elf(data, bytes, base, flags & ~UK__ELF_FATBINS, NULL, what);
+}
+
+uk_status uk__elf_check_object(const void *data, size_t bytes, uint64_t base, uk__nested_check fatbins,
+                               const char *what) {
+  return check_elf(data, bytes, base, UK__ELF_FATBINS, fatbins, what);
 }

@@ -200,9 +200,17 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
     uk_fuse_kernel *q = &p->kernels[k];
     uk_status s;
     if (q->is_reduction) {
-      uk_reduction_spec sp = {q->in_params, q->out_params, q->map_expr, q->reduce_expr, q->post_map_expr,
-                              q->identity, q->name, q->reduce_type, q->preamble, (const char *const *)f->options,
-                              f->num_options};
+      uk_reduction_spec sp = {.in_params = q->in_params,
+                              .out_params = q->out_params,
+                              .map_expr = q->map_expr,
+                              .reduce_expr = q->reduce_expr,
+                              .post_map_expr = q->post_map_expr,
+                              .identity = q->identity,
+                              .name = q->name,
+                              .reduce_type = q->reduce_type,
+                              .preamble = q->preamble,
+                              .options = (const char *const *)f->options,
+                              .num_options = f->num_options};
       s = uk_reduction_create(f->ctx, &sp, (uk_reduction **)&e->kernels[k]);
     } else {
       uk_elementwise_options eo = {0};

@@ -36,6 +36,15 @@ enum {
  * outermost buffer (for messages). */
 uk_status uk__elf_check(const void *data, size_t bytes, uint64_t base, int flags, const char *what);
 
+/* A check of an image embedded in another (its offset `base` in the outermost buffer). */
+typedef uk_status (*uk__nested_check)(const void *data, size_t bytes, uint64_t base, const char *what);
+
+/* A host object (UK__ELF_FATBINS): as uk__elf_check, and each .nv_fatbin
+ * section checked by `fatbins` (uk__fatbin_check; passed in, so that the
+ * ELF and fatbin readers, which contain each other, stay one layer each). */
+uk_status uk__elf_check_object(const void *data, size_t bytes, uint64_t base, uk__nested_check fatbins,
+                               const char *what);
+
 /* A fatbin: one or more fatbins back to back (header magic, version,
  * header size, the size they claim within the bytes given), every entry's
  * header and payload in bounds, compressed entries' sizes sane, and each

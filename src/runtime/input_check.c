@@ -1,6 +1,5 @@
 /* Link-input checks by kind, static libraries and LTO-IR (image_check.h);
  * ELF and fatbin structure are elf_check.c and fatbin_check.c. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,16 +9,6 @@
 
 #define AR_MAGIC "!<arch>\n"
 #define AR_HEADER 60u
-
-uk_status uk__image_bad(const char *what, const char *kind, uint64_t at, const char *fmt, ...) {
-  char detail[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
-  va_end(ap);
-  return uk__errorf(UK_ERR_INVALID, "%s: malformed %s at byte %llu: %s", what ? what : "image", kind,
-                    (unsigned long long)at, detail);
-}
 
 static uint32_t rd32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -36,7 +25,7 @@ uk_status uk__ltoir_check(const void *data, size_t bytes, uint64_t base, const c
 
 /* A member's contents, by what they start with. */
 static uk_status check_member(const unsigned char *p, size_t n, uint64_t base, const char *what) {
-  if (n >= 4 && !memcmp(p, "\x7f" "ELF", 4)) return uk__elf_check(p, n, base, UK__ELF_FATBINS, what);
+  if (n >= 4 && !memcmp(p, "\x7f" "ELF", 4)) return uk__elf_check_object(p, n, base, uk__fatbin_check, what);
   if (n >= 4 && rd32(p) == UK__FATBIN_MAGIC) return uk__fatbin_check(p, n, base, what);
   if (n >= 4 && rd32(p) == UK__LTOIR_MAGIC) return uk__ltoir_check(p, n, base, what);
   return UK_OK; /* anything else nvJitLink reads as bytes of known length */
@@ -84,7 +73,7 @@ uk_status uk__image_check(int kind, const void *data, size_t bytes, const char *
   switch (kind) {
   case UK__LINK_CUBIN: return uk__elf_check(data, bytes, 0, UK__ELF_CUDA, what);
   case UK__LINK_FATBIN: return uk__fatbin_check(data, bytes, 0, what);
-  case UK__LINK_OBJECT: return uk__elf_check(data, bytes, 0, UK__ELF_FATBINS, what);
+  case UK__LINK_OBJECT: return uk__elf_check_object(data, bytes, 0, uk__fatbin_check, what);
   case UK__LINK_LIBRARY: return uk__archive_check(data, bytes, what);
   case UK__LINK_LTOIR: return uk__ltoir_check(data, bytes, 0, what);
   case UK__LINK_PTX:

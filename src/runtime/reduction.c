@@ -73,10 +73,11 @@ static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reducti
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_red_key *key = kv;
   size_t n = uk__kernel_describe(kd, "reduction ", &key->p, buf, size);
-  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s)", key->nd_k, key->nd_r, kd->name,
+  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s%s)", key->nd_k, key->nd_r, kd->name,
            uk__red_kernel_suffix(key->group == UK_RED_GROUP_COLS   ? UK_RED_COLS
                                  : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK
-                                                                   : UK_RED_T1));
+                                                                   : UK_RED_T1),
+           key->block_cub ? ", cub::BlockReduce" : "");
 }
 
 static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
@@ -88,8 +89,12 @@ static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src
  * per reduction program on a 2-core CPU). Reductions take no textures. */
 static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile *out) {
   static const char *const minimal[] = {"-minimal", NULL};
-  (void)key;
-  if (!self(kd)->k.needs_runtime) out->extra = minimal;
+  /* CUB's headers are the whole front-end cost of a CUB program: NVRTC's
+   * automatic precompiled header keeps them for the process's next one.
+   * They name the runtime's cudaError_t: never -minimal. */
+  static const char *const cub[] = {"-pch", NULL};
+  if (((const uk_red_key *)key)->block_cub) out->extra = cub;
+  else if (!self(kd)->k.needs_runtime) out->extra = minimal;
 }
 
 /* The symbol's size is the partial's: no copy, no synchronisation. */
@@ -148,6 +153,11 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
                         : !spec->name          ? "name"
                                                : NULL;
   if (missing) return uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: %s is NULL", missing);
+  if (spec->block_reduce != UK_BLOCK_REDUCE_UKERN && spec->block_reduce != UK_BLOCK_REDUCE_CUB)
+    return uk__errorf(UK_ERR_INVALID,
+                      "uk_reduction_spec: block_reduce is %d (hint: UK_BLOCK_REDUCE_UKERN (0) or "
+                      "UK_BLOCK_REDUCE_CUB (1))",
+                      spec->block_reduce);
   uk_reduction *k = calloc(1, sizeof *k);
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
   pthread_mutex_init(&k->scratch_lock, NULL);
@@ -184,7 +194,8 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0};
+  k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -290,6 +301,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->index64 = (uint8_t)pr->loops.index64;
   pr->vec = uk__red_key_vec(&k->k, key);
   key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, pr->vec);
+  key->block_cub = (uint8_t)k->k.block_cub;
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;

@@ -26,6 +26,12 @@
 // front end in the first program of a process and ~0.15 s in each later one
 // even with a precompiled header.
 //
+// A reduction created with block_reduce = UK_BLOCK_REDUCE_CUB defines
+// UKERN_RED_BLOCK_CUB and includes <cub/block/block_reduce.cuh> first: the
+// block-wide combine (red_group with a block per output) is then
+// cub::BlockReduce<T, BLOCK> with the same functor (struct reduce types
+// too); every other combine is the same in both variants.
+//
 // Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
 // A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
 // last block of a column to finish (counted in A._uk_count[blockIdx.x])
@@ -191,12 +197,24 @@ template <class T, int W> struct warp_reduce {
 // block takes part.
 template <class T, int BLOCK> struct group_reduce {
   enum { NW = BLOCK / 32 };
+#ifdef UKERN_RED_BLOCK_CUB
+  typedef cub::BlockReduce<T, BLOCK> block;
+  struct storage {
+    typename block::TempStorage cub; // CUB's own uninitialised storage
+  };
+#else
   struct storage {
     alignas(T) unsigned char part[sizeof(T) * NW]; // raw: T may have constructors
   };
+#endif
   template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
     if (g == 1) return v;
     if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
+#ifdef UKERN_RED_BLOCK_CUB
+    T x = block(s.cub).Reduce(v, op); // valid in thread 0
+    __syncthreads();                  // the storage is reused by the next output
+    return x;
+#else
     T *part = (T *)s.part;
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
     T x = warp_reduce<T, 32>::reduce(v, op);
@@ -205,6 +223,7 @@ template <class T, int BLOCK> struct group_reduce {
     if (w == 0) x = warp_reduce<T, NW>::reduce(part[lane < NW ? lane : 0], op);
     __syncthreads(); // the storage is reused by the next output
     return x;
+#endif
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "codegen/fuse_plan.h"
+#include "codegen/fuse_row.h"
 #include "fuzz_util.h"
 
 /* Plans g for sig; with a plan, shapes from in_shapes (one per input, each

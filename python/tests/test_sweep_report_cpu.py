@@ -1,0 +1,65 @@
+"""bench/sweep_report.py on a made-up sweep JSON: the summary per kind, the misses
+with their reasons, a partial sweep, and the PERF.md section replaced in place."""
+import importlib.util
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("sweep_report", os.path.join(HERE, "..", "..", "bench", "sweep_report.py"))
+sr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sr)
+
+
+def doc(done=True):
+    pts = []
+    for kind, var, shape, axes in (("reduction", "3-D 256x1024x1024", [256, 1024, 1024], [0, 2]),
+                                   ("fusion", "softmax", [4096, 4096], None)):
+        for s, u, met in ((26, 0.5, False), (30, 0.25, True)):
+            pts.append({"kind": kind, "variant": var, "shape": shape, "axes": axes, "width": None,
+                        "size_bytes": 1 << s, "log2_size": s, "bytes": 2 << s, "ukern_ms": u, "copy_ms": 0.2,
+                        "cupy_ms": 0.3, "torch_ms": None, "cub_ms": None, "share_of_copy": 0.2 / u, "met": met,
+                        "reason": None if met else f"{kind} slow {s}"})
+    pts.append({"kind": "argmax", "variant": "full", "shape": [16], "axes": None, "width": None,
+                "size_bytes": 1 << 16, "log2_size": 16, "error": "skipped: time budget spent", "met": None})
+    meta = {"device": {"name": "GPU-X", "sms": 132}, "cupy": "14.2", "torch": "2.9", "ukern": "0.1", "quick": True,
+            "reps": 7, "warm": 2, "empty_kernel_ms": 0.0021, "elapsed_s": 12.0, "noise_rule": "n"}
+    if done:
+        meta["done"] = True
+    return {"meta": meta, "points": pts}
+
+
+def test_summary_and_misses():
+    text = sr.markdown(doc())
+    assert text.startswith("## Sweep\n")
+    assert "| reduction | 1 / 2 | 2 (0) | 64 MiB 3-D 256x1024x1024 256x1024x1024 axes 0,2 | 0.40 | reduction slow 26 |" in text
+    assert "| fusion | 1 / 2 | 2 (0) | 64 MiB softmax 4096x4096 | 0.40 | fusion slow 26 |" in text
+    assert "| argmax | 0 / 0 | 1 (1) |" in text
+    assert "### Points missing the target (2)" in text
+    assert "- argmax 64 KiB full 16: skipped: time budget spent" in text
+    assert "cut short" not in text
+    assert "cut short: partial JSON" in sr.markdown(doc(done=False))
+
+
+def test_perf_section_replaced(tmp_path):
+    perf = tmp_path / "PERF.md"
+    perf.write_text("# P\n\n## A\na\n\n## Sweep\nold table\n\n## B\nb\n")
+    sr.update_perf(str(perf), sr.markdown(doc()))
+    new = perf.read_text()
+    assert "old table" not in new and new.count("## Sweep") == 1
+    assert new.index("## A") < new.index("## Sweep") < new.index("## B") and new.endswith("b\n")
+    perf2 = tmp_path / "P2.md"
+    perf2.write_text("# P\n")
+    sr.update_perf(str(perf2), "## Sweep\nx\n")
+    assert perf2.read_text() == "# P\n\n## Sweep\nx\n"
+
+
+def test_cli_md(tmp_path):
+    j = tmp_path / "s.json"
+    j.write_text(json.dumps(doc()))
+    md = tmp_path / "s.md"
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, spec.origin, str(j), "--md", str(md)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert md.read_text() == sr.markdown(doc())
+    assert "reduction: 1/2 met (2 points, 0 not measured); worst: 64 MiB" in r.stderr

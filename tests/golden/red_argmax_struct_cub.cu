@@ -1,0 +1,131 @@
+#define UKERN_RED_BLOCK_CUB 1
+#include <cub/block/block_reduce.cuh>
+#include <ukern/reduction.cuh>
+#pragma nv_hdrstop
+// ukern reduction kernel 'argmax' (template reduction.cu)
+// parameters: T x (float32) -> int64 y (int64)
+// reduce type: amax; identity: none
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads or a block per output
+// block combine: cub::BlockReduce (block_reduce = cub)
+
+typedef float T;
+#line 1 "preamble"
+struct amax { float v; long long i; };
+__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
+#line 16 "argmax"
+
+typedef amax _uk_rt;
+
+// reduce_expr as the functor of every combine.
+struct _uk_reduce_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const {
+    return (
+#line 1 "reduce_expr"
+a.v >= b.v ? a : b
+#line 26 "argmax"
+);
+  }
+};
+
+// Every kernel below takes this struct by value; the host fills it at the
+// offsets the emitter planned (fields sorted by alignment: no padding).
+struct _uk_args {
+  const T *_uk_p_x;
+  long long *_uk_p_y;
+  long long _uk_ks_x_0;
+  long long _uk_rs_x_0;
+  long long _uk_os_y_0;
+  long long _uk_kshape_0;
+  long long _uk_rshape_0;
+  long long _uk_nout;
+  long long _uk_nred;
+  long long _uk_chunk;
+  long long _uk_nsplit;
+  long long _uk_insize;
+  long long _uk_vec;
+  long long _uk_by;
+  void *_uk_partial;
+  unsigned int *_uk_count;
+};
+
+// The user's expressions and the index arithmetic of this specialisation,
+// for the strategies in ukern/reduction.cuh.
+struct _uk_k {
+  typedef _uk_rt rt;
+  typedef _uk_args args;
+  typedef _uk_reduce_op op;
+  typedef unsigned int idx;
+  typedef int sidx;
+  static const bool has_identity = false;
+  static const int vec = 4;
+  struct koff {
+    sidx x;
+  };
+  static __device__ __forceinline__ rt identity(const args &_uk_a) {
+    (void)_uk_a;
+    return rt();
+  }
+  static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
+    const long long _J = (long long)_uk_r;
+    return (rt)(
+#line 1 "map_expr"
+mk(x, _J)
+#line 74 "argmax"
+);
+  }
+  static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
+    idx _uk_q = _uk_o;
+    _uk_ko.x = (sidx)_uk_q * (sidx)_uk_a._uk_ks_x_0;
+  }
+  static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
+    idx _uk_q = _uk_r;
+    return val(_uk_a,
+               ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
+               _uk_r);
+  }
+  // N vectors, _uk_step elements apart: every load issued before the first
+  // use, so that N are in flight (ptxas would otherwise interleave them).
+  template <int N, class F>
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                 F &_uk_f) {
+    ukern::vec<T, vec> _uk_v_x[N];
+#pragma unroll
+    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
+      _uk_v_x[_uk_n] = ukern::vload_now<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r + _uk_n * _uk_step);
+    }
+#pragma unroll
+    for (int _uk_n = 0; _uk_n < N; _uk_n++)
+#pragma unroll
+      for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+        _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
+  }
+  template <class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
+    idx _uk_q = _uk_r;
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_k], _uk_r));
+  }
+  template <int R, class F>
+  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
+    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x));
+#pragma unroll
+    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
+      _uk_f[_uk_k / R](val(_uk_a, _uk_v_x[_uk_k], (idx)(_uk_k % R)));
+  }
+  static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
+    idx _uk_q = _uk_o;
+    long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
+#line 1 "post_map_expr"
+y = a.i;
+#line 123 "argmax"
+  }
+};
+
+// Bytes of a split partial: the host reads the size of this symbol.
+extern "C" {
+__device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
+}
+
+extern "C" __global__ void __launch_bounds__(256) argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }

@@ -214,8 +214,12 @@ static void run_case(const char *label, uk_reduction *k, int op, const darr *x, 
   } else {
     for (int j = 0; j < l->num_axes; j++) red[l->axes[j] < 0 ? l->axes[j] + nd : l->axes[j]] = 1;
   }
-  int64_t n = size_of(nd, x->a.shape), no;
-  double *want = malloc(sizeof(double) * (size_t)(n + 1)), *absum = malloc(sizeof(double) * (size_t)(n + 1));
+  /* room for every output: an empty reduction (extent 0 reduced) has more outputs than elements */
+  int64_t n = size_of(nd, x->a.shape), no, cap = 1;
+  for (int d = 0; d < nd; d++)
+    if (!red[d]) cap *= x->a.shape[d];
+  if (cap < n) cap = n;
+  double *want = malloc(sizeof(double) * (size_t)(cap + 1)), *absum = malloc(sizeof(double) * (size_t)(cap + 1));
   ref(op, nd, x->a.shape, red, vals, want, absum, &no);
   if (post_sqrt)
     for (int64_t o = 0; o < no; o++) want[o] = sqrt(want[o]);

@@ -55,6 +55,14 @@ static uk_array arr(uk_dtype t, uint64_t data, int ndim, const int64_t *shape) {
 /* The four kernels a test asks for (each call one specialisation);
  * which: bit mask of the kernels to ask for. UK_OK when all compiled or
  * were found. */
+/* With a GPU present, a module compiled for another arch than the device's
+ * (fill's sm_80 pass on an sm_90 machine) is in the cache but cannot be
+ * loaded here: that refusal counts as done for filling the cache. */
+static uk_status not_here(uk_status st) {
+  if (st == UK_ERR_CUDA && strstr(uk_last_error(), "but the device is sm_")) return UK_OK;
+  return st;
+}
+
 static uk_status ask(uk_context *ctx, int which) {
   uk_status st = UK_OK;
   int64_t s2[2] = {33, 17}, s1[1] = {33};
@@ -103,7 +111,7 @@ static uk_status ask(uk_context *ctx, int which) {
     int count = 0;
     const uk_param_info *p = NULL;
     if ((st = uk_module_from_source(ctx, raw_src, &mo, &m)) == UK_OK &&
-        (st = uk_module_function(m, "scale<double>", &fn)) == UK_OK &&
+        (st = not_here(uk_module_function(m, "scale<double>", &fn))) == UK_OK && fn &&
         (st = uk_function_params(fn, &count, &p)) == UK_OK &&
         (count != 3 || p[0].size != 8 || p[1].size != 8 || p[1].offset != 8 || p[2].size != 4 || p[2].offset != 16))
       st = UK_ERR_INTERNAL; /* (double*, double, int): read from the cubin */
@@ -122,7 +130,7 @@ static uk_status ask(uk_context *ctx, int which) {
   if (st == UK_OK && (which & 32)) {
     uk_module *m = NULL;
     uk_function *fn = NULL;
-    if ((st = uk_module_from_source(ctx, rdc_src, NULL, &m)) == UK_OK) st = uk_module_function(m, "parent", &fn);
+    if ((st = uk_module_from_source(ctx, rdc_src, NULL, &m)) == UK_OK) st = not_here(uk_module_function(m, "parent", &fn));
     uk_module_destroy(m);
   }
   return st;

@@ -201,15 +201,19 @@ PyObject *pyk_raise(uk_status st) {
   }
   PyObject *exc = NULL;
   PyObject *log = NULL;
+  /* in Python's words: ukern.configure(arch=...), the exception's .log (errtext.c) */
+  PyObject *words = pyk_python_message(msg);
+  if (!words) return NULL;
   if (st == UK_ERR_COMPILE) {
     /* str(e) shows the log too, as CuPy's CompileException does. */
     log = PyUnicode_FromString(uk_last_error_log());
-    PyObject *text = log ? PyUnicode_FromFormat("%s\n%U", msg, log) : NULL;
+    PyObject *text = log ? PyUnicode_FromFormat("%U\n%U", words, log) : NULL;
     exc = text ? PyObject_CallFunctionObjArgs(type, text, NULL) : NULL;
     Py_XDECREF(text);
   } else {
-    exc = PyObject_CallFunction(type, "s", msg);
+    exc = PyObject_CallFunctionObjArgs(type, words, NULL);
   }
+  Py_DECREF(words);
   if (!exc) {
     Py_XDECREF(log);
     return NULL;

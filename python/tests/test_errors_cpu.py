@@ -74,3 +74,23 @@ def test_compile_error_names_the_log_attribute(kind, arch90):
     assert not _c_names(text), text
     assert e.value.log.startswith("nvrtc options: -arch=sm_90") and "not_declared_q" in e.value.log
     assert e.value.status == "UK_ERR_COMPILE"
+
+
+def test_raw_module_errors_speak_python(arch90):
+    """RawModule / RawKernel errors go through the same translation (pyk_raise)."""
+    m = ukern.RawModule(code='extern "C" __global__ void f(float* x) { x[0] = not_declared_r; }')
+    with pytest.raises(ukern.CompileException) as e:
+        m.compile()
+    text = str(e.value)
+    assert "not_declared_r" in text and "the exception's .log" in text, text
+    assert not _c_names(text), text
+
+
+@no_gpu
+def test_raw_module_without_arch_names_configure():
+    ukern.configure()
+    m = ukern.RawModule(code='extern "C" __global__ void g(float* x) { x[0] = 1.0f; }')
+    with pytest.raises(Exception) as e:
+        m.compile()
+    text = str(e.value)
+    assert "ukern.configure(arch" in text and not _c_names(text), text

@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "runtime/fatbin.h"
+#include "runtime/image_check.h"
 
 /* Where the bytes come from: a descriptor (pread) or memory. */
 typedef struct src {
@@ -347,6 +348,9 @@ uk_status uk__bundle_find(uk__bundle *b, uk_hash128 hash, const char *key, size_
   }
   for (int k = 0; k < n; k++) {
     if (im[k].arch.num != arch.num || im[k].arch.flags != arch.flags) continue;
+    /* A checksum proves no intent: the cubin's structure is checked before
+     * the driver sees it, as every image from outside is (image_check.h). */
+    if ((st = uk__elf_check(im[k].data, im[k].size, 0, UK__ELF_CUDA, b->path)) != UK_OK) break;
     st = uk__binary_create(im[k].data, im[k].size, 0, arch.num, e->num_names, e->names, e->lowered, "", out);
     if (st == UK_OK) {
       *found = 1;

@@ -59,7 +59,7 @@ static uk_array alloc(uk_dtype t, int ndim, const int64_t *shape) {
 }
 
 static double gpu_ms(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out) {
-  uk_launch l = {stream, -1, 0};
+  uk_launch l = {.stream = stream, .size = -1};
   CUevent a, b;
   uk__cu.cuEventCreate(&a, CU_EVENT_DEFAULT);
   uk__cu.cuEventCreate(&b, CU_EVENT_DEFAULT);
@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
     fill(&y, t, 2, 0.25f);
     poison(&z);
     uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
-    uk_launch l = {stream, -1, 0};
+    uk_launch l = {.stream = stream, .size = -1};
     bu_check(uk_elementwise_call(sq, in, 2, &z, 1, &l), "call");
     uk__cu.cuStreamSynchronize(stream);
     int bad = check_contig(&x, &y, &z);
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
     fill(&a, 0, 7, 0.5f);
     fill(&b, 0, 8, 0.5f);
     uk_arg i1[2] = {uk_arg_array(&a), uk_arg_array(&b)};
-    uk_launch l = {stream, -1, 0};
+    uk_launch l = {.stream = stream, .size = -1};
     uk_function *tiny;
     bu_check(uk_module_function(fills, "tiny", &tiny), "tiny");
     const void *img;
@@ -263,7 +263,7 @@ int main(int argc, char **argv) {
     snprintf(op, sizeof op, "z = x * %d.5f", (int)(bu_now_us()) % 100000);
     uk_elementwise *k;
     uk_arg i1[1] = {uk_arg_array(&a)};
-    uk_launch l = {stream, -1, 0};
+    uk_launch l = {.stream = stream, .size = -1};
     /* NVRTC's load, apart: ukern loads it at the first compile (55dd3c5 had
      * it linked, loaded before main); the row below times the first call
      * with the library in memory on both sides. 0 when an earlier row of

@@ -103,7 +103,7 @@ static void prog_init(prog *p, const char *inputs, const uk_array *in, const cha
 }
 
 static void prog_run(prog *p) {
-  uk_launch l = {stream, 0, 0};
+  uk_launch l = {.stream = stream};
   for (int k = 0; k < p->nsteps; k++) {
     step *q = &p->steps[k];
     uk_arg a[4];
@@ -181,7 +181,7 @@ static void row(const char *name, const char *inputs, uk_array *in, int nin, con
   int kernels = 0;
   uk_arg a[4];
   for (int k = 0; k < nin; k++) a[k] = uk_arg_array(&in[k]);
-  uk_fusion_kernel_count(p.steps[0].f, a, nin, &p.buf[p.steps[0].out], 1, &kernels);
+  uk_fusion_kernel_count(p.steps[0].f, a, nin, &p.buf[p.steps[0].out], 1, NULL, &kernels);
   printf("  %s: %d kernel(s)\n", name, kernels);
   prog_free(&p, nin);
   if (chain) {
@@ -204,7 +204,7 @@ static void softmax_row(uk_array *x) {
          "<= 1.15x", ms <= 1.15 * ideal);
   int kernels = 0;
   uk_arg a = uk_arg_array(x);
-  uk_fusion_kernel_count(p.steps[0].f, &a, 1, &p.buf[p.steps[0].out], 1, &kernels);
+  uk_fusion_kernel_count(p.steps[0].f, &a, 1, &p.buf[p.steps[0].out], 1, NULL, &kernels);
   /* the row plan moves one read and one write: 2/3 of the ideal above at the copy rate */
   printf("  softmax rows: %d kernel(s), %.2fx of 2 reads + 1 write, %.0f%% of the copy rate for 1 read + 1 write\n",
          kernels, ms / ideal, 100 * (2.0 / 3.0) * ideal / ms);
@@ -237,7 +237,7 @@ static void host_cost(void) {
   uk_fusion *f;
   bu_check(uk_fusion_create(ctx, "x, y", "z", "z = 2 * x + y", "tiny_fused", NULL, &f), "create");
   uk_arg i1[2] = {uk_arg_array(&a), uk_arg_array(&b)};
-  uk_launch l = {stream, 0, 0};
+  uk_launch l = {.stream = stream};
   bu_check(uk_fusion_call(f, i1, 2, &c, 1, &l), "warm-up");
   uk_function *tiny;
   bu_check(uk_module_function(fills, "tiny", &tiny), "tiny");

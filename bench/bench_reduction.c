@@ -50,7 +50,7 @@ static uk_array fill(uk_dtype t, int ndim, const int64_t *shape) {
   flat.ndim = 1;
   flat.shape[0] = uk_array_size(&a);
   flat.strides[0] = (int64_t)uk_dtype_size(t);
-  uk_launch l = {stream, 0, 0};
+  uk_launch l = {.stream = stream};
   bu_check(uk_elementwise_call(f, NULL, 0, &flat, 1, &l), "fill");
   return a;
 }
@@ -58,7 +58,7 @@ static uk_array fill(uk_dtype t, int ndim, const int64_t *shape) {
 /* Median device ms of calls of k on x (allocated output reused: given). */
 static double time_red(uk_reduction *k, const uk_array *x, const int *axes, int naxes, uk_array *y) {
   uk_arg in = uk_arg_array(x);
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.stream = stream;
   l.axes = axes;
@@ -166,7 +166,7 @@ static void small_sizes(void) {
     uk_array x = fill(UK_FLOAT32, 1, &sizes[j]), y;
     double gpu_ms = time_red(k, &x, NULL, 0, &y);
     uk_arg in = uk_arg_array(&x);
-    uk_reduce_launch l;
+    uk_launch l;
     memset(&l, 0, sizeof l);
     l.stream = stream;
     double t[40];

@@ -92,7 +92,7 @@ static char *ew_source(uk_context *ctx, uk_dtype t, int strided, int seq, char *
     y.strides[2] = 41 * 37 * e;
   }
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
-  uk_launch l = {0, -1, 0};
+  uk_launch l = {.size = -1};
   bu_check(uk_elementwise_source(k, in, 2, &z, 1, &l, &src), "source");
   bu_check(uk_elementwise_nvrtc_options(k, in, 2, &z, 1, &l, opts), "options");
   uk_elementwise_destroy(k);

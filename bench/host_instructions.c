@@ -154,7 +154,7 @@ typedef struct {
   uk_reduction *k;
   uk_arg in;
   uk_array *out;
-  uk_reduce_launch l;
+  uk_launch l;
 } red_args;
 
 static uk_status red_call(void *p) {

@@ -271,7 +271,7 @@ static int floor_cubin(kind k, int arch, const char *path) {
     s = uk_reduction_nvrtc_options(w.red, &in, 1, &y, 1, NULL, &opts);
   if (k == K_FUSION) {
     int count = 0;
-    if ((s = uk_fusion_kernel_count(w.fu, &in, 1, &y, 1, &count)) == UK_OK && count != 1)
+    if ((s = uk_fusion_kernel_count(w.fu, &in, 1, &y, 1, NULL, &count)) == UK_OK && count != 1)
       fprintf(stderr, "bench_warm_start: the fusion runs %d kernels; the floor loads them as one module\n", count);
     if (s == UK_OK) s = uk_fusion_source(w.fu, &in, 1, &y, 1, NULL, &src);
   }

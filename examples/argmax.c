@@ -36,7 +36,7 @@ int main(void) {
   TRY(uk_memcpy_htod(x.data, hx, sizeof hx));
   uk_arg in = uk_arg_array(&x);
   int axis = -1;
-  uk_reduce_launch l = {0};
+  uk_launch l = {0};
   l.axes = &axis;
   l.num_axes = 1;
   TRY(uk_reduction_call(am, &in, 1, &y, 1, &l));

@@ -61,7 +61,7 @@ static uk_array arr(uint64_t data, uk_dtype t, int ndim, const int64_t *shape, c
 }
 
 static char *source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout, int64_t size) {
-  uk_launch l = {NULL, size, 0};
+  uk_launch l = {.size = size};
   char *src = NULL;
   CHECK_OK(uk_elementwise_source(k, in, nin, out, nout, &l, &src));
   return src;
@@ -93,7 +93,7 @@ static void errors(void) {
   uk_array x = arr(0x10000, UK_FLOAT32, 2, s34, NULL), y = arr(0x20000, UK_FLOAT32, 1, s4, NULL);
   uk_array z = arr(0x30000, UK_FLOAT32, 1, s4, NULL), y3 = arr(0x20000, UK_FLOAT32, 1, s3, NULL);
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
-  uk_launch l = {NULL, -1, 0};
+  uk_launch l = {.size = -1};
   char *src = NULL;
   CHECK_STATUS(uk_elementwise_source(sq, in, 2, &z, 1, &l, &src), UK_ERR_SHAPE);
   CHECK_STREQ(uk_last_error(), "squared_diff: output 'z' has shape (4,) but the loop shape is (3, 4)");

@@ -26,7 +26,7 @@ static char *source(const char *op, uk_dtype tx, uk_dtype ty, uk_dtype tz) {
   if (!k) return NULL;
   uk_array x = arr(0x100000, tx, 1001), y = arr(0x200000, ty, 1001), z = arr(0x300000, tz, 1001);
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
-  uk_launch l = {NULL, -1, 0};
+  uk_launch l = {.size = -1};
   CHECK_OK(uk_elementwise_source(k, in, 2, &z, 1, &l, &src));
   uk_elementwise_destroy(k);
   return src;

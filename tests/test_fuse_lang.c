@@ -209,7 +209,7 @@ static int kernels(const char *ins, const char *prog, const uk_arg *in, int nin)
   int n = -1;
   uk_array out[1];
   memset(out, 0, sizeof out);
-  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, 1, &n));
+  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, 1, NULL, &n));
   uk_fusion_destroy(f);
   return n;
 }
@@ -248,13 +248,13 @@ static void plans(void) {
     uk_fusion *f = make("x", "z", "z = x - mean(x, axis=1, keepdims=True)");
     uk_array o = q;
     int n = -1;
-    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, NULL, &n));
     CHECK(n == 1);
     o.data += 4;
-    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, NULL, &n));
     CHECK(n == 2);
     o.data += 100 * 4;
-    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, iq, 1, &o, 1, NULL, &n));
     CHECK(n == 1);
     uk_fusion_destroy(f);
   }
@@ -273,11 +273,11 @@ static void plans(void) {
     uk_array o[1];
     int n = -1;
     memset(o, 0, sizeof o);
-    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, NULL, &n));
     CHECK(n == 1);
-    CHECK_OK(uk_fusion_kernel_count(f, iw, 2, o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, iw, 2, o, 1, NULL, &n));
     CHECK(n == 3);
-    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, &n));
+    CHECK_OK(uk_fusion_kernel_count(f, ix, 2, o, 1, NULL, &n));
     CHECK(n == 1);
     char *src = source(f, iw, 2, 1, UK_OK);
     CHECK_CONTAINS(src, "kernel 3 of 3");

@@ -76,7 +76,7 @@ static int run_all(const char *dir, const char *bundle) {
   uk_reduction *l2 = NULL;
   TRY(uk_reduction_create(ctx, &spec, &l2));
   int axis = 1;
-  uk_reduce_launch rl = {.axes = &axis, .num_axes = 1};
+  uk_launch rl = {.axes = &axis, .num_axes = 1};
   uk_arg in1 = uk_arg_array(&x);
   TRY(uk_reduction_call(l2, &in1, 1, &n, 1, &rl));
   uk_fusion *dist = NULL;

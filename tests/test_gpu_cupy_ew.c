@@ -159,7 +159,7 @@ static void scalars_size_non_const(void) {
   memset(&y, 0, sizeof y);
   uk_elementwise *k = make("raw T x, raw int32 m", "T y", "y = x[i % x.size()] * m", NULL);
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_int(3)};
-  uk_launch l = {NULL, 12, 0};
+  uk_launch l = {.size = 12};
   CHECK_OK(uk_elementwise_call(k, in, 2, &y, 1, &l));
   CHECK(y.ndim == 1 && y.shape[0] == 12 && y.dtype == UK_FLOAT32);
   if (y.data) {
@@ -207,7 +207,7 @@ static void first_nonzero(void) {
   CHECK_OK(uk_memcpy_htod(x.data, h, (size_t)n * 4));
   for (int axis = 0; axis < 2; axis++) {
     uk_arg in[2] = {uk_arg_array(&x), uk_arg_int(n)};
-    uk_reduce_launch l;
+    uk_launch l;
     memset(&l, 0, sizeof l);
     l.axes = &axis;
     l.num_axes = 1;

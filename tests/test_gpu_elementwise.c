@@ -570,7 +570,7 @@ static void shapes(void) {
   up(xr.data, hx, 12);
   memset(&zr, 0, sizeof zr);
   in[0] = uk_arg_array(&xr);
-  uk_launch l = {NULL, 10, 0};
+  uk_launch l = {.size = 10};
   CHECK_OK(uk_elementwise_call(rk, in, 1, &zr, 1, &l));
   CHECK(zr.ndim == 1 && zr.shape[0] == 10);
   CHECK_OK(uk_device_synchronize());
@@ -635,7 +635,7 @@ static void huge(void) {
   const int64_t m = n / 2;
   uk_array v = a;
   v.ndim = 2, v.shape[0] = m, v.shape[1] = 2, v.strides[0] = 1, v.strides[1] = m;
-  uk_launch l = {NULL, -1, 0};
+  uk_launch l = {.size = -1};
   char *src = NULL;
   CHECK_OK(uk_elementwise_source(inc, NULL, 0, &v, 1, &l, &src));
   CHECK_CONTAINS(src, "strided, 64-bit index, ndim 2");
@@ -668,7 +668,7 @@ static void errors(void) {
   CHECK_CONTAINS(uk_last_error_log(), "z = x +* 2;");
   uk_elementwise_destroy(badk);
   /* block size */
-  uk_launch l = {NULL, -1, 2048};
+  uk_launch l = {.size = -1, .block_size = 2048};
   in[1] = uk_arg_array(&y);
   CHECK_STATUS(uk_elementwise_call(sq, in, 2, &z, 1, &l), UK_ERR_INVALID);
   CHECK_STREQ(uk_last_error(), "squared_diff: block_size 2048 is out of range (1..1024, or 0 for the default)");

@@ -294,7 +294,7 @@ static void reductions(void) {
   uk_array out[5];
   memset(out, 0, sizeof out);
   int kc = 0;
-  CHECK_OK(uk_fusion_kernel_count(f, in, 2, out, 5, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, 2, out, 5, NULL, &kc));
   CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 2, out, 5, NULL));
   double wd[13], wm[13], wv[13], ws[13], wi[13];
@@ -383,7 +383,7 @@ static void split_plans(void) {
   uk_fusion *f = make("x", "c", "c = x - mean(x, axis=1, keepdims=True)");
   uk_array out = {0};
   int kc = 0;
-  CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, NULL, &kc));
   CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
   double *got = fetch_out(&out);
@@ -391,7 +391,7 @@ static void split_plans(void) {
   free(got);
   uk_fusion_destroy(f);
   f = make("x", "y", "m = max(x, axis=-1, keepdims=True)\ne = exp(x - m)\ny = e / sum(e, axis=-1, keepdims=True)");
-  CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, NULL, &kc));
   CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
   got = fetch_out(&out);
@@ -471,7 +471,7 @@ static void row_case(int what, uk_dtype t, int64_t rows, int64_t n, int rev, int
   char label[96];
   snprintf(label, sizeof label, "row %d %s %lldx%lld%s", what, uk_dtype_name(t), (long long)rows, (long long)n,
            rev ? " reversed" : "");
-  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, nout, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, nin, out, nout, NULL, &kc));
   if (kc != kernels) fprintf(stderr, "%s: %d kernels, want %d\n", label, kc, kernels);
   CHECK(kc == kernels);
   CHECK_OK(uk_fusion_call(f, in, nin, out, nout, NULL));
@@ -520,7 +520,7 @@ static void row_given(void) {
     row_ref(R_CENTER, vx + shift * 999, NULL, 41, 999, want, NULL);
     uk_arg in[1] = {uk_arg_array(&x)};
     int kc = -1;
-    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &z, 1, &kc));
+    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &z, 1, NULL, &kc));
     CHECK(kc == (shift ? 2 : 1));
     CHECK_OK(uk_fusion_call(f, in, 1, &z, 1, NULL));
     double *got = download(&z, b.buf.data, (size_t)(42 * 999 * 4 + 64));
@@ -542,7 +542,7 @@ static void row_given(void) {
   uk_arg in[3] = {uk_arg_array(&x.a), uk_arg_array(&y.a), uk_arg_float(1e-5)};
   uk_array outs[2] = {z.a, l.a};
   int kc = -1;
-  CHECK_OK(uk_fusion_kernel_count(f, in, 3, outs, 2, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, 3, outs, 2, NULL, &kc));
   CHECK(kc == 1);
   CHECK_OK(uk_fusion_call(f, in, 3, outs, 2, NULL));
   double *got = download(&z.a, z.buf.data, (size_t)(total * 8 + 64));
@@ -586,7 +586,7 @@ static void row_narrow_kept(void) {
     uk_arg in[1] = {uk_arg_array(&x.a)};
     uk_array out = {0};
     int kc = -1;
-    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, &kc));
+    CHECK_OK(uk_fusion_kernel_count(f, in, 1, &out, 1, NULL, &kc));
     CHECK(kc == 1);
     CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
     CHECK(out.dtype == UK_FLOAT32 && out.ndim == 2 && numel(&out) == total);

@@ -81,7 +81,7 @@ static int capturing(void) {
 /* The calls under test, on `stream`; outputs allocated when o[k].data == 0
  * (all of them then), else given. */
 static void issue(const fusions *f, const uk_array *x, const uk_array *y, uk_array *o, int captured) {
-  uk_launch l = {stream, 0, 0};
+  uk_launch l = {.stream = stream};
   uk_arg in[2] = {uk_arg_array(x), uk_arg_array(y)};
   CHECK_OK(uk_fusion_call(f->ew, in, 2, &o[Z], 2, &l)); /* z and w */
   CHECK(capturing() == captured);
@@ -270,16 +270,16 @@ static void warm_up(const fusions *f) {
   verify("warm-up outside capture", o, in.hx, in.hy);
   uk_arg a[2] = {uk_arg_array(&in.x), uk_arg_array(&in.y)};
   int kernels = 0;
-  CHECK_OK(uk_fusion_kernel_count(f->center, a, 1, &o[C], 1, &kernels));
+  CHECK_OK(uk_fusion_kernel_count(f->center, a, 1, &o[C], 1, NULL, &kernels));
   CHECK(kernels == 1); /* the row plan (codegen/fuse_row.c): one kernel, dynamic shared memory */
   kernels = 0;
-  CHECK_OK(uk_fusion_kernel_count(f->colcenter, a, 1, &o[K], 1, &kernels));
+  CHECK_OK(uk_fusion_kernel_count(f->colcenter, a, 1, &o[K], 1, NULL, &kernels));
   CHECK(kernels >= 2); /* the split plan: an intermediate allocated stream-ordered (inside the graph) */
   kernels = 0;
-  CHECK_OK(uk_fusion_kernel_count(f->ew, a, 2, &o[Z], 2, &kernels));
+  CHECK_OK(uk_fusion_kernel_count(f->ew, a, 2, &o[Z], 2, NULL, &kernels));
   CHECK(kernels == 1);
   kernels = 0;
-  CHECK_OK(uk_fusion_kernel_count(f->rowsum, a, 1, &o[S], 1, &kernels));
+  CHECK_OK(uk_fusion_kernel_count(f->rowsum, a, 1, &o[S], 1, NULL, &kernels));
   CHECK(kernels == 1);
   free_outputs(o, NULL);
   free_inputs(&in);

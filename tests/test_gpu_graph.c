@@ -93,11 +93,11 @@ static int capturing(void) {
 
 /* The calls under test, on `stream`; o's outputs allocated when data == 0. */
 static void issue(kernels *k, const uk_array *x, const uk_array *y, outs *o, int captured) {
-  uk_launch l = {stream, 0, 0};
+  uk_launch l = {.stream = stream};
   uk_arg in[2] = {uk_arg_array(x), uk_arg_array(y)};
   CHECK_OK(uk_elementwise_call(k->ew, in, 2, &o->z, 1, &l));
   CHECK(capturing() == captured);
-  uk_reduce_launch all = {stream, NULL, 0, 0, 0};
+  uk_launch all = {.stream = stream};
   CHECK_OK(uk_reduction_call(k->sum_sq, in, 1, &o->full, 1, &all));
   CHECK(capturing() == captured);
   uk_array x2 = *x;
@@ -106,7 +106,7 @@ static void issue(kernels *k, const uk_array *x, const uk_array *y, outs *o, int
   x2.strides[0] = COLS * 8, x2.strides[1] = 8;
   uk_arg in2 = uk_arg_array(&x2);
   int axis = -1;
-  uk_reduce_launch by_row = {stream, &axis, 1, 0, 0};
+  uk_launch by_row = {.stream = stream, .axes = &axis, .num_axes = 1};
   CHECK_OK(uk_reduction_call(k->sum_sq, &in2, 1, &o->rows, 1, &by_row));
   CHECK(capturing() == captured);
   if (!o->w.data) {

@@ -84,7 +84,7 @@ static int run_device(int d, uint64_t seed) {
   l.stream = s;
   bad += TRY(uk_elementwise_call(ew, in, 2, &z, 1, &l));
   int axis = 1;
-  uk_reduce_launch rl;
+  uk_launch rl;
   memset(&rl, 0, sizeof rl);
   rl.stream = s, rl.axes = &axis, rl.num_axes = 1;
   bad += TRY(uk_reduction_call(red, in, 1, &sum, 1, &rl));
@@ -218,7 +218,7 @@ static void device_rules(void) {
   l.stream = streams[0];
   CHECK_STATUS(uk_elementwise_call(ew, mixed, 2, &z, 1, &l), UK_ERR_INVALID);
   CHECK_STREQ(uk_last_error(), "fma_multi: input 'x' is on device 0 but input 'y' is on device 1");
-  uk_reduce_launch rl;
+  uk_launch rl;
   memset(&rl, 0, sizeof rl);
   rl.stream = streams[1];
   CHECK_STATUS(uk_reduction_call(red, &in[0], 1, &z, 1, &rl), UK_OK);

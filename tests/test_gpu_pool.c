@@ -72,7 +72,7 @@ static void bridged_then_pooled(void) {
   /* Free x on s right behind the kernel that reads it; a block allocated
    * and poisoned next may reuse x's memory. */
   uk_arg in = uk_arg_array(&x);
-  uk_launch l = {s, 0, 0};
+  uk_launch l = {.stream = s};
   CHECK_OK(uk_elementwise_call(affine, &in, 1, &y, 1, &l));
   uint64_t xdata = x.data;
   uk_array_free(ctx, &x, s);
@@ -144,7 +144,7 @@ static void first_allocation_captured(void) {
   CHECK_OK(uk_memset_d32(od, 0x7fc00001u, (size_t)n));
   void *s;
   CHECK_OK(uk_stream_create(0, UK_STREAM_NON_BLOCKING, 0, &s));
-  uk_launch l = {s, 0, 0};
+  uk_launch l = {.stream = s};
   uk_arg in = uk_arg_array(&x);
   CHECK_OK(uk_elementwise_call(affine, &in, 1, &out, 1, &l)); /* compiled and loaded before the capture */
   CHECK_OK(uk_stream_synchronize(s));

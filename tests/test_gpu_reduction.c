@@ -185,8 +185,8 @@ static uk_reduction *mk(const char *in, const char *out, const char *map, const 
   return k;
 }
 
-static uk_reduce_launch axes_of(const int *ax, int n, int keepdims) {
-  uk_reduce_launch l;
+static uk_launch axes_of(const int *ax, int n, int keepdims) {
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = n;
@@ -196,7 +196,7 @@ static uk_reduce_launch axes_of(const int *ax, int n, int keepdims) {
 
 /* Runs k on x (allocated output), compares with the reference. */
 static void run_case(const char *label, uk_reduction *k, int op, const darr *x, const double *vals,
-                     const uk_reduce_launch *l, double tol, int post_sqrt) {
+                     const uk_launch *l, double tol, int post_sqrt) {
   uk_array y;
   memset(&y, 0, sizeof y);
   uk_arg in = uk_arg_array(&x->a);
@@ -246,7 +246,7 @@ static void user_guide(void) {
   double *v = randv(300 * 1000, -1, 1);
   darr x = make(UK_FLOAT32, 2, shape, NULL, 0, 0, v);
   int ax1[] = {1};
-  uk_reduce_launch l = axes_of(ax1, 1, 0);
+  uk_launch l = axes_of(ax1, 1, 0);
   run_case("l2norm axis 1", l2, R_SQ, &x, v, &l, 1e-5, 1);
   run_case("l2norm full", l2, R_SQ, &x, v, NULL, 1e-5, 1);
   drop(&x);
@@ -266,7 +266,7 @@ static void ops(void) {
   uk_reduction *mn = mk("T x", "T y", "x", "min(a, b)", "y = a", NULL, "rmin", NULL, NULL);
   uk_reduction *pr = mk("T x", "T y", "x", "a * b", "y = a", "1", "rprod", NULL, NULL);
   int ax0[] = {0}, ax1[] = {1};
-  uk_reduce_launch l0 = axes_of(ax0, 1, 0), l1 = axes_of(ax1, 1, 0);
+  uk_launch l0 = axes_of(ax0, 1, 0), l1 = axes_of(ax1, 1, 0);
   run_case("sum axis 0", sum, R_SUM, &xv, v, &l0, 1e-13, 0);
   run_case("sum axis 1", sum, R_SUM, &xv, v, &l1, 1e-13, 0);
   run_case("sum full", sum, R_SUM, &xv, v, NULL, 1e-13, 0);
@@ -305,7 +305,7 @@ static void ops(void) {
                     "  return (a.v > b.v || (a.v == b.v && a.i < b.i)) ? a : b;\n}\n";
   uk_reduction *am = mk("T x", "int64 y", "mk(x, _J)", "pick(a, b)", "y = a.i", NULL, "argmax", "amax", pre);
   for (int axis = 0; axis < 2; axis++) {
-    uk_reduce_launch la = axes_of(axis ? ax1 : ax0, 1, 0);
+    uk_launch la = axes_of(axis ? ax1 : ax0, 1, 0);
     memset(&y, 0, sizeof y);
     CHECK_OK(uk_reduction_call(am, &in, 1, &y, 1, &la));
     int64_t nout = axis ? 37 : 523, nred = axis ? 523 : 37;
@@ -373,7 +373,7 @@ static void axes_and_layouts(void) {
       for (int d = 0; d < 4; d++)
         if (mask >> d & 1) ax[na++] = (mask & 8) ? d - 4 : d; /* negative axes on half the subsets */
       for (int keep = 0; keep < 2; keep++) {
-        uk_reduce_launch l = axes_of(ax, na, keep);
+        uk_launch l = axes_of(ax, na, keep);
         if (na == 0) l.reduce_none = 1;
         char label[96];
         snprintf(label, sizeof label, "layout %d mask %d keepdims %d", layout, mask, keep);
@@ -385,7 +385,7 @@ static void axes_and_layouts(void) {
   /* keepdims shape */
   darr x = make(UK_FLOAT64, 4, shape, NULL, 0, 0, v);
   int ax[] = {1, -1};
-  uk_reduce_launch l = axes_of(ax, 2, 1);
+  uk_launch l = axes_of(ax, 2, 1);
   uk_array y;
   memset(&y, 0, sizeof y);
   uk_arg in = uk_arg_array(&x.a);
@@ -396,7 +396,7 @@ static void axes_and_layouts(void) {
   /* given outputs: contiguous and strided (every other element), poison kept */
   int64_t oshape[] = {3, 5};
   int ax13[] = {1, 3};
-  uk_reduce_launch l13 = axes_of(ax13, 2, 0);
+  uk_launch l13 = axes_of(ax13, 2, 0);
   uint8_t red[UK_MAX_NDIM] = {0, 1, 0, 1};
   double want[15], absum[15];
   int64_t no;
@@ -434,7 +434,7 @@ static void raw_and_empty(void) {
   darr x = make(UK_FLOAT64, 2, shape, NULL, 0, 0, v), wa = make(UK_FLOAT64, 1, wshape, NULL, 0, 0, w);
   uk_arg in[2] = {uk_arg_array(&x.a), uk_arg_array(&wa.a)};
   int ax0[] = {0}, ax1[] = {1};
-  uk_reduce_launch l0 = axes_of(ax0, 1, 0), l1 = axes_of(ax1, 1, 0);
+  uk_launch l0 = axes_of(ax0, 1, 0), l1 = axes_of(ax1, 1, 0);
   uk_array y;
   memset(&y, 0, sizeof y);
   CHECK_OK(uk_reduction_call(dot, in, 2, &y, 1, &l0));
@@ -532,7 +532,7 @@ static void strategies(void) {
     }
     darr x = make(t, 2, shape, NULL, 0, cases[j].skew, v);
     int ax[] = {cases[j].axis};
-    uk_reduce_launch l = axes_of(ax, 1, 0);
+    uk_launch l = axes_of(ax, 1, 0);
     char label[96];
     snprintf(label, sizeof label, "strategy (%lld, %lld) axis %d skew %d %s", (long long)cases[j].r,
              (long long)cases[j].c, cases[j].axis, cases[j].skew, uk_dtype_name(t));
@@ -549,7 +549,7 @@ static void strategies(void) {
   for (int64_t k = 0; k < n2; k++) neg[k] = (float)neg[k];
   darr xn = make(UK_FLOAT32, 2, shape2, NULL, 0, 0, neg);
   int ax1[] = {1};
-  uk_reduce_launch l1 = axes_of(ax1, 1, 0);
+  uk_launch l1 = axes_of(ax1, 1, 0);
   uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "pmax", NULL, NULL);
   run_case("rows of 2, max, no identity", mx, R_MAX, &xn, neg, &l1, 0, 0);
   uk_reduction *wj = mk("T x", "T y", "x * (T)(_J + 1)", "a + b", "y = a", "0", "pwj", NULL, NULL);
@@ -577,7 +577,7 @@ static void strategies(void) {
 /* Both variants on the same array; the CUB one's output against the
  * default's (tol 0: bit for bit) and, through run_case, the reference. */
 static void same_as_default(const char *label, uk_reduction *kd, uk_reduction *kc, int op, const darr *x,
-                            const double *vals, const uk_reduce_launch *l, double tol) {
+                            const double *vals, const uk_launch *l, double tol) {
   uk_array y[2];
   memset(y, 0, sizeof y);
   uk_arg in = uk_arg_array(&x->a);
@@ -635,7 +635,7 @@ static void cub_variant(void) {
     double *v = randv(n, integer ? -1 : 0.5, integer ? 1 : 1.5); /* float sums far from 0: relative tolerances */
     for (int64_t k = 0; k < n; k++) v[k] = integer ? floor(v[k] * 1000) : (float)v[k];
     darr x = make(t, cases[j].nd, cases[j].s, NULL, 0, 0, v);
-    uk_reduce_launch l = axes_of(cases[j].ax, cases[j].nax, cases[j].keep);
+    uk_launch l = axes_of(cases[j].ax, cases[j].nax, cases[j].keep);
     char label[96];
     snprintf(label, sizeof label, "cub case %zu %s", j, uk_dtype_name(t));
     same_as_default(label, sd, sc, R_SUM, &x, v, &l, integer ? 0 : t == UK_FLOAT64 ? 1e-13 : 2e-6);
@@ -653,7 +653,7 @@ static void cub_variant(void) {
   double *v = randv(sa[0] * sa[1], -1, 1); /* distinct values: no ties */
   darr x = make(UK_FLOAT64, 2, sa, NULL, 0, 0, v);
   int ax1[] = {1};
-  uk_reduce_launch l = axes_of(ax1, 1, 0);
+  uk_launch l = axes_of(ax1, 1, 0);
   same_as_default("cub argmax struct rows", ad, ac, -1, &x, v, &l, 0);
   uk_array y;
   memset(&y, 0, sizeof y);
@@ -690,7 +690,7 @@ static void errors(void) {
   uk_array y;
   memset(&y, 0, sizeof y);
   int dup[] = {1, -1}, oob[] = {2};
-  uk_reduce_launch l = axes_of(dup, 2, 0);
+  uk_launch l = axes_of(dup, 2, 0);
   CHECK_STATUS(uk_reduction_call(sum, &in, 1, &y, 1, &l), UK_ERR_SHAPE);
   CHECK_STREQ(uk_last_error(), "esum: axis -1 is repeated in axes (axis 1): duplicate value in 'axis'");
   l = axes_of(oob, 1, 0);

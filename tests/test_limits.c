@@ -363,10 +363,10 @@ static void kernel_count_limit(void) {
     uk_arg in = uk_arg_array(&x);
     int count = -1;
     if (j == 0) {
-      CHECK_OK(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count));
+      CHECK_OK(uk_fusion_kernel_count(f, &in, 1, &out, 1, NULL, &count));
       CHECK(count == UK_MAX_FUSE_KERNELS - 1);
     } else {
-      CHECK_STATUS(uk_fusion_kernel_count(f, &in, 1, &out, 1, &count), UK_ERR_INVALID);
+      CHECK_STATUS(uk_fusion_kernel_count(f, &in, 1, &out, 1, NULL, &count), UK_ERR_INVALID);
       CHECK_CONTAINS(uk_last_error(), "program:1025:9: the plan needs more than 1024 kernels (UK_MAX_FUSE_KERNELS)");
       CHECK(count == -1);
     }

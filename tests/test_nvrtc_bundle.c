@@ -85,7 +85,7 @@ static uk_status ask(uk_context *ctx, int which) {
       uk_array x = arr(UK_FLOAT32, 0x10000, 2, s2), y = arr(UK_FLOAT32, 0x30000, 1, s1);
       uk_arg in = uk_arg_array(&x);
       int axis = 1;
-      uk_reduce_launch l = {.axes = &axis, .num_axes = 1};
+      uk_launch l = {.axes = &axis, .num_axes = 1};
       st = uk_reduction_precompile(r, &in, 1, &y, 1, &l);
     }
     uk_reduction_destroy(r);

@@ -35,7 +35,7 @@ static uk_array arr(uint64_t data, uk_dtype t, int ndim, const int64_t *shape, c
 /* Generates the source of one call and compiles it; checks the variant. */
 static void compile_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out, int nout, int64_t size,
                          const char *variant, const char *label) {
-  uk_launch l = {NULL, size, 0};
+  uk_launch l = {.size = size};
   char *src = NULL;
   CHECK_OK(uk_elementwise_source(k, in, nin, out, nout, &l, &src));
   if (!src) return;

@@ -54,7 +54,7 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
   for (int j = 0; j < nextra; j++) in[1 + j] = extra[j];
   uk_array y[2];
   memset(y, 0, sizeof y);
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = nax;
@@ -119,7 +119,7 @@ static void precompile_then_hit(void) {
   s.name = "pre_max";
   int64_t shape[] = {300, 70};
   int ax[] = {-1};
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = 1;

@@ -70,7 +70,7 @@ static uk_reduction *mk(const char *in, const char *out, const char *map, const 
 }
 
 static char *source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout, const int *ax, int nax) {
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = nax;
@@ -221,7 +221,7 @@ static void goldens(void) {
   uk_free(plain);
   /* the key differs: the CUB variant's NVRTC options add -pch */
   char **opts = NULL;
-  uk_reduce_launch l2l;
+  uk_launch l2l;
   memset(&l2l, 0, sizeof l2l);
   l2l.axes = ax2;
   l2l.num_axes = 1;
@@ -285,7 +285,7 @@ static void call_errors(void) {
   uk_array e = arr(0x100000, UK_FLOAT32, 2, s2), x = arr(0x100000, UK_FLOAT32, 3, s3);
   uk_array y[1];
   memset(y, 0, sizeof y);
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   char *src = NULL;
   uk_arg in[2] = {uk_arg_array(&e)};
@@ -357,7 +357,7 @@ static void spec_forms(void) {
   uk_array e = arr(0x100000, UK_FLOAT32, 2, s2), x = arr(0x100000, UK_FLOAT32, 2, s3);
   uk_arg ine[1] = {uk_arg_array(&e)}, inx[1] = {uk_arg_array(&x)};
   uk_array y[1];
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   int ax1[] = {1};
   l.axes = ax1;

@@ -4,8 +4,8 @@
 #include "codegen/red_plan.h"
 #include "testutil.h"
 
-static uk_reduce_launch axes(const int *ax, int n) {
-  uk_reduce_launch l;
+static uk_launch axes(const int *ax, int n) {
+  uk_launch l;
   memset(&l, 0, sizeof l);
   l.axes = ax;
   l.num_axes = n;
@@ -16,13 +16,13 @@ static void test_axes(void) {
   uint8_t r[UK_MAX_NDIM];
   CHECK_OK(uk__red_axes("k", 3, NULL, r));
   CHECK(r[0] && r[1] && r[2] && !r[3]);
-  uk_reduce_launch none;
+  uk_launch none;
   memset(&none, 0, sizeof none);
   none.reduce_none = 1;
   CHECK_OK(uk__red_axes("k", 3, &none, r));
   CHECK(!r[0] && !r[1] && !r[2]);
   int a1[] = {-1, 0};
-  uk_reduce_launch l = axes(a1, 2);
+  uk_launch l = axes(a1, 2);
   CHECK_OK(uk__red_axes("k", 3, &l, r));
   CHECK(r[0] && !r[1] && r[2]);
   int dup[] = {2, -1};

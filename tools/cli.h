@@ -135,7 +135,7 @@ typedef struct cli_case {
   uk_array out[CLI_MAX_ARGS];
   int outputs_given;
   uk_launch launch;
-  uk_reduce_launch rlaunch;
+  uk_launch rlaunch;
   int axes[UK_MAX_NDIM];
 } cli_case;
 

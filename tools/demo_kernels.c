@@ -60,7 +60,7 @@ int cli_demo_kernels(uk_context *ctx, int have_gpu, long long n) {
       (s = uk_reduction_create(ctx, &spec, &l2)) != UK_OK)
     return cli_fail("defining the demo kernels", s);
   int axis[1] = {1};
-  uk_reduce_launch rl = {NULL, axis, 1, 0, 0};
+  uk_launch rl = {.axes = axis, .num_axes = 1};
 
   if (!have_gpu) { /* generate and compile: descriptors with fake, aligned addresses */
     uk_array_init(&x, 0x100000, UK_FLOAT32, 1, &flat);

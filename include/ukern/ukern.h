@@ -704,6 +704,57 @@ UK_API uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *
                                           void *const *args, float *ms);
 
 /* ------------------------------------------------------------------------ */
+/* Generated kernels: what the three kinds share                             */
+/* ------------------------------------------------------------------------ */
+
+/* The three kinds of generated kernel (uk_elementwise, uk_reduction,
+ * uk_fusion) have the same shape: uk_X_create(ctx, &spec, &k) defines one,
+ * uk_X_destroy(k) frees it, and every call on it takes
+ *   (k, const uk_arg *in, int nin, uk_array *out, int nout,
+ *    const uk_launch *launch, ...)
+ * (uk_X_call, uk_X_precompile, uk_X_source, uk_X_compile_info,
+ * uk_X_nvrtc_options; uk_fusion_kernel_count). */
+
+/* Per-call settings of every generated-kernel call. launch may be NULL;
+ * NULL and a zeroed struct give the default of every member. A member that
+ * the kind called does not take must stay zero (UK_ERR_INVALID naming it
+ * otherwise), so a setting is never silently ignored. */
+typedef struct uk_launch {
+  /* All kinds: the CUstream the work is ordered on; NULL: the current
+   * context's default stream. */
+  void *stream;
+  /* Elementwise only: the loop size when every array argument is raw
+   * (> 0); 0 or -1: none. */
+  int64_t size;
+  /* Elementwise and fusion: threads per block (1..1024); 0: ukern chooses.
+   * Reductions choose their own (0 only). */
+  int block_size;
+  /* Reductions only: the axes to reduce (negative ones count from the
+   * end); axes NULL with num_axes 0: every axis. A fusion program writes
+   * its axes in its text (axis=). */
+  const int *axes;
+  int num_axes;
+  /* Reductions only: non-zero keeps each reduced axis as an extent of 1. */
+  int keepdims;
+  /* Reductions only: non-zero with num_axes 0 reduces no axis (map and
+   * post-map run per element, CuPy's axis=()). */
+  int reduce_none;
+} uk_launch;
+
+/* What compiling a call gave (uk_elementwise_compile_info,
+ * uk_reduction_compile_info, uk_fusion_compile_info): the compile
+ * statistics tools report. */
+typedef struct uk_compile_info {
+  int arch;           /* the architecture compiled for (sm_XY as XY) */
+  int is_ptx;         /* 1: PTX (the driver JIT-compiles it at load); 0: cubin */
+  size_t image_bytes; /* size of the cubin or PTX */
+  double ms;          /* wall time of this call's lookup or compile */
+  char *log;          /* NVRTC's log of the compile ("" when empty), with ptxas
+                         statistics when the kernel's options ask for them
+                         (-Xptxas=-v); the caller frees it with uk_free */
+} uk_compile_info;
+
+/* ------------------------------------------------------------------------ */
 /* ElementwiseKernel                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -718,13 +769,6 @@ typedef struct uk_elementwise_options {
   int num_options;
   int no_reduce_dims;     /* non-zero: do not merge contiguous dimensions */
 } uk_elementwise_options;
-
-/* Per-call launch settings; NULL or all zero = defaults. */
-typedef struct uk_launch {
-  void *stream;       /* CUstream; NULL: the current context's default stream */
-  int64_t size;       /* loop size when every array argument is raw (> 0); 0 or -1: none */
-  int block_size;     /* threads per block; 0: ukern chooses */
-} uk_launch;
 
 /* Defines a kernel from CuPy-style strings, e.g.
  *   uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)",
@@ -761,19 +805,6 @@ UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, 
  * nothing is launched or allocated. *source is the caller's (uk_free). */
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                        int nout, const uk_launch *launch, char **source);
-/* What compiling a call gave (uk_elementwise_compile_info,
- * uk_reduction_compile_info, uk_fusion_compile_info): the compile
- * statistics tools report. */
-typedef struct uk_compile_info {
-  int arch;           /* the architecture compiled for (sm_XY as XY) */
-  int is_ptx;         /* 1: PTX (the driver JIT-compiles it at load); 0: cubin */
-  size_t image_bytes; /* size of the cubin or PTX */
-  double ms;          /* wall time of this call's lookup or compile */
-  char *log;          /* NVRTC's log of the compile ("" when empty), with ptxas
-                         statistics when the kernel's options ask for them
-                         (-Xptxas=-v); the caller frees it with uk_free */
-} uk_compile_info;
-
 /* As uk_elementwise_precompile (through the memory and disk caches; no GPU
  * needed with uk_options.arch set), and describes what the compile gave.
  * A call with nothing to compute compiles nothing: *info is then zeroed
@@ -827,15 +858,6 @@ typedef struct uk_reduction_spec {
                                  specialisation's cache key (memory and disk). */
 } uk_reduction_spec;
 
-/* Per-call settings; NULL = defaults (all axes, no keepdims, NULL stream). */
-typedef struct uk_reduce_launch {
-  void *stream;
-  const int *axes;  /* axes to reduce (negative allowed); NULL with num_axes 0: all */
-  int num_axes;
-  int keepdims;
-  int reduce_none;  /* non-zero with num_axes 0: reduce no axis (map and post-map per element) */
-} uk_reduce_launch;
-
 /* Defines a reduction. Definition errors come here with position and caret,
  * map_expr, reduce_expr, post_map_expr, identity and reduce_type checked as
  * the operation of uk_elementwise_create is. A block_reduce other than
@@ -847,25 +869,25 @@ UK_API void uk_reduction_destroy(uk_reduction *k);
  * given (exact result shape, keepdims 1s included; any strides) or all
  * allocated (C-contiguous, descriptor filled in; free with uk_array_free). */
 UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                   const uk_reduce_launch *launch);
+                                   const uk_launch *launch);
 /* Compiles what a call with these arguments would run (one program per
  * dtype signature and kernel the shapes pick) into the memory and disk caches,
  * launching and allocating nothing (data pointers are not dereferenced:
  * fake 16-byte-aligned values work). With uk_options.arch set this needs no
  * GPU: deployments fill the disk cache ahead of time with it. */
 UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                         const uk_reduce_launch *launch);
+                                         const uk_launch *launch);
 /* The CUDA source a call would compile (nothing launched); caller frees. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                     const uk_reduce_launch *launch, char **source);
+                                     const uk_launch *launch, char **source);
 /* As uk_elementwise_compile_info, for a reduction call. */
 UK_API uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                           const uk_reduce_launch *launch, uk_compile_info *info);
+                                           const uk_launch *launch, uk_compile_info *info);
 /* As uk_elementwise_nvrtc_options, for a reduction call (the kernel's own
  * options, then -minimal unless its texts name CUDA runtime, texture or
  * driver-API names or #include). Caller frees *options (uk_free). */
 UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                            const uk_reduce_launch *launch, char ***options);
+                                            const uk_launch *launch, char ***options);
 /* The reduction's parameter counts (inputs, outputs). UK_ERR_INVALID for a
  * NULL argument. */
 UK_API uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout);
@@ -936,7 +958,7 @@ UK_API void uk_fusion_destroy(uk_fusion *f);
  * (data != 0; the exact result shape; the result is converted to the given
  * dtype like a C cast; any strides) or all allocated (data == 0: dtype and
  * shape from NumPy's rules, C-contiguous, filled in on success; free with
- * uk_array_free). launch: stream and block size (size is unused).
+ * uk_array_free). launch: stream and block size (the others zero).
  * The plan is one kernel for elementwise programs; one reduction kernel for
  * reductions over one axis set with their prologue (map) and epilogue
  * (post-map); programs whose reductions all reduce the last axis (keepdims
@@ -975,9 +997,10 @@ UK_API uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_ar
 UK_API uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                         const uk_launch *launch, uk_compile_info *info);
 /* How many kernels a call with these arguments runs (the plan); types and
- * shapes are checked as by a call; nothing is compiled. */
-UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout,
-                                        int *count);
+ * shapes are checked as by a call; nothing is compiled, launched or
+ * allocated (out is only read). */
+UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                        const uk_launch *launch, int *count);
 
 /* The C builder: the same programs as nodes made by calls, for backends
  * that build expressions in code. Node ids are ints (-1 on failure; errors

@@ -125,7 +125,7 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   int run = mode == PYK_RUN || mode == PYK_BIND;
   pyk_call_init(&f.c, !run);
   PyObject *result = NULL;
-  uk_launch l = {NULL, -1, 0};
+  uk_launch l = {.size = -1};
   if (v[1] && v[1] != Py_None) {
     l.size = PyLong_AsLongLong(v[1]);
     if (l.size == -1 && PyErr_Occurred()) goto out;

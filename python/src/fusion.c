@@ -255,7 +255,7 @@ static uk_status fus_run(void *k, pyk_mode mode, const uk_arg *in, int nin, uk_a
   case PYK_RUN: return uk_fusion_call(k, in, nin, out, nout, l);
   case PYK_SOURCE: return uk_fusion_source(k, in, nin, out, nout, l, src);
   case PYK_PRECOMPILE: return uk_fusion_precompile(k, in, nin, out, nout, l);
-  default: return uk_fusion_kernel_count(k, in, nin, out, nout, count);
+  default: return uk_fusion_kernel_count(k, in, nin, out, nout, l, count);
   }
 }
 

@@ -172,7 +172,7 @@ static void raise_axis_or(uk_status st, PyObject *kernel_ctx) {
 }
 
 /* axis: None (all), int, or a sequence of ints; () reduces nothing. */
-static int parse_axis(PyObject *axis, int *axes, uk_reduce_launch *l) {
+static int parse_axis(PyObject *axis, int *axes, uk_launch *l) {
   if (!axis || axis == Py_None) return 0;
   if (PyLong_Check(axis)) {
     long a = PyLong_AsLong(axis);
@@ -218,7 +218,7 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
   pyk_call_init(&f.c, mode != RED_RUN);
   PyObject *result = NULL;
   int axes[UK_MAX_NDIM];
-  uk_reduce_launch l;
+  uk_launch l;
   memset(&l, 0, sizeof l);
   if (parse_axis(v[1], axes, &l) < 0) goto out;
   if (v[2] && (l.keepdims = PyObject_IsTrue(v[2])) < 0) goto out;

@@ -14,7 +14,7 @@ int uk__red_kernel_group(int id) {
   return id == UK_RED_COLS ? UK_RED_GROUP_COLS : id == UK_RED_PACK ? UK_RED_GROUP_PACK : UK_RED_GROUP_G;
 }
 
-uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
+uk_status uk__red_axes(const char *kernel, int ndim, const uk_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
   memset(reduced, 0, UK_MAX_NDIM);
   int n = l ? l->num_axes : 0;
   if (n < 0) return uk__errorf(UK_ERR_INVALID, "%s: num_axes %d is negative", kernel, n);

@@ -37,7 +37,7 @@ int uk__red_kernel_group(int id);
  * reduce_none). Errors: UK_ERR_SHAPE for an axis out of range or repeated;
  * UK_ERR_INVALID for a negative count, a NULL list, or reduce_none with
  * axes. `kernel` names the kernel in messages. */
-uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]);
+uk_status uk__red_axes(const char *kernel, int ndim, const uk_launch *l, uint8_t reduced[UK_MAX_NDIM]);
 
 /* The result shape: kept axes, with 1s for reduced ones under keepdims. */
 void uk__red_result_shape(int ndim, const int64_t *shape, const uint8_t *reduced, int keepdims, int *out_ndim,

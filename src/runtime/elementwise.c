@@ -179,13 +179,14 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   prep *pr = prep_v;
   const uk_launch *launch = launch_v; /* may be NULL */
   const uk_elementwise *k = self(kd);
+  uk_status st = uk__launch_check(kd->name, launch, UK__TAKES_SIZE | UK__TAKES_BLOCK);
+  if (st != UK_OK) return st;
   if (launch && launch->size < -1)
     return uk__errorf(UK_ERR_INVALID, "%s: size %lld is negative (use -1 or 0 for none)", kd->name,
                       (long long)launch->size);
   /* 0 and -1 both mean "no size", so a zero-initialised uk_launch works. */
   int64_t size = launch && launch->size > 0 ? launch->size : -1;
-  uk_status st = uk__call_bind(kd, in, nin, out, nout, &pr->c);
-  if (st != UK_OK) return st;
+  if ((st = uk__call_bind(kd, in, nin, out, nout, &pr->c)) != UK_OK) return st;
   uk_loop *L = &pr->loop;
   if ((st = loop_of(k, pr, size, L)) != UK_OK) return st;
   if ((st = uk__call_outputs(kd, &pr->c, out, L->ndim, L->shape, "loop", 1)) != UK_OK) return st;

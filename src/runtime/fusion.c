@@ -309,13 +309,14 @@ typedef struct fz_call {
 
 /* The signature's entry and every node's shape (no device work). Always
  * pair with finish(). */
-static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, void *stream,
-                       fz_call *c) {
+static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout,
+                       const uk_launch *launch, fz_call *c) {
   c->shapes = c->stack_shapes;
   c->nalloc = 0;
   c->row = 0;
-  c->stream = stream;
-  uk_status s = make_sig(f, in, nin, out, nout, &c->sig);
+  c->stream = launch ? launch->stream : NULL;
+  uk_status s = uk__launch_check(f->name, launch, UK__TAKES_BLOCK);
+  if (!s) s = make_sig(f, in, nin, out, nout, &c->sig);
   if (s || (s = lookup(f, &c->sig, &c->e))) return s;
   const uk_fuse_prog *g = f->prog;
   const uk_fuse_plan *p = c->e->plan;
@@ -444,8 +445,7 @@ typedef struct fz_kargs {
   uk_arg in[UK_FUSE_MAX_INPUTS + 32];
   uk_array out[32];
   int ax[UK_MAX_NDIM];
-  uk_reduce_launch rl;
-  uk_launch el;
+  uk_launch rl, el;
 } fz_kargs;
 
 /* What a split call does with each kernel (its object, its arguments);
@@ -527,7 +527,7 @@ static uk_status reduction_args(uk_fusion *f, const fz_call *c, const fz_temps *
   if (q->check_empty && rsize == 0 && q->nout > 0 && prod(a->out[0].shape, a->out[0].ndim) > 0)
     return uk__error_at(UK_ERR_SHAPE, "program", g->text, g->nodes[q->red_node].pos, NULL,
                         "zero-size array to a reduction with no identity (max, min, argmax, argmin)");
-  a->rl = (uk_reduce_launch){c->stream, a->ax, nax, 1, nax == 0};
+  a->rl = (uk_launch){.stream = c->stream, .axes = a->ax, .num_axes = nax, .keepdims = 1, .reduce_none = nax == 0};
   return UK_OK;
 }
 
@@ -543,7 +543,7 @@ static uk_status elementwise_args(uk_fusion *f, const fz_call *c, const fz_temps
                         "them in separate fusions",
                         f->name, f->prog->out_names[q->out_dst[0]], f->prog->out_names[q->out_dst[j]]);
   }
-  a->el = (uk_launch){c->stream, 0, launch ? launch->block_size : 0};
+  a->el = (uk_launch){.stream = c->stream, .block_size = launch ? launch->block_size : 0};
   return UK_OK;
 }
 
@@ -632,7 +632,7 @@ static uk_status step_info(uk_fusion *f, const fz_call *c, int k, void *kernel, 
 uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout, const uk_launch *launch) {
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
   fz_call c;
-  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  uk_status s = begin(f, in, nin, out, nout, launch, &c);
   if (!s) s = outputs(f, &c, in, out, 1);
   if (!s) s = c.row ? row_call(f, &c, in) : split_run(f, &c, in, launch, 1, step_call, NULL);
   return finish(f, &c, s, out);
@@ -642,7 +642,7 @@ uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array
                                const uk_launch *launch) {
   if (!f) return uk__errorf(UK_ERR_INVALID, "uk_fusion: object is NULL");
   fz_call c;
-  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  uk_status s = begin(f, in, nin, out, nout, launch, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s)
     s = c.row ? row_offline(f, &c, UK__OFFLINE_PRECOMPILE, NULL)
@@ -657,7 +657,7 @@ uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *ou
   fz_call c;
   uk_strbuf src;
   uk__sb_init(&src);
-  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  uk_status s = begin(f, in, nin, out, nout, launch, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s && c.row) {
     uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name,
@@ -677,7 +677,7 @@ uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_arr
   if (!info) return uk__errorf(UK_ERR_INVALID, "uk_fusion_compile_info: info is NULL");
   fz_call c;
   uk_compile_info all = {0};
-  uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
+  uk_status s = begin(f, in, nin, out, nout, launch, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s) s = c.row ? row_offline(f, &c, UK__OFFLINE_INFO, &all) : split_run(f, &c, in, launch, 0, step_info, &all);
   if (s) uk_free(all.log);
@@ -685,10 +685,11 @@ uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_arr
   return finish(f, &c, s, NULL);
 }
 
-uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, const uk_array *out, int nout, int *count) {
+uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
+                                 const uk_launch *launch, int *count) {
   if (!f || !count) return uk__errorf(UK_ERR_INVALID, "uk_fusion_kernel_count: NULL argument");
   fz_call c;
-  uk_status s = begin(f, in, nin, out, nout, NULL, &c);
+  uk_status s = begin(f, in, nin, out, nout, launch, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s) *count = c.row ? 1 : c.e->plan->nkernels;
   return finish(f, &c, s, NULL);

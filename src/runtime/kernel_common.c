@@ -1,10 +1,11 @@
-/* Helpers the generated-kernel runtimes share (kernel_common.h): views, spans, overlap copies, SM counts. */
+/* Helpers the generated-kernel runtimes share (kernel_common.h): views, spans, launch checks, overlap copies, SM counts. */
 #include "runtime/kernel_common.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "codegen/dtype.h"
 #include "runtime/device.h"
 
@@ -43,6 +44,33 @@ int uk__array_same_view(const uk_array *a, const uk_array *b) {
   for (int d = 0; d < a->ndim; d++)
     if (a->shape[d] != b->shape[d] || a->strides[d] != b->strides[d]) return 0;
   return 1;
+}
+
+uk_status uk__launch_check(const char *kernel, const uk_launch *l, unsigned takes) {
+  if (!l) return UK_OK;
+  if (!(takes & UK__TAKES_AXES) && (l->axes || l->num_axes || l->keepdims || l->reduce_none))
+    return uk__errorf(UK_ERR_INVALID,
+                      "%s: uk_launch.%s is set, but axes, num_axes, keepdims and reduce_none are for reductions "
+                      "(hint: zero them%s)",
+                      kernel,
+                      l->axes       ? "axes"
+                      : l->num_axes ? "num_axes"
+                      : l->keepdims ? "keepdims"
+                                    : "reduce_none",
+                      takes & UK__TAKES_BLOCK && !(takes & UK__TAKES_SIZE) ? "; a fusion program names its axes "
+                                                                             "in its text: sum(x, axis=1)"
+                                                                           : "");
+  if (!(takes & UK__TAKES_SIZE) && l->size > 0)
+    return uk__errorf(UK_ERR_INVALID,
+                      "%s: uk_launch.size is %lld, but size is for elementwise kernels whose arrays are all raw "
+                      "(hint: leave it 0 or -1)",
+                      kernel, (long long)l->size);
+  if (!(takes & UK__TAKES_BLOCK) && l->block_size)
+    return uk__errorf(UK_ERR_INVALID,
+                      "%s: uk_launch.block_size is %d, but reductions choose their own block size (hint: leave "
+                      "it 0)",
+                      kernel, l->block_size);
+  return UK_OK;
 }
 
 static _Atomic int sm_count[UK__MAX_DEVICES];

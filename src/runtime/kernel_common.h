@@ -1,6 +1,7 @@
 /* What the generated-kernel runtimes (elementwise.c, reduction.c) share:
- * array-view predicates, the SM count of a device, and copying inputs that
- * partly overlap an output before a kernel reads them. */
+ * array-view predicates, the SM count of a device, which uk_launch members a
+ * kind takes, and copying inputs that partly overlap an output before a
+ * kernel reads them. */
 #ifndef UK_RUNTIME_KERNEL_COMMON_H
 #define UK_RUNTIME_KERNEL_COMMON_H
 
@@ -18,6 +19,15 @@ int uk__array_span(const uk_array *a, uint64_t *lo, uint64_t *hi);
 /* 1 if both describe the same elements in the same order (same data, dtype,
  * shape, strides). */
 int uk__array_same_view(const uk_array *a, const uk_array *b);
+
+/* The uk_launch members a kind takes (uk__launch_check). */
+enum { UK__TAKES_SIZE = 1, UK__TAKES_BLOCK = 2, UK__TAKES_AXES = 4 };
+
+/* UK_ERR_INVALID, naming the member and `kernel` (the kind in words:
+ * "elementwise kernel 'f'"), when launch sets a member outside `takes`:
+ * one struct serves every kind, and a setting a kind cannot honour is an
+ * error rather than ignored. NULL launch is fine. */
+uk_status uk__launch_check(const char *kernel, const uk_launch *launch, unsigned takes);
 
 /* Multiprocessors of a device (cached; 132 if the driver can't say). */
 int uk__device_sm_count(int device);

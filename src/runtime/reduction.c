@@ -210,7 +210,7 @@ uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int *nout) 
 
 /* Precompile, with what the compile gave. */
 uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                    const uk_reduce_launch *launch, uk_compile_info *info) {
+                                    const uk_launch *launch, uk_compile_info *info) {
   return uk__kernel_offline("uk_reduction_compile_info", (uk__kernel *)k, in, nin, out, nout, launch,
                             UK__OFFLINE_INFO, info);
 }
@@ -251,9 +251,11 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
 static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
                          const void *launch_v, void *prep_v) {
   const uk_reduction *k = self(kd);
-  const uk_reduce_launch *l = launch_v;
+  const uk_launch *l = launch_v;
   prep *pr = prep_v;
   const char *name = kd->name;
+  uk_status st = uk__launch_check(name, l, UK__TAKES_AXES);
+  if (st != UK_OK) return st;
   /* Before binding, whose texture rules are elementwise ones. */
   for (int p = 0; in && p < nin && p < kd->in.count; p++)
     if (in[p].kind == UK_ARG_TEXTURE)
@@ -261,8 +263,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
                         "%s: input '%s' is a texture object, but reductions do not take textures (pass the array "
                         "itself; texture objects are for elementwise kernels)",
                         name, uk__kernel_param(kd, p)->name);
-  uk_status st = uk__call_bind(kd, in, nin, out, nout, &pr->c);
-  if (st != UK_OK) return st;
+  if ((st = uk__call_bind(kd, in, nin, out, nout, &pr->c)) != UK_OK) return st;
   uk_loop L;
   int raw_param;
   if ((st = loop_of(k, pr, &L, &raw_param)) != UK_OK) return st;
@@ -309,14 +310,14 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
 
 /* The compile a call would make, into the caches, without running it. */
 uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                  const uk_reduce_launch *launch) {
+                                  const uk_launch *launch) {
   return uk__kernel_offline("uk_reduction_precompile", (uk__kernel *)k, in, nin, out, nout, launch,
                             UK__OFFLINE_PRECOMPILE, NULL);
 }
 
 /* The generated source of a call, without running it. */
 uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                              const uk_reduce_launch *launch, char **source) {
+                              const uk_launch *launch, char **source) {
   return uk__kernel_offline("uk_reduction_source", (uk__kernel *)k, in, nin, out, nout, launch, UK__OFFLINE_SOURCE,
                             source);
 }
@@ -409,7 +410,7 @@ out:
 }
 
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                            const uk_reduce_launch *launch) {
+                            const uk_launch *launch) {
   uk__error_clear();
   if (!k) return uk__errorf(UK_ERR_INVALID, "uk_reduction_call: kernel is NULL");
   prep pr;
@@ -458,7 +459,7 @@ out:
 
 /* The NVRTC options of a call's compile, without compiling. */
 uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
-                                     const uk_reduce_launch *launch, char ***options) {
+                                     const uk_launch *launch, char ***options) {
   return uk__kernel_offline("uk_reduction_nvrtc_options", (uk__kernel *)k, in, nin, out, nout, launch,
                             UK__OFFLINE_OPTIONS, options);
 }

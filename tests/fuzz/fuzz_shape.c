@@ -171,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (nops + 1 > UK_MAX_NDIM) return 0;
   int naxes = (int)(next(&b) % 4), axes[4];
   for (int j = 0; j < naxes; j++) axes[j] = (int)(next(&b) % 9) - 4;
-  uk_reduce_launch launch = {NULL, naxes ? axes : NULL, naxes, (int)(next(&b) & 1), 0};
+  uk_launch launch = {.axes = naxes ? axes : NULL, .num_axes = naxes, .keepdims = (int)(next(&b) & 1)};
   uint8_t reduced[UK_MAX_NDIM];
   if (uk__red_axes("fuzz", L.ndim, &launch, reduced) != UK_OK) {
     require(uk_last_error()[0] != '\0');

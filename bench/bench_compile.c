@@ -148,7 +148,11 @@ static uk_elementwise *ew_variant(uk_context *ctx, int variant) {
   char op[96];
   snprintf(op, sizeof op, "z = (x - y) * (x - y) + %d.0f", variant);
   uk_elementwise *k;
-  bu_check(uk_elementwise_create(ctx, "T x, T y", "T z", op, "sqdiff", NULL, &k), "elementwise");
+  bu_check(uk_elementwise_create(
+               ctx,
+               &(uk_elementwise_spec){.in_params = "T x, T y", .out_params = "T z", .operation = op, .name = "sqdiff"},
+               &k),
+           "elementwise");
   return k;
 }
 

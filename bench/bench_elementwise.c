@@ -158,7 +158,12 @@ int main(int argc, char **argv) {
   bu_check(uk_module_from_source(ctx, fill_src, &mo, &fills), "fill module");
 
   uk_elementwise *sq;
-  bu_check(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &sq),
+  bu_check(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "T x, T y",
+                                                        .out_params = "T z",
+                                                        .operation = "z = (x - y) * (x - y)",
+                                                        .name = "squared_diff"},
+                                 &sq),
            "create");
   int failures = 0;
   const int64_t n = (int64_t)1 << 28;
@@ -273,7 +278,11 @@ int main(int argc, char **argv) {
     double nvrtc_load_ms = (bu_now_us() - t0) / 1000.0;
     bu_row("NVRTC load, once per process, before the first compile (ms)", nvrtc_load_ms, 0, "ms", NULL, "reported", -1);
     t0 = bu_now_us();
-    bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_first", NULL, &k), "cold create");
+    bu_check(uk_elementwise_create(
+                 cold,
+                 &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = op, .name = "cold_first"},
+                 &k),
+             "cold create");
     bu_check(uk_elementwise_call(k, i1, 1, &z, 1, &l), "cold call");
     uk__cu.cuStreamSynchronize(stream);
     double cold_ms = (bu_now_us() - t0) / 1000.0;
@@ -283,13 +292,21 @@ int main(int argc, char **argv) {
     snprintf(op, sizeof op, "z = x * %d.25f", (int)(bu_now_us()) % 100000);
     uk_elementwise *k2, *k3;
     uk_array z2 = {0};
-    bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_second", NULL, &k2), "cold create 2");
+    bu_check(uk_elementwise_create(cold,
+                                   &(uk_elementwise_spec){
+                                       .in_params = "T x", .out_params = "T z", .operation = op, .name = "cold_second"},
+                                   &k2),
+             "cold create 2");
     t0 = bu_now_us();
     bu_check(uk_elementwise_call(k2, i1, 1, &z2, 1, &l), "cold call 2");
     uk__cu.cuStreamSynchronize(stream);
     double second_ms = (bu_now_us() - t0) / 1000.0;
     snprintf(op, sizeof op, "z = x * %d.75f", (int)(bu_now_us()) % 100000);
-    bu_check(uk_elementwise_create(cold, "T x", "T z", op, "cold_third", NULL, &k3), "cold create 3");
+    bu_check(uk_elementwise_create(
+                 cold,
+                 &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = op, .name = "cold_third"},
+                 &k3),
+             "cold create 3");
     char *src = NULL;
     uk_array z3 = {0};
     t0 = bu_now_us();

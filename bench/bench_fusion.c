@@ -93,7 +93,9 @@ static void prog_init(prog *p, const char *inputs, const uk_array *in, const cha
     char *ins = st, *bar = strchr(st, '|'), *out = bar + 1, *bar2 = strchr(out, '|'), *text = bar2 + 1;
     *bar = *bar2 = 0;
     step *q = &p->steps[p->nsteps++];
-    bu_check(uk_fusion_create(ctx, ins, out, text, "bench", NULL, &q->f), text);
+    bu_check(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = out, .program = text, .name = "bench"},
+                              &q->f),
+             text);
     char ic[256];
     snprintf(ic, sizeof ic, "%s", ins);
     char *s2 = NULL;
@@ -235,7 +237,11 @@ static void host_cost(void) {
   fill(&a, 7, 0.5f);
   fill(&b, 8, 0.5f);
   uk_fusion *f;
-  bu_check(uk_fusion_create(ctx, "x, y", "z", "z = 2 * x + y", "tiny_fused", NULL, &f), "create");
+  bu_check(uk_fusion_create(
+               ctx,
+               &(uk_fusion_spec){.inputs = "x, y", .outputs = "z", .program = "z = 2 * x + y", .name = "tiny_fused"},
+               &f),
+           "create");
   uk_arg i1[2] = {uk_arg_array(&a), uk_arg_array(&b)};
   uk_launch l = {.stream = stream};
   bu_check(uk_fusion_call(f, i1, 2, &c, 1, &l), "warm-up");

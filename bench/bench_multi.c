@@ -50,7 +50,12 @@ int main(int argc, char **argv) {
   }
   uk_context *ctx;
   bu_check(uk_context_create(NULL, &ctx), "context");
-  bu_check(uk_elementwise_create(ctx, "float32 x", "float32 z", "z = x", "copy_bw", NULL, &copy), "kernel");
+  bu_check(uk_elementwise_create(
+               ctx,
+               &(uk_elementwise_spec){
+                   .in_params = "float32 x", .out_params = "float32 z", .operation = "z = x", .name = "copy_bw"},
+               &copy),
+           "kernel");
   dev d[2];
   for (int k = 0; k < 2; k++) {
     memset(&d[k], 0, sizeof d[k]);

@@ -42,10 +42,17 @@ static uk_array fill(uk_dtype t, int ndim, const int64_t *shape) {
   bu_check(uk_array_alloc(ctx, t, ndim, shape, 0, stream, &a), "alloc");
   static uk_elementwise *f;
   if (!f)
-    bu_check(uk_elementwise_create(ctx, "", "T y",
-                                   "unsigned int h = (unsigned int)i * 2654435761u; y = (T)(0.25f + (h >> 8) * (1.0f / 16777216.0f))",
-                                   "bench_fill", NULL, &f),
-             "fill kernel");
+    bu_check(
+        uk_elementwise_create(
+            ctx,
+            &(uk_elementwise_spec){
+                .in_params = "",
+                .out_params = "T y",
+                .operation =
+                    "unsigned int h = (unsigned int)i * 2654435761u; y = (T)(0.25f + (h >> 8) * (1.0f / 16777216.0f))",
+                .name = "bench_fill"},
+            &f),
+        "fill kernel");
   uk_array flat = a;
   flat.ndim = 1;
   flat.shape[0] = uk_array_size(&a);

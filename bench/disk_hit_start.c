@@ -68,7 +68,12 @@ static int child(const char *dir, const char *kind) {
     uk_module_destroy(m);
   } else {
     uk_elementwise *k = NULL;
-    if ((s = uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &k)) != UK_OK)
+    if ((s = uk_elementwise_create(ctx,
+                                   &(uk_elementwise_spec){.in_params = "T x, T y",
+                                                          .out_params = "T z",
+                                                          .operation = "z = (x - y) * (x - y)",
+                                                          .name = "squared_diff"},
+                                   &k)) != UK_OK)
       return fail("elementwise", s);
     uk_array x, y, z;
     int64_t shape[1] = {1000003};

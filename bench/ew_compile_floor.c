@@ -79,7 +79,10 @@ static char *ew_source(uk_context *ctx, uk_dtype t, int strided, int seq, char *
   snprintf(name, sizeof name, "ew_%d", seq);
   uk_elementwise *k = NULL;
   char *src = NULL;
-  bu_check(uk_elementwise_create(ctx, "T x, T y", "T z", op, name, NULL, &k), "create");
+  bu_check(
+      uk_elementwise_create(
+          ctx, &(uk_elementwise_spec){.in_params = "T x, T y", .out_params = "T z", .operation = op, .name = name}, &k),
+      "create");
   uk_array x, y, z;
   const int64_t flat[1] = {100003}, cube[3] = {37, 41, 43};
   uk_array_init(&x, 0x100000000000ull, t, strided ? 3 : 1, strided ? cube : flat);

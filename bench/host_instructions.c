@@ -254,7 +254,12 @@ int main(int argc, char **argv) {
   check(uk_array_alloc(ctx, UK_FLOAT32, 1, &one, 0, stream, &c), "alloc");
   ew_args ea;
   memset(&ea, 0, sizeof ea);
-  check(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &ea.k),
+  check(uk_elementwise_create(ctx,
+                              &(uk_elementwise_spec){.in_params = "T x, T y",
+                                                     .out_params = "T z",
+                                                     .operation = "z = (x - y) * (x - y)",
+                                                     .name = "squared_diff"},
+                              &ea.k),
         "elementwise create");
   ea.in[0] = uk_arg_array(&a);
   ea.in[1] = uk_arg_array(&b);

@@ -77,8 +77,14 @@ typedef struct ws_kernel {
 static uk_status kernel_create(uk_context *ctx, kind k, ws_kernel *out) {
   memset(out, 0, sizeof *out);
   out->k = k;
-  if (k == K_EW) return uk_elementwise_create(ctx, "T x", "T y", "y = x * 2 + 1", "ws_ew", NULL, &out->ew);
-  if (k == K_FUSION) return uk_fusion_create(ctx, "x", "d", fusion_prog, "ws_fusion", NULL, &out->fu);
+  if (k == K_EW)
+    return uk_elementwise_create(
+        ctx,
+        &(uk_elementwise_spec){.in_params = "T x", .out_params = "T y", .operation = "y = x * 2 + 1", .name = "ws_ew"},
+        &out->ew);
+  if (k == K_FUSION)
+    return uk_fusion_create(
+        ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "d", .program = fusion_prog, .name = "ws_fusion"}, &out->fu);
   if (k == K_RED) {
     uk_reduction_spec s;
     memset(&s, 0, sizeof s);

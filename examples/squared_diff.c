@@ -15,7 +15,11 @@ int main(void) {
   uk_context *ctx;
   TRY(uk_context_create(NULL, &ctx));
   uk_elementwise *sq;
-  TRY(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &sq));
+  TRY(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "squared_diff"},
+      &sq));
   int64_t shape[2] = {R, C}, row[1] = {C};
   uk_array x, y, z = {0}; /* z.data == 0: ukern allocates the output */
   TRY(uk_array_alloc(ctx, UK_FLOAT32, 2, shape, 0, NULL, &x));

@@ -1,7 +1,9 @@
 /* The public API's one shape (issue 24 item 3), checked without a GPU or
  * NVRTC: one uk_launch for the three kinds, whose members a kind does not
  * take are UK_ERR_INVALID naming them (never silently ignored), while the
- * members it takes work; the same parameter list for every call. */
+ * members it takes work; the same parameter list for every call; one
+ * constructor form, uk_X_create(ctx, &spec, &k), whose zeroed members are
+ * the defaults and whose required ones are named when missing. */
 #include <stdint.h>
 
 #include "testutil.h"
@@ -27,7 +29,9 @@ static uk_array mat(uint64_t data, int64_t r, int64_t c) {
  * members are refused, each by name. */
 static void elementwise_launch(void) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T y", "y = x * 2", "twice", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T y", .operation = "y = x * 2", .name = "twice"},
+      &k));
   if (!k) return;
   uk_array x = vec(0x10000, 37), y;
   memset(&y, 0, sizeof y);
@@ -107,7 +111,8 @@ static void reduction_launch(void) {
 /* A fusion takes stream and block_size; its axes are in its text. */
 static void fusion_launch(void) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "y = sum(x * x, axis=1)", "sq", NULL, &f));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "y", .program = "y = sum(x * x, axis=1)", .name = "sq"}, &f));
   if (!f) return;
   uk_array x = mat(0x10000, 3, 9), y;
   memset(&y, 0, sizeof y);
@@ -140,6 +145,115 @@ static void fusion_launch(void) {
   uk_fusion_destroy(f);
 }
 
+/* A zeroed name is CuPy's default; a missing required member is named. */
+static void elementwise_spec(void) {
+  uk_elementwise *k = (uk_elementwise *)0x1;
+  uk_elementwise_spec sp = {.in_params = "T x", .out_params = "T y"};
+  CHECK_STATUS(uk_elementwise_create(ctx, &sp, &k), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "uk_elementwise_spec: operation is NULL (hint: it is required)");
+  CHECK(k == (uk_elementwise *)0x1); /* out is written only on success */
+  CHECK_STATUS(uk_elementwise_create(ctx, NULL, &k), UK_ERR_INVALID);
+  CHECK_STATUS(uk_elementwise_create(ctx, &sp, NULL), UK_ERR_INVALID);
+  sp.operation = "y = x + 1";
+  k = NULL;
+  CHECK_OK(uk_elementwise_create(ctx, &sp, &k));
+  if (!k) return;
+  uk_array x = vec(0x10000, 11), y;
+  memset(&y, 0, sizeof y);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  char *src = NULL;
+  CHECK_OK(uk_elementwise_source(k, in, 1, &y, 1, NULL, &src));
+  CHECK_CONTAINS(src, "__global__ void kernel(");
+  uk_free(src);
+  uk_elementwise_destroy(k);
+  /* The spec is borrowed for the call: the kernel keeps copies. */
+  char op[32] = "y = x * 3";
+  sp.operation = op;
+  sp.name = "thrice";
+  CHECK_OK(uk_elementwise_create(ctx, &sp, &k));
+  memset(op, 'q', sizeof op - 1);
+  src = NULL;
+  CHECK_OK(uk_elementwise_source(k, in, 1, &y, 1, NULL, &src));
+  CHECK_CONTAINS(src, "y = x * 3");
+  uk_free(src);
+  uk_elementwise_destroy(k);
+}
+
+static void reduction_spec(void) {
+  uk_reduction_spec sp = {
+      .in_params = "T x", .out_params = "T y", .map_expr = "x", .reduce_expr = "a + b", .identity = "0"};
+  uk_reduction *r = (uk_reduction *)0x1;
+  CHECK_STATUS(uk_reduction_create(ctx, &sp, &r), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "uk_reduction_spec: post_map_expr is NULL (hint: it is required)");
+  CHECK(r == (uk_reduction *)0x1);
+  sp.post_map_expr = "y = a";
+  r = NULL;
+  CHECK_OK(uk_reduction_create(ctx, &sp, &r));
+  if (!r) return;
+  uk_array x = vec(0x10000, 19), y;
+  memset(&y, 0, sizeof y);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  char *src = NULL;
+  CHECK_OK(uk_reduction_source(r, in, 1, &y, 1, NULL, &src));
+  CHECK_CONTAINS(src, "reduce_kernel_");
+  uk_free(src);
+  uk_reduction_destroy(r);
+}
+
+/* Text or builder, exactly one; the two give the same kernels. */
+static void fusion_spec(void) {
+  uk_fusion *f = (uk_fusion *)0x1;
+  uk_fusion_spec text = {.inputs = "x, y", .outputs = "z", .program = "z = x * y + 1"};
+  uk_fusion_builder *b = NULL;
+  CHECK_OK(uk_fusion_builder_create("x, y", &b));
+  if (!b) return;
+  int x = uk_fusion_input(b, "x"), y = uk_fusion_input(b, "y");
+  int m = uk_fusion_op(b, "multiply", (int[]){x, y}, 2);
+  CHECK_OK(uk_fusion_output(b, "z", uk_fusion_op(b, "add", (int[]){m, uk_fusion_const_int(b, 1)}, 2)));
+
+  uk_fusion_spec both = text;
+  both.builder = b;
+  CHECK_STATUS(uk_fusion_create(ctx, &both, &f), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_fusion_spec: both a builder and program text are given");
+  uk_fusion_spec some = {.inputs = "x", .program = "z = x"};
+  CHECK_STATUS(uk_fusion_create(ctx, &some, &f), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_fusion_spec: outputs is NULL");
+  uk_fusion_spec none = {.name = "f"};
+  CHECK_STATUS(uk_fusion_create(ctx, &none, &f), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_fusion_spec: inputs is NULL");
+  CHECK(f == (uk_fusion *)0x1);
+
+  uk_fusion *ft = NULL, *fb = NULL;
+  uk_fusion_spec built = {.builder = b};
+  CHECK_OK(uk_fusion_create(ctx, &text, &ft));
+  CHECK_OK(uk_fusion_create(ctx, &built, &fb));
+  uk_fusion_builder_destroy(b); /* the fusion holds a copy */
+  if (!ft || !fb) return;
+  uk_array xa = vec(0x10000, 23), ya = vec(0x20000, 23), z;
+  memset(&z, 0, sizeof z);
+  uk_arg in[2] = {uk_arg_array(&xa), uk_arg_array(&ya)};
+  char *st = NULL, *sb = NULL;
+  CHECK_OK(uk_fusion_source(ft, in, 2, &z, 1, NULL, &st));
+  CHECK_OK(uk_fusion_source(fb, in, 2, &z, 1, NULL, &sb));
+  CHECK(st && sb && strcmp(st, sb) == 0);
+  CHECK_CONTAINS(st, "fusion"); /* the default name */
+  uk_free(st);
+  uk_free(sb);
+  uk_fusion_destroy(ft);
+  uk_fusion_destroy(fb);
+
+  /* A builder's error comes back from uk_fusion_create. */
+  CHECK_OK(uk_fusion_builder_create("x", &b));
+  if (!b) return;
+  CHECK(uk_fusion_op(b, "no_such_function", (int[]){0}, 1) == -1);
+  built.builder = b;
+  f = (uk_fusion *)0x1;
+  CHECK(uk_fusion_create(ctx, &built, &f) != UK_OK);
+  CHECK_CONTAINS(uk_last_error(), "no_such_function");
+  CHECK(f == (uk_fusion *)0x1);
+  uk_fusion_builder_destroy(b);
+}
+
 int main(void) {
   uk_options opts;
   memset(&opts, 0, sizeof opts);
@@ -150,6 +264,9 @@ int main(void) {
   elementwise_launch();
   reduction_launch();
   fusion_launch();
+  elementwise_spec();
+  reduction_spec();
+  fusion_spec();
   uk_context_destroy(ctx);
   return ut_finish("test_api_shape");
 }

@@ -38,7 +38,10 @@ static uk_status ew_source(uk_elementwise *k, const uk_array *x, const uk_array 
 
 static void elementwise_shapes(void) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = x + y", "add", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){.in_params = "T x, T y", .out_params = "T z", .operation = "z = x + y", .name = "add"},
+      &k));
   if (!k) return;
   int64_t ok[] = {1000}, huge[] = {INT64_MAX / 2, 4};
   uk_array x = arr(0x10000, UK_FLOAT32, 1, ok), y = x, z;
@@ -137,13 +140,19 @@ static int count(char **v) {
 
 static void options_and_counts(void) {
   static const char *const user[] = {"-DSCALE=2", "--use_fast_math"};
-  uk_elementwise_options eo;
-  memset(&eo, 0, sizeof eo);
-  eo.options = user;
-  eo.num_options = 2;
+  uk_elementwise_spec eo = {.in_params = "T x",
+                            .out_params = "T z",
+                            .operation = "z = x * SCALE",
+                            .name = "scale",
+                            .options = user,
+                            .num_options = 2};
   uk_elementwise *k = NULL, *kt = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x * SCALE", "scale", &eo, &k));
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x + tex1Dfetch<T>(0, 0)", "tex", NULL, &kt));
+  CHECK_OK(uk_elementwise_create(ctx, &eo, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x", .out_params = "T z", .operation = "z = x + tex1Dfetch<T>(0, 0)", .name = "tex"},
+      &kt));
   if (!k || !kt) return;
   int64_t n[] = {77};
   uk_array x = arr(0x10000, UK_FLOAT32, 1, n), z;

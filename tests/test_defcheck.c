@@ -10,19 +10,24 @@ static uk_context *ctx;
 /* An elementwise definition with `op` (or loop_prep/after_loop) fails with
  * exactly `msg`. */
 static void ew_fails(const char *op, const char *prep, const char *after, const char *msg) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.loop_prep = prep;
   o.after_loop = after;
   uk_elementwise *k = (uk_elementwise *)&o; /* must be left alone */
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x", "T z", op, "bad", &o, &k), UK_ERR_SYNTAX);
+  o.in_params = "T x";
+  o.out_params = "T z";
+  o.operation = op;
+  o.name = "bad";
+  CHECK_STATUS(uk_elementwise_create(ctx, &o, &k), UK_ERR_SYNTAX);
   CHECK(k == (uk_elementwise *)&o);
   CHECK_STREQ(uk_last_error(), msg);
 }
 
 static void ew_ok(const char *op) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", op, "good", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = op, .name = "good"}, &k));
   uk_elementwise_destroy(k);
 }
 
@@ -73,12 +78,16 @@ int main(void) {
   ew_ok("  #if defined(X) && (Y\n z = x;\n#else\n  z = -x;\n  %:endif");
   ew_ok("#define Q(a) ((a) \\\n  + 1\nz = Q(x)");
   {
-    uk_elementwise_options o;
+    uk_elementwise_spec o;
     memset(&o, 0, sizeof o);
     o.loop_prep = "#pragma unroll 1\nint n = 0";
     o.after_loop = "#ifdef Z\nn++;\n#endif";
     uk_elementwise *k = NULL;
-    CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x", "good", &o, &k));
+    o.in_params = "T x";
+    o.out_params = "T z";
+    o.operation = "z = x";
+    o.name = "good";
+    CHECK_OK(uk_elementwise_create(ctx, &o, &k));
     uk_elementwise_destroy(k);
   }
   ew_fails("z = x; %:define Q", NULL, NULL,

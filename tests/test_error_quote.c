@@ -31,7 +31,12 @@ int main(void) {
   uk_elementwise *k = NULL;
 
   /* an ESC sequence in a parameter name: escaped, caret under the word */
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x\033[2J\033[31m", "T z", "z = x", "k", NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(uk_elementwise_create(
+                   ctx,
+                   &(uk_elementwise_spec){
+                       .in_params = "T x\033[2J\033[31m", .out_params = "T z", .operation = "z = x", .name = "k"},
+                   &k),
+               UK_ERR_SYNTAX);
   CHECK(clean(uk_last_error()));
   CHECK_STREQ(uk_last_error(),
               "in_params:1:4: invalid parameter name 'x\\x1b[2J\\x1b[31m'\n"
@@ -39,14 +44,29 @@ int main(void) {
               "       ^\n"
               "hint: for an array the kernel indexes itself, write 'raw T name' and use name[i]");
   /* a control byte before the error column: the caret moves by its escape's width */
-  CHECK_STATUS(uk_elementwise_create(ctx, "T\007 x, T x", "T z", "z = x", "k", NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx,
+          &(uk_elementwise_spec){.in_params = "T\007 x, T x", .out_params = "T z", .operation = "z = x", .name = "k"},
+          &k),
+      UK_ERR_SYNTAX);
   CHECK(clean(uk_last_error()));
   CHECK_CONTAINS(uk_last_error(), "\n    T\\x07 x, T x\n");
   /* a BEL and a CR in the kernel name, a DEL in an operation */
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x", "T z", "z = x", "ke\a\rrn", NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx,
+          &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = x", .name = "ke\a\rrn"},
+          &k),
+      UK_ERR_SYNTAX);
   CHECK(clean(uk_last_error()));
   CHECK_CONTAINS(uk_last_error(), "'ke\\x07\\x0drn'");
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x", "T z", "z = x\177; }", "k", NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx,
+          &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = x\177; }", .name = "k"},
+          &k),
+      UK_ERR_SYNTAX);
   CHECK(clean(uk_last_error()));
   CHECK_CONTAINS(uk_last_error(), "operation:1:9: unmatched '}'\n    z = x\\x7f; }\n               ^");
 
@@ -54,7 +74,10 @@ int main(void) {
   size_t n = 400 * 1024;
   char *name = big_name(n, 'q'), *text = malloc(n + 16);
   snprintf(text, n + 16, "%s x", name);
-  CHECK_STATUS(uk_elementwise_create(ctx, text, "T z", "z = x", "k", NULL, &k), UK_ERR_TYPE);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx, &(uk_elementwise_spec){.in_params = text, .out_params = "T z", .operation = "z = x", .name = "k"}, &k),
+      UK_ERR_TYPE);
   size_t len = strlen(uk_last_error());
   CHECK(len < 4096);
   CHECK_CONTAINS(uk_last_error(), "in_params:1:1: unknown dtype 'qqqq");
@@ -68,7 +91,10 @@ int main(void) {
   CHECK_CONTAINS(uk_last_error(), "signature:1:11: unknown type 'qqqq");
   printf("400 kB C type name: %zu-byte message\n", len);
   name[n / 2] = '\033';
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x", "T z", "z = x", name, NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = x", .name = name}, &k),
+      UK_ERR_SYNTAX);
   len = strlen(uk_last_error());
   CHECK(len < 4096 && clean(uk_last_error()));
   printf("400 kB kernel name: %zu-byte message\n", len);
@@ -76,7 +102,10 @@ int main(void) {
   memset(text, 'a', n);
   memcpy(text + 300000, " + )", 4);
   text[n] = '\0';
-  CHECK_STATUS(uk_elementwise_create(ctx, "T x", "T z", text, "k", NULL, &k), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = text, .name = "k"}, &k),
+      UK_ERR_SYNTAX);
   CHECK(strlen(uk_last_error()) < 1024);
   CHECK_CONTAINS(uk_last_error(), "operation:1:300004: unmatched ')'\n    ...aaaa");
   const char *caret = strrchr(uk_last_error(), '^'), *src = strstr(uk_last_error(), "\n    ...");

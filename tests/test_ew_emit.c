@@ -68,10 +68,16 @@ static char *source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
 }
 
 static void run(const char *golden_name, const char *inp, const char *outp, const char *op,
-                const uk_elementwise_options *o, const uk_arg *in, int nin, uk_array *out, int nout,
-                int64_t size, const char *must_contain) {
+                const uk_elementwise_spec *o, const uk_arg *in, int nin, uk_array *out, int nout, int64_t size,
+                const char *must_contain) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, inp, outp, op, golden_name, o, &k));
+  uk_elementwise_spec s = {0};
+  if (o) s = *o;
+  s.in_params = inp;
+  s.out_params = outp;
+  s.operation = op;
+  s.name = golden_name;
+  CHECK_OK(uk_elementwise_create(ctx, &s, &k));
   if (!k) return;
   char *src = source(k, in, nin, out, nout, size);
   if (src) {
@@ -85,9 +91,19 @@ static void run(const char *golden_name, const char *inp, const char *outp, cons
 /* Call errors of SEMANTICS.md (all decided before any device work). */
 static void errors(void) {
   uk_elementwise *sq = NULL, *raw = NULL, *view = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &sq));
-  CHECK_OK(uk_elementwise_create(ctx, "raw T x", "T z", "z = x[i]", "raw_only", NULL, &raw));
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = _raw_x[0]", "view", NULL, &view));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "squared_diff"},
+      &sq));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){.in_params = "raw T x", .out_params = "T z", .operation = "z = x[i]", .name = "raw_only"},
+      &raw));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = _raw_x[0]", .name = "view"},
+      &view));
   if (!sq || !raw || !view) return;
   int64_t s34[] = {3, 4}, s4[] = {4}, s3[] = {3};
   uk_array x = arr(0x10000, UK_FLOAT32, 2, s34, NULL), y = arr(0x20000, UK_FLOAT32, 1, s4, NULL);
@@ -157,7 +173,9 @@ static void context_outlived(const uk_options *opts) {
   uk_context *c = NULL;
   uk_elementwise *k = NULL;
   CHECK_OK(uk_context_create(opts, &c));
-  CHECK_OK(uk_elementwise_create(c, "T x", "T z", "z = x + 1", "outlive", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      c, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = x + 1", .name = "outlive"},
+      &k));
   uk_context_destroy(c);
   int64_t n[] = {64};
   uk_array x = arr(0x10000, UK_FLOAT64, 1, n, NULL), z;
@@ -268,7 +286,7 @@ int main(void) {
       "#include <ukern/complex.cuh>\n#include <ukern/ew_core.cuh>\n\ntypedef float T;");
 
   /* preamble, loop_prep, after_loop, and a raw view of a non-raw input */
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.preamble = "__device__ float twice(float v) { return 2 * v; }";
   o.loop_prep = "float acc = 0";

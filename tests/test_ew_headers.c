@@ -22,7 +22,8 @@ static uk_array arr(uint64_t data, uk_dtype t, int64_t n) {
 static char *source(const char *op, uk_dtype tx, uk_dtype ty, uk_dtype tz) {
   uk_elementwise *k = NULL;
   char *src = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "X x, Y y", "Z z", op, "hdr", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = "X x, Y y", .out_params = "Z z", .operation = op, .name = "hdr"}, &k));
   if (!k) return NULL;
   uk_array x = arr(0x100000, tx, 1001), y = arr(0x200000, ty, 1001), z = arr(0x300000, tz, 1001);
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};

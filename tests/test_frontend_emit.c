@@ -18,11 +18,15 @@ static uk_array arr1(uint64_t data, int64_t n) {
 
 /* The source of a call on 1001 misaligned floats (the contiguous variant). */
 static char *source_of(const char *op, const char *preamble) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.preamble = preamble;
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", op, "scan_case", &o, &k));
+  o.in_params = "T x";
+  o.out_params = "T z";
+  o.operation = op;
+  o.name = "scan_case";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   if (!k) return NULL;
   uk_array x = arr1(0x10004, 1001), z = arr1(0x20004, 1001);
   uk_arg in = uk_arg_array(&x);

@@ -7,7 +7,8 @@ static uk_context *ctx;
 
 static void create_fails(const char *ins, const char *outs, const char *prog, uk_status want, const char *msg) {
   uk_fusion *f = (uk_fusion *)0x1;
-  uk_status s = uk_fusion_create(ctx, ins, outs, prog, "t", NULL, &f);
+  uk_status s =
+      uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "t"}, &f);
   CHECK_STATUS(s, want);
   CHECK(f == (uk_fusion *)0x1); /* out untouched on failure */
   CHECK_CONTAINS(uk_last_error(), msg);
@@ -31,7 +32,7 @@ static char *source(uk_fusion *f, const uk_arg *in, int nin, int nout, uk_status
 
 static uk_fusion *make(const char *ins, const char *outs, const char *prog) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "t", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "t"}, &f));
   return f;
 }
 
@@ -53,12 +54,23 @@ static void syntax_errors(void) {
   create_fails("x", "x", "x = 1", UK_ERR_SYNTAX, "'x' is also an input");
   create_fails("x", "z", "z = 99999999999999999999", UK_ERR_SYNTAX, "integer literal out of range");
   uk_fusion *f = (uk_fusion *)0x1;
-  CHECK_STATUS(uk_fusion_create(NULL, "x", "z", "z = x", "t", NULL, &f), UK_ERR_INVALID);
-  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", NULL, "t", NULL, &f), UK_ERR_INVALID);
-  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "not-ident", NULL, &f), UK_ERR_INVALID);
-  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "_x", NULL, &f), UK_ERR_INVALID);
-  uk_fusion_options o = {NULL, NULL, 2};
-  CHECK_STATUS(uk_fusion_create(ctx, "x", "z", "z = x", "t", &o, &f), UK_ERR_INVALID);
+  CHECK_STATUS(
+      uk_fusion_create(NULL, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = "z = x", .name = "t"}, &f),
+      UK_ERR_INVALID);
+  CHECK_STATUS(
+      uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = NULL, .name = "t"}, &f),
+      UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(
+                   ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = "z = x", .name = "not-ident"}, &f),
+               UK_ERR_INVALID);
+  CHECK_STATUS(
+      uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = "z = x", .name = "_x"}, &f),
+      UK_ERR_INVALID);
+  CHECK_STATUS(
+      uk_fusion_create(
+          ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = "z = x", .name = "t", .num_options = 2}, &f),
+      UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "uk_fusion_spec: options is NULL");
   CHECK(f == (uk_fusion *)0x1);
   uk_fusion_destroy(NULL);
   /* accepted forms: comments, newlines in parentheses, continuation, keywords */
@@ -400,7 +412,7 @@ static void builder(void) {
   int mx = uk_fusion_op(b, "maximum", (int[]){xi, h}, 2);
   CHECK_OK(uk_fusion_output(b, "m", uk_fusion_op(b, "multiply", (int[]){mx, uk_fusion_const_int(b, 2)}, 2)));
   uk_fusion *fb = NULL;
-  CHECK_OK(uk_fusion_create_built(ctx, b, "t", NULL, &fb));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "t"}, &fb));
   char *st = source(ft, in, 2, 2, UK_OK), *sb = fb ? source(fb, in, 2, 2, UK_OK) : NULL;
   CHECK(st && sb && strcmp(st, sb) == 0);
   CHECK_CONTAINS(sb, "kernel 1 of 1 (row 't_row')"); /* d per row, m per element: one kernel */
@@ -408,24 +420,25 @@ static void builder(void) {
   uk_free(sb);
   uk_fusion_destroy(fb);
   uk_fusion_destroy(ft);
-  /* errors are sticky and come back from create_built */
+  /* errors are sticky and come back from uk_fusion_create */
   CHECK(uk_fusion_input(b, "nope") == -1);
   CHECK(uk_fusion_op(b, "exp", (int[]){0}, 1) == -1); /* after the first error, nothing more */
   fb = (uk_fusion *)0x1;
-  CHECK_STATUS(uk_fusion_create_built(ctx, b, "t", NULL, &fb), UK_ERR_NOT_FOUND);
+  CHECK_STATUS(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "t"}, &fb), UK_ERR_NOT_FOUND);
   CHECK_CONTAINS(uk_last_error(), "no input 'nope'");
   CHECK(fb == (uk_fusion *)0x1);
   uk_fusion_builder_destroy(b);
   CHECK_OK(uk_fusion_builder_create("x", &b));
   CHECK(uk_fusion_op(b, "exp", (int[]){7}, 1) == -1);
-  CHECK_STATUS(uk_fusion_create_built(ctx, b, "t", NULL, &fb), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "t"}, &fb), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "argument 0 is not a node of this builder (7)");
   uk_fusion_builder_destroy(b);
   CHECK_OK(uk_fusion_builder_create("x", &b));
   CHECK(uk_fusion_op(b, "arctan2", (int[]){0}, 1) == -1);
   uk_fusion_builder_destroy(b);
   CHECK_OK(uk_fusion_builder_create("x", &b));
-  CHECK_STATUS(uk_fusion_create_built(ctx, b, "t", NULL, &fb), UK_ERR_INVALID); /* no outputs */
+  CHECK_STATUS(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "t"}, &fb),
+               UK_ERR_INVALID); /* no outputs */
   CHECK(uk_fusion_reduce(b, "median", 0, NULL, -1, 0, 0) == -1);
   uk_fusion_builder_destroy(b);
   uk_fusion_builder_destroy(NULL);

@@ -23,7 +23,7 @@ static int count(const char *s, const char *what) {
  * when the plan is not the row kernel. */
 static char *row_source(const char *ins, const char *outs, const char *prog, uk_dtype t, int64_t rows, int64_t n) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "rk", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "rk"}, &f));
   if (!f) return NULL;
   int64_t sx[2] = {rows, n};
   uk_array x, y;

@@ -68,7 +68,11 @@ static int run_all(const char *dir, const char *bundle) {
   TRY(uk_memcpy_htod(d.data, poison, sizeof hd));
 
   uk_elementwise *sq = NULL;
-  TRY(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "gbsq", NULL, &sq));
+  TRY(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "gbsq"},
+      &sq));
   uk_arg in2[2] = {uk_arg_array(&x), uk_arg_array(&y)};
   TRY(uk_elementwise_call(sq, in2, 2, &z, 1, NULL));
   uk_reduction_spec spec = {.in_params = "T x", .out_params = "T y", .map_expr = "x * x", .reduce_expr = "a + b",
@@ -80,7 +84,11 @@ static int run_all(const char *dir, const char *bundle) {
   uk_arg in1 = uk_arg_array(&x);
   TRY(uk_reduction_call(l2, &in1, 1, &n, 1, &rl));
   uk_fusion *dist = NULL;
-  TRY(uk_fusion_create(ctx, "x, y", "d", "t = x - y\nd = sqrt(sum(t * t, axis=-1))", "gbdist", NULL, &dist));
+  TRY(uk_fusion_create(
+      ctx,
+      &(uk_fusion_spec){
+          .inputs = "x, y", .outputs = "d", .program = "t = x - y\nd = sqrt(sum(t * t, axis=-1))", .name = "gbdist"},
+      &dist));
   TRY(uk_fusion_call(dist, in2, 2, &d, 1, NULL));
   const char *names[] = {"bscale<double>"};
   uk_module_options mo;

@@ -43,15 +43,21 @@ static float *rand_f32(int64_t n) {
   return h;
 }
 
-static uk_elementwise *make(const char *in, const char *out, const char *op, const uk_elementwise_options *o) {
+static uk_elementwise *make(const char *in, const char *out, const char *op, const uk_elementwise_spec *o) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, in, out, op, "cupy_case", o, &k));
+  uk_elementwise_spec s = {0};
+  if (o) s = *o;
+  s.in_params = in;
+  s.out_params = out;
+  s.operation = op;
+  s.name = "cupy_case";
+  CHECK_OK(uk_elementwise_create(ctx, &s, &k));
   return k;
 }
 
 /* loop_prep state: CuPy's one element per thread gives run == 0 at every element. */
 static void loop_prep_state(void) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.loop_prep = "T run { 0 }"; /* a brace initialiser, no ';' */
   o.after_loop = "(void)run";
@@ -108,7 +114,7 @@ static void early_return_and_directives(void) {
 
 /* CuPy's nonzero kernel (cupy/_core/_routines_indexing.pyx, v14.2.0). */
 static void nonzero(void) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.no_reduce_dims = 1;
   uk_elementwise *k = make("T src, S index", "raw U dst",

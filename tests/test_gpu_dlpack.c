@@ -51,7 +51,9 @@ int main(void) {
   CHECK(cnt.allocs == 1);
   CHECK_OK(uk_memcpy_htod(x.data, hx, sizeof hx));
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x * x + 1", "sq1", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = "T x", .out_params = "T z", .operation = "z = x * x + 1", .name = "sq1"},
+      &k));
   uk_arg in = uk_arg_array(&x);
   uk_array z = {0};
   CHECK_OK(uk_elementwise_call(k, &in, 1, &z, 1, NULL));

@@ -121,7 +121,12 @@ static void managed(void) {
   int cma = 0;
   CHECK_OK(uk_device_attribute(0, "concurrent_managed_access", &cma));
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "float32 x", "float32 z", "z = x * 2.0f + 1.0f", "affine_managed", NULL, &k));
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "float32 x",
+                                                        .out_params = "float32 z",
+                                                        .operation = "z = x * 2.0f + 1.0f",
+                                                        .name = "affine_managed"},
+                                 &k));
   uint64_t m = 0;
   CHECK_OK(uk_managed_alloc(0, N * sizeof(float), UK_MANAGED_GLOBAL, &m));
   float *h = (float *)(uintptr_t)m, *ref = malloc(N * sizeof *ref);

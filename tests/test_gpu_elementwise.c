@@ -45,7 +45,8 @@ static uk_array up_f32(const float *h, int64_t n) {
 
 static uk_elementwise *make(const char *in, const char *out, const char *op, const char *name) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, in, out, op, name, NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = in, .out_params = out, .operation = op, .name = name}, &k));
   return k;
 }
 

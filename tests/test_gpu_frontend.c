@@ -10,11 +10,15 @@ static uk_context *ctx;
  * with element stride `step` (1, or -1 for a reversed view). */
 /* never: the operation assigns no element (else: those with x > 0, 2 * x). */
 static void run_case(const char *op, const char *preamble, int64_t n, int skew, int step, int never) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.preamble = preamble;
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", op, "keep_unassigned", &o, &k));
+  o.in_params = "T x";
+  o.out_params = "T z";
+  o.operation = op;
+  o.name = "keep_unassigned";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   if (!k) return;
   int64_t total = n + 2;
   uk_array bx, bz;

@@ -149,7 +149,7 @@ static void check_values(const char *what, const double *got, const double *want
 
 static uk_fusion *make(const char *ins, const char *outs, const char *prog) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "g", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "g"}, &f));
   return f;
 }
 
@@ -762,7 +762,7 @@ static void builder_precompile_strided(void) {
   int s = uk_fusion_reduce(b, "sum", tt, (int[]){-1}, 1, 0, 0);
   CHECK_OK(uk_fusion_output(b, "d", uk_fusion_op(b, "sqrt", &s, 1)));
   uk_fusion *fb = NULL;
-  CHECK_OK(uk_fusion_create_built(ctx, b, "built", NULL, &fb));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "built"}, &fb));
   uk_fusion_builder_destroy(b);
   uk_arg in[2] = {uk_arg_array(&x.a), uk_arg_array(&y.a)};
   /* the output: a strided view, every other float64 of a poisoned buffer */

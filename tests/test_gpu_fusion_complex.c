@@ -60,10 +60,14 @@ static void run(uk_dtype t) {
   a.data += (uint64_t)((N - 1) * 2 * part);
   a.strides[0] = -(int64_t)(2 * part);
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "a", "e, l, s, c, e2, l2, em, lp, r, i, m, g",
-                            "e = exp(a); l = log(a); s = sqrt(a); c = conj(a); e2 = exp2(a); l2 = log2(a); "
-                            "em = expm1(a); lp = log1p(a); r = real(a); i = imag(a); m = abs(a); g = angle(a)",
-                            "cx", NULL, &f));
+  CHECK_OK(uk_fusion_create(
+      ctx,
+      &(uk_fusion_spec){.inputs = "a",
+                        .outputs = "e, l, s, c, e2, l2, em, lp, r, i, m, g",
+                        .program = "e = exp(a); l = log(a); s = sqrt(a); c = conj(a); e2 = exp2(a); l2 = log2(a); "
+                                   "em = expm1(a); lp = log1p(a); r = real(a); i = imag(a); m = abs(a); g = angle(a)",
+                        .name = "cx"},
+      &f));
   uk_arg in[1] = {uk_arg_array(&a)};
   uk_array out[NOUT];
   memset(out, 0, sizeof out);

@@ -39,13 +39,27 @@ typedef struct fusions {
 
 static void make_fusions(fusions *f) {
   memset(f, 0, sizeof *f);
-  CHECK_OK(uk_fusion_create(ctx, "x, y", "z, w", "z = x * y + 2 * x\nw = sqrt(abs(x)) - y", "fg_ew", NULL, &f->ew));
-  CHECK_OK(uk_fusion_create(ctx, "x", "s", "s = sum(x * x, axis=1)", "fg_rowsum", NULL, &f->rowsum));
-  CHECK_OK(uk_fusion_create(ctx, "x", "c", "c = x - mean(x, axis=1, keepdims=True)", "fg_center", NULL,
-                            &f->center));
-  CHECK_OK(uk_fusion_create(ctx, "x", "k", "k = x - mean(x, axis=0, keepdims=True)", "fg_colcenter", NULL,
-                            &f->colcenter));
-  CHECK_OK(uk_fusion_create(ctx, "x, y", "t", "t = sum(x * y)", "fg_total", NULL, &f->total));
+  CHECK_OK(uk_fusion_create(
+      ctx,
+      &(uk_fusion_spec){
+          .inputs = "x, y", .outputs = "z, w", .program = "z = x * y + 2 * x\nw = sqrt(abs(x)) - y", .name = "fg_ew"},
+      &f->ew));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "s", .program = "s = sum(x * x, axis=1)", .name = "fg_rowsum"},
+      &f->rowsum));
+  CHECK_OK(uk_fusion_create(
+      ctx,
+      &(uk_fusion_spec){
+          .inputs = "x", .outputs = "c", .program = "c = x - mean(x, axis=1, keepdims=True)", .name = "fg_center"},
+      &f->center));
+  CHECK_OK(uk_fusion_create(
+      ctx,
+      &(uk_fusion_spec){
+          .inputs = "x", .outputs = "k", .program = "k = x - mean(x, axis=0, keepdims=True)", .name = "fg_colcenter"},
+      &f->colcenter));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x, y", .outputs = "t", .program = "t = sum(x * y)", .name = "fg_total"},
+      &f->total));
 }
 
 static void free_fusions(fusions *f) {

@@ -41,7 +41,11 @@ static const char *raw_src =
 
 static void make_kernels(kernels *k) {
   memset(k, 0, sizeof *k);
-  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = x * y + 2 * x", "graph_ew", NULL, &k->ew));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x, T y", .out_params = "T z", .operation = "z = x * y + 2 * x", .name = "graph_ew"},
+      &k->ew));
   uk_reduction_spec s;
   memset(&s, 0, sizeof s);
   s.in_params = "T x";

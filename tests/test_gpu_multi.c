@@ -347,13 +347,23 @@ int main(void) {
   memset(&o, 0, sizeof o);
   o.disable_disk_cache = 1; /* the memory cache alone serves the second device */
   CHECK_OK(uk_context_create(&o, &ctx));
-  CHECK_OK(uk_elementwise_create(ctx, "float64 x, float64 y", "float64 z", "z = x * y + 1.0", "fma_multi", NULL, &ew));
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "float64 x, float64 y",
+                                                        .out_params = "float64 z",
+                                                        .operation = "z = x * y + 1.0",
+                                                        .name = "fma_multi"},
+                                 &ew));
   uk_reduction_spec rs;
   memset(&rs, 0, sizeof rs);
   rs.in_params = "float64 x", rs.out_params = "float64 s", rs.map_expr = "x * x", rs.reduce_expr = "a + b";
   rs.post_map_expr = "s = a", rs.identity = "0", rs.name = "sumsq_multi";
   CHECK_OK(uk_reduction_create(ctx, &rs, &red));
-  CHECK_OK(uk_fusion_create(ctx, "x, y", "d", "d = sqrt(sum((x - y) * (x - y), axis=-1))", "dist_multi", NULL, &fus));
+  CHECK_OK(uk_fusion_create(ctx,
+                            &(uk_fusion_spec){.inputs = "x, y",
+                                              .outputs = "d",
+                                              .program = "d = sqrt(sum((x - y) * (x - y), axis=-1))",
+                                              .name = "dist_multi"},
+                            &fus));
   CHECK_OK(uk_module_from_source(ctx, raw_src, NULL, &mod));
   if (mod) CHECK_OK(uk_module_function(mod, "affine", &affine));
   if (mod) CHECK_OK(uk_module_function(mod, "scaled", &scaled));

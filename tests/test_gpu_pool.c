@@ -194,7 +194,11 @@ int main(int argc, char **argv) {
   int child = argc > 1 && !strcmp(argv[1], "capture");
   CHECK_OK(uk_device_set_current(0));
   CHECK_OK(uk_context_create(NULL, &ctx));
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T y", "y = x * 2 + 1", "pool_affine", NULL, &affine));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x", .out_params = "T y", .operation = "y = x * 2 + 1", .name = "pool_affine"},
+      &affine));
   if (ut_failures) return ut_finish("test_gpu_pool");
   if (child) {
     first_allocation_captured();

@@ -23,7 +23,8 @@ static void down(void *h, const uk_array *a, size_t bytes) { CHECK_OK(uk_memcpy_
 
 static uk_elementwise *kernel(const char *in, const char *out, const char *op, const char *name) {
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, in, out, op, name, NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = in, .out_params = out, .operation = op, .name = name}, &k));
   return k;
 }
 

@@ -55,7 +55,8 @@ static void run_fatbin(uk_context *ctx, const char *const *archs, int narchs, co
 
 static void fusion_info_then_call(uk_context *ctx) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x, y", "z", "z = x * 2 + y", "twice_plus", NULL, &f));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x, y", .outputs = "z", .program = "z = x * 2 + y", .name = "twice_plus"}, &f));
   if (!f) return;
   int n = 1001;
   int64_t shape = n;

@@ -151,12 +151,14 @@ static void compile_info(void) {
   CHECK_OK(uk_context_create(&o, &ctx));
   if (!ctx) return;
   static const char *const verbose[] = {"-Xptxas=-v"};
-  uk_elementwise_options eo;
-  memset(&eo, 0, sizeof eo);
-  eo.options = verbose;
-  eo.num_options = 1;
+  uk_elementwise_spec eo = {.in_params = "T x, T y",
+                            .out_params = "T z",
+                            .operation = "z = x * y + 1",
+                            .name = "fma1",
+                            .options = verbose,
+                            .num_options = 1};
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x, T y", "T z", "z = x * y + 1", "fma1", &eo, &k));
+  CHECK_OK(uk_elementwise_create(ctx, &eo, &k));
   if (!k) return;
   int64_t n = 1000;
   uk_array x;

@@ -37,7 +37,7 @@ static void putn(text *t, const char *s, long n) {
 
 static uk_status create(const char *ins, const char *outs, const char *prog, uk_fusion **f) {
   *f = NULL;
-  return uk_fusion_create(ctx, ins, outs, prog, "t", NULL, f);
+  return uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "t"}, f);
 }
 
 /* The source of f for one float32 array x (shape (3, 5)) and scalars. */
@@ -101,7 +101,9 @@ static void deep_text(void) {
     put(&t, "x");
     putn(&t, far[j].close, far[j].n);
     uk_fusion *f = (uk_fusion *)0x1;
-    CHECK_STATUS(uk_fusion_create(ctx, "x", "z", t.s, "t", NULL, &f), UK_ERR_SYNTAX);
+    CHECK_STATUS(
+        uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = t.s, .name = "t"}, &f),
+        UK_ERR_SYNTAX);
     CHECK(f == (uk_fusion *)0x1);
     CHECK_CONTAINS(uk_last_error(), "nested deeper than 200 levels (UK_MAX_FUSE_DEPTH)");
     free(t.s);
@@ -141,7 +143,10 @@ static void statement_chain(void) {
   free(t.s);
   /* assigning to an input is still found (hashed names) */
   uk_fusion *g = (uk_fusion *)0x1;
-  CHECK_STATUS(uk_fusion_create(ctx, "a, x", "z", "t = a\nz = t\nx = 2", "t", NULL, &g), UK_ERR_SYNTAX);
+  CHECK_STATUS(
+      uk_fusion_create(
+          ctx, &(uk_fusion_spec){.inputs = "a, x", .outputs = "z", .program = "t = a\nz = t\nx = 2", .name = "t"}, &g),
+      UK_ERR_SYNTAX);
   CHECK_CONTAINS(uk_last_error(), "program:3:1: cannot assign to an input");
   CHECK(g == (uk_fusion *)0x1);
 }
@@ -158,7 +163,7 @@ static void builder_chains(void) {
   CHECK(v == N);
   CHECK_OK(uk_fusion_output(b, "z", v));
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create_built(ctx, b, "chain", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "chain"}, &f));
   char *src = NULL;
   CHECK_OK(source_of(f, 1, NULL, &src));
   char want[32];
@@ -174,7 +179,7 @@ static void builder_chains(void) {
   for (int k = 0; k < N; k++) c = uk_fusion_op(b, "add", (int[]){c, one}, 2);
   int x = uk_fusion_input(b, "x");
   CHECK_OK(uk_fusion_output(b, "z", uk_fusion_op(b, "add", (int[]){uk_fusion_cast(b, x, UK_INT8), c}, 2)));
-  CHECK_OK(uk_fusion_create_built(ctx, b, "folded", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "folded"}, &f));
   CHECK_STATUS(source_of(f, 1, NULL, &src), UK_ERR_TYPE);
   CHECK_CONTAINS(uk_last_error(), "Python integer 12000 out of bounds for int8");
   uk_fusion_destroy(f);
@@ -187,7 +192,7 @@ static void builder_chains(void) {
   for (int k = 0; k < N; k++) t = uk_fusion_op(b, "add", (int[]){t, one}, 2);
   int m = uk_fusion_reduce(b, "max", t, (int[]){-1}, 1, 1, 0);
   CHECK_OK(uk_fusion_output(b, "z", uk_fusion_op(b, "subtract", (int[]){t, m}, 2)));
-  CHECK_OK(uk_fusion_create_built(ctx, b, "rows", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "rows"}, &f));
   CHECK_OK(source_of(f, 1, NULL, &src));
   CHECK(src && strstr(src, "_uk_v"));
   uk_free(src);
@@ -215,10 +220,14 @@ static void fusion_counts(void) {
   const char *lists[] = {over, far};
   for (int j = 0; j < 2; j++) {
     f = (uk_fusion *)0x1;
-    CHECK_STATUS(uk_fusion_create(ctx, lists[j], "z", "z = x0", "t", NULL, &f), UK_ERR_INVALID);
+    CHECK_STATUS(uk_fusion_create(
+                     ctx, &(uk_fusion_spec){.inputs = lists[j], .outputs = "z", .program = "z = x0", .name = "t"}, &f),
+                 UK_ERR_INVALID);
     CHECK_CONTAINS(uk_last_error(), "inputs:1:311: more than 64 names (UK_MAX_FUSE_INPUTS)");
     CHECK(f == (uk_fusion *)0x1);
-    CHECK_STATUS(uk_fusion_create(ctx, "x", lists[j], "z = x0", "t", NULL, &f), UK_ERR_INVALID);
+    CHECK_STATUS(uk_fusion_create(
+                     ctx, &(uk_fusion_spec){.inputs = "x", .outputs = lists[j], .program = "z = x0", .name = "t"}, &f),
+                 UK_ERR_INVALID);
     CHECK_CONTAINS(uk_last_error(), "outputs:1:311: more than 64 names (UK_MAX_FUSE_INPUTS)");
     uk_fusion_builder *b = (uk_fusion_builder *)0x1;
     CHECK_STATUS(uk_fusion_builder_create(lists[j], &b), UK_ERR_INVALID);
@@ -235,7 +244,7 @@ static void fusion_counts(void) {
   }
   CHECK_STATUS(uk_fusion_output(b, "one_more", x), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "uk_fusion_output: more than 64 outputs (UK_MAX_FUSE_INPUTS)");
-  CHECK_STATUS(uk_fusion_create_built(ctx, b, "t", NULL, &f), UK_ERR_INVALID);
+  CHECK_STATUS(uk_fusion_create(ctx, &(uk_fusion_spec){.builder = b, .name = "t"}, &f), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "more than 64 outputs");
   uk_fusion_builder_destroy(b);
   free(ok);
@@ -258,19 +267,31 @@ static void parameter_counts(void) {
   char *at = params(UK_MAX_PARAMETERS - 1), *full = params(UK_MAX_PARAMETERS),
        *over = params(UK_MAX_PARAMETERS + 1), *far = params(20000);
   uk_elementwise *e = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, at, "T y", "y = x0", "k", NULL, &e));
+  CHECK_OK(uk_elementwise_create(
+      ctx, &(uk_elementwise_spec){.in_params = at, .out_params = "T y", .operation = "y = x0", .name = "k"}, &e));
   uk_elementwise_destroy(e);
   /* 64 inputs and an output: the total is over */
   e = (uk_elementwise *)0x1;
-  CHECK_STATUS(uk_elementwise_create(ctx, full, "T y", "y = x0", "k", NULL, &e), UK_ERR_INVALID);
+  CHECK_STATUS(
+      uk_elementwise_create(
+          ctx, &(uk_elementwise_spec){.in_params = full, .out_params = "T y", .operation = "y = x0", .name = "k"}, &e),
+      UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "too many parameters (65; UK_MAX_PARAMETERS is 64)");
   /* one list past the limit: refused at its 65th parameter, before the rest is read
    * ("T x0, ..., T x63, " is 10 * 4 + 54 * 5 + 64 * 2 = 438 bytes) */
   const char *lists[] = {over, far};
   for (int j = 0; j < 2; j++) {
-    CHECK_STATUS(uk_elementwise_create(ctx, lists[j], "T y", "y = x0", "k", NULL, &e), UK_ERR_INVALID);
+    CHECK_STATUS(
+        uk_elementwise_create(
+            ctx, &(uk_elementwise_spec){.in_params = lists[j], .out_params = "T y", .operation = "y = x0", .name = "k"},
+            &e),
+        UK_ERR_INVALID);
     CHECK_CONTAINS(uk_last_error(), "in_params:1:439: too many parameters (more than UK_MAX_PARAMETERS, 64)");
-    CHECK_STATUS(uk_elementwise_create(ctx, "T y", lists[j], "x0 = y", "k", NULL, &e), UK_ERR_INVALID);
+    CHECK_STATUS(
+        uk_elementwise_create(
+            ctx, &(uk_elementwise_spec){.in_params = "T y", .out_params = lists[j], .operation = "x0 = y", .name = "k"},
+            &e),
+        UK_ERR_INVALID);
     CHECK_CONTAINS(uk_last_error(), "out_params:1:439: too many parameters");
     CHECK(e == (uk_elementwise *)0x1);
   }

@@ -68,7 +68,11 @@ static uk_status ask(uk_context *ctx, int which) {
   int64_t s2[2] = {33, 17}, s1[1] = {33};
   if (which & 1) {
     uk_elementwise *k = NULL;
-    if ((st = uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "bsq", NULL, &k)) == UK_OK) {
+    if ((st = uk_elementwise_create(
+             ctx,
+             &(uk_elementwise_spec){
+                 .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "bsq"},
+             &k)) == UK_OK) {
       uk_array x = arr(UK_FLOAT32, 0x10000, 2, s2), y = arr(UK_FLOAT32, 0x20000, 2, s2),
                z = arr(UK_FLOAT32, 0x30000, 2, s2);
       uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
@@ -92,8 +96,12 @@ static uk_status ask(uk_context *ctx, int which) {
   }
   if (st == UK_OK && (which & 4)) {
     uk_fusion *f = NULL;
-    if ((st = uk_fusion_create(ctx, "x, y", "d", "d = sqrt(sum((x - y) * (x - y), axis=-1))", "bdist", NULL, &f)) ==
-        UK_OK) {
+    if ((st = uk_fusion_create(ctx,
+                               &(uk_fusion_spec){.inputs = "x, y",
+                                                 .outputs = "d",
+                                                 .program = "d = sqrt(sum((x - y) * (x - y), axis=-1))",
+                                                 .name = "bdist"},
+                               &f)) == UK_OK) {
       uk_array x = arr(UK_FLOAT32, 0x10000, 2, s2), y = arr(UK_FLOAT32, 0x20000, 2, s2),
                d = arr(UK_FLOAT32, 0x30000, 1, s1);
       uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};

@@ -76,8 +76,13 @@ static void dtype_cases(uk_dtype t) {
   int64_t it = (int64_t)uk_dtype_size(t);
   uk_elementwise *k = NULL;
   /* x, y: loop operands; w: raw; s: scalar; i and _ind used. */
-  CHECK_OK(uk_elementwise_create(ctx, "T x, T y, raw T w, T s", "T z",
-                                 "z = x * y + w[(_ind.size() - 1 - i) % w.size()] + s", "ew_all", NULL, &k));
+  CHECK_OK(
+      uk_elementwise_create(ctx,
+                            &(uk_elementwise_spec){.in_params = "T x, T y, raw T w, T s",
+                                                   .out_params = "T z",
+                                                   .operation = "z = x * y + w[(_ind.size() - 1 - i) % w.size()] + s",
+                                                   .name = "ew_all"},
+                            &k));
   if (!k) return;
   char label[128];
   int64_t n1[] = {1001}, wshape[] = {7};
@@ -160,20 +165,27 @@ static void other_cases(void) {
   uk_array x = arr(0x10000, UK_FLOAT32, 1, n1, NULL), xd = arr(0x10000, UK_FLOAT64, 1, n1, NULL);
   uk_array zg = arr(0x30000, UK_FLOAT64, 1, n1, NULL), z;
   memset(&z, 0, sizeof z);
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.preamble = "__device__ float twice(float v) { return 2 * v; }";
   o.loop_prep = "float acc = 0";
   o.after_loop = "if (acc < 0) _raw_x[0] = acc;";
   uk_elementwise *k = NULL;
   uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&x)};
-  CHECK_OK(uk_elementwise_create(ctx, "float32 x", "float32 z", "acc += x; z = twice(x) + _raw_x.size()", "prep", &o,
-                                 &k));
+  o.in_params = "float32 x";
+  o.out_params = "float32 z";
+  o.operation = "acc += x; z = twice(x) + _raw_x.size()";
+  o.name = "prep";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   compile_call(k, in, 1, &z, 1, -1, NULL, "prep_after");
   uk_elementwise_destroy(k);
   k = NULL;
   in[0] = uk_arg_array(&xd);
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z += x; z = z * _raw_z.size()", "acc", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x", .out_params = "T z", .operation = "z += x; z = z * _raw_z.size()", .name = "acc"},
+      &k));
   compile_call(k, in, 1, &zg, 1, -1, "vectorised x2", "accumulate");
   uk_elementwise_destroy(k);
   k = NULL;
@@ -181,10 +193,14 @@ static void other_cases(void) {
   int64_t s3[] = {2, 3, 4}, st3[] = {96, 32, 8};
   uk_array r3 = arr(0x10000, UK_FLOAT32, 3, s3, st3);
   in[0] = uk_arg_array(&r3);
-  CHECK_OK(uk_elementwise_create(ctx, "raw T x", "T z",
-                                 "long long idx[3] = {i % 2, i % 3, i % 4}; z = x[idx] + x[i % x.size()] + "
-                                 "x.shape()[0] + x.strides()[2]",
-                                 "raw3", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){.in_params = "raw T x",
+                             .out_params = "T z",
+                             .operation = "long long idx[3] = {i % 2, i % 3, i % 4}; z = x[idx] + x[i % x.size()] + "
+                                          "x.shape()[0] + x.strides()[2]",
+                             .name = "raw3"},
+      &k));
   compile_call(k, in, 1, &z, 1, 100, "vectorised x4", "raw3");
   uk_elementwise_destroy(k);
   k = NULL;
@@ -194,7 +210,11 @@ static void other_cases(void) {
   in[1] = uk_arg_array(&b);
   uk_array zz[2];
   memset(zz, 0, sizeof zz);
-  CHECK_OK(uk_elementwise_create(ctx, "T x, U y", "T a, float32 c", "a = x * x; c = (float)x + (float)y", "two", NULL,
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "T x, U y",
+                                                        .out_params = "T a, float32 c",
+                                                        .operation = "a = x * x; c = (float)x + (float)y",
+                                                        .name = "two"},
                                  &k));
   compile_call(k, in, 2, zz, 2, -1, "vectorised x4", "two placeholders");
   uk_elementwise_destroy(k);
@@ -203,7 +223,12 @@ static void other_cases(void) {
   in[0] = uk_arg_texture(0x1234);
   in[1] = uk_arg_array(&x);
   memset(&z, 0, sizeof z);
-  CHECK_OK(uk_elementwise_create(ctx, "U t, T x", "T z", "z = tex1Dfetch<float>(t, (int)i) * x", "tex", NULL, &k));
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "U t, T x",
+                                                        .out_params = "T z",
+                                                        .operation = "z = tex1Dfetch<float>(t, (int)i) * x",
+                                                        .name = "tex"},
+                                 &k));
   compile_call(k, in, 2, &z, 1, -1, "U t (uint64, texture object)", "texture");
   uk_elementwise_destroy(k);
 }
@@ -214,7 +239,7 @@ static void cupy_cases(void) {
   uk_array x = arr(0x10000, UK_FLOAT32, 1, n1, NULL), z;
   uk_array src = arr(0x10000, UK_FLOAT32, 2, s2, NULL), idx = arr(0x20000, UK_INT64, 2, s2, NULL);
   uk_array dst = arr(0x30000, UK_INT64, 2, d2, NULL);
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   uk_elementwise *k = NULL;
   uk_arg in[3] = {uk_arg_array(&x), uk_arg_int(3), uk_arg_array(&x)};
   /* loop_prep: a brace initialiser with no ';' and state the operation updates */
@@ -222,20 +247,32 @@ static void cupy_cases(void) {
   o.loop_prep = "const double step { 1.0 / (_ind.size() - 1) }; double run { 0 }";
   o.after_loop = "(void)run";
   memset(&z, 0, sizeof z);
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", "z = x * step + run; run += 1", "cupy_prep", &o, &k));
+  o.in_params = "T x";
+  o.out_params = "T z";
+  o.operation = "z = x * step + run; run += 1";
+  o.name = "cupy_prep";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   compile_call(k, in, 1, &z, 1, -1, "variant: contiguous", "cupy loop_prep");
   uk_elementwise_destroy(k);
   /* directives inside the operation; M_PI and thrust::complex as CuPy's kernels see them */
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z",
-                                 "#if __CUDA_ARCH__ >= 900\n  z = x * M_PI;\n#else\n  z = -x;\n#endif\n"
-                                 "z += thrust::abs(thrust::complex<T>(x, 1))",
-                                 "cupy_directives", NULL, &k));
+  CHECK_OK(uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){.in_params = "T x",
+                             .out_params = "T z",
+                             .operation = "#if __CUDA_ARCH__ >= 900\n  z = x * M_PI;\n#else\n  z = -x;\n#endif\n"
+                                          "z += thrust::abs(thrust::complex<T>(x, 1))",
+                             .name = "cupy_directives"},
+      &k));
   memset(&z, 0, sizeof z);
   compile_call(k, in, 1, &z, 1, -1, "#include <cupy/carray.cuh>", "cupy directives");
   uk_elementwise_destroy(k);
   /* raw int32 given a scalar; an early return keeps the outputs by reference */
-  CHECK_OK(uk_elementwise_create(ctx, "T x, raw int32 n", "T z", "if (x < 0) return; z = x + n", "cupy_rawscalar",
-                                 NULL, &k));
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "T x, raw int32 n",
+                                                        .out_params = "T z",
+                                                        .operation = "if (x < 0) return; z = x + n",
+                                                        .name = "cupy_rawscalar"},
+                                 &k));
   memset(&z, 0, sizeof z);
   compile_call(k, in, 2, &z, 1, -1, "T &z = _uk_p_z[_uk_j];", "cupy raw scalar");
   uk_elementwise_destroy(k);
@@ -245,22 +282,30 @@ static void cupy_cases(void) {
   in[0] = uk_arg_array(&src);
   in[1] = uk_arg_array(&idx);
   uk_array out = dst;
-  CHECK_OK(uk_elementwise_create(ctx, "T src, S index", "raw U dst",
-                                 "if (src != 0) {\n"
-                                 "  for (int j = 0; j < _ind.ndim; j++) {\n"
-                                 "    ptrdiff_t ind[] = {index - 1, j};\n"
-                                 "    dst[ind] = _ind.get()[j];\n"
-                                 "  }\n"
-                                 "}\n"
-                                 "using idx_t = decltype(dst)::index_t;\n"
-                                 "const ptrdiff_t *sh = dst.shape(), *st = dst.strides();\n"
-                                 "if (dst.ndim == 2 && !decltype(dst)::c_contiguous) dst[{(idx_t)0, (idx_t)1}] = sh[0] + st[1] + dst.size();",
-                                 "cupy_nonzero", &o, &k));
+  o.in_params = "T src, S index";
+  o.out_params = "raw U dst";
+  o.operation =
+      "if (src != 0) {\n"
+      "  for (int j = 0; j < _ind.ndim; j++) {\n"
+      "    ptrdiff_t ind[] = {index - 1, j};\n"
+      "    dst[ind] = _ind.get()[j];\n"
+      "  }\n"
+      "}\n"
+      "using idx_t = decltype(dst)::index_t;\n"
+      "const ptrdiff_t *sh = dst.shape(), *st = dst.strides();\n"
+      "if (dst.ndim == 2 && !decltype(dst)::c_contiguous) dst[{(idx_t)0, (idx_t)1}] = sh[0] + st[1] + dst.size();";
+  o.name = "cupy_nonzero";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   compile_call(k, in, 2, &out, 1, -1, "ukern::ew_indexer<2> _ind(_uk_size);", "cupy CArray/CIndexer");
   uk_elementwise_destroy(k);
   /* _non_const: the input is written back */
   in[0] = uk_arg_array(&x);
-  CHECK_OK(uk_elementwise_create(ctx, "_non_const T x, T y", "T z", "z = x; x = y", "cupy_nonconst", NULL, &k));
+  CHECK_OK(uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "_non_const T x, T y",
+                                                        .out_params = "T z",
+                                                        .operation = "z = x; x = y",
+                                                        .name = "cupy_nonconst"},
+                                 &k));
   in[1] = uk_arg_array(&x);
   memset(&z, 0, sizeof z);
   compile_call(k, in, 2, &z, 1, -1, "_uk_p_x[_uk_j] = x;", "cupy _non_const");

@@ -20,12 +20,16 @@ static uk_array arr1(uint64_t data, int64_t n) {
 
 /* Precompiles `op` on 1001 floats (aligned: vectorised and tail loops). */
 static uk_status ew_compile(const char *op, const char *preamble, const char *prep) {
-  uk_elementwise_options o;
+  uk_elementwise_spec o;
   memset(&o, 0, sizeof o);
   o.preamble = preamble;
   o.loop_prep = prep;
   uk_elementwise *k = NULL;
-  CHECK_OK(uk_elementwise_create(ctx, "T x", "T z", op, "user_text", &o, &k));
+  o.in_params = "T x";
+  o.out_params = "T z";
+  o.operation = op;
+  o.name = "user_text";
+  CHECK_OK(uk_elementwise_create(ctx, &o, &k));
   if (!k) return UK_ERR_INTERNAL;
   uk_array x = arr1(0x10000, 1001), z = arr1(0x20000, 1001);
   uk_arg in = uk_arg_array(&x);

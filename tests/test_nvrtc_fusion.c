@@ -30,7 +30,7 @@ static void precompile_ok(uk_fusion *f, const uk_arg *in, int nin, uk_array *out
 static void compile(const char *ins, const char *outs, const char *prog, uk_dtype t, int nin, int ndim,
                     const uk_arg *extra, int nextra) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, ins, outs, prog, "nv", NULL, &f));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "nv"}, &f));
   if (!f) return;
   int64_t shape[2] = {33, 65};
   uk_array a[4];
@@ -55,7 +55,7 @@ static int64_t row_shape[2] = {300, 1001};
 static void compile_row(uk_context *c, const char *ins, const char *outs, const char *prog, uk_dtype t, int want_row,
                         int kept) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(c, ins, outs, prog, "rw", NULL, &f));
+  CHECK_OK(uk_fusion_create(c, &(uk_fusion_spec){.inputs = ins, .outputs = outs, .program = prog, .name = "rw"}, &f));
   if (!f) return;
   uk_array x = arr(t, 2, row_shape, 0x100000000ull), y = arr(t, 1, row_shape + 1, 0x200000000ull);
   uk_arg in[3] = {uk_arg_array(&x), uk_arg_array(&y), uk_arg_float(1e-5)};

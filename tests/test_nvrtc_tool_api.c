@@ -50,10 +50,13 @@ static void fatbin(uk_context *ctx) {
 
 static void fusion_info(uk_context *ctx) {
   static const char *const opts[] = {"-Xptxas=-v"};
-  uk_fusion_options fo = {NULL, opts, 1};
+  uk_fusion_spec fo = {.options = opts, .num_options = 1};
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "m = max(x, axis=0, keepdims=True); y = exp(x - m)", "shifted_exp", &fo,
-                            &f));
+  fo.inputs = "x";
+  fo.outputs = "y";
+  fo.program = "m = max(x, axis=0, keepdims=True); y = exp(x - m)";
+  fo.name = "shifted_exp";
+  CHECK_OK(uk_fusion_create(ctx, &fo, &f));
   if (!f) return;
   int64_t shape[2] = {37, 129};
   uk_array x, y = {0};
@@ -77,7 +80,8 @@ static void fusion_info(uk_context *ctx) {
   shape[0] = 0;
   CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
   uk_fusion *g = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "y = x + 1", "plus_one", NULL, &g));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "y", .program = "y = x + 1", .name = "plus_one"}, &g));
   memset(&info, 0x5a, sizeof info);
   CHECK_OK(uk_fusion_compile_info(g, &in, 1, &y, 1, NULL, &info));
   CHECK(info.log == NULL && info.image_bytes == 0 && info.arch == 0);

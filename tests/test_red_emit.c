@@ -261,7 +261,7 @@ static void create_errors(void) {
   s.block_reduce = UK_BLOCK_REDUCE_UKERN;
   s.map_expr = NULL;
   CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_INVALID);
-  CHECK_STREQ(uk_last_error(), "uk_reduction_spec: map_expr is NULL");
+  CHECK_STREQ(uk_last_error(), "uk_reduction_spec: map_expr is NULL (hint: it is required)");
   s.map_expr = "x";
   s.in_params = "T x,, T z";
   CHECK_STATUS(uk_reduction_create(ctx, &s, &k), UK_ERR_SYNTAX);

@@ -57,12 +57,14 @@ static void fusion_info_args(uk_context *ctx) {
   uk_array out = {0};
   CHECK_STATUS(uk_fusion_compile_info(NULL, &in, 1, &out, 1, NULL, &info), UK_ERR_INVALID);
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "y = x * 2", "twice", NULL, &f));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "y", .program = "y = x * 2", .name = "twice"}, &f));
   CHECK_STATUS(uk_fusion_compile_info(f, &in, 1, &out, 1, NULL, NULL), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "info is NULL");
   /* a type error of the call comes before any compile; *info untouched */
   uk_fusion *g = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "y", "y = x & 1", "band", NULL, &g));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "y", .program = "y = x & 1", .name = "band"}, &g));
   CHECK_STATUS(uk_fusion_compile_info(g, &in, 1, &out, 1, NULL, &info), UK_ERR_TYPE);
   CHECK(info.arch == 0x5a5a5a5a && info.image_bytes != 0);
   /* wrong argument counts */

@@ -153,7 +153,11 @@ static int host_costs(long long salt, row *launch, row *cold, row *disk) {
   uk_status st = UK_OK;
   for (int i = 0; i < 2 && st == UK_OK; i++) {
     if ((st = uk_context_create(&o, &ctx[i])) == UK_OK)
-      st = uk_elementwise_create(ctx[i], "float32 x", "float32 z", op, "bench_launch", NULL, &k[i]);
+      st = uk_elementwise_create(
+          ctx[i],
+          &(uk_elementwise_spec){
+              .in_params = "float32 x", .out_params = "float32 z", .operation = op, .name = "bench_launch"},
+          &k[i]);
   }
   if (st == UK_OK) st = uk_array_alloc(ctx[0], UK_FLOAT32, 1, &n, 0, NULL, &x);
   uk_arg in = uk_arg_array(&x);

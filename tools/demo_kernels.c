@@ -55,8 +55,12 @@ int cli_demo_kernels(uk_context *ctx, int have_gpu, long long n) {
   char *src = NULL;
   int rc = CLI_FAIL;
   uk_status s;
-  if ((s = uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff", NULL, &sq)) !=
-          UK_OK ||
+  if ((s = uk_elementwise_create(ctx,
+                                 &(uk_elementwise_spec){.in_params = "T x, T y",
+                                                        .out_params = "T z",
+                                                        .operation = "z = (x - y) * (x - y)",
+                                                        .name = "squared_diff"},
+                                 &sq)) != UK_OK ||
       (s = uk_reduction_create(ctx, &spec, &l2)) != UK_OK)
     return cli_fail("defining the demo kernels", s);
   int axis[1] = {1};

@@ -70,7 +70,7 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, const char *extra, cli
   const char *name = s->f[F_name] ? s->f[F_name] : "kernel";
   uk_status st;
   if (s->kind == CLI_ELEMENTWISE) {
-    uk_elementwise_options eo;
+    uk_elementwise_spec eo;
     memset(&eo, 0, sizeof eo);
     eo.preamble = s->f[F_preamble];
     eo.loop_prep = s->f[F_loop_prep];
@@ -79,10 +79,20 @@ int cli_kernel_create(uk_context *ctx, const cli_spec *s, const char *extra, cli
     eo.num_options = k->nopts;
     const char *nrd = s->f[F_no_reduce_dims];
     eo.no_reduce_dims = nrd && (!strcmp(nrd, "true") || !strcmp(nrd, "1") || !strcmp(nrd, "yes"));
-    st = uk_elementwise_create(ctx, s->f[F_in_params], s->f[F_out_params], s->f[F_operation], name, &eo, &k->ew);
+    eo.in_params = s->f[F_in_params];
+    eo.out_params = s->f[F_out_params];
+    eo.operation = s->f[F_operation];
+    eo.name = name;
+    st = uk_elementwise_create(ctx, &eo, &k->ew);
   } else if (s->kind == CLI_FUSION) {
-    uk_fusion_options fo = {s->f[F_preamble], k->opts, k->nopts};
-    st = uk_fusion_create(ctx, s->f[F_in_params], s->f[F_out_params], s->f[F_program], name, &fo, &k->fu);
+    uk_fusion_spec fo = {.inputs = s->f[F_in_params],
+                         .outputs = s->f[F_out_params],
+                         .program = s->f[F_program],
+                         .name = name,
+                         .preamble = s->f[F_preamble],
+                         .options = k->opts,
+                         .num_options = k->nopts};
+    st = uk_fusion_create(ctx, &fo, &k->fu);
     k->nin = count_names(s->f[F_in_params]);
     k->nout = count_names(s->f[F_out_params]);
   } else {

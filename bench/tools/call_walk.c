@@ -37,15 +37,31 @@ int main(int argc, char **argv) {
   check(uk_array_alloc(ctx, UK_FLOAT32, 2, sh, 0, NULL, &z), "alloc");
   check(uk_array_alloc(ctx, UK_FLOAT32, 2, sh, 0, NULL, &z2), "alloc");
   args e; memset(&e, 0, sizeof e);
-  check(uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)", "sqd", NULL, &e.k), "ew");
+  check(uk_elementwise_create(
+            ctx,
+            &(uk_elementwise_spec){
+                .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "sqd"},
+            &e.k),
+        "ew");
   e.in[0] = uk_arg_array(&a); e.in[1] = uk_arg_array(&b); e.out[0] = c;
   args r; memset(&r, 0, sizeof r);
-  check(uk_fusion_create(ctx, "x", "z",
-        "m = max(x, axis=-1, keepdims=True); t = exp(x - m); z = t / sum(t, axis=-1, keepdims=True)",
-        "softmax", NULL, &r.f), "fusion row");
+  check(uk_fusion_create(
+            ctx,
+            &(uk_fusion_spec){
+                .inputs = "x",
+                .outputs = "z",
+                .program = "m = max(x, axis=-1, keepdims=True); t = exp(x - m); z = t / sum(t, axis=-1, keepdims=True)",
+                .name = "softmax"},
+            &r.f),
+        "fusion row");
   r.in[0] = uk_arg_array(&x); r.out[0] = z;
   args s; memset(&s, 0, sizeof s);
-  check(uk_fusion_create(ctx, "x", "z", "z = x - mean(x, axis=0, keepdims=True)", "centre", NULL, &s.f), "fusion split");
+  check(uk_fusion_create(
+            ctx,
+            &(uk_fusion_spec){
+                .inputs = "x", .outputs = "z", .program = "z = x - mean(x, axis=0, keepdims=True)", .name = "centre"},
+            &s.f),
+        "fusion split");
   s.in[0] = uk_arg_array(&x); s.out[0] = z2;
   int k = 0;
   check(uk_fusion_kernel_count(r.f, r.in, 1, r.out, 1, NULL, &k), "count"); fprintf(stderr, "row kernels %d\n", k);

@@ -760,19 +760,26 @@ typedef struct uk_compile_info {
 
 typedef struct uk_elementwise uk_elementwise;
 
-/* Optional parts of an elementwise kernel (all copied; NULL = none). */
-typedef struct uk_elementwise_options {
-  const char *preamble;   /* code at file scope before the kernel */
-  const char *loop_prep;  /* statements before the loop (each thread) */
-  const char *after_loop; /* statements after the loop (each thread) */
-  const char *const *options; /* extra NVRTC options */
+/* An elementwise kernel in CuPy's terms. Every string is copied at create
+ * time; a zeroed member is its default. */
+typedef struct uk_elementwise_spec {
+  const char *in_params;  /* required: "T x, raw T y, float32 s" */
+  const char *out_params; /* required: "T z" */
+  const char *operation;  /* required: the loop body, "z = (x - y) * (x - y)" */
+  const char *name;       /* the kernel's name, a C identifier; NULL: "kernel" (CuPy's default) */
+  const char *preamble;   /* code at file scope before the kernel; NULL: none */
+  const char *loop_prep;  /* statements before the loop (each thread); NULL: none */
+  const char *after_loop; /* statements after the loop (each thread); NULL: none */
+  const char *const *options; /* extra NVRTC options, num_options of them; NULL: none */
   int num_options;
-  int no_reduce_dims;     /* non-zero: do not merge contiguous dimensions */
-} uk_elementwise_options;
+  int no_reduce_dims;     /* non-zero: do not merge contiguous dimensions; 0: merge */
+} uk_elementwise_spec;
 
 /* Defines a kernel from CuPy-style strings, e.g.
- *   uk_elementwise_create(ctx, "T x, T y", "T z", "z = (x - y) * (x - y)",
- *                         "squared_diff", NULL, &k);
+ *   uk_elementwise_spec s = {.in_params = "T x, T y", .out_params = "T z",
+ *                            .operation = "z = (x - y) * (x - y)",
+ *                            .name = "squared_diff"};
+ *   uk_elementwise_create(ctx, &s, &k);
  * Every definition error (syntax, unknown dtype, bad names) is reported here
  * with position and caret; nothing is compiled until a call. The operation,
  * loop_prep and after_loop are checked too (UK_ERR_SYNTAX naming the field):
@@ -781,10 +788,9 @@ typedef struct uk_elementwise_options {
  * write them). An output is loaded before the operation unless every path
  * surely assigns it. With loop_prep or after_loop, `_ind.get()`, a
  * `_non_const` input or an early exit (return, continue) the kernel keeps
- * CuPy's loop of one element per thread (docs/SEMANTICS.md). */
-UK_API uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
-                                       const char *operation, const char *name,
-                                       const uk_elementwise_options *opts, uk_elementwise **out);
+ * CuPy's loop of one element per thread (docs/SEMANTICS.md). spec is
+ * borrowed for the call. */
+UK_API uk_status uk_elementwise_create(uk_context *ctx, const uk_elementwise_spec *spec, uk_elementwise **out);
 /* NULL is a no-op. Calls must have finished (or be stream-ordered before
  * the memory is reused). */
 UK_API void uk_elementwise_destroy(uk_elementwise *k);
@@ -813,7 +819,7 @@ UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int 
 UK_API uk_status uk_elementwise_compile_info(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                              int nout, const uk_launch *launch, uk_compile_info *info);
 /* The NVRTC options a call with these arguments compiles its source with:
- * the kernel's own (uk_elementwise_options.options), then those ukern adds
+ * the kernel's own (uk_elementwise_spec.options), then those ukern adds
  * for this specialisation (e.g. -minimal). The context's options and the
  * -arch ukern picks come first and are not listed. *options is a
  * NULL-terminated array held, with its strings, in one allocation that the
@@ -841,27 +847,30 @@ typedef enum uk_block_reduce {
                                 combine changes: warp, column and packed-row combines are ukern's in both. */
 } uk_block_reduce;
 
-/* A reduction in CuPy's terms (all strings copied at create time). */
+/* A reduction in CuPy's terms. Every string is copied at create time; a
+ * zeroed member is its default. */
 typedef struct uk_reduction_spec {
-  const char *in_params;     /* "T x" */
-  const char *out_params;    /* "T y" */
-  const char *map_expr;      /* "x * x" (input names, _J, _j, _raw_<name>) */
-  const char *reduce_expr;   /* "a + b" */
-  const char *post_map_expr; /* "y = sqrt(a)": statements or a comma expression */
-  const char *identity;      /* "0" or an expression of scalar inputs ("len"); NULL: none (empty reductions are then errors) */
-  const char *name;          /* kernel name, a C identifier */
-  const char *reduce_type;   /* C type of a/b; NULL: the first output's type */
-  const char *preamble;      /* code at file scope */
-  const char *const *options; /* extra NVRTC options */
+  const char *in_params;     /* required: "T x" */
+  const char *out_params;    /* required: "T y" */
+  const char *map_expr;      /* required: "x * x" (input names, _J, _j, _raw_<name>) */
+  const char *reduce_expr;   /* required: "a + b" */
+  const char *post_map_expr; /* required: "y = sqrt(a)": statements or a comma expression */
+  const char *identity;      /* "0" or an expression of scalar inputs ("len"); NULL or blank: none
+                                (empty reductions are then errors) */
+  const char *name;          /* the kernel's name, a C identifier; NULL: "reduce_kernel" (CuPy's default) */
+  const char *reduce_type;   /* C type or dtype name of a/b; NULL: the first output's type */
+  const char *preamble;      /* code at file scope; NULL: none */
+  const char *const *options; /* extra NVRTC options, num_options of them; NULL: none */
   int num_options;
-  int block_reduce;           /* uk_block_reduce; 0 (a zeroed spec): UK_BLOCK_REDUCE_UKERN. Part of every
+  int block_reduce;           /* uk_block_reduce; 0: UK_BLOCK_REDUCE_UKERN. Part of every
                                  specialisation's cache key (memory and disk). */
 } uk_reduction_spec;
 
 /* Defines a reduction. Definition errors come here with position and caret,
  * map_expr, reduce_expr, post_map_expr, identity and reduce_type checked as
  * the operation of uk_elementwise_create is. A block_reduce other than
- * UK_BLOCK_REDUCE_UKERN / UK_BLOCK_REDUCE_CUB is UK_ERR_INVALID. */
+ * UK_BLOCK_REDUCE_UKERN / UK_BLOCK_REDUCE_CUB is UK_ERR_INVALID. spec is
+ * borrowed for the call. */
 UK_API uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out);
 /* NULL is a no-op. */
 UK_API void uk_reduction_destroy(uk_reduction *k);
@@ -898,16 +907,28 @@ UK_API uk_status uk_reduction_param_counts(const uk_reduction *k, int *nin, int 
 
 typedef struct uk_fusion uk_fusion;
 
-/* Optional parts of a fusion (all copied; NULL = none). */
-typedef struct uk_fusion_options {
-  const char *preamble;       /* code at file scope before every generated kernel */
-  const char *const *options; /* extra NVRTC options */
+typedef struct uk_fusion_builder uk_fusion_builder;
+
+/* A fused computation: program text (inputs, outputs, program) or a
+ * program built in C (builder), exactly one of the two. Every string is
+ * copied and the builder's program too (the builder may be reused or
+ * destroyed after the call); a zeroed member is its default. */
+typedef struct uk_fusion_spec {
+  const char *inputs;  /* text form, required: comma-separated input names, "x, y" */
+  const char *outputs; /* text form, required: comma-separated output names, "d" */
+  const char *program; /* text form, required: the statements (below) */
+  uk_fusion_builder *builder; /* built form: the program (inputs, outputs and program NULL) */
+  const char *name;    /* a C identifier for the generated kernels; NULL: "fusion" */
+  const char *preamble; /* code at file scope before every generated kernel; NULL: none */
+  const char *const *options; /* extra NVRTC options, num_options of them; NULL: none */
   int num_options;
-} uk_fusion_options;
+} uk_fusion_spec;
 
 /* Defines a fused computation from NumPy-style text, e.g.
- *   uk_fusion_create(ctx, "x, y", "d", "t = x - y; d = sqrt(sum(t * t, axis=-1))",
- *                    "dist", NULL, &f);
+ *   uk_fusion_spec s = {.inputs = "x, y", .outputs = "d", .name = "dist",
+ *                       .program = "t = x - y; d = sqrt(sum(t * t, axis=-1))"};
+ *   uk_fusion_create(ctx, &s, &f);
+ * or from a builder's program (spec.builder; see the builder below).
  * inputs / outputs: comma-separated names (Python identifiers).
  * program: statements `name = expr` separated by ';' or newlines, '#'
  * comments. Names are inputs, outputs or temporaries assigned earlier.
@@ -947,10 +968,11 @@ typedef struct uk_fusion_options {
  * Syntax errors, unknown names or functions and unassigned outputs are
  * UK_ERR_SYNTAX here, with line:column and a caret; type and shape errors
  * come at the first call with the signature, also with a caret. Nothing is
- * compiled until a call. name: a C identifier for the generated kernels
- * (NULL: "fusion"). */
-UK_API uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outputs, const char *program,
-                                  const char *name, const uk_fusion_options *opts, uk_fusion **out);
+ * compiled until a call. Both forms or neither (text and builder), a
+ * text form missing a part, a name that is not a C identifier (or starts
+ * with '_'): UK_ERR_INVALID. A builder holding an error: that error
+ * (sticky: the builder's first). spec is borrowed for the call. */
+UK_API uk_status uk_fusion_create(uk_context *ctx, const uk_fusion_spec *spec, uk_fusion **out);
 /* NULL is a no-op. Calls must have finished (or be stream-ordered before
  * the memory is reused). */
 UK_API void uk_fusion_destroy(uk_fusion *f);
@@ -1004,7 +1026,7 @@ UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin,
 
 /* The C builder: the same programs as nodes made by calls, for backends
  * that build expressions in code. Node ids are ints (-1 on failure; errors
- * are sticky: the first is kept and returned by uk_fusion_create_built).
+ * are sticky: the first is kept and returned by uk_fusion_create).
  * A program built in the order its text evaluates (operands before the
  * operation, left to right) gives byte-identical kernels to the text form:
  *   uk_fusion_builder *b;  uk_fusion_builder_create("x, y", &b);
@@ -1013,10 +1035,11 @@ UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin,
  *   int s = uk_fusion_reduce(b, "sum", uk_fusion_op(b, "multiply", (int[]){t, t}, 2),
  *                            (int[]){-1}, 1, 0, 0);
  *   uk_fusion_output(b, "d", uk_fusion_op(b, "sqrt", &s, 1));
- *   uk_fusion_create_built(ctx, b, "dist", NULL, &f);  uk_fusion_builder_destroy(b);
- * A builder is not thread-safe; the fusion made from it is independent of it. */
-typedef struct uk_fusion_builder uk_fusion_builder;
-/* inputs: comma-separated names, as for uk_fusion_create. */
+ *   uk_fusion_spec spec = {.builder = b, .name = "dist"};
+ *   uk_fusion_create(ctx, &spec, &f);  uk_fusion_builder_destroy(b);
+ * A builder is not thread-safe; the fusion made from it is independent of it.
+ * uk_fusion_builder_create: inputs are comma-separated names, as
+ * uk_fusion_spec.inputs. */
 UK_API uk_status uk_fusion_builder_create(const char *inputs, uk_fusion_builder **out);
 /* NULL is a no-op. */
 UK_API void uk_fusion_builder_destroy(uk_fusion_builder *b);
@@ -1039,10 +1062,6 @@ UK_API int uk_fusion_reduce(uk_fusion_builder *b, const char *fn, int arg, const
 /* Declares (or re-assigns) an output computed by node. Outputs are in the
  * order first declared. */
 UK_API uk_status uk_fusion_output(uk_fusion_builder *b, const char *name, int node);
-/* A fusion from the builder's program (copied: the builder may be reused
- * or destroyed); the builder's first error if any. As uk_fusion_create. */
-UK_API uk_status uk_fusion_create_built(uk_context *ctx, uk_fusion_builder *b, const char *name,
-                                        const uk_fusion_options *opts, uk_fusion **out);
 
 /* ------------------------------------------------------------------------ */
 /* Raw kernels (CuPy RawKernel)                                              */

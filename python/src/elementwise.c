@@ -52,7 +52,7 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   const char *name = name_o ? pyk_utf8_or_null(name_o) : "kernel";
   const char *pre = pre_o ? pyk_utf8_or_null(pre_o) : NULL;
   if (!in || !out || !op || !name || (pre_o && !pre)) return NULL;
-  uk_elementwise_options eo;
+  uk_elementwise_spec eo;
   memset(&eo, 0, sizeof eo);
   eo.preamble = pre;
   eo.loop_prep = loop_prep;
@@ -72,8 +72,12 @@ static PyObject *ew_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   }
   uk_elementwise *k = NULL;
   uk_status st;
+  eo.in_params = in;
+  eo.out_params = out;
+  eo.operation = op;
+  eo.name = name;
   Py_BEGIN_ALLOW_THREADS
-  st = uk_elementwise_create(pyk_context_ptr(ctx), in, out, op, name, &eo, &k);
+  st = uk_elementwise_create(pyk_context_ptr(ctx), &eo, &k);
   Py_END_ALLOW_THREADS
   PyMem_Free(list);
   Py_XDECREF(keep);

@@ -191,7 +191,7 @@ static PyObject *fus_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     uk_status bs = build_program(nin_built, nodes, out_o, &b);
     if (bs) return PyErr_Occurred() ? NULL : pyk_raise(bs);
   }
-  uk_fusion_options fo;
+  uk_fusion_spec fo;
   memset(&fo, 0, sizeof fo);
   fo.preamble = pre;
   PyObject *keep = NULL;
@@ -200,13 +200,20 @@ static PyObject *fus_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
   if (opts && opts != Py_None && pyk_str_list(opts, &list, &nopts, &keep) < 0) return NULL;
   fo.options = list;
   fo.num_options = nopts;
+  fo.name = name;
+  if (b) {
+    fo.builder = b;
+  } else {
+    fo.inputs = in;
+    fo.outputs = out;
+    fo.program = prog;
+  }
   PyObject *ctx = pyk_context_get();
   uk_fusion *f = NULL;
   uk_status st = UK_OK;
   if (ctx) {
     Py_BEGIN_ALLOW_THREADS
-    st = b ? uk_fusion_create_built(pyk_context_ptr(ctx), b, name, &fo, &f)
-           : uk_fusion_create(pyk_context_ptr(ctx), in, out, prog, name, &fo, &f);
+    st = uk_fusion_create(pyk_context_ptr(ctx), &fo, &f);
     Py_END_ALLOW_THREADS
   }
   uk_fusion_builder_destroy(b);

@@ -2,7 +2,7 @@
  * calls. A program built in the order the text would evaluate it (inputs,
  * then each expression's operands before the operation) has the same node
  * ids, hence byte-identical kernels. Errors are sticky: the first one is
- * kept and returned by uk_fusion_create_built. */
+ * kept and returned by uk_fusion_create (uk_fusion_spec.builder). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,9 +183,10 @@ uk_status uk_fusion_output(uk_fusion_builder *b, const char *name, int node) {
 }
 
 uk_status uk__fuse_builder_take(uk_fusion_builder *b, uk_fuse_prog **out) {
-  if (!b) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create_built: builder is NULL");
+  if (!b) return uk__errorf(UK_ERR_INVALID, "uk_fusion_spec: builder is NULL");
   if (b->status) return uk__errorf(b->status, "%s", b->message ? b->message : "fusion builder failed");
-  if (b->prog->nout == 0) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create_built: no outputs (uk_fusion_output)");
+  if (b->prog->nout == 0)
+    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: the builder has no outputs (hint: uk_fusion_output)");
   /* a copy, so the builder stays usable */
   uk_fuse_prog *g = calloc(1, sizeof *g), *s = b->prog;
   if (!g) goto nomem;
@@ -208,5 +209,5 @@ uk_status uk__fuse_builder_take(uk_fusion_builder *b, uk_fuse_prog **out) {
   return UK_OK;
 nomem:
   uk__fuse_prog_free(g);
-  return uk__errorf(UK_ERR_NOMEM, "uk_fusion_create_built: out of memory");
+  return uk__errorf(UK_ERR_NOMEM, "uk_fusion_create: out of memory");
 }

@@ -20,7 +20,11 @@ static uk_status copy_kernel(uk_context *ctx, uk_elementwise **out) {
     *out = k;
     return UK_OK;
   }
-  uk_status st = uk_elementwise_create(ctx, "T x", "T y", "y = x", "uk_copy_contiguous", NULL, &k);
+  uk_status st = uk_elementwise_create(
+      ctx,
+      &(uk_elementwise_spec){
+          .in_params = "T x", .out_params = "T y", .operation = "y = x", .name = "uk_copy_contiguous"},
+      &k);
   if (st != UK_OK) return st;
   uk__context_release(ctx);
   void *held = NULL;

@@ -73,29 +73,29 @@ static const uk__kind ew_kind = {"an elementwise kernel", sizeof(uk_ew_key), kin
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-uk_status uk_elementwise_create(uk_context *ctx, const char *in_params, const char *out_params,
-                                const char *operation, const char *name, const uk_elementwise_options *opts,
-                                uk_elementwise **out) {
+uk_status uk_elementwise_create(uk_context *ctx, const uk_elementwise_spec *spec, uk_elementwise **out) {
   uk__error_clear();
-  if (!ctx || !in_params || !out_params || !operation || !name || !out)
-    return uk__errorf(UK_ERR_INVALID, "uk_elementwise_create: NULL argument");
+  if (!ctx || !spec || !out) return uk__errorf(UK_ERR_INVALID, "uk_elementwise_create: NULL argument");
+  const char *missing = !spec->in_params    ? "in_params"
+                        : !spec->out_params ? "out_params"
+                        : !spec->operation  ? "operation"
+                                            : NULL;
+  if (missing) return uk__errorf(UK_ERR_INVALID, "uk_elementwise_spec: %s is NULL (hint: it is required)", missing);
+  const char *name = spec->name ? spec->name : "kernel";
   uk_elementwise *k = calloc(1, sizeof *k);
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating an elementwise kernel");
-  uk_status st = uk__kernel_init(&k->base, &ew_kind, ctx, "uk_elementwise_options", in_params, out_params, name,
-                                 opts ? (const char *const *)opts->options : NULL, opts ? opts->num_options : 0);
-  if (st != UK_OK ||
-      (st = uk__defcheck_code("operation", operation)) != UK_OK ||
-      (st = uk__defcheck_code("loop_prep", opts ? opts->loop_prep : NULL)) != UK_OK ||
-      (st = uk__defcheck_code("after_loop", opts ? opts->after_loop : NULL)) != UK_OK)
+  uk_status st = uk__kernel_init(&k->base, &ew_kind, ctx, "uk_elementwise_spec", spec->in_params, spec->out_params,
+                                 name, spec->options, spec->num_options);
+  if (st != UK_OK || (st = uk__defcheck_code("operation", spec->operation)) != UK_OK ||
+      (st = uk__defcheck_code("loop_prep", spec->loop_prep)) != UK_OK ||
+      (st = uk__defcheck_code("after_loop", spec->after_loop)) != UK_OK)
     goto out;
   int failed = 0;
-  k->operation = uk__strdup_opt(operation, &failed);
-  if (opts) {
-    k->preamble = uk__strdup_opt(opts->preamble, &failed);
-    k->loop_prep = uk__strdup_opt(opts->loop_prep, &failed);
-    k->after_loop = uk__strdup_opt(opts->after_loop, &failed);
-    k->no_reduce_dims = opts->no_reduce_dims != 0;
-  }
+  k->operation = uk__strdup_opt(spec->operation, &failed);
+  k->preamble = uk__strdup_opt(spec->preamble, &failed);
+  k->loop_prep = uk__strdup_opt(spec->loop_prep, &failed);
+  k->after_loop = uk__strdup_opt(spec->after_loop, &failed);
+  k->no_reduce_dims = spec->no_reduce_dims != 0;
   if (failed) {
     st = uk__errorf(UK_ERR_NOMEM, "out of memory creating an elementwise kernel");
     goto out;

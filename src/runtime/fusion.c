@@ -82,18 +82,19 @@ static int is_ident(const char *s) {
 }
 
 /* The object around a parsed or built program (taken over, also on failure). */
-static uk_status create(uk_context *ctx, uk_fuse_prog *prog, const char *name, const uk_fusion_options *opts,
-                        uk_fusion **out) {
+static uk_status create(uk_context *ctx, uk_fuse_prog *prog, const uk_fusion_spec *spec, uk_fusion **out) {
   uk_status s;
-  if (!name) name = "fusion";
+  const char *name = spec->name ? spec->name : "fusion";
   if (!is_ident(name) || name[0] == '_') {
     uk__fuse_prog_free(prog);
-    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: name '%s' is not a C identifier (not starting with '_')",
+    return uk__errorf(UK_ERR_INVALID,
+                      "uk_fusion_spec: name '%s' is not a C identifier (hint: letters, digits and '_', not starting "
+                      "with '_' or a digit)",
                       name);
   }
-  if (opts && (opts->num_options < 0 || (opts->num_options > 0 && !opts->options))) {
+  if (spec->num_options < 0 || (spec->num_options > 0 && !spec->options)) {
     uk__fuse_prog_free(prog);
-    return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: options is NULL or num_options < 0");
+    return uk__errorf(UK_ERR_INVALID, "uk_fusion_spec: options is NULL or num_options < 0");
   }
   if (prog->nin > UK_FUSE_MAX_INPUTS || prog->nout > UK_FUSE_MAX_INPUTS) {
     uk__fuse_prog_free(prog);
@@ -110,12 +111,12 @@ static uk_status create(uk_context *ctx, uk_fuse_prog *prog, const char *name, c
   f->ctx = ctx;
   f->prog = prog;
   f->name = strdup(name);
-  f->preamble = strdup(opts && opts->preamble ? opts->preamble : "");
+  f->preamble = strdup(spec->preamble ? spec->preamble : "");
   if (!f->name || !f->preamble) goto nomem;
-  if (opts && opts->num_options > 0) {
-    if (!(f->options = calloc((size_t)opts->num_options, sizeof *f->options))) goto nomem;
-    for (; f->num_options < opts->num_options; f->num_options++)
-      if (!opts->options[f->num_options] || !(f->options[f->num_options] = strdup(opts->options[f->num_options])))
+  if (spec->num_options > 0) {
+    if (!(f->options = calloc((size_t)spec->num_options, sizeof *f->options))) goto nomem;
+    for (; f->num_options < spec->num_options; f->num_options++)
+      if (!spec->options[f->num_options] || !(f->options[f->num_options] = strdup(spec->options[f->num_options])))
         goto nomem;
   }
   uk__error_clear();
@@ -127,20 +128,26 @@ nomem:
   return s;
 }
 
-uk_status uk_fusion_create(uk_context *ctx, const char *inputs, const char *outputs, const char *program,
-                           const char *name, const uk_fusion_options *opts, uk_fusion **out) {
-  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: ctx and out must not be NULL");
+uk_status uk_fusion_create(uk_context *ctx, const uk_fusion_spec *spec, uk_fusion **out) {
+  uk__error_clear();
+  if (!ctx || !spec || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create: NULL argument");
+  int text = spec->inputs || spec->outputs || spec->program;
+  if (text && spec->builder)
+    return uk__errorf(UK_ERR_INVALID,
+                      "uk_fusion_spec: both a builder and program text are given (hint: set builder, or inputs, "
+                      "outputs and program)");
+  if (!spec->builder) {
+    const char *missing = !spec->inputs ? "inputs" : !spec->outputs ? "outputs" : !spec->program ? "program" : NULL;
+    if (missing)
+      return uk__errorf(UK_ERR_INVALID,
+                        "uk_fusion_spec: %s is NULL (hint: the text form needs inputs, outputs and program; a "
+                        "built program sets builder)",
+                        missing);
+  }
   uk_fuse_prog *prog = NULL;
-  uk_status s = uk__fuse_parse(inputs, outputs, program, &prog);
-  return s ? s : create(ctx, prog, name, opts, out);
-}
-
-uk_status uk_fusion_create_built(uk_context *ctx, uk_fusion_builder *b, const char *name,
-                                 const uk_fusion_options *opts, uk_fusion **out) {
-  if (!ctx || !out) return uk__errorf(UK_ERR_INVALID, "uk_fusion_create_built: ctx and out must not be NULL");
-  uk_fuse_prog *prog = NULL;
-  uk_status s = uk__fuse_builder_take(b, &prog);
-  return s ? s : create(ctx, prog, name, opts, out);
+  uk_status s = spec->builder ? uk__fuse_builder_take(spec->builder, &prog)
+                              : uk__fuse_parse(spec->inputs, spec->outputs, spec->program, &prog);
+  return s ? s : create(ctx, prog, spec, out);
 }
 
 /* The call's signature; UK_ERR_INVALID for unusable arguments. */
@@ -213,12 +220,14 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
                               .num_options = f->num_options};
       s = uk_reduction_create(f->ctx, &sp, (uk_reduction **)&e->kernels[k]);
     } else {
-      uk_elementwise_options eo = {0};
-      eo.preamble = q->preamble;
-      eo.options = (const char *const *)f->options;
-      eo.num_options = f->num_options;
-      s = uk_elementwise_create(f->ctx, q->in_params, q->out_params, q->operation, q->name, &eo,
-                                (uk_elementwise **)&e->kernels[k]);
+      uk_elementwise_spec sp = {.in_params = q->in_params,
+                                .out_params = q->out_params,
+                                .operation = q->operation,
+                                .name = q->name,
+                                .preamble = q->preamble,
+                                .options = (const char *const *)f->options,
+                                .num_options = f->num_options};
+      s = uk_elementwise_create(f->ctx, &sp, (uk_elementwise **)&e->kernels[k]);
     }
     if (s) {
       uk__error_prefix("fusion '%s': generated kernel '%s' was rejected (a ukern bug; please report)", f->name,

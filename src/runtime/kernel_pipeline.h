@@ -76,7 +76,7 @@ struct uk__kernel {
 /* Initialises kd (zeroed by the caller): retains ctx, parses and checks the
  * parameter lists (at most UK_MAX_PARAMETERS, at least one output), copies
  * name and options. `what` names the options' struct in messages
- * ("uk_elementwise_options"). On failure the caller still calls
+ * ("uk_elementwise_spec"). On failure the caller still calls
  * uk__kernel_free. */
 uk_status uk__kernel_init(uk__kernel *kd, const uk__kind *kind, uk_context *ctx, const char *what,
                           const char *in_params, const char *out_params, const char *name,

@@ -150,9 +150,8 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
                         : !spec->map_expr      ? "map_expr"
                         : !spec->reduce_expr   ? "reduce_expr"
                         : !spec->post_map_expr ? "post_map_expr"
-                        : !spec->name          ? "name"
                                                : NULL;
-  if (missing) return uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: %s is NULL", missing);
+  if (missing) return uk__errorf(UK_ERR_INVALID, "uk_reduction_spec: %s is NULL (hint: it is required)", missing);
   if (spec->block_reduce != UK_BLOCK_REDUCE_UKERN && spec->block_reduce != UK_BLOCK_REDUCE_CUB)
     return uk__errorf(UK_ERR_INVALID,
                       "uk_reduction_spec: block_reduce is %d (hint: UK_BLOCK_REDUCE_UKERN (0) or "
@@ -162,7 +161,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   if (!k) return uk__errorf(UK_ERR_NOMEM, "out of memory creating a reduction");
   pthread_mutex_init(&k->scratch_lock, NULL);
   uk_status st = uk__kernel_init(&k->base, &red_kind, ctx, "uk_reduction_spec", spec->in_params, spec->out_params,
-                                 spec->name, (const char *const *)spec->options, spec->num_options);
+                                 spec->name ? spec->name : "reduce_kernel", spec->options, spec->num_options);
   if (st != UK_OK ||
       (st = uk__defcheck_fields("map_expr", spec->map_expr, "reduce_expr", spec->reduce_expr, "post_map_expr",
                                 spec->post_map_expr, "identity", spec->identity, "reduce_type", spec->reduce_type,

@@ -92,8 +92,8 @@ uk_status uk__row_create(uk_context *ctx, const uk_fuse_plan *p, const char *con
   if (!k) return uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
   k->p = p;
   k->nkept = uk__row_kept_sizes(p, k->kept_size);
-  if ((st = uk__kernel_init_fixed(&k->base, &row_kind, ctx, "uk_fusion_options", p->row.name, options,
-                                  num_options)) != UK_OK) {
+  if ((st = uk__kernel_init_fixed(&k->base, &row_kind, ctx, "uk_fusion_spec", p->row.name, options, num_options)) !=
+      UK_OK) {
     uk__row_destroy(k);
     return st;
   }

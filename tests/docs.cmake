@@ -3,4 +3,14 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   add_test(NAME test_api_docs COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gen-api-docs.py --check)
   set_tests_properties(test_api_docs PROPERTIES LABELS cpu)
+  # Every public uk_status function's comment names the statuses it returns.
+  add_test(NAME test_status_docs COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check-status-docs.py)
+  set_tests_properties(test_status_docs PROPERTIES LABELS cpu)
+  # The check itself fails on a header whose uk_status function names none.
+  add_test(NAME test_status_docs_catches
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check-status-docs.py
+                   ${PROJECT_SOURCE_DIR}/tests/data/status_docs_bad.h)
+  set_tests_properties(test_status_docs_catches PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "status_docs_bad.h:8: uk_bad_call: its comment names no status.*1 of 2"
+                       FAIL_REGULAR_EXPRESSION "uk_good_call")
 endif()

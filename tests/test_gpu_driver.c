@@ -27,8 +27,9 @@ static void limits(void) {
   CHECK_OK(uk_device_set_limit(0, UK_LIMIT_MALLOC_HEAP_SIZE, 96u << 20));
   CHECK_OK(uk_device_get_limit(0, UK_LIMIT_MALLOC_HEAP_SIZE, &v));
   CHECK(v >= (96u << 20));
-  uk_function *f = NULL;
-  CHECK_OK(uk_kernel_from_source(ctx, malloc_src, "big_malloc", NULL, &f));
+  uk_kernel *kern = NULL;
+  CHECK_OK(uk_kernel_from_source(ctx, malloc_src, "big_malloc", NULL, &kern));
+  uk_function *f = uk_kernel_function(kern);
   if (f) {
     CHECK_OK(uk_function_set_signature(f, "unsigned long long n, int* ok"));
     uint64_t dok = 0;
@@ -44,7 +45,7 @@ static void limits(void) {
     CHECK_OK(uk_memcpy_dtoh(&ok, dok, sizeof ok));
     CHECK(ok == 3); /* allocated, written at both ends */
     uk_mem_free(dok);
-    uk_kernel_destroy(f);
+    uk_kernel_destroy(kern);
   }
   CHECK_OK(uk_device_get_limit(0, UK_LIMIT_STACK_SIZE, &stack));
   CHECK_OK(uk_device_set_limit(0, UK_LIMIT_STACK_SIZE, stack + 4096));
@@ -76,8 +77,10 @@ static void cache_and_profiler(void) {
   CHECK_OK(uk_device_get_cache_config(0, &c));
   CHECK(c == UK_CACHE_PREFER_L1);
   CHECK_OK(uk_device_set_cache_config(0, was));
-  uk_function *f = NULL;
-  CHECK_OK(uk_kernel_from_source(ctx, "extern \"C\" __global__ void nop(int* p) { if (p) *p = 5; }", "nop", NULL, &f));
+  uk_kernel *kern = NULL;
+  CHECK_OK(
+      uk_kernel_from_source(ctx, "extern \"C\" __global__ void nop(int* p) { if (p) *p = 5; }", "nop", NULL, &kern));
+  uk_function *f = uk_kernel_function(kern);
   if (f) {
     CHECK_OK(uk_function_set_cache_config(f, UK_CACHE_PREFER_EQUAL));
     uint64_t d = 0;
@@ -91,7 +94,7 @@ static void cache_and_profiler(void) {
     CHECK_OK(uk_memcpy_dtoh(&v, d, 4));
     CHECK(v == 5);
     uk_mem_free(d);
-    uk_kernel_destroy(f);
+    uk_kernel_destroy(kern);
   }
   CHECK_OK(uk_profiler_start());
   CHECK_OK(uk_profiler_stop());

@@ -1,7 +1,7 @@
 /* uk_kernel_from_source on a GPU: compile, look up, launch (with a
  * declared signature), check against a host reference, read the name and
  * the module back; a missing name is UK_ERR_NOT_FOUND and leaks nothing;
- * destroying a module-owned function through uk_kernel_destroy does nothing. */
+ * the kernel's function is borrowed (valid until uk_kernel_destroy). */
 #include <math.h>
 
 #include "testutil.h"
@@ -17,8 +17,9 @@ int main(void) {
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n) y[i] = a * x[i] + y[i];\n"
       "}\n";
-  uk_function *f = NULL;
-  CHECK_OK(uk_kernel_from_source(ctx, code, "saxpy", NULL, &f));
+  uk_kernel *kern = NULL;
+  CHECK_OK(uk_kernel_from_source(ctx, code, "saxpy", NULL, &kern));
+  uk_function *f = uk_kernel_function(kern);
   if (!f) return ut_finish("test_gpu_kernel");
   CHECK_STREQ(uk_function_name(f), "saxpy");
   const void *img = NULL;
@@ -44,19 +45,19 @@ int main(void) {
   int bad = 0;
   for (int i = 0; i < N; i++) bad += !(fabs(out[i] - ((double)a * hx[i] + hy[i])) <= 1e-5 * (1 + fabs(out[i])));
   CHECK(bad == 0);
-  uk_function *none = (uk_function *)1;
+  uk_kernel *none = (uk_kernel *)1;
   CHECK_STATUS(uk_kernel_from_source(ctx, code, "saxpz", NULL, &none), UK_ERR_NOT_FOUND);
   CHECK_CONTAINS(uk_last_error(), "saxpz");
-  CHECK(none == (uk_function *)1);
-  /* A module-owned function is not the caller's to destroy. */
-  uk_module *m = NULL;
-  uk_function *owned = NULL;
-  CHECK_OK(uk_module_from_source(ctx, code, NULL, &m));
-  if (m) CHECK_OK(uk_module_function(m, "saxpy", &owned));
-  uk_kernel_destroy(owned);
-  CHECK_STREQ(uk_function_name(owned), "saxpy");
-  uk_module_destroy(m);
-  uk_kernel_destroy(f);
+  CHECK(none == (uk_kernel *)1);
+  /* Two kernels from one source are independent: destroying one leaves the other launchable. */
+  uk_kernel *other = NULL;
+  CHECK_OK(uk_kernel_from_source(ctx, code, "saxpy", NULL, &other));
+  CHECK(uk_kernel_function(other) != f);
+  uk_kernel_destroy(other);
+  CHECK_STREQ(uk_function_name(f), "saxpy");
+  CHECK_OK(uk_function_launch(f, &g, args));
+  CHECK_OK(uk_device_synchronize());
+  uk_kernel_destroy(kern);
   uk_array_free(ctx, &x, NULL);
   uk_array_free(ctx, &y, NULL);
   uk_context_destroy(ctx);

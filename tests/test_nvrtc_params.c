@@ -166,14 +166,16 @@ static void kernel_from_source(uk_context *ctx, int arch) {
   uk_module_options mo;
   memset(&mo, 0, sizeof mo);
   mo.arch = arch;
-  uk_function *f = NULL;
+  uk_kernel *k = NULL;
   CHECK_OK(uk_kernel_from_source(ctx, "extern \"C\" __global__ void k(int a, double b) { if (a) *(double*)0 = b; }",
-                                 "k", &mo, &f));
+                                 "k", &mo, &k));
+  uk_function *f = uk_kernel_function(k);
+  CHECK(k ? f != NULL : 1);
   int n = 0;
   const uk_param_info *ps = NULL;
   if (f) CHECK_OK(uk_function_params(f, &n, &ps));
   CHECK(n == 2 && ps && ps[0].offset == 0 && ps[0].size == 4 && ps[1].offset == 8 && ps[1].size == 8);
-  uk_kernel_destroy(f);
+  uk_kernel_destroy(k);
 }
 
 /* Every truncation and many corruptions of a real cubin: an error or a

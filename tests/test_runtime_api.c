@@ -194,7 +194,7 @@ static void textures(void) {
 }
 
 static void kernels(void) {
-  uk_function *f = (uk_function *)1;
+  uk_kernel *f = (uk_kernel *)1;
   CHECK_STATUS(uk_kernel_from_source(NULL, "x", "k", NULL, &f), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "ctx is NULL");
   uk_context *ctx = NULL;
@@ -203,9 +203,10 @@ static void kernels(void) {
   CHECK_STATUS(uk_kernel_from_source(ctx, "x", NULL, NULL, &f), UK_ERR_INVALID);
   CHECK_STATUS(uk_kernel_from_source(ctx, "x", "k", NULL, NULL), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "out is NULL");
-  CHECK(f == (uk_function *)1);
+  CHECK(f == (uk_kernel *)1);
   CHECK(uk_function_name(NULL) == NULL);
   CHECK(uk_function_module(NULL) == NULL);
+  CHECK(uk_kernel_function(NULL) == NULL);
   uk_kernel_destroy(NULL);
   uk_context_destroy(ctx);
 }

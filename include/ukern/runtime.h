@@ -26,11 +26,16 @@ extern "C" {
 /* Streams and synchronisation helpers                                       */
 /* ------------------------------------------------------------------------ */
 
-/* Makes `device`'s primary context current on the calling thread. */
+/* Makes `device`'s primary context current on the calling thread.
+ * UK_ERR_INVALID: a device that does not exist; UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_device_set_current(int device);
-/* Waits for all work on the current device. */
+/* Waits for all work on the current device. UK_ERR_NO_DEVICE; UK_ERR_CUDA
+ * (also an error of earlier asynchronous work, which the driver reports
+ * here). */
 UK_API uk_status uk_device_synchronize(void);
-/* Copies between host and device (synchronous). */
+/* Copies between host and device (synchronous). bytes 0 is a no-op.
+ * UK_ERR_INVALID: a NULL address; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_memcpy_htod(uint64_t dst, const void *src, size_t bytes);
 UK_API uk_status uk_memcpy_dtoh(void *dst, uint64_t src, size_t bytes);
 
@@ -58,16 +63,21 @@ typedef enum uk_stream_flag { UK_STREAM_NON_BLOCKING = 1 } uk_stream_flag;
  * or a device that does not exist. */
 UK_API uk_status uk_stream_create(int device, unsigned flags, int priority, void **stream);
 /* The priorities streams of `device` may have: *least (usually 0) to
- * *greatest (a negative number). */
+ * *greatest (a negative number). UK_ERR_INVALID: NULL least or greatest, a
+ * device that does not exist; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_stream_priority_range(int device, int *least, int *greatest);
-/* Destroys a stream (work already queued still completes). NULL: no-op, UK_OK. */
+/* Destroys a stream (work already queued still completes). NULL: no-op,
+ * UK_OK. UK_ERR_NO_DEVICE; UK_ERR_CUDA: not a stream. */
 UK_API uk_status uk_stream_destroy(void *stream);
-/* Waits for all work queued on `stream`. */
+/* Waits for all work queued on `stream`. UK_ERR_NO_DEVICE; UK_ERR_CUDA
+ * (also an error of the stream's earlier work). */
 UK_API uk_status uk_stream_synchronize(void *stream);
-/* *done = 1 when all work queued on `stream` has completed, else 0. */
+/* *done = 1 when all work queued on `stream` has completed, else 0.
+ * UK_ERR_INVALID: NULL done; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_stream_query(void *stream, int *done);
 /* Makes later work on `stream` wait for the last uk_event_record of
- * `event` (on the device, no host wait). Legal during stream capture. */
+ * `event` (on the device, no host wait). Legal during stream capture.
+ * UK_ERR_INVALID: NULL event; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_stream_wait_event(void *stream, void *event);
 
 /* Event flags (bits): UK_EVENT_DISABLE_TIMING (cheaper; uk_event_elapsed
@@ -80,15 +90,20 @@ typedef enum uk_event_flag {
   UK_EVENT_INTERPROCESS = 4
 } uk_event_flag;
 /* Creates an event on `device`; flags: 0 or UK_EVENT_* bits. The event is
- * the caller's: uk_event_destroy. */
+ * the caller's: uk_event_destroy. UK_ERR_INVALID: NULL event, unknown
+ * flags, a device that does not exist; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_event_create(int device, unsigned flags, void **event);
-/* Destroys an event. NULL: no-op, UK_OK. */
+/* Destroys an event. NULL: no-op, UK_OK. UK_ERR_NO_DEVICE; UK_ERR_CUDA:
+ * not an event. */
 UK_API uk_status uk_event_destroy(void *event);
-/* Records `event` on `stream` (same device). Legal during stream capture. */
+/* Records `event` on `stream` (same device). Legal during stream capture.
+ * UK_ERR_INVALID: NULL event; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_event_record(void *event, void *stream);
-/* Waits until the work before the event's last record has completed. */
+/* Waits until the work before the event's last record has completed.
+ * UK_ERR_INVALID: NULL event; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_event_synchronize(void *event);
-/* *done = 1 when the event's last record has completed, else 0. */
+/* *done = 1 when the event's last record has completed, else 0.
+ * UK_ERR_INVALID: NULL event or done; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_event_query(void *event, int *done);
 /* Milliseconds between two completed records (about 0.5 us resolution).
  * UK_ERR_CUDA saying CUDA_ERROR_NOT_READY while `end` has not completed;
@@ -101,7 +116,9 @@ UK_API uk_status uk_event_elapsed(void *start, void *end, float *ms);
  * uk_event_elapsed(start, end, &ms) once `end` has completed
  * (uk_event_synchronize / uk_event_query). The events are the caller's
  * (uk_event_create, timing enabled, on the launch's device) and may be
- * reused for the next launch. Thread-safety as uk_function_launch. */
+ * reused for the next launch. Thread-safety as uk_function_launch.
+ * Statuses as uk_function_launch: UK_ERR_INVALID (also NULL start or end),
+ * UK_ERR_NOMEM, UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_launch *g,
                                                 void *const *args, void *start, void *end);
 
@@ -118,19 +135,24 @@ UK_API uk_status uk_function_launch_timed_async(uk_function *f, const uk_grid_la
  * UK_ERR_NO_DEVICE. Thread-safe; the _async forms are legal during stream
  * capture. Device to device, synchronous: */
 UK_API uk_status uk_memcpy_dtod(uint64_t dst, uint64_t src, size_t bytes);
-/* Stream-ordered host to device copy. */
+/* Stream-ordered host to device copy. UK_ERR_INVALID, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA, as the synchronous copies. */
 UK_API uk_status uk_memcpy_htod_async(uint64_t dst, const void *src, size_t bytes, void *stream);
-/* Stream-ordered device to host copy. */
+/* Stream-ordered device to host copy. UK_ERR_INVALID, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_memcpy_dtoh_async(void *dst, uint64_t src, size_t bytes, void *stream);
-/* Stream-ordered device to device copy. */
+/* Stream-ordered device to device copy. UK_ERR_INVALID, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_memcpy_dtod_async(uint64_t dst, uint64_t src, size_t bytes, void *stream);
 
 /* Sets `count` 8-, 16- or 32-bit values from dst (which must be aligned to
- * the value's size: UK_ERR_INVALID otherwise). Synchronous. */
+ * the value's size: UK_ERR_INVALID otherwise, as is a NULL dst). count 0
+ * is a no-op. Synchronous. UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_memset_d8(uint64_t dst, uint8_t value, size_t count);
 UK_API uk_status uk_memset_d16(uint64_t dst, uint16_t value, size_t count);
 UK_API uk_status uk_memset_d32(uint64_t dst, uint32_t value, size_t count);
-/* The same, ordered on `stream`. */
+/* The same, ordered on `stream`: UK_ERR_INVALID, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_memset_d8_async(uint64_t dst, uint8_t value, size_t count, void *stream);
 UK_API uk_status uk_memset_d16_async(uint64_t dst, uint16_t value, size_t count, void *stream);
 UK_API uk_status uk_memset_d32_async(uint64_t dst, uint32_t value, size_t count, void *stream);
@@ -150,23 +172,30 @@ typedef struct uk_copy_2d {
   size_t height;
 } uk_copy_2d;
 /* Copies as described (synchronous). UK_ERR_INVALID when a pitch is less
- * than width_bytes; width or height 0 is a no-op. */
+ * than width_bytes, NULL c or a NULL address, both sides host; width or
+ * height 0 is a no-op. UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_memcpy_2d(const uk_copy_2d *c);
-/* The same, ordered on `stream`. */
+/* The same, ordered on `stream`: UK_ERR_INVALID, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_memcpy_2d_async(const uk_copy_2d *c, void *stream);
 /* Allocates `height` rows of `width_bytes` on `device`, each row starting
  * at a multiple of *pitch bytes chosen by the driver for coalescing and 2-D
  * textures; element_bytes (4, 8 or 16) is the access size. Free with
- * uk_mem_free. */
+ * uk_mem_free. UK_ERR_INVALID: NULL dptr or pitch, another element_bytes,
+ * a device that does not exist; UK_ERR_NOMEM: the device is out of memory;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_mem_alloc_pitch(int device, size_t width_bytes, size_t height, unsigned element_bytes,
                                     uint64_t *dptr, size_t *pitch);
 /* Allocates `bytes` (> 0) of linear device memory on `device` with
  * cuMemAlloc (PyCUDA mem_alloc): not stream-ordered, not from a pool, so
  * it can be shared with other processes (uk_ipc_mem_get_handle). The
- * caller frees it with uk_mem_free. Thread-safe. */
+ * caller frees it with uk_mem_free. UK_ERR_INVALID: bytes 0, NULL dptr, a
+ * device that does not exist; UK_ERR_NOMEM: the device is out of memory;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA. Thread-safe. */
 UK_API uk_status uk_mem_alloc(int device, size_t bytes, uint64_t *dptr);
 /* Frees memory from uk_mem_alloc, uk_mem_alloc_pitch or uk_managed_alloc
- * (synchronous, cuMemFree). 0: no-op. */
+ * (synchronous, cuMemFree). 0: no-op. UK_ERR_NO_DEVICE; UK_ERR_CUDA: not
+ * such an allocation. */
 UK_API uk_status uk_mem_free(uint64_t dptr);
 
 /* 2-D memsets: `height` rows of `width` 8-, 16- or 32-bit values, row r
@@ -198,7 +227,9 @@ typedef enum uk_managed_flag { UK_MANAGED_GLOBAL = 1, UK_MANAGED_HOST = 2, UK_MA
 /* Allocates `bytes` (> 0) of managed memory (cuMemAllocManaged, in
  * `device`'s primary context), addressable at the same address from the
  * host and every device; flags UK_MANAGED_GLOBAL or UK_MANAGED_HOST. The
- * caller frees it with uk_mem_free. Thread-safe. */
+ * caller frees it with uk_mem_free. UK_ERR_INVALID: bytes 0, NULL dptr,
+ * another flag, a device that does not exist; UK_ERR_NOMEM; UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA. Thread-safe. */
 UK_API uk_status uk_managed_alloc(int device, size_t bytes, unsigned flags, uint64_t *dptr);
 /* Attaches managed memory [dptr, dptr + bytes) to `stream` (not NULL)
  * with one flag (bytes 0: the whole allocation, as the driver requires
@@ -208,7 +239,8 @@ UK_API uk_status uk_stream_attach_memory(void *stream, uint64_t dptr, size_t byt
 /* Migrates managed memory [dptr, dptr + bytes) to `device`
  * (UK_DEVICE_CPU: host memory) ordered on `stream` (the device needs
  * concurrent managed access: the attribute concurrent_managed_access).
- * bytes 0 is a no-op. */
+ * bytes 0 is a no-op. UK_ERR_INVALID: NULL dptr, a device that does not
+ * exist; UK_ERR_NO_DEVICE; UK_ERR_CUDA: e.g. no concurrent managed access. */
 UK_API uk_status uk_managed_prefetch_async(uint64_t dptr, size_t bytes, int device, void *stream);
 /* Usage hints for managed memory (cuMemAdvise). */
 typedef enum uk_mem_advice {
@@ -249,7 +281,8 @@ typedef struct uk_pointer_info {
  * UK_ERR_INVALID: NULL out. Thread-safe. */
 UK_API uk_status uk_pointer_info_get(uint64_t ptr, uk_pointer_info *out);
 
-/* Free and total memory of `device`, in bytes. */
+/* Free and total memory of `device`, in bytes. UK_ERR_INVALID: NULL
+ * arguments, a device that does not exist; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_mem_get_info(int device, size_t *free_bytes, size_t *total_bytes);
 
 /* Pinned host memory flags (bits): UK_HOST_PORTABLE (pinned for every
@@ -263,17 +296,24 @@ typedef enum uk_host_flag {
 } uk_host_flag;
 /* Allocates `bytes` of page-locked host memory (in the current context, or
  * device 0's when the thread has none). The caller frees it with
- * uk_host_free. Thread-safe. */
+ * uk_host_free. UK_ERR_INVALID: NULL p, bytes 0, unknown flags;
+ * UK_ERR_NOMEM: it cannot be pinned; UK_ERR_NO_DEVICE; UK_ERR_CUDA.
+ * Thread-safe. */
 UK_API uk_status uk_host_alloc(size_t bytes, unsigned flags, void **p);
-/* Frees memory from uk_host_alloc. NULL: no-op. */
+/* Frees memory from uk_host_alloc. NULL: no-op. UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: not such memory. */
 UK_API uk_status uk_host_free(void *p);
 /* Page-locks existing host memory [p, p + bytes) (flags: UK_HOST_PORTABLE,
  * UK_HOST_MAPPED); the caller keeps owning it and must uk_host_unregister
- * it before freeing it. */
+ * it before freeing it. UK_ERR_INVALID: NULL p, bytes 0, unknown flags;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_host_register(void *p, size_t bytes, unsigned flags);
-/* Undoes uk_host_register (p: the same address). */
+/* Undoes uk_host_register (p: the same address). UK_ERR_INVALID: NULL p;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA: not registered. */
 UK_API uk_status uk_host_unregister(void *p);
-/* The device address of mapped pinned memory (UK_HOST_MAPPED). */
+/* The device address of mapped pinned memory (UK_HOST_MAPPED).
+ * UK_ERR_INVALID: NULL p or dptr; UK_ERR_NO_DEVICE; UK_ERR_CUDA: not mapped
+ * pinned memory. */
 UK_API uk_status uk_host_device_pointer(void *p, uint64_t *dptr);
 
 /* Copies the view `src` (device memory; any dtype and strides, also zero
@@ -301,7 +341,8 @@ UK_API uk_status uk_array_to_host(uk_context *ctx, const uk_array *src, void *ho
  * the message suggests the closest name) or device. Thread-safe. */
 UK_API uk_status uk_device_attribute(int ordinal, const char *attribute, int *value);
 /* *can = 1 when `device` can access memory of `peer` directly (1 for
- * device == peer). */
+ * device == peer). UK_ERR_INVALID: NULL can, a device that does not exist;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_device_can_access_peer(int device, int peer, int *can);
 /* Lets kernels and copies on `device` access memory of `peer` (for the
  * primary contexts, one direction; enabling it twice is fine).
@@ -348,7 +389,8 @@ typedef enum uk_limit {
  * limit, NULL value. Thread-safe. */
 UK_API uk_status uk_device_get_limit(int device, uk_limit limit, size_t *value);
 /* Sets it (the driver may round it up; read it back). Thread-safe; it
- * affects every user of the device's primary context. */
+ * affects every user of the device's primary context. UK_ERR_INVALID: an
+ * unknown limit; UK_ERR_NO_DEVICE; UK_ERR_CUDA: the driver refused it. */
 UK_API uk_status uk_device_set_limit(int device, uk_limit limit, size_t value);
 
 /* Preferred split of on-chip memory between L1 and shared memory (a hint;
@@ -371,7 +413,7 @@ UK_API uk_status uk_function_set_cache_config(uk_function *f, uk_cache_config co
 /* Starts and stops collection by an attached profiler (Nsight Systems
  * with --capture-range=cudaProfilerApi, ...), in the current context
  * (device 0's when the thread has none). Without a profiler they do
- * nothing and succeed. */
+ * nothing and succeed. UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_profiler_start(void);
 UK_API uk_status uk_profiler_stop(void);
 
@@ -397,14 +439,17 @@ UK_API uk_status uk_ipc_mem_get_handle(uint64_t dptr, uk_ipc_mem_handle *handle)
  * with uk_ipc_mem_close (never uk_mem_free). A process cannot open its own
  * handles (UK_ERR_CUDA). UK_ERR_INVALID: NULL arguments or unknown flags. */
 UK_API uk_status uk_ipc_mem_open(int device, const uk_ipc_mem_handle *handle, unsigned flags, uint64_t *dptr);
-/* Unmaps memory from uk_ipc_mem_open. 0: no-op. */
+/* Unmaps memory from uk_ipc_mem_open. 0: no-op. UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: not memory opened so. */
 UK_API uk_status uk_ipc_mem_close(uint64_t dptr);
 /* A handle for an event made with UK_EVENT_INTERPROCESS |
- * UK_EVENT_DISABLE_TIMING. */
+ * UK_EVENT_DISABLE_TIMING. UK_ERR_INVALID: NULL event or handle;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA: an event made without those flags. */
 UK_API uk_status uk_ipc_event_get_handle(void *event, uk_ipc_event_handle *handle);
 /* Opens another process's event in `device`'s primary context: record it,
  * wait on it, query it like an own event; destroy it with
- * uk_event_destroy. */
+ * uk_event_destroy. UK_ERR_INVALID: NULL arguments, a device that does not
+ * exist; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_ipc_event_open(int device, const uk_ipc_event_handle *handle, void **event);
 
 /* ------------------------------------------------------------------------ */
@@ -424,14 +469,18 @@ typedef enum uk_cuda_array_flag { UK_CUDA_ARRAY_SURFACE = 1 } uk_cuda_array_flag
  * uk_cuda_array_destroy (after the textures and surfaces made from it). */
 UK_API uk_status uk_cuda_array_create(int device, uk_dtype dtype, int channels, int ndim, const size_t *extent,
                                       unsigned flags, uk_cuda_array **out);
-/* NULL is a no-op. */
+/* Frees the CUDA array; NULL is a no-op. Textures and surfaces made from
+ * it must be destroyed first, and work using it must have finished. */
 UK_API void uk_cuda_array_destroy(uk_cuda_array *a);
 /* Fills the whole array from packed texels in C order of (depth, height,
- * width, channel), host memory; synchronous. */
+ * width, channel), host memory; synchronous. The four copies return
+ * UK_ERR_INVALID for NULL a or memory, UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_cuda_array_from_host(uk_cuda_array *a, const void *host);
-/* The whole array into packed host memory (same order); synchronous. */
+/* The whole array into packed host memory (same order); synchronous.
+ * UK_ERR_INVALID, UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_cuda_array_to_host(uk_cuda_array *a, void *host);
-/* The same from and to packed device memory. */
+/* The same from and to packed device memory: UK_ERR_INVALID,
+ * UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_cuda_array_from_device(uk_cuda_array *a, uint64_t src);
 UK_API uk_status uk_cuda_array_to_device(uk_cuda_array *a, uint64_t dst);
 
@@ -487,21 +536,28 @@ typedef struct uk_texture_desc {
  * only; dptr aligned as the device's texture_alignment attribute says).
  * *tex is passed to kernels with uk_arg_texture (ElementwiseKernel) or as a
  * cudaTextureObject_t parameter; the caller destroys it with
- * uk_texture_destroy before freeing the memory. Thread-safe. */
+ * uk_texture_destroy before freeing the memory. UK_ERR_INVALID: NULL dptr
+ * or tex, width 0, bad channels or desc; UK_ERR_TYPE: a dtype textures
+ * cannot hold; UK_ERR_NO_DEVICE; UK_ERR_CUDA. Thread-safe. */
 UK_API uk_status uk_texture_from_linear(uint64_t dptr, uk_dtype dtype, int channels, size_t width,
                                         const uk_texture_desc *desc, uint64_t *tex);
 /* A 2-D texture over pitched device memory (rows `pitch` bytes apart, e.g.
- * from uk_mem_alloc_pitch). */
+ * from uk_mem_alloc_pitch). UK_ERR_INVALID (an empty texture, a pitch
+ * less than a row, as above), UK_ERR_TYPE, UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_texture_from_pitch2d(uint64_t dptr, uk_dtype dtype, int channels, size_t width, size_t height,
                                          size_t pitch, const uk_texture_desc *desc, uint64_t *tex);
-/* A 1-, 2- or 3-D texture over a CUDA array. */
+/* A 1-, 2- or 3-D texture over a CUDA array. UK_ERR_INVALID: NULL a or
+ * tex, a bad desc; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_texture_from_array(uk_cuda_array *a, const uk_texture_desc *desc, uint64_t *tex);
-/* Destroys a texture object. 0: no-op. */
+/* Destroys a texture object. 0: no-op, UK_OK. UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: not a texture object. */
 UK_API uk_status uk_texture_destroy(uint64_t tex);
 /* A surface object over an array made with UK_CUDA_ARRAY_SURFACE (a
- * cudaSurfaceObject_t parameter of a kernel). */
+ * cudaSurfaceObject_t parameter of a kernel). UK_ERR_INVALID: NULL a or
+ * surf; UK_ERR_NO_DEVICE; UK_ERR_CUDA: an array made without the flag. */
 UK_API uk_status uk_surface_from_array(uk_cuda_array *a, uint64_t *surf);
-/* Destroys a surface object. 0: no-op. */
+/* Destroys a surface object. 0: no-op, UK_OK. UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: not a surface object. */
 UK_API uk_status uk_surface_destroy(uint64_t surf);
 
 #ifdef __cplusplus

@@ -197,9 +197,9 @@ typedef struct uk_options {
  * $UKERN_BUNDLE that cannot be used fails it with uk_context_load_bundle's
  * status (UK_ERR_IO, UK_ERR_INVALID), the message naming the file. */
 UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
-/* Drops the caller's reference to the context. Objects made from it
- * (modules, kernels, DLPack tensors ukern handed out) keep it alive: its
- * caches and allocator go when the last of them is destroyed. NULL is a no-op. */
+/* Drops the caller's reference to the context; NULL is a no-op. Objects
+ * made from it (modules, kernels, DLPack tensors ukern handed out) keep it
+ * alive: its caches and allocator go when the last of them is destroyed. */
 UK_API void uk_context_destroy(uk_context *ctx);
 
 /* Number of CUDA devices. UK_ERR_NO_DEVICE (with the reason: no libcuda,
@@ -213,9 +213,15 @@ typedef struct uk_device_info {
   int multiprocessors;
   uint64_t total_memory;  /* bytes */
 } uk_device_info;
+/* Describes device `ordinal`. UK_ERR_INVALID: NULL out, a device that does
+ * not exist; UK_ERR_NO_DEVICE: no driver or device; UK_ERR_CUDA: the driver
+ * refused a query. Thread-safe. */
 UK_API uk_status uk_device_info_get(int ordinal, uk_device_info *out);
 
-/* Versions: driver API version (e.g. 13000) and NVRTC's (major*1000+minor*10). */
+/* Versions: driver API version (e.g. 13000) and NVRTC's (major*1000+minor*10).
+ * UK_ERR_INVALID: NULL version; UK_ERR_NO_DEVICE: no driver (the driver's);
+ * UK_ERR_COMPILE: NVRTC cannot be loaded (NVRTC's, as uk_nvrtc_load).
+ * Thread-safe. */
 UK_API uk_status uk_driver_version(int *version);
 UK_API uk_status uk_nvrtc_version(int *version);
 
@@ -250,7 +256,8 @@ typedef struct uk_cache_stats {
   uint64_t bundle_hits;     /* compiled code found in a kernel bundle */
 } uk_cache_stats;
 
-/* Statistics of this context's caches since it was created. */
+/* Statistics of this context's caches since it was created. UK_ERR_INVALID:
+ * NULL ctx or out. Thread-safe. */
 UK_API uk_status uk_context_cache_stats(uk_context *ctx, uk_cache_stats *out);
 /* The disk cache directory this context uses ("" when disabled).
  * Borrowed: valid while ctx lives. */
@@ -282,11 +289,13 @@ UK_API uk_status uk_context_load_bundle(uk_context *ctx, const char *path);
 /* One line per bundle of the context: its path, kernels, archs, hits, and
  * whether it is skipped (built for other archs than the context's: its
  * uk_options.arch, else its device's when a GPU is there) and why. *out is
- * the caller's (uk_free); "" when there are none. Thread-safe. */
+ * the caller's (uk_free); "" when there are none. UK_ERR_INVALID: NULL ctx
+ * or out; UK_ERR_NOMEM. Thread-safe. */
 UK_API uk_status uk_context_bundles(uk_context *ctx, char **out);
 /* Opens and checks a bundle as uk_context_load_bundle does, without a
  * context. listing (may be NULL): one line per kernel (archs, bytes,
- * kernel names) and a summary, the caller's (uk_free). Same statuses. */
+ * kernel names) and a summary, the caller's (uk_free). Same statuses:
+ * UK_ERR_IO, UK_ERR_INVALID (also for NULL path), UK_ERR_NOMEM. */
 UK_API uk_status uk_bundle_verify(const char *path, char **listing);
 /* Writes a bundle at path from the compile entries of a disk cache
  * directory (NULL: the default one; `ukern precompile --arch ...` fills one
@@ -300,11 +309,17 @@ UK_API uk_status uk_bundle_create_from_cache(const char *cache_dir, const char *
                                              const char *path, char **report);
 
 /* The default disk cache directory from the environment; the caller frees
- * *out with uk_free. */
+ * *out with uk_free. UK_ERR_INVALID: NULL out; UK_ERR_NOT_FOUND: neither
+ * $UKERN_CACHE_DIR, $XDG_CACHE_HOME nor $HOME is set; UK_ERR_NOMEM. */
 UK_API uk_status uk_cache_default_dir(char **out);
-/* Entries and total bytes held in a disk cache directory. */
+/* Entries and total bytes held in a disk cache directory (NULL: the
+ * default; a directory that does not exist holds none). entries and bytes
+ * may be NULL. UK_ERR_IO: the directory cannot be listed; the statuses of
+ * uk_cache_default_dir for NULL dir. */
 UK_API uk_status uk_cache_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
-/* Removes every ukern entry from a disk cache directory (other files stay). */
+/* Removes every ukern entry from a disk cache directory (other files stay).
+ * UK_ERR_IO: the directory cannot be listed or an entry not removed; the
+ * statuses of uk_cache_default_dir for NULL dir. */
 UK_API uk_status uk_cache_clear(const char *dir);
 /* Whether ukern will use a disk cache directory (NULL: the default). It
  * must belong to the calling user and not be writable by group or others;
@@ -408,7 +423,9 @@ typedef struct uk_array {
 } uk_array;
 
 /* Fills a C-contiguous descriptor (data, device left as given by the caller:
- * data is set to `data`, device to 0). */
+ * data is set to `data`, device to 0). UK_ERR_INVALID: NULL a, an invalid
+ * dtype, ndim outside 0..UK_MAX_NDIM, NULL shape with ndim > 0, a negative
+ * extent or a size that overflows. */
 UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int ndim,
                                const int64_t *shape);
 /* Number of elements (product of the shape; 1 for 0-d; 0 when an extent
@@ -416,7 +433,9 @@ UK_API uk_status uk_array_init(uk_array *a, uint64_t data, uk_dtype dtype, int n
  * negative, or the product of the extents overflows int64. Thread-safe. */
 UK_API int64_t uk_array_size(const uk_array *a);
 /* Allocates a C-contiguous array through the context's allocator on `device`,
- * ordered on `stream`. */
+ * ordered on `stream`. UK_ERR_INVALID: a bad descriptor (as uk_array_init)
+ * or NULL ctx / out; UK_ERR_NO_DEVICE; UK_ERR_CUDA; UK_ERR_NOMEM: the
+ * allocator failed. Thread-safe. */
 UK_API uk_status uk_array_alloc(uk_context *ctx, uk_dtype dtype, int ndim, const int64_t *shape,
                                 int device, void *stream, uk_array *out);
 /* Frees an array allocated by ukern (uk_array_alloc or an allocated output)
@@ -520,20 +539,29 @@ typedef enum uk_backend { UK_BACKEND_NVRTC = 0, UK_BACKEND_NVCC = 1 } uk_backend
  * uk_function_params) but not launched. */
 UK_API uk_status uk_module_from_source(uk_context *ctx, const char *code,
                                        const uk_module_options *opts, uk_module **out);
-/* Loads a .cubin, .ptx or .fatbin file. Needs a device. */
+/* Loads a .cubin, .ptx or .fatbin file. Needs a device. UK_ERR_INVALID:
+ * NULL arguments, an image that is none of the three or fails its checks;
+ * UK_ERR_IO: the file cannot be read; UK_ERR_NOMEM; UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: the driver refused the image. */
 UK_API uk_status uk_module_from_file(uk_context *ctx, const char *path, uk_module **out);
 /* Loads an in-memory cubin/fatbin/PTX image (copied). PTX must be
- * NUL-terminated within `bytes`. Needs a device. */
+ * NUL-terminated within `bytes`. Needs a device. Statuses as
+ * uk_module_from_file but UK_ERR_IO: UK_ERR_INVALID, UK_ERR_NOMEM,
+ * UK_ERR_NO_DEVICE, UK_ERR_CUDA. */
 UK_API uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t bytes,
                                       uk_module **out);
-/* Frees the module; its functions go with it. NULL is a no-op. */
+/* Frees the module with its functions (those of uk_module_function are
+ * borrowed from it); NULL is a no-op. Calls on it must have returned, and
+ * launches it queued must be stream-ordered before the memory they use is
+ * reused. */
 UK_API void uk_module_destroy(uk_module *m);
 
 /* The compiled image (cubin) of a source module; borrowed, valid while m
  * lives. UK_ERR_NOT_FOUND for modules loaded from PTX. */
 UK_API uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes);
 /* The lowered (mangled) name of a name expression given at compile time.
- * Borrowed, valid while m lives. */
+ * Borrowed, valid while m lives. UK_ERR_INVALID: a NULL argument;
+ * UK_ERR_NOT_FOUND: not one of the module's name expressions. */
 UK_API uk_status uk_module_lowered_name(uk_module *m, const char *name_expression,
                                         const char **lowered);
 /* The NVRTC log of a source module ("" if none). Borrowed. */
@@ -619,9 +647,12 @@ UK_API uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, in
  * attributes need the device (UK_ERR_NO_DEVICE). */
 UK_API uk_status uk_module_function(uk_module *m, const char *name, uk_function **out);
 /* Device address and size of a __device__ / __constant__ variable, on the
- * context's default device. */
+ * context's default device (bytes may be NULL). UK_ERR_INVALID: a NULL
+ * argument; UK_ERR_NOT_FOUND: no such variable; UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: loading the module on the device failed. */
 UK_API uk_status uk_module_global(uk_module *m, const char *name, uint64_t *dptr, size_t *bytes);
-/* The same on a given device. */
+/* The same on a given device; the same statuses (UK_ERR_INVALID also for
+ * a device that does not exist). */
 UK_API uk_status uk_module_global_on(uk_module *m, int device, const char *name, uint64_t *dptr,
                                      size_t *bytes);
 
@@ -641,7 +672,8 @@ typedef enum uk_function_attr {
 
 /* Name of an attribute ("max_dynamic_shared_size_bytes"); NULL if invalid. */
 UK_API const char *uk_function_attr_name(uk_function_attr a);
-/* Reads an attribute on the context's default device. */
+/* Reads an attribute on the context's default device. UK_ERR_INVALID: NULL
+ * f or value, an unknown attribute; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *value);
 /* The same read from the module's cubin, with no device: num_regs,
  * shared_size_bytes (static shared memory as the cubin's section states
@@ -697,9 +729,15 @@ typedef struct uk_grid_launch {
 /* Launches f. args[i] points to the value of parameter i (as cuLaunchKernel's
  * kernelParams). The launch runs on the device the stream belongs to (for a
  * NULL stream: the current context's device, else the context's default
- * device). Asynchronous. */
+ * device). Asynchronous. UK_ERR_INVALID: NULL f or g, NULL args with a
+ * declared signature, cluster dimensions that do not tile the grid,
+ * arguments that do not match a declared signature (naming the parameter);
+ * UK_ERR_NOMEM; UK_ERR_NO_DEVICE; UK_ERR_CUDA: the driver refused the
+ * launch (a grid or block the device cannot take among its reasons).
+ * Thread-safe. */
 UK_API uk_status uk_function_launch(uk_function *f, const uk_grid_launch *g, void *const *args);
-/* Launches once between two events and waits; *ms is the device time. */
+/* Launches once between two events and waits; *ms is the device time.
+ * Statuses as uk_function_launch (UK_ERR_INVALID also for NULL ms). */
 UK_API uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *g,
                                           void *const *args, float *ms);
 
@@ -713,7 +751,20 @@ UK_API uk_status uk_function_launch_timed(uk_function *f, const uk_grid_launch *
  *   (k, const uk_arg *in, int nin, uk_array *out, int nout,
  *    const uk_launch *launch, ...)
  * (uk_X_call, uk_X_precompile, uk_X_source, uk_X_compile_info,
- * uk_X_nvrtc_options; uk_fusion_kernel_count). */
+ * uk_X_nvrtc_options; uk_fusion_kernel_count).
+ *
+ * Their statuses, each named again at the function:
+ *  - UK_ERR_INVALID: a NULL object or result pointer, argument counts that
+ *    do not match the definition, an unusable descriptor, a uk_launch member
+ *    the kind does not take, a limit (UK_MAX_*) passed;
+ *  - UK_ERR_TYPE: arguments whose dtypes do not fit the definition;
+ *  - UK_ERR_SHAPE: shapes that do not broadcast, a given output of the
+ *    wrong shape, bad axes;
+ *  - UK_ERR_COMPILE (compiling calls): NVRTC refused the generated source,
+ *    its log in uk_last_error_log();
+ *  - UK_ERR_NO_DEVICE (compiling calls without uk_options.arch and without
+ *    a GPU; launching calls without a GPU), UK_ERR_CUDA (the driver refused
+ *    a load or launch), UK_ERR_NOMEM (host or device memory). */
 
 /* Per-call settings of every generated-kernel call. launch may be NULL;
  * NULL and a zeroed struct give the default of every member. A member that
@@ -789,33 +840,46 @@ typedef struct uk_elementwise_spec {
  * surely assigns it. With loop_prep or after_loop, `_ind.get()`, a
  * `_non_const` input or an early exit (return, continue) the kernel keeps
  * CuPy's loop of one element per thread (docs/SEMANTICS.md). spec is
- * borrowed for the call. */
+ * borrowed for the call. UK_ERR_INVALID: NULL ctx, spec or out, a required
+ * member NULL (named), too many parameters (UK_MAX_PARAMETERS), no output;
+ * UK_ERR_SYNTAX: a definition text (with position and caret); UK_ERR_TYPE:
+ * an unknown dtype; UK_ERR_NOMEM. Thread-safe. */
 UK_API uk_status uk_elementwise_create(uk_context *ctx, const uk_elementwise_spec *spec, uk_elementwise **out);
-/* NULL is a no-op. Calls must have finished (or be stream-ordered before
- * the memory is reused). */
+/* Frees the kernel with its compiled specialisations; NULL is a no-op.
+ * Calls on it must have returned, and launches it queued must be
+ * stream-ordered before the memory they use is reused. */
 UK_API void uk_elementwise_destroy(uk_elementwise *k);
 /* Runs the kernel. in[]: arrays or scalars, one per input parameter.
  * out[]: all given (data != 0; shape must equal the broadcast shape) or all
  * to be allocated (data == 0: ukern fills in the descriptor, C-contiguous,
  * allocated with the context's allocator; free with uk_array_free).
- * Asynchronous on launch->stream. */
+ * Asynchronous on launch->stream. UK_ERR_INVALID, UK_ERR_TYPE,
+ * UK_ERR_SHAPE, UK_ERR_COMPILE, UK_ERR_NO_DEVICE, UK_ERR_CUDA, UK_ERR_NOMEM
+ * (see "Generated kernels" above); nothing is allocated on failure.
+ * Thread-safe. */
 UK_API uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                      int nout, const uk_launch *launch);
 /* Compiles what a call with these arguments would run into the memory and
  * disk caches, launching and allocating nothing (data pointers are not
  * dereferenced: fake aligned values work). With uk_options.arch set this
- * needs no GPU: deployments fill the disk cache ahead of time with it. */
+ * needs no GPU: deployments fill the disk cache ahead of time with it.
+ * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_COMPILE,
+ * UK_ERR_NO_DEVICE (no arch and no GPU), UK_ERR_NOMEM. Thread-safe. */
 UK_API uk_status uk_elementwise_precompile(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                            int nout, const uk_launch *launch);
 /* The exact CUDA source a call with these arguments would compile and run;
- * nothing is launched or allocated. *source is the caller's (uk_free). */
+ * nothing is launched or allocated. *source is the caller's (uk_free).
+ * UK_ERR_INVALID (NULL source too), UK_ERR_TYPE, UK_ERR_SHAPE,
+ * UK_ERR_NOMEM; no device or NVRTC needed. Thread-safe. */
 UK_API uk_status uk_elementwise_source(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                        int nout, const uk_launch *launch, char **source);
 /* As uk_elementwise_precompile (through the memory and disk caches; no GPU
  * needed with uk_options.arch set), and describes what the compile gave.
  * A call with nothing to compute compiles nothing: *info is then zeroed
  * (log NULL). On failure *info is untouched. Statuses as
- * uk_elementwise_precompile; UK_ERR_INVALID for NULL k or info. */
+ * uk_elementwise_precompile (UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE,
+ * UK_ERR_COMPILE, UK_ERR_NO_DEVICE, UK_ERR_NOMEM); UK_ERR_INVALID for NULL
+ * k or info. */
 UK_API uk_status uk_elementwise_compile_info(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                              int nout, const uk_launch *launch, uk_compile_info *info);
 /* The NVRTC options a call with these arguments compiles its source with:
@@ -824,8 +888,9 @@ UK_API uk_status uk_elementwise_compile_info(uk_elementwise *k, const uk_arg *in
  * -arch ukern picks come first and are not listed. *options is a
  * NULL-terminated array held, with its strings, in one allocation that the
  * caller frees with uk_free. Nothing is compiled, launched or allocated on
- * the device. Statuses as uk_elementwise_source (UK_ERR_INVALID for NULL k
- * or options). Thread-safe, as every call on a kernel object. */
+ * the device. Statuses as uk_elementwise_source (UK_ERR_INVALID also for
+ * NULL k or options, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_NOMEM). Thread-safe,
+ * as every call on a kernel object. */
 UK_API uk_status uk_elementwise_nvrtc_options(uk_elementwise *k, const uk_arg *in, int nin, uk_array *out,
                                               int nout, const uk_launch *launch, char ***options);
 /* The kernel's parameter counts (inputs, outputs), as parsed at create
@@ -870,31 +935,48 @@ typedef struct uk_reduction_spec {
  * map_expr, reduce_expr, post_map_expr, identity and reduce_type checked as
  * the operation of uk_elementwise_create is. A block_reduce other than
  * UK_BLOCK_REDUCE_UKERN / UK_BLOCK_REDUCE_CUB is UK_ERR_INVALID. spec is
- * borrowed for the call. */
+ * borrowed for the call. UK_ERR_INVALID: NULL ctx, spec or out, a required
+ * member NULL (named), too many parameters; UK_ERR_SYNTAX: a definition
+ * text, a raw output; UK_ERR_TYPE: an unknown dtype; UK_ERR_NOMEM.
+ * Thread-safe. */
 UK_API uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk_reduction **out);
-/* NULL is a no-op. */
+/* Frees the reduction with its compiled specialisations and split scratch;
+ * NULL is a no-op. Calls on it must have returned, and launches it queued
+ * must be stream-ordered before the memory they use is reused. */
 UK_API void uk_reduction_destroy(uk_reduction *k);
 /* Runs the reduction. Inputs broadcast against each other; outputs are all
  * given (exact result shape, keepdims 1s included; any strides) or all
- * allocated (C-contiguous, descriptor filled in; free with uk_array_free). */
+ * allocated (C-contiguous, descriptor filled in; free with uk_array_free).
+ * launch: stream and the axes members. Asynchronous on launch->stream.
+ * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE (also an empty reduction with
+ * no identity), UK_ERR_COMPILE, UK_ERR_NO_DEVICE, UK_ERR_CUDA,
+ * UK_ERR_NOMEM (see "Generated kernels"); UK_ERR_INTERNAL: a ukern bug
+ * (the planned strategy does not match its program). Thread-safe. */
 UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                    const uk_launch *launch);
 /* Compiles what a call with these arguments would run (one program per
  * dtype signature and kernel the shapes pick) into the memory and disk caches,
  * launching and allocating nothing (data pointers are not dereferenced:
  * fake 16-byte-aligned values work). With uk_options.arch set this needs no
- * GPU: deployments fill the disk cache ahead of time with it. */
+ * GPU: deployments fill the disk cache ahead of time with it.
+ * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_COMPILE,
+ * UK_ERR_NO_DEVICE (no arch and no GPU), UK_ERR_NOMEM. */
 UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                          const uk_launch *launch);
-/* The CUDA source a call would compile (nothing launched); caller frees. */
+/* The CUDA source a call would compile (nothing launched); *source is the
+ * caller's (uk_free). UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE,
+ * UK_ERR_NOMEM, as uk_elementwise_source. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                      const uk_launch *launch, char **source);
-/* As uk_elementwise_compile_info, for a reduction call. */
+/* As uk_elementwise_compile_info, for a reduction call, with its statuses:
+ * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_COMPILE,
+ * UK_ERR_NO_DEVICE, UK_ERR_NOMEM. */
 UK_API uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                            const uk_launch *launch, uk_compile_info *info);
 /* As uk_elementwise_nvrtc_options, for a reduction call (the kernel's own
  * options, then -minimal unless its texts name CUDA runtime, texture or
- * driver-API names or #include). Caller frees *options (uk_free). */
+ * driver-API names or #include). Caller frees *options (uk_free).
+ * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_NOMEM. */
 UK_API uk_status uk_reduction_nvrtc_options(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                             const uk_launch *launch, char ***options);
 /* The reduction's parameter counts (inputs, outputs). UK_ERR_INVALID for a
@@ -973,8 +1055,9 @@ typedef struct uk_fusion_spec {
  * with '_'): UK_ERR_INVALID. A builder holding an error: that error
  * (sticky: the builder's first). spec is borrowed for the call. */
 UK_API uk_status uk_fusion_create(uk_context *ctx, const uk_fusion_spec *spec, uk_fusion **out);
-/* NULL is a no-op. Calls must have finished (or be stream-ordered before
- * the memory is reused). */
+/* Frees the fusion with its plans and kernels; NULL is a no-op. Calls on
+ * it must have returned, and launches it queued must be stream-ordered
+ * before the memory they use is reused. */
 UK_API void uk_fusion_destroy(uk_fusion *f);
 /* Runs the program. in[]: one array or scalar per input. out[]: all given
  * (data != 0; the exact result shape; the result is converted to the given
@@ -993,18 +1076,23 @@ UK_API void uk_fusion_destroy(uk_fusion *f);
  * overlaps an input other than as the same view, run as the fewest
  * kernels, their intermediates allocated and freed stream-ordered. Plans
  * and their compiled kernels are cached per (input kinds, dtypes, ndims,
- * output dtypes). Asynchronous on launch->stream. Thread-safe. */
+ * output dtypes). Asynchronous on launch->stream. UK_ERR_INVALID,
+ * UK_ERR_TYPE (with a caret in the program), UK_ERR_SHAPE, UK_ERR_COMPILE,
+ * UK_ERR_NO_DEVICE, UK_ERR_CUDA, UK_ERR_NOMEM (see "Generated kernels");
+ * outputs it allocated are freed on failure. Thread-safe. */
 UK_API uk_status uk_fusion_call(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                 const uk_launch *launch);
 /* Compiles every kernel a call with these arguments would run into the
  * memory and disk caches, launching and allocating nothing (data pointers
  * are not dereferenced: fake aligned values work). With uk_options.arch set
- * this needs no GPU. */
+ * this needs no GPU. UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE,
+ * UK_ERR_COMPILE, UK_ERR_NO_DEVICE (no arch and no GPU), UK_ERR_NOMEM. */
 UK_API uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                       const uk_launch *launch);
 /* The CUDA source of every kernel a call would run, in order, each after a
  * "// ==== ukern fusion ..." banner; nothing launched or allocated.
- * *source is the caller's (uk_free). */
+ * *source is the caller's (uk_free). UK_ERR_INVALID (NULL source too),
+ * UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_NOMEM. */
 UK_API uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                   const uk_launch *launch, char **source);
 /* As uk_fusion_precompile (every kernel of the call's plan, through the
@@ -1020,7 +1108,8 @@ UK_API uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin,
                                         const uk_launch *launch, uk_compile_info *info);
 /* How many kernels a call with these arguments runs (the plan); types and
  * shapes are checked as by a call; nothing is compiled, launched or
- * allocated (out is only read). */
+ * allocated (out is only read). UK_ERR_INVALID (NULL count too),
+ * UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_NOMEM. */
 UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin, uk_array *out, int nout,
                                         const uk_launch *launch, int *count);
 
@@ -1039,9 +1128,12 @@ UK_API uk_status uk_fusion_kernel_count(uk_fusion *f, const uk_arg *in, int nin,
  *   uk_fusion_create(ctx, &spec, &f);  uk_fusion_builder_destroy(b);
  * A builder is not thread-safe; the fusion made from it is independent of it.
  * uk_fusion_builder_create: inputs are comma-separated names, as
- * uk_fusion_spec.inputs. */
+ * uk_fusion_spec.inputs. UK_ERR_INVALID: NULL out, more than
+ * UK_MAX_FUSE_INPUTS names; UK_ERR_SYNTAX: a bad or repeated name;
+ * UK_ERR_NOMEM. */
 UK_API uk_status uk_fusion_builder_create(const char *inputs, uk_fusion_builder **out);
-/* NULL is a no-op. */
+/* Frees the builder; NULL is a no-op. Fusions made from it are
+ * independent of it. */
 UK_API void uk_fusion_builder_destroy(uk_fusion_builder *b);
 /* The node of an input (its index); -1 if there is none of that name. */
 UK_API int uk_fusion_input(uk_fusion_builder *b, const char *name);
@@ -1060,26 +1152,35 @@ UK_API int uk_fusion_cast(uk_fusion_builder *b, int arg, uk_dtype t);
 UK_API int uk_fusion_reduce(uk_fusion_builder *b, const char *fn, int arg, const int *axes, int naxes,
                             int keepdims, int ddof);
 /* Declares (or re-assigns) an output computed by node. Outputs are in the
- * order first declared. */
+ * order first declared. UK_ERR_INVALID: NULL b or name, a node not of
+ * this builder, an input's name, more than UK_MAX_FUSE_INPUTS outputs;
+ * UK_ERR_NOMEM; the builder's earlier error (sticky). */
 UK_API uk_status uk_fusion_output(uk_fusion_builder *b, const char *name, int node);
 
 /* ------------------------------------------------------------------------ */
 /* Raw kernels (CuPy RawKernel)                                              */
 /* ------------------------------------------------------------------------ */
 
+/* A kernel with its own module (CuPy's RawKernel): the caller's, freed with
+ * uk_kernel_destroy. Its uk_function is borrowed from it. */
+typedef struct uk_kernel uk_kernel;
+
 /* Compiles `code` (as uk_module_from_source, opts may be NULL) and looks up
  * kernel `name` (a name or name expression) in one call, like CuPy's
- * RawKernel(code, name). The function owns its module: the caller releases
- * both with uk_kernel_destroy. Without a device it works when an arch is
- * given (the lookup reads the cubin, as uk_module_function), else
- * UK_ERR_NO_DEVICE.
- * UK_ERR_COMPILE / UK_ERR_NOT_FOUND as the two calls it makes. Thread-safe. */
+ * RawKernel(code, name). *out owns the module and the function
+ * (uk_kernel_function). Without a device it works when an arch is given
+ * (the lookup reads the cubin, as uk_module_function), else
+ * UK_ERR_NO_DEVICE. UK_ERR_COMPILE / UK_ERR_NOT_FOUND / UK_ERR_INVALID as
+ * the two calls it makes; UK_ERR_NOMEM. Thread-safe. */
 UK_API uk_status uk_kernel_from_source(uk_context *ctx, const char *code, const char *name,
-                                       const uk_module_options *opts, uk_function **out);
-/* Destroys a function from uk_kernel_from_source with its module (launches
- * must have been stream-ordered before). A function that a module owns
- * (uk_module_function) is left alone; NULL is a no-op. */
-UK_API void uk_kernel_destroy(uk_function *f);
+                                       const uk_module_options *opts, uk_kernel **out);
+/* The kernel's function, for uk_function_launch and the other uk_function
+ * calls; borrowed, valid until uk_kernel_destroy(k). NULL for NULL. */
+UK_API uk_function *uk_kernel_function(const uk_kernel *k);
+/* Frees the kernel with its module and function; NULL is a no-op. Calls on
+ * it must have returned, and launches it queued must be stream-ordered
+ * before the memory they use is reused. */
+UK_API void uk_kernel_destroy(uk_kernel *k);
 /* The name the function was asked for by (CuPy RawKernel.name); borrowed,
  * valid while the function lives. NULL for NULL. */
 UK_API const char *uk_function_name(const uk_function *f);
@@ -1099,7 +1200,7 @@ typedef struct uk_param_info {
  * module holding a cubin (compiled from source, linked, or loaded from a
  * cubin) they are read from the image itself, so no GPU is needed: compile
  * with an arch (uk_options.arch or uk_module_options.arch), look the kernel
- * up (uk_module_function or uk_kernel_from_source), read them. For a module
+ * up (uk_module_function or uk_kernel_function), read them. For a module
  * loaded from PTX or a fatbin they come from the driver (cuFuncGetParamInfo
  * on the context's default device; a CUDA 12.4+ driver). Read once, then
  * cached. UK_ERR_INVALID: a NULL argument or a malformed image;
@@ -1137,7 +1238,8 @@ UK_API uk_status uk_function_params(uk_function *f, int *count, const uk_param_i
  *
  * uk_stream_capturing: *capturing = 1 while `stream` is capturing into a
  * graph (also when the capture has been invalidated), else 0; 0 for NULL
- * (the legacy stream cannot capture). Legal during capture; thread-safe. */
+ * (the legacy stream cannot capture). Legal during capture; thread-safe.
+ * UK_ERR_INVALID: NULL capturing; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_stream_capturing(void *stream, int *capturing);
 
 #ifdef __cplusplus

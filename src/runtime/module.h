@@ -27,7 +27,6 @@ struct uk_function {
   int attr_set[UK__SETTABLE_ATTRS];
   int attr_value[UK__SETTABLE_ATTRS];
   int cache_config_set, cache_config; /* uk_function_set_cache_config */
-  int owns_module; /* from uk_kernel_from_source: uk_kernel_destroy frees m */
   /* uk_function_params: read once under m->lock, then immutable. */
   int params_read, nparams;
   uk_param_info *params;

@@ -107,7 +107,8 @@ UK_API uk_status uk_event_synchronize(void *event);
 UK_API uk_status uk_event_query(void *event, int *done);
 /* Milliseconds between two completed records (about 0.5 us resolution).
  * UK_ERR_CUDA saying CUDA_ERROR_NOT_READY while `end` has not completed;
- * also UK_ERR_CUDA for an event made with UK_EVENT_DISABLE_TIMING. */
+ * also UK_ERR_CUDA for an event made with UK_EVENT_DISABLE_TIMING.
+ * UK_ERR_INVALID: a NULL argument; UK_ERR_NO_DEVICE. */
 UK_API uk_status uk_event_elapsed(void *start, void *end, float *ms);
 
 /* The non-blocking form of uk_function_launch_timed (PyCUDA's
@@ -363,7 +364,8 @@ UK_API uk_status uk_memcpy_peer_async(uint64_t dst, int dst_device, uint64_t src
 
 /* The device whose PCI bus id is `bus_id` ("domain:bus:device.function"
  * in hex, as nvidia-smi and uk_device_pci_bus_id write it, e.g.
- * "0000:3b:00.0"). UK_ERR_NOT_FOUND when no device has it. */
+ * "0000:3b:00.0"). UK_ERR_NOT_FOUND when no device has it; UK_ERR_INVALID
+ * for NULL arguments; UK_ERR_NO_DEVICE; UK_ERR_CUDA. */
 UK_API uk_status uk_device_by_pci_bus_id(const char *bus_id, int *device);
 /* Writes `device`'s PCI bus id, NUL-terminated, into bus_id (`size`
  * bytes, at least 13). UK_ERR_INVALID for a NULL or short buffer. */
@@ -467,7 +469,8 @@ typedef struct uk_cuda_array uk_cuda_array;
 typedef enum uk_cuda_array_flag { UK_CUDA_ARRAY_SURFACE = 1 } uk_cuda_array_flag;
 /* Creates an array on `device` of extent[0..ndim-1] texels (width, height,
  * depth; ndim 1..3, none 0). UK_ERR_TYPE for a dtype textures cannot hold;
- * UK_ERR_INVALID for bad channels, ndim, extent or flags. The caller owns it:
+ * UK_ERR_INVALID for bad channels, ndim, extent or flags; UK_ERR_NOMEM;
+ * UK_ERR_NO_DEVICE; UK_ERR_CUDA. The caller owns it:
  * uk_cuda_array_destroy (after the textures and surfaces made from it). */
 UK_API uk_status uk_cuda_array_create(int device, uk_dtype dtype, int channels, int ndim, const size_t *extent,
                                       unsigned flags, uk_cuda_array **out);

@@ -111,7 +111,8 @@ typedef enum uk_dtype {
 /* NumPy names and aliases, as np.dtype() reads them: "float32", "f4",
  * "float" (float64, as in NumPy), "double", "int" (int64),
  * "i8", "complex64", "c8", "bool", "b1", ... Returns UK_ERR_TYPE for an
- * unknown name (the message suggests the closest known one). */
+ * unknown name (the message suggests the closest known one), UK_ERR_INVALID
+ * for NULL name or out. */
 UK_API uk_status uk_dtype_from_name(const char *name, uk_dtype *out);
 /* Canonical NumPy name ("float32"); NULL for an invalid value. Static. */
 UK_API const char *uk_dtype_name(uk_dtype t);
@@ -195,7 +196,9 @@ typedef struct uk_options {
  * opts->arch still works); device work then fails with UK_ERR_NO_DEVICE.
  * opts may be NULL (defaults); it is copied. A bundle of opts->bundles or
  * $UKERN_BUNDLE that cannot be used fails it with uk_context_load_bundle's
- * status (UK_ERR_IO, UK_ERR_INVALID), the message naming the file. */
+ * status (UK_ERR_IO, UK_ERR_INVALID), the message naming the file.
+ * UK_ERR_INVALID also for NULL out or an arch NVRTC does not support;
+ * UK_ERR_NOMEM. */
 UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
 /* Drops the caller's reference to the context; NULL is a no-op. Objects
  * made from it (modules, kernels, DLPack tensors ukern handed out) keep it
@@ -203,7 +206,8 @@ UK_API uk_status uk_context_create(const uk_options *opts, uk_context **out);
 UK_API void uk_context_destroy(uk_context *ctx);
 
 /* Number of CUDA devices. UK_ERR_NO_DEVICE (with the reason: no libcuda,
- * cuInit failed, no device) when there are none. */
+ * cuInit failed, no device) when there are none; UK_ERR_INVALID for NULL
+ * count. */
 UK_API uk_status uk_device_count(int *count);
 
 typedef struct uk_device_info {
@@ -304,7 +308,8 @@ UK_API uk_status uk_bundle_verify(const char *path, char **listing);
  * written under a temporary name and renamed (mode 0444). report (may be
  * NULL): a line per kernel and what was left out, the caller's (uk_free).
  * UK_ERR_NOT_FOUND: nothing to bundle; UK_ERR_INVALID: a bad arch name or
- * NULL path; UK_ERR_IO: the directory or the file. Thread-safe. */
+ * NULL path; UK_ERR_IO: the directory or the file; UK_ERR_NOMEM.
+ * Thread-safe. */
 UK_API uk_status uk_bundle_create_from_cache(const char *cache_dir, const char *const *archs, int num_archs,
                                              const char *path, char **report);
 
@@ -355,8 +360,8 @@ typedef struct uk_cache_entry_info {
  * checked beyond the key). The file is opened without following a link and
  * without blocking on a FIFO. UK_ERR_INVALID: NULL path or out; UK_ERR_IO:
  * it cannot be opened, is not a regular file, is not a ukern entry or is
- * damaged (the reason in uk_last_error()). *out is set only on UK_OK.
- * Thread-safe. */
+ * damaged (the reason in uk_last_error()); UK_ERR_NOMEM. *out is set only
+ * on UK_OK. Thread-safe. */
 UK_API uk_status uk_cache_entry_describe(const char *path, uk_cache_entry_info *out);
 
 /* ------------------------------------------------------------------------ */
@@ -530,7 +535,10 @@ typedef enum uk_backend { UK_BACKEND_NVRTC = 0, UK_BACKEND_NVCC = 1 } uk_backend
 
 /* Compiles CUDA source with NVRTC (through the memory and disk caches).
  * The exact arch is used (-arch=sm_XY, or the variant of arch_name / an
- * -arch option). UK_ERR_INVALID: an arch NVRTC does not support.
+ * -arch option). UK_ERR_INVALID: an arch NVRTC does not support, NULL
+ * ctx, code or out, bad options (nvcc with name expressions).
+ * UK_ERR_NOT_FOUND: no nvcc for UK_BACKEND_NVCC. UK_ERR_NOMEM.
+ * UK_ERR_NO_DEVICE: no arch given and no GPU.
  * UK_ERR_COMPILE: uk_last_error_log() holds a line "nvrtc options: ..."
  * with the exact options NVRTC received, its log and the line-numbered
  * source. Without a GPU this
@@ -557,7 +565,8 @@ UK_API uk_status uk_module_from_image(uk_context *ctx, const void *image, size_t
 UK_API void uk_module_destroy(uk_module *m);
 
 /* The compiled image (cubin) of a source module; borrowed, valid while m
- * lives. UK_ERR_NOT_FOUND for modules loaded from PTX. */
+ * lives. UK_ERR_NOT_FOUND for modules loaded from PTX; UK_ERR_INVALID for a
+ * NULL argument. */
 UK_API uk_status uk_module_image(uk_module *m, const void **image, size_t *bytes);
 /* The lowered (mangled) name of a name expression given at compile time.
  * Borrowed, valid while m lives. UK_ERR_INVALID: a NULL argument;
@@ -634,7 +643,7 @@ typedef struct uk_link_input {
  * UK_ERR_COMPILE: a part does not compile or the link fails (the options
  * line and nvJitLink's log in uk_last_error_log()). UK_ERR_NO_DEVICE:
  * nvJitLink (libnvJitLink.so.13, from the CUDA toolkit; $UKERN_NVJITLINK
- * names another path) cannot be loaded. Thread-safe. */
+ * names another path) cannot be loaded. UK_ERR_NOMEM. Thread-safe. */
 UK_API uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, int num_inputs,
                                 const uk_module_options *opts, uk_module **out);
 
@@ -644,15 +653,17 @@ UK_API uk_status uk_module_link(uk_context *ctx, const uk_link_input *inputs, in
  * given), the kernel is looked up in the image: the function can then be
  * inspected (uk_function_name, uk_function_params, uk_function_set_signature)
  * and is resolved on a device at first use; launching it and reading its
- * attributes need the device (UK_ERR_NO_DEVICE). */
+ * attributes need the device (UK_ERR_NO_DEVICE). UK_ERR_INVALID: a NULL
+ * argument; UK_ERR_NOMEM; UK_ERR_CUDA: the driver refused the lookup. */
 UK_API uk_status uk_module_function(uk_module *m, const char *name, uk_function **out);
 /* Device address and size of a __device__ / __constant__ variable, on the
  * context's default device (bytes may be NULL). UK_ERR_INVALID: a NULL
  * argument; UK_ERR_NOT_FOUND: no such variable; UK_ERR_NO_DEVICE;
  * UK_ERR_CUDA: loading the module on the device failed. */
 UK_API uk_status uk_module_global(uk_module *m, const char *name, uint64_t *dptr, size_t *bytes);
-/* The same on a given device; the same statuses (UK_ERR_INVALID also for
- * a device that does not exist). */
+/* The same on a given device; the same statuses: UK_ERR_INVALID (also for
+ * a device that does not exist), UK_ERR_NOT_FOUND, UK_ERR_NO_DEVICE,
+ * UK_ERR_CUDA. */
 UK_API uk_status uk_module_global_on(uk_module *m, int device, const char *name, uint64_t *dptr,
                                      size_t *bytes);
 
@@ -682,10 +693,12 @@ UK_API uk_status uk_function_attribute(uk_function *f, uk_function_attr a, int *
  * __launch_bounds__ limit, else 1024, lowered by the registers for a
  * 64K-register SM). UK_ERR_NOT_FOUND for the others (ptx_version,
  * cache_mode_ca, the settable ones) and for modules holding PTX or a
- * fatbin. Thread-safe. */
+ * fatbin; UK_ERR_INVALID for NULL f or value or an unknown attribute.
+ * Thread-safe. */
 UK_API uk_status uk_function_image_attribute(uk_function *f, uk_function_attr a, int *value);
 /* Sets a settable attribute (on every device the function is used on).
- * UK_ERR_INVALID for a read-only one. */
+ * UK_ERR_INVALID for a read-only one or NULL f; UK_ERR_NO_DEVICE;
+ * UK_ERR_CUDA: the driver refused the value. */
 UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, int value);
 
 /* Declares the kernel's parameters as a C parameter list, e.g.
@@ -695,21 +708,25 @@ UK_API uk_status uk_function_set_attribute(uk_function *f, uk_function_attr a, i
  * bool, char, [un]signed char/short/int/long/long long, int8_t..uint64_t,
  * size_t, ptrdiff_t, float, double, __half/half, __nv_bfloat16,
  * uk_complex64/complex<float>, uk_complex128/complex<double>, CUtexObject,
- * cudaTextureObject_t and any pointer (T*). Not thread-safe against
- * concurrent launches of the same function. */
+ * cudaTextureObject_t and any pointer (T*). UK_ERR_SYNTAX: a list that
+ * does not parse or names another type (with a caret); UK_ERR_INVALID:
+ * NULL arguments; UK_ERR_NOMEM. Not thread-safe against concurrent
+ * launches of the same function. */
 UK_API uk_status uk_function_set_signature(uk_function *f, const char *c_params);
 /* The driver's CUfunction of f on `device` (-1: the context's default
  * device), loading the module there at first use: for code that calls the
  * driver itself (occupancy, launch attributes ukern does not wrap).
- * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU.
- * Thread-safe. */
+ * Borrowed: valid while f's module lives. UK_ERR_NO_DEVICE without a GPU;
+ * UK_ERR_INVALID: NULL f or cufunction, a device that does not exist;
+ * UK_ERR_CUDA: loading the module there failed. Thread-safe. */
 UK_API uk_status uk_function_handle(uk_function *f, int device, void **cufunction);
 /* The parameters declared by uk_function_set_signature: *count of them and,
  * per parameter, the uk_dtype its value has, or -1 for a pointer
  * (*dtypes borrowed: valid until the next set_signature or f's end; NULL
  * allowed when *count is 0). Lets a binding convert its arguments to the
- * declared types. UK_ERR_NOT_FOUND when no signature was set. Not
- * thread-safe against a concurrent uk_function_set_signature. */
+ * declared types. UK_ERR_NOT_FOUND when no signature was set;
+ * UK_ERR_INVALID for a NULL argument. Not thread-safe against a concurrent
+ * uk_function_set_signature. */
 UK_API uk_status uk_function_signature(uk_function *f, int *count, const int **dtypes);
 
 typedef struct uk_grid_launch {

@@ -14,12 +14,12 @@ int main(void) {
 
   uk_context *ctx;
   TRY(uk_context_create(NULL, &ctx));
+  uk_elementwise_spec spec = {.in_params = "T x, T y", /* a zeroed member is its default */
+                              .out_params = "T z",
+                              .operation = "z = (x - y) * (x - y)",
+                              .name = "squared_diff"};
   uk_elementwise *sq;
-  TRY(uk_elementwise_create(
-      ctx,
-      &(uk_elementwise_spec){
-          .in_params = "T x, T y", .out_params = "T z", .operation = "z = (x - y) * (x - y)", .name = "squared_diff"},
-      &sq));
+  TRY(uk_elementwise_create(ctx, &spec, &sq));
   int64_t shape[2] = {R, C}, row[1] = {C};
   uk_array x, y, z = {0}; /* z.data == 0: ukern allocates the output */
   TRY(uk_array_alloc(ctx, UK_FLOAT32, 2, shape, 0, NULL, &x));

@@ -45,7 +45,7 @@
 
 #include "ukern/ukern.h"
 #include "warm_start_child.h"
-#include "warm_start_trace.h"
+#include "tools/warm_start_trace.h"
 
 extern char **environ;
 

@@ -14,3 +14,9 @@ if(Python3_Interpreter_FOUND)
                        PASS_REGULAR_EXPRESSION "status_docs_bad.h:8: uk_bad_call: its comment names no status.*1 of 2"
                        FAIL_REGULAR_EXPRESSION "uk_good_call")
 endif()
+# The README: under 250 lines, its two commands and sections, its C example the
+# marked part of examples/squared_diff.c, and every path it and docs/ name exists.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_readme COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/readme-check.py)
+  set_tests_properties(test_readme PROPERTIES LABELS cpu)
+endif()

@@ -163,6 +163,14 @@ PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);
  * stream): arrays (new refs) in objs, their descriptors in out. 1 done,
  * 0 declined. */
 int pyk_fast_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs);
+/* CuPy's current device when cupy is imported (sys.modules; never imports
+ * it), with cupy.cuda.UnownedMemory and MemoryPointer found: >= 0. -1: no
+ * CuPy (no exception); -2: error (exception set). */
+int pyk_fast_cupy_device(void);
+/* After pyk_fast_cupy_device() >= 0: cupy.cuda.MemoryPointer(UnownedMemory(
+ * ptr, bytes, owner, device), 0), as CuPy's RawModule.get_global returns.
+ * New ref; NULL with an exception. */
+PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t bytes, int device);
 /* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
  * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);

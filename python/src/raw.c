@@ -274,8 +274,14 @@ static PyObject *mod_get_global(PyObject *o, PyObject *name) {
   if (mod_ensure(self) < 0) return NULL;
   uint64_t ptr = 0;
   size_t bytes = 0;
-  uk_status st = uk_module_global(self->m, n, &ptr, &bytes);
+  /* CuPy code builds cupy.ndarray(shape, dtype, memptr) over it: with CuPy
+   * imported, CuPy's MemoryPointer on CuPy's current device, as CuPy gives. */
+  int dev = pyk_fast_cupy_device();
+  if (dev == -2) return NULL;
+  uk_status st =
+      dev >= 0 ? uk_module_global_on(self->m, dev, n, &ptr, &bytes) : uk_module_global(self->m, n, &ptr, &bytes);
   if (st != UK_OK) return pyk_raise(st);
+  if (dev >= 0) return pyk_fast_cupy_memptr(o, (unsigned long long)ptr, bytes, dev);
   uk_array a;
   int64_t shape[1] = {(int64_t)bytes};
   uk_array_init(&a, ptr, UK_UINT8, 1, shape);
@@ -303,8 +309,9 @@ static PyMethodDef mod_methods[] = {
      "get_function(name) -> RawKernel: a kernel by name or by one of name_expressions.\n"
      "CuPy returns a cupy.cuda.Function; the RawKernel here is called the same way."},
     {"get_global", mod_get_global, METH_O,
-     "get_global(name) -> ukern.Array: a __device__/__constant__ variable's memory as uint8 of its size\n"
-     "(CuPy returns a MemoryPointer: use .ptr, or cupy.asarray(g).view(dtype))."},
+     "get_global(name): a __device__/__constant__ variable's memory. With CuPy imported, CuPy's\n"
+     "cupy.cuda.MemoryPointer on CuPy's current device (as CuPy's get_global: cupy.ndarray(shape, dtype,\n"
+     "memptr) views it); else a ukern.Array of uint8 of its size on the default device."},
     {"get_lowered_name", mod_lowered_name, METH_O, "get_lowered_name(name_expression) -> the mangled name. ukern only."},
     {"_lazy_function", mod_lazy_function, METH_O,
      "_lazy_function(name) -> RawKernel compiled and looked up at its first use (for unpickling). Internal."},

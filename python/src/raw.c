@@ -200,6 +200,8 @@ static int mod_ensure(ModObject *self) {
     mo.num_name_expressions = nnames;
     mo.name = "RawModule";
     mo.backend = pyk_raw_backend_id(self->backend);
+    /* jitify=True: Jitify gives NVRTC an empty header for each include it cannot find */
+    mo.missing_headers_empty = self->jitify != Py_None && PyObject_IsTrue(self->jitify) > 0;
     Py_BEGIN_ALLOW_THREADS
     st = uk_module_from_source(ctx, code, &mo, &m);
     Py_END_ALLOW_THREADS

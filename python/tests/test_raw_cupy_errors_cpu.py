@@ -285,3 +285,39 @@ def test_no_rdc_option_only_for_nested_launches(arch90):
     m = ukern.RawModule(code=SOURCE3, options=("-DPRECISION=1",))
     m.compile()
     assert m.get_function("test_sum").num_params == 4
+
+
+# ---- jitify=True: an include that cannot be found is empty, as Jitify makes it -------------
+
+SUM = r'''
+extern "C" __global__ void test_sum(const float* x1, const float* x2, float* y, unsigned int N) {
+  unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+  if (tid < N) y[tid] = x1[tid] + x2[tid];
+}
+'''
+
+
+def test_jitify_compiles_past_an_unused_missing_header(arch90, cupy_errors, tmp_path):
+    """CuPy's test_jitify5: a user header including a header that does not exist."""
+    (tmp_path / "I_INCLUDE_SOMETHING.h").write_text("#include <cupy/I_DO_NOT_EXIST_WAH_HA_HA.h>\n")
+    code = '#include "I_INCLUDE_SOMETHING.h"\n' + SUM
+    opts = (f"-I{tmp_path}",)
+    m = _quiet(make=ukern.RawModule, code=code, options=opts, jitify=True)
+    assert m.get_function("test_sum").num_params == 4
+    log = io.StringIO()
+    m.compile(log_stream=log)
+    assert 'header "cupy/I_DO_NOT_EXIST_WAH_HA_HA.h" not found: compiled as empty' in log.getvalue()
+    for jitify in (False, None):  # without Jitify: NVRTC's error, CuPy's CompileException
+        m = _quiet(make=ukern.RawModule, code=code, options=opts, jitify=jitify)
+        with pytest.raises(cupy_errors.CompileException) as ei:
+            m.get_function("test_sum")
+        assert "cannot open source file" in str(ei.value)
+        assert not isinstance(ei.value, cupy_errors.JitifyException)
+
+
+def test_jitify_missing_header_that_is_used_fails_naming_it(arch90, cupy_errors):
+    code = '#include "not_there.h"\nextern "C" __global__ void k(float* y) { y[0] = FROM_NOT_THERE; }\n'
+    m = _quiet(make=ukern.RawModule, code=code, jitify=True)
+    with pytest.raises(cupy_errors.JitifyException) as ei:
+        m.get_function("k")
+    assert "FROM_NOT_THERE" in str(ei.value) and 'header "not_there.h" not found' in ei.value.log

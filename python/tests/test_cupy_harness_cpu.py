@@ -54,3 +54,11 @@ def test_junit_summary_counts(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["core_tests_fusion_tests_test_misc", "2", "1", "1", "1"]
     assert out[-1].split() == ["total", "2", "1", "1", "1"]
+
+
+def test_junit_summary_counts_an_interrupted_test_as_an_error(tmp_path):
+    """What pytest writes when the script's timeout stops it with SIGINT mid-test."""
+    x = tmp_path / "junit-stalled.xml"
+    x.write_text('<testsuites><testsuite name="pytest" tests="1"><testcase classname="t" name="a"/>'
+                 '<testcase time="0.000" /></testsuite></testsuites>')
+    assert junit_summary.counts(str(x)) == {"passed": 1, "failed": 0, "errors": 1, "skipped": 0}

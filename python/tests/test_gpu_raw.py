@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ukern
+from test_raw_cupy_errors_cpu import NESTED  # CuPy's _test_source4: a kernel launching a kernel
 
 if ukern.device_count() == 0:
     pytest.skip("no CUDA device (ukern.device_count() == 0)", allow_module_level=True)
@@ -510,20 +511,6 @@ def test_errors_are_cupys_classes_once_cupy_is_imported():
         ukern.RawModule(code=SUM).get_function("no_such_kernel")
     with pytest.raises(driver.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
         ukern.RawModule(path="/nonexistent/this_does_not_exist.cubin").get_function("k")
-
-
-NESTED = r'''
-extern "C" {
-__global__ void test_kernel_inner(float *arr, int N) {
-  unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
-  if (tid < N) arr[tid] = 1.0;
-}
-__global__ void test_kernel(float *arr, int N, int inner_blk) {
-  unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
-  if (tid < N/inner_blk) test_kernel_inner<<<1, inner_blk>>>(arr+tid*inner_blk, inner_blk);
-}
-}
-'''
 
 
 def test_nested_launch_with_dc_runs_and_without_fails_to_compile():

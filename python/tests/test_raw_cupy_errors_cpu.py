@@ -280,13 +280,6 @@ def test_nested_launch_needs_dc_as_in_cupy(arch90, cupy_errors, backend):
             k.compile()
 
 
-def test_no_rdc_option_only_for_nested_launches(arch90):
-    """Modules without a device-side launch compile with the options as given (keys unchanged)."""
-    m = ukern.RawModule(code=SOURCE3, options=("-DPRECISION=1",))
-    m.compile()
-    assert m.get_function("test_sum").num_params == 4
-
-
 # ---- jitify=True: an include that cannot be found is empty, as Jitify makes it -------------
 
 SUM = r'''

@@ -17,6 +17,12 @@
 
 /* Copy rate: meta.copy_rate_Bps, 4.17e12 B/s. */
 #define BW_B_PER_US 4.17e6
+/* What streaming costs past the bytes at the copy rate, up to a limit:
+ * the 24 points of 64 MiB whose plans the model keeps took 0.73-0.79 of
+ * the model without it (28-32 us against 22.4: +6.5 us); at 4 MiB, 9.1-
+ * 9.4 us against 7.3-7.6 (the whole 1.0 us of their bytes); at 1 GiB
+ * nothing measurable. */
+#define RAMP_US 6.5
 /* Fixed cost of a call: 64 KiB (256, 64) axis 1 (8 threads per output,
  * 8 blocks, one round of loads) took 7.3 us: 7.3 - LAT - COMB_G8. */
 #define T0_US 6.3
@@ -98,5 +104,5 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     chain = waves * seq * (rounds * LAT_US + comb);
     if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd((double)s->nsplit, g) * L2DEP_US + comb;
   }
-  return T0_US + maxd(stream_us(bytes, conc, inflight, sms), chain) + split;
+  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, sms), chain) + split;
 }

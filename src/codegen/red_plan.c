@@ -118,11 +118,11 @@ static void split_n(uk_red_strategy *s, int64_t nred, int64_t n, int64_t min_pie
   s->nsplit = cdiv(nred, s->chunk);
 }
 
-/* Keeps *t as the best so far when it is the first or 1% cheaper. */
+/* Keeps *t as the best so far when it is the first or 0.5% cheaper. */
 static void consider(const uk_red_strategy *t, const uk_red_facts *f, int sms, uk_red_strategy *best,
                      double *best_cost) {
   double c = uk__red_cost_us(t, f, sms);
-  if (*best_cost < 0 || c < 0.99 * *best_cost) {
+  if (*best_cost < 0 || c < 0.995 * *best_cost) {
     *best = *t;
     *best_cost = c;
   }
@@ -131,7 +131,7 @@ static void consider(const uk_red_strategy *t, const uk_red_facts *f, int sms, u
 /* Split counts worth weighing for gx block columns: those that fill 1, 2,
  * 3 or 4 whole waves of `resident` blocks (a last, partial wave runs alone
  * at a fraction of the bandwidth), then none. Listed first, a split keeps
- * its place against no split unless that is 1% cheaper: with fewer blocks
+ * its place against no split unless that is 0.5% cheaper: with fewer blocks
  * than the GPU holds, the model's bandwidth is the least certain. */
 static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   int k = 0;
@@ -171,12 +171,13 @@ static void contiguity(const uk_red_loops *R, const int64_t *itemsize, int *red_
 }
 
 /* Vector loads along the reduced loop for T1/G8/G32/B: every loop input
- * walks its innermost reduced axis contiguously, that axis holds whole
- * vectors (so none spans two rows of a non-adjacent axis set), every other
- * stride and the bases are 16-byte aligned. */
+ * walks its innermost reduced axis contiguously, every other stride and
+ * the bases are 16-byte aligned, and over several reduced axes (a
+ * non-adjacent set) the innermost holds whole vectors, so that none spans
+ * two of its rows (one axis: a scalar loop takes the tail). */
 static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec) {
   const uk_loop *K = &R->kept, *L = &R->red;
-  if (vec < 2 || !aligned || L->ndim < 1 || R->nred < vec || L->shape[L->ndim - 1] % vec) return 0;
+  if (vec < 2 || !aligned || L->ndim < 1 || R->nred < vec || (L->ndim > 1 && L->shape[L->ndim - 1] % vec)) return 0;
   for (int k = 0; k < R->nin; k++) {
     if (L->strides[k][L->ndim - 1] != itemsize[k]) return 0;
     for (int d = 0; d < L->ndim - 1; d++)
@@ -203,11 +204,13 @@ static void choose_cols(const uk_red_loops *R, int aligned, int vec, int sms,
       if (L->strides[k][d] % 16) vc = 0;
   }
   int64_t nv = vc ? vec : 1;
-  /* by = 8 first: the width the planner used before the model. */
+  /* First the width the planner used before the model (measured at the
+   * copy rate wherever it had enough blocks): 1 thread per output for
+   * columns of 64 or fewer, else 8. */
   static const int bys[] = {8, 1, 2, 4, 16, 32, 64};
   double best = -1;
   for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
-    int by = bys[j];
+    int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];
     int64_t bx = UK_RED_BLOCK / by;
     if (by > 1 && bx * nv * f->itemsize < 128) continue; /* a row of the tile: at least one whole line */
     uk_red_strategy t;

@@ -91,7 +91,7 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
  * program; sms: multiprocessors of the device. The candidates the loops
  * allow (threads per output, tile width, split count) are weighed with the
  * measured cost model of red_cost.h; the cheapest wins (a candidate listed
- * earlier keeps its place unless another is 1% cheaper). A split launch
+ * earlier keeps its place unless another is 0.5% cheaper). A split launch
  * has one output group per block column (the last block of each column
  * combines that column's partials). Pure: the same inputs, the same plan. */
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,

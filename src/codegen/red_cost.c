@@ -13,7 +13,6 @@
  * that isolates them. */
 #include "codegen/red_cost.h"
 
-#include <math.h>
 
 /* Copy rate: meta.copy_rate_Bps, 4.17e12 B/s. */
 #define BW_B_PER_US 4.17e6
@@ -55,10 +54,19 @@
  * 2 elements). */
 #define SCALAR_TRIP 2.0
 
-static double cdivd(double a, double b) { return b > 0 ? ceil(a / b) : 0; }
+/* No libm on the planner's path (x86-64's baseline has no rounding
+ * instruction: ceil and log2 are calls). Values here are whole and
+ * below 2^62. */
+static double floord(double a) { return a >= 4.0e18 ? a : (double)(int64_t)a; } /* past 2^52: whole already */
+static double cdivd(double a, double b) {
+  if (b <= 0) return 0;
+  double q = a / b, t = floord(q);
+  return t < q ? t + 1 : t;
+}
 static double mind(double a, double b) { return a < b ? a : b; }
 static double maxd(double a, double b) { return a > b ? a : b; }
-static double log2i(double x) { return x > 1 ? log2(x) : 0; }
+/* log2 of a power of two (by, Q) */
+static double log2i(double x) { return x > 1 ? (double)__builtin_ctzll((unsigned long long)x) : 0; }
 
 /* Streaming time: the bytes at the rate `inflight` bytes in flight sustain
  * (BW x LAT saturate the memory), and at least one block per SM. */
@@ -84,7 +92,7 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0));
     if (s->nsplit > 1) {
       const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
-      const double loads = floor(per / 4) + fmod(per, 4); /* four in flight, then the rest */
+      const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */
       split = 2 * L2DEP_US + cdivd(slots, S) * loads * L2DEP_US + log2i(Q) * SYNC_US;
     }
   } else if (s->kernel == UK_RED_PACK) {

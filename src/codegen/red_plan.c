@@ -190,20 +190,10 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
 
 /* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
  * by from whole 128-byte lines per row up, each with its split counts. */
-static void choose_cols(const uk_red_loops *R, int aligned, int vec, int sms,
-                        const uk_red_facts *f, uk_red_strategy *s) {
-  const uk_loop *K = &R->kept, *L = &R->red;
-  int64_t nout = R->nout, nred = R->nred, resident = (int64_t)sms * (2048 / UK_RED_BLOCK);
-  /* Vector loads of `vec` adjacent outputs where every row holds whole
-   * aligned vectors. */
-  int vc = vec > 1 && aligned && K->shape[K->ndim - 1] % vec == 0;
-  for (int k = 0; vc && k < R->nin; k++) {
-    for (int d = 0; d < K->ndim - 1; d++)
-      if (K->strides[k][d] % 16) vc = 0;
-    for (int d = 0; d < L->ndim; d++)
-      if (L->strides[k][d] % 16) vc = 0;
-  }
-  int64_t nv = vc ? vec : 1;
+static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * (2048 / UK_RED_BLOCK);
+  int vc = in->vec_ok, sms = in->sms;
+  int64_t nv = vc ? in->vec : 1;
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
@@ -231,9 +221,9 @@ static void choose_cols(const uk_red_loops *R, int aligned, int vec, int sms,
 }
 
 /* T1, G8, G32 or B: threads per output by row length, with split counts. */
-static void choose_group(const uk_red_loops *R, int vec_ok, int vec, int sms, const uk_red_facts *f,
-                         uk_red_strategy *s) {
-  int64_t nout = R->nout, nred = R->nred, resident = (int64_t)sms * (2048 / UK_RED_BLOCK);
+static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * (2048 / UK_RED_BLOCK);
+  int vec_ok = in->vec_ok, vec = in->vec, sms = in->sms;
   /* Short rows (16 or fewer) take a thread each: no cycles go to shuffles,
    * and neighbouring threads read neighbouring rows. Longer rows never do
    * (a warp would read 32 rows at once: the model has no term for that).
@@ -263,26 +253,54 @@ static void choose_group(const uk_red_loops *R, int vec_ok, int vec, int sms, co
   }
 }
 
-void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
-                    uk_red_strategy *s) {
-  memset(s, 0, sizeof *s);
-  int64_t nout = R->nout, nred = R->nred;
-  if (sms < 1) sms = 1;
+/* Vectors of adjacent outputs for COLS where every row holds whole aligned
+ * vectors. */
+static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
+  const uk_loop *K = &R->kept, *L = &R->red;
+  int vc = vec > 1 && aligned && K->shape[K->ndim - 1] % vec == 0;
+  for (int k = 0; vc && k < R->nin; k++) {
+    for (int d = 0; d < K->ndim - 1; d++)
+      if (K->strides[k][d] % 16) vc = 0;
+    for (int d = 0; d < L->ndim; d++)
+      if (L->strides[k][d] % 16) vc = 0;
+  }
+  return vc;
+}
+
+void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                     uk_red_plan_in *in) {
+  memset(in, 0, sizeof *in);
+  in->nout = R->nout;
+  in->nred = R->nred;
+  in->vec = vec;
+  in->sms = sms < 1 ? 1 : sms;
+  in->itemsize = 1;
+  for (int k = 0; k < R->nin; k++) {
+    in->elem_bytes += itemsize[k];
+    if (itemsize[k] > in->itemsize) in->itemsize = (int32_t)itemsize[k];
+  }
   int red_contig, cols;
   contiguity(R, itemsize, &red_contig, &cols);
-  uk_red_facts f = {nout, nred, 0, vec, 1};
-  for (int k = 0; k < R->nin; k++) {
-    f.elem_bytes += itemsize[k];
-    if (itemsize[k] > f.itemsize) f.itemsize = (int)itemsize[k];
-  }
   if (!red_contig && cols) {
-    choose_cols(R, aligned, vec, sms, &f, s);
-    return;
+    in->group = UK_RED_GROUP_COLS;
+    in->vec_ok = cols_vec_ok(R, aligned, vec);
+  } else if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
+    in->group = UK_RED_GROUP_PACK;
+  } else {
+    in->group = UK_RED_GROUP_G;
+    in->vec_ok = group_vec_ok(R, itemsize, aligned, vec);
   }
-  if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
+}
+
+void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s) {
+  memset(s, 0, sizeof *s);
+  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize};
+  if (in->group == UK_RED_GROUP_COLS) {
+    choose_cols(in, &f, s);
+  } else if (in->group == UK_RED_GROUP_PACK) {
     /* One-shot grid, as an elementwise kernel: no split (a grid-stride
      * loop only past 2^24 blocks). */
-    int64_t per_block = (int64_t)UK_RED_BLOCK * uk__red_pack_unroll(vec), items = nout / (vec / 2);
+    int64_t vec = in->vec, per_block = (int64_t)UK_RED_BLOCK * uk__red_pack_unroll(in->vec), items = in->nout / (vec / 2);
     s->kernel = UK_RED_PACK;
     s->vec = 1;
     s->by = 1;
@@ -290,10 +308,17 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
     s->grid_x = cdiv(items, per_block);
     if (s->grid_x > ((int64_t)1 << 24)) s->grid_x = (int64_t)1 << 24;
     s->nsplit = 1;
-    s->chunk = nred;
-    return;
+    s->chunk = in->nred;
+  } else {
+    choose_group(in, &f, s);
   }
-  choose_group(R, group_vec_ok(R, itemsize, aligned, vec), vec, sms, &f, s);
+}
+
+void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                    uk_red_strategy *s) {
+  uk_red_plan_in in;
+  uk__red_plan_in(R, itemsize, aligned, vec, sms, &in);
+  uk__red_choose_in(&in, s);
 }
 
 int uk__red_threads_per_output(const uk_red_strategy *s) {

@@ -97,6 +97,21 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s);
 
+/* uk__red_choose in two halves: what the choice depends on, from the loops
+ * (cheap: contiguity and alignment tests), and the choice from that alone
+ * (the model's candidates). A caller may keep choices by their uk_red_plan_in
+ * (compare with memcmp: every byte is written). */
+typedef struct uk_red_plan_in {
+  int64_t nout, nred;
+  int64_t elem_bytes; /* bytes one reduced element reads, over the loop inputs */
+  int32_t group;      /* uk_red_group */
+  int32_t vec_ok;     /* G: vectors along the reduced loop; COLS: of adjacent outputs */
+  int32_t vec, itemsize, sms, pad;
+} uk_red_plan_in;
+void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                     uk_red_plan_in *in);
+void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
+
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it
  * looks at the device. */

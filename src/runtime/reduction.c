@@ -408,6 +408,34 @@ out:
   return st;
 }
 
+/* The last plans this thread chose: uk__red_choose_in is pure in its
+ * input, and a repeated call then skips the cost model's candidates (a few
+ * thousand instructions). Per thread: no lock on the hot path. */
+#define RED_MEMO 4
+typedef struct red_memo {
+  uk_red_plan_in in;
+  uk_red_strategy s;
+  int used;
+} red_memo;
+static _Thread_local red_memo memo[RED_MEMO];
+static _Thread_local int memo_next;
+
+static void choose(const prep *pr, int sms, uk_red_strategy *s) {
+  uk_red_plan_in in;
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, pr->vec, sms, &in);
+  for (int j = 0; j < RED_MEMO; j++)
+    if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {
+      *s = memo[j].s;
+      return;
+    }
+  uk__red_choose_in(&in, s);
+  red_memo *m = &memo[memo_next];
+  memo_next = (memo_next + 1) % RED_MEMO;
+  m->in = in;
+  m->s = *s;
+  m->used = 1;
+}
+
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                             const uk_reduce_launch *launch) {
   uk__error_clear();
@@ -428,7 +456,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  uk__red_choose(R, pr.itemsize, pr.aligned, pr.vec, uk__device_sm_count(f.device), &s);
+  choose(&pr, uk__device_sm_count(f.device), &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

@@ -1,19 +1,10 @@
 /* Reduction planning (red_plan.h): axes, kept and reduced loops, the strategy and its grid. */
 #include "codegen/red_plan.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "codegen/red_cost.h"
-
-static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_g", "_cols", "_p"};
-
-const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
-
-int uk__red_kernel_group(int id) {
-  return id == UK_RED_COLS ? UK_RED_GROUP_COLS : id == UK_RED_PACK ? UK_RED_GROUP_PACK : UK_RED_GROUP_G;
-}
 
 uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
   memset(reduced, 0, UK_MAX_NDIM);
@@ -99,8 +90,6 @@ void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int n
 int uk__red_vec(int64_t max_itemsize) {
   return max_itemsize > 0 && max_itemsize < 16 ? (int)(16 / max_itemsize) : 1;
 }
-
-int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
 
 /* Rounded-up a / b (a >= 0, b > 0) without the a + b - 1 that could overflow. */
 static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
@@ -319,36 +308,6 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
   uk_red_plan_in in;
   uk__red_plan_in(R, itemsize, aligned, vec, sms, &in);
   uk__red_choose_in(&in, s);
-}
-
-int uk__red_threads_per_output(const uk_red_strategy *s) {
-  switch (s->kernel) {
-  case UK_RED_T1: return 1;
-  case UK_RED_G8: return 8;
-  case UK_RED_G32: return 32;
-  case UK_RED_B: return UK_RED_BLOCK;
-  default: return s->by > 0 ? s->by : 1;
-  }
-}
-
-int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {
-  if (s->nsplit <= 1) return 0;
-  return s->grid_x * s->nsplit * s->slots * partial_size;
-}
-
-const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
-  static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "8 threads per output",
-                                                    "a warp per output",  "a block per output",
-                                                    "threads across outputs",
-                                                    "rows of 2 packed in vectors"};
-  const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
-  int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
-  if (s->kernel == UK_RED_COLS && n >= 0 && n < size)
-    n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);
-  if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);
-  if (s->nsplit > 1 && n >= 0 && n < size)
-    snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);
-  return buf;
 }
 
 /* The first two branches of uk__red_choose: the rest only size the grid

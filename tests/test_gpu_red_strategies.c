@@ -172,6 +172,7 @@ static void strategies(void) {
       {2, {20001, 256}, 0x1, "columns of 256, split"},
       {2, {257, 4100}, 0x1, "columns, many outputs"},
       {2, {33, 65540}, 0x1, "short columns"},
+      {2, {16, 1048580}, 0x1, "columns of 16, a thread per output"},
       {3, {31, 1001, 64}, 0x3, "columns, two reduced axes"},
   };
   static const uk_dtype types[] = {UK_FLOAT32, UK_FLOAT64, UK_INT32, UK_COMPLEX64, UK_FLOAT16};

@@ -10,7 +10,10 @@
  * h200.json, float32, L2 flushed, event-timed from Python; docs/PERF.md
  * "Sweep"), each from the points named beside it, read with the plans the
  * planner of that day chose for them. Those marked "model" had no point
- * that isolates them. */
+ * that isolates them. Residency is taken as 8 blocks of 256 threads per SM
+ * (the float32 sum programs use 30-32 registers); programs with struct
+ * reduce types use more (an argmax pair's column kernel: 77), fit fewer
+ * blocks and run more waves than the model counts. */
 #include "codegen/red_cost.h"
 
 

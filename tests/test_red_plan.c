@@ -255,7 +255,7 @@ static void test_sweep_plans(void) {
     uk_red_strategy s;
     uk_red_loops R;
     plan(p->ndim, p->shape, red, 0, &s, &R);
-    uk_red_facts f = {R.nout, R.nred, 4, 4, 4};
+    uk_red_facts f = {R.nout, R.nred, 4, 4, 4, 0};
     double us = uk__red_cost_us(&s, &f, 132), then = p->ms * 1e3, alt = p->alt_ms * 1e3;
     int ok = strcmp(uk__red_describe(&s, buf, sizeof buf), p->plan) == 0, kept = strcmp(p->plan, p->then) == 0;
     if (kept) {
@@ -280,7 +280,7 @@ static void test_sweep_plans(void) {
 
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
-  uk_red_facts f = {262144, 1024, 4, 4, 4};
+  uk_red_facts f = {262144, 1024, 4, 4, 4, 0};
   uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
@@ -288,14 +288,36 @@ static void test_cost_terms(void) {
    * a warp per row streams */
   CHECK(uk__red_cost_us(&b, &f, 132) > 1.2 * uk__red_cost_us(&w, &f, 132));
   /* no outputs: nothing runs */
-  uk_red_facts none = {0, 1024, 4, 4, 4};
+  uk_red_facts none = {0, 1024, 4, 4, 4, 0};
   CHECK(uk__red_cost_us(&b, &none, 132) == 0);
   /* the same plan on fewer SMs is never faster */
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
-  uk_red_facts c = {256, 1048576, 4, 4, 4};
+  uk_red_facts c = {256, 1048576, 4, 4, 4, 0};
   uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
+  /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
+   * in more waves, and the planner fills the waves that fit */
+  uk_red_facts c3 = c;
+  c3.per_sm = 3;
+  CHECK(uk__red_cost_us(&narrow, &c3, 132) >= uk__red_cost_us(&narrow, &c, 132));
+  int64_t shape[2] = {1 << 20, 256}, item = 4;
+  uk_loop L = loop_of(2, shape, 4, 0);
+  uint8_t cols[UK_MAX_NDIM] = {1, 0};
+  int64_t os[1][UK_MAX_NDIM] = {{4}};
+  uk_red_loops R;
+  uk__red_split(&L, cols, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk_red_plan_in in;
+  uk_red_strategy s8, s3, s0;
+  uk__red_plan_in(&R, &item, 1, 4, 132, &in);
+  CHECK(in.per_sm == 8 && in.group == UK_RED_GROUP_COLS && in.vec_ok && in.elem_bytes == 4);
+  uk__red_choose_in(&in, &s8);
+  in.per_sm = 3;
+  uk__red_choose_in(&in, &s3);
+  CHECK(s3.kernel == UK_RED_COLS && s3.grid_x * s3.nsplit <= 132 * 3 * 2 && s3.grid_x * s3.nsplit < s8.grid_x * s8.nsplit);
+  in.per_sm = 0; /* out of range: a full SM */
+  uk__red_choose_in(&in, &s0);
+  CHECK(memcmp(&s0, &s8, sizeof s0) == 0);
 }
 
 /* Zero-size loops whose other extents multiply past int64: split with no

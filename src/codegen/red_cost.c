@@ -10,10 +10,10 @@
  * h200.json, float32, L2 flushed, event-timed from Python; docs/PERF.md
  * "Sweep"), each from the points named beside it, read with the plans the
  * planner of that day chose for them. Those marked "model" had no point
- * that isolates them. Residency is taken as 8 blocks of 256 threads per SM
- * (the float32 sum programs use 30-32 registers); programs with struct
- * reduce types use more (an argmax pair's column kernel: 77), fit fewer
- * blocks and run more waves than the model counts. */
+ * that isolates them. Residency (blocks per SM) is the loaded kernel's
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor, uk_red_facts.per_sm): 8
+ * for the float32 sum programs (30-32 registers), 3 for an argmax pair's
+ * column kernel (77). */
 #include "codegen/red_cost.h"
 
 
@@ -80,7 +80,8 @@ static double stream_us(double bytes, double conc_blocks, double inflight, int s
 
 double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms) {
   if (f->nout <= 0 || s->grid_x <= 0) return 0;
-  const double B = UK_RED_BLOCK, resident = (double)(sms > 0 ? sms : 1) * (2048 / UK_RED_BLOCK);
+  const double B = UK_RED_BLOCK,
+               resident = (double)(sms > 0 ? sms : 1) * (f->per_sm > 0 ? f->per_sm : 2048 / UK_RED_BLOCK);
   const double nout = (double)f->nout, nred = (double)f->nred, chunk = (double)(s->chunk > 0 ? s->chunk : 1);
   const double bytes = nout * nred * (double)f->elem_bytes;
   const double blocks = (double)s->grid_x * (double)(s->nsplit > 0 ? s->nsplit : 1), conc = mind(blocks, resident);

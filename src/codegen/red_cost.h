@@ -16,6 +16,7 @@ typedef struct uk_red_facts {
   int64_t elem_bytes; /* bytes one reduced element reads (over every loop input) */
   int vec;            /* elements per vector load of the program (uk__red_vec) */
   int itemsize;       /* the largest loop input's bytes per element */
+  int per_sm;         /* blocks of UK_RED_BLOCK threads resident per SM (0: 2048 / UK_RED_BLOCK) */
 } uk_red_facts;
 
 /* Predicted microseconds of a call with strategy s (as event-timed from

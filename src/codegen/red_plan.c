@@ -180,7 +180,7 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
 /* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
  * by from whole 128-byte lines per row up, each with its split counts. */
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
-  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * (2048 / UK_RED_BLOCK);
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int vc = in->vec_ok, sms = in->sms;
   int64_t nv = vc ? in->vec : 1;
   /* First the width the planner used before the model (measured at the
@@ -211,7 +211,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
 
 /* T1, G8, G32 or B: threads per output by row length, with split counts. */
 static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
-  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * (2048 / UK_RED_BLOCK);
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int vec_ok = in->vec_ok, vec = in->vec, sms = in->sms;
   /* Short rows (16 or fewer) take a thread each: no cycles go to shuffles,
    * and neighbouring threads read neighbouring rows. Longer rows never do
@@ -263,6 +263,7 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
   in->nred = R->nred;
   in->vec = vec;
   in->sms = sms < 1 ? 1 : sms;
+  in->per_sm = 2048 / UK_RED_BLOCK;
   in->itemsize = 1;
   for (int k = 0; k < R->nin; k++) {
     in->elem_bytes += itemsize[k];
@@ -281,9 +282,12 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
   }
 }
 
-void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s) {
+void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
   memset(s, 0, sizeof *s);
-  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize};
+  uk_red_plan_in fixed = *given, *in = &fixed;
+  if (in->sms < 1) in->sms = 1;
+  if (in->per_sm < 1 || in->per_sm > 2048 / UK_RED_BLOCK) in->per_sm = 2048 / UK_RED_BLOCK;
+  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize, in->per_sm};
   if (in->group == UK_RED_GROUP_COLS) {
     choose_cols(in, &f, s);
   } else if (in->group == UK_RED_GROUP_PACK) {

@@ -106,7 +106,9 @@ typedef struct uk_red_plan_in {
   int64_t elem_bytes; /* bytes one reduced element reads, over the loop inputs */
   int32_t group;      /* uk_red_group */
   int32_t vec_ok;     /* G: vectors along the reduced loop; COLS: of adjacent outputs */
-  int32_t vec, itemsize, sms, pad;
+  int32_t vec, itemsize, sms;
+  int32_t per_sm;     /* resident blocks per SM: 2048 / UK_RED_BLOCK from uk__red_plan_in; a
+                         caller that knows the loaded kernel's occupancy sets it */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

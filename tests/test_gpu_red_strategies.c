@@ -28,7 +28,9 @@ static int seen[C_N];
 
 /* The plan a call of a program of loop input itemsize `item` on view a
  * with these reduced axes gets (as prepare and uk_reduction_call do, with
- * an allocated C-contiguous output): counted into seen[]. */
+ * an allocated C-contiguous output; 8 resident blocks per SM, the float
+ * programs' occupancy: struct reduce types fit fewer, and their calls may
+ * split differently): counted into seen[]. */
 static void note_plan(const char *label, const uk_array *a, const uint8_t *red, int keepdims) {
   int64_t item = (int64_t)uk_dtype_size(a->dtype);
   uk_operand_view v = {"x", a->ndim, a->shape, a->strides, item};

@@ -3,17 +3,58 @@
  * is compiled for sm_90 (the device's arch on a GPU machine) and its
  * parameters' offsets and sizes, read from the cubin without a GPU, must be
  * the plan's slots, with scalars of every alignment (bool, half, double,
- * complex<double>) between the arrays. */
+ * complex<double>) between the arrays. Then every variant of its source
+ * that a call may pick compiles (uk__row_variant). */
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
 
 static uk_context *ctx;
 static int arch = 90;
+static int variants; /* compiled */
 
 typedef struct arg_desc {
   uk_dtype dtype;
   int ndim; /* -1: a typed scalar */
 } arg_desc;
+
+/* Every variant a call may pick (uk__row_size): registers with 1 .. 8
+ * scalars or vectors of the widest array's 16 bytes a thread, and shared
+ * memory by scalars and by vectors; each compiles with its kernel. */
+static void compile_variants(const uk_fuse_plan *p, const char *prog) {
+  int widest = 0, size[UK_FUSE_MAX_INPUTS];
+  int nk = uk__row_kept_sizes(p, size);
+  for (int j = 0; j < nk; j++) widest = size[j] > widest ? size[j] : widest;
+  for (int o = 0; o < UK_FUSE_MAX_INPUTS && o < p->row.nparams; o++)
+    if (p->row.param[o].kind == UK_ROW_OUT && !p->row.out_per_row[p->row.param[o].index]) {
+      int s = (int)uk_dtype_size(p->out_dtype[p->row.param[o].index]);
+      widest = s > widest ? s : widest;
+    }
+  int vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
+  for (int vi = 0; vi < 2; vi++)
+    for (int k = 0; k <= UK_ROW_REG_ELEMS; k = k ? 2 * k : 1) {
+      int v = vecs[vi];
+      if ((vi && v == 1) || k * v > UK_ROW_REG_ELEMS) continue;
+      char pre[64];
+      uk__row_variant(k, v, pre, sizeof pre);
+      size_t len = strlen(pre) + strlen(p->row.source) + 1;
+      char *src = malloc(len);
+      if (!src) continue;
+      snprintf(src, len, "%s%s", pre, p->row.source);
+      uk_module_options mo;
+      memset(&mo, 0, sizeof mo);
+      mo.arch = arch;
+      mo.name = p->row.name;
+      uk_module *m = NULL;
+      uk_function *fn = NULL;
+      uk_status st = uk_module_from_source(ctx, src, &mo, &m);
+      if (st) fprintf(stderr, "'%s' variant K %d V %d: %s\n", prog, k, v, uk_last_error());
+      CHECK(st == UK_OK);
+      if (m) CHECK_OK(uk_module_function(m, p->row.name, &fn));
+      uk_module_destroy(m);
+      free(src);
+      variants++;
+    }
+}
 
 static void check_program(const char *ins, const char *outs, const char *prog, const arg_desc *a, int nin) {
   uk_fuse_prog *g = NULL;
@@ -63,6 +104,7 @@ static void check_program(const char *ins, const char *outs, const char *prog, c
     if (j == n - 1) CHECK(ps[j].offset + ps[j].size == pl.bytes);
   }
   uk_module_destroy(m);
+  compile_variants(p, prog);
   uk__plan_free(&pl);
   uk__fuse_plan_free(p);
   uk__fuse_prog_free(g);
@@ -91,5 +133,6 @@ int main(void) {
                 "t = where(b, x * h, x); z = t - sum(t, axis=-1, keepdims=True) * c; s = sum(t, axis=-1)",
                 (arg_desc[]){{UK_BOOL, -1}, {UK_COMPLEX128, 2}, {UK_FLOAT16, -1}, {UK_COMPLEX128, -1}}, 4);
   uk_context_destroy(ctx);
+  CHECK(variants >= 4 * 6);
   return ut_finish("test_nvrtc_row_args");
 }

@@ -499,7 +499,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
-        uk__sb_addf(b, "      _uk_keepv<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
+        uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
       }
     uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
   }

@@ -104,7 +104,7 @@ static __device__ __forceinline__ void _uk_keep(T *kept, const char *base, long 
 }
 // Keeps elements j .. j + V - 1 (V > 1: one access of V elements).
 template <int V, class T>
-static __device__ __forceinline__ void _uk_keepv(T *kept, const char *base, long long j, long long stride) {
+static __device__ __forceinline__ void _uk_keep_vec(T *kept, const char *base, long long j, long long stride) {
   if (V == 1) _uk_keep(kept, base, j, stride);
   else _uk_keep_by<(int)sizeof(_uk_vec<T, V>)>::keep((_uk_vec<T, V> *)(kept + j), base + j * (long long)sizeof(T));
 }

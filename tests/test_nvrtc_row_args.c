@@ -17,6 +17,22 @@ typedef struct arg_desc {
   int ndim; /* -1: a typed scalar */
 } arg_desc;
 
+/* src compiled for arch as a module with p's kernel: its function (in
+ * *m, the caller's), or NULL with the log printed. */
+static uk_function *compile(const uk_fuse_plan *p, const char *src, const char *what, uk_module **m) {
+  uk_module_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.arch = arch;
+  mo.name = p->row.name;
+  uk_function *fn = NULL;
+  *m = NULL;
+  uk_status st = uk_module_from_source(ctx, src, &mo, m);
+  if (st) fprintf(stderr, "%s: %s\n", what, uk_last_error());
+  CHECK(st == UK_OK);
+  if (*m) CHECK_OK(uk_module_function(*m, p->row.name, &fn));
+  return fn;
+}
+
 /* Every variant a call may pick (uk__row_size): registers with 1 .. 8
  * scalars or vectors of the widest array's 16 bytes a thread, and shared
  * memory by scalars and by vectors; each compiles with its kernel. */
@@ -40,16 +56,10 @@ static void compile_variants(const uk_fuse_plan *p, const char *prog) {
       char *src = malloc(len);
       if (!src) continue;
       snprintf(src, len, "%s%s", pre, p->row.source);
-      uk_module_options mo;
-      memset(&mo, 0, sizeof mo);
-      mo.arch = arch;
-      mo.name = p->row.name;
+      char what[160];
+      snprintf(what, sizeof what, "'%s' variant K %d V %d", prog, k, v);
       uk_module *m = NULL;
-      uk_function *fn = NULL;
-      uk_status st = uk_module_from_source(ctx, src, &mo, &m);
-      if (st) fprintf(stderr, "'%s' variant K %d V %d: %s\n", prog, k, v, uk_last_error());
-      CHECK(st == UK_OK);
-      if (m) CHECK_OK(uk_module_function(m, p->row.name, &fn));
+      compile(p, src, what, &m);
       uk_module_destroy(m);
       free(src);
       variants++;
@@ -80,14 +90,8 @@ static void check_program(const char *ins, const char *outs, const char *prog, c
   }
   uk_plan pl = {0, NULL, 0};
   CHECK_OK(uk__row_args(p, &pl));
-  uk_module_options mo;
-  memset(&mo, 0, sizeof mo);
-  mo.arch = arch;
-  mo.name = p->row.name;
   uk_module *m = NULL;
-  uk_function *fn = NULL;
-  CHECK_OK(uk_module_from_source(ctx, p->row.source, &mo, &m));
-  if (m) CHECK_OK(uk_module_function(m, p->row.name, &fn));
+  uk_function *fn = compile(p, p->row.source, prog, &m);
   int n = -1;
   const uk_param_info *ps = NULL;
   if (fn) CHECK_OK(uk_function_params(fn, &n, &ps));

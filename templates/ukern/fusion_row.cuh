@@ -30,12 +30,20 @@ template <int N> struct _uk_rowix {
   __device__ __forceinline__ _uk_rowix(const _uk_geo<N> &g, long long row) {
     if (N == 2) { // one row axis: no division (row < nrows)
       i[0] = row;
-      return;
-    }
+    } else if (g.nrows <= 0x7fffffff) { // 32-bit division (every lead[d] <= nrows)
+      unsigned r = (unsigned)row;
 #pragma unroll
-    for (int d = N - 2; d >= 0; d--) {
-      i[d] = row % g.lead[d];
-      row /= g.lead[d];
+      for (int d = N - 2; d >= 0; d--) {
+        const unsigned l = (unsigned)g.lead[d];
+        i[d] = r % l;
+        r /= l;
+      }
+    } else {
+#pragma unroll
+      for (int d = N - 2; d >= 0; d--) {
+        i[d] = row % g.lead[d];
+        row /= g.lead[d];
+      }
     }
   }
   __device__ __forceinline__ long long off(const _uk_st<N> &st) const {

@@ -299,9 +299,14 @@ def test_row_kernel_widths(name, width):
         got = fu(x)
         want = fn(xh.astype(np.float64))
         got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        # a float32 mean's rounding, times what the layer norm scales x - mean by
+        x64 = xh.astype(np.float64)
+        amp = np.maximum(1, 1 / np.sqrt(np.var(x64, axis=-1, keepdims=True) + 1e-5)) if name == "layernorm" else 1
         for g, w in zip(got, want):
             assert g.dtype == np.float32 and g.shape == w.shape
-            np.testing.assert_allclose(g.get(), w, rtol=2e-5, atol=0 if name == "softmax" else 4e-6)
+            atol = 0 if name == "softmax" else 4e-6 * (amp if w.ndim == 2 else 1)
+            err = np.abs(g.get() - w) - (2e-5 * np.abs(w) + atol)
+            assert (err <= 0).all(), (name, rows, width, float(err.max()))
 
 
 @pytest.mark.parametrize("view", ["pitch", "offset", "reversed", "float64"])
@@ -317,5 +322,5 @@ def test_row_kernel_views(view):
         fu = ukern.fuse(fn)
         assert fu.kernel_count(x) == 1
         got = fu(x)
-        tol = 1e-12 if view == "float64" else 2e-5
+        tol = 1e-12 if view == "float64" else 2e-5  # 1000 elements a row: no near-constant rows
         np.testing.assert_allclose(got.get(), fn(xh.astype(np.float64)), rtol=tol, atol=tol / 5)

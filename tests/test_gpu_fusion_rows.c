@@ -178,7 +178,7 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int kernel
   if (kernels == 1) { /* the variant: rows in registers or not */
     char *src = NULL;
     CHECK_OK(uk_fusion_source(f, in, 1, out, nout, NULL, &src));
-    int in_regs = src && !strstr(src, "====\n#define _UK_RK 0\n");
+    int in_regs = src && strstr(src, "\n// row plan: rows in registers") != NULL;
     if (in_regs != regs) fprintf(stderr, "%s: rows in registers %d, want %d\n", label, in_regs, regs);
     CHECK(in_regs == regs);
     uk_free(src);

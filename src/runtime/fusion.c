@@ -663,9 +663,11 @@ uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *ou
   uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s && c.row) {
-    char *rs = NULL;
-    uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name,
-                c.e->plan->row.name);
+    char *rs = NULL, how[160];
+    uk__row_describe(c.e->row, in, c.outs, c.shapes + (size_t)c.e->plan->row.map_node * UK_MAX_NDIM, c.device, how,
+                     sizeof how);
+    uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n// row plan: %s\n", f->name,
+                c.e->plan->row.name, how);
     if (!(s = row_offline(f, &c, in, UK__OFFLINE_SOURCE, &rs))) uk__sb_add(&src, rs);
     uk_free(rs);
   } else if (!s) {

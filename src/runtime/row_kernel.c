@@ -256,6 +256,21 @@ static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array
   key->vec = g->vec;
 }
 
+void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                      char *buf, size_t size) {
+  row_key key;
+  uk_row_shape s;
+  uk_row_grid g;
+  row_key_of(k, in, outs, ms, device, &key, &s, &g);
+  if (g.regs)
+    snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks",
+             g.threads, g.threads > 1 ? "s" : "", g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", g.rows_per_block,
+             g.rows_per_block > 1 ? "s" : "", (long long)g.blocks);
+  else
+    snprintf(buf, size, "rows in shared memory (the rest re-read), %d threads a row, %d element%s an access, %lld blocks",
+             g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
+}
+
 uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                           uk__offline what, void *result) {
   row_key key;

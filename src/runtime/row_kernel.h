@@ -33,6 +33,12 @@ int uk__row_sm_count(int device);
 uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                        void *stream);
 
+/* "rows in registers, 4 threads a row, 2 x 4 elements a thread, 64 rows a
+ * block, 512 blocks" (or in shared memory): how a call with these
+ * arguments runs, into buf. */
+void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                      char *buf, size_t size);
+
 /* The kernel variant a call with these arguments (as uk__row_call's) would
  * run, without running it, for `device` (uk__kernel_offline): SOURCE gives
  * the variant's defines and the plan's source. */

@@ -1092,10 +1092,11 @@ UK_API void uk_fusion_destroy(uk_fusion *f);
  * (post-map); programs whose reductions all reduce the last axis (keepdims
  * where the result meets elements again) and whose reduced values are used
  * again per row (softmax, x - mean(x, axis=-1, keepdims=True), layer
- * norms) run as one kernel, a block or warp per row, reading each row once
- * when it fits in shared memory; other programs that use a reduced value
- * again over a larger shape, and calls with no rows, empty rows, a few
- * long rows (under 128 rows of more than 8192) or a given output that
+ * norms) run as one kernel, a thread, sub-warp, warp or block per row by
+ * row width and SM count, reading each row once when it fits in registers
+ * or shared memory; other programs that use a reduced value again over a
+ * larger shape, and calls with no rows, empty rows, a few long rows (fewer
+ * rows than SMs, over 1 MiB read and written per row) or a given output that
  * overlaps an input other than as the same view, run as the fewest
  * kernels, their intermediates allocated and freed stream-ordered. Plans
  * and their compiled kernels are cached per (input kinds, dtypes, ndims,

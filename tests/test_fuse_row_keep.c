@@ -156,7 +156,8 @@ static void other_programs(void) {
  * elements (last axis reversed with rev), z allocated. */
 static void variant(uk_dtype t, int64_t rows, int64_t n, uint64_t base, int64_t pitch, int rev, const char *want) {
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", "z", softmax, "rk", NULL, &f));
+  CHECK_OK(
+      uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = softmax, .name = "rk"}, &f));
   if (!f) return;
   int64_t sx[2] = {rows, n}, es = (int64_t)uk_dtype_size(t);
   uk_array x, z;

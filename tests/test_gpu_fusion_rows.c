@@ -155,7 +155,9 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int kernel
   memset(&z, 0, sizeof z);
   memset(&tv, 0, sizeof tv);
   uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, "x", p == P_SUMS ? "z, t" : "z", progs[p], "rows", NULL, &f));
+  CHECK_OK(uk_fusion_create(
+      ctx, &(uk_fusion_spec){.inputs = "x", .outputs = p == P_SUMS ? "z, t" : "z", .program = progs[p], .name = "rows"},
+      &f));
   uk_arg in[1] = {uk_arg_array(&x.a)};
   uk_array out[2];
   memset(out, 0, sizeof out);
@@ -172,7 +174,7 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int kernel
   snprintf(label, sizeof label, "%s %s %lldx%lld gap %lld start %lld%s z gap %lld", names[p],
            uk_dtype_name(l->t), (long long)rows, (long long)n, (long long)l->xgap, (long long)l->xstart,
            l->rev ? " reversed" : "", (long long)l->zgap);
-  CHECK_OK(uk_fusion_kernel_count(f, in, 1, out, nout, &kc));
+  CHECK_OK(uk_fusion_kernel_count(f, in, 1, out, nout, NULL, &kc));
   if (kc != kernels) fprintf(stderr, "%s: %d kernels, want %d\n", label, kc, kernels);
   CHECK(kc == kernels);
   if (kernels == 1) { /* the variant: rows in registers or not */

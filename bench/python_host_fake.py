@@ -5,9 +5,10 @@ called with stand-in CuPy arrays against the stand-in driver
 host work of a call is measured: argument reading, cache look-ups, shapes,
 output allocation and the driver calls' own overhead.
 
-The stand-in `cupy` module is Python (its ndarray, cuda.alloc, UnownedMemory
-and MemoryPointer cost more than CuPy's Cython ones): what it says is how many
-of those a call makes, and ukern's own part; absolute times are not CuPy's.
+The stand-in `cupy` module is Python (its ndarray, UnownedMemory and
+MemoryPointer cost more than CuPy's Cython ones; its pool hands out one block
+in turn): what it says is how many of those a call makes, and ukern's own
+part; absolute times are not CuPy's.
 
 Rows: ElementwiseKernel and ReductionKernel with given and allocated outputs,
 RawKernel with one array argument, ukern.fuse of a*x+y. Each row: ns per call
@@ -50,10 +51,18 @@ def make_fake_cupy():
         def __init__(self, ptr, size, owner, device_id):
             self.ptr, self.size, self.owner, self.device_id = ptr, size, owner, device_id
 
+    class _Pool:
+        """One block handed out in turn: an allocation as cheap as a pool hit."""
+        buf = np.empty(1 << 24, np.uint8)
+        base, off = buf.ctypes.data, 0
+
     class _Pooled:
+        __slots__ = ("ptr", "device_id")
+
         def __init__(self, n):
-            self.buf = np.empty(max(n, 1), np.uint8)
-            self.ptr, self.device_id = self.buf.ctypes.data, 0
+            o = _Pool.off
+            _Pool.off = 0 if o + n + 512 > (1 << 24) else o + ((n + 255) & ~255)
+            self.ptr, self.device_id = _Pool.base + o, 0
 
     def alloc(n):
         return MemoryPointer(_Pooled(n), 0)
@@ -61,12 +70,11 @@ def make_fake_cupy():
     class ndarray:
         def __init__(self, shape, dtype=np.float32, memptr=None, strides=None):
             self.shape, self.dtype = tuple(shape), np.dtype(dtype)
-            n = int(np.prod(self.shape)) * self.dtype.itemsize
-            self.data = memptr if memptr is not None else alloc(n)
-            st, s = [], self.dtype.itemsize
+            s, st = self.dtype.itemsize, []
             for e in reversed(self.shape):
                 st.append(s)
                 s *= e
+            self.data = memptr if memptr is not None else alloc(s)
             self.strides = tuple(reversed(st))
             self._c_contiguous = True
 

@@ -438,6 +438,8 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   char vec[8], inner[24];
   snprintf(vec, sizeof vec, "%d", key->vec);
   snprintf(inner, sizeof inner, "_uk_shape_%d", key->ndim > 0 ? key->ndim - 1 : 0);
+  /* ROWS: the element's statements sit in one loop, or in the vector's tail loop */
+  const char *rind = key->vec > 1 ? "          " : "      ";
   if (key->variant == UK_EW_TILED) {
     if (k->uses_i) line(&b[B_INDEX], "        const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;");
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
@@ -445,7 +447,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
     tile_coords(key, 0, &b[B_COORDS], "");
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
   } else if (key->variant == UK_EW_ROWS) {
-    if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_row * %s + _uk_j;", inner);
+    if (k->uses_i) line(&b[B_INDEX], "%sconst long long i = (long long)_uk_row * %s + _uk_j;", rind, inner);
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
@@ -458,7 +460,7 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   } else if (key->variant == UK_EW_ROWS) {
     emit_offsets(k, key, "_uk_row", key->ndim - 1, &b[B_OFFSETS]);
     emit_hoisted(k, key, &b[B_HOISTED]);
-    emit_elements(k, key, ACC_ROWS, "    ", &b[B_ELEMS], &b[B_STORES]);
+    emit_elements(k, key, ACC_ROWS, rind, &b[B_ELEMS], &b[B_STORES]);
   } else if (key->variant != UK_EW_TILED) {
     emit_hoisted(k, key, &b[B_HOISTED]);
     emit_elements(k, key, ACC_CONTIG, "    ", &b[B_ELEMS], &b[B_STORES]);
@@ -466,12 +468,12 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   if (key->variant == UK_EW_VEC || (key->variant == UK_EW_ROWS && key->vec > 1)) {
     emit_vec(k, key, &b[B_VLOADS], &b[B_VPUTS], &b[B_VSTORES]);
     if (k->uses_i && key->variant == UK_EW_ROWS)
-      line(&b[B_VINDEX], "      const long long i = (long long)_uk_row * %s + _uk_c + _uk_k;", inner);
+      line(&b[B_VINDEX], "          const long long i = (long long)_uk_row * %s + _uk_c + _uk_k;", inner);
     else if (k->uses_i)
       line(&b[B_VINDEX], "      const long long i = (long long)_uk_j * %d + _uk_k;", key->vec);
     uk_strbuf unused;
     uk__sb_init(&unused);
-    emit_elements(k, key, ACC_VEC, "      ", &b[B_VELEMS], &unused);
+    emit_elements(k, key, ACC_VEC, key->variant == UK_EW_ROWS ? "          " : "      ", &b[B_VELEMS], &unused);
     uk__sb_release(&unused);
     uk__srcmap_add_code(&b[B_VOP], "operation", k->operation, 1);
   }

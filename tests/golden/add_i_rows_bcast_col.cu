@@ -37,10 +37,10 @@ extern "C" __global__ void add_i_rows_bcast_col(
         ukern::vec<T, 4> _uk_v_z;
 #pragma unroll
         for (int _uk_k = 0; _uk_k < 4; _uk_k++) {
-      const long long i = (long long)_uk_row * _uk_shape_1 + _uk_c + _uk_k;
-      const T x = _uk_v_x[_uk_k];
-      const T y = _uk_b_y;
-      T z;
+          const long long i = (long long)_uk_row * _uk_shape_1 + _uk_c + _uk_k;
+          const T x = _uk_v_x[_uk_k];
+          const T y = _uk_b_y;
+          T z;
 #line 1 "operation"
 z = x + y + (T)i;
 #line 47 "add_i_rows_bcast_col"
@@ -49,14 +49,14 @@ z = x + y + (T)i;
         ukern::vstore<4>(&ukern::at(_uk_p_z, _uk_o_z) + _uk_c, _uk_v_z);
       } else {
         for (_uk_uidx _uk_j = _uk_c; _uk_j < _uk_shape_1; _uk_j++) {
-    const long long i = (long long)_uk_row * _uk_shape_1 + _uk_j;
-    const T x = ukern::at(_uk_p_x, _uk_o_x + (_uk_sidx)_uk_j * _uk_s_x_1);
-    const T y = _uk_b_y;
-    T z;
+          const long long i = (long long)_uk_row * _uk_shape_1 + _uk_j;
+          const T x = ukern::at(_uk_p_x, _uk_o_x + (_uk_sidx)_uk_j * _uk_s_x_1);
+          const T y = _uk_b_y;
+          T z;
 #line 1 "operation"
 z = x + y + (T)i;
 #line 59 "add_i_rows_bcast_col"
-    ukern::at(_uk_p_z, _uk_o_z + (_uk_sidx)_uk_j * _uk_s_z_1) = z;
+          ukern::at(_uk_p_z, _uk_o_z + (_uk_sidx)_uk_j * _uk_s_z_1) = z;
         }
       }
     }

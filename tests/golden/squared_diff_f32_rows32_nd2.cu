@@ -31,13 +31,13 @@ extern "C" __global__ void squared_diff_f32_rows32_nd2(
     const _uk_sidx _uk_o_y = (_uk_sidx)_uk_row * _uk_s_y_0;
     const _uk_sidx _uk_o_z = (_uk_sidx)_uk_row * _uk_s_z_0;
     for (_uk_uidx _uk_j = ((_uk_uidx)blockIdx.x << _uk_lanes) + _uk_lane; _uk_j < _uk_shape_1; _uk_j += _uk_cstep) {
-    const T x = ukern::at(_uk_p_x, _uk_o_x + (_uk_sidx)_uk_j * _uk_s_x_1);
-    const T y = ukern::at(_uk_p_y, _uk_o_y + (_uk_sidx)_uk_j * _uk_s_y_1);
-    T z;
+      const T x = ukern::at(_uk_p_x, _uk_o_x + (_uk_sidx)_uk_j * _uk_s_x_1);
+      const T y = ukern::at(_uk_p_y, _uk_o_y + (_uk_sidx)_uk_j * _uk_s_y_1);
+      T z;
 #line 1 "operation"
 z = (x - y) * (x - y);
 #line 40 "squared_diff_f32_rows32_nd2"
-    ukern::at(_uk_p_z, _uk_o_z + (_uk_sidx)_uk_j * _uk_s_z_1) = z;
+      ukern::at(_uk_p_z, _uk_o_z + (_uk_sidx)_uk_j * _uk_s_z_1) = z;
     }
   }
 }

@@ -14,12 +14,13 @@ Rows: ElementwiseKernel and ReductionKernel with given and allocated outputs,
 RawKernel with one array argument, ukern.fuse of a*x+y. Each row: ns per call
 (median of batches, in-process), and with --instructions the instructions per
 call (callgrind, the difference between runs of N and 2N calls, so start-up
-and warm-up cancel).
+and warm-up cancel; the cyclic collector off in those runs).
 
   LD_LIBRARY_PATH=build/bench/fake_cuda PYTHONPATH=build/python \\
-      bench/python_host_fake.py [--instructions] [--rows a,b] [--json OUT]
+      bench/tools/python_host_fake.py [--instructions] [--rows a,b] [--json OUT]
 """
 import argparse
+import gc
 import json
 import os
 import re
@@ -131,9 +132,13 @@ def ns_per_call(fn, calls=2000, batches=9):
 
 
 def child(row, n):
-    """Callgrind's subject: set up a row, then n calls."""
+    """Callgrind's subject: set up a row, then n calls. The cyclic collector
+    is off: a full collection falls into one run's window and not the
+    other's (thousands of instructions a call of noise)."""
     sys.modules["cupy"] = make_fake_cupy()
     fn = setup(row)
+    gc.collect()
+    gc.disable()
     for _ in range(n):
         fn()
 

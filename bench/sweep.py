@@ -461,8 +461,12 @@ def fused_plan(p, fu, args):
     """The kernels ukern.fuse planned for these arguments (their banners: row kernel
     or not), for item 3's row-kernel sizing work."""
     try:
-        kinds = [ln.split("(", 1)[-1].rstrip(" =)") for ln in fu.source(*args).splitlines()
-                 if ln.startswith("// ==== ukern fusion")]
+        kinds = []
+        for ln in fu.source(*args).splitlines():
+            if ln.startswith("// ==== ukern fusion"):
+                kinds.append(ln.split("(", 1)[-1].rstrip(" =)"))
+            elif ln.startswith("// row plan: ") and kinds:  # the row kernel's sizing (issue 25 item 3)
+                kinds[-1] += ": " + ln[len("// row plan: "):]
         p["plan"] = f"{len(kinds)} kernel(s): " + "; ".join(kinds)
     except Exception as e:
         p["plan"] = f"source() failed: {type(e).__name__}"

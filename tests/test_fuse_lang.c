@@ -233,7 +233,7 @@ static void plans(void) {
   CHECK(kernels("x, y", "z = x - max(x, axis=(0, 1), keepdims=True)", in, 2) == 2);
   CHECK(kernels("x, y", "z = sum(x, axis=1) + sum(x, axis=1)", in, 2) == 1);   /* one reduction kernel already */
   {
-    int64_t s55[2] = {5, 5}, s0[2] = {0, 5}, s50[2] = {5, 0}, sl[2] = {3, 9000}, sm[2] = {300, 9000};
+    int64_t s55[2] = {5, 5}, s0[2] = {0, 5}, s50[2] = {5, 0}, sl[2] = {3, 300000}, sm[2] = {300, 9000};
     uk_array q = arr(UK_FLOAT32, 2, s55, 256), z0 = arr(UK_FLOAT32, 2, s0, 256), e0 = arr(UK_FLOAT32, 2, s50, 256);
     uk_array l = arr(UK_FLOAT32, 2, sl, 256), m = arr(UK_FLOAT32, 2, sm, 256);
     uk_arg iq[1] = {uk_arg_array(&q)}, iz[1] = {uk_arg_array(&z0)}, ie[1] = {uk_arg_array(&e0)};
@@ -242,8 +242,13 @@ static void plans(void) {
     CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", iq, 1) == 1);
     CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", iz, 1) == 2); /* no rows */
     CHECK(kernels("x", "z = x - max(x, axis=1, keepdims=True)", ie, 1) == 2);  /* empty rows: NumPy's error */
-    CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", il, 1) == 2); /* a few long rows */
+    CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", il, 1) == 2); /* a few long rows (2.4 MB each) */
     CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", im, 1) == 1); /* many long rows */
+    int64_t s16[2] = {16, 65536}; /* 16 rows of 512 KiB read and written: one kernel (issue 25) */
+    uk_array x16 = arr(UK_FLOAT32, 2, s16, 256);
+    uk_arg i16[1] = {uk_arg_array(&x16)};
+    CHECK(kernels("x", "z = x - mean(x, axis=1, keepdims=True)", i16, 1) == 1);
+    CHECK(kernels("x", "e = exp(x - max(x, axis=1, keepdims=True)); z = e / sum(e, axis=1, keepdims=True)", i16, 1) == 1);
     /* a given output: the same view as the input runs in place; another overlap goes to the split plan */
     uk_fusion *f = make("x", "z", "z = x - mean(x, axis=1, keepdims=True)");
     uk_array o = q;

@@ -1,7 +1,8 @@
 /* The row plan (codegen/fuse_row.c) keeps, in place of an input's kept
  * elements, an elementwise value of the last pass that the per-element
  * outputs use again, when they no longer read that input: softmax computes
- * exp once per kept element. Checked on the generated source (no GPU, no
+ * exp once per kept element (in registers: every element, in _uk_rv).
+ * Checked on the generated source (both variants) (no GPU, no
  * NVRTC; test_nvrtc_fusion compiles these programs, test_gpu_fusion's row
  * cases check their values). */
 #include "testutil.h"
@@ -47,11 +48,24 @@ static char *row_source(const char *ins, const char *outs, const char *prog, uk_
   return src;
 }
 
-/* The kept elements' output function: from its parameter _uk_kv to the
- * function of the re-read elements (which computes the value again). */
+/* The shared-memory variant (after "#else"; the registers variant
+ * before it): the kept elements' output function, from its parameter
+ * _uk_kv to the function of the re-read elements (which computes the value
+ * again). */
 static void kept_fn(const char *src, const char **from, const char **to) {
-  *from = strstr(src, " _uk_kv");
-  *to = strstr(src, "auto _uk_g = [&]");
+  const char *sh = strstr(src, "#else\n");
+  *from = sh ? strstr(sh, " _uk_kv") : NULL;
+  *to = sh ? strstr(sh, "auto _uk_g = [&]") : NULL;
+}
+
+/* Occurrences of what in the registers variant (between "#if _UK_RK" and
+ * "#else"). */
+static int count_regs(const char *s, const char *what) {
+  const char *a = strstr(s, "#if _UK_RK\n"), *b = a ? strstr(a, "#else\n") : NULL;
+  int n = 0;
+  if (!b) return -1;
+  for (const char *q = strstr(a, what); q && q < b; q = strstr(q + 1, what)) n++;
+  return n;
 }
 
 static void softmax_once(void) {
@@ -72,9 +86,14 @@ static void softmax_once(void) {
       CHECK_CONTAINS(src, ", true));");
       CHECK_CONTAINS(src, ", false));");
       CHECK(count(src, "if (_uk_keepv)") == 1);
-      /* exp: once in the sum's pass, once for the re-read rest; none where
-       * the kept value is read */
-      CHECK(count(src, "_uk_exp(") == 2);
+      /* shared memory: exp once in the sum's pass, once for the re-read
+       * rest; none where the kept value is read. Registers: once, the
+       * value kept in _uk_rv for every element */
+      CHECK(count(src, "_uk_exp(") == 3);
+      CHECK(count_regs(src, "_uk_exp(") == 1);
+      CHECK(count_regs(src, "_uk_keepr = _uk_v") == 1);
+      CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I]);") == 1);
+      CHECK(count_regs(src, "_uk_keepv") == 0);
       CHECK(kf && rest && kf < rest);
       const char *ex = kf ? strstr(kf, "_uk_exp(") : NULL;
       CHECK(ex && ex > rest);
@@ -110,7 +129,7 @@ static void other_programs(void) {
     CHECK(src != NULL);
     if (!src) continue;
     if (strstr(src, "_uk_keepv") || strstr(src, "_uk_kv")) fprintf(stderr, "kept a value: %s\n", none[k]);
-    CHECK(strstr(src, "_uk_keepv") == NULL && strstr(src, "_uk_kv") == NULL);
+    CHECK(strstr(src, "_uk_keepv") == NULL && strstr(src, "_uk_kv") == NULL && strstr(src, "_uk_rv") == NULL);
     CHECK(count(src, "auto _uk_g") == 0);
     uk_free(src);
   }
@@ -127,9 +146,51 @@ static void other_programs(void) {
   CHECK(src != NULL);
   if (src) {
     CHECK(count(src, "if (_uk_keepv)") == 1);
-    CHECK(count(src, "_uk_exp(") == 2);
+    CHECK(count(src, "_uk_exp(") == 3 && count_regs(src, "_uk_exp(") == 1);
     uk_free(src);
   }
+}
+
+/* The variant a call picks (uk__row_size through the source's first
+ * lines): x rows x n of dtype t at address base with row pitch `pitch`
+ * elements (last axis reversed with rev), z allocated. */
+static void variant(uk_dtype t, int64_t rows, int64_t n, uint64_t base, int64_t pitch, int rev, const char *want) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, "x", "z", softmax, "rk", NULL, &f));
+  if (!f) return;
+  int64_t sx[2] = {rows, n}, es = (int64_t)uk_dtype_size(t);
+  uk_array x, z;
+  memset(&z, 0, sizeof z);
+  uk_array_init(&x, base, t, 2, sx);
+  x.strides[0] = pitch * es;
+  if (rev) x.data += (uint64_t)((n - 1) * es), x.strides[1] = -es;
+  uk_arg in[1] = {uk_arg_array(&x)};
+  char *src = NULL;
+  CHECK_OK(uk_fusion_source(f, in, 1, &z, 1, NULL, &src));
+  const char *v = src ? strstr(src, "#define _UK_RK") : NULL; /* the variant's, before the source's defaults */
+  if (!v || strncmp(v, want, strlen(want)))
+    fprintf(stderr, "%s %lldx%lld pitch %lld: want %s, got %.40s\n", uk_dtype_name(t), (long long)rows, (long long)n,
+            (long long)pitch, want, v ? v : "(none)");
+  CHECK(v && strncmp(v, want, strlen(want)) == 0);
+  CHECK_CONTAINS(src, strstr(want, "_UK_RK 0") ? "\n// row plan: rows in shared memory" : "\n// row plan: rows in registers");
+  uk_free(src);
+  uk_fusion_destroy(f);
+}
+
+static void variants(void) {
+  const uint64_t b = 0x100000000ull;
+  variant(UK_FLOAT32, 1000, 32, b, 32, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");
+  variant(UK_FLOAT32, 1000, 33, b, 33, 0, "#define _UK_RK 8\n#define _UK_RV 1\n");
+  variant(UK_FLOAT32, 1000, 32, b + 4, 32, 0, "#define _UK_RK 8\n#define _UK_RV 1\n"); /* off the 16-byte grid */
+  variant(UK_FLOAT32, 1000, 32, b, 33, 0, "#define _UK_RK 8\n#define _UK_RV 1\n");     /* pitch off the grid */
+  variant(UK_FLOAT32, 1000, 32, b, 36, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");     /* pitch on it */
+  variant(UK_FLOAT32, 1000, 32, b, 32, 1, "#define _UK_RK 8\n#define _UK_RV 1\n");     /* reversed */
+  variant(UK_FLOAT32, 100, 8192, b, 8192, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");
+  variant(UK_FLOAT32, 100, 12288, b, 12288, 0, "#define _UK_RK 0\n#define _UK_RV 4\n"); /* shared memory */
+  variant(UK_FLOAT32, 100, 12289, b, 12289, 0, "#define _UK_RK 0\n#define _UK_RV 1\n");
+  variant(UK_FLOAT64, 100, 1000, b, 1000, 0, "#define _UK_RK 2\n#define _UK_RV 2\n");
+  variant(UK_FLOAT16, 100, 4096, b, 4096, 0, "#define _UK_RK 1\n#define _UK_RV 8\n");
+  variant(UK_FLOAT32, 7, 1, b, 1, 0, "#define _UK_RK 1\n#define _UK_RV 1\n");
 }
 
 int main(void) {
@@ -140,6 +201,7 @@ int main(void) {
   CHECK_OK(uk_context_create(&o, &ctx));
   softmax_once();
   other_programs();
+  variants();
   uk_context_destroy(ctx);
   return ut_finish("test_fuse_row_keep");
 }

@@ -563,10 +563,11 @@ static void row_given(void) {
 }
 
 /* The row plan's last pass keeps c = float32(x - mean(x)) (4 bytes) in the
- * slots of float64 x for the output pass (codegen/fuse_row.c): warp rows,
- * block rows, and rows only partly kept (16387 float64: the rest re-read). */
+ * slots of float64 x for the output pass (codegen/fuse_row.c), or in
+ * registers: short rows, block rows, and rows only partly kept in shared
+ * memory (32771 float64, 256 KiB: the rest re-read). */
 static void row_narrow_kept(void) {
-  static const int64_t shapes[][2] = {{37, 7}, {37, 1000}, {129, 16387}};
+  static const int64_t shapes[][2] = {{37, 7}, {37, 1000}, {129, 32771}};
   for (int k = 0; k < 3; k++) {
     int64_t rows = shapes[k][0], n = shapes[k][1], total = rows * n;
     double *vx = randv(total, -4, 4), *want = malloc(sizeof(double) * (size_t)total);
@@ -612,8 +613,9 @@ static void row_plans(void) {
         row_case(what, ts[j], 37, lens[k], (int)(k & 1), 1); /* warp rows (1, 7) and block rows */
       }
   row_case(R_SOFTMAX, UK_FLOAT32, 3 * 43, 16387, 1, 1); /* the whole row in shared memory */
-  row_case(R_NORM, UK_FLOAT64, 3 * 43, 16387, 0, 1);    /* x and y: 6142 elements kept, the rest re-read */
-  row_case(R_SOFTMAX, UK_FLOAT32, 3, 9001, 0, 2);        /* a few long rows: the split plan */
+  row_case(R_NORM, UK_FLOAT64, 3 * 43, 16387, 0, 1);    /* x and y: about 14500 elements kept (227 KiB), the rest re-read */
+  row_case(R_SOFTMAX, UK_FLOAT32, 3, 9001, 0, 1);        /* a few rows of 72 KB: one kernel */
+  row_case(R_SOFTMAX, UK_FLOAT32, 3, 300007, 0, 2);      /* a few rows of 2.4 MB: the split plan */
   row_case(R_CENTER, UK_FLOAT32, 0, 7, 0, 2);            /* no rows: the split plan */
   row_given();
   row_narrow_kept();

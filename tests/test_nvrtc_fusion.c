@@ -113,8 +113,8 @@ static void row_plans(void) {
               "l = log(s) + m; a = argmax(x, axis=-1); v = var(x - m, axis=-1, keepdims=True)",
               UK_FLOAT32, 1, 0); /* exp(x - m) written twice: two nodes, neither used again */
   compile_row(ctx, "x", "z", "z = x - mean(x, axis=0, keepdims=True)", UK_FLOAT32, 0, 0);
-  row_shape[0] = 3; /* a few long rows: the split plan (online max and sum of exp, then the division) */
-  row_shape[1] = 9000;
+  row_shape[0] = 3; /* a few long rows (2.4 MB each): the split plan (online max and sum of exp, then the division) */
+  row_shape[1] = 300000;
   compile_row(ctx, "x", "z", softmax, UK_FLOAT32, 0, 0);
   row_shape[0] = 300;
   row_shape[1] = 1001;

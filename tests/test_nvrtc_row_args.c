@@ -3,17 +3,68 @@
  * is compiled for sm_90 (the device's arch on a GPU machine) and its
  * parameters' offsets and sizes, read from the cubin without a GPU, must be
  * the plan's slots, with scalars of every alignment (bool, half, double,
- * complex<double>) between the arrays. */
+ * complex<double>) between the arrays. Then every variant of its source
+ * that a call may pick compiles (uk__row_variant). */
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
 
 static uk_context *ctx;
 static int arch = 90;
+static int variants; /* compiled */
 
 typedef struct arg_desc {
   uk_dtype dtype;
   int ndim; /* -1: a typed scalar */
 } arg_desc;
+
+/* src compiled for arch as a module with p's kernel: its function (in
+ * *m, the caller's), or NULL with the log printed. */
+static uk_function *compile(const uk_fuse_plan *p, const char *src, const char *what, uk_module **m) {
+  uk_module_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.arch = arch;
+  mo.name = p->row.name;
+  uk_function *fn = NULL;
+  *m = NULL;
+  uk_status st = uk_module_from_source(ctx, src, &mo, m);
+  if (st) fprintf(stderr, "%s: %s\n", what, uk_last_error());
+  CHECK(st == UK_OK);
+  if (*m) CHECK_OK(uk_module_function(*m, p->row.name, &fn));
+  return fn;
+}
+
+/* Every variant a call may pick (uk__row_size): registers with 1 .. 8
+ * scalars or vectors of the widest array's 16 bytes a thread, and shared
+ * memory by scalars and by vectors; each compiles with its kernel. */
+static void compile_variants(const uk_fuse_plan *p, const char *prog) {
+  int widest = 0, size[UK_FUSE_MAX_INPUTS];
+  int nk = uk__row_kept_sizes(p, size);
+  for (int j = 0; j < nk; j++) widest = size[j] > widest ? size[j] : widest;
+  for (int o = 0; o < UK_FUSE_MAX_INPUTS && o < p->row.nparams; o++)
+    if (p->row.param[o].kind == UK_ROW_OUT && !p->row.out_per_row[p->row.param[o].index]) {
+      int s = (int)uk_dtype_size(p->out_dtype[p->row.param[o].index]);
+      widest = s > widest ? s : widest;
+    }
+  int vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
+  for (int vi = 0; vi < 2; vi++)
+    for (int k = 0; k <= UK_ROW_REG_ELEMS; k = k ? 2 * k : 1) {
+      int v = vecs[vi];
+      if ((vi && v == 1) || k * v > UK_ROW_REG_ELEMS) continue;
+      char pre[64];
+      uk__row_variant(k, v, pre, sizeof pre);
+      size_t len = strlen(pre) + strlen(p->row.source) + 1;
+      char *src = malloc(len);
+      if (!src) continue;
+      snprintf(src, len, "%s%s", pre, p->row.source);
+      char what[160];
+      snprintf(what, sizeof what, "'%s' variant K %d V %d", prog, k, v);
+      uk_module *m = NULL;
+      compile(p, src, what, &m);
+      uk_module_destroy(m);
+      free(src);
+      variants++;
+    }
+}
 
 static void check_program(const char *ins, const char *outs, const char *prog, const arg_desc *a, int nin) {
   uk_fuse_prog *g = NULL;
@@ -39,14 +90,8 @@ static void check_program(const char *ins, const char *outs, const char *prog, c
   }
   uk_plan pl = {0, NULL, 0};
   CHECK_OK(uk__row_args(p, &pl));
-  uk_module_options mo;
-  memset(&mo, 0, sizeof mo);
-  mo.arch = arch;
-  mo.name = p->row.name;
   uk_module *m = NULL;
-  uk_function *fn = NULL;
-  CHECK_OK(uk_module_from_source(ctx, p->row.source, &mo, &m));
-  if (m) CHECK_OK(uk_module_function(m, p->row.name, &fn));
+  uk_function *fn = compile(p, p->row.source, prog, &m);
   int n = -1;
   const uk_param_info *ps = NULL;
   if (fn) CHECK_OK(uk_function_params(fn, &n, &ps));
@@ -63,6 +108,7 @@ static void check_program(const char *ins, const char *outs, const char *prog, c
     if (j == n - 1) CHECK(ps[j].offset + ps[j].size == pl.bytes);
   }
   uk_module_destroy(m);
+  compile_variants(p, prog);
   uk__plan_free(&pl);
   uk__fuse_plan_free(p);
   uk__fuse_prog_free(g);
@@ -91,5 +137,6 @@ int main(void) {
                 "t = where(b, x * h, x); z = t - sum(t, axis=-1, keepdims=True) * c; s = sum(t, axis=-1)",
                 (arg_desc[]){{UK_BOOL, -1}, {UK_COMPLEX128, 2}, {UK_FLOAT16, -1}, {UK_COMPLEX128, -1}}, 4);
   uk_context_destroy(ctx);
+  CHECK(variants >= 4 * 6);
   return ut_finish("test_nvrtc_row_args");
 }

@@ -1,77 +1,126 @@
-/* The row kernel's launch geometry (codegen/fuse_row_plan.h) from a table:
- * threads per row, rows per block, blocks, the elements of a row kept in
- * shared memory and their bytes, for row widths from 1 to 2^20, one and
- * several kept inputs, the 96 KiB opt-in and the 40 KiB fallback, and
- * budgets too small to keep anything. Then the argument buffer's layout
+/* The row kernel's sizing (codegen/fuse_row_plan.h uk__row_size) from a
+ * table: the mode (registers, shared memory, re-read), threads per row,
+ * vector width, registers a thread, rows per block, blocks, the elements
+ * of a row kept in shared memory and their bytes, for the sweep's widths
+ * at 1 GiB and 4 MiB (132 SMs), odd widths, several inputs, the 227 KiB
+ * opt-in, the 40 KiB fallback and no budget; when few long rows go to the
+ * split plan (uk__row_prefer). Then the argument buffer's layout
  * (each parameter on its alignment) of hand-made and planned programs.
  * Pure arithmetic, no GPU. */
 #include "codegen/dtype.h"
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
 
-#define K96 (96 * 1024)
+#define K227 (227 * 1024) /* an H100/H200 block's opt-in */
 #define K40 (40 * 1024)
 
 typedef struct row_case {
   const char *label;
   int64_t rows, n;
-  int max_threads;
   int nkept;
   int size[4];
+  int reg_bytes, vec, sm;
   int64_t smem;
   /* expected */
-  int threads, block, rpb;
+  int mode, threads, vec_out, regs, block, rpb;
   int64_t blocks, kept, rowbytes;
 } row_case;
 
+enum { R = UK_ROW_REGS, S = UK_ROW_SHARED, G = UK_ROW_GLOBAL };
+
+/* softmax / layer norm float32: 12 register bytes an element (x, the kept
+ * value, z): 8 elements a thread; float64: 24 bytes, 4 elements */
 static const row_case cases[] = {
-    {"n = 1: a warp a row, 8 rows a block", 1000, 1, 512, 1, {4}, K96, 32, 256, 8, 125, 1, 16},
-    {"n = 31", 7, 31, 512, 1, {4}, K96, 32, 256, 8, 1, 31, 128},
-    {"n = 32", 9, 32, 512, 1, {4}, K96, 32, 256, 8, 2, 32, 128},
-    {"n = 63: 252 bytes round to 256", 16, 63, 512, 1, {4}, K96, 32, 256, 8, 2, 63, 256},
-    {"n = 64: still a warp (8 elements a thread)", 8, 64, 512, 1, {4}, K96, 32, 256, 8, 1, 64, 256},
-    {"n = 256: the last width a warp takes", 8, 256, 512, 1, {4}, K96, 32, 256, 8, 1, 256, 1024},
-    {"n = 257: 64 threads, a block a row", 3, 257, 512, 1, {4}, K96, 64, 64, 1, 3, 257, 1040},
-    {"n = 1000, float64", 5, 1000, 512, 1, {8}, K96, 128, 128, 1, 5, 1000, 8000},
-    {"n = 65535: 512 threads, the row does not fit", 4, 65535, 512, 1, {4}, K96, 512, 512, 1, 4, 24572, 98288},
-    {"n = 65536", 4, 65536, 512, 1, {4}, K96, 512, 512, 1, 4, 24572, 98288},
-    {"n = 2^20, 40 KiB fallback", 2, 1 << 20, 512, 1, {4}, K40, 512, 512, 1, 2, 10236, 40944},
-    {"n = 2^20, bfloat16", 2, 1 << 20, 512, 1, {2}, K96, 512, 512, 1, 2, 49144, 98288},
-    {"n = 16384 float32: fits the opt-in", 10, 16384, 512, 1, {4}, K96, 512, 512, 1, 10, 16384, 65536},
-    {"three inputs (f32, f16, f64), n = 1000", 3, 1000, 512, 3, {4, 2, 8}, K96, 128, 128, 1, 3, 1000, 14000},
-    {"two inputs, warp rows, 40 KiB", 17, 100, 512, 2, {4, 8}, K40, 32, 256, 8, 3, 100, 1200},
-    {"bool row: 33 bytes round to 48", 8, 33, 512, 1, {1}, K96, 32, 256, 8, 1, 33, 48},
-    {"a tiny budget keeps 4 of 200", 8, 200, 512, 2, {4, 4}, 512, 32, 256, 8, 1, 4, 32},
-    {"a budget under the rounding keeps none", 8, 200, 512, 4, {4, 4, 4, 4}, 256, 32, 256, 8, 1, 0, 0},
-    {"no budget at all", 1, 5000, 512, 1, {4}, 0, 512, 512, 1, 1, 0, 0},
-    {"2^30 rows: blocks capped at 2^24", (int64_t)1 << 30, 4096, 512, 1, {4}, K96, 512, 512, 1, 1 << 24, 4096,
-     16384},
-    {"2^30 rows of a warp each", (int64_t)1 << 30, 16, 512, 1, {4}, K96, 32, 256, 8, 1 << 24, 16, 64},
-    {"max_threads 128 caps a long row", 3, 65536, 128, 1, {4}, K96, 128, 128, 1, 3, 24572, 98288},
-    {"max_threads 32: always a warp", 3, 65536, 32, 1, {4}, K96, 32, 256, 8, 1, 3068, 12272},
-    {"complex128, n = 100", 3, 100, 512, 1, {16}, K96, 32, 256, 8, 1, 100, 1600},
+    /* the sweep's 1 GiB float32 points (132 SMs) */
+    {"1 GiB rows of 32: 4 lanes x 2 float4", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 4, 4, 2, 256, 64, 8448, 0, 0},
+    {"1 GiB rows of 128: 16 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 16, 4, 2, 256, 16, 8448, 0, 0},
+    {"1 GiB rows of 512: 2 warps, 4 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 64, 4, 2, 256, 4, 8448, 0,
+     0},
+    {"1 GiB rows of 2048: 8 warps", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 256, 4, 2, 256, 1, 8448, 0, 0},
+    {"1 GiB rows of 8192: 32 warps", 32768, 8192, 1, {4}, 12, 4, 132, K227, R, 1024, 4, 2, 1024, 1, 2112, 0, 0},
+    {"1 GiB rows of 65536: 58108 kept, the rest re-read", 4096, 65536, 1, {4}, 12, 4, 132, K227, G, 1024, 4, 0, 1024,
+     1, 2112, 58108, 232432},
+    /* 4 MiB */
+    {"4 MiB rows of 32", 32768, 32, 1, {4}, 12, 4, 132, K227, R, 4, 4, 2, 256, 64, 512, 0, 0},
+    {"4 MiB rows of 2048: blocks of one row", 512, 2048, 1, {4}, 12, 4, 132, K227, R, 256, 4, 2, 256, 1, 512, 0, 0},
+    {"4 MiB 16 rows of 65536", 16, 65536, 1, {4}, 12, 4, 132, K227, G, 1024, 4, 0, 1024, 1, 16, 58108, 232432},
+    /* odd widths: scalar accesses */
+    {"n = 1: a thread a row, warp blocks for 1000 rows", 1000, 1, 1, {4}, 12, 1, 132, K227, R, 1, 1, 1, 32, 32, 32, 0,
+     0},
+    {"n = 3, 7 rows", 7, 3, 1, {4}, 12, 1, 132, K227, R, 1, 1, 4, 32, 32, 1, 0, 0},
+    {"n = 31: 4 lanes x 8", 1000, 31, 1, {4}, 12, 1, 132, K227, R, 4, 1, 8, 32, 8, 125, 0, 0},
+    {"n = 33: 8 lanes x 8", 1000, 33, 1, {4}, 12, 1, 132, K227, R, 8, 1, 8, 32, 4, 250, 0, 0},
+    {"n = 1000 float64: 2 doubles a vector", 37, 1000, 1, {8}, 24, 2, 132, K227, R, 256, 2, 2, 256, 1, 37, 0, 0},
+    {"n = 12289: the whole row in shared memory", 1000, 12289, 1, {4}, 12, 1, 132, K227, S, 1024, 1, 0, 1024, 1, 1000,
+     12289, 49168},
+    {"n = 12289 before the budget is known (the key)", 1000, 12289, 1, {4}, 12, 1, 132, 0, G, 1024, 1, 0, 1024, 1,
+     1000, 0, 0},
+    {"n = 12289, 40 KiB fallback", 1000, 12289, 1, {4}, 12, 1, 132, K40, G, 1024, 1, 0, 1024, 1, 1000, 10236, 40944},
+    {"two inputs (f32, f64), n = 5000: shared, 2 a vector", 3, 5000, 2, {4, 8}, 20, 2, 132, K227, S, 512, 2, 0, 512, 1,
+     3, 5000, 60000},
+    {"too many arrays for registers", 100, 64, 4, {16, 16, 16, 16}, 160, 1, 132, K227, S, 64, 1, 0, 64, 1, 100, 64,
+     4096},
+    {"vectors too wide for the registers: scalar", 100, 64, 3, {4, 4, 4}, 40, 4, 132, K227, R, 32, 1, 2, 32, 1, 100, 0,
+     0},
+    {"n = 8193: past registers", 10, 8193, 1, {4}, 8, 1, 132, K227, S, 1024, 1, 0, 1024, 1, 10, 8193, 32784},
+    {"n = 8192, one row", 1, 8192, 1, {4}, 8, 4, 132, K227, R, 1024, 4, 2, 1024, 1, 1, 0, 0},
+    {"2^30 rows of 16", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 2, 4, 2, 256, 128, 8448, 0, 0},
+    {"no SM count: one", 10, 32, 1, {4}, 12, 4, 0, K227, R, 4, 4, 2, 32, 8, 2, 0, 0},
+    {"vec given but n not a multiple: scalar", 50, 30, 1, {4}, 12, 4, 132, K227, R, 4, 1, 8, 32, 8, 7, 0, 0},
 };
 
 static void geometry(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const row_case *t = &cases[c];
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
-    uk__row_grid(t->rows, t->n, t->max_threads, t->size, t->nkept, t->smem, &g);
-    int ok = g.threads == t->threads && g.block == t->block && g.rows_per_block == t->rpb && g.blocks == t->blocks &&
-             g.kept == t->kept && g.rowbytes == t->rowbytes && g.shared == t->rowbytes * t->rpb;
+    uk__row_size(&s, &g);
+    int ok = g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out && g.regs == t->regs &&
+             g.block == t->block && g.rows_per_block == t->rpb && g.blocks == t->blocks && g.kept == t->kept &&
+             g.rowbytes == t->rowbytes && g.shared == t->rowbytes * t->rpb;
     if (!ok)
-      fprintf(stderr, "case '%s': threads %d block %d rpb %d blocks %lld kept %lld rowbytes %lld shared %lld\n",
-              t->label, g.threads, g.block, g.rows_per_block, (long long)g.blocks, (long long)g.kept,
-              (long long)g.rowbytes, (long long)g.shared);
+      fprintf(stderr,
+              "case '%s': mode %d threads %d vec %d regs %d block %d rpb %d blocks %lld kept %lld rowbytes %lld "
+              "shared %lld\n",
+              t->label, g.mode, g.threads, g.vec, g.regs, g.block, g.rows_per_block, (long long)g.blocks,
+              (long long)g.kept, (long long)g.rowbytes, (long long)g.shared);
     CHECK(ok);
     /* invariants the kernel relies on */
-    CHECK(g.shared <= t->smem);
-    CHECK(g.block % g.threads == 0 && g.block <= 512 && g.threads >= 32);
-    CHECK(g.kept >= 0 && g.kept <= t->n);
-    CHECK(g.blocks >= 1 && g.blocks <= (1 << 24));
-    for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
+    CHECK(g.shared <= t->smem || g.shared == 0);
+    CHECK(g.block % g.threads == 0 && g.block <= UK_ROW_MAX_THREADS && g.threads >= 1);
+    CHECK((g.threads & (g.threads - 1)) == 0 && (g.block & (g.block - 1)) == 0);
+    CHECK(g.blocks >= 1 && g.blocks <= 0x7fffffff);
+    CHECK(t->n % g.vec == 0);
+    if (g.mode == UK_ROW_REGS) {
+      /* every element has a register slot; a thread's share fits the budget */
+      CHECK((int64_t)g.threads * g.regs * g.vec >= t->n);
+      CHECK(g.regs * g.vec <= UK_ROW_REG_ELEMS && g.regs * g.vec * t->reg_bytes <= UK_ROW_REG_BYTES);
+      CHECK(g.block >= 32 || g.block == g.threads);
+      CHECK(g.kept == 0 && g.shared == 0);
+    } else {
+      /* a block a row (barriers around the vector copies) */
+      CHECK(g.threads >= 64 && g.rows_per_block == 1 && g.regs == 0);
+      CHECK(g.kept >= 0 && g.kept <= t->n && g.kept % g.vec == 0);
+      CHECK((g.mode == UK_ROW_SHARED) == (g.kept == t->n));
+      for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
+    }
   }
+}
+
+/* Few long rows go to the split plan when each SM would move over 1 MiB. */
+static void prefer(void) {
+  CHECK(uk__row_prefer(16, 65536, 8, 132) == 1);   /* 512 KiB a row: one kernel */
+  CHECK(uk__row_prefer(16, 262144, 8, 132) == 0);  /* 2 MiB a row on 16 SMs */
+  CHECK(uk__row_prefer(3, 9001, 8, 132) == 1);
+  CHECK(uk__row_prefer(132, 10000000, 8, 132) == 1); /* every SM has a row */
+  CHECK(uk__row_prefer(131, 200000, 8, 132) == 0);
+  CHECK(uk__row_prefer(1, 1 << 20, 1, 132) == 1);
+  CHECK(uk__row_prefer(1, (1 << 20) + 1, 1, 132) == 0);
+  CHECK(uk__row_prefer(1, 100, 0, 132) == 1);
+  char v[64];
+  uk__row_variant(2, 4, v, sizeof v);
+  CHECK(strcmp(v, "#define _UK_RK 2\n#define _UK_RV 4\n") == 0);
 }
 
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */
@@ -167,6 +216,7 @@ static void planned(void) {
 
 int main(void) {
   geometry();
+  prefer();
   args_layout();
   planned();
   return ut_finish("test_row_plan");

@@ -504,6 +504,12 @@ typedef struct uk_module_options {
    * With nvcc: no name expressions (UK_ERR_INVALID), no standard header
    * map (nvcc has the host's), UK_ERR_NOT_FOUND when there is no nvcc. */
   int backend;
+  /* Non-zero: an #include that NVRTC cannot find compiles as an empty
+   * header, as Jitify does (CuPy's jitify=True): a program that includes a
+   * header it does not use compiles; one that uses it fails on what is
+   * missing. Each such header is named in the module's log (and in a
+   * failure's). Part of the cache key. NVRTC only (nvcc: UK_ERR_INVALID). */
+  int missing_headers_empty;
 } uk_module_options;
 
 /* uk_module_options.backend. */
@@ -942,10 +948,11 @@ UK_API void uk_fusion_destroy(uk_fusion *f);
  * (post-map); programs whose reductions all reduce the last axis (keepdims
  * where the result meets elements again) and whose reduced values are used
  * again per row (softmax, x - mean(x, axis=-1, keepdims=True), layer
- * norms) run as one kernel, a block or warp per row, reading each row once
- * when it fits in shared memory; other programs that use a reduced value
- * again over a larger shape, and calls with no rows, empty rows, a few
- * long rows (under 128 rows of more than 8192) or a given output that
+ * norms) run as one kernel, a thread, sub-warp, warp or block per row by
+ * row width and SM count, reading each row once when it fits in registers
+ * or shared memory; other programs that use a reduced value again over a
+ * larger shape, and calls with no rows, empty rows, a few long rows (fewer
+ * rows than SMs, over 1 MiB read and written per row) or a given output that
  * overlaps an input other than as the same view, run as the fewest
  * kernels, their intermediates allocated and freed stream-ordered. Plans
  * and their compiled kernels are cached per (input kinds, dtypes, ndims,

@@ -262,3 +262,65 @@ def test_batch_norm_with_running_statistics():
     n = x.size // 16
     both(fuse_examples.batchnorm, x, cp.ones(16), cp.zeros(16), cp.zeros(16), cp.ones(16), n, n / (n - 1.0),
          rtol=1e-4, atol=1e-5)
+
+
+def _softmax(x):
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _layernorm(x):
+    d = x - np.mean(x, axis=-1, keepdims=True)
+    return d / np.sqrt(np.mean(d * d, axis=-1, keepdims=True) + 1e-5)
+
+
+def _center(x):
+    return x - np.mean(x, axis=-1, keepdims=True)
+
+
+def _rowsums(x):
+    return x / np.sum(np.abs(x), axis=-1, keepdims=True), np.sum(x * x, axis=-1)
+
+
+ROW_PROGS = {"softmax": _softmax, "layernorm": _layernorm, "center": _center, "rowsums": _rowsums}
+
+
+@pytest.mark.parametrize("width", [1, 3, 31, 32, 33, 127, 128, 1000, 4096, 12289, 65537])
+@pytest.mark.parametrize("name", sorted(ROW_PROGS))
+def test_row_kernel_widths(name, width):
+    """Issue 25: the row kernel sized by width (a thread, sub-warps, warps, blocks;
+    registers, shared memory, re-read), one kernel, against NumPy in float64."""
+    fn = ROW_PROGS[name]
+    fu = ukern.fuse(fn)
+    for rows in (1, 7, 1000 if width <= 8192 else 129):
+        xh = RNG.uniform(-4, 4, (rows, width)).astype(np.float32)
+        x = cp.asarray(xh)
+        assert fu.kernel_count(x) == 1, (name, rows, width)
+        got = fu(x)
+        want = fn(xh.astype(np.float64))
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        # a float32 mean's rounding, times what the layer norm scales x - mean by
+        x64 = xh.astype(np.float64)
+        amp = np.maximum(1, 1 / np.sqrt(np.var(x64, axis=-1, keepdims=True) + 1e-5)) if name == "layernorm" else 1
+        for g, w in zip(got, want):
+            assert g.dtype == np.float32 and g.shape == w.shape
+            atol = 0 if name == "softmax" else 4e-6 * (amp if w.ndim == 2 else 1)
+            err = np.abs(g.get() - w) - (2e-5 * np.abs(w) + atol)
+            assert (err <= 0).all(), (name, rows, width, float(err.max()))
+
+
+@pytest.mark.parametrize("view", ["pitch", "offset", "reversed", "float64"])
+def test_row_kernel_views(view):
+    """Rows that are not contiguous or not on the 16-byte grid: scalar accesses,
+    the same values."""
+    base = RNG.uniform(-4, 4, (39, 1030)).astype(np.float64 if view == "float64" else np.float32)
+    xd = cp.asarray(base)
+    sl = {"pitch": np.s_[:, :1000], "offset": np.s_[:, 1:1001], "reversed": np.s_[:, 1000:0:-1],
+          "float64": np.s_[:, 2:1002]}[view]
+    x, xh = xd[sl], base[sl]
+    for fn in (_softmax, _layernorm, _center):
+        fu = ukern.fuse(fn)
+        assert fu.kernel_count(x) == 1
+        got = fu(x)
+        tol = 1e-12 if view == "float64" else 2e-5  # 1000 elements a row: no near-constant rows
+        np.testing.assert_allclose(got.get(), fn(xh.astype(np.float64)), rtol=tol, atol=tol / 5)

@@ -349,3 +349,39 @@ def test_attributes_without_gpu_come_from_the_cubin(arch90):
         assert k.num_regs == image["num_regs"] and k.max_threads_per_block == 128
         with pytest.raises(ukern.CUDADriverError, match="cache_mode_ca"):
             k.cache_mode_ca
+
+
+# ---- name expressions from the disk cache (what CuPy's TestRawNameExpressionCache checks
+# of its own cache backend: every spelling of an instance is found again, no recompile) ----
+
+NAME_EXPR_CODE = r'''
+namespace mylib { enum class Tag { A, B }; }
+template<typename Tv, typename Tp> __global__ void multi_param() { }
+template<typename T> __global__ void ptr_param(T* p) { }
+template<typename T, int N> __global__ void non_type_param() { }
+template<mylib::Tag t> __global__ void enum_param() { }
+'''
+# CuPy's spellings: the demangler's form and the one users write (size_t and Tag::B are
+# erased by mangling: the cubin records "unsigned long" and "(mylib::Tag)1")
+NAME_EXPRS = ['multi_param<float, double>', 'multi_param<float,double>', 'ptr_param<float *>', 'ptr_param<float*>',
+              'non_type_param<float, (int)3>', 'non_type_param<float, 3>', 'ptr_param<unsigned long>',
+              'ptr_param<size_t>', 'enum_param<(mylib::Tag)1>', 'enum_param<mylib::Tag::B>']
+
+
+def test_name_expressions_found_again_in_the_disk_cache(tmp_path):
+    cache = str(tmp_path / "ne_cache")
+    lowered = []
+    try:
+        for run in range(2):  # a new context each time: an empty memory cache, the same directory
+            ukern.configure(arch=90, cache_dir=cache)
+            m = ukern.RawModule(code=NAME_EXPR_CODE, name_expressions=NAME_EXPRS, options=("-std=c++17",))
+            for ne in NAME_EXPRS:
+                assert m.get_function(ne).num_params == (1 if ne.startswith("ptr_param") else 0)
+            lowered.append([m.get_lowered_name(ne) for ne in NAME_EXPRS])
+            stats = ukern.cache_stats()
+            assert (stats["compiles"], stats["disk_hits"]) == ((1, 0) if run == 0 else (0, 1)), stats
+    finally:
+        ukern.configure()
+    assert lowered[0] == lowered[1]
+    assert lowered[0][0] == lowered[0][1] == "_Z11multi_paramIfdEvv"
+    assert lowered[0][6] == lowered[0][7] and lowered[0][8] == lowered[0][9]

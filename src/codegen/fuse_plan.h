@@ -56,9 +56,11 @@ typedef enum uk_fuse_row_param { UK_ROW_IN = 0, UK_ROW_SCALAR, UK_ROW_OUT } uk_f
 /* The row plan (fuse_row.c): a program whose reductions all reduce the
  * last axis of one map shape, their results used again per row (softmax,
  * x - mean(x, axis=-1, keepdims=True), layer norms), runs as one kernel:
- * a block (or a warp, for short rows) owns a row, keeps it in shared
- * memory (re-reading what does not fit), runs the reductions level
- * by level as block reductions, then writes the row. Chosen per call when
+ * T threads (a sub-warp, a warp or a block) own a row, keep it in
+ * registers or shared memory (re-reading what does not fit), run the
+ * reductions level by level over the T threads, then write the row. The
+ * source has two variants (_UK_RK > 0: registers; 0: shared memory) that
+ * a call selects (uk__row_size, fuse_row_plan.h). Chosen per call when
  * the shapes fit (uk__fuse_row_fits); source == NULL when the program has
  * no row plan. */
 typedef struct uk_fuse_row {
@@ -66,6 +68,8 @@ typedef struct uk_fuse_row {
   int ndim;     /* of the map shape */
   int map_node; /* a reduction's operand: its shape is the map shape */
   int max_threads; /* threads per row at most (the kernel's launch bound) */
+  int reg_bytes;   /* register bytes one element takes in the registers variant
+                      (array inputs, the kept value, per-element outputs) */
   int nparams;
   struct {
     int kind, index;

@@ -1,5 +1,6 @@
-/* The row plan of a fusion program: one kernel in which a block (or a warp,
- * for short rows) owns a row of the map shape (templates/ukern/fusion_row.cuh).
+/* The row plan of a fusion program: one kernel in which T threads (a
+ * sub-warp, a warp or a block) own a row of the map shape
+ * (templates/ukern/fusion_row.cuh).
  *
  * It applies when every reduction reduces the last axis of one map shape
  * and everything computed from the reductions is either one value per row
@@ -7,16 +8,24 @@
  * per element of the row: softmax, x - mean(x, axis=-1, keepdims=True),
  * layer norms. Nodes are scalars, per-row or per-element; the reductions
  * run level by level (a reduction of an expression of earlier reductions
- * comes one level later), each a block reduction whose result every thread
- * of the row gets, then the per-element outputs are written and the
- * per-row ones by the row's first thread. The row's elements of every
- * array input are kept in shared memory (each thread keeps and reads back
- * its own elements: no barrier), so a row that fits is read from memory
- * once: one read and one write of the array for softmax, against two
- * reads and a write for the split plan. The part of a longer row that
- * does not fit is re-read in each pass (from L2, mostly). Shared memory
- * rather than registers: a register copy needs fully unrolled loops, and
- * their address arithmetic spilled at 16 elements a thread.
+ * comes one level later), each a reduction over the row's T threads whose
+ * result every one of them gets, then the per-element outputs are written
+ * and the per-row ones by the row's first thread. Each row is read from
+ * memory once where it fits: one read and one write of the array for
+ * softmax, against two reads and a write for the split plan.
+ *
+ * The source holds two variants of the kernel body, which a call picks
+ * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines):
+ * - _UK_RK > 0, registers: each thread loads its _UK_RK vectors of _UK_RV
+ *   elements of every array input into registers (fully unrolled loops
+ *   over compile-time counts: the only way arrays stay in registers), the
+ *   passes run over them, the outputs are gathered in registers and
+ *   stored as vectors. Rows of a block run in lockstep (a dead row slot
+ *   takes part in the shuffles and barriers and loads nothing).
+ * - _UK_RK == 0, shared memory: a block a row; the row's elements of every
+ *   array input are kept in shared memory (cp.async, _UK_RV elements an
+ *   access), as many as fit; the part that does not fit is re-read in
+ *   each pass (from L2, mostly).
  *
  * The last level's pass keeps, in place of an input's kept elements, an
  * elementwise value it computes that the outputs use again (softmax's
@@ -32,9 +41,7 @@
 #include "codegen/dtype.h"
 #include "codegen/fuse_emit.h"
 #include "codegen/fuse_row.h"
-
-/* Threads per row at most (the kernel's launch bound). */
-enum { ROW_THREADS = 512 };
+#include "codegen/fuse_row_plan.h"
 
 enum { C_SCALAR = 0, C_ROW, C_ELEM };
 
@@ -78,7 +85,7 @@ static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int 
   return nd;
 }
 
-int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes) {
+int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count) {
   const uk_fuse_row *r = &p->row;
   if (!r->source) return 0;
   int nd = r->ndim;
@@ -89,7 +96,12 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
   /* empty rows or no rows: the split plan has the zero-size rules; a few
    * long rows: the split plan spreads each over many blocks */
   if (rows < 1 || ms[nd - 1] < 1) return 0;
-  if (rows < 128 && ms[nd - 1] > 8192) return 0;
+  int64_t bytes = 0; /* of an element: array inputs read, per-element outputs written */
+  for (int id = 0; id < g->nin; id++)
+    if (p->needed[id] && !p->scalar[id]) bytes += (int64_t)uk_dtype_size(p->type[id].dtype);
+  for (int o = 0; o < g->nout; o++)
+    if (!r->out_per_row[o]) bytes += (int64_t)uk_dtype_size(p->out_dtype[o]);
+  if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count)) return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];
     if (!p->needed[id] || n->kind != UK_FN_RED) continue;
@@ -149,6 +161,8 @@ typedef struct row_em {
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
   uk_strbuf kept;    /* their arguments from shared memory */
   uk_strbuf loaded;  /* and loaded from memory */
+  uk_strbuf regd;    /* and from registers */
+  int reg;           /* emitting the registers variant */
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
   int reuse_level;   /* the level whose pass stores it */
@@ -164,9 +178,19 @@ static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *inde
  * each step is pre "fk(_J, kept)" post, then pre "fl(_J, loaded)" post. */
 static void pass_loops(uk_strbuf *b, const char *pre, const char *post, const char *fk, const char *kept, const char *fl,
                        const char *loaded) {
-  uk__sb_addf(b, "      long long _J = _uk_t;\n      for (; _J < _uk_nc; _J += _uk_T) %s%s(_J%s)%s;\n"
-                 "      for (; _J < _uk_n; _J += _uk_T) %s%s(_J%s)%s;\n",
+  uk__sb_addf(b, "      long long _J = _uk_t;\n#pragma unroll 4\n      for (; _J < _uk_nc; _J += _uk_T) %s%s(_J%s)%s;\n"
+                 "#pragma unroll 4\n      for (; _J < _uk_n; _J += _uk_T) %s%s(_J%s)%s;\n",
               pre, fk, kept, post, pre, fl, loaded, post);
+}
+
+/* The registers variant's loop over a thread's elements: element _J of
+ * the row in register slot _I, stmt for each one in the row. */
+static void reg_loop(uk_strbuf *b, const char *stmt) {
+  uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++)\n#pragma unroll\n"
+                 "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
+                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
+                 "          if (_J < _uk_lim) %s;\n        }\n",
+              stmt);
 }
 
 /* Marks in r the nodes computed per element from id (reductions are
@@ -231,7 +255,8 @@ static uk_status pick_reuse(row_em *e, int L) {
 }
 
 /* One level's reductions: the per-thread pass, the row reduction and the
- * per-row results _uk_v<id>. */
+ * per-row results _uk_v<id> (the accumulator's type into pre with the
+ * registers variant, which is emitted first). */
 static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_fuse_member ms[64];
@@ -241,7 +266,7 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
       if (nm == 64) return uk__errorf(UK_ERR_INVALID, "fusion: more than 64 reductions in one level");
       uk__fuse_member_init(&e->c, id, &ms[nm++]);
     }
-  level_acc(ms, nm, L, pre);
+  if (e->reg) level_acc(ms, nm, L, pre);
   uk__sb_addf(b, "    _uk_acc%d _uk_a%d = _uk_ident%d();\n    {\n", L, L, L);
   uk_fuse_fn f;
   uk_strbuf lb;
@@ -254,30 +279,43 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     if (nm == 1) uk__sb_addf(&lb, "        _uk_r = %s;\n", uk__sb_str(tmp));
     else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
   }
-  /* a kept element's slot takes the value the outputs use again (the
-   * element was read: it is the lambda's argument). The value goes into
-   * that element's own slot (addressed as the input's type): a narrower
-   * value indexed as its own type would land in another thread's element
-   * before that one is read (seen on the H200: float32 over float64). */
+  /* The value the outputs use again. Shared memory: a kept element's slot
+   * takes it (the element was read: it is the lambda's argument), in that
+   * element's own slot (addressed as the input's type): a narrower value
+   * indexed as its own type would land in another thread's element before
+   * that one is read (seen on the H200: float32 over float64). Registers:
+   * the slot _uk_rv[_I] of its own type. */
   int keep = e->reuse >= 0 && L == e->reuse_level;
+  char kparam[96] = "";
   if (keep) {
     uk_dtype t = e->c.p->type[e->reuse].dtype;
     uk__sb_reset(tmp);
     uk__fuse_value(&f, e->reuse, t, tmp);
-    uk__sb_addf(&lb, "        // kept for the outputs: node %d in place of in%d\n"
-                     "        if (_uk_keepv) *(%s *)(_uk_k_in%d + _J) = %s;\n",
-                e->reuse, e->reuse_in, uk__fuse_ctype(t), e->reuse_in, uk__sb_str(tmp));
+    if (e->reg) {
+      uk__sb_addf(&lb, "        // kept for the outputs: node %d\n        _uk_keepr = %s;\n", e->reuse, uk__sb_str(tmp));
+      snprintf(kparam, sizeof kparam, ", %s &_uk_keepr", uk__fuse_ctype(t));
+    } else {
+      uk__sb_addf(&lb, "        // kept for the outputs: node %d in place of in%d\n"
+                       "        if (_uk_keepv) *(%s *)(_uk_k_in%d + _J) = %s;\n",
+                  e->reuse, e->reuse_in, uk__fuse_ctype(t), e->reuse_in, uk__sb_str(tmp));
+      snprintf(kparam, sizeof kparam, ", const bool _uk_keepv");
+    }
   }
   uk__sb_addf(b, "      auto _uk_f = [&](const long long _J%s%s) -> _uk_acc%d {\n%s        return _uk_r;\n      };\n",
-              uk__sb_str(&e->lparams), keep ? ", const bool _uk_keepv" : "", L, uk__sb_str(&lb));
+              uk__sb_str(&e->lparams), kparam, L, uk__sb_str(&lb));
   char acc[64];
   snprintf(acc, sizeof acc, "_uk_a%d = _uk_op%d()(_uk_a%d, ", L, L, L);
   uk_strbuf ka;
   uk__sb_init(&ka);
   uk__sb_reset(tmp);
-  uk__sb_addf(&ka, "%s%s", uk__sb_str(&e->kept), keep ? ", true" : "");
-  uk__sb_addf(tmp, "%s%s", uk__sb_str(&e->loaded), keep ? ", false" : "");
-  pass_loops(b, acc, ")", "_uk_f", uk__sb_str(&ka), "_uk_f", uk__sb_str(tmp));
+  if (e->reg) {
+    uk__sb_addf(&ka, "%s_uk_f(_J%s%s))", acc, uk__sb_str(&e->regd), keep ? ", _uk_rv[_I]" : "");
+    reg_loop(b, uk__sb_str(&ka));
+  } else {
+    uk__sb_addf(&ka, "%s%s", uk__sb_str(&e->kept), keep ? ", true" : "");
+    uk__sb_addf(tmp, "%s%s", uk__sb_str(&e->loaded), keep ? ", false" : "");
+    pass_loops(b, acc, ")", "_uk_f", uk__sb_str(&ka), "_uk_f", uk__sb_str(tmp));
+  }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
   uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
@@ -296,17 +334,19 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   return UK_OK;
 }
 
-/* Writes output o (node id) as "<lvalue> = value;" into b. */
-static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *lvalue, uk_strbuf *b, uk_strbuf *tmp) {
+/* Writes output o (node id) as "*(T *)(<at>) = value;" into b, or, in the
+ * registers variant, "_uk_w_out<o>[_I] = value;". */
+static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_dtype t = e->c.p->out_dtype[o];
   uk__sb_reset(tmp);
   uk__fuse_value(f, g->out_node[o], t, tmp);
-  uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, uk__fuse_ctype(t), lvalue, uk__sb_str(tmp));
+  if (at) uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, uk__fuse_ctype(t), at, uk__sb_str(tmp));
+  else uk__sb_addf(b, "%s_uk_w_out%d[_I] = %s;\n", f->indent, o, uk__sb_str(tmp));
 }
 
 /* The function "auto name = [&](_J, params) {...};" that writes the
- * per-element outputs of element _J. */
+ * per-element outputs of element _J (registers: gathers them at _I). */
 static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_fuse_fn f;
@@ -317,11 +357,174 @@ static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
     snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
-    write_out(e, &f, o, lv, &wb, tmp);
+    write_out(e, &f, o, e->reg ? NULL : lv, &wb, tmp);
   }
-  uk__sb_addf(b, "      auto %s = [&](const long long _J%s) {\n%s      };\n", name, params, uk__sb_str(&wb));
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, e->reg ? ", const int _I" : "", params,
+              uk__sb_str(&wb));
   if (wb.failed) b->failed = 1;
   uk__sb_release(&wb);
+}
+
+/* The per-element outputs. With a kept value: shared memory, one function
+ * for the kept elements (it reads the value) and one for the rest (it
+ * computes it); registers, the first only. Registers: then each output's
+ * vectors stored. */
+static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  const uk_fuse_plan *p = e->c.p;
+  const uk_fuse_row *r = &p->row;
+  uk__sb_add(b, "    {\n");
+  if (e->reg)
+    for (int o = 0; o < g->nout; o++)
+      if (!r->out_per_row[o]) uk__sb_addf(b, "      %s _uk_w_out%d[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->out_dtype[o]), o);
+  if (e->reuse >= 0) {
+    uk_strbuf lp, ka;
+    uk__sb_init(&lp);
+    uk__sb_init(&ka);
+    for (int j = 0; j < r->nparams; j++) {
+      int k = r->param[j].index;
+      const char *t = uk__fuse_ctype(p->type[k].dtype), *ta = uk__fuse_ctype(p->type[e->reuse].dtype);
+      if (r->param[j].kind != UK_ROW_IN) continue;
+      if (k != e->reuse_in) {
+        uk__sb_addf(&lp, ", const %s in%d", t, k);
+        if (e->reg) uk__sb_addf(&ka, ", _uk_r_in%d[_I]", k);
+        else uk__sb_addf(&ka, ", _uk_k_in%d[_J]", k);
+      } else {
+        uk__sb_addf(&lp, ", const %s _uk_kv", ta);
+        if (e->reg) uk__sb_add(&ka, ", _uk_rv[_I]");
+        else uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
+      }
+    }
+    char kv[] = "_uk_kv";
+    e->c.leaf[e->reuse] = kv;
+    out_fn(e, "_uk_f", uk__sb_str(&lp), b, tmp);
+    e->c.leaf[e->reuse] = NULL;
+    if (e->reg) {
+      uk__sb_reset(tmp);
+      uk__sb_addf(tmp, "_uk_f(_J, _I%s)", uk__sb_str(&ka));
+      reg_loop(b, uk__sb_str(tmp));
+    } else {
+      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
+      pass_loops(b, "", "", "_uk_f", uk__sb_str(&ka), "_uk_g", uk__sb_str(&e->loaded));
+    }
+    if (lp.failed || ka.failed) b->failed = 1;
+    uk__sb_release(&lp);
+    uk__sb_release(&ka);
+  } else {
+    out_fn(e, "_uk_f", uk__sb_str(&e->lparams), b, tmp);
+    if (e->reg) {
+      uk__sb_reset(tmp);
+      uk__sb_addf(tmp, "_uk_f(_J, _I%s)", uk__sb_str(&e->regd));
+      reg_loop(b, uk__sb_str(tmp));
+    } else {
+      pass_loops(b, "", "", "_uk_f", uk__sb_str(&e->kept), "_uk_f", uk__sb_str(&e->loaded));
+    }
+  }
+  if (e->reg) {
+    uk__sb_add(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
+                  "        const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n        if (_J < _uk_lim) {\n");
+    for (int o = 0; o < g->nout; o++)
+      if (!r->out_per_row[o])
+        uk__sb_addf(b, "          _uk_stv<_UK_RV>(_uk_b_out%d, _J, _uk_c_out%d, _uk_w_out%d + _k * _UK_RV);\n", o, o, o);
+    uk__sb_add(b, "        }\n      }\n");
+  }
+  uk__sb_add(b, "    }\n");
+}
+
+/* The row's bases: each array's start (_uk_b_*) and element stride (_uk_c_*). */
+static void emit_bases(const uk_fuse_row *r, int nd, uk_strbuf *b) {
+  for (int j = 0; j < r->nparams; j++) {
+    int k = r->param[j].index;
+    if (r->param[j].kind == UK_ROW_IN)
+      uk__sb_addf(b, "    const char *_uk_b_in%d = (const char *)_uk_p_in%d + _uk_ix.off(_uk_s_in%d);\n"
+                     "    const long long _uk_c_in%d = _uk_s_in%d.s[%d];\n",
+                  k, k, k, k, k, nd - 1);
+    else if (r->param[j].kind == UK_ROW_OUT)
+      uk__sb_addf(b, "    char *_uk_b_out%d = (char *)_uk_p_out%d + _uk_ix.off(_uk_s_out%d);\n"
+                     "    const long long _uk_c_out%d = _uk_s_out%d.s[%d];\n",
+                  k, k, k, k, k, nd - 1);
+  }
+}
+
+/* One variant's body (e->reg): the row loop, the row's elements, each
+ * level, the outputs. */
+static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char *regions, uk_strbuf *pre, uk_strbuf *b,
+                           uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  const uk_fuse_plan *p = e->c.p;
+  const uk_fuse_row *r = &p->row;
+  uk_status s = UK_OK;
+  memset(e->final_, 0, (size_t)g->nnodes + 1);
+  if (e->reg) {
+    uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x & (_uk_T - 1), _uk_rpb = (int)blockDim.x / _uk_T;\n"
+                   "  const long long _uk_n = _uk_g.n;\n"
+                   "  for (long long _uk_r0 = (long long)blockIdx.x * _uk_rpb; _uk_r0 < _uk_g.nrows; "
+                   "_uk_r0 += (long long)gridDim.x * _uk_rpb) {\n"
+                   "    long long _uk_row = _uk_r0 + (long long)(threadIdx.x / _uk_T);\n"
+                   "    const bool _uk_live = _uk_row < _uk_g.nrows;\n"
+                   "    if (!_uk_live) _uk_row = _uk_g.nrows - 1;\n"
+                   "    const int _uk_lim = _uk_live ? (int)_uk_n : 0; /* a row in registers is short */\n"
+                   "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
+                nd);
+    emit_bases(r, nd, b);
+    for (int j = 0; j < r->nparams; j++)
+      if (r->param[j].kind == UK_ROW_IN) {
+        int k = r->param[j].index;
+        uk__sb_addf(b, "    %s _uk_r_in%d[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[k].dtype), k);
+      }
+    uk__sb_add(b, "#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
+                  "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_J < _uk_lim) {\n");
+    for (int j = 0; j < r->nparams; j++)
+      if (r->param[j].kind == UK_ROW_IN) {
+        int k = r->param[j].index;
+        uk__sb_addf(b, "        _uk_ldv<_UK_RV>(_uk_r_in%d + _k * _UK_RV, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
+      }
+    uk__sb_add(b, "      }\n    }\n");
+    if (e->reuse >= 0)
+      uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
+  } else {
+    uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
+                   "  const long long _uk_n = _uk_g.n, _uk_nc = _uk_g.nc;\n"
+                   "  unsigned char *_uk_kp = _uk_dyn + (threadIdx.x / _uk_T) * _uk_g.rowbytes;\n"
+                   "%s"
+                   "  for (long long _uk_row = (long long)blockIdx.x * _uk_rpb + (long long)(threadIdx.x / _uk_T); "
+                   "_uk_row < _uk_g.nrows;\n       _uk_row += (long long)gridDim.x * _uk_rpb) {\n"
+                   "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
+                regions, nd);
+    emit_bases(r, nd, b);
+    /* vector copies land in other threads' elements: barriers around
+     * them (a row a block here) */
+    uk__sb_add(b, "    if (_UK_RV > 1) __syncthreads();\n#pragma unroll 4\n"
+                  "    for (long long _J = (long long)_uk_t * _UK_RV; _J < _uk_nc; _J += (long long)_uk_T * _UK_RV) {\n");
+    for (int j = 0; j < r->nparams; j++)
+      if (r->param[j].kind == UK_ROW_IN) {
+        int k = r->param[j].index;
+        uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
+      }
+    uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
+  }
+  for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, pre, b, tmp);
+  if (s) return s;
+  if (nelem) emit_outputs(e, b, tmp);
+  if (nelem < g->nout) {
+    uk_fuse_fn f;
+    uk__sb_add(b, e->reg ? "    if (_uk_t == 0 && _uk_live) {\n" : "    if (_uk_t == 0) {\n");
+    uk_strbuf wb;
+    uk__sb_init(&wb);
+    fn_start(e, &f, &wb, "      ");
+    for (int o = 0; o < g->nout; o++) {
+      char lv[32];
+      if (!r->out_per_row[o]) continue;
+      snprintf(lv, sizeof lv, "_uk_b_out%d", o);
+      write_out(e, &f, o, lv, &wb, tmp);
+    }
+    uk__sb_add(b, uk__sb_str(&wb));
+    if (wb.failed) b->failed = 1;
+    uk__sb_release(&wb);
+    uk__sb_add(b, "    }\n");
+  }
+  uk__sb_add(b, "  }\n");
+  return UK_OK;
 }
 
 static uk_status emit(row_em *e, int nd, const char *name, const char *user_preamble) {
@@ -358,6 +561,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
     uk__sb_addf(&sig, "%s    const %s *_uk_p_in%d, const _uk_st<%d> _uk_s_in%d", sig.len ? ",\n" : "", t, k, nd, k);
     uk__sb_addf(&e->lparams, ", const %s in%d", t, k);
     uk__sb_addf(&e->kept, ", _uk_k_in%d[_J]", k);
+    uk__sb_addf(&e->regd, ", _uk_r_in%d[_I]", k);
     uk__sb_addf(&e->loaded, ", _uk_ld<%s>(_uk_b_in%d, _J, _uk_c_in%d)", t, k, k);
   }
   for (int o = 0; o < g->nout; o++) {
@@ -368,103 +572,36 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
                 uk__fuse_ctype(p->out_dtype[o]), o, nd, o);
   }
   r->ndim = nd;
-  r->max_threads = ROW_THREADS;
+  r->max_threads = UK_ROW_MAX_THREADS;
   if (!(r->name = malloc(strlen(name) + 8))) goto nomem;
   snprintf(r->name, strlen(name) + 8, "%s_row", name);
-  /* the kernel: per row, the kept elements, each level, the outputs */
-  uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
-  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
-  uk__sb_addf(&b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
-                  "  const long long _uk_n = _uk_g.n, _uk_nc = _uk_g.nc;\n"
-                  "  unsigned char *_uk_kp = _uk_dyn + (threadIdx.x / _uk_T) * _uk_g.rowbytes;\n"
-                  "%s"
-                  "  for (long long _uk_row = (long long)blockIdx.x * _uk_rpb + (long long)(threadIdx.x / _uk_T); "
-                  "_uk_row < _uk_g.nrows;\n       _uk_row += (long long)gridDim.x * _uk_rpb) {\n"
-                  "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
-              uk__sb_str(&regions), nd);
-  for (int j = 0; j < r->nparams; j++) {
-    int k = r->param[j].index;
-    if (r->param[j].kind == UK_ROW_IN)
-      uk__sb_addf(&b, "    const char *_uk_b_in%d = (const char *)_uk_p_in%d + _uk_ix.off(_uk_s_in%d);\n"
-                      "    const long long _uk_c_in%d = _uk_s_in%d.s[%d];\n",
-                  k, k, k, k, k, nd - 1);
-    else if (r->param[j].kind == UK_ROW_OUT)
-      uk__sb_addf(&b, "    char *_uk_b_out%d = (char *)_uk_p_out%d + _uk_ix.off(_uk_s_out%d);\n"
-                      "    const long long _uk_c_out%d = _uk_s_out%d.s[%d];\n",
-                  k, k, k, k, k, nd - 1);
-  }
-  uk__sb_add(&b, "#pragma unroll 4\n    for (long long _J = _uk_t; _J < _uk_nc; _J += _uk_T) {\n");
-  for (int j = 0; j < r->nparams; j++)
-    if (r->param[j].kind == UK_ROW_IN) {
-      int k = r->param[j].index;
-      uk__sb_addf(&b, "      _uk_keep(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
-    }
-  uk__sb_add(&b, "    }\n    _uk_keep_wait();\n");
   int nelem = 0;
   for (int o = 0; o < g->nout; o++) nelem += !r->out_per_row[o];
   e->reuse = -1;
   e->reuse_level = nlevels;
   if (nelem && nlevels && (s = pick_reuse(e, nlevels))) goto out;
-  for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, &pre, &b, &tmp);
-  if (s) goto out;
-  /* per-element outputs: with a kept value, one function for the kept
-   * elements (it reads the value) and one for the rest (it computes it) */
-  if (nelem) {
-    uk__sb_add(&b, "    {\n");
-    if (e->reuse >= 0) {
-      uk_strbuf lp, ka;
-      uk__sb_init(&lp);
-      uk__sb_init(&ka);
-      for (int j = 0; j < r->nparams; j++) {
-        int k = r->param[j].index;
-        const char *t = uk__fuse_ctype(p->type[k].dtype), *ta = uk__fuse_ctype(p->type[e->reuse].dtype);
-        if (r->param[j].kind != UK_ROW_IN) continue;
-        if (k != e->reuse_in) {
-          uk__sb_addf(&lp, ", const %s in%d", t, k);
-          uk__sb_addf(&ka, ", _uk_k_in%d[_J]", k);
-        } else {
-          uk__sb_addf(&lp, ", const %s _uk_kv", ta);
-          uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
-        }
-      }
-      char kv[] = "_uk_kv";
-      e->c.leaf[e->reuse] = kv;
-      out_fn(e, "_uk_f", uk__sb_str(&lp), &b, &tmp);
-      e->c.leaf[e->reuse] = NULL;
-      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), &b, &tmp);
-      pass_loops(&b, "", "", "_uk_f", uk__sb_str(&ka), "_uk_g", uk__sb_str(&e->loaded));
-      if (lp.failed || ka.failed) b.failed = 1;
-      uk__sb_release(&lp);
-      uk__sb_release(&ka);
-    } else {
-      out_fn(e, "_uk_f", uk__sb_str(&e->lparams), &b, &tmp);
-      pass_loops(&b, "", "", "_uk_f", uk__sb_str(&e->kept), "_uk_f", uk__sb_str(&e->loaded));
-    }
-    uk__sb_add(&b, "    }\n");
-  }
-  if (nelem < g->nout) {
-    uk_fuse_fn f;
-    uk__sb_add(&b, "    if (_uk_t == 0) {\n");
-    uk_strbuf wb;
-    uk__sb_init(&wb);
-    fn_start(e, &f, &wb, "      ");
-    for (int o = 0; o < g->nout; o++) {
-      char lv[32];
-      if (!r->out_per_row[o]) continue;
-      snprintf(lv, sizeof lv, "_uk_b_out%d", o);
-      write_out(e, &f, o, lv, &wb, &tmp);
-    }
-    uk__sb_add(&b, uk__sb_str(&wb));
-    if (wb.failed) b.failed = 1;
-    uk__sb_release(&wb);
-    uk__sb_add(&b, "    }\n");
-  }
-  uk__sb_add(&b, "  }\n}\n");
-  uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d, 2) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
-              ROW_THREADS, r->name, uk__sb_str(&sig), nd);
+  /* register bytes of an element: inputs, the kept value, outputs */
+  r->reg_bytes = e->reuse >= 0 ? (int)uk_dtype_size(p->type[e->reuse].dtype) : 0;
+  for (int j = 0; j < r->nparams; j++)
+    if (r->param[j].kind == UK_ROW_IN) r->reg_bytes += (int)uk_dtype_size(p->type[r->param[j].index].dtype);
+  for (int o = 0; o < g->nout; o++)
+    if (!r->out_per_row[o]) r->reg_bytes += (int)uk_dtype_size(p->out_dtype[o]);
+  /* the kernel: the registers variant, then the shared-memory one */
+  uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n");
+  uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
+  uk__sb_add(&b, "#if _UK_RK\n");
+  e->reg = 1;
+  if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
+  uk__sb_add(&b, "#else\n");
+  e->reg = 0;
+  if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
+  uk__sb_add(&b, "#endif\n}\n");
+  uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
+              UK_ROW_MAX_THREADS, r->name, uk__sb_str(&sig), nd);
   uk__sb_add(&pre, uk__sb_str(&b));
   if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed || e->kept.failed ||
-      e->loaded.failed)
+      e->loaded.failed || e->regd.failed)
     goto nomem;
   r->source = uk__sb_detach(&pre);
   goto out;
@@ -497,6 +634,7 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
   uk__sb_init(&e.lparams);
   uk__sb_init(&e.kept);
   uk__sb_init(&e.loaded);
+  uk__sb_init(&e.regd);
   if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_) {
     s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
     goto out;
@@ -528,5 +666,6 @@ out:
   uk__sb_release(&e.lparams);
   uk__sb_release(&e.kept);
   uk__sb_release(&e.loaded);
+  uk__sb_release(&e.regd);
   return s;
 }

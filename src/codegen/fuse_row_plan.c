@@ -1,31 +1,77 @@
 /* The row kernel's launch geometry and argument buffer (fuse_row_plan.h). */
 #include "codegen/fuse_row_plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/error.h"
 #include "codegen/dtype.h"
 
-void uk__row_grid(int64_t rows, int64_t n, int max_threads, const int *kept_size, int nkept, int64_t smem,
-                  uk_row_grid *g) {
-  int t = 32;
-  while (t < max_threads && (int64_t)t * 8 < n) t *= 2;
-  int block = t >= 64 ? t : 256, rpb = block / t;
-  int64_t blocks = (rows + rpb - 1) / rpb, esize = 0, nc, rowbytes = 0;
-  for (int j = 0; j < nkept; j++) esize += kept_size[j];
-  /* what a row's share of the block's memory holds after each input's
-   * part is rounded up to 16 bytes (the kernel lays them out so) */
-  nc = esize ? (smem / rpb - 16 * (int64_t)nkept) / esize : 0;
-  if (nc > n) nc = n;
-  if (nc < 0) nc = 0;
-  for (int j = 0; j < nkept; j++) rowbytes += (nc * kept_size[j] + 15) & ~15LL;
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Registers mode: the fewest threads a row (a power of two) whose
+ * registers hold it; 0 when 1024 threads do not. */
+static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
+  int emax = s->reg_bytes > 0 ? UK_ROW_REG_BYTES / s->reg_bytes : 0, e = 1;
+  if (emax > UK_ROW_REG_ELEMS) emax = UK_ROW_REG_ELEMS;
+  while (e * 2 <= emax) e *= 2;
+  if (emax < 1) return 0;
+  if (e < v) v = 1; /* too many arrays for a vector each */
+  int kmax = e / v, t = 1, k = 1;
+  int64_t nv = (s->n + v - 1) / v;
+  if (nv > (int64_t)UK_ROW_MAX_THREADS * kmax) return 0;
+  while ((int64_t)t * kmax < nv) t *= 2;
+  while ((int64_t)t * k < nv) k *= 2;
+  g->mode = UK_ROW_REGS;
   g->threads = t;
-  g->block = block;
-  g->rows_per_block = rpb;
-  g->blocks = blocks < (1 << 24) ? blocks : (1 << 24);
+  g->vec = v;
+  g->regs = k;
+  g->kept = g->rowbytes = 0;
+  return 1;
+}
+
+/* Shared/global mode: a block a row, about 16 elements a thread, as much of
+ * the row kept as smem holds (a whole number of vectors). */
+static void size_shared(const uk_row_shape *s, int v, uk_row_grid *g) {
+  int t = 64;
+  int64_t esize = 0, nc, rowbytes = 0;
+  while (t < UK_ROW_MAX_THREADS && (int64_t)t * 16 < s->n) t *= 2;
+  for (int j = 0; j < s->nkept; j++) esize += s->kept_size[j];
+  nc = esize ? (s->smem - 16 * (int64_t)s->nkept) / esize : 0;
+  if (nc > s->n) nc = s->n;
+  if (nc < 0) nc = 0;
+  nc -= nc % v;
+  for (int j = 0; j < s->nkept; j++) rowbytes += (nc * s->kept_size[j] + 15) & ~15LL;
+  g->mode = nc == s->n ? UK_ROW_SHARED : UK_ROW_GLOBAL;
+  g->threads = t;
+  g->vec = v;
+  g->regs = 0;
   g->kept = nc;
   g->rowbytes = rowbytes;
-  g->shared = rowbytes * rpb;
+}
+
+void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
+  int v = s->vec > 1 && s->n % s->vec == 0 ? s->vec : 1, sm = s->sm_count > 0 ? s->sm_count : 1;
+  if (!size_regs(s, v, g)) size_shared(s, v, g);
+  int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t : 256; /* shared: a block a row */
+  /* few rows: smaller blocks (down to a warp or a row) put them on more SMs */
+  while (block > t && block > 32 && (s->rows + block / t - 1) / (block / t) < 2 * (int64_t)sm) block /= 2;
+  g->block = block;
+  g->rows_per_block = block / t;
+  int64_t blocks = (s->rows + g->rows_per_block - 1) / g->rows_per_block;
+  int64_t cap = (int64_t)sm * (2048 / block) * 8;
+  g->blocks = min64(min64(blocks, cap), 0x7fffffff);
+  if (g->blocks < 1) g->blocks = 1;
+  g->shared = g->rowbytes * g->rows_per_block;
+}
+
+int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {
+  if (rows >= sm_count) return 1;
+  return n <= ((int64_t)1 << 20) / (bytes > 0 ? bytes : 1);
+}
+
+void uk__row_variant(int regs, int vec, char *buf, size_t size) {
+  snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n", regs, vec);
 }
 
 int uk__row_kept_sizes(const uk_fuse_plan *p, int *size) {

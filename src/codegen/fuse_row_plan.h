@@ -1,39 +1,80 @@
 /* The row kernel's launch (codegen/fuse_row.h emits it): pure arithmetic
- * from a call's row shape to the launch geometry, and the layout of the
- * kernel's argument buffer. No CUDA; unit-tested from a table
- * (tests/test_row_plan.c). */
+ * from a call's row shape to the kernel variant and launch geometry, and
+ * the layout of the kernel's argument buffer. No CUDA; unit-tested from a
+ * table (tests/test_row_plan.c). */
 #ifndef UK_CODEGEN_FUSE_ROW_PLAN_H
 #define UK_CODEGEN_FUSE_ROW_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "codegen/emit_common.h"
 #include "codegen/fuse_plan.h"
 
-/* Dynamic shared memory a row block asks for (96 KiB: a 16384-element
- * float32 row, two blocks an SM on sm_80/90), and what it falls back to
- * where that opt-in fails (40 KiB, under the default 48 KiB that the
- * static reduction slots share). */
-#define UK_ROW_SMEM_OPT_IN (96 * 1024)
+/* Dynamic shared memory a row block takes where the device's opt-in
+ * cannot be set (under the default 48 KiB that the static reduction slots
+ * share). */
 #define UK_ROW_SMEM_DEFAULT (40 * 1024)
+/* Threads per block at most (the kernel's launch bound). */
+#define UK_ROW_MAX_THREADS 1024
+/* Register bytes a thread spends on its elements of a row (inputs, the
+ * value kept for the outputs, the outputs): 32 registers. */
+#define UK_ROW_REG_BYTES 128
+/* Elements a thread takes at most in registers (the unrolled loops). */
+#define UK_ROW_REG_ELEMS 8
+
+/* Where a row lives between the kernel's passes. */
+enum {
+  UK_ROW_REGS = 1, /* in registers: read once, every pass from registers */
+  UK_ROW_SHARED,   /* in shared memory: read once (cp.async), passes from shared */
+  UK_ROW_GLOBAL    /* too wide: `kept` elements in shared, the rest re-read each pass */
+};
+
+/* A call's rows, as the sizing sees them. */
+typedef struct uk_row_shape {
+  int64_t rows, n;     /* rows of n elements */
+  int nkept;           /* array inputs (kept in shared memory in the shared/global modes) */
+  const int *kept_size; /* their element bytes */
+  int reg_bytes;       /* register bytes of one element (uk_fuse_row.reg_bytes) */
+  int vec;             /* elements per vector access where every row array allows it
+                          (16 bytes of the widest), 1 where one does not */
+  int sm_count;        /* the device's multiprocessors */
+  int64_t smem;        /* dynamic shared bytes a block may take */
+} uk_row_shape;
 
 /* How a call's rows run. */
 typedef struct uk_row_grid {
-  int threads;        /* per row (T): a power of two, 32 .. max_threads */
-  int block;          /* threads per block: T, or 256 (a warp per row) when T < 64 */
+  int mode;           /* UK_ROW_REGS, _SHARED, _GLOBAL */
+  int threads;        /* per row (T): a power of two, 1 .. 1024 (>= 64 outside registers) */
+  int vec;            /* V: elements per vector access (1: scalar) */
+  int regs;           /* K: vectors a thread holds per array (registers mode), else 0 */
+  int block;          /* threads per block: rows_per_block * T */
   int rows_per_block; /* block / T */
-  int64_t blocks;     /* grid x: the rows' blocks, at most 2^24 (the kernel strides over rows) */
-  int64_t kept;       /* nc: elements of each row kept in shared memory (0 .. n) */
+  int64_t blocks;     /* grid x (the kernel strides over the rest) */
+  int64_t kept;       /* nc: elements of each row in shared memory (0 in registers mode) */
   int64_t rowbytes;   /* shared bytes of one row: each input's part rounded up to 16 bytes */
   int64_t shared;     /* dynamic shared bytes of a block: rowbytes * rows_per_block */
 } uk_row_grid;
 
-/* The geometry of `rows` rows of n elements: threads per row for about 8
- * elements each; as many elements of each row kept as `smem` bytes a block
- * hold, each input's part (kept_size[j] bytes an element, nkept inputs)
- * starting on 16 bytes. */
-void uk__row_grid(int64_t rows, int64_t n, int max_threads, const int *kept_size, int nkept, int64_t smem,
-                  uk_row_grid *g);
+/* Sizes the rows of s: in registers when a thread's share (at most
+ * UK_ROW_REG_ELEMS elements and UK_ROW_REG_BYTES bytes) times 1024 threads
+ * holds a row, with the fewest threads a row (down to one) that hold it, so
+ * that narrow rows take sub-warps and many rows run per block; else a
+ * block of >= 64 threads a row (about 16 elements each) with as much of
+ * the row in shared memory as s->smem holds. Blocks: enough for every SM
+ * twice over where rows allow (smaller blocks for few rows), at most
+ * sm_count * (2048 / block) * 8 (the kernel strides over the rest). */
+void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
+
+/* 1 when rows of n elements moving `bytes` bytes each (reads and writes of
+ * a row's arrays) run the row kernel rather than the split plan: unless
+ * there are fewer rows than SMs and each SM would move more than 1 MiB
+ * (a few long rows spread better over every SM in the split plan). */
+int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count);
+
+/* The lines that select a variant of a row kernel's source (prefixed to
+ * it): "#define _UK_RK <regs>\n#define _UK_RV <vec>\n". */
+void uk__row_variant(int regs, int vec, char *buf, size_t size);
 
 /* The slots of the row kernel's argument buffer (UK_ROW_SLOT_*: `param` is
  * the row parameter's position, `dim` the map ndim). */

@@ -350,7 +350,7 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
  * other than as the very same view (a block reads its row before it
  * writes it; other overlaps go to the split plan, which copies). */
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
-  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes)) return 0;
+  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes, uk__row_sm_count(c->device))) return 0;
   for (int k = 0; k < f->prog->nin; k++) {
     if (in[k].kind != UK_ARG_ARRAY) continue;
     const uk_array *a = in[k].v.array;
@@ -423,8 +423,11 @@ static uk_status row_call(uk_fusion *f, const fz_call *c, const uk_arg *in) {
                                 c->stream));
 }
 
-static uk_status row_offline(uk_fusion *f, const fz_call *c, uk__offline what, void *result) {
-  return row_error(f, c, uk__row_offline(c->e->row, c->device, what, result));
+static uk_status row_offline(uk_fusion *f, const fz_call *c, const uk_arg *in, uk__offline what, void *result) {
+  const uk_fuse_plan *p = c->e->plan;
+  return row_error(f, c,
+                   uk__row_offline(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM,
+                                   c->device, what, result));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -645,7 +648,7 @@ uk_status uk_fusion_precompile(uk_fusion *f, const uk_arg *in, int nin, uk_array
   uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s)
-    s = c.row ? row_offline(f, &c, UK__OFFLINE_PRECOMPILE, NULL)
+    s = c.row ? row_offline(f, &c, in, UK__OFFLINE_PRECOMPILE, NULL)
               : split_run(f, &c, in, launch, 0, step_precompile, NULL);
   return finish(f, &c, s, NULL);
 }
@@ -660,9 +663,13 @@ uk_status uk_fusion_source(uk_fusion *f, const uk_arg *in, int nin, uk_array *ou
   uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
   if (!s && c.row) {
-    uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n", f->name,
-                c.e->plan->row.name);
-    uk__sb_add(&src, c.e->plan->row.source);
+    char *rs = NULL, how[160];
+    uk__row_describe(c.e->row, in, c.outs, c.shapes + (size_t)c.e->plan->row.map_node * UK_MAX_NDIM, c.device, how,
+                     sizeof how);
+    uk__sb_addf(&src, "// ==== ukern fusion '%s': kernel 1 of 1 (row '%s') ====\n// row plan: %s\n", f->name,
+                c.e->plan->row.name, how);
+    if (!(s = row_offline(f, &c, in, UK__OFFLINE_SOURCE, &rs))) uk__sb_add(&src, rs);
+    uk_free(rs);
   } else if (!s) {
     s = split_run(f, &c, in, launch, 0, step_source, &src);
   }
@@ -679,7 +686,7 @@ uk_status uk_fusion_compile_info(uk_fusion *f, const uk_arg *in, int nin, uk_arr
   uk_compile_info all = {0};
   uk_status s = begin(f, in, nin, out, nout, launch ? launch->stream : NULL, &c);
   if (!s) s = outputs(f, &c, in, out, 0);
-  if (!s) s = c.row ? row_offline(f, &c, UK__OFFLINE_INFO, &all) : split_run(f, &c, in, launch, 0, step_info, &all);
+  if (!s) s = c.row ? row_offline(f, &c, in, UK__OFFLINE_INFO, &all) : split_run(f, &c, in, launch, 0, step_info, &all);
   if (s) uk_free(all.log);
   else *info = all;
   return finish(f, &c, s, NULL);

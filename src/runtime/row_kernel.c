@@ -2,6 +2,7 @@
  * (row_kernel.h). The hit path builds no text and allocates nothing. */
 #include "runtime/row_kernel.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,8 @@
 #include "base/error.h"
 #include "codegen/fuse_row_plan.h"
 #include "runtime/kernel_args.h"
+#include "runtime/kernel_common.h"
+#include "runtime/device.h"
 #include "runtime/launch_frame.h"
 
 struct uk__row_kernel {
@@ -18,9 +21,12 @@ struct uk__row_kernel {
   int kept_size[UK_FUSE_MAX_INPUTS]; /* element bytes of each kept input */
 };
 
-/* The plan fixes the source: a key is where it is loaded. */
+/* The plan fixes the source but for its variant (uk__row_variant): a key
+ * is where it is loaded and which variant. */
 typedef struct row_key {
   int device;
+  int regs; /* vectors a thread holds in registers; 0: the shared-memory variant */
+  int vec;  /* elements a vector */
 } row_key;
 
 typedef struct prep {
@@ -35,14 +41,22 @@ static const uk__row_kernel *self(const uk__kernel *kd) { return (const uk__row_
 /* ------------------------------------------------------------------------ */
 
 static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
-  (void)key;
+  const row_key *rk = key;
+  char v[64];
+  uk__row_variant(rk->regs, rk->vec, v, sizeof v);
+  uk__sb_add(src, v);
   uk__sb_add(src, self(kd)->p->row.source);
   return uk__row_args(self(kd)->p, plan);
 }
 
 static void kind_describe(const uk__kernel *kd, const void *key, char *buf, size_t size) {
-  (void)key;
-  snprintf(buf, size, "compiling the fusion row kernel '%s'", kd->name);
+  const row_key *rk = key;
+  if (rk->regs)
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in registers, %d x %d elements a thread)", kd->name,
+             rk->regs, rk->vec);
+  else
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in shared memory, %d elements an access)",
+             kd->name, rk->vec);
 }
 
 static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile *out) {
@@ -50,25 +64,47 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
   out->extra = NULL;
 }
 
+static _Atomic int smem_optin[UK__MAX_DEVICES];
+
+/* The dynamic shared memory a block of the device may opt in to (0:
+ * unknown). */
+static int device_optin(int device) {
+  int in_range = device >= 0 && device < UK__MAX_DEVICES, n = 0;
+  if (in_range && (n = atomic_load_explicit(&smem_optin[device], memory_order_relaxed)) > 0) return n;
+  if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, (CUdevice)device) !=
+          CUDA_SUCCESS ||
+      n <= 0)
+    return 0;
+  if (in_range) atomic_store_explicit(&smem_optin[device], n, memory_order_relaxed);
+  return n;
+}
+
 /* The function, and the dynamic shared memory its blocks may take (aux):
- * the opt-in where the device grants it, else the default. */
+ * the shared-memory variant, the device's opt-in less the kernel's static
+ * slots where the device grants it, else the default; registers: none. */
 static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
   CUfunction f;
   uk_status st = uk__spec_function(kd, e, 0, "", &f);
   if (st != UK_OK) return st;
-  e->aux = uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, UK_ROW_SMEM_OPT_IN) ==
-                   CUDA_SUCCESS
-               ? UK_ROW_SMEM_OPT_IN
+  const row_key *rk = (const row_key *)e->key;
+  e->aux = 0;
+  if (rk->regs) return UK_OK;
+  int optin = device_optin(e->device), fixed = 0;
+  if (uk__cu.cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS) fixed = 0;
+  int want = optin - fixed;
+  e->aux = want > UK_ROW_SMEM_DEFAULT &&
+                   uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, want) == CUDA_SUCCESS
+               ? (size_t)want
                : UK_ROW_SMEM_DEFAULT;
   return UK_OK;
 }
 
-/* An offline call's key: `launch` points at the device. */
+/* An offline call's key: `launch` points at it. */
 static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
                          const void *launch, void *prep_v) {
   (void)kd, (void)in, (void)nin, (void)out, (void)nout;
   prep *pr = prep_v;
-  pr->key.device = *(const int *)launch;
+  pr->key = *(const row_key *)launch;
   pr->c.device = pr->key.device;
   pr->c.empty = 0;
   pr->c.key = &pr->key;
@@ -107,9 +143,6 @@ void uk__row_destroy(uk__row_kernel *k) {
   free(k);
 }
 
-uk_status uk__row_offline(uk__row_kernel *k, int device, uk__offline what, void *result) {
-  return uk__kernel_offline("uk_fusion", &k->base, NULL, 0, NULL, 0, &device, what, result);
-}
 
 /* ------------------------------------------------------------------------ */
 /* Launching                                                                 */
@@ -165,26 +198,112 @@ static void pack(const uk__spec *e, const uk_fuse_row *r, const uk_arg *in, cons
   }
 }
 
+/* Elements a vector access of every row array takes: 16 bytes of the
+ * widest element where each array's rows are contiguous and start on that
+ * many elements (its pointer and every row axis's stride) and n is a
+ * multiple; else 1. */
+static int row_vec(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, int64_t n) {
+  const uk_fuse_row *r = &k->p->row;
+  const uk_array *a[2 * UK_FUSE_MAX_INPUTS];
+  int nd = r->ndim, na = 0, v;
+  int64_t widest = 0;
+  for (int j = 0; j < r->nparams; j++) {
+    int kind = r->param[j].kind, x = r->param[j].index;
+    if (kind == UK_ROW_IN) a[na++] = in[x].v.array;
+    else if (kind == UK_ROW_OUT && !r->out_per_row[x]) a[na++] = &outs[x];
+  }
+  for (int j = 0; j < na; j++)
+    if ((int64_t)uk_dtype_size(a[j]->dtype) > widest) widest = (int64_t)uk_dtype_size(a[j]->dtype);
+  if (widest < 1 || widest > 8 || n % (16 / widest)) return 1;
+  v = (int)(16 / widest);
+  for (int j = 0; j < na; j++) {
+    int64_t st[UK_MAX_NDIM], size = (int64_t)uk_dtype_size(a[j]->dtype), al = size * v;
+    row_strides(a[j], nd, 0, st);
+    if (st[nd - 1] != size || a[j]->data % (uint64_t)al) return 1;
+    for (int d = 0; d < nd - 1; d++)
+      if (st[d] % al) return 1;
+  }
+  return v;
+}
+
+int uk__row_sm_count(int device) {
+  return uk__cu_load() == UK_OK ? uk__device_sm_count(device) : UK_ROW_SM_OFFLINE;
+}
+
+/* The call's rows as the sizing sees them (smem: the budget). */
+static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                      int64_t smem, uk_row_shape *s) {
+  int nd = k->p->row.ndim;
+  s->rows = 1;
+  for (int d = 0; d < nd - 1; d++) s->rows *= ms[d];
+  s->n = ms[nd - 1];
+  s->nkept = k->nkept;
+  s->kept_size = k->kept_size;
+  s->reg_bytes = k->p->row.reg_bytes;
+  s->vec = row_vec(k, in, outs, s->n);
+  s->sm_count = uk__row_sm_count(device);
+  s->smem = smem;
+}
+
+/* The variant of a call (its key) and its geometry before the budget. */
+static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                       row_key *key, uk_row_shape *s, uk_row_grid *g) {
+  row_shape(k, in, outs, ms, device, 0, s);
+  uk__row_size(s, g);
+  memset(key, 0, sizeof *key);
+  key->device = device;
+  key->regs = g->regs;
+  key->vec = g->vec;
+}
+
+void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                      char *buf, size_t size) {
+  row_key key;
+  uk_row_shape s;
+  uk_row_grid g;
+  row_key_of(k, in, outs, ms, device, &key, &s, &g);
+  if (g.regs)
+    snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks",
+             g.threads, g.threads > 1 ? "s" : "", g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", g.rows_per_block,
+             g.rows_per_block > 1 ? "s" : "", (long long)g.blocks);
+  else
+    snprintf(buf, size, "rows in shared memory (the rest re-read), %d threads a row, %d element%s an access, %lld blocks",
+             g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
+}
+
+uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                          uk__offline what, void *result) {
+  row_key key;
+  uk_row_shape s;
+  uk_row_grid g;
+  row_key_of(k, in, outs, ms, device, &key, &s, &g);
+  return uk__kernel_offline("uk_fusion", &k->base, NULL, 0, NULL, 0, &key, what, result);
+}
+
 uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                        void *stream) {
   const uk_fuse_row *r = &k->p->row;
   int nd = r->ndim;
   uk__frame f;
   uk__spec *e = NULL;
+  row_key key;
+  uk_row_shape rs;
+  uk_row_grid g;
   uk_status st = uk__frame_enter(&f, &k->base, device, stream);
   if (st == UK_OK) {
-    row_key key = {f.device};
+    row_key_of(k, in, outs, ms, f.device, &key, &rs, &g);
     st = uk__kernel_specialise(&k->base, &key, f.device, &e);
   }
   if (st == UK_OK) {
+    if (!g.regs) { /* the shared variant: as much of the row as its budget holds */
+      rs.smem = (int64_t)e->aux;
+      uk__row_size(&rs, &g);
+    }
     /* _uk_geo<nd>: lead[nd] (the row axes, then 1), nrows, n, nc, rowbytes, T */
-    int64_t geo[UK_MAX_NDIM + 5], rows = 1, n = ms[nd - 1];
+    int64_t geo[UK_MAX_NDIM + 5];
     for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
-    for (int d = 0; d < nd - 1; d++) rows *= ms[d];
-    uk_row_grid g;
-    uk__row_grid(rows, n, r->max_threads, k->kept_size, k->nkept, (int64_t)e->aux, &g);
-    geo[nd] = rows;
-    geo[nd + 1] = n;
+    geo[nd] = rs.rows;
+    geo[nd + 1] = rs.n;
     geo[nd + 2] = g.kept;
     geo[nd + 3] = g.rowbytes;
     geo[nd + 4] = 0;

@@ -2,7 +2,7 @@
  * pipeline (kernel_pipeline.h): one object per planned fusion signature whose
  * plan has a row kernel. Its key is the device (the plan fixes the source),
  * its emitter the plan's row source, its argument buffer
- * codegen/fuse_row_plan.h's, its grid uk__row_grid's; a call runs through
+ * codegen/fuse_row_plan.h's, its variant and grid uk__row_size's; a call runs through
  * the launch frame (launch_frame.h) like the other kinds. */
 #ifndef UK_RUNTIME_ROW_KERNEL_H
 #define UK_RUNTIME_ROW_KERNEL_H
@@ -20,6 +20,12 @@ uk_status uk__row_create(uk_context *ctx, const uk_fuse_plan *p, const char *con
                          uk__row_kernel **out);
 void uk__row_destroy(uk__row_kernel *k);
 
+/* The multiprocessors of `device` that the row plan sizes for;
+ * UK_ROW_SM_OFFLINE without a driver (source and precompile calls on a
+ * machine without a GPU: an H100/H200's count). */
+#define UK_ROW_SM_OFFLINE 132
+int uk__row_sm_count(int device);
+
 /* Runs the rows of map shape ms (p->row.ndim axes) on the stream: in are
  * the program's inputs, outs its outputs (allocated or given), all on
  * `device`, which must be the launch's. Compiles at the first call per
@@ -27,7 +33,16 @@ void uk__row_destroy(uk__row_kernel *k);
 uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                        void *stream);
 
-/* The kernel without running it, for `device` (uk__kernel_offline). */
-uk_status uk__row_offline(uk__row_kernel *k, int device, uk__offline what, void *result);
+/* "rows in registers, 4 threads a row, 2 x 4 elements a thread, 64 rows a
+ * block, 512 blocks" (or in shared memory): how a call with these
+ * arguments runs, into buf. */
+void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                      char *buf, size_t size);
+
+/* The kernel variant a call with these arguments (as uk__row_call's) would
+ * run, without running it, for `device` (uk__kernel_offline): SOURCE gives
+ * the variant's defines and the plan's source. */
+uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                          uk__offline what, void *result);
 
 #endif

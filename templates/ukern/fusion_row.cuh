@@ -1,8 +1,9 @@
 // ukern/fusion_row.cuh — device helpers for the row plan of fusion programs
-// (codegen/fuse_row.c): one block, or one warp for short rows, owns a row of
-// the map shape; the reductions over the row are block reductions whose
-// result every thread of the row gets. The warp combine is the one of
-// generated reductions (ukern/reduction.cuh).
+// (codegen/fuse_row.c): T threads own a row of the map shape (a sub-warp, a
+// warp, or a block of warps; codegen/fuse_row_plan.c sizes them); the
+// reductions over the row combine within the T threads and every one of
+// them gets the result. The warp combine is the one of generated
+// reductions (ukern/reduction.cuh).
 #pragma once
 
 #include <ukern/fusion.cuh>
@@ -14,8 +15,8 @@ template <int N> struct _uk_st {
 };
 
 // The map shape: lead[0 .. N-2] are the row axes, n the row length; T
-// threads own a row (T >= 64: the whole block; T == 32: a warp,
-// blockDim.x / 32 rows a block). The first nc elements of a row are kept
+// threads own a row, blockDim.x / T rows a block. In the shared-memory
+// variant (T >= 64, a row a block) the first nc elements of a row are kept
 // in the row's rowbytes of dynamic shared memory.
 template <int N> struct _uk_geo {
   long long lead[N];
@@ -27,10 +28,22 @@ template <int N> struct _uk_geo {
 template <int N> struct _uk_rowix {
   long long i[N];
   __device__ __forceinline__ _uk_rowix(const _uk_geo<N> &g, long long row) {
+    if (N == 2) { // one row axis: no division (row < nrows)
+      i[0] = row;
+    } else if (g.nrows <= 0x7fffffff) { // 32-bit division (every lead[d] <= nrows)
+      unsigned r = (unsigned)row;
 #pragma unroll
-    for (int d = N - 2; d >= 0; d--) {
-      i[d] = row % g.lead[d];
-      row /= g.lead[d];
+      for (int d = N - 2; d >= 0; d--) {
+        const unsigned l = (unsigned)g.lead[d];
+        i[d] = r % l;
+        r /= l;
+      }
+    } else {
+#pragma unroll
+      for (int d = N - 2; d >= 0; d--) {
+        i[d] = row % g.lead[d];
+        row /= g.lead[d];
+      }
     }
   }
   __device__ __forceinline__ long long off(const _uk_st<N> &st) const {
@@ -43,6 +56,35 @@ template <int N> struct _uk_rowix {
 
 template <class T> static __device__ __forceinline__ T _uk_ld(const char *base, long long j, long long stride) {
   return *(const T *)(base + j * stride);
+}
+
+// V elements of a row as one aligned access (the host checked alignment:
+// a contiguous row, its start and its length multiples of V elements).
+template <class T, int V> struct alignas(sizeof(T) * V) _uk_vec {
+  T v[V];
+};
+// Elements j .. j + V - 1 into r[0 .. V - 1] (V == 1: any stride).
+template <int V, class T>
+static __device__ __forceinline__ void _uk_ldv(T *r, const char *base, long long j, long long stride) {
+  if (V == 1) {
+    r[0] = *(const T *)(base + j * stride);
+  } else {
+    const _uk_vec<T, V> x = *(const _uk_vec<T, V> *)(base + j * (long long)sizeof(T));
+#pragma unroll
+    for (int i = 0; i < V; i++) r[i] = x.v[i];
+  }
+}
+// r[0 .. V - 1] to elements j .. j + V - 1.
+template <int V, class T>
+static __device__ __forceinline__ void _uk_stv(char *base, long long j, long long stride, const T *r) {
+  if (V == 1) {
+    *(T *)(base + j * stride) = r[0];
+  } else {
+    _uk_vec<T, V> x;
+#pragma unroll
+    for (int i = 0; i < V; i++) x.v[i] = r[i];
+    *(_uk_vec<T, V> *)(base + j * (long long)sizeof(T)) = x;
+  }
 }
 
 // Keeps element j in shared memory (kept[j]). 4- and 8-byte elements go by
@@ -62,10 +104,17 @@ template <int S> struct _uk_keep_async {
 };
 template <> struct _uk_keep_by<4> : _uk_keep_async<4> {};
 template <> struct _uk_keep_by<8> : _uk_keep_async<8> {};
+template <> struct _uk_keep_by<16> : _uk_keep_async<16> {};
 #endif
 template <class T>
 static __device__ __forceinline__ void _uk_keep(T *kept, const char *base, long long j, long long stride) {
   _uk_keep_by<(int)sizeof(T)>::keep(kept + j, base + j * stride);
+}
+// Keeps elements j .. j + V - 1 (V > 1: one access of V elements).
+template <int V, class T>
+static __device__ __forceinline__ void _uk_keep_vec(T *kept, const char *base, long long j, long long stride) {
+  if (V == 1) _uk_keep(kept, base, j, stride);
+  else _uk_keep_by<(int)sizeof(_uk_vec<T, V>)>::keep((_uk_vec<T, V> *)(kept + j), base + j * (long long)sizeof(T));
 }
 static __device__ __forceinline__ void _uk_keep_wait() {
 #if __CUDA_ARCH__ >= 800
@@ -73,12 +122,13 @@ static __device__ __forceinline__ void _uk_keep_wait() {
 #endif
 }
 
-// Lane 0's value to every lane of the warp.
-template <class A> static __device__ __forceinline__ A _uk_bcast(const A &v) {
+// Lane 0 of each group of W lanes (a power of two, at most 32) to every
+// lane of the group.
+template <class A> static __device__ __forceinline__ A _uk_bcast(const A &v, int W = 32) {
   ukern::detail::words<A> w;
   w.put(v);
 #pragma unroll
-  for (int k = 0; k < ukern::detail::words<A>::N; k++) w.w[k] = __shfl_sync(0xffffffffu, w.w[k], 0);
+  for (int k = 0; k < ukern::detail::words<A>::N; k++) w.w[k] = __shfl_sync(0xffffffffu, w.w[k], 0, W);
   A r;
   w.get(r);
   return r;
@@ -91,17 +141,33 @@ template <class A> struct _uk_part {
 };
 
 // Combines v over the T threads of the row and returns the result to all
-// of them. Every thread of the row calls it (T >= 64: the whole block).
+// of them. Every thread of the block calls it (T > 32: a barrier).
+// T < 32: a tree within each group of T lanes; T == 32: the warp's; T > 32:
+// each warp's, then the row's T / 32 warp results through shared memory.
 template <class A, class Op>
 static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm, int T) {
+  typedef ukern::detail::words<A> Wd;
+  if (T < 32) {
+    const int lane = (int)threadIdx.x & (T - 1);
+    for (int off = T >> 1; off > 0; off >>= 1) {
+      Wd a, b;
+      a.put(v);
+#pragma unroll
+      for (int k = 0; k < Wd::N; k++) b.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, T);
+      A o;
+      b.get(o);
+      if (lane + off < T) v = op(v, o);
+    }
+    return _uk_bcast(v, T);
+  }
   typedef ukern::detail::warp_reduce<A, 32> W;
   v = W::reduce(v, op);
   if (T > 32) {
     A *part = (A *)sm.b;
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = T >> 5, first = w - w % nw;
     if (lane == 0) part[w] = v;
     __syncthreads();
-    v = W::reduce(lane < (T >> 5) ? part[lane] : ident, op);
+    v = W::reduce(lane < nw ? part[first + lane] : ident, op);
     __syncthreads(); // the slots are reused by the next reduction
   }
   return _uk_bcast(v);

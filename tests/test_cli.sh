@@ -318,7 +318,7 @@ expect pre-help 0 "usage: ukern precompile" -- "$UKERN" precompile --help
 expect pre-first 0 "sm_90  compiled" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk" "$tmp/tpl.cu"
 expect pre-again 0 "sm_90  already cached" -- "$UKERN" precompile --arch 90 --dir "$tmp/pre" "$SPECS/squared_diff.uk"
 expect pre-count 0 "entries    4" -- "$UKERN" cache stats --dir "$tmp/pre"
-expect pre-list 0 "elementwise squared_diff (float32, float32 -> float32): strided" -- "$UKERN" cache list --dir "$tmp/pre"
+expect pre-list 0 "elementwise squared_diff (float32, float32 -> float32): rows, vectorised x4" -- "$UKERN" cache list --dir "$tmp/pre"
 expect pre-list-cu 0 "module stage, scale" -- "$UKERN" cache list --dir "$tmp/pre"
 # specialisations of one kernel told apart: kind, name, dtypes, variant, arch, size, last use
 expect_py pre-list-json 0 'sorted(e["dtypes"] for e in d["entries"] if e["name"] == "squared_diff") == ["float16, float16 -> float16", "float32, float32 -> float32", "float64, float64 -> float64"] and all(e["kind"] == "elementwise" and e["arch"] == "sm_90" and e["bytes"] > 0 and e["variant"] and e["last_used"].endswith("Z") and e["last_used_s_ago"] >= 0 for e in d["entries"] if e["name"]) and [e["kind"] for e in d["entries"] if not e["name"]] == ["module"]' -- "$UKERN" cache list --dir "$tmp/pre" --json

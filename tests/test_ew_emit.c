@@ -210,13 +210,28 @@ int main(void) {
   in[0] = uk_arg_array(&xm);
   run("squared_diff_f32_contig", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1, "contiguous, 32-bit index, ndim 1");
 
-  /* transposed operand: strided, 32-bit, ndim 2 */
+  /* transposed operand, too small to tile: rows of the inner axis, x by its stride */
   int64_t s2[] = {4, 3}, xt_st[] = {4, 16};
   uk_array xt = arr(0x10000, UK_FLOAT32, 2, s2, xt_st), y2 = arr(0x20000, UK_FLOAT32, 2, s2, NULL);
   in[0] = uk_arg_array(&xt);
   in[1] = uk_arg_array(&y2);
-  run("squared_diff_f32_strided32_nd2", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1,
-      "strided, 32-bit index, ndim 2");
+  run("squared_diff_f32_rows32_nd2", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1, "rows, 32-bit index, ndim 2");
+
+  /* every other element of a 1-d array: strided, no division */
+  int64_t n7[] = {7}, two[] = {8};
+  uk_array xs1 = arr(0x10000, UK_FLOAT32, 1, n7, two), ys1 = arr(0x20000, UK_FLOAT32, 1, n7, NULL);
+  in[0] = uk_arg_array(&xs1);
+  in[1] = uk_arg_array(&ys1);
+  run("squared_diff_f32_strided32_nd1", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1,
+      "strided, 32-bit index, ndim 1");
+
+  /* rows of 1024 with a broadcast column (loaded once per row), x4 vectors, i */
+  int64_t s2k[] = {3, 1024}, col_st[] = {4, 0};
+  uk_array xr2 = arr(0x10000, UK_FLOAT32, 2, s2k, NULL), yc2b = arr(0x20000, UK_FLOAT32, 2, s2k, col_st);
+  in[0] = uk_arg_array(&xr2);
+  in[1] = uk_arg_array(&yc2b);
+  run("add_i_rows_bcast_col", "T x, T y", "T z", "z = x + y + (T)i", NULL, in, 2, &z, 1, -1,
+      "const T _uk_b_y = ukern::at(_uk_p_y, _uk_o_y);");
 
   /* a transposed operand in a 2-d loop: tiled, y staged in shared memory */
   int64_t s64[] = {64, 48}, yt_st[] = {4, 256};
@@ -241,14 +256,13 @@ int main(void) {
       "tiled 32x32, lanes along axis 0");
   memset(&z, 0, sizeof z);
 
-  /* > 2^31 elements, non-mergeable axes: strided, 64-bit, ndim 3 */
+  /* > 2^31 elements, non-mergeable axes: rows, 64-bit, ndim 3 */
   int64_t N = 1ll << 28, s3[] = {4, 3, N};
   int64_t st3[] = {3 * (N * 8 + 8) + 8, N * 8 + 8, 8};
   uk_array x3 = arr(0x10000, UK_FLOAT32, 3, s3, st3), y3 = arr(0x20000, UK_FLOAT32, 3, s3, NULL);
   in[0] = uk_arg_array(&x3);
   in[1] = uk_arg_array(&y3);
-  run("squared_diff_f32_strided64_nd3", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1,
-      "strided, 64-bit index, ndim 3");
+  run("squared_diff_f32_rows64_nd3", "T x, T y", "T z", sq, NULL, in, 2, &z, 1, -1, "rows, 64-bit index, ndim 3");
 
   /* a scalar input */
   in[0] = uk_arg_array(&x);

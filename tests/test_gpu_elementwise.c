@@ -623,7 +623,7 @@ static void overlap(void) {
   uk_elementwise_destroy(dbl);
 }
 
-/* More than 2^31 int8 elements: contiguous 64-bit, then strided 64-bit. */
+/* More than 2^31 int8 elements: contiguous 64-bit, then rows (64-bit, by strides). */
 static void huge(void) {
   const int64_t n = (1ll << 31) + 4099;
   uk_array a = dev1(UK_INT8, n);
@@ -639,7 +639,7 @@ static void huge(void) {
   uk_launch l = {.size = -1};
   char *src = NULL;
   CHECK_OK(uk_elementwise_source(inc, NULL, 0, &v, 1, &l, &src));
-  CHECK_CONTAINS(src, "strided, 64-bit index, ndim 2");
+  CHECK_CONTAINS(src, "rows, 64-bit index, ndim 2");
   uk_free(src);
   CHECK_OK(uk_elementwise_call(inc, NULL, 0, &v, 1, &l));
   signed char *h = down(a.data, (size_t)n);

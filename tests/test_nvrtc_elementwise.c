@@ -115,7 +115,8 @@ static void dtype_cases(uk_dtype t) {
   in[1] = uk_arg_array(&y0);
   snprintf(label, sizeof label, "%s 0-d", tn);
   compile_call(k, in, 4, &z, 1, -1, "contiguous, 32-bit index, ndim 0", label);
-  /* strided, ndim 1..3, 32- and 64-bit: every axis stepped by 2 elements so nothing merges */
+  /* strided (ndim 1) and rows (ndim 2, 3), 32- and 64-bit: every axis stepped by 2 elements so
+   * nothing merges (x's inner stride is not unit: rows without vectors) */
   for (int wide = 0; wide < 2; wide++)
     for (int nd = 1; nd <= 3; nd++) {
       int64_t shape[3], st[3];
@@ -130,8 +131,32 @@ static void dtype_cases(uk_dtype t) {
       in[0] = uk_arg_array(&xs);
       in[1] = uk_arg_array(&ys);
       char want[64];
-      snprintf(want, sizeof want, "strided, %s index, ndim %d", wide ? "64-bit" : "32-bit", nd);
-      snprintf(label, sizeof label, "%s strided %s", tn, want);
+      snprintf(want, sizeof want, "%s, %s index, ndim %d", nd == 1 ? "strided" : "rows", wide ? "64-bit" : "32-bit",
+               nd);
+      snprintf(label, sizeof label, "%s %s", tn, want);
+      compile_call(k, in, 4, &z, 1, -1, want, label);
+    }
+  /* rows with vectors: y broadcast along rows (ndim 2) or along the middle axis (ndim 3), or a
+   * broadcast column (loaded once per row); 32- and 64-bit */
+  for (int wide = 0; wide < 2; wide++)
+    for (int form = 0; form < 3; form++) {
+      int64_t inner = wide ? (1ll << 30) + 64 : 64, sh3[3] = {3, 5, inner};
+      int nd = form == 1 ? 3 : 2;
+      int64_t *sh = nd == 3 ? sh3 : sh3 + 1;
+      /* form 0: y (inner,) as rows; 1: y (3, 1, inner); 2: y (5, 1) as a column */
+      int64_t rows2[2] = {0, it}, mid3[3] = {inner * it, 0, it}, col2[2] = {it, 0};
+      const int64_t *yst = form == 0 ? rows2 : form == 1 ? mid3 : col2;
+      uk_array xr = arr(0x10000, t, nd, sh, NULL), yr = arr(0x20000, t, nd, sh, yst);
+      in[0] = uk_arg_array(&xr);
+      in[1] = uk_arg_array(&yr);
+      memset(&z, 0, sizeof z);
+      char want[80];
+      if (it < 16)
+        snprintf(want, sizeof want, "rows, vectorised x%d, %s index, ndim %d", (int)(16 / it), wide ? "64-bit" : "32-bit",
+                 nd);
+      else
+        snprintf(want, sizeof want, "rows, %s index, ndim %d", wide ? "64-bit" : "32-bit", nd);
+      snprintf(label, sizeof label, "%s rows form %d %s", tn, form, wide ? "64" : "32");
       compile_call(k, in, 4, &z, 1, -1, want, label);
     }
   /* tiled: y transposed (32- and 64-bit index), z transposed, every operand transposed */
@@ -187,6 +212,11 @@ static void other_cases(void) {
           .in_params = "T x", .out_params = "T z", .operation = "z += x; z = z * _raw_z.size()", .name = "acc"},
       &k));
   compile_call(k, in, 1, &zg, 1, -1, "vectorised x2", "accumulate");
+  /* the same into a 2-d output that is read, x a broadcast column: rows with vectors */
+  int64_t s2[] = {7, 12}, col[] = {8, 0};
+  uk_array x2 = arr(0x10000, UK_FLOAT64, 2, s2, col), z2 = arr(0x30000, UK_FLOAT64, 2, s2, NULL);
+  in[0] = uk_arg_array(&x2);
+  compile_call(k, in, 1, &z2, 1, -1, "ukern::vload<2>(&ukern::at(_uk_p_z, _uk_o_z) + _uk_c)", "accumulate rows");
   uk_elementwise_destroy(k);
   k = NULL;
   /* a raw 3-d non-contiguous view, indexed with an index array */

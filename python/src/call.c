@@ -114,6 +114,30 @@ PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx) {
   return t;
 }
 
+int pyk_frame_prealloc(pyk_frame *f, const pyk_outcache *oc, const int64_t *extra, int nextra, PyObject **made,
+                       int *record) {
+  *record = !f->given && (f->c.kind == PYK_CUPY || f->c.kind == PYK_TORCH);
+  uk_array known[PYK_OUTCACHE_OUTS];
+  if (*record && pyk_outcache_find(oc, f->c.arg, f->nin, extra, nextra, f->nout, known) &&
+      pyk_fast_prealloc(&f->c, known, f->nout, f->out, made)) {
+    *record = 0;
+    return f->nout;
+  }
+  return 0;
+}
+
+PyObject *pyk_frame_result(pyk_frame *f, PyObject *ctx, pyk_outcache **oc, const int64_t *extra, int nextra,
+                           PyObject **made, int *nmade, int record) {
+  if (*nmade) {
+    PyObject *t = PyTuple_New(f->nout);
+    if (t)
+      for (; *nmade > 0; (*nmade)--) PyTuple_SetItem(t, *nmade - 1, made[*nmade - 1]);
+    return t;
+  }
+  if (record) pyk_outcache_store(oc, f->c.arg, f->nin, extra, nextra, f->out, f->nout);
+  return pyk_frame_outputs(f, ctx);
+}
+
 PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname, int nin, int nout,
                         PyObject *args, PyObject *kw, pyk_mode mode, pyk_outcache **oc) {
   static const char *const names[] = {"out", "size", "block_size", "stream", NULL};
@@ -152,11 +176,8 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   l.stream = f.c.stream;
   /* CuPy or PyTorch inputs whose outputs are known from an earlier call:
    * allocate them in the library's pool and pass them as given outputs. */
-  int cached = mode == PYK_RUN && oc && !f.given && (f.c.kind == PYK_CUPY || f.c.kind == PYK_TORCH);
-  uk_array known[PYK_OUTCACHE_OUTS];
-  if (cached && pyk_outcache_find(*oc, f.c.arg, nin, l.size, nout, known) &&
-      pyk_fast_prealloc(&f.c, known, nout, f.out, made))
-    nmade = nout, cached = 0;
+  int record = 0;
+  if (mode == PYK_RUN && oc) nmade = pyk_frame_prealloc(&f, *oc, &l.size, 1, made, &record);
   uk_status st;
   char *src = NULL;
   int count = 0;
@@ -175,12 +196,8 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
   } else if (mode == PYK_PRECOMPILE) {
     result = Py_None;
     Py_INCREF(result);
-  } else if (nmade) {
-    if ((result = PyTuple_New(nout)))
-      for (; nmade > 0; nmade--) PyTuple_SetItem(result, nmade - 1, made[nmade - 1]);
   } else {
-    if (cached) pyk_outcache_store(oc, f.c.arg, nin, l.size, f.out, nout);
-    result = pyk_frame_outputs(&f, ctx);
+    result = pyk_frame_result(&f, ctx, oc, &l.size, 1, made, &nmade, record);
   }
 out:
   while (nmade > 0) Py_DECREF(made[--nmade]);

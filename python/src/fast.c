@@ -74,7 +74,12 @@ static PyObject *lookup(PyObject *m, const char *path) {
 }
 
 static int lib_ready(lib *l, PyTypeObject *tp) {
-  PyObject *mods = PySys_GetObject("modules"); /* borrowed */
+  /* The array type read before: its module's objects are held. (A module
+   * put in sys.modules in its place brings a type of its own.) This is
+   * every call's path: looking the module up by name cost ~1500
+   * instructions an array. */
+  if (l->ready && tp == (PyTypeObject *)l->obj[0]) return 1;
+  PyObject *mods = PyImport_GetModuleDict(); /* borrowed */
   PyObject *m = mods ? PyDict_GetItemString(mods, l->name) : NULL;
   if (!m) return 0;
   if (m != l->module) {
@@ -353,24 +358,26 @@ PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t b
   return mp;
 }
 
-/* One output in CuPy's pool: a cupy.ndarray (new ref) over cupy.cuda.alloc
- * memory of d's dtype and shape on d's device, *out its descriptor. */
+/* One output in CuPy's pool: a cupy.ndarray (new ref) of d's dtype and
+ * shape, made by cupy.ndarray(shape, dtype) (its memory from CuPy's current
+ * allocator on the current device, one call instead of cupy.cuda.alloc and
+ * a constructor over its pointer), on d's device; *out its descriptor. */
 static PyObject *cupy_alloc_output(const uk_array *d, uk_array *out) {
   PyObject *dt = numpy_dtype(d->dtype);
   int64_t n = uk_array_size(d);
   if (!dt || n <= 0) return NULL; /* zero-size: no address to give */
-  PyObject *mp = PyObject_CallFunction(cupy.obj[CUPY_ALLOC], "n", (Py_ssize_t)(n * (int64_t)uk_dtype_size(d->dtype)));
+  PyObject *shape = shape_tuple(d);
+  PyObject *r = shape ? PyObject_CallFunctionObjArgs(cupy.obj[0], shape, dt, NULL) : NULL;
+  PyObject *mp = r ? PyObject_GetAttr(r, s_data) : NULL;
   PyObject *ptr = mp ? PyObject_GetAttr(mp, s_ptr) : NULL;
   PyObject *dev = ptr ? PyObject_GetAttr(mp, s_device_id) : NULL;
   unsigned long long p = dev ? PyLong_AsUnsignedLongLong(ptr) : 0;
   long dv = p && !PyErr_Occurred() ? PyLong_AsLong(dev) : -1;
-  PyObject *shape = dv == d->device ? shape_tuple(d) : NULL;
-  PyObject *r = shape ? PyObject_CallFunctionObjArgs(cupy.obj[0], shape, dt, mp, NULL) : NULL;
+  Py_XDECREF(shape);
   Py_XDECREF(mp);
   Py_XDECREF(ptr);
   Py_XDECREF(dev);
-  Py_XDECREF(shape);
-  if (r && uk_array_init(out, p, d->dtype, d->ndim, d->shape) == UK_OK) {
+  if (r && dv == d->device && !PyErr_Occurred() && uk_array_init(out, p, d->dtype, d->ndim, d->shape) == UK_OK) {
     out->device = d->device;
     return r;
   }
@@ -416,7 +423,7 @@ int pyk_fast_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out
   PyObject *(*alloc)(const uk_array *, uk_array *) = NULL;
   if (output_route < ROUTE_POOL || !c->first || nout < 1) return 0;
   /* The pools serve the library's current stream: it must be the launch stream. */
-  if (lib_ready(&cupy, Py_TYPE(c->first)) && cupy.obj[CUPY_ALLOC] && cupy_stream(c, &cur) == 0 && cur == c->stream)
+  if (lib_ready(&cupy, Py_TYPE(c->first)) && cupy_stream(c, &cur) == 0 && cur == c->stream)
     alloc = cupy_alloc_output;
   else if (lib_ready(&torch, Py_TYPE(c->first)) && torch.obj[TORCH_EMPTY] && torch_stream(desc[0].device, &cur) == 0 &&
            cur == c->stream)

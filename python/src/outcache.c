@@ -10,7 +10,8 @@
  *
  * The signature holds what decides the outputs' dtype and shape: each
  * input's kind, dtype, ndim and shape, the size class of untyped Python
- * ints (a value's range could pick a type), and size=. Calls with another
+ * ints (a value's range could pick a type), and the call's other settings
+ * that shape the outputs (`extra`: size=; a reduction's axes and keepdims). Calls with another
  * signature, given outputs or a failed first call are not recorded.
  */
 #include "pyukern.h"
@@ -41,7 +42,7 @@ static int int_class(int64_t v) {
 }
 
 /* The signature of a call's inputs into sig; its length, or -1: too long. */
-static int signature(const uk_arg *in, int nin, int64_t size, int64_t *sig) {
+static int signature(const uk_arg *in, int nin, const int64_t *extra, int nextra, int64_t *sig) {
   int n = 0;
   for (int i = 0; i < nin; i++) {
     const uk_arg *g = &in[i];
@@ -55,14 +56,16 @@ static int signature(const uk_arg *in, int nin, int64_t size, int64_t *sig) {
     sig[n++] = code;
     for (int d = 0; d < dims; d++) sig[n++] = g->v.array->shape[d];
   }
-  sig[n++] = size;
+  if (n + nextra > SIG_MAX) return -1;
+  for (int j = 0; j < nextra; j++) sig[n++] = extra[j];
   return n;
 }
 
-int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout, uk_array *out) {
+int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, const int64_t *extra, int nextra, int nout,
+                      uk_array *out) {
   if (!oc || nout > OUTS) return 0;
   int64_t sig[SIG_MAX];
-  int n = signature(in, nin, size, sig);
+  int n = signature(in, nin, extra, nextra, sig);
   for (int i = 0; n > 0 && i < oc->used; i++)
     if (oc->e[i].n == n && oc->e[i].nout == nout && !memcmp(oc->e[i].sig, sig, sizeof sig[0] * (size_t)n)) {
       memcpy(out, oc->e[i].out, sizeof out[0] * (size_t)nout);
@@ -71,15 +74,15 @@ int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t
   return 0;
 }
 
-void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, int64_t size, const uk_array *out,
-                        int nout) {
+void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, const int64_t *extra, int nextra,
+                        const uk_array *out, int nout) {
   if (nout < 1 || nout > OUTS) return;
   if (!*ocp && !(*ocp = PyMem_Calloc(1, sizeof **ocp))) return; /* no cache is no error */
   pyk_outcache *oc = *ocp;
   uk_array have[OUTS];
-  if (pyk_outcache_find(oc, in, nin, size, nout, have)) return;
+  if (pyk_outcache_find(oc, in, nin, extra, nextra, nout, have)) return;
   int slot = oc->used < ENTRIES ? oc->used++ : (oc->next++ % ENTRIES);
-  int n = signature(in, nin, size, oc->e[slot].sig);
+  int n = signature(in, nin, extra, nextra, oc->e[slot].sig);
   if (n < 0) {
     oc->e[slot].n = 0; /* matches nothing */
     return;

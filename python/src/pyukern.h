@@ -179,11 +179,14 @@ int pyk_fast_set_output_route(const char *name);
 typedef struct pyk_outcache pyk_outcache;
 #define PYK_OUTCACHE_OUTS 4 /* most outputs a kernel's entries hold */
 /* 1 and out[0:nout] (copies, without data) when a call with these inputs
- * and size= allocated outputs before; 0 otherwise (also for NULL oc). A
- * copy: allocating the outputs runs Python code, which may store. */
-int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, int64_t size, int nout, uk_array *out);
+ * and extra[0:nextra] (the call's settings that shape outputs: size=, axes)
+ * allocated outputs before; 0 otherwise (also for NULL oc). A copy:
+ * allocating the outputs runs Python code, which may store. */
+int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, const int64_t *extra, int nextra, int nout,
+                      uk_array *out);
 /* Records the allocated outputs of a successful call (creates *ocp). */
-void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, int64_t size, const uk_array *out, int nout);
+void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, const int64_t *extra, int nextra,
+                        const uk_array *out, int nout);
 void pyk_outcache_free(pyk_outcache *oc);
 /* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
  * such a type, -1 error. */
@@ -237,6 +240,19 @@ int pyk_frame_bind(pyk_frame *f, const char *kname, int nin, int nout, PyObject 
  * objects, or the allocated arrays wrapped (pyk_call_wrap_output). Returns
  * a tuple (new ref); on failure frees what was not wrapped. */
 PyObject *pyk_frame_outputs(pyk_frame *f, PyObject *ctx);
+/* Before a run with no given outputs and CuPy or PyTorch inputs: outputs an
+ * earlier call with this signature allocated (oc, extra as in
+ * pyk_outcache_find), allocated now in the library's pool and bound as
+ * given (f->out; the arrays, new refs, in made). Returns how many (nout or
+ * 0: declined, nothing bound). *record: the call should record its
+ * allocated outputs afterwards (pyk_frame_result). */
+int pyk_frame_prealloc(pyk_frame *f, const pyk_outcache *oc, const int64_t *extra, int nextra, PyObject **made,
+                       int *record);
+/* After a successful run: the outputs tuple (new ref): made's arrays (the
+ * references move into it; nmade becomes 0), else pyk_frame_outputs, first
+ * recording the allocated outputs in *oc when `record`. */
+PyObject *pyk_frame_result(pyk_frame *f, PyObject *ctx, pyk_outcache **oc, const int64_t *extra, int nextra,
+                           PyObject **made, int *nmade, int record);
 /* What a launch-style kernel call does (run, show source, compile, count
  * kernels), and the kernel-specific function that does it. */
 typedef enum pyk_mode { PYK_RUN, PYK_SOURCE, PYK_PRECOMPILE, PYK_COUNT, PYK_BIND } pyk_mode;

@@ -13,6 +13,7 @@ typedef struct {
   PyObject *ctx;
   int nin, nout, nargs;
   char reduce_dims;
+  pyk_outcache *oc; /* outputs by input signature and axes (outcache.c) */
   PyObject *name, *in_params, *out_params, *map_expr, *reduce_expr, *post_map_expr, *identity, *reduce_type,
       *preamble, *options;
   char cname[128];
@@ -137,6 +138,7 @@ static void red_dealloc(PyObject *o) {
   RedObject *self = (RedObject *)o;
   PyTypeObject *tp = Py_TYPE(o);
   uk_reduction_destroy(self->k);
+  pyk_outcache_free(self->oc);
   PyObject **objs[] = {&self->ctx,         &self->name,          &self->in_params, &self->out_params,
                        &self->map_expr,    &self->reduce_expr,   &self->post_map_expr, &self->identity,
                        &self->reduce_type, &self->preamble,      &self->options};
@@ -210,20 +212,36 @@ static int parse_axis(PyObject *axis, int *axes, uk_launch *l) {
 
 typedef enum { RED_RUN, RED_SOURCE, RED_PRECOMPILE } red_mode;
 
+/* What of a call besides its inputs shapes the outputs: keepdims, the axes
+ * as given (-1 for None), reduce-nothing. Into sig; returns the count. */
+static int axes_signature(const uk_launch *l, int64_t *sig) {
+  int n = 0;
+  sig[n++] = l->keepdims;
+  sig[n++] = l->axes ? l->num_axes : -1;
+  sig[n++] = l->reduce_none;
+  for (int i = 0; l->axes && i < l->num_axes; i++) sig[n++] = l->axes[i];
+  return n;
+}
+
 static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode mode) {
   static const char *const names[] = {"out", "axis", "keepdims", "stream", NULL};
   PyObject *v[4];
   if (pyk_kwargs(kw, self->cname, names, v) < 0) return NULL;
   pyk_frame f;
   pyk_call_init(&f.c, mode != RED_RUN);
-  PyObject *result = NULL;
-  int axes[UK_MAX_NDIM];
+  PyObject *result = NULL, *made[PYK_MAX_ARGS];
+  int axes[UK_MAX_NDIM], nmade = 0;
   uk_launch l;
   memset(&l, 0, sizeof l);
   if (parse_axis(v[1], axes, &l) < 0) goto out;
   if (v[2] && (l.keepdims = PyObject_IsTrue(v[2])) < 0) goto out;
   if (pyk_frame_bind(&f, self->cname, self->nin, self->nout, args, v[0], mode == RED_RUN ? v[3] : NULL) < 0) goto out;
   l.stream = f.c.stream;
+  /* As ElementwiseKernel: outputs known from an earlier call with these
+   * inputs and axes come from the library's pool, passed as given. */
+  int64_t sig[UK_MAX_NDIM + 3];
+  int nsig = axes_signature(&l, sig), record = 0;
+  if (mode == RED_RUN) nmade = pyk_frame_prealloc(&f, self->oc, sig, nsig, made, &record);
   uk_status st;
   char *src = NULL;
   Py_BEGIN_ALLOW_THREADS
@@ -244,13 +262,15 @@ static PyObject *red_do(RedObject *self, PyObject *args, PyObject *kw, red_mode 
   } else if (mode == RED_PRECOMPILE) {
     result = Py_None;
     Py_INCREF(result);
-  } else if ((result = pyk_frame_outputs(&f, self->ctx)) && self->nout == 1) {
+  } else if ((result = pyk_frame_result(&f, self->ctx, &self->oc, sig, nsig, made, &nmade, record)) &&
+             self->nout == 1) {
     PyObject *one = PyTuple_GetItem(result, 0);
     Py_INCREF(one);
     Py_DECREF(result);
     result = one;
   }
 out:
+  while (nmade > 0) Py_DECREF(made[--nmade]);
   pyk_call_clear(&f.c);
   return result;
 }

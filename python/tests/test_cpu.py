@@ -129,7 +129,7 @@ def test_elementwise_source_variants(arch90):
     src = k.source(a, a)
     assert "squared_diff" in src and "float32" in src
     # negative and broadcast strides, 0-d, zero-size and a scalar all generate code
-    assert "strided" in k.source(a[::-1, ::2], a[:1, :3]).splitlines()[2]
+    assert "rows" in k.source(a[::-1, ::2], a[:1, :3]).splitlines()[2]
     assert k.source(np.zeros((), np.float64), 2.5).count("double") >= 1
     assert k.source(np.zeros((0, 7), np.float32), 1.0)
     assert "int32" in k.source(np.zeros(7, np.int32), np.int32(3))
@@ -392,7 +392,7 @@ def test_read_only_output_is_refused(arch90):
 def test_negative_strides_through_protocols(arch90):
     k = ukern.ElementwiseKernel(*SQ)
     ref = k.source(np.zeros((3, 8))[:, ::-2], 0.5)
-    assert "strided" in ref.splitlines()[2]
+    assert "rows" in ref.splitlines()[2]
     assert k.source(_FakeCAI((3, 4), (64, -16)), 0.5) == ref
     assert k.source(_FakeCudaDLPack((3, 4), (8, -2)), 0.5) == ref
     # CuPy <= 14 divides the byte stride -16 by an unsigned item size: 2**61 - 2

@@ -134,6 +134,32 @@ def test_reduction_output_both_routes(route):
     cp.testing.assert_allclose(r, x.sum(axis=1), rtol=1e-12)
 
 
+def test_reduction_pool_route_by_axes():
+    """ReductionKernel as ElementwiseKernel: the second call of a signature (inputs, axes as
+    given, keepdims) gets its output from CuPy's pool; another signature learns anew."""
+    rk = ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "sum_k")
+    x = rand((300, 7), "float64")
+    cases = [({}, x.sum()), ({"axis": 1}, x.sum(axis=1)), ({"axis": 0}, x.sum(axis=0)),
+             ({"axis": (0,), "keepdims": True}, x.sum(axis=0, keepdims=True)), ({"axis": -1}, x.sum(axis=-1)),
+             ({"axis": (0, 1)}, x.sum()), ({"axis": ()}, x)]
+    for kw, ref in cases:
+        first, second = rk(x, **kw), rk(x, **kw)
+        assert isinstance(first.data.mem, cp.cuda.UnownedMemory), kw            # ukern allocated it
+        assert not isinstance(second.data.mem, cp.cuda.UnownedMemory), kw       # CuPy's pool did
+        for r in (first, second):
+            assert r.shape == ref.shape and r.dtype == np.float64 and r.flags.c_contiguous, kw
+            cp.testing.assert_allclose(r, ref, rtol=1e-12)
+    e = cp.zeros((7, 0), cp.float64)                                            # zero-size output: no pool route
+    for _ in range(2):
+        r = rk(e, axis=0)
+        assert r.shape == (0,) and r.dtype == np.float64
+    two = ukern.ReductionKernel("T x", "T s, int64 n", "x", "a + b", "s = a; n = _in_ind.size()", "0", "sum_n")
+    for _ in range(3):
+        s, n = two(x, axis=0)
+        cp.testing.assert_allclose(s, x.sum(axis=0), rtol=1e-12)
+        assert n.dtype == np.int64 and n.shape == (7,) and int(n.min()) == int(n.max()) == x.size
+
+
 def test_output_ordered_on_current_stream_after_stream_arg(route):
     # Launch on a non-blocking stream; read on CuPy's current (null) stream at once.
     k = ukern.ElementwiseKernel("T x, T y", "T z", "z = x * y", "mul")

@@ -109,6 +109,7 @@ const char *uk__ew_template(const uk_ew_key *key) {
   case UK_EW_VEC: return "elementwise_vec.cu";
   case UK_EW_CONTIG: return "elementwise_contig.cu";
   case UK_EW_TILED: return "elementwise_tile.cu";
+  case UK_EW_ROWS: return key->vec > 1 ? "elementwise_rows_vec.cu" : "elementwise_rows.cu";
   default: return "elementwise.cu";
   }
 }
@@ -117,6 +118,10 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size) {
   const char *w = key->index64 ? "64-bit index" : "32-bit index";
   if (key->variant == UK_EW_VEC)
     snprintf(buf, (size_t)size, "vectorised x%d, %s, ndim %d", key->vec, w, key->ndim);
+  else if (key->variant == UK_EW_ROWS && key->vec > 1)
+    snprintf(buf, (size_t)size, "rows, vectorised x%d, %s, ndim %d", key->vec, w, key->ndim);
+  else if (key->variant == UK_EW_ROWS)
+    snprintf(buf, (size_t)size, "rows, %s, ndim %d", w, key->ndim);
   else if (key->variant == UK_EW_TILED)
     snprintf(buf, (size_t)size, "tiled 32x32, lanes along axis %d, %s, ndim %d", key->tile_fast, w, key->ndim);
   else
@@ -136,10 +141,11 @@ const char *uk__ew_describe(const uk_ew_key *key, char *buf, int size) {
  * and the plan. */
 static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *decl, uk_plan *plan) {
   int np = k->in->count + k->out->count;
-  int nd = key->variant == UK_EW_STRIDED || key->variant == UK_EW_TILED ? key->ndim : 0;
+  int rows = key->variant == UK_EW_ROWS;
+  int nd = key->variant == UK_EW_STRIDED || key->variant == UK_EW_TILED || rows ? key->ndim : 0;
   int isz = key->index64 ? 8 : 4;
   uk_fields fl;
-  uk_status st = uk__fields_init(&fl, 2 * np + np * nd + nd + 1);
+  uk_status st = uk__fields_init(&fl, 2 * np + np * nd + nd + 3);
   if (st != UK_OK) return st;
   uk__fields_add_params(&fl, k->in, k->out, &key->p, k->raw_view_mask);
   for (int p = 0, op = 0; p < np && nd; p++) {
@@ -149,6 +155,10 @@ static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_str
   }
   for (int d = 0; d < nd; d++) uk__fields_add(&fl, UK_EW_SLOT_SHAPE, 0, 0, d, isz, isz, 1);
   uk__fields_add(&fl, UK_EW_SLOT_SIZE, 0, 0, 0, isz, isz, 1);
+  if (rows) {
+    uk__fields_add(&fl, UK_EW_SLOT_ROWS, 0, 0, 0, isz, isz, 1);
+    uk__fields_add(&fl, UK_EW_SLOT_LANES, 0, 0, 0, 4, 4, 1);
+  }
   if ((st = uk__fields_layout(&fl, k->name, 0, plan)) != UK_OK) goto out;
   const char *ut = key->index64 ? "unsigned long long" : "unsigned int";
   const char *sit = key->index64 ? "long long" : "int";
@@ -170,6 +180,8 @@ static uk_status emit_params(const uk_ew_kernel *k, const uk_ew_key *key, uk_str
     case UK_EW_SLOT_STRIDE: uk__sb_addf(decl, "%s _uk_s_%s_%d", sit, prm->name, x->dim); break;
     case UK_EW_SLOT_SHAPE: uk__sb_addf(decl, "%s _uk_shape_%d", ut, x->dim); break;
     case UK_EW_SLOT_SIZE: uk__sb_addf(decl, "%s _uk_size", ut); break;
+    case UK_EW_SLOT_ROWS: uk__sb_addf(decl, "%s _uk_rows", ut); break;
+    case UK_EW_SLOT_LANES: uk__sb_addf(decl, "unsigned int _uk_lanes"); break;
     }
     if (x->kind != UK_SLOT_RAW_SHAPE) uk__plan_add(plan, x->kind, x->size, x->param, x->op, x->dim, off);
     if (j + 1 < fl.n) uk__sb_addc(decl, ',');
@@ -211,7 +223,7 @@ static void emit_includes(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf
 
 /* The per-element declarations and stores of the scalar loops. `element`
  * formats parameter p's element access into buf. */
-typedef enum { ACC_CONTIG, ACC_STRIDED, ACC_VEC, ACC_TILED } access;
+typedef enum { ACC_CONTIG, ACC_STRIDED, ACC_VEC, ACC_TILED, ACC_ROWS } access;
 
 static int tiled(const uk_ew_key *key, int p) { return p < 64 && ((key->tile_mask >> p) & 1); }
 
@@ -227,6 +239,8 @@ static const char *element(const uk_ew_kernel *k, const uk_ew_key *key, int p, a
   else if (a == ACC_TILED && tiled(key, p)) snprintf(buf, n, "_uk_t_%s(_uk_tx, _uk_ty + 8 * _uk_q)", name);
   else if (a == ACC_TILED && prefetched(k, key, p)) snprintf(buf, n, "_uk_d_%s[_uk_q]", name);
   else if (a == ACC_STRIDED || a == ACC_TILED) snprintf(buf, n, "ukern::at(_uk_p_%s, _uk_o_%s)", name, name);
+  else if (a == ACC_ROWS)
+    snprintf(buf, n, "ukern::at(_uk_p_%s, _uk_o_%s + (_uk_sidx)_uk_j * _uk_s_%s_%d)", name, name, name, key->ndim - 1);
   else snprintf(buf, n, "_uk_v_%s[_uk_k]", name);
   return buf;
 }
@@ -256,21 +270,26 @@ static void emit_elements(const uk_ew_kernel *k, const uk_ew_key *key, access a,
   }
 }
 
-/* Broadcast (stride 0) inputs of the contiguous variants, loaded once. */
+/* Broadcast (stride 0) inputs of the contiguous variants, loaded once; of
+ * ROWS (inner stride 0), once per row. */
 static void emit_hoisted(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
   for (int p = 0; p < k->in->count; p++) {
     if (!in_loop(k, key, p) || !((key->bcast_mask >> p) & 1)) continue;
     char tb[2];
     const char *name = param_at(k, p)->name;
-    line(sb, "  const %s _uk_b_%s = *_uk_p_%s;", type_name(k, p, tb), name, name);
+    if (key->variant == UK_EW_ROWS)
+      line(sb, "    const %s _uk_b_%s = ukern::at(_uk_p_%s, _uk_o_%s);", type_name(k, p, tb), name, name, name);
+    else
+      line(sb, "  const %s _uk_b_%s = *_uk_p_%s;", type_name(k, p, tb), name, name);
   }
 }
 
-/* Flat index -> per-operand byte offsets, one div/mod per merged axis but
- * the outermost. */
-static void emit_offsets(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sb) {
-  int nd = key->ndim, np = k->in->count + k->out->count;
-  if (nd > 1) line(sb, "    _uk_uidx _uk_r = _uk_j;");
+/* Flat index `idx` over the first nd merged axes -> per-operand byte
+ * offsets, one div/mod per axis but the outermost (STRIDED: every axis, per
+ * element; ROWS: the outer axes, per row). */
+static void emit_offsets(const uk_ew_kernel *k, const uk_ew_key *key, const char *idx, int nd, uk_strbuf *sb) {
+  int np = k->in->count + k->out->count;
+  if (nd > 1) line(sb, "    _uk_uidx _uk_r = %s;", idx);
   for (int d = nd - 1; d > 0; d--) {
     line(sb, "    const _uk_uidx _uk_c%d = _uk_r %% _uk_shape_%d;", d, d);
     line(sb, "    _uk_r /= _uk_shape_%d;", d);
@@ -278,30 +297,32 @@ static void emit_offsets(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf 
   for (int p = 0; p < np; p++) {
     if (!in_loop(k, key, p)) continue;
     const char *name = param_at(k, p)->name;
-    line(sb, "    const _uk_sidx _uk_o_%s = (_uk_sidx)%s * _uk_s_%s_0", name, nd > 1 ? "_uk_r" : "_uk_j", name);
+    line(sb, "    const _uk_sidx _uk_o_%s = (_uk_sidx)%s * _uk_s_%s_0", name, nd > 1 ? "_uk_r" : idx, name);
     for (int d = 1; d < nd; d++) uk__sb_addf(sb, " + (_uk_sidx)_uk_c%d * _uk_s_%s_%d", d, name, d);
     uk__sb_addc(sb, ';');
   }
 }
 
+/* VEC: vector _uk_j of the array; ROWS: the vector at column _uk_c of the
+ * row (every operand here has unit inner stride). */
 static void emit_vec(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *loads, uk_strbuf *puts,
                      uk_strbuf *stores) {
-  int nin = k->in->count, np = nin + k->out->count, v = key->vec;
+  int nin = k->in->count, np = nin + k->out->count, v = key->vec, rows = key->variant == UK_EW_ROWS;
+  const char *ind = rows ? "        " : "    ";
   for (int p = 0; p < np; p++) {
     if (!in_loop(k, key, p) || ((key->bcast_mask >> p) & 1)) continue;
-    char tb[2];
+    char tb[2], addr[160];
     const char *t = type_name(k, p, tb), *name = param_at(k, p)->name;
-    if (p < nin)
-      line(loads, "    const ukern::vec<%s, %d> _uk_v_%s = ukern::vload<%d>(_uk_p_%s + _uk_j * %d);", t, v, name, v,
-           name, v);
-    else if ((k->write_only_mask >> p) & 1)
-      line(loads, "    ukern::vec<%s, %d> _uk_v_%s;", t, v, name);
+    if (rows) snprintf(addr, sizeof addr, "&ukern::at(_uk_p_%s, _uk_o_%s) + _uk_c", name, name);
+    else snprintf(addr, sizeof addr, "_uk_p_%s + _uk_j * %d", name, v);
+    if (p >= nin && ((k->write_only_mask >> p) & 1))
+      line(loads, "%sukern::vec<%s, %d> _uk_v_%s;", ind, t, v, name);
     else
-      line(loads, "    ukern::vec<%s, %d> _uk_v_%s = ukern::vload<%d>(_uk_p_%s + _uk_j * %d);", t, v, name, v, name,
-           v);
+      line(loads, "%s%sukern::vec<%s, %d> _uk_v_%s = ukern::vload<%d>(%s);", ind, p < nin ? "const " : "", t, v, name,
+           v, addr);
     if (p >= nin) {
-      line(puts, "      _uk_v_%s[_uk_k] = %s;", name, name);
-      line(stores, "    ukern::vstore<%d>(_uk_p_%s + _uk_j * %d, _uk_v_%s);", v, name, v, name);
+      line(puts, "%s  _uk_v_%s[_uk_k] = %s;", ind, name, name);
+      line(stores, "%sukern::vstore<%d>(%s, _uk_v_%s);", ind, v, addr, name);
     }
   }
 }
@@ -414,32 +435,45 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   }
   uk__srcmap_add_code(&b[B_PREP], "loop_prep", k->loop_prep, 1);
   uk__srcmap_add_code(&b[B_AFTER], "after_loop", k->after_loop, 1);
-  char vec[8];
+  char vec[8], inner[24];
   snprintf(vec, sizeof vec, "%d", key->vec);
+  snprintf(inner, sizeof inner, "_uk_shape_%d", key->ndim > 0 ? key->ndim - 1 : 0);
+  /* ROWS: the element's statements sit in one loop, or in the vector's tail loop */
+  const char *rind = key->vec > 1 ? "          " : "      ";
   if (key->variant == UK_EW_TILED) {
     if (k->uses_i) line(&b[B_INDEX], "        const long long i = (long long)_uk_r * _uk_shape_1 + _uk_c;");
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
     emit_tiled(k, key, &b[B_TILES], &b[B_TLOAD], &b[B_OFFSETS], &b[B_TSTORE]);
     tile_coords(key, 0, &b[B_COORDS], "");
     emit_elements(k, key, ACC_TILED, "        ", &b[B_ELEMS], &b[B_STORES]);
+  } else if (key->variant == UK_EW_ROWS) {
+    if (k->uses_i) line(&b[B_INDEX], "%sconst long long i = (long long)_uk_row * %s + _uk_j;", rind, inner);
+    uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   } else {
     if (k->uses_i) line(&b[B_INDEX], "    const long long i = (long long)_uk_j;");
     if (k->uses_ind_index) line(&b[B_INDEX], "    _ind.set((ptrdiff_t)_uk_j);");
     uk__srcmap_add_code(&b[B_OP], "operation", k->operation, 1);
   }
   if (key->variant == UK_EW_STRIDED) {
-    emit_offsets(k, key, &b[B_OFFSETS]);
+    emit_offsets(k, key, "_uk_j", key->ndim, &b[B_OFFSETS]);
     emit_elements(k, key, ACC_STRIDED, "    ", &b[B_ELEMS], &b[B_STORES]);
+  } else if (key->variant == UK_EW_ROWS) {
+    emit_offsets(k, key, "_uk_row", key->ndim - 1, &b[B_OFFSETS]);
+    emit_hoisted(k, key, &b[B_HOISTED]);
+    emit_elements(k, key, ACC_ROWS, rind, &b[B_ELEMS], &b[B_STORES]);
   } else if (key->variant != UK_EW_TILED) {
     emit_hoisted(k, key, &b[B_HOISTED]);
     emit_elements(k, key, ACC_CONTIG, "    ", &b[B_ELEMS], &b[B_STORES]);
   }
-  if (key->variant == UK_EW_VEC) {
+  if (key->variant == UK_EW_VEC || (key->variant == UK_EW_ROWS && key->vec > 1)) {
     emit_vec(k, key, &b[B_VLOADS], &b[B_VPUTS], &b[B_VSTORES]);
-    if (k->uses_i) line(&b[B_VINDEX], "      const long long i = (long long)_uk_j * %d + _uk_k;", key->vec);
+    if (k->uses_i && key->variant == UK_EW_ROWS)
+      line(&b[B_VINDEX], "          const long long i = (long long)_uk_row * %s + _uk_c + _uk_k;", inner);
+    else if (k->uses_i)
+      line(&b[B_VINDEX], "      const long long i = (long long)_uk_j * %d + _uk_k;", key->vec);
     uk_strbuf unused;
     uk__sb_init(&unused);
-    emit_elements(k, key, ACC_VEC, "      ", &b[B_VELEMS], &unused);
+    emit_elements(k, key, ACC_VEC, key->variant == UK_EW_ROWS ? "          " : "      ", &b[B_VELEMS], &unused);
     uk__sb_release(&unused);
     uk__srcmap_add_code(&b[B_VOP], "operation", k->operation, 1);
   }
@@ -450,8 +484,9 @@ uk_status uk__ew_emit(const uk_ew_kernel *k, const uk_ew_key *key, uk_strbuf *sr
   const uk_tpl_var extra[] = {{"name", k->name},
                               {"uindex", key->index64 ? "unsigned long long" : "unsigned int"},
                               {"sindex", key->index64 ? "long long" : "int"},
-                              {"vec", vec}};
-  st = uk__emit_expand(uk__ew_template(key), names, b, NB, extra, 4, src);
+                              {"vec", vec},
+                              {"inner", inner}};
+  st = uk__emit_expand(uk__ew_template(key), names, b, NB, extra, 5, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

@@ -17,8 +17,12 @@ typedef enum uk_ew_variant {
   UK_EW_CONTIG = 0, /* merged ndim 0/1, unit or zero strides, one element per step */
   UK_EW_VEC,        /* the same with whole aligned vectors of `vec` elements */
   UK_EW_STRIDED,    /* shape and byte strides per merged axis, div/mod per axis */
-  UK_EW_TILED       /* ndim 2, 32 x 32 tiles: operands in tile_mask go through shared
+  UK_EW_TILED,      /* ndim 2, 32 x 32 tiles: operands in tile_mask go through shared
                        memory so that every operand is read and written coalesced */
+  UK_EW_ROWS        /* ndim >= 2 as rows of the innermost axis: threads of a block along a
+                       row (2^lanes of them, `vec` elements each), rows across blocks; the
+                       outer axes' offsets once per row, no division per element; operands
+                       in bcast_mask (inner stride 0) loaded once per row */
 } uk_ew_variant;
 
 /* TILED launches exactly this many threads per block (32 x 8). */
@@ -27,13 +31,16 @@ typedef enum uk_ew_variant {
 /* A specialisation. Compared with memcmp: fill with memset(0) first. */
 typedef struct uk_ew_key {
   uk_key_params p;                 /* dtypes, scalars, textures, raw views */
-  uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0 */
+  uint64_t bcast_mask;             /* CONTIG/VEC: bit k: parameter k has loop stride 0;
+                                      ROWS: parameter k has inner-axis stride 0 */
   uint64_t tile_mask;              /* TILED: bit k: parameter k walks memory fastest along
                                       the other axis than tile_fast: staged in shared memory */
   uint8_t variant;                 /* uk_ew_variant */
   uint8_t index64;                 /* 64-bit index arithmetic */
-  uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM; TILED: 2) */
-  uint8_t vec;                     /* VEC: elements per vector (2..16); else 1 */
+  uint8_t ndim;                    /* merged loop ndim (STRIDED: 1..UK_MAX_NDIM; TILED: 2; ROWS: >= 2) */
+  uint8_t vec;                     /* VEC, ROWS: elements per vector (2..16, ROWS: every
+                                      operand not in bcast_mask has unit inner stride
+                                      and 16-byte aligned rows); else 1 */
   uint8_t tile_fast;               /* TILED: the loop axis (0 or 1) that a warp's 32 lanes walk */
   uint8_t per_thread;              /* the kernel's one_per_thread (uk__ew_grid reads it here) */
   int32_t device;                  /* runtime only; the emitter ignores it */
@@ -67,7 +74,9 @@ void uk__ew_scan(uk_ew_kernel *k);
 typedef enum uk_ew_slot_kind {
   UK_EW_SLOT_STRIDE = UK_SLOT_KIND_BASE, /* loop byte stride of `param` on merged axis `dim` (loop operand `op`) */
   UK_EW_SLOT_SHAPE,                      /* loop extent on merged axis `dim` */
-  UK_EW_SLOT_SIZE                        /* loop size */
+  UK_EW_SLOT_SIZE,                       /* loop size */
+  UK_EW_SLOT_ROWS,                       /* ROWS: rows (the loop size over the inner extent) */
+  UK_EW_SLOT_LANES                       /* ROWS: log2 of the threads along a row (the grid's) */
 } uk_ew_slot_kind;
 
 /* Whether parameter p is a loop operand: a non-raw array (not a scalar).

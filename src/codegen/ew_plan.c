@@ -43,6 +43,41 @@ static void choose_tiles(const uk_ew_kernel *k, uk_ew_key *key, const uk_loop *L
   key->tile_fast = (uint8_t)lanes;
 }
 
+/* A loop of two or more axes that does not tile: rows of the innermost
+ * axis (ROWS), so that no element pays a division. Operands with inner
+ * stride 0 are loaded once per row (an output there keeps STRIDED: its
+ * elements are written by several threads). Vectors when every other
+ * operand runs along the row with unit stride from 16-byte aligned rows
+ * (base and every outer stride), at most as wide as a row. */
+static void choose_rows(const uk_ew_kernel *k, uk_ew_key *key, const uk_loop *L, const int64_t *items,
+                        const uint64_t *data) {
+  int nin = k->in->count, np = nin + k->out->count, in = L->ndim - 1;
+  uint64_t bcast = 0;
+  int unit = 1, aligned = 1;
+  int64_t maxitem = 0;
+  for (int p = 0, op = 0; p < np; p++) {
+    if (!uk__ew_in_loop(k, key, p)) continue;
+    int64_t s = L->strides[op][in];
+    if (s == 0) {
+      if (p >= nin) return;
+      bcast |= 1ull << p;
+    } else {
+      unit &= s == items[op];
+      if (items[op] > maxitem) maxitem = items[op];
+      if (data[p] % 16) aligned = 0;
+      for (int d = 0; d < in; d++) aligned &= L->strides[op][d] % 16 == 0;
+    }
+    op++;
+  }
+  key->variant = UK_EW_ROWS;
+  key->bcast_mask = bcast;
+  if (unit && aligned && maxitem > 0 && maxitem < 16) {
+    int64_t v = 16 / maxitem;
+    while (v > 1 && v > L->shape[in]) v /= 2;
+    key->vec = (uint8_t)v;
+  }
+}
+
 void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data, int block, uk_ew_key *key) {
   int nin = k->in->count, np = nin + k->out->count;
   int64_t items[UK_MAX_ARRAY_OPERANDS];
@@ -93,13 +128,35 @@ void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data
     key->index64 = !uk__shape_fits_int32(L);
     key->bcast_mask = 0;
     if (k->tile_safe && (block == 0 || block == UK_EW_DEFAULT_BLOCK)) choose_tiles(k, key, L, items);
+    if (key->variant == UK_EW_STRIDED && L->ndim >= 2) choose_rows(k, key, L, items, data);
   }
 }
 
-void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count, int64_t *blocks, int *threads) {
+static int64_t pow2_ceil(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count, uk_ew_geom *g) {
   if (block == 0) block = UK_EW_DEFAULT_BLOCK;
   int64_t items = L->size, n;
-  if (key->variant == UK_EW_TILED) {
+  g->blocks_y = 1;
+  g->lanes = 0;
+  if (key->variant == UK_EW_ROWS) {
+    /* Lanes: a power of two (a shift and a mask in the kernel), no more
+     * than the block nor than a row's vectors need. */
+    int64_t inner = L->shape[L->ndim - 1], vcols = (inner + key->vec - 1) / key->vec;
+    int64_t lanes = pow2_ceil(vcols), most = 1;
+    while (most * 2 <= block) most *= 2;
+    if (lanes > most) lanes = most;
+    while ((1ll << g->lanes) < lanes) g->lanes++;
+    int64_t rows = inner ? L->size / inner : 0, per = block / lanes;
+    n = (vcols + lanes - 1) / lanes;
+    g->blocks_y = (rows + per - 1) / per;
+    if (g->blocks_y > 65535) g->blocks_y = 65535;
+    if (g->blocks_y < 1) g->blocks_y = 1;
+  } else if (key->variant == UK_EW_TILED) {
     /* One 32 x 32 tile per block (the kernel loops past 2^31 - 1 tiles). */
     block = UK_EW_TILE_THREADS;
     n = ((L->shape[0] + 31) / 32) * ((L->shape[1] + 31) / 32);
@@ -120,6 +177,6 @@ void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count
   }
   if (n > INT32_MAX) n = INT32_MAX;
   if (n < 1) n = 1;
-  *blocks = n;
-  *threads = block;
+  g->blocks = n;
+  g->threads = block;
 }

@@ -18,10 +18,21 @@
  * the default); only the default block size may take the tiled variant. */
 void uk__ew_choose(const uk_ew_kernel *k, const uk_loop *L, const uint64_t *data, int block, uk_ew_key *key);
 
-/* The launch geometry of a key over L: *threads per block (the call's
- * `block`, 0: the default; TILED: UK_EW_TILE_THREADS) and *blocks, capped
- * for strided loops at a few waves of sm_count multiprocessors; 1 to
- * INT32_MAX. */
-void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count, int64_t *blocks, int *threads);
+/* A launch's geometry. */
+typedef struct uk_ew_geom {
+  int64_t blocks;   /* grid x: 1 to INT32_MAX */
+  int64_t blocks_y; /* grid y: 1 to 65535 (ROWS: row groups; else 1) */
+  int threads;      /* per block */
+  int lanes;        /* ROWS: log2 of the threads along a row (UK_EW_SLOT_LANES); else 0 */
+} uk_ew_geom;
+
+/* The launch geometry of a key over L (L->size > 0): threads per block (the
+ * call's `block`, 0: the default; TILED: UK_EW_TILE_THREADS) and blocks,
+ * capped for strided loops at a few waves of sm_count multiprocessors.
+ * ROWS: 2^lanes threads along a row (the fewest powers of two covering the
+ * row's vectors, at most the block), block >> lanes rows per block; grid x
+ * over a row's column chunks, grid y over row groups (the kernel strides
+ * past both caps). */
+void uk__ew_grid(const uk_ew_key *key, const uk_loop *L, int block, int sm_count, uk_ew_geom *g);
 
 #endif

@@ -226,7 +226,7 @@ static void put(unsigned char *buf, const uk_slot *s, int64_t v) {
   }
 }
 
-static void pack(const uk__spec *e, const prep *pr, const uint64_t *ptr, unsigned char *buf) {
+static void pack(const uk__spec *e, const prep *pr, const uk_ew_geom *g, const uint64_t *ptr, unsigned char *buf) {
   const uk_loop *L = &pr->loop;
   for (int j = 0; j < e->plan.nslots; j++) {
     const uk_slot *s = &e->plan.slots[j];
@@ -235,6 +235,8 @@ static void pack(const uk__spec *e, const prep *pr, const uint64_t *ptr, unsigne
     case UK_EW_SLOT_STRIDE: put(buf, s, L->strides[s->op][s->dim]); break;
     case UK_EW_SLOT_SHAPE: put(buf, s, L->shape[s->dim]); break;
     case UK_EW_SLOT_SIZE: put(buf, s, L->size); break;
+    case UK_EW_SLOT_ROWS: put(buf, s, L->size / L->shape[L->ndim - 1]); break;
+    case UK_EW_SLOT_LANES: put(buf, s, g->lanes); break;
     }
   }
 }
@@ -268,11 +270,11 @@ uk_status uk_elementwise_call(uk_elementwise *k, const uk_arg *in, int nin, uk_a
   if (!e) goto out; /* zero-size loop: nothing to compile or launch */
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
-  pack(e, &pr, f.ptr, buf);
-  int64_t blocks;
-  uk__ew_grid(&pr.key, &pr.loop, block, uk__device_sm_count(f.device), &blocks, &block);
-  st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), blocks, 1, block, 0, buf,
-                        e->plan.bytes);
+  uk_ew_geom g;
+  uk__ew_grid(&pr.key, &pr.loop, block, uk__device_sm_count(f.device), &g);
+  pack(e, &pr, &g, f.ptr, buf);
+  st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), g.blocks, g.blocks_y, g.threads, 0,
+                        buf, e->plan.bytes);
 out:
   return uk__frame_leave(&f, &pr.c, st, out, nout);
 }

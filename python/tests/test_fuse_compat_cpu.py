@@ -132,6 +132,8 @@ def _ops_cases():
         cases.append(("heaviside", lambda x, y: (np.heaviside(x, y), np.heaviside(x, 0.5)), dt, dt))
         cases.append(("float_power", lambda x, y: (np.float_power(x, y), np.float_power(x, 2)), dt, "float32"))
     cases.append(("float_power_complex", lambda x, y: np.float_power(x, y), "complex64", "float32"))
+    for dt in ["int8", "uint16", "int64", "uint64", "bool"]:
+        cases.append(("bitwise_count", lambda x, y: (np.bitwise_count(x), np.bitwise_count(x) + y), dt, "int16"))
     for dt in ["complex64", "complex128"]:
         cases.append(("inverse_trig", lambda x, y: (np.arcsin(x), np.arccos(x), np.arctan(x), np.arcsinh(x),
                                                     np.arccosh(x), np.arctanh(x)), dt, dt))
@@ -198,3 +200,5 @@ def test_refused_complex_operands_name_the_function():
     b = host((3,), "bool")
     with pytest.raises(TypeError, match="gcd needs integer operands"):   # NumPy has no bool loop either
         ukern.fuse(lambda x: np.gcd(x, x)).source(b)
+    with pytest.raises(TypeError, match="bitwise_count needs boolean or integer operands"):
+        ukern.fuse(lambda x: np.bitwise_count(x)).source(host((3,), "float32"))

@@ -94,6 +94,17 @@ def test_gcd_lcm_match_numpy(dtype):
         check(g, w)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64"])
+def test_bitwise_count_matches_numpy(dtype):
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    x = RNG.integers(0, 2, 200).astype(dtype) if info is None else \
+        RNG.integers(info.min, info.max, 200, dtype=dtype, endpoint=True)
+    if info is not None:
+        x[:3] = [info.min, info.max, 0]                  # int8 -128 has one bit set, as NumPy counts
+    f = ukern.fuse(lambda a: cp.bitwise_count(a))
+    check(f(cp.asarray(x)), np.bitwise_count(x))
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
 def test_heaviside_and_float_power_match_numpy(dtype):
     x = RNG.uniform(-3, 3, 257)

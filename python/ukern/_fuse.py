@@ -176,10 +176,12 @@ class _Program:
                     return True
         return False
 
-    def run(self, args, stream, func):
+    def run(self, args, stream, func=None):
+        """The call: func, the traced function, runs as plain Python where updated
+        arguments share memory with others (aliased)."""
         if not self.parts:
             return None if self.none else ()     # `return ()` returns () as cupy.fuse
-        if self.aliased(args):   # runs as plain Python: the arrays' library orders the updates
+        if func is not None and self.aliased(args):   # the arrays' library orders the updates
             return func(*args)
         full = self.inputs(args)
         if self.fusion is not None:

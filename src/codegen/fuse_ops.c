@@ -189,6 +189,14 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
   case UK_RULE_STRONG:
     weak = 0;
     break;
+  case UK_RULE_COUNT: /* the set bits of |x|, as uint8 */
+    if (k == UK_KIND_FLOAT) {
+      *why = "needs boolean or integer operands";
+      return UK_ERR_TYPE;
+    }
+    r.dtype = UK_UINT8;
+    weak = 0;
+    break;
   case UK_RULE_ABS:
     if (op == UK_OP_REAL || op == UK_OP_IMAG || k == UK_KIND_COMPLEX) r.dtype = real_of(r.dtype);
     break;

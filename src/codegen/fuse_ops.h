@@ -18,7 +18,8 @@ typedef enum uk_fuse_rule {
   UK_RULE_PRED,   /* bool (isnan, ...) */
   UK_RULE_WHERE,  /* promote(arg1, arg2); arg0 is a condition */
   UK_RULE_CLIP,   /* promote(arg0, arg1, arg2) */
-  UK_RULE_STRONG  /* the operand's dtype, never weak (np.asarray of a Python scalar) */
+  UK_RULE_STRONG, /* the operand's dtype, never weak (np.asarray of a Python scalar) */
+  UK_RULE_COUNT   /* uint8, bool/int operands (bitwise_count) */
 } uk_fuse_rule;
 
 #define UK_FUSE_OPS(X)                                                   \
@@ -87,6 +88,7 @@ typedef enum uk_fuse_rule {
   X(I0, "i0", 1, UK_RULE_FLOAT, 0, "_uk_i0")                             \
   X(GCD, "gcd", 2, UK_RULE_BIT, 0, "_uk_gcd")                            \
   X(LCM, "lcm", 2, UK_RULE_BIT, 0, "_uk_lcm")                            \
+  X(BITCOUNT, "bitwise_count", 1, UK_RULE_COUNT, 0, "_uk_bitwise_count")  \
   X(ISNAN, "isnan", 1, UK_RULE_PRED, 1, "_uk_isnan")                     \
   X(ISINF, "isinf", 1, UK_RULE_PRED, 1, "_uk_isinf")                     \
   X(ISFINITE, "isfinite", 1, UK_RULE_PRED, 1, "_uk_isfinite")            \

@@ -246,6 +246,13 @@ template <class T> _UK_FD T _uk_sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
 }
 template <class T> _UK_FD T _uk_square(T x) { return x * x; }
+// bitwise_count: the set bits of |x| in x's own width (NumPy: int8 -128 has one)
+template <class T> _UK_FD unsigned char _uk_bitwise_count(T x) {
+  unsigned long long u = (unsigned long long)x;
+  if (_uk_is_signed<T>::v && x < T(0)) u = 0ull - u;
+  if (sizeof(T) < 8) u &= (1ull << (8 * sizeof(T))) - 1ull;
+  return (unsigned char)__popcll(u);
+}
 // gcd and lcm of the magnitudes (NumPy's npy_gcd/npy_lcm: lcm(0, 0) is 0)
 template <class T> _UK_FD T _uk_gcd(T a, T b) {
   a = _uk_abs(a);

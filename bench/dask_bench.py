@@ -2,7 +2,8 @@
 
 1. throughput of the example pipeline (examples/dask: ukern ElementwiseKernel, fuse and
    ReductionKernels over CuPy chunks) on 1 and on 2 GPUs (LocalCUDACluster, one worker per
-   GPU, inputs persisted first, the bundle loaded, medians of --runs); target 2 GPUs >= 1.8x;
+   GPU, inputs placed evenly first (pipeline.spread), the bundle loaded, medians of --runs),
+   beside the same pipeline in plain CuPy (the control); target 2 GPUs >= 1.8x;
 2. the first task's ukern time on a fresh worker (the four kernels once, outputs given,
    CuPy started before the clock) without a bundle (empty cache: NVRTC compiles), with the
    bundle, and the same task again on that warm worker; target: with the bundle within 5 ms
@@ -27,33 +28,47 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples", "dask"))
 import pipeline  # noqa: E402
 
 
-def throughput(gpus, bundle, rows, cols, chunk, repeat, runs):
+def throughput(gpus, bundle, rows, cols, chunk, repeat, runs, cupy_only=False):
     import dask
-    from distributed import wait
+    from distributed import get_task_stream, wait
 
     import ukern_dask_ops as ops
 
     c, client = pipeline.cluster(gpus, bundle)
     try:
         x, y = pipeline.inputs(rows, cols, chunk)
-        x, y = client.persist([x, y])
-        wait([x, y])
-        _, _, r, t, rs = pipeline.graph(rows, cols, chunk, repeat=repeat, x=x, y=y)
+        x = pipeline.spread(client, x)  # the same number of chunks on every GPU
+        y = client.persist(y)
+        wait(y)
+        _, _, r, t, rs = pipeline.graph(rows, cols, chunk, repeat=repeat, x=x, y=y, cupy_only=cupy_only)
         out = (pipeline.host(t), pipeline.host(rs))  # scalars only come back
         dask.compute(*out)  # warm-up
         times = []
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            dask.compute(*out)
-            times.append(time.perf_counter() - t0)
-        compiles = sum(s["stats"]["compiles"] for s in client.run(ops.worker_stats).values())
+        for i in range(runs):
+            with get_task_stream(client) as ts:  # where the last run's tasks ran, and for how long
+                t0 = time.perf_counter()
+                dask.compute(*out)
+                times.append(time.perf_counter() - t0)
+        stats = client.run(ops.worker_stats)
+        compiles = sum(s["stats"]["compiles"] for s in stats.values())
+        where = {w: {"gpu": s["gpu"], "visible": s["visible"], "tasks": 0, "busy_s": 0.0} for w, s in stats.items()}
+        for task in ts.data:
+            w = where.setdefault(task["worker"], {"tasks": 0, "busy_s": 0.0})
+            w["tasks"] += 1
+            w["busy_s"] += sum(p["stop"] - p["start"] for p in task["startstops"] if p["action"] == "compute")
+        owners = {}
+        for ws in client.who_has(x).values():
+            for w in ws:
+                owners[w] = owners.get(w, 0) + 1
+        for w in where:
+            where[w]["x_chunks"] = owners.get(w, 0)
     finally:
         client.close()
         c.close()
     sec = statistics.median(times)
     elems = rows * cols * repeat
-    return {"gpus": gpus, "seconds": sec, "runs": times, "elements_per_s": elems / sec,
-            "worker_compiles": compiles}
+    return {"gpus": gpus, "engine": "cupy" if cupy_only else "ukern", "seconds": sec, "runs": times, "elements_per_s": elems / sec,
+            "worker_compiles": compiles, "workers": where}
 
 
 def first_task(bundle, cache_dir):
@@ -99,6 +114,9 @@ def main():
     tp = [throughput(g, bundle, rows, cols, chunk, repeat, runs) for g in (1, 2)]
     res["throughput"] = tp
     res["speedup_2_gpus"] = tp[0]["seconds"] / tp[1]["seconds"]
+    control = [throughput(g, bundle, rows, cols, chunk, repeat, runs, cupy_only=True) for g in (1, 2)]
+    res["control_cupy"] = control
+    res["control_cupy_speedup_2_gpus"] = control[0]["seconds"] / control[1]["seconds"]
     cases = {}
     for name, b in (("no_bundle", None), ("bundle", bundle)):
         rounds = [first_task(b, tempfile.mkdtemp(prefix="cache-", dir=work)) for _ in range(fresh)]
@@ -114,11 +132,15 @@ def main():
     with open(a.json, "w") as f:
         json.dump(res, f, indent=1)
     print("| case | value |\n|---|---|")
-    for t in tp:
-        print("| throughput, %d GPU%s | %.3f s per run, %.2f Gelem/s (%d compiles on the workers) |"
+    for t in tp + control:
+        print("| " + t["engine"] + " throughput, %d GPU%s | %.3f s per run, %.2f Gelem/s (%d compiles on the workers) |"
               % (t["gpus"], "s" if t["gpus"] > 1 else "", t["seconds"], t["elements_per_s"] / 1e9,
                  t["worker_compiles"]))
+        for w, d in sorted(t["workers"].items()):
+            print("| &nbsp; worker %s | GPU %s (CUDA_VISIBLE_DEVICES=%s), %d x chunks, last run: %d tasks, %.3f s busy |"
+                  % (w.rsplit(":", 1)[-1], d.get("gpu"), d.get("visible"), d["x_chunks"], d["tasks"], d["busy_s"]))
     print("| speedup, 2 GPUs over 1 (target >= 1.8) | %.2fx |" % res["speedup_2_gpus"])
+    print("| control: the same pipeline in plain CuPy, 2 GPUs over 1 | %.2fx |" % res["control_cupy_speedup_2_gpus"])
     for name in ("no_bundle", "bundle"):
         c = cases[name]
         print("| first task on a fresh worker, %s | ukern %.2f ms (task wall %.1f ms, %d compiles); warm %.3f ms |"

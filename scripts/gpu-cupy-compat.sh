@@ -9,7 +9,8 @@
 # Writes into $OUT (default /tmp/ukern-cupy-compat): junit-<file>.xml and
 # <file>.log per test file, and summary.txt: passed/failed/errors/skipped per file.
 # Usage: scripts/gpu-cupy-compat.sh [build-dir] [test file relative to $CUPYTESTS/tests ...]
-# Each file runs under `timeout ${FILE_TIMEOUT:-540}` seconds, ${JOBS:-4} files at a time.
+# Each file runs under `timeout ${FILE_TIMEOUT:-540}` seconds, ${JOBS:-4} processes at a time;
+# SHARDS=N splits every file into N processes (UKERN_COMPAT_SHARD, every N-th test each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -39,9 +40,10 @@ echo "UKERN_COMPAT=${UKERN_COMPAT:-fuse,elementwise,reduction,raw}" | tee "$OUT/
 "$PY" -c "import cupy, numpy, ukern; print('cupy', cupy.__version__, 'numpy', numpy.__version__, 'ukern', ukern.__version__)" \
   2>&1 | tee -a "$OUT/summary.txt"
 run_file() {
-  local f=$1 tag rc
+  local f=$1 shard=$2 tag rc
   tag=$(echo "$f" | sed 's#^cupy_tests/##; s#/#_#g; s#\.py$##')
-  (cd "$TESTS" && timeout "${FILE_TIMEOUT:-540}" "$PY" -m pytest -q -p no:cacheprovider -p ukern_cupy_compat \
+  [ "${SHARDS:-1}" -gt 1 ] && tag="$tag.shard$shard"
+  (cd "$TESTS" && UKERN_COMPAT_SHARD=$([ "${SHARDS:-1}" -gt 1 ] && echo "$shard/$SHARDS") timeout "${FILE_TIMEOUT:-540}" "$PY" -m pytest -q -p no:cacheprovider -p ukern_cupy_compat \
     --import-mode=prepend --junitxml="$OUT/junit-$tag.xml" -o junit_family=xunit1 "$f") >"$OUT/$tag.log" 2>&1
   rc=$?
   [ $rc -eq 124 ] && echo "(timed out after ${FILE_TIMEOUT:-540}s)" >>"$OUT/$tag.log"
@@ -52,12 +54,14 @@ run_file() {
 status=0
 pids=()
 for f in "$@"; do
-  run_file "$f" &
-  pids+=($!)
-  if [ ${#pids[@]} -ge "${JOBS:-4}" ]; then
-    wait "${pids[0]}" || status=1
-    pids=("${pids[@]:1}")
-  fi
+  for ((k = 0; k < ${SHARDS:-1}; k++)); do
+    run_file "$f" "$k" &
+    pids+=($!)
+    if [ ${#pids[@]} -ge "${JOBS:-4}" ]; then
+      wait "${pids[0]}" || status=1
+      pids=("${pids[@]:1}")
+    fi
+  done
 done
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 "$PY" "$REPO/python/tests/cupy_compat/junit_summary.py" "$OUT"/junit-*.xml | tee -a "$OUT/summary.txt"

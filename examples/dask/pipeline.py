@@ -54,10 +54,11 @@ class LoadBundle(WorkerPlugin):
         pass
 
 
-def graph(rows, cols, chunk, seed=26, repeat=1, x=None, y=None):
+def graph(rows, cols, chunk, seed=26, repeat=1, x=None, y=None, cupy_only=False):
     """The pipeline's dask arrays: x, y, the row norms r and the total t (on the GPUs, as
     CuPy), and the sum of the row norms rs (a second ukern reduction). x, y: given
-    (persisted) inputs instead of new ones."""
+    (persisted) inputs instead of new ones. cupy_only: the chunk pipeline in plain CuPy
+    (the benchmark's control)."""
     import cupy as cp
     import dask.array as da
 
@@ -66,7 +67,8 @@ def graph(rows, cols, chunk, seed=26, repeat=1, x=None, y=None):
     f32 = cp.float32
     if x is None:
         x, y = inputs(rows, cols, chunk, seed)
-    f = da.map_blocks(ops.chunk_pipeline, x, y[None, :], repeat=repeat, dtype=np.float32,
+    step = ops.chunk_pipeline_cupy if cupy_only else ops.chunk_pipeline
+    f = da.map_blocks(step, x, y[None, :], repeat=repeat, dtype=np.float32,
                       meta=cp.empty((0, 0), f32))
     r = da.map_blocks(ops.row_norms, f, drop_axis=1, dtype=np.float32, meta=cp.empty((0,), f32))
     t = da.reduction(f, ops.sum_chunk, ops.sum_chunk, dtype=np.float32, meta=cp.empty((), f32))
@@ -90,6 +92,24 @@ def inputs(rows, cols, chunk, seed=26):
                       meta=cp.empty((0, 0), cp.float32))
     y = da.map_blocks(_block, seed + 1, chunks=((cols,),), dtype=np.float32, meta=cp.empty((0,), cp.float32))
     return x, y
+
+
+def spread(client, a):
+    """`a` computed with its row chunks placed round-robin over the workers (one GPU each),
+    as one dask array again. Dask puts root tasks on whichever worker is free first: on
+    fresh GPU workers the first to finish starting CUDA takes most chunks (13 of 16 measured
+    on 2 x H200), and the computations follow the data, so an even start needs this."""
+    import dask.array as da
+    from distributed import wait
+
+    workers = sorted(client.scheduler_info()["workers"])
+    blocks = a.to_delayed().ravel()
+    futures = [client.compute(b, workers=[workers[i % len(workers)]], allow_other_workers=False)
+               for i, b in enumerate(blocks)]
+    wait(futures)
+    shapes = [(rows,) + a.shape[1:] for rows in a.chunks[0]]
+    return da.concatenate([da.from_delayed(f, shape=sh, dtype=a.dtype, meta=a._meta)
+                           for f, sh in zip(futures, shapes)])
 
 
 def _chunks(rows, cols, chunk):

@@ -4,6 +4,7 @@ This module is imported by every worker (functions that dask ships refer to it b
 so the kernels are made once per worker process, in that worker's ukern context, and
 found in the bundle the worker loaded). Every function takes and returns cupy arrays.
 """
+import os
 import cupy as cp
 import numpy as np
 
@@ -36,6 +37,15 @@ def chunk_pipeline(x, y, repeat=1):
     f = x
     for _ in range(repeat):
         f = damp(sqdiff(f, y), x)
+    return f
+
+
+def chunk_pipeline_cupy(x, y, repeat=1):
+    """chunk_pipeline in plain CuPy (the benchmark's control: how Dask scales without ukern)."""
+    f = x
+    for _ in range(repeat):
+        z = (f - y) ** 2
+        f = cp.exp(-z * z) * 0.5 + x
     return f
 
 
@@ -85,5 +95,7 @@ def first_calls(rows=1000, cols=129):
 
 
 def worker_stats():
-    """This worker's ukern counters and bundles (for client.run)."""
-    return {"stats": ukern.cache_stats(), "bundles": ukern.bundles()}
+    """This worker's ukern counters and bundles, and the GPU it computes on (PCI bus id,
+    CUDA_VISIBLE_DEVICES): for client.run."""
+    return {"stats": ukern.cache_stats(), "bundles": ukern.bundles(),
+            "gpu": cp.cuda.Device().pci_bus_id, "visible": os.environ.get("CUDA_VISIBLE_DEVICES")}

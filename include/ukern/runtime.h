@@ -384,7 +384,9 @@ UK_API uk_status uk_profiler_stop(void);
 typedef struct uk_ipc_mem_handle { unsigned char bytes[64]; } uk_ipc_mem_handle;
 typedef struct uk_ipc_event_handle { unsigned char bytes[64]; } uk_ipc_event_handle;
 /* Flags of uk_ipc_mem_open: UK_IPC_LAZY_ENABLE_PEER_ACCESS lets the
- * memory of another device be opened, enabling peer access as needed. */
+ * memory of another device be opened, enabling peer access as needed. The
+ * driver accepts no open without it, so ukern always passes it: 0 means the
+ * same (PyCUDA's default). */
 typedef enum uk_ipc_flag { UK_IPC_LAZY_ENABLE_PEER_ACCESS = 1 } uk_ipc_flag;
 /* A handle for the allocation starting at `dptr`: the address that
  * uk_mem_alloc or uk_mem_alloc_pitch gave. Memory from a stream-ordered

@@ -46,7 +46,10 @@ uk_status uk_ipc_mem_open(int device, const uk_ipc_mem_handle *handle, unsigned 
   CUdeviceptr p = 0;
   CUresult r;
   if ((st = uk__cu_need(cuIpcOpenMemHandle)) == UK_OK &&
-      (r = uk__cu.cuIpcOpenMemHandle(&p, h, flags ? CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS : 0)))
+      /* The driver takes no other value (its documentation: "must be specified as
+       * CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"; 0 is CUDA_ERROR_INVALID_VALUE on driver 580),
+       * and for memory of this device it changes nothing: always pass it, as PyCUDA does. */
+      (r = uk__cu.cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)))
     st = uk__cu_errorf(r, "cuIpcOpenMemHandle (device %d)", device);
   uk__device_leave(pushed);
   if (st == UK_OK) *dptr = (uint64_t)p;

@@ -62,3 +62,17 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     return "ukern_cupy_compat: " + (", ".join(f"cupy.{n} -> ukern.{n}" for n in _replaced) or "CuPy itself (none)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """UKERN_COMPAT_SHARD=K/N keeps every N-th collected test from the K-th (0-based), so a
+    slow file (an NVRTC compile per test) runs as N processes at once."""
+    shard = os.environ.get("UKERN_COMPAT_SHARD")
+    if not shard:
+        return
+    k, n = (int(v) for v in shard.split("/"))
+    if not 0 <= k < n:
+        raise ValueError(f"UKERN_COMPAT_SHARD={shard}: want K/N with 0 <= K < N")
+    keep = [it for i, it in enumerate(items) if i % n == k]
+    config.hook.pytest_deselected(items=[it for i, it in enumerate(items) if i % n != k])
+    items[:] = keep

@@ -37,9 +37,11 @@ def test_nextafter_matches_numpy_bit_for_bit(dtype):
                         special, [-0.0, 0.0]]).astype(dtype)
     f = ukern.fuse(lambda a, b: np.nextafter(a, b))
     got = f(cp.asarray(x), cp.asarray(y))
-    want = np.nextafter(x, y)
+    with np.errstate(all="ignore"):               # 65504 toward inf overflows in float16
+        want = np.nextafter(x, y)
     check(got, want)
-    assert (np.signbit(got.get()) == np.signbit(want)).all()   # -0.0 and the smallest subnormals' signs
+    num = ~np.isnan(want)                         # -0.0 and the smallest subnormals' signs
+    assert (np.signbit(got.get())[num] == np.signbit(want)[num]).all()
 
 
 @pytest.mark.parametrize("dtype,rtol", [("float16", 2e-3), ("float32", 2e-6), ("float64", 1e-13), ("int16", 1e-13)])

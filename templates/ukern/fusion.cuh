@@ -93,8 +93,27 @@ template <class T> _UK_FD T _uk_trunc(T x) { return x; }
 _UK_F2(_uk_arctan2, atan2f, atan2)
 _UK_F2(_uk_hypot, hypotf, hypot)
 _UK_F2(_uk_copysign, copysignf, copysign)
-_UK_F2(_uk_nextafter, nextafterf, nextafter)
 #undef _UK_F2
+// nextafter as C99 (and NumPy's float32/float64 loops): y when x == y (0.0 toward -0.0
+// is -0.0), NaN for NaN, else x's bits stepped toward y
+_UK_FD float _uk_nextafter(float x, float y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  unsigned b = __float_as_uint(x);
+  if ((b & 0x7fffffffu) == 0u) b = (y < 0.0f ? 0x80000000u : 0u) | 1u;
+  else if ((x < y) == (x > 0.0f)) b++;
+  else b--;
+  return __uint_as_float(b);
+}
+_UK_FD double _uk_nextafter(double x, double y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  if ((b & 0x7fffffffffffffffull) == 0ull) b = (y < 0.0 ? 0x8000000000000000ull : 0ull) | 1ull;
+  else if ((x < y) == (x > 0.0)) b++;
+  else b--;
+  return __longlong_as_double((long long)b);
+}
 // nextafter of float16/bfloat16 values (held in float, exactly): one step of
 // the 16-bit format itself, as NumPy's (the generator calls it for those dtypes)
 template <class H> _UK_FD float _uk_nextafter16(float x, float y) {

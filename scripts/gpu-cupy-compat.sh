@@ -11,6 +11,13 @@
 # Usage: scripts/gpu-cupy-compat.sh [build-dir] [test file relative to $CUPYTESTS/tests ...]
 # Each file runs under `timeout ${FILE_TIMEOUT:-540}` seconds, ${JOBS:-4} processes at a time;
 # SHARDS=N splits every file into N processes (UKERN_COMPAT_SHARD, every N-th test each).
+# At the timeout pytest gets SIGINT (it stops, names the test it was in and still writes
+# the junit file of the tests done; SIGKILL 30 s later), and a test running longer than
+# ${TEST_TIMEOUT:-240} s has every thread's Python stack dumped to the log (faulthandler):
+# a stall shows where it is. Note: test_raw.py's jitify tests (and
+# test_jitify_deprecation_warning[True], which calls CuPy's own
+# compiler.compile_using_nvrtc(jitify=True)) run CuPy's Jitify, which takes minutes
+# with CUDA 13's CCCL headers (CuPy's own shards stall there too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -43,8 +50,10 @@ run_file() {
   local f=$1 shard=$2 tag rc
   tag=$(echo "$f" | sed 's#^cupy_tests/##; s#/#_#g; s#\.py$##')
   [ "${SHARDS:-1}" -gt 1 ] && tag="$tag.shard$shard"
-  (cd "$TESTS" && UKERN_COMPAT_SHARD=$([ "${SHARDS:-1}" -gt 1 ] && echo "$shard/$SHARDS") timeout "${FILE_TIMEOUT:-540}" "$PY" -m pytest -q -p no:cacheprovider -p ukern_cupy_compat \
-    --import-mode=prepend --junitxml="$OUT/junit-$tag.xml" -o junit_family=xunit1 "$f") >"$OUT/$tag.log" 2>&1
+  (cd "$TESTS" && UKERN_COMPAT_SHARD=$([ "${SHARDS:-1}" -gt 1 ] && echo "$shard/$SHARDS") \
+    timeout -s INT -k 30 "${FILE_TIMEOUT:-540}" "$PY" -m pytest -q -p no:cacheprovider -p ukern_cupy_compat \
+    --import-mode=prepend --junitxml="$OUT/junit-$tag.xml" -o junit_family=xunit1 \
+    -o faulthandler_timeout="${TEST_TIMEOUT:-240}" "$f") >"$OUT/$tag.log" 2>&1
   rc=$?
   [ $rc -eq 124 ] && echo "(timed out after ${FILE_TIMEOUT:-540}s)" >>"$OUT/$tag.log"
   echo "== $f: $(tail -n 1 "$OUT/$tag.log")"

@@ -39,3 +39,4 @@ foreach(t test_nvrtc_link test_nvrtc_module_link test_nvrtc_fatbin test_gpu_link
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/lsan.supp")
   endif()
 endforeach()
+uk_test(test_nvrtc_missing_headers LABELS nvrtc SOURCES test_nvrtc_missing_headers.c)

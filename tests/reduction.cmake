@@ -3,7 +3,11 @@
 uk_test(test_red_plan LABELS cpu SOURCES test_red_plan.c)
 uk_test(test_red_emit LABELS cpu SOURCES test_red_emit.c)
 uk_test(test_nvrtc_reduction LABELS nvrtc SOURCES test_nvrtc_reduction.c)
-uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c)
+uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c red_gpu_util.c)
+# Every strategy of the cost-model planner (a warp per row, narrow and split column tiles,
+# vector loads over non-adjacent axes) on odd shapes, every axis subset, keepdims,
+# negative strides, empty inputs, int/float/complex, custom identities and post-maps.
+uk_test(test_gpu_red_strategies LABELS gpu SOURCES test_gpu_red_strategies.c red_gpu_util.c)
 # Lean cubins: NVRTC's cubin of a real reduction with CUB's unused constants
 # hidden from the loader (checked against an ELF reader of the test's own);
 # with a GPU, both cubins loaded and a reduction run through the lean path.

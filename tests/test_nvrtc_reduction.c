@@ -159,6 +159,32 @@ static void precompile_then_hit(void) {
   free(dir);
 }
 
+/* Non-adjacent reduced axes (0 and 2 of 3-D): the group kernel's vector
+ * loads find each vector's row from its flat position (map_vec over two
+ * reduced axes), with and without an identity, for several element sizes,
+ * two inputs of different sizes, and a struct argmax. */
+static void non_adjacent(const char *pre) {
+  int64_t s3[] = {6, 5, 64};
+  int ax02[] = {0, 2};
+  const char *nd_vec = "_uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_rs_x_1";
+  const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_INT8, UK_FLOAT16, UK_COMPLEX64, UK_COMPLEX128};
+  for (size_t j = 0; j < sizeof ts / sizeof ts[0]; j++) {
+    uk_dtype d = ts[j];
+    uk_reduction_spec s = spec("T x", "T y", "x", "a + b", "y = a", j % 2 ? NULL : "0", d == UK_FLOAT16 ? "float" : NULL,
+                               NULL);
+    char label[64];
+    snprintf(label, sizeof label, "%s axes 0, 2", uk_dtype_name(d));
+    case_of(label, &s, d, 3, s3, ax02, 2, 1, NULL, 0, nd_vec);
+  }
+  uk_reduction_spec two = spec("T x, float64 w", "T y", "x * w", "a + b", "y = a", "0", NULL, NULL);
+  uk_array w;
+  CHECK_OK(uk_array_init(&w, 0x300000, UK_FLOAT64, 3, s3));
+  uk_arg wa = uk_arg_array(&w);
+  case_of("float32 x float64 axes 0, 2", &two, UK_FLOAT32, 3, s3, ax02, 2, 1, &wa, 1, nd_vec);
+  uk_reduction_spec am = spec("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "amax", pre);
+  case_of("argmax struct axes 0, 2", &am, UK_FLOAT32, 3, s3, ax02, 2, 1, NULL, 0, nd_vec);
+}
+
 /* The cub::BlockReduce variant of every strategy: rows (the block combine),
  * columns, packed rows, full; with and without an identity; a struct argmax
  * (red_opt<amax> through cub::BlockReduce); half in, float reduce type. */
@@ -242,6 +268,7 @@ int main(void) {
   uk_arg len = uk_arg_int(64 * 96);
   case_of("first_nonzero rows", &fz, UK_FLOAT32, 2, s2, ax1, 1, 1, &len, 1, "const long long len = _uk_a.len;");
   case_of("first_nonzero columns", &fz, UK_FLOAT32, 2, s2, ax0, 1, 1, &len, 1, "(long long)(_uk_ko._uk_o + _uk_k)");
+  non_adjacent(pre);
   printf("total %.1f s\n", (now_ms() - t0) / 1e3);
   cub_variants();
   uk_context_destroy(ctx);

@@ -1,7 +1,9 @@
 /* Reduction planning: axes normalisation and its errors, result shapes,
  * kept/reduced loop splitting and merging, and the strategy chosen for the
  * benchmark shapes. Pure arithmetic, no GPU. */
+#include "codegen/red_cost.h"
 #include "codegen/red_plan.h"
+#include "red_sweep_table.h"
 #include "testutil.h"
 
 static uk_reduce_launch axes(const int *ax, int n) {
@@ -115,8 +117,8 @@ static void test_loops_and_strategy(void) {
   uint8_t r23[UK_MAX_NDIM] = {0, 0, 1, 1};
   plan(4, s4, r23, 0, &s, &R);
   CHECK(R.kept.ndim == 1 && R.kept.shape[0] == 12 && R.red.ndim == 1 && R.red.shape[0] == 30);
-  CHECK(s.kernel == UK_RED_G8 && s.vec == 0); /* 30-element rows of 120 bytes: not 16-byte aligned rows */
-  CHECK(uk__red_threads_per_output(&s) == 8);
+  CHECK(s.kernel == UK_RED_G32 && s.vec == 0); /* 30-element rows of 120 bytes: not 16-byte aligned rows */
+  CHECK(uk__red_threads_per_output(&s) == 32);
 
   int64_t sq[] = {16384, 16384};
   uint8_t rows[UK_MAX_NDIM] = {0, 1}, cols[UK_MAX_NDIM] = {1, 0}, all[UK_MAX_NDIM] = {1, 1};
@@ -167,6 +169,40 @@ static void test_loops_and_strategy(void) {
     uk__red_choose(&R, &item, 0, 4, 132, &s); /* a base not 16-byte aligned */
     CHECK(s.kernel == UK_RED_T1);
   }
+  {
+    /* non-adjacent axes (0, 2): vectors along the innermost reduced axis
+     * only where it holds whole vectors (none may span two of its rows) */
+    int64_t a64[] = {6, 5, 64}, a62[] = {6, 5, 62}, a1024[] = {256, 1024, 1024};
+    uint8_t r02[UK_MAX_NDIM] = {1, 0, 1};
+    plan(3, a64, r02, 0, &s, &R);
+    CHECK(R.red.ndim == 2 && R.nout == 5 && R.nred == 6 * 64 && s.vec && s.kernel != UK_RED_COLS);
+    plan(3, a62, r02, 0, &s, &R);
+    CHECK(R.red.ndim == 2 && !s.vec);
+    plan(3, a1024, r02, 0, &s, &R);
+    CHECK(s.kernel == UK_RED_B && s.vec && s.chunk % (256 * 4) == 0);
+    /* one contiguous reduced axis: a row of 1001 in rows 1024 apart keeps
+     * its vectors (a scalar loop takes the tail) */
+    uk_loop L = loop_of(2, (int64_t[]){64, 1001}, 4, 0);
+    L.strides[0][0] = 4096;
+    int64_t os[1][UK_MAX_NDIM] = {{4}}, item = 4;
+    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_choose(&R, &item, 1, 4, 132, &s);
+    CHECK(s.vec && s.kernel != UK_RED_T1 && s.kernel != UK_RED_COLS);
+  }
+  {
+    /* a warp per 1024-element row where a block per row waited on its
+     * combine (the sweep's 1 GiB 262144 x 1024: 78% of the copy rate) */
+    int64_t r1024[] = {262144, 1024};
+    plan(2, r1024, rows, 0, &s, &R);
+    CHECK(s.kernel == UK_RED_G32 && s.vec && uk__red_threads_per_output(&s) == 32 && s.slots == 8);
+    CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a warp per output, vector loads, 4224 blocks");
+    /* few long columns: narrow tiles (32 outputs a block), one wave of
+     * blocks, the split's combine spread over the last block */
+    int64_t c256[] = {1 << 20, 256};
+    plan(2, c256, cols, 0, &s, &R);
+    CHECK(s.kernel == UK_RED_COLS && s.vec && s.by == 32 && s.slots == 32 && s.grid_x == 8 && s.nsplit == 132);
+    CHECK(uk__red_scratch_bytes(&s, 4) == 8 * 132 * 32 * 4);
+  }
   int64_t k2b[] = {4, 3, 2};
   uint8_t last[UK_MAX_NDIM] = {0, 0, 1};
   int64_t k2big[] = {(int64_t)1 << 35, 2}; /* past 2^24 blocks: a grid-stride loop */
@@ -201,31 +237,87 @@ static void test_loops_and_strategy(void) {
   CHECK_STREQ(uk__red_kernel_suffix(UK_RED_NKERNELS), "");
 }
 
-/* The block-per-output threshold: rows of 1024 or more take a block each,
- * rows of 256 to 1023 only while the outputs do not fill the GPU (1056
- * resident blocks at 132 SMs), shorter rows 8 threads (or 1 for 16 and
- * fewer). Contiguous float32 rows reduced along the last axis. */
-static void test_block_threshold(void) {
-  static const struct {
-    int64_t nout, nred;
-    int kernel;
-  } c[] = {
-      {4096, 1023, UK_RED_G8}, {4096, 1024, UK_RED_B}, {4096, 1025, UK_RED_B},
-      {1055, 255, UK_RED_G8},  {1055, 256, UK_RED_B},  {1056, 256, UK_RED_G8}, {1056, 1024, UK_RED_B},
-      {4096, 16, UK_RED_T1},   {4096, 17, UK_RED_G8},
-  };
-  uint8_t rows[UK_MAX_NDIM] = {0, 1};
-  for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
+/* Every reduction point of the H200 sweep: the plan uk__red_choose picks
+ * (red_sweep_table.h), and the cost model against what the sweep measured:
+ * within 15% where the plan is the one the sweep ran; where it is a new
+ * plan, predicted no slower than the measured one (5% slack); never
+ * predicted slower than the fastest alternative the sweep timed (7%: at
+ * 1 GiB the model is 2-6% above the copy rate, and two alternatives were
+ * timed at the copy rate); and a new plan wherever an alternative measured
+ * faster than the plan that ran. */
+static void test_sweep_plans(void) {
+  char buf[160];
+  int same = 0, changed = 0;
+  for (size_t j = 0; j < sizeof red_sweep / sizeof red_sweep[0]; j++) {
+    const red_sweep_point *p = &red_sweep[j];
+    uint8_t red[UK_MAX_NDIM] = {0};
+    for (int d = 0; d < p->ndim; d++) red[d] = (uint8_t)((p->reduced >> d) & 1);
     uk_red_strategy s;
     uk_red_loops R;
-    int64_t shape[2] = {c[j].nout, c[j].nred};
-    plan(2, shape, rows, 0, &s, &R);
-    if (s.kernel != c[j].kernel) {
-      fprintf(stderr, "(%lld, %lld): kernel %d, want %d\n", (long long)c[j].nout, (long long)c[j].nred, s.kernel,
-              c[j].kernel);
-      CHECK(!"kernel");
+    plan(p->ndim, p->shape, red, 0, &s, &R);
+    uk_red_facts f = {R.nout, R.nred, 4, 4, 4, 0};
+    double us = uk__red_cost_us(&s, &f, 132), then = p->ms * 1e3, alt = p->alt_ms * 1e3;
+    int ok = strcmp(uk__red_describe(&s, buf, sizeof buf), p->plan) == 0, kept = strcmp(p->plan, p->then) == 0;
+    if (kept) {
+      ok &= us > 0.85 * then && us < 1.15 * then;
+      same++;
+    } else {
+      ok &= us < 1.05 * then;
+      changed++;
+    }
+    if (alt > 0) ok &= us < 1.07 * alt && (alt >= 0.97 * then || !kept);
+    ut_checks++;
+    if (!ok) {
+      ut_failures++;
+      fprintf(stderr, "sweep point %zu (%lld, %lld, %lld) reduced 0x%x: %s (%.1f us; measured %.1f, alternative %.1f)\n",
+              j, (long long)p->shape[0], (long long)p->shape[1], (long long)p->shape[2], p->reduced, buf, us, then,
+              alt);
     }
   }
+  CHECK(same + changed == 136 && changed > 0);
+  printf("sweep points: %d plans as measured, %d new\n", same, changed);
+}
+
+/* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
+static void test_cost_terms(void) {
+  uk_red_facts f = {262144, 1024, 4, 4, 4, 0};
+  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1}, w = b;
+  w.kernel = UK_RED_G32;
+  w.slots = 8;
+  /* a block per 1024-element row waits on a block-wide combine per output;
+   * a warp per row streams */
+  CHECK(uk__red_cost_us(&b, &f, 132) > 1.2 * uk__red_cost_us(&w, &f, 132));
+  /* no outputs: nothing runs */
+  uk_red_facts none = {0, 1024, 4, 4, 4, 0};
+  CHECK(uk__red_cost_us(&b, &none, 132) == 0);
+  /* the same plan on fewer SMs is never faster */
+  CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
+  /* a column split's combine: many partials per slot cost more than few */
+  uk_red_facts c = {256, 1048576, 4, 4, 4, 0};
+  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32};
+  CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
+  /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
+   * in more waves, and the planner fills the waves that fit */
+  uk_red_facts c3 = c;
+  c3.per_sm = 3;
+  CHECK(uk__red_cost_us(&narrow, &c3, 132) >= uk__red_cost_us(&narrow, &c, 132));
+  int64_t shape[2] = {1 << 20, 256}, item = 4;
+  uk_loop L = loop_of(2, shape, 4, 0);
+  uint8_t cols[UK_MAX_NDIM] = {1, 0};
+  int64_t os[1][UK_MAX_NDIM] = {{4}};
+  uk_red_loops R;
+  uk__red_split(&L, cols, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk_red_plan_in in;
+  uk_red_strategy s8, s3, s0;
+  uk__red_plan_in(&R, &item, 1, 4, 132, &in);
+  CHECK(in.per_sm == 8 && in.group == UK_RED_GROUP_COLS && in.vec_ok && in.elem_bytes == 4);
+  uk__red_choose_in(&in, &s8);
+  in.per_sm = 3;
+  uk__red_choose_in(&in, &s3);
+  CHECK(s3.kernel == UK_RED_COLS && s3.grid_x * s3.nsplit <= 132 * 3 * 2 && s3.grid_x * s3.nsplit < s8.grid_x * s8.nsplit);
+  in.per_sm = 0; /* out of range: a full SM */
+  uk__red_choose_in(&in, &s0);
+  CHECK(memcmp(&s0, &s8, sizeof s0) == 0);
 }
 
 /* Zero-size loops whose other extents multiply past int64: split with no
@@ -254,7 +346,8 @@ static void test_empty_huge(void) {
 int main(void) {
   test_axes();
   test_loops_and_strategy();
-  test_block_threshold();
+  test_sweep_plans();
+  test_cost_terms();
   test_empty_huge();
   return ut_finish("test_red_plan");
 }

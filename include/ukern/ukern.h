@@ -504,6 +504,12 @@ typedef struct uk_module_options {
    * With nvcc: no name expressions (UK_ERR_INVALID), no standard header
    * map (nvcc has the host's), UK_ERR_NOT_FOUND when there is no nvcc. */
   int backend;
+  /* Non-zero: an #include that NVRTC cannot find compiles as an empty
+   * header, as Jitify does (CuPy's jitify=True): a program that includes a
+   * header it does not use compiles; one that uses it fails on what is
+   * missing. Each such header is named in the module's log (and in a
+   * failure's). Part of the cache key. NVRTC only (nvcc: UK_ERR_INVALID). */
+  int missing_headers_empty;
 } uk_module_options;
 
 /* uk_module_options.backend. */

@@ -39,7 +39,7 @@ int pyk_fast_init(void) {
 /* Objects of one library by dotted path ("cuda.get_current_stream"); read
  * again when sys.modules[name] is another module (tests stand in fakes).
  * Only asked for arrays whose type lives in the library: it is imported. */
-#define LIB_OBJS 5
+#define LIB_OBJS 6
 typedef struct lib {
   const char *name;
   const char *paths[LIB_OBJS]; /* paths[0]: the array type (required) */
@@ -49,9 +49,11 @@ typedef struct lib {
 } lib;
 
 static lib cupy = {"cupy",
-                   {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer", "cuda.alloc"}};
+                   {"ndarray", "cuda.get_current_stream", "cuda.UnownedMemory", "cuda.MemoryPointer", "cuda.alloc",
+                    "cuda.runtime.getDevice"}};
 static lib torch = {"torch", {"Tensor", "_C._cuda_getCurrentRawStream", "empty"}};
-enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, CUPY_ALLOC = 4, TORCH_RAW_STREAM = 1, TORCH_EMPTY = 2 };
+enum { CUPY_STREAM = 1, CUPY_UNOWNED = 2, CUPY_MEMPTR = 3, CUPY_ALLOC = 4, CUPY_GET_DEVICE = 5 };
+enum { TORCH_RAW_STREAM = 1, TORCH_EMPTY = 2 };
 
 static PyObject *lookup(PyObject *m, const char *path) {
   char part[64];
@@ -327,6 +329,28 @@ PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a) 
   Py_XDECREF(shape);
   if (!r) PyErr_Clear(); /* declined: DLPack answers */
   return r;
+}
+
+/* ---- RawModule.get_global as CuPy's MemoryPointer ------------------------- */
+
+int pyk_fast_cupy_device(void) {
+  lib_ready(&cupy, NULL); /* reads the objects of the cupy in sys.modules, if any */
+  if (!cupy.ready || !cupy.obj[CUPY_UNOWNED] || !cupy.obj[CUPY_MEMPTR] || !cupy.obj[CUPY_GET_DEVICE]) return -1;
+  PyObject *d = PyObject_CallObject(cupy.obj[CUPY_GET_DEVICE], NULL);
+  long v = d ? PyLong_AsLong(d) : -1;
+  Py_XDECREF(d);
+  if (v < 0 || v > 0x7fffffffL) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_RuntimeError, "cupy.cuda.runtime.getDevice() gave %ld", v);
+    return -2;
+  }
+  return (int)v;
+}
+
+PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t bytes, int device) {
+  PyObject *um = PyObject_CallFunction(cupy.obj[CUPY_UNOWNED], "KnOi", ptr, (Py_ssize_t)bytes, owner, device);
+  PyObject *mp = um ? PyObject_CallFunction(cupy.obj[CUPY_MEMPTR], "Oi", um, 0) : NULL;
+  Py_XDECREF(um);
+  return mp;
 }
 
 /* One output in CuPy's pool: a cupy.ndarray (new ref) over cupy.cuda.alloc

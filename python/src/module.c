@@ -8,9 +8,11 @@
  */
 #include "pyukern.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 PyObject *pyk_CompileException;
+PyObject *pyk_JitifyException;
 PyObject *pyk_CUDADriverError;
 
 /* ---- context ----------------------------------------------------------- */
@@ -182,7 +184,53 @@ static PyObject *py_synchronize(PyObject *mod, PyObject *unused) {
 
 /* ---- errors ------------------------------------------------------------ */
 
-PyObject *pyk_raise(uk_status st) {
+/* ukern._errors.compat_type: with CuPy imported, the class to raise for one
+ * of ukern's (a subclass of it and of CuPy's class of that name). */
+static PyObject *error_type_hook;
+
+static PyObject *py_set_error_type_hook(PyObject *m, PyObject *hook) {
+  (void)m;
+  if (!PyCallable_Check(hook)) {
+    PyErr_SetString(PyExc_TypeError, "_set_error_type_hook takes a callable");
+    return NULL;
+  }
+  PyObject *old = error_type_hook;
+  Py_INCREF(hook);
+  error_type_hook = hook;
+  Py_XDECREF(old);
+  Py_RETURN_NONE;
+}
+
+PyObject *pyk_error_type(PyObject *base) {
+  PyObject *t = NULL;
+  if (error_type_hook &&
+      (base == pyk_CompileException || base == pyk_JitifyException || base == pyk_CUDADriverError)) {
+    PyObject *err_type, *err_value, *err_tb; /* an exception being replaced stays as it is */
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    t = PyObject_CallFunctionObjArgs(error_type_hook, base, NULL);
+    if (!t || !PyType_Check(t) || !PyObject_IsSubclass(t, base)) Py_CLEAR(t); /* keep ukern's class */
+    PyErr_Restore(err_type, err_value, err_tb);
+  }
+  if (!t) {
+    t = base;
+    Py_INCREF(t);
+  }
+  return t;
+}
+
+PyObject *pyk_err_format(PyObject *base, const char *format, ...) {
+  PyObject *type = pyk_error_type(base);
+  va_list ap;
+  va_start(ap, format);
+  PyErr_FormatV(type, format, ap);
+  va_end(ap);
+  Py_DECREF(type);
+  return NULL;
+}
+
+PyObject *pyk_raise(uk_status st) { return pyk_raise_as(st, NULL); }
+
+PyObject *pyk_raise_as(uk_status st, PyObject *as) {
   const char *msg = uk_last_error();
   if (!msg || !*msg) msg = uk_status_message(st);
   PyObject *type;
@@ -199,11 +247,16 @@ PyObject *pyk_raise(uk_status st) {
   case UK_ERR_IO: type = PyExc_OSError; break;
   default: type = PyExc_RuntimeError; break;
   }
+  if (as) type = as;
+  type = pyk_error_type(type);
   PyObject *exc = NULL;
   PyObject *log = NULL;
   /* in Python's words: ukern.configure(arch=...), the exception's .log (errtext.c) */
   PyObject *words = pyk_python_message(msg);
-  if (!words) return NULL;
+  if (!words) {
+    Py_DECREF(type);
+    return NULL;
+  }
   if (st == UK_ERR_COMPILE) {
     /* str(e) shows the log too, as CuPy's CompileException does. */
     log = PyUnicode_FromString(uk_last_error_log());
@@ -216,6 +269,7 @@ PyObject *pyk_raise(uk_status st) {
   Py_DECREF(words);
   if (!exc) {
     Py_XDECREF(log);
+    Py_DECREF(type);
     return NULL;
   }
   if (log) {
@@ -229,31 +283,8 @@ PyObject *pyk_raise(uk_status st) {
   }
   PyErr_SetObject(type, exc);
   Py_DECREF(exc);
-  pyk_cupy_error(0);
+  Py_DECREF(type);
   return NULL;
-}
-
-/* With CuPy imported, a CompileException or CUDADriverError being raised becomes an
- * instance of a subclass that is also CuPy's exception of that kind (ukern._raw._as_cupy),
- * so code written for CuPy catches it. Anything failing here keeps ukern's exception. */
-void pyk_cupy_error(int jitify) {
-  if (!PyErr_ExceptionMatches(pyk_CompileException) && !PyErr_ExceptionMatches(pyk_CUDADriverError)) return;
-  PyObject *mods = PyImport_GetModuleDict();
-  if (!mods || !PyDict_GetItemString(mods, "cupy")) return;
-  PyObject *type, *value, *tb;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  PyObject *raw = value ? PyImport_ImportModule("ukern._raw") : NULL;
-  PyObject *r = raw ? PyObject_CallMethod(raw, "_as_cupy", "Oi", value, jitify) : NULL;
-  if (!r) PyErr_Clear();
-  Py_XDECREF(r);
-  Py_XDECREF(raw);
-  if (value && (PyObject *)Py_TYPE(value) != type) { /* raised as its (new) class */
-    Py_XDECREF(type);
-    type = (PyObject *)Py_TYPE(value);
-    Py_INCREF(type);
-  }
-  PyErr_Restore(type, value, tb);
 }
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -334,6 +365,9 @@ static PyMethodDef methods[] = {
     {"cache_stats", py_cache_stats, METH_NOARGS, "cache_stats() -> dict of the current context's cache counters."},
     {"device_count", py_device_count, METH_NOARGS, "device_count() -> number of CUDA devices (0 without a driver)."},
     {"synchronize", py_synchronize, METH_NOARGS, "synchronize(): waits for all work on the current device."},
+    {"_set_error_type_hook", py_set_error_type_hook, METH_O,
+     "_set_error_type_hook(f): f(cls) gives the class to raise for ukern's CompileException, JitifyException\n"
+     "and CUDADriverError (ukern._errors: CuPy's classes too when CuPy is imported). Internal."},
     {"_set_host_arg_type", py_set_host_arg_type, METH_O,
      "_set_host_arg_type(cls): the base class of ukern.In/Out/InOut (RawKernel copies them). Internal."},
     {"_arg", py_arg, METH_O, "_arg(x) -> how a call reads argument x (a tuple). Internal (tests)."},
@@ -356,13 +390,19 @@ PyMODINIT_FUNC PyInit__ukern(void) {
       "NVRTC rejected the generated or given CUDA source. The message ends with the NVRTC log and the\n"
       "line-numbered source; .log holds those alone.",
       NULL, NULL);
+  pyk_JitifyException = pyk_CompileException ? PyErr_NewExceptionWithDoc(
+      "ukern.JitifyException",
+      "A CompileException of a module made with jitify=True (CuPy raises JitifyException there).",
+      pyk_CompileException, NULL) : NULL;
   pyk_CUDADriverError = PyErr_NewExceptionWithDoc(
       "ukern.CUDADriverError", "A CUDA driver call failed, no driver or device is present, or a name was not found.",
       PyExc_RuntimeError, NULL);
-  if (!pyk_CompileException || !pyk_CUDADriverError) goto fail;
+  if (!pyk_CompileException || !pyk_JitifyException || !pyk_CUDADriverError) goto fail;
   Py_INCREF(pyk_CompileException);
+  Py_INCREF(pyk_JitifyException);
   Py_INCREF(pyk_CUDADriverError);
   if (PyModule_AddObject(m, "CompileException", pyk_CompileException) < 0 ||
+      PyModule_AddObject(m, "JitifyException", pyk_JitifyException) < 0 ||
       PyModule_AddObject(m, "CUDADriverError", pyk_CUDADriverError) < 0)
     goto fail;
   if (PyModule_AddStringConstant(m, "__version__", uk_version()) < 0) goto fail;

@@ -25,12 +25,17 @@ PyObject *pyk_context_get(void);
 uk_context *pyk_context_ptr(PyObject *ctx);
 /* Sets a Python exception for a failed ukern call; returns NULL. */
 PyObject *pyk_raise(uk_status st);
+/* The same, raised as `as` (a subclass of the status's class) unless NULL. */
+PyObject *pyk_raise_as(uk_status st, PyObject *as);
+/* The class to raise for one of ukern's exception classes (new ref): with
+ * CuPy imported, also a subclass of CuPy's class of that name
+ * (ukern/_errors.py); else `base`. Keeps a pending exception as it is. */
+PyObject *pyk_error_type(PyObject *base);
+/* PyErr_Format with pyk_error_type(base); returns NULL. */
+PyObject *pyk_err_format(PyObject *base, const char *format, ...);
 extern PyObject *pyk_CompileException;
+extern PyObject *pyk_JitifyException; /* a CompileException, for modules made with jitify=True */
 extern PyObject *pyk_CUDADriverError;
-/* The error being raised, if ukern's CompileException or CUDADriverError, made an
- * instance of CuPy's class of that kind too when CuPy is imported (jitify: also CuPy's
- * JitifyException, as CuPy raises for jitify=True modules). */
-void pyk_cupy_error(int jitify);
 
 /* --- errtext.c: the library's messages in Python's words ---------------- */
 /* A library message with its C names (uk_options.arch, uk_last_error_log())
@@ -101,6 +106,13 @@ int pyk_raw_backend_id(PyObject *backend);
 int pyk_raw_check_options(PyObject *code, PyObject *path, PyObject *names, PyObject *backend, PyObject *jitify);
 /* The source as translate_cucomplex=True compiles it (new ref). */
 PyObject *pyk_raw_translate_cucomplex(PyObject *code);
+/* 1 when a source module compiles with "-rdc=false" added: CuPy compiles
+ * without relocatable code unless told (-dc, -rdc=true), so a kernel that
+ * launches kernels without it fails to compile as in CuPy, where the C
+ * library would add -rdc=true. 0 when the options choose. */
+int pyk_raw_wants_no_rdc(const char *code, const char *const *opts, int nopts);
+/* The hint added to such a failure's message. */
+extern const char pyk_raw_rdc_hint[];
 
 /* --- raw_call.c: RawKernel arguments ------------------------------------ */
 typedef struct pyk_raw_sig {
@@ -151,6 +163,14 @@ PyObject *pyk_fast_cupy_output(pyk_call *c, PyObject *owner, const uk_array *a);
  * stream): arrays (new refs) in objs, their descriptors in out. 1 done,
  * 0 declined. */
 int pyk_fast_prealloc(pyk_call *c, const uk_array *desc, int nout, uk_array *out, PyObject **objs);
+/* CuPy's current device when cupy is imported (sys.modules; never imports
+ * it), with cupy.cuda.UnownedMemory and MemoryPointer found: >= 0. -1: no
+ * CuPy (no exception); -2: error (exception set). */
+int pyk_fast_cupy_device(void);
+/* After pyk_fast_cupy_device() >= 0: cupy.cuda.MemoryPointer(UnownedMemory(
+ * ptr, bytes, owner, device), 0), as CuPy's RawModule.get_global returns.
+ * New ref; NULL with an exception. */
+PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t bytes, int device);
 /* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
  * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);

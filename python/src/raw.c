@@ -109,25 +109,51 @@ static void mod_dealloc(PyObject *o) {
   Py_DECREF(tp);
 }
 
-/* Raises st as CuPy would: CompileException with CuPy's attributes, a
- * missing file as CUDA_ERROR_FILE_NOT_FOUND. */
-static void mod_raise(ModObject *self, uk_status st) {
+/* The failure of a module compiled with -rdc=false added: the message's
+ * first line gets pyk_raw_rdc_hint when the log names a device-side launch
+ * (NVRTC: "device-side kernel launch", nvcc: "separate compilation"). */
+static void add_rdc_hint(PyObject *exc) {
+  PyObject *args = PyObject_GetAttrString(exc, "args");
+  PyObject *text = args && PyTuple_Check(args) && PyTuple_Size(args) == 1 ? PyTuple_GetItem(args, 0) : NULL;
+  const char *t = text && PyUnicode_Check(text) ? pyk_utf8_or_null(text) : NULL;
+  if (t && (strstr(t, "device-side kernel launch") || strstr(t, "separate compilation"))) {
+    const char *nl = strchr(t, '\n'), *at = strstr(t, "; the log follows");
+    if (!at || (nl && at > nl)) at = nl ? nl : t + strlen(t); /* before "; the log follows", else line's end */
+    PyObject *head = PyUnicode_FromStringAndSize(t, (Py_ssize_t)(at - t));
+    PyObject *more = head ? PyUnicode_FromFormat("%U (%s)%s", head, pyk_raw_rdc_hint, at) : NULL;
+    Py_XDECREF(head);
+    PyObject *new_args = more ? PyTuple_Pack(1, more) : NULL;
+    if (!new_args || PyObject_SetAttrString(exc, "args", new_args) < 0) PyErr_Clear();
+    Py_XDECREF(new_args);
+    Py_XDECREF(more);
+  }
+  if (!t) PyErr_Clear();
+  Py_XDECREF(args);
+}
+
+/* Raises st as CuPy would: CompileException (JitifyException with
+ * jitify=True) with CuPy's attributes, a missing file as
+ * CUDA_ERROR_FILE_NOT_FOUND; CuPy's classes too when CuPy is imported. */
+static void mod_raise(ModObject *self, uk_status st, int no_rdc) {
   if (st == UK_ERR_IO && self->path != Py_None) {
     PyObject *b = PyUnicode_EncodeFSDefault(self->path);
     if (b && access(PyBytes_AsString(b), F_OK) != 0) {
       Py_DECREF(b);
-      PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_FILE_NOT_FOUND: file not found: %S (%s)", self->path,
+      pyk_err_format(pyk_CUDADriverError, "CUDA_ERROR_FILE_NOT_FOUND: file not found: %S (%s)", self->path,
                    uk_last_error());
-      pyk_cupy_error(0);
       return;
     }
     Py_XDECREF(b);
   }
-  pyk_raise(st);
+  /* CuPy raises JitifyException when jitify=True: ukern's is a CompileException too. */
+  int jit = st == UK_ERR_COMPILE && self->jitify != Py_None ? PyObject_IsTrue(self->jitify) : 0;
+  if (jit < 0) PyErr_Clear();
+  pyk_raise_as(st, jit > 0 ? pyk_JitifyException : NULL);
   if (st != UK_ERR_COMPILE) return;
   PyObject *type, *value, *tb;
   PyErr_Fetch(&type, &value, &tb);
   PyErr_NormalizeException(&type, &value, &tb);
+  if (value && no_rdc) add_rdc_hint(value);
   if (value) {
     PyObject *name = PyUnicode_FromString("RawModule");
     if (PyObject_SetAttrString(value, "source", self->source ? self->source : Py_None) < 0 ||
@@ -138,14 +164,13 @@ static void mod_raise(ModObject *self, uk_status st) {
     Py_XDECREF(name);
   }
   PyErr_Restore(type, value, tb);
-  if (self->jitify == Py_True) pyk_cupy_error(1); /* CuPy raises JitifyException for jitify=True modules */
 }
 
 /* Builds the module once; 0 or -1. Compiles without the GIL. */
 static int mod_ensure(ModObject *self) {
   if (self->m) return 0;
   const char **opts = NULL, **names = NULL;
-  int nopts = 0, nnames = 0, rc = -1;
+  int nopts = 0, nnames = 0, rc = -1, no_rdc = 0;
   PyObject *keep1 = NULL, *keep2 = NULL, *code_ref = self->source ? self->source : Py_None;
   uk_module *m = NULL;
   uk_status st;
@@ -157,6 +182,16 @@ static int mod_ensure(ModObject *self) {
   if (self->source) {
     const char *code = pyk_utf8_or_null(self->source);
     if (!code) goto out;
+    /* CuPy's compile: no relocatable code unless the options ask (raw_options.c). */
+    if ((no_rdc = pyk_raw_wants_no_rdc(code, opts, nopts))) {
+      const char **more = PyMem_Realloc(opts, ((size_t)nopts + 1) * sizeof *opts);
+      if (!more) {
+        PyErr_NoMemory();
+        goto out;
+      }
+      opts = more;
+      opts[nopts++] = "-rdc=false";
+    }
     uk_module_options mo;
     memset(&mo, 0, sizeof mo);
     mo.options = opts;
@@ -165,6 +200,8 @@ static int mod_ensure(ModObject *self) {
     mo.num_name_expressions = nnames;
     mo.name = "RawModule";
     mo.backend = pyk_raw_backend_id(self->backend);
+    /* jitify=True: Jitify gives NVRTC an empty header for each include it cannot find */
+    mo.missing_headers_empty = self->jitify != Py_None && PyObject_IsTrue(self->jitify) > 0;
     Py_BEGIN_ALLOW_THREADS
     st = uk_module_from_source(ctx, code, &mo, &m);
     Py_END_ALLOW_THREADS
@@ -178,7 +215,7 @@ static int mod_ensure(ModObject *self) {
     Py_DECREF(b);
   }
   if (st != UK_OK) {
-    mod_raise(self, st);
+    mod_raise(self, st, no_rdc);
     goto out;
   }
   if (self->m) uk_module_destroy(m); /* another thread finished first */
@@ -239,8 +276,14 @@ static PyObject *mod_get_global(PyObject *o, PyObject *name) {
   if (mod_ensure(self) < 0) return NULL;
   uint64_t ptr = 0;
   size_t bytes = 0;
-  uk_status st = uk_module_global(self->m, n, &ptr, &bytes);
+  /* CuPy code builds cupy.ndarray(shape, dtype, memptr) over it: with CuPy
+   * imported, CuPy's MemoryPointer on CuPy's current device, as CuPy gives. */
+  int dev = pyk_fast_cupy_device();
+  if (dev == -2) return NULL;
+  uk_status st =
+      dev >= 0 ? uk_module_global_on(self->m, dev, n, &ptr, &bytes) : uk_module_global(self->m, n, &ptr, &bytes);
   if (st != UK_OK) return pyk_raise(st);
+  if (dev >= 0) return pyk_fast_cupy_memptr(o, (unsigned long long)ptr, bytes, dev);
   uk_array a;
   int64_t shape[1] = {(int64_t)bytes};
   uk_array_init(&a, ptr, UK_UINT8, 1, shape);
@@ -268,8 +311,9 @@ static PyMethodDef mod_methods[] = {
      "get_function(name) -> RawKernel: a kernel by name or by one of name_expressions.\n"
      "CuPy returns a cupy.cuda.Function; the RawKernel here is called the same way."},
     {"get_global", mod_get_global, METH_O,
-     "get_global(name) -> ukern.Array: a __device__/__constant__ variable's memory as uint8 of its size\n"
-     "(CuPy returns a MemoryPointer: use .ptr, or cupy.asarray(g).view(dtype))."},
+     "get_global(name): a __device__/__constant__ variable's memory. With CuPy imported, CuPy's\n"
+     "cupy.cuda.MemoryPointer on CuPy's current device (as CuPy's get_global: cupy.ndarray(shape, dtype,\n"
+     "memptr) views it); else a ukern.Array of uint8 of its size on the default device."},
     {"get_lowered_name", mod_lowered_name, METH_O, "get_lowered_name(name_expression) -> the mangled name. ukern only."},
     {"_lazy_function", mod_lazy_function, METH_O,
      "_lazy_function(name) -> RawKernel compiled and looked up at its first use (for unpickling). Internal."},
@@ -414,8 +458,7 @@ static int ker_ensure(KerObject *self) {
   st = uk_module_function(m->m, n, &f);
   Py_END_ALLOW_THREADS
   if (st == UK_ERR_NOT_FOUND) { /* CuPy's cuModuleGetFunction error names the driver's code */
-    PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_NOT_FOUND: named symbol not found: %s", uk_last_error());
-    pyk_cupy_error(0);
+    pyk_err_format(pyk_CUDADriverError, "CUDA_ERROR_NOT_FOUND: named symbol not found: %s", uk_last_error());
     return -1;
   }
   if (st != UK_OK) {
@@ -532,8 +575,7 @@ static PyObject *ker_get_attr(PyObject *o, void *closure) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", uk_last_error());
     if (uk_function_image_attribute(self->f, a, &v) == UK_OK) return PyLong_FromLong(v);
-    PyErr_Format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
-    pyk_cupy_error(0);
+    pyk_err_format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
     return NULL;
   }
   if (st != UK_OK) return pyk_raise(st);

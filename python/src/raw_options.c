@@ -1,7 +1,8 @@
 /*
  * raw_options.c — CuPy's RawModule/RawKernel options as CuPy checks them:
  * backend names, jitify='s deprecation warnings and errors, name
- * expressions' conditions, and translate_cucomplex's rewrite of the source.
+ * expressions' conditions, translate_cucomplex's rewrite of the source, and
+ * relocatable code only when asked for (as CuPy compiles).
  */
 #include "pyukern.h"
 
@@ -99,3 +100,18 @@ int pyk_raw_check_options(PyObject *code, PyObject *path, PyObject *names, PyObj
   return warn_jitify(jitify);
 }
 
+
+const char pyk_raw_rdc_hint[] =
+    "hint: a kernel that launches kernels needs relocatable device code: pass options=('-dc',) (or "
+    "'-rdc=true'), as with CuPy";
+
+int pyk_raw_wants_no_rdc(const char *code, const char *const *opts, int nopts) {
+  if (!strstr(code, "<<<")) return 0; /* no device-side launch: nothing to decide */
+  for (int k = 0; k < nopts; k++) {
+    const char *o = opts[k];
+    if (strstr(o, "-rdc") || strstr(o, "relocatable-device-code") || !strcmp(o, "-dc") || !strcmp(o, "--device-c") ||
+        !strcmp(o, "-dlto") || !strcmp(o, "--dlink-time-opt"))
+      return 0;
+  }
+  return 1;
+}

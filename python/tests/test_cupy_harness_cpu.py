@@ -54,3 +54,33 @@ def test_junit_summary_counts(tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].split() == ["core_tests_fusion_tests_test_misc", "2", "1", "1", "1"]
     assert out[-1].split() == ["total", "2", "1", "1", "1"]
+
+
+def test_junit_summary_counts_an_interrupted_test_as_an_error(tmp_path):
+    """What pytest writes when the script's timeout stops it with SIGINT mid-test."""
+    x = tmp_path / "junit-stalled.xml"
+    x.write_text('<testsuites><testsuite name="pytest" tests="1"><testcase classname="t" name="a"/>'
+                 '<testcase time="0.000" /></testsuite></testsuites>')
+    assert junit_summary.counts(str(x)) == {"passed": 1, "failed": 0, "errors": 1, "skipped": 0}
+
+
+def test_private_internals_are_skipped_with_the_reason(monkeypatch):
+    name = "cupy_tests/core_tests/test_raw.py::TestRawNameExpressionCache::test_cubin_cache_is_reused[ptr_param<float *>]"
+    why = compat.private_reason(name, {"raw", "fuse"})
+    assert why.startswith("ukern_cupy_compat: tests CuPy's private internals (raw): mocks CuPy's private cache")
+    assert compat.private_reason(name, {"fuse", "elementwise"}) is None  # RawModule is CuPy's own: it runs
+    assert compat.private_reason("cupy_tests/core_tests/test_raw.py::TestRaw::test_basic[NVRTC (no-jitify)]",
+                                 {"raw"}) is None
+
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid, self.marks = nodeid, []
+
+        def add_marker(self, m):
+            self.marks.append(m)
+    items = [Item(name), Item("cupy_tests/core_tests/test_raw.py::TestRaw::test_basic[NVRTC (no-jitify)]")]
+    monkeypatch.setattr(compat, "_selected", {"raw"})
+    monkeypatch.delenv("UKERN_COMPAT_SHARD", raising=False)
+    compat.pytest_collection_modifyitems(None, items)
+    assert [m.name for m in items[0].marks] == ["skip"] and items[0].marks[0].kwargs["reason"] == why
+    assert items[1].marks == []

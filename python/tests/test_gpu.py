@@ -321,13 +321,14 @@ def test_raw_module_globals_and_name_expressions():
         um.get_function(expr)((1,), (64,), (yu, np.dtype(T).type(7)))
         cm.get_function(expr)((1,), (64,), (yc, np.dtype(T).type(7)))
         same(yu, yc)
-    g = um.get_global("counter")
-    assert isinstance(g, ukern.Array) and g.nbytes == 16
-    cp.asarray(g).view(cp.int32)[:] = 0
+    g = um.get_global("counter")  # CuPy is imported: CuPy's MemoryPointer, as cm.get_global gives
+    assert isinstance(g, cp.cuda.MemoryPointer) and g.mem.size == 16 and g.device_id == cp.cuda.Device().id
+    counter = cp.ndarray((4,), cp.int32, g)
+    counter[:] = 0
     flag = poison((1,), "int32")
     um.get_function("count")((2,), (64,), (flag,))
     cp.cuda.runtime.deviceSynchronize()
-    cp.testing.assert_array_equal(cp.asarray(g).view(cp.int32), cp.full(4, 32, cp.int32))
+    cp.testing.assert_array_equal(counter, cp.full(4, 32, cp.int32))
     with pytest.raises(ukern.CUDADriverError):
         um.get_function("no_such_kernel")
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ukern
+from test_raw_cupy_errors_cpu import NESTED  # CuPy's _test_source4: a kernel launching a kernel
 
 if ukern.device_count() == 0:
     pytest.skip("no CUDA device (ukern.device_count() == 0)", allow_module_level=True)
@@ -400,25 +401,122 @@ def test_image_attributes_equal_the_drivers(name):
     assert image == driver
 
 
-# ---- CuPy's exception classes (issue 23: CuPy's test_raw catches CuPy's classes) ------------
+# ---- CuPy's test_raw.py cases: cuCdiv to the bit, get_global, CuPy's exception classes ----
 
-def test_errors_are_caught_by_cupys_classes(tmp_path):
+CUDIV = r'''
+#include <cuComplex.h>
+extern "C" __global__ void divf(const cuFloatComplex* a, const cuFloatComplex* b, cuFloatComplex* o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = cuCdivf(a[i], b[i]);
+}
+extern "C" __global__ void divd(const cuDoubleComplex* a, const cuDoubleComplex* b, cuDoubleComplex* o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = cuCdiv(a[i], b[i]);
+}
+'''
+
+
+def spread_complex(n, dtype):
+    """Complex values over six decades, both signs, some parts exactly zero."""
+    def part():
+        v = 10.0 ** RNG.uniform(-3, 3, n) * RNG.choice([-1.0, 1.0], n)
+        v[RNG.uniform(size=n) < 0.05] = 0.0
+        return v
+    z = part() + 1j * part()
+    z[z == 0] = 1.5 - 0.5j
+    return z.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype,kernel,rtol", [(np.complex64, "divf", 2e-6), (np.complex128, "divd", 1e-14)])
+def test_translated_cucdiv_is_cucomplex_h_to_the_bit(dtype, kernel, rtol):
+    """translate_cucomplex=True: cuCdiv/cuCdivf give what the toolkit's cuComplex.h gives (CuPy's
+    complex<T> division is the same arithmetic, so CuPy's a / b too: test_cuFloatComplex)."""
+    n = 4099
+    a, b = spread_complex(n, dtype), spread_complex(n, dtype)
+    outs = []
+    for translate in (True, False):
+        o = np.full(n, np.nan, dtype)
+        launch(ukern.RawModule(code=CUDIV, translate_cucomplex=translate).get_function(kernel), n,
+               ukern.In(a), ukern.In(b), ukern.Out(o), n)
+        outs.append(o)
+    bits = np.uint32 if dtype == np.complex64 else np.uint64
+    np.testing.assert_array_equal(outs[0].view(bits), outs[1].view(bits))
+    np.testing.assert_allclose(outs[0], (a.astype(np.complex128) / b.astype(np.complex128)), rtol=rtol, atol=0)
+
+
+def test_translated_cucdiv_equals_cupys_true_divide():
     cp = pytest.importorskip("cupy")
+    n = 1000
+    for dtype, kernel in ((np.complex64, "divf"), (np.complex128, "divd")):
+        a, b = cp.asarray(spread_complex(n, dtype)), cp.asarray(spread_complex(n, dtype))
+        o = cp.full(n, cp.nan, dtype)
+        launch(ukern.RawModule(code=CUDIV, translate_cucomplex=True).get_function(kernel), n, a, b, o, n)
+        assert bool((o == a / b).all()), dtype
+
+
+CONST_MEM = r'''
+extern "C" {
+__constant__ float some_array[100];
+__global__ void multiply_by_const(float* x, int N) {
+  int id = threadIdx.x + blockIdx.x * blockDim.x;
+  if (id < N) x[id] *= some_array[id];
+}
+}
+'''
+
+
+def test_get_global_is_cupys_memory_pointer():
+    """CuPy's test_const_memory: cupy.ndarray(shape, dtype, mod.get_global(name)) views the symbol."""
+    cp = pytest.importorskip("cupy")
+    mod = ukern.RawModule(code=CONST_MEM)
+    ker = mod.get_function("multiply_by_const")
+    mp = mod.get_global("some_array")
+    assert isinstance(mp, cp.cuda.MemoryPointer) and mp.mem.size == 400 and mp.device_id == cp.cuda.Device().id
+    const_arr = cp.ndarray((100,), cp.float32, mp)
+    data = cp.asarray(RNG.uniform(-2, 2, 100).astype(np.float32))
+    const_arr[...] = data
+    x = cp.asarray(RNG.uniform(-2, 2, 100).astype(np.float32))
+    want = x * data
+    ker((1,), (100,), (x, cp.int32(100)))
+    cp.testing.assert_array_equal(x, want)
+    cp.testing.assert_array_equal(const_arr, data)
+
+
+def test_get_global_without_cupy_is_a_ukern_array():
+    """A process that never imports CuPy gets a ukern.Array (uint8 of the symbol's size)."""
+    import subprocess
+    import sys
+    script = ("import sys, ukern\n"
+              f"m = ukern.RawModule(code={CONST_MEM!r})\n"
+              "g = m.get_global('some_array')\n"
+              "assert 'cupy' not in sys.modules, 'cupy imported'\n"
+              "assert isinstance(g, ukern.Array) and g.nbytes == 400 and g.shape == (400,), (type(g), g)\n"
+              "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_errors_are_cupys_classes_once_cupy_is_imported():
+    pytest.importorskip("cupy")
     import warnings
-    with pytest.raises(cp.cuda.compiler.CompileException) as ei:
-        ukern.RawModule(code=SUM + "#error precision not supported\n").get_function("test_sum")
-    assert isinstance(ei.value, ukern.CompileException) and "precision not supported" in str(ei.value)
+    from cupy.cuda import compiler, driver
+    with pytest.raises(compiler.CompileException, match="precision not supported"):
+        ukern.RawModule(code="#error precision not supported\n").get_function("k")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        broken = ukern.RawModule(code="__global__ void i_am_broken() {", jitify=True)
-        with pytest.raises(cp.cuda.compiler.JitifyException):
-            broken.get_function("i_am_broken")
-    with pytest.raises(cp.cuda.driver.CUDADriverError, match="named symbol not found"):
+        broken = ukern.RawModule(code="__global__ void i_am_broken() {\n", jitify=True)
+    with pytest.raises(compiler.JitifyException):
+        broken.get_function("i_am_broken")
+    with pytest.raises(driver.CUDADriverError, match="CUDA_ERROR_NOT_FOUND: named symbol not found"):
         ukern.RawModule(code=SUM).get_function("no_such_kernel")
-    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
-        ukern.RawModule(path=str(tmp_path / "this_does_not_exist.cubin")).get_function("k")
-    k = ukern.RawKernel(SUM, "test_sum")            # and a working kernel next to them
-    x = cp.arange(100, dtype=cp.float32)
-    y = cp.zeros(100, dtype=cp.float32)
-    k((1,), (100,), (x, x, y, cp.uint32(100)))
-    cp.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(driver.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
+        ukern.RawModule(path="/nonexistent/this_does_not_exist.cubin").get_function("k")
+
+
+def test_nested_launch_with_dc_runs_and_without_fails_to_compile():
+    x = np.full(169, np.nan, np.float32)
+    ukern.RawKernel(NESTED, "test_kernel", options=("-dc",))((1,), (13,), (ukern.InOut(x), 169, 13))
+    np.testing.assert_array_equal(x, np.ones(169, np.float32))
+    k = ukern.RawKernel(NESTED, "test_kernel")
+    with pytest.raises(ukern.CompileException, match="pass options=\\('-dc',\\)"):
+        k((1,), (13,), (ukern.InOut(x), 169, 13))

@@ -120,82 +120,6 @@ def test_missing_file_is_driver_error_when_loaded(tmp_path):
     assert "CUDA_ERROR_FILE_NOT_FOUND" in str(ei.value) and path in str(ei.value)
 
 
-@pytest.fixture
-def fake_cupy_errors(monkeypatch):
-    """CuPy's exception classes as CuPy defines them (their __init__ and __str__ take CuPy's
-    arguments), in the modules CuPy keeps them in; ukern looks for them there."""
-    import sys
-    import types
-
-    class CompileException(Exception):
-        def __init__(self, msg, source, name, options, backend="nvrtc"):
-            self._msg, self.source, self.name, self.options, self.backend = msg, source, name, options, backend
-            super().__init__()
-
-        def __str__(self):
-            return self.get_message()
-
-        def get_message(self):
-            return self._msg
-
-    class JitifyException(Exception):
-        pass
-
-    class CUDADriverError(RuntimeError):
-        def __init__(self, status):
-            self.status = status
-            super().__init__(f"CUDA_ERROR {status}")
-
-    comp = types.ModuleType("cupy.cuda.compiler")
-    comp.CompileException, comp.JitifyException = CompileException, JitifyException
-    drv = types.ModuleType("cupy_backends.cuda.api.driver")
-    drv.CUDADriverError = CUDADriverError
-    for name, mod in (("cupy", types.ModuleType("cupy")), ("cupy.cuda.compiler", comp),
-                      ("cupy_backends.cuda.api.driver", drv)):
-        monkeypatch.setitem(sys.modules, name, mod)
-    return comp, drv
-
-
-@pytest.mark.parametrize("jitify", [None, True])
-def test_compile_errors_are_cupys_class_when_cupy_is_imported(arch90, fake_cupy_errors, jitify):
-    import pickle
-    comp, _ = fake_cupy_errors
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)   # jitify=True: CuPy's deprecation warning
-        m = ukern.RawModule(code=PRECISION, options=("-DPRECISION=3",), jitify=jitify)
-        with pytest.raises(comp.CompileException) as ei:     # code written for CuPy catches it
-            m.get_function("test_sum")
-    e = ei.value
-    assert isinstance(e, ukern.CompileException) and type(e).__name__ == "CompileException"
-    assert isinstance(e, comp.JitifyException) == bool(jitify)   # CuPy raises JitifyException for jitify
-    assert "precision not supported" in str(e) and e.get_message() == str(e) == e._msg
-    assert e.source == PRECISION and e.options == ("-DPRECISION=3",) and e.name == "RawModule"
-    assert e.status == "UK_ERR_COMPILE" and "precision not supported" in e.log
-    back = pickle.loads(pickle.dumps(e))
-    assert type(back) is ukern.CompileException and str(back) == str(e) and back.source == PRECISION
-
-
-def test_driver_errors_are_cupys_class_when_cupy_is_imported(arch90, fake_cupy_errors, tmp_path):
-    _, drv = fake_cupy_errors
-    with pytest.raises(drv.CUDADriverError) as ei:
-        ukern.RawModule(code=SUM).get_function("no_such_kernel")
-    assert isinstance(ei.value, ukern.CUDADriverError) and isinstance(ei.value, RuntimeError)
-    assert "CUDA_ERROR_NOT_FOUND" in str(ei.value) and "no_such_kernel" in str(ei.value)
-    with pytest.raises(drv.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
-        ukern.RawModule(path=str(tmp_path / "none.cubin")).get_function("k")
-
-
-def test_errors_are_ukerns_alone_without_cupy(arch90, monkeypatch):
-    import sys
-    monkeypatch.delitem(sys.modules, "cupy", raising=False)
-    with pytest.raises(ukern.CompileException) as ei:
-        ukern.RawModule(code=PRECISION, options=("-DPRECISION=3",)).get_function("test_sum")
-    assert type(ei.value) is ukern.CompileException
-    with pytest.raises(ukern.CUDADriverError) as ei:
-        ukern.RawModule(code=SUM).get_function("no_such_kernel")
-    assert type(ei.value) is ukern.CUDADriverError
-
-
 # ---- CuPy's device headers ------------------------------------------------------------
 
 CUCOMPLEX = r'''
@@ -425,3 +349,39 @@ def test_attributes_without_gpu_come_from_the_cubin(arch90):
         assert k.num_regs == image["num_regs"] and k.max_threads_per_block == 128
         with pytest.raises(ukern.CUDADriverError, match="cache_mode_ca"):
             k.cache_mode_ca
+
+
+# ---- name expressions from the disk cache (what CuPy's TestRawNameExpressionCache checks
+# of its own cache backend: every spelling of an instance is found again, no recompile) ----
+
+NAME_EXPR_CODE = r'''
+namespace mylib { enum class Tag { A, B }; }
+template<typename Tv, typename Tp> __global__ void multi_param() { }
+template<typename T> __global__ void ptr_param(T* p) { }
+template<typename T, int N> __global__ void non_type_param() { }
+template<mylib::Tag t> __global__ void enum_param() { }
+'''
+# CuPy's spellings: the demangler's form and the one users write (size_t and Tag::B are
+# erased by mangling: the cubin records "unsigned long" and "(mylib::Tag)1")
+NAME_EXPRS = ['multi_param<float, double>', 'multi_param<float,double>', 'ptr_param<float *>', 'ptr_param<float*>',
+              'non_type_param<float, (int)3>', 'non_type_param<float, 3>', 'ptr_param<unsigned long>',
+              'ptr_param<size_t>', 'enum_param<(mylib::Tag)1>', 'enum_param<mylib::Tag::B>']
+
+
+def test_name_expressions_found_again_in_the_disk_cache(tmp_path):
+    cache = str(tmp_path / "ne_cache")
+    lowered = []
+    try:
+        for run in range(2):  # a new context each time: an empty memory cache, the same directory
+            ukern.configure(arch=90, cache_dir=cache)
+            m = ukern.RawModule(code=NAME_EXPR_CODE, name_expressions=NAME_EXPRS, options=("-std=c++17",))
+            for ne in NAME_EXPRS:
+                assert m.get_function(ne).num_params == (1 if ne.startswith("ptr_param") else 0)
+            lowered.append([m.get_lowered_name(ne) for ne in NAME_EXPRS])
+            stats = ukern.cache_stats()
+            assert (stats["compiles"], stats["disk_hits"]) == ((1, 0) if run == 0 else (0, 1)), stats
+    finally:
+        ukern.configure()
+    assert lowered[0] == lowered[1]
+    assert lowered[0][0] == lowered[0][1] == "_Z11multi_paramIfdEvv"
+    assert lowered[0][6] == lowered[0][7] and lowered[0][8] == lowered[0][9]

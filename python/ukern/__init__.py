@@ -9,9 +9,12 @@ shapes, in the library's own memory pool), else as ukern.Array. Work is ordered
 on the producer's current stream unless stream= says otherwise.
 
 Errors: definition errors raise ValueError/TypeError with the position and a
-caret; NVRTC failures raise CompileException (args[1] is the log with the
-numbered source); driver failures and a missing GPU raise CUDADriverError.
-Each exception carries .status, the ukern status name.
+caret; NVRTC failures raise CompileException (JitifyException, a subclass, for
+a RawModule made with jitify=True; .log is the log with the numbered source);
+driver failures and a missing GPU raise CUDADriverError. Each exception carries
+.status, the ukern status name. When CuPy is imported, these are also
+instances of CuPy's classes of the same names (cupy.cuda.compiler.CompileException,
+JitifyException, cupy.cuda.driver.CUDADriverError), so CuPy code catches them.
 
 Without a GPU, ukern.configure(arch=90) lets kernels compile (source(),
 precompile(), RawModule.compile()) for sm_90.
@@ -21,6 +24,7 @@ from ._ukern import (  # noqa: F401
     CompileException,
     CUDADriverError,
     ElementwiseKernel,
+    JitifyException,
     RawKernel,
     RawModule,
     ReductionKernel,
@@ -32,6 +36,7 @@ from ._ukern import (  # noqa: F401
     synchronize,
 )
 
+from . import _errors  # noqa: F401  (CuPy's exception classes too, when CuPy is imported)
 from . import _ukern
 from ._raw import In, InOut, Out  # noqa: F401
 
@@ -63,7 +68,8 @@ if hasattr(_ukern, "_Fusion"):  # the library has the fusion API
     from ._fuse import Fusion, fuse  # noqa: F401
 
 __all__ = [
-    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "In", "InOut", "Out", "RawKernel",
+    "Array", "CompileException", "CUDADriverError", "ElementwiseKernel", "In", "InOut", "JitifyException", "Out",
+    "RawKernel",
     "RawModule", "ReductionKernel", "bundles", "cache_stats", "configure", "create_bundle", "device_count",
     "load_bundle", "synchronize",
 ] + (["Fusion", "fuse"] if hasattr(_ukern, "_Fusion") else [])

@@ -197,7 +197,11 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   }
   if (k->uses_j) uk__sb_addf(b_map, ",\n               (long long)_uk_r * %s + (long long)_uk_ko._uk_o", jn);
   uk__sb_add(b_map, ",\n               _uk_r);");
-  /* map_vec: N whole vectors along a contiguous reduced axis, all loaded first */
+  /* map_vec: N whole vectors along the contiguous innermost reduced axis,
+   * all loaded first. Over several reduced axes (a non-adjacent axis set)
+   * each vector's coordinates come from its flat position: the planner
+   * takes vectors there only when the innermost extent holds whole vectors
+   * (red_plan.c), so a vector never spans two rows. */
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
@@ -206,10 +210,20 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   }
   line(b_mapvec, "#pragma unroll");
   line(b_mapvec, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
+  if (nr > 1) {
+    emit_unravel(b_mapvec, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
+  }
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
     const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    if (nr > 1) {
+      line(b_mapvec, "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s + ",
+           name, t, name, name);
+      offset_expr(b_mapvec, "_uk_rs", name, nr);
+      uk__sb_add(b_mapvec, "));");
+      continue;
+    }
     line(b_mapvec,
          "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s) + _uk_r + "
          "_uk_n * _uk_step);",
@@ -292,7 +306,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
   uk__sb_addf(sb, "\n// reduce type: %s; identity: %s\n", k->reduce_type, k->identity ? k->identity : "none");
-  static const char *const kernel[] = {"a thread, 8 threads or a block per output", "threads across the outputs",
+  static const char *const kernel[] = {"a thread, 8 threads, a warp or a block per output", "threads across the outputs",
                                        "rows of 2, packed"};
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);

@@ -1,18 +1,10 @@
 /* Reduction planning (red_plan.h): axes, kept and reduced loops, the strategy and its grid. */
 #include "codegen/red_plan.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
-
-static const char *const suffixes[UK_RED_NKERNELS] = {"_g", "_g", "_g", "_cols", "_p"};
-
-const char *uk__red_kernel_suffix(int id) { return id >= 0 && id < UK_RED_NKERNELS ? suffixes[id] : ""; }
-
-int uk__red_kernel_group(int id) {
-  return id == UK_RED_COLS ? UK_RED_GROUP_COLS : id == UK_RED_PACK ? UK_RED_GROUP_PACK : UK_RED_GROUP_G;
-}
+#include "codegen/red_cost.h"
 
 uk_status uk__red_axes(const char *kernel, int ndim, const uk_reduce_launch *l, uint8_t reduced[UK_MAX_NDIM]) {
   memset(reduced, 0, UK_MAX_NDIM);
@@ -99,46 +91,45 @@ int uk__red_vec(int64_t max_itemsize) {
   return max_itemsize > 0 && max_itemsize < 16 ? (int)(16 / max_itemsize) : 1;
 }
 
-int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
-
 /* Rounded-up a / b (a >= 0, b > 0) without the a + b - 1 that could overflow. */
 static int64_t cdiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
-/* Splits each output's range so that about `target` blocks run, each piece
- * holding at least `min_piece` elements, pieces a multiple of `align`. */
-static void split(uk_red_strategy *s, int64_t nred, int64_t target, int64_t min_piece, int64_t align) {
+/* Splits each output's range into about n pieces of at least `min_piece`
+ * elements, each a multiple of `align` (at most 65535: grid y). */
+static void split_n(uk_red_strategy *s, int64_t nred, int64_t n, int64_t min_piece, int64_t align) {
   s->nsplit = 1;
   s->chunk = nred > 0 ? nred : 1;
-  if (s->grid_x >= target || s->grid_x == 0 || nred < 2 * min_piece) return; /* 0: no outputs, nothing runs */
-  int64_t n = cdiv(target, s->grid_x), most = nred / min_piece;
+  int64_t most = nred / (min_piece > 0 ? min_piece : 1);
   if (n > most) n = most;
   if (n > 65535) n = 65535;
   if (n < 2) return;
-  int64_t chunk = cdiv(cdiv(nred, n), align) * align;
-  s->chunk = chunk;
-  s->nsplit = cdiv(nred, chunk);
+  s->chunk = cdiv(cdiv(nred, n), align) * align;
+  s->nsplit = cdiv(nred, s->chunk);
 }
 
-/* COLS: splits so that the blocks fill whole waves of `resident` blocks
- * (a last, partial wave runs alone at a fraction of the bandwidth): the
- * most pieces that fit in one wave, else in 2, 3 or 4, using at least 85%
- * of the waves they occupy. */
-static void split_waves(uk_red_strategy *s, int64_t nred, int64_t resident, int64_t min_piece, int64_t align) {
-  s->nsplit = 1;
-  s->chunk = nred > 0 ? nred : 1;
-  int64_t gx = s->grid_x, most = nred / min_piece, n = 0;
-  if (gx >= 2 * resident || gx == 0 || most < 2) return;
-  for (int64_t w = 1; w <= 4 && !n; w++) {
-    int64_t c = w * resident / gx;
-    if (c >= 1 && c * gx * 100 >= 85 * w * resident) n = c;
+/* Keeps *t as the best so far when it is the first or 0.5% cheaper. */
+static void consider(const uk_red_strategy *t, const uk_red_facts *f, int sms, uk_red_strategy *best,
+                     double *best_cost) {
+  double c = uk__red_cost_us(t, f, sms);
+  if (*best_cost < 0 || c < 0.995 * *best_cost) {
+    *best = *t;
+    *best_cost = c;
   }
-  if (!n) n = cdiv(2 * resident, gx); /* nothing fits well: about two waves */
-  if (n > most) n = most;
-  if (n > 65535) n = 65535;
-  if (n < 2) return;
-  int64_t chunk = cdiv(cdiv(nred, n), align) * align;
-  s->chunk = chunk;
-  s->nsplit = cdiv(nred, chunk);
+}
+
+/* Split counts worth weighing for gx block columns: those that fill 1, 2,
+ * 3 or 4 whole waves of `resident` blocks (a last, partial wave runs alone
+ * at a fraction of the bandwidth), then none. Listed first, a split keeps
+ * its place against no split unless that is 0.5% cheaper: with fewer blocks
+ * than the GPU holds, the model's bandwidth is the least certain. */
+static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
+  int k = 0;
+  for (int64_t w = 1; gx > 0 && gx < resident && w <= 4; w++) {
+    int64_t c = w * resident / gx;
+    if (c >= 2 && (k == 0 || c != n[k - 1])) n[k++] = c;
+  }
+  n[k++] = 1;
+  return k;
 }
 
 /* PACK: rows of exactly 2 contiguous elements, back to back along the last
@@ -168,42 +159,141 @@ static void contiguity(const uk_red_loops *R, const int64_t *itemsize, int *red_
   *cols = c;
 }
 
-void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
-                    uk_red_strategy *s) {
-  memset(s, 0, sizeof *s);
-  int64_t nout = R->nout, nred = R->nred;
+/* Vector loads along the reduced loop for T1/G8/G32/B: every loop input
+ * walks its innermost reduced axis contiguously, every other stride and
+ * the bases are 16-byte aligned, and over several reduced axes (a
+ * non-adjacent set) the innermost holds whole vectors, so that none spans
+ * two of its rows (one axis: a scalar loop takes the tail). */
+static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec) {
   const uk_loop *K = &R->kept, *L = &R->red;
+  if (vec < 2 || !aligned || L->ndim < 1 || R->nred < vec || (L->ndim > 1 && L->shape[L->ndim - 1] % vec)) return 0;
+  for (int k = 0; k < R->nin; k++) {
+    if (L->strides[k][L->ndim - 1] != itemsize[k]) return 0;
+    for (int d = 0; d < L->ndim - 1; d++)
+      if (L->strides[k][d] % 16) return 0;
+    for (int d = 0; d < K->ndim; d++)
+      if (K->strides[k][d] % 16) return 0;
+  }
+  return 1;
+}
+
+/* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
+ * by from whole 128-byte lines per row up, each with its split counts. */
+static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
+  int vc = in->vec_ok, sms = in->sms;
+  int64_t nv = vc ? in->vec : 1;
+  /* First the width the planner used before the model (measured at the
+   * copy rate wherever it had enough blocks): 1 thread per output for
+   * columns of 64 or fewer, else 8. */
+  static const int bys[] = {8, 1, 2, 4, 16, 32, 64};
+  double best = -1;
+  for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
+    int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];
+    int64_t bx = UK_RED_BLOCK / by;
+    if (by > 1 && bx * nv * f->itemsize < 128) continue; /* a row of the tile: at least one whole line */
+    uk_red_strategy t;
+    memset(&t, 0, sizeof t);
+    t.kernel = UK_RED_COLS;
+    t.vec = vc;
+    t.by = by;
+    t.slots = bx * nv;
+    t.grid_x = cdiv(nout, t.slots);
+    int64_t n[5];
+    int nn = split_counts(t.grid_x, resident, n);
+    for (int i = 0; i < nn; i++) {
+      /* a piece: at least a round of loads (4 rows) per thread */
+      split_n(&t, nred, n[i], 4 * (int64_t)by, by);
+      consider(&t, f, sms, s, &best);
+    }
+  }
+}
+
+/* T1, G8, G32 or B: threads per output by row length, with split counts. */
+static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
+  int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
+  int vec_ok = in->vec_ok, vec = in->vec, sms = in->sms;
+  /* Short rows (16 or fewer) take a thread each: no cycles go to shuffles,
+   * and neighbouring threads read neighbouring rows. Longer rows never do
+   * (a warp would read 32 rows at once: the model has no term for that).
+   * The order puts the choice of the planner before the model first. */
+  static const int long_first[] = {UK_RED_B, UK_RED_G32, UK_RED_G8}, short_first[] = {UK_RED_G8, UK_RED_G32, UK_RED_B};
+  int t1[] = {UK_RED_T1};
+  const int *ids = nred <= 16 ? t1 : nred >= 1024 || (nred >= 256 && nout < resident) ? long_first : short_first;
+  int nids = nred <= 16 ? 1 : 3;
+  double best = -1;
+  for (int j = 0; j < nids; j++) {
+    uk_red_strategy t;
+    memset(&t, 0, sizeof t);
+    t.kernel = ids[j];
+    t.vec = vec_ok;
+    int64_t g = uk__red_threads_per_output(&t), v = vec_ok ? vec : 1;
+    int64_t per_block = UK_RED_BLOCK / g, blocks = cdiv(nout, per_block), cap = resident * 4;
+    t.slots = per_block;
+    t.grid_x = blocks < cap ? blocks : cap;
+    int64_t n[5];
+    int nn = t.grid_x < resident ? split_counts(t.grid_x, resident, n) : 1;
+    if (t.grid_x >= resident) n[0] = 1;
+    for (int i = 0; i < nn; i++) {
+      /* a piece: at least a round of loads per thread (4 vectors or 8 elements) */
+      split_n(&t, nred, n[i], g * (vec_ok ? 4 * v : 8), g * v);
+      consider(&t, f, sms, s, &best);
+    }
+  }
+}
+
+/* Vectors of adjacent outputs for COLS where every row holds whole aligned
+ * vectors. */
+static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
+  const uk_loop *K = &R->kept, *L = &R->red;
+  int vc = vec > 1 && aligned && K->shape[K->ndim - 1] % vec == 0;
+  for (int k = 0; vc && k < R->nin; k++) {
+    for (int d = 0; d < K->ndim - 1; d++)
+      if (K->strides[k][d] % 16) vc = 0;
+    for (int d = 0; d < L->ndim; d++)
+      if (L->strides[k][d] % 16) vc = 0;
+  }
+  return vc;
+}
+
+void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                     uk_red_plan_in *in) {
+  memset(in, 0, sizeof *in);
+  in->nout = R->nout;
+  in->nred = R->nred;
+  in->vec = vec;
+  in->sms = sms < 1 ? 1 : sms;
+  in->per_sm = 2048 / UK_RED_BLOCK;
+  in->itemsize = 1;
+  for (int k = 0; k < R->nin; k++) {
+    in->elem_bytes += itemsize[k];
+    if (itemsize[k] > in->itemsize) in->itemsize = (int32_t)itemsize[k];
+  }
   int red_contig, cols;
   contiguity(R, itemsize, &red_contig, &cols);
-  /* Vector loads: whole aligned rows along a contiguous reduced axis. */
-  int vec_ok = red_contig && vec > 1 && aligned && nred >= vec;
-  for (int k = 0; vec_ok && k < R->nin; k++)
-    for (int d = 0; d < K->ndim; d++)
-      if (K->strides[k][d] % 16) vec_ok = 0;
-  int64_t resident = (int64_t)sms * (2048 / UK_RED_BLOCK);
   if (!red_contig && cols) {
-    /* Reducing a strided outer axis: threads run along the contiguous output
-     * axis, with vector loads of `vec` adjacent outputs where every row
-     * holds whole aligned vectors; short ranges take one thread per output. */
-    int vc = vec > 1 && aligned && K->shape[K->ndim - 1] % vec == 0;
-    for (int k = 0; vc && k < R->nin; k++) {
-      for (int d = 0; d < K->ndim - 1; d++)
-        if (K->strides[k][d] % 16) vc = 0;
-      for (int d = 0; d < L->ndim; d++)
-        if (L->strides[k][d] % 16) vc = 0;
-    }
-    s->kernel = UK_RED_COLS;
-    s->vec = vc;
-    s->by = nred <= 64 ? 1 : 8;
-    s->slots = (int64_t)(UK_RED_BLOCK / s->by) * (vc ? vec : 1);
-    s->grid_x = cdiv(nout, s->slots);
-    split_waves(s, nred, resident, s->by == 1 ? 32 : 8 * 32, s->by);
-    return;
+    in->group = UK_RED_GROUP_COLS;
+    in->vec_ok = cols_vec_ok(R, aligned, vec);
+  } else if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
+    in->group = UK_RED_GROUP_PACK;
+  } else {
+    in->group = UK_RED_GROUP_G;
+    in->vec_ok = group_vec_ok(R, itemsize, aligned, vec);
   }
-  if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
+}
+
+void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
+  memset(s, 0, sizeof *s);
+  uk_red_plan_in fixed = *given, *in = &fixed;
+  if (in->sms < 1) in->sms = 1;
+  if (in->per_sm < 1 || in->per_sm > 2048 / UK_RED_BLOCK) in->per_sm = 2048 / UK_RED_BLOCK;
+  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize, in->per_sm};
+  if (in->group == UK_RED_GROUP_COLS) {
+    choose_cols(in, &f, s);
+  } else if (in->group == UK_RED_GROUP_PACK) {
     /* One-shot grid, as an elementwise kernel: no split (a grid-stride
      * loop only past 2^24 blocks). */
-    int64_t per_block = (int64_t)UK_RED_BLOCK * uk__red_pack_unroll(vec), items = nout / (vec / 2);
+    int64_t vec = in->vec, per_block = (int64_t)UK_RED_BLOCK * uk__red_pack_unroll(in->vec), items = in->nout / (vec / 2);
     s->kernel = UK_RED_PACK;
     s->vec = 1;
     s->by = 1;
@@ -211,58 +301,17 @@ void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned,
     s->grid_x = cdiv(items, per_block);
     if (s->grid_x > ((int64_t)1 << 24)) s->grid_x = (int64_t)1 << 24;
     s->nsplit = 1;
-    s->chunk = nred;
-    return;
-  }
-  int g;
-  if (nred >= 1024 || (nred >= 256 && nout < resident)) {
-    g = UK_RED_BLOCK;
-    s->kernel = UK_RED_B;
-    s->vec = vec_ok;
-  } else if (nred > 16) {
-    g = 8;
-    s->kernel = UK_RED_G8;
-    s->vec = vec_ok;
+    s->chunk = in->nred;
   } else {
-    /* Short rows: a thread reduces a whole row, so no cycles go to
-     * shuffles; neighbouring threads read neighbouring rows. */
-    g = 1;
-    s->kernel = UK_RED_T1;
-    s->vec = vec_ok;
-  }
-  int64_t v = s->vec ? vec : 1;
-  int64_t per_block = UK_RED_BLOCK / g, blocks = cdiv(nout, per_block), cap = resident * 4;
-  s->slots = per_block;
-  s->grid_x = blocks < cap ? blocks : cap;
-  split(s, nred, resident, (int64_t)g * v * 16, (int64_t)g * v);
-}
-
-int uk__red_threads_per_output(const uk_red_strategy *s) {
-  switch (s->kernel) {
-  case UK_RED_T1: return 1;
-  case UK_RED_G8: return 8;
-  case UK_RED_B: return UK_RED_BLOCK;
-  default: return s->by > 0 ? s->by : 1;
+    choose_group(in, &f, s);
   }
 }
 
-int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {
-  if (s->nsplit <= 1) return 0;
-  return s->grid_x * s->nsplit * s->slots * partial_size;
-}
-
-const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
-  static const char *const what[UK_RED_NKERNELS] = {"a thread per output", "8 threads per output",
-                                                    "a block per output", "threads across outputs",
-                                                    "rows of 2 packed in vectors"};
-  const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
-  int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
-  if (s->kernel == UK_RED_COLS && n >= 0 && n < size)
-    n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);
-  if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);
-  if (s->nsplit > 1 && n >= 0 && n < size)
-    snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);
-  return buf;
+void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                    uk_red_strategy *s) {
+  uk_red_plan_in in;
+  uk__red_plan_in(R, itemsize, aligned, vec, sms, &in);
+  uk__red_choose_in(&in, s);
 }
 
 /* The first two branches of uk__red_choose: the rest only size the grid

@@ -11,22 +11,23 @@
 /* Threads per block of every reduction kernel. */
 #define UK_RED_BLOCK 256
 
-/* The strategies of one reduction program (all compiled together). T1, G8
- * and B are one kernel whose group size is a run-time argument. */
+/* The strategies of one reduction program (all compiled together). T1, G8,
+ * G32 and B are one kernel whose group size is a run-time argument. */
 typedef enum uk_red_kernel_id {
   UK_RED_T1 = 0, /* a thread per output */
-  UK_RED_G8,     /* 8 threads of a warp per output (cub::WarpReduce) */
+  UK_RED_G8,     /* 8 threads of a warp per output */
+  UK_RED_G32,    /* a warp per output */
   UK_RED_B,      /* a block per output */
   UK_RED_COLS,   /* threads across a contiguous output axis, `by` per output */
   UK_RED_PACK,   /* rows of 2 back to back: vec / 2 outputs per vector load */
   UK_RED_NKERNELS
 } uk_red_kernel_id;
 
-/* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, B), "_cols" or "_p". */
+/* The kernel's suffix, appended to the kernel name: "_g" (T1, G8, G32, B), "_cols" or "_p". */
 const char *uk__red_kernel_suffix(int id);
 
 /* A reduction program holds one kernel: the group of strategies that one
- * __global__ function serves (T1, G8 and B share UK_RED_GROUP_G). One kernel
+ * __global__ function serves (T1, G8, G32 and B share UK_RED_GROUP_G). One kernel
  * instead of all three costs NVVM and ptxas less than half the time, and a
  * program is only ~0.1 s of NVRTC since it includes no CUB (docs/PERF.md). */
 typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_PACK } uk_red_group;
@@ -69,28 +70,49 @@ typedef struct uk_red_strategy {
   int64_t grid_x;  /* blocks along x */
   int64_t nsplit;  /* pieces of each output's reduced range (grid y); 1 = no split */
   int64_t chunk;   /* reduced elements per piece */
-  int vec;         /* 1 = vector loads: T1/G8/B along the reduced axis, COLS
-                      across `vec` adjacent outputs per thread; PACK: always */
-  int by;          /* COLS: threads per output (1 or 8) */
+  int vec;         /* 1 = vector loads: T1/G8/G32/B along the innermost
+                      reduced axis, COLS across `vec` adjacent outputs per
+                      thread; PACK: always */
+  int by;          /* COLS: threads per output (a power of two, 1 to 64) */
   int64_t slots;   /* outputs per block (partials per block when split) */
 } uk_red_strategy;
 
-/* Threads that share an output: 1, 8 or UK_RED_BLOCK by strategy; COLS: by.
+/* Threads that share an output: 1, 8, 32 or UK_RED_BLOCK by strategy; COLS: by.
  * The kernels read it from their _uk_by argument. */
 int uk__red_threads_per_output(const uk_red_strategy *s);
 
 /* Bytes of partials a split launch needs (0 when not split): grid_x *
  * nsplit * slots partials of `partial_size` bytes. It also needs grid_x
- * counters, fewer than 2 * sms * (2048 / UK_RED_BLOCK). */
+ * counters (one per block column). */
 int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
 
 /* Chooses the kernel and geometry. itemsize[k]: loop input k's; aligned: every
  * loop input's base address is 16-byte aligned; vec: uk__red_vec of the
- * program; sms: multiprocessors of the device. A split launch never has
- * more output groups than blocks along x (the last block of each column
- * combines that column's partials). */
+ * program; sms: multiprocessors of the device. The candidates the loops
+ * allow (threads per output, tile width, split count) are weighed with the
+ * measured cost model of red_cost.h; the cheapest wins (a candidate listed
+ * earlier keeps its place unless another is 0.5% cheaper). A split launch
+ * has one output group per block column (the last block of each column
+ * combines that column's partials). Pure: the same inputs, the same plan. */
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s);
+
+/* uk__red_choose in two halves: what the choice depends on, from the loops
+ * (cheap: contiguity and alignment tests), and the choice from that alone
+ * (the model's candidates). A caller may keep choices by their uk_red_plan_in
+ * (compare with memcmp: every byte is written). */
+typedef struct uk_red_plan_in {
+  int64_t nout, nred;
+  int64_t elem_bytes; /* bytes one reduced element reads, over the loop inputs */
+  int32_t group;      /* uk_red_group */
+  int32_t vec_ok;     /* G: vectors along the reduced loop; COLS: of adjacent outputs */
+  int32_t vec, itemsize, sms;
+  int32_t per_sm;     /* resident blocks per SM: 2048 / UK_RED_BLOCK from uk__red_plan_in; a
+                         caller that knows the loaded kernel's occupancy sets it */
+} uk_red_plan_in;
+void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
+                     uk_red_plan_in *in);
+void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
 
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it

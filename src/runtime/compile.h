@@ -19,6 +19,7 @@ typedef struct uk__compile_req {
   int no_link;              /* 1: relocatable output (-rdc/-dlto) as NVRTC gives it, for
                                uk_module_link to link with other parts */
   int backend;              /* uk_backend: UK_BACKEND_NVCC runs nvcc (nvcc.c) */
+  int missing_headers_empty; /* 1: includes NVRTC cannot find compile as empty headers (Jitify's way) */
   const char *what;         /* error prefix describing the kernel, e.g.
                                "compiling 'squared_diff' (float32, strided, ndim 2)"; may be NULL */
 } uk__compile_req;

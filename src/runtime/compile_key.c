@@ -143,6 +143,8 @@ HOT_WALK void walk_parts(const uk__compile_keyed *k, sink_fn sink, void *arg, in
   if (k->link[0]) part(sink, arg, "link", !bundle ? k->link : strcmp(k->link, "unlinked") ? "linked" : "unlinked");
   /* The C++ standard header map (std_headers.h): its digest, or off. */
   part(sink, arg, "std_headers", req->no_std_headers ? "off" : uk__std_headers_digest());
+  /* Jitify's way with headers NVRTC cannot find (absent: an error, as before). */
+  if (req->missing_headers_empty) part(sink, arg, "missing_headers", "empty");
   /* nvcc's path and version; NVRTC's is in the prefix. A bundle's key says
    * only that nvcc made it (its path is the build machine's). */
   if (req->backend == UK_BACKEND_NVCC) part(sink, arg, "nvcc", bundle ? "nvcc" : uk__nvcc_key());
@@ -204,7 +206,7 @@ uk_hash128 uk__compile_lookup(const uk__compile_keyed *k) {
   for (int j = 0; j < r->num_name_expressions; j++) h = mix(h, str64(r->name_expressions[j]));
   if (k->files[0]) h = mix(h, str64(k->files));
   if (k->link[0]) h = mix(h, str64(k->link));
-  h = mix(h, (uint64_t)(unsigned)r->backend);
+  h = mix(h, (uint64_t)(unsigned)r->backend << 1 | (r->missing_headers_empty != 0));
   return (uk_hash128){h, 0};
 }
 

@@ -30,6 +30,7 @@ typedef struct uk__spec {
   CUmodule module;
   int device;                                  /* where the module is loaded */
   size_t aux;                                  /* the kind's load-time value (reduction: partial bytes) */
+  int occupancy;                               /* the kind's: resident blocks per SM (reduction), 0 unknown */
   _Atomic(CUfunction) fn[UK__SPEC_FUNCTIONS];  /* looked up on first use */
   _Alignas(16) unsigned char key[];            /* the kind's key, kind->key_size bytes */
 } uk__spec;

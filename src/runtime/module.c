@@ -195,6 +195,7 @@ uk_status uk_module_from_source(uk_context *ctx, const char *code, const uk_modu
   req.arch_flags = target.flags;
   req.no_std_headers = o.no_std_headers != 0;
   req.backend = o.backend;
+  req.missing_headers_empty = o.missing_headers_empty != 0;
   uk__binary *bin = NULL;
   st = uk__context_compile(ctx, &req, &bin);
   if (copts != stack_opts) free(copts);

@@ -235,6 +235,11 @@ uk_status uk__nvcc_compile(const uk__compile_req *req, uk__binary **out) {
     return uk__errorf(UK_ERR_INVALID,
                       "compiling '%s': name expressions need the nvrtc backend (nvcc gives no lowered names)",
                       pname);
+  if (req->missing_headers_empty)
+    return uk__errorf(UK_ERR_INVALID,
+                      "compiling '%s': missing_headers_empty needs the nvrtc backend (nvcc reads its includes "
+                      "itself)",
+                      pname);
   uk__nvcc_key();
   if (!nvcc_path[0])
     return uk__errorf(UK_ERR_NOT_FOUND,

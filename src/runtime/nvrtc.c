@@ -363,6 +363,54 @@ static uk_status program_output(nvrtcProgram prog, const uk__compile_req *req, c
   return UK_OK;
 }
 
+/* missing_headers_empty (Jitify's way): the headers NVRTC could not open,
+ * given to it as empty ones on the next try. */
+#define MAX_EMPTY_HEADERS 32
+typedef struct empty_headers {
+  char *name[MAX_EMPTY_HEADERS];
+  int count;
+} empty_headers;
+
+/* The first `cannot open source file "NAME"` of a log that is not yet
+ * empty: 1 and NAME added to e, else 0 (-1 out of memory). */
+static int add_missing_header(empty_headers *e, const char *log) {
+  static const char what[] = "cannot open source file \"";
+  for (const char *p = strstr(log, what); p; p = strstr(p + 1, what)) {
+    const char *name = p + sizeof what - 1, *end = strchr(name, '"');
+    if (!end || end == name || memchr(name, '\n', (size_t)(end - name))) continue;
+    int seen = 0;
+    for (int k = 0; k < e->count && !seen; k++)
+      seen = strlen(e->name[k]) == (size_t)(end - name) && !memcmp(e->name[k], name, (size_t)(end - name));
+    if (seen) continue; /* given empty and still not opened: NVRTC's error stands */
+    if (e->count == MAX_EMPTY_HEADERS) return 0;
+    if (!(e->name[e->count] = strndup(name, (size_t)(end - name)))) return -1;
+    e->count++;
+    return 1;
+  }
+  return 0;
+}
+
+/* "ukern: header "x.h" not found: compiled as empty (missing_headers_empty)",
+ * a line for each, before the log (*log replaced). */
+static int note_empty_headers(const empty_headers *e, char **log) {
+  if (!e->count) return 0;
+  uk_strbuf sb;
+  uk__sb_init(&sb);
+  for (int k = 0; k < e->count; k++)
+    uk__sb_addf(&sb, "ukern: header \"%s\" not found: compiled as empty (missing_headers_empty)\n", e->name[k]);
+  uk__sb_add(&sb, *log ? *log : "");
+  if (sb.failed) {
+    uk__sb_release(&sb);
+    return -1;
+  }
+  char *text = strdup(uk__sb_str(&sb));
+  uk__sb_release(&sb);
+  if (!text) return -1;
+  free(*log);
+  *log = text;
+  return 0;
+}
+
 uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   const char *pname = req->name && *req->name ? req->name : "module";
   uk_status st = UK_OK;
@@ -374,6 +422,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   char **incs = NULL;
   const char *const *std_names = NULL, *const *std_texts = NULL;
   int nstd = 0;
+  empty_headers empty = {{NULL}, 0};
   if (!req->no_std_headers) {
     uk__toolkit tk;
     uk__nvrtc_toolkit(&tk);
@@ -394,8 +443,9 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
     nincs = 0;
   }
   size_t nopt = 1 + (size_t)nincs + (size_t)req->num_options;
-  hsrc = calloc((size_t)nh + 1, sizeof *hsrc);
-  hname = calloc((size_t)nh + 1, sizeof *hname);
+  size_t hcap = (size_t)nh + 1 + (req->missing_headers_empty ? MAX_EMPTY_HEADERS : 0);
+  hsrc = calloc(hcap, sizeof *hsrc);
+  hname = calloc(hcap, sizeof *hname);
   opts = calloc(nopt, sizeof *opts);
   incs = calloc((size_t)nincs + 1, sizeof *incs);
   lowered = calloc((size_t)req->num_name_expressions + 1, sizeof *lowered);
@@ -419,7 +469,8 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   }
   for (int k = 0; k < req->num_options; k++) opts[no++] = req->options[k];
 
-  r = nvrtcCreateProgram(&prog, req->source, pname, nh, hsrc, hname);
+again:
+  r = nvrtcCreateProgram(&prog, req->source, pname, nh + empty.count, hsrc, hname);
   if (r != NVRTC_SUCCESS) {
     prog = NULL;
     st = nvrtc_fail(r, "nvrtcCreateProgram");
@@ -449,6 +500,18 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
       st = nvrtc_fail(cr, "nvrtcCompileProgram");
       goto out;
     }
+    int added = req->missing_headers_empty ? add_missing_header(&empty, log) : 0;
+    if (added < 0) goto nomem;
+    if (added) { /* once more, with that header empty */
+      hsrc[nh + empty.count - 1] = "";
+      hname[nh + empty.count - 1] = empty.name[empty.count - 1];
+      nvrtcDestroyProgram(&prog);
+      prog = NULL;
+      free(log);
+      log = NULL;
+      goto again;
+    }
+    if (note_empty_headers(&empty, &log) < 0) goto nomem;
     uk__nvrtc_log_readable(&log); /* "operation:1:9: error: ..." */
     char line[320];
     first_error_line(log, line, sizeof line);
@@ -484,6 +547,7 @@ uk_status uk__nvrtc_compile(const uk__compile_req *req, uk__binary **out) {
   size_t size = 0;
   int is_ptx = 0;
   if ((st = program_output(prog, req, pname, opts, no, &image, &size, &is_ptx, &log)) != UK_OK) goto out;
+  if (note_empty_headers(&empty, &log) < 0) goto nomem;
   st = uk__binary_create(image, size, is_ptx, req->arch, req->num_name_expressions,
                          req->name_expressions, lowered, log, out);
   goto out;
@@ -492,6 +556,7 @@ nomem:
   st = uk__errorf(UK_ERR_NOMEM, "out of memory compiling '%s'", pname);
 out:
   if (prog) nvrtcDestroyProgram(&prog); /* lowered names live in prog: used above */
+  for (int k = 0; k < empty.count; k++) free(empty.name[k]);
   for (int k = 0; incs && k < nincs; k++) free(incs[k]);
   free(incs);
   free(hsrc);

@@ -97,11 +97,22 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
   else if (!self(kd)->k.needs_runtime) out->extra = minimal;
 }
 
-/* The symbol's size is the partial's: no copy, no synchronisation. */
+/* The symbol's size is the partial's: no copy, no synchronisation. The
+ * program's kernel's resident blocks per SM size the planner's waves
+ * (struct reduce types take more registers: fewer blocks fit). */
 static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
-  (void)kd;
   CUdeviceptr g = 0;
-  return uk__cu_check(uk__cu_module_global(&g, &e->aux, e->module, "_uk_partial_size"), "cuModuleGetGlobal");
+  uk_status st = uk__cu_check(uk__cu_module_global(&g, &e->aux, e->module, "_uk_partial_size"), "cuModuleGetGlobal");
+  if (st != UK_OK) return st;
+  const uk_red_key *key = (const uk_red_key *)e->key;
+  int id = key->group == UK_RED_GROUP_COLS ? UK_RED_COLS : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK : UK_RED_T1;
+  CUfunction fn;
+  int n = 0;
+  if (uk__spec_function(kd, e, id, uk__red_kernel_suffix(id), &fn) != UK_OK)
+    uk__error_clear(); /* an unknown occupancy is no error: the planner assumes a full SM */
+  else if (uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, UK_RED_BLOCK, 0) == CUDA_SUCCESS)
+    e->occupancy = n;
+  return UK_OK;
 }
 
 static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
@@ -408,6 +419,35 @@ out:
   return st;
 }
 
+/* The last plans this thread chose: uk__red_choose_in is pure in its
+ * input, and a repeated call then skips the cost model's candidates (a few
+ * thousand instructions). Per thread: no lock on the hot path. */
+#define RED_MEMO 4
+typedef struct red_memo {
+  uk_red_plan_in in;
+  uk_red_strategy s;
+  int used;
+} red_memo;
+static _Thread_local red_memo memo[RED_MEMO];
+static _Thread_local int memo_next;
+
+static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
+  uk_red_plan_in in;
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, pr->vec, sms, &in);
+  if (per_sm > 0) in.per_sm = per_sm;
+  for (int j = 0; j < RED_MEMO; j++)
+    if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {
+      *s = memo[j].s;
+      return;
+    }
+  uk__red_choose_in(&in, s);
+  red_memo *m = &memo[memo_next];
+  memo_next = (memo_next + 1) % RED_MEMO;
+  m->in = in;
+  m->s = *s;
+  m->used = 1;
+}
+
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                             const uk_reduce_launch *launch) {
   uk__error_clear();
@@ -428,7 +468,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  uk__red_choose(R, pr.itemsize, pr.aligned, pr.vec, uk__device_sm_count(f.device), &s);
+  choose(&pr, uk__device_sm_count(f.device), e->occupancy, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

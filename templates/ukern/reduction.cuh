@@ -5,12 +5,15 @@
 // arithmetic for its merged shapes) and instantiates the two strategies
 // below with it, in one program:
 //   red_group<K, BLOCK>  A._uk_by threads per output (1: a thread; 8: a
-//                        group of a warp; BLOCK: the block), a run-time
-//                        value so that one kernel serves the three. With
-//                        A._uk_vec set, whole aligned vectors of K::vec
-//                        elements along a contiguous reduced axis.
+//                        group of a warp; 32: a warp; BLOCK: the block), a
+//                        run-time value so that one kernel serves the four.
+//                        With A._uk_vec set, whole aligned vectors of K::vec
+//                        elements along the contiguous innermost reduced
+//                        axis (outer reduced axes too: K::map_vec finds
+//                        each vector's row).
 //   red_cols<K, BLOCK>   threads across a contiguous output axis, A._uk_by
-//                        threads per output splitting the reduced axis;
+//                        (a power of two up to BLOCK / 4) threads per output
+//                        splitting the reduced axis, combined by halving;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
 //                        inside one instantiation).
@@ -35,8 +38,13 @@
 // Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
 // A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
 // last block of a column to finish (counted in A._uk_count[blockIdx.x])
-// combines the column's partials in split order and runs the post-map, so
-// results do not depend on timing. It resets the counter for the next launch.
+// combines the column's partials and runs the post-map. Every combine has a
+// fixed order (none depends on which block finishes last), so results do
+// not depend on timing. It resets the counter for the next launch. red_cols'
+// last block spreads the combine over all its threads, each a run of splits
+// with four loads in flight: one thread per output walking hundreds of
+// partials one dependent L2 load at a time (~0.21 us each on an H200) was
+// what held column reductions at 20-70% of the copy rate (docs/PERF.md).
 //
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.
@@ -192,9 +200,9 @@ template <class T, int W> struct warp_reduce {
   }
 };
 
-// Combines within groups of `g` threads (1, 8 or BLOCK, the same for the
-// whole block); thread 0 of each group gets the result. Every thread of the
-// block takes part.
+// Combines within groups of `g` threads (1, 8, 32 or BLOCK, the same for
+// the whole block); thread 0 of each group gets the result. Every thread of
+// the block takes part.
 template <class T, int BLOCK> struct group_reduce {
   enum { NW = BLOCK / 32 };
 #ifdef UKERN_RED_BLOCK_CUB
@@ -210,6 +218,7 @@ template <class T, int BLOCK> struct group_reduce {
   template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
     if (g == 1) return v;
     if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
+    if (g == 32) return warp_reduce<T, 32>::reduce(v, op);
 #ifdef UKERN_RED_BLOCK_CUB
     T x = block(s.cub).Reduce(v, op); // valid in thread 0
     __syncthreads();                  // the storage is reused by the next output
@@ -299,7 +308,7 @@ __device__ __forceinline__ void post_warp(const typename K::args &A, const typen
   }
 }
 
-// A._uk_by threads per output (1, 8 or BLOCK: a power of two). A split
+// A._uk_by threads per output (1, 8, 32 or BLOCK: a power of two). A split
 // launch has one group of outputs per blockIdx.x (no grid-stride loop), so
 // that a column of blocks can combine.
 template <class K, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
@@ -398,10 +407,27 @@ template <class K> struct cols_loop<K, 1> {
   }
 };
 
+// Halves `rows` rows of `width` values (row i at sm[i * width + c], this
+// thread's c and row) into row 0: log2(rows) steps, each a fixed pairing,
+// so the order never depends on timing. rows: a power of two; every
+// thread of the block calls it.
+namespace detail {
+template <class T, class Op, class I>
+__device__ __forceinline__ void halve_rows(T *sm, I row, I width, I rows, Op op) {
+#pragma unroll 1
+  for (I h = rows / 2; h > 0; h /= 2) {
+    if (row < h) sm[threadIdx.x] = op(sm[threadIdx.x], sm[threadIdx.x + h * width]);
+    __syncthreads();
+  }
+}
+} // namespace detail
+
 // Threads across the contiguous output axis: bx = BLOCK / by threads per
 // block row, each with nv outputs (K::vec with vector loads, else 1: one
 // instantiation serves both, which halves this kernel's compile time);
-// `by` threads share each output's reduced range, combined in shared memory.
+// `by` threads share each output's reduced range, combined in shared memory
+// by halving. Narrow tiles (bx of 4..16) let few outputs fill the GPU: a
+// warp then reads several rows, each a whole 128-byte line or more.
 template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef comb<K> C;
@@ -419,6 +445,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+  const idx slots = bx * (idx)nv; // outputs per block
   const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
   red_acc<K> acc[NV];
 #pragma unroll
@@ -443,26 +470,41 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
 #pragma unroll
       for (int i = 1; i < NV; i++)
         if (i == j) x = res[i];
-      sm[ty * bx + tx] = x;
+      sm[threadIdx.x] = x; // threadIdx.x == ty * bx + tx
       __syncthreads();
-      if (ty == 0)
-        for (idx k = 1; k < by; k++) x = op(x, sm[k * bx + tx]);
-      __syncthreads();
+      detail::halve_rows(sm, ty, bx, by, op);
+      x = sm[tx];
+      __syncthreads(); // sm is reused by the next output
 #pragma unroll
       for (int i = 0; i < NV; i++)
         if (i == j) res[i] = x;
     }
   }
-  // Unsplit: row 0 posts its nv outputs (lane-consecutive, through this
-  // warp's part of sm, free after the combine). Split: partials, then the
-  // last block of the column posts every output of the column.
   if (nsplit == 1) {
+    if (bx >= 32) {
+      // Row 0's whole warps post their nv outputs each, lane-consecutively
+      // (through this warp's part of sm, free after the combine).
+      if (ty == 0)
+        post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
+                         nv);
+      return;
+    }
+    // A narrow tile (by >= 16 >= NV: slots <= BLOCK): row 0 stages its
+    // outputs in order, then the block posts them, one per thread.
     if (ty == 0)
-      post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
-                       nv);
+#pragma unroll
+      for (int j = 0; j < NV; j++)
+        if (j < nv) sm[tx * (idx)nv + j] = res[j];
+    __syncthreads();
+    const idx o = (idx)blockIdx.x * slots + threadIdx.x;
+    if (threadIdx.x < slots && o < nout) red_post<K>(A, sm[threadIdx.x], o);
     return;
   }
-  const idx slots = bx * (idx)nv;
+  // Split: this block's partials, then the last block of the column
+  // combines the column's nsplit x slots partials with every thread: S
+  // slots at a time (S = slots, at most BLOCK), Q = BLOCK / S threads per
+  // slot, thread q taking splits [q * per, (q + 1) * per) with four loads in
+  // flight, then the Q runs halved in shared memory.
   P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
   if (ty == 0)
 #pragma unroll
@@ -470,15 +512,34 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
   if (!detail::last_block(A._uk_count)) return;
   const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
+  const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK, Q = (idx)BLOCK / S;
+  const idx sq = threadIdx.x % S, q = threadIdx.x / S;
+  const idx per = nsplit / Q + (nsplit % Q != 0), kb = q * per < nsplit ? q * per : nsplit;
+  const idx ke = nsplit - kb < per ? nsplit : kb + per;
 #pragma unroll 1
-  for (idx s = threadIdx.x; s < slots; s += BLOCK) {
-    const idx o = (idx)blockIdx.x * slots + s;
-    if (o >= nout) break;
+  for (idx base = 0; base < slots; base += S) { // the same trip count for the whole block
+    const idx s = base + sq, o = (idx)blockIdx.x * slots + s;
     opt c = C::empty(A);
-    // In split order (unrolling would cost registers in every launch).
+    if (o < nout) {
+      idx k = kb;
 #pragma unroll 1
-    for (idx k = 0; k < nsplit; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
-    red_post<K>(A, c, o);
+      for (; k + 4 <= ke; k += 4) {
+        const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
+        const opt x1 = detail::get_partial((const opt *)&col[(k + 1) * slots + s]);
+        const opt x2 = detail::get_partial((const opt *)&col[(k + 2) * slots + s]);
+        const opt x3 = detail::get_partial((const opt *)&col[(k + 3) * slots + s]);
+        c = op(op(op(op(c, x0), x1), x2), x3);
+      }
+#pragma unroll 1
+      for (; k < ke; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
+    }
+    if (Q > 1) { // then S == slots: one trip
+      sm[threadIdx.x] = c;
+      __syncthreads();
+      detail::halve_rows(sm, q, S, Q, op);
+      c = sm[sq];
+    }
+    if (q == 0 && o < nout) red_post<K>(A, c, o);
   }
 }
 

@@ -2,7 +2,7 @@
 // ukern reduction kernel 'l2norm' (template reduction.cu)
 // parameters: T x (float32) -> T y (float32)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads or a block per output
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output
 
 typedef float T;
 typedef T _uk_rt;

@@ -2,7 +2,7 @@
 // ukern reduction kernel 'wmean' (template reduction.cu)
 // parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 64-bit index; kernel: a thread, 8 threads or a block per output
+// loops: kept ndim 1, reduced ndim 1, 64-bit index; kernel: a thread, 8 threads, a warp or a block per output
 
 typedef double T;
 typedef T _uk_rt;

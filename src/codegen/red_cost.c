@@ -1,0 +1,120 @@
+/* The reduction cost model (red_cost.h).
+ *
+ * A call costs a fixed part, then the longer of two things: streaming its
+ * bytes at the rate its loads in flight can sustain (Little's law), and
+ * the longest chain of dependent steps one thread runs (rounds of loads,
+ * each a memory latency, and the combines between outputs); then, for a
+ * split launch, the last block's combine of the partials.
+ *
+ * Constants: the H200 sweep of 2026-11-27 (bench/results/sweep-2026-11-27-
+ * h200.json, float32, L2 flushed, event-timed from Python; docs/PERF.md
+ * "Sweep"), each from the points named beside it, read with the plans the
+ * planner of that day chose for them. Those marked "model" had no point
+ * that isolates them. Residency (blocks per SM) is the loaded kernel's
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessor, uk_red_facts.per_sm): 8
+ * for the float32 sum programs (30-32 registers), 3 for an argmax pair's
+ * column kernel (77). */
+#include "codegen/red_cost.h"
+
+
+/* Copy rate: meta.copy_rate_Bps, 4.17e12 B/s. */
+#define BW_B_PER_US 4.17e6
+/* What streaming costs past the bytes at the copy rate, up to a limit:
+ * the 24 points of 64 MiB whose plans the model keeps took 0.73-0.79 of
+ * the model without it (28-32 us against 22.4: +6.5 us); at 4 MiB, 9.1-
+ * 9.4 us against 7.3-7.6 (the whole 1.0 us of their bytes); at 1 GiB
+ * nothing measurable. */
+#define RAMP_US 6.5
+/* Fixed cost of a call: 64 KiB (256, 64) axis 1 (8 threads per output,
+ * 8 blocks, one round of loads) took 7.3 us: 7.3 - LAT - COMB_G8. */
+#define T0_US 6.3
+/* One dependent round of a thread's loads: 64 KiB (256, 64) axis 0 (one
+ * block, 8 rounds of 4 vectors per thread) 14.5 us and (64, 256) axis 0
+ * (16 rounds) 14.9 us against 7.3 us for one round: 1.0 and 0.5 us a
+ * round; the non-adjacent 1 GiB points (scalar loads, 2 in flight, 410-482
+ * rounds per thread in 2 waves: 0.691, 0.816 and 0.468 ms) give 0.84-0.92. */
+#define LAT_US 0.9
+/* One dependent L2 load in a split combine: the column combine of that day
+ * walked nsplit partials one load at a time, and took (0.3709 - 0.2573) /
+ * 528 (1 GiB 1048576x256 axis 0), (0.0802 - 0.0244) / 256 (64 MiB
+ * 65536x256 axis 0), (0.1287 - 0.0245) / 512 ms (64 MiB 512x256x128 axes
+ * 0,1): 0.215, 0.218, 0.204 us. */
+#define L2DEP_US 0.21
+/* A block-wide combine and post between two outputs: 1 GiB 262144x1024
+ * axis 2, a block per output, 248 outputs in sequence per block slot, one
+ * round each: 0.3285 ms - T0 = 322 us = 248 x (LAT + 0.40). */
+#define COMB_B_US 0.40
+/* Warp combines (3 and 5 shuffle rounds, no barrier): model, scaled from
+ * COMB_B's 8 shuffle rounds and 2 barriers; every sweep point that used 8
+ * threads per output streams at the copy rate, so none isolates them. */
+#define COMB_G8_US 0.10
+#define COMB_G32_US 0.16
+/* One halving step in shared memory (a barrier and a load): model. */
+#define SYNC_US 0.02
+/* Elements per round of a thread reading one element at a time: the
+ * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
+ * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
+ * 2 elements). */
+#define SCALAR_TRIP 2.0
+
+/* No libm on the planner's path (x86-64's baseline has no rounding
+ * instruction: ceil and log2 are calls). Values here are whole and
+ * below 2^62. */
+static double floord(double a) { return a >= 4.0e18 ? a : (double)(int64_t)a; } /* past 2^52: whole already */
+static double cdivd(double a, double b) {
+  if (b <= 0) return 0;
+  double q = a / b, t = floord(q);
+  return t < q ? t + 1 : t;
+}
+static double mind(double a, double b) { return a < b ? a : b; }
+static double maxd(double a, double b) { return a > b ? a : b; }
+/* log2 of a power of two (by, Q) */
+static double log2i(double x) { return x > 1 ? (double)__builtin_ctzll((unsigned long long)x) : 0; }
+
+/* Streaming time: the bytes at the rate `inflight` bytes in flight sustain
+ * (BW x LAT saturate the memory), and at least one block per SM. */
+static double stream_us(double bytes, double conc_blocks, double inflight, int sms) {
+  double fill = mind(1.0, mind(inflight / (BW_B_PER_US * LAT_US), conc_blocks / (sms > 0 ? sms : 1)));
+  return fill > 0 ? bytes / (BW_B_PER_US * fill) : 0;
+}
+
+double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms) {
+  if (f->nout <= 0 || s->grid_x <= 0) return 0;
+  const double B = UK_RED_BLOCK,
+               resident = (double)(sms > 0 ? sms : 1) * (f->per_sm > 0 ? f->per_sm : 2048 / UK_RED_BLOCK);
+  const double nout = (double)f->nout, nred = (double)f->nred, chunk = (double)(s->chunk > 0 ? s->chunk : 1);
+  const double bytes = nout * nred * (double)f->elem_bytes;
+  const double blocks = (double)s->grid_x * (double)(s->nsplit > 0 ? s->nsplit : 1), conc = mind(blocks, resident);
+  const double waves = cdivd(blocks, resident), v = s->vec ? f->vec : 1;
+  double chain = 0, split = 0, inflight = 0;
+  if (s->kernel == UK_RED_COLS) {
+    const double by = s->by > 0 ? s->by : 1, bx = B / by, slots = (double)s->slots, nv = slots / bx;
+    const double trip = s->vec ? 4 : SCALAR_TRIP; /* rows per round */
+    const double rows = cdivd(mind(chunk, nred), by), rounds = maxd(1, cdivd(rows, trip));
+    const double active = cdivd(mind(nout, slots), nv) * mind(by, chunk); /* threads of a block with work */
+    inflight = conc * active * mind(trip, rows) * nv * (double)f->elem_bytes;
+    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0));
+    if (s->nsplit > 1) {
+      const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
+      const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */
+      split = 2 * L2DEP_US + cdivd(slots, S) * loads * L2DEP_US + log2i(Q) * SYNC_US;
+    }
+  } else if (s->kernel == UK_RED_PACK) {
+    const double items = nout / (f->vec >= 2 ? f->vec / 2 : 1), per_round = B * uk__red_pack_unroll(f->vec);
+    chain = cdivd(items, (double)s->grid_x * per_round) * LAT_US;
+    inflight = conc * per_round * f->vec * (double)f->elem_bytes;
+  } else {
+    const double g = uk__red_threads_per_output(s), per_block = B / g;
+    const double comb = g == 1 ? 0 : g == 8 ? COMB_G8_US : g == 32 ? COMB_G32_US : COMB_B_US;
+    const double trip = s->vec ? 4 * v : SCALAR_TRIP; /* elements per thread per round */
+    const double piece = mind(chunk, nred), per_thread = cdivd(piece, g);
+    const double rounds = maxd(1, cdivd(per_thread, trip));
+    /* outputs one block runs in sequence (a grid-stride loop unless split) */
+    const double seq = s->nsplit > 1 ? 1 : cdivd(cdivd(nout, per_block), (double)s->grid_x);
+    const double active = mind(per_block, nout) * mind(g, cdivd(piece, v));
+    inflight = conc * active * mind(trip, per_thread) * (double)f->elem_bytes;
+    chain = waves * seq * (rounds * LAT_US + comb);
+    if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd((double)s->nsplit, g) * L2DEP_US + comb;
+  }
+  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, sms), chain) + split;
+}

@@ -1,0 +1,417 @@
+/* The strategies the cost-model planner picks (red_plan.c, red_cost.c) on a
+ * real GPU, against a double-precision host reference: a thread, 8 threads,
+ * a warp or a block per output, split or not, vector loads over
+ * non-adjacent reduced axes, column tiles from 4 to 256 threads wide, split
+ * columns combined by the whole last block. Odd and aligned 3-D shapes with
+ * every axis subset and keepdims, negative strides, zero-size inputs;
+ * float32/float64/float16 (float reduce type)/int32/complex64; no identity
+ * (empty pieces drop out of every combine), custom identities and
+ * post-maps (l2norm's sqrt, a mean through _in_ind/_out_ind), a struct
+ * argmax with _J. Outputs are allocated by the calls (poison is
+ * test_gpu_reduction's). Which strategies ran is computed with the
+ * planner for this device and every one must have run. */
+#include <math.h>
+
+#include "codegen/red_plan.h"
+#include "codegen/scalar.h"
+#include "codegen/shape.h"
+#include "red_gpu_util.h"
+
+static int sms; /* the device's multiprocessors: the planner's input */
+
+/* What the planner may pick: each must run at least once. */
+enum { C_T1, C_G8, C_G32, C_B, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_N };
+static const char *const class_names[C_N] = {"a thread",     "8 threads",   "a warp",       "a block",
+                                             "group split",  "nd vectors",  "columns by 1", "columns by 2-8",
+                                             "narrow tiles", "column split", "column vectors"};
+static int seen[C_N];
+
+/* The plan a call of a program of loop input itemsize `item` on view a
+ * with these reduced axes gets (as prepare and uk_reduction_call do, with
+ * an allocated C-contiguous output; 8 resident blocks per SM, the float
+ * programs' occupancy: struct reduce types fit fewer, and their calls may
+ * split differently): counted into seen[]. */
+static void note_plan(const char *label, const uk_array *a, const uint8_t *red, int keepdims) {
+  int64_t item = (int64_t)uk_dtype_size(a->dtype);
+  uk_operand_view v = {"x", a->ndim, a->shape, a->strides, item};
+  uk_loop L;
+  if (uk__shape_broadcast(1, &v, &L) != UK_OK) return;
+  int on;
+  int64_t oshape[UK_MAX_NDIM], os[1][UK_MAX_NDIM], st = 8;
+  uk__red_result_shape(L.ndim, L.shape, red, keepdims, &on, oshape);
+  for (int d = on - 1; d >= 0; d--) {
+    os[0][d] = st;
+    st *= oshape[d] > 0 ? oshape[d] : 1;
+  }
+  uk_red_loops R;
+  uk__red_split(&L, red, keepdims, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  if (R.nout == 0) return;
+  uk_red_strategy s;
+  uk__red_choose(&R, &item, a->data % 16 == 0, uk__red_vec(item), sms, &s);
+  char buf[160];
+  printf("%-44s %s\n", label, uk__red_describe(&s, buf, sizeof buf));
+  switch (s.kernel) {
+  case UK_RED_T1: seen[C_T1]++; break;
+  case UK_RED_G8: seen[C_G8]++; break;
+  case UK_RED_G32: seen[C_G32]++; break;
+  case UK_RED_B: seen[C_B]++; break;
+  case UK_RED_COLS:
+    seen[s.by == 1 ? C_COLS1 : s.by <= 8 ? C_COLS8 : C_NARROW]++;
+    if (s.nsplit > 1) seen[C_CSPLIT]++;
+    if (s.vec) seen[C_CVEC]++;
+    break;
+  default: break;
+  }
+  if (s.kernel != UK_RED_COLS && s.kernel != UK_RED_PACK) {
+    if (s.nsplit > 1) seen[C_GSPLIT]++;
+    if (s.vec && R.red.ndim > 1) seen[C_NDVEC]++;
+  }
+}
+
+static void mask_axes(int ndim, unsigned mask, int *ax, int *na, uint8_t *red) {
+  *na = 0;
+  memset(red, 0, UK_MAX_NDIM);
+  for (int d = 0; d < ndim; d++)
+    if (mask >> d & 1) {
+      ax[(*na)++] = d;
+      red[d] = 1;
+    }
+}
+
+/* run_case with the plan noted first; mask 0 reduces nothing (reduce_none). */
+static void run_mask(const char *what, uk_reduction *k, int op, const darr *x, const double *v, unsigned mask,
+                     int keepdims, double tol, int post_sqrt) {
+  int ax[UK_MAX_NDIM] = {0}, na;
+  uint8_t red[UK_MAX_NDIM];
+  mask_axes(x->a.ndim, mask, ax, &na, red);
+  uk_reduce_launch l = axes_of(ax, na, keepdims);
+  if (na == 0) l.reduce_none = 1;
+  char label[160];
+  snprintf(label, sizeof label, "%s (%lld, %lld, %lld) axes 0x%x%s", what, (long long)x->a.shape[0],
+           (long long)(x->a.ndim > 1 ? x->a.shape[1] : 0), (long long)(x->a.ndim > 2 ? x->a.shape[2] : 0), mask,
+           keepdims ? " keepdims" : "");
+  note_plan(label, &x->a, red, keepdims);
+  run_case(label, k, op, x, v, &l, tol, post_sqrt);
+}
+
+/* Values of a, reversed along axis d (logical order): the view gets a
+ * negative stride on d, its data at the last element. */
+static double *flip(darr *x, const double *v, int d) {
+  uk_array *a = &x->a;
+  int64_t n = size_of(a->ndim, a->shape), inner = 1;
+  for (int j = d + 1; j < a->ndim; j++) inner *= a->shape[j];
+  double *w = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = k / inner % a->shape[d], rest = k - c * inner;
+    w[k] = v[rest + (a->shape[d] - 1 - c) * inner];
+  }
+  a->data += (uint64_t)((a->shape[d] - 1) * a->strides[d]);
+  a->strides[d] = -a->strides[d];
+  return w;
+}
+
+static double *values(uk_dtype t, int64_t n) {
+  double *v = randv(n, -1, 1);
+  for (int64_t k = 0; k < n; k++) {
+    if (t == UK_INT32) v[k] = floor(v[k] * 1000);
+    if (t == UK_FLOAT16) v[k] = uk__f16_bits_to_f64(uk__f64_to_f16_bits(v[k]));
+    if (t == UK_FLOAT32 || t == UK_COMPLEX64) v[k] = (float)v[k];
+  }
+  return v;
+}
+
+static double tol_of(uk_dtype t) {
+  return t == UK_INT32 ? 0 : t == UK_FLOAT16 ? 2e-3 : t == UK_FLOAT64 ? 1e-12 : 2e-5;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Every axis subset (and none) of an odd 3-D shape (scalar loads: no row
+ * holds whole aligned vectors) and of an aligned one (vectors), keepdims
+ * on every other subset; max without an identity and l2norm on the
+ * subsets whose plans split or walk non-adjacent axes. */
+static void subsets(void) {
+  static const int64_t shapes[2][3] = {{123, 1025, 257}, {123, 1024, 256}};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "ssum", NULL, NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "smax", NULL, NULL);
+  uk_reduction *l2 = mk("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "sl2", NULL, NULL);
+  for (int j = 0; j < 2; j++) {
+    int64_t n = size_of(3, shapes[j]);
+    double *v = values(UK_FLOAT32, n);
+    darr x = make(UK_FLOAT32, 3, shapes[j], NULL, 0, 0, v);
+    for (unsigned mask = 0; mask < 8; mask++) {
+      run_mask("sum", sum, R_SUM, &x, v, mask, mask & 1, 2e-5, 0);
+      if (mask == 5 || mask == 3 || mask == 6) {
+        run_mask("max, no identity", mx, R_MAX, &x, v, mask, 0, 0, 0);
+        run_mask("l2norm", l2, R_SQ, &x, v, mask, 1, 2e-5, 1);
+      }
+    }
+    drop(&x);
+    free(v);
+  }
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(mx);
+  uk_reduction_destroy(l2);
+}
+
+/* Shapes that pick each strategy at 114-132 SMs, over several dtypes. */
+static void strategies(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    unsigned mask;
+    const char *what;
+  } cases[] = {
+      {2, {4099, 1024}, 0x2, "a warp per 1024-row"},
+      {2, {4097, 260}, 0x2, "a warp per 260-row"},
+      {2, {4099, 1023}, 0x2, "8 threads, unaligned rows, split"},
+      {2, {65537, 3}, 0x2, "a thread per 3-row"},
+      {2, {257, 16}, 0x2, "a thread per 16-row, vectors"},
+      {3, {7, 9, 1024}, 0x5, "a warp, non-adjacent, split"},
+      {3, {3, 5, 65536}, 0x5, "a block, non-adjacent, split"},
+      {2, {100003, 36}, 0x1, "narrow column tiles, split"},
+      {2, {100003, 37}, 0x1, "columns, odd width, split"},
+      {2, {20001, 256}, 0x1, "columns of 256, split"},
+      {2, {257, 4100}, 0x1, "columns, many outputs"},
+      {2, {33, 65540}, 0x1, "short columns"},
+      {2, {16, 1048580}, 0x1, "columns of 16, a thread per output"},
+      {3, {31, 1001, 64}, 0x3, "columns, two reduced axes"},
+  };
+  static const uk_dtype types[] = {UK_FLOAT32, UK_FLOAT64, UK_INT32, UK_COMPLEX64, UK_FLOAT16};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "tsum", NULL, NULL);
+  uk_reduction *hsum = mk("T x", "T y", "x", "a + b", "y = a", "0", "thsum", "float", NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "tmax", NULL, NULL);
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    int64_t n = size_of(cases[j].ndim, cases[j].shape);
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      uk_dtype d = types[t];
+      if (d != UK_FLOAT32 && j % 3 != t % 3) continue; /* every dtype on a third of the shapes */
+      double *v = values(d, n);
+      darr x = make(d, cases[j].ndim, cases[j].shape, NULL, 0, 0, v);
+      char what[96];
+      snprintf(what, sizeof what, "%s %s", cases[j].what, uk_dtype_name(d));
+      run_mask(what, d == UK_FLOAT16 ? hsum : sum, R_SUM, &x, v, cases[j].mask, (int)(j & 1), tol_of(d), 0);
+      if (d == UK_FLOAT32) run_mask(what, mx, R_MAX, &x, v, cases[j].mask, 0, 0, 0);
+      drop(&x);
+      free(v);
+    }
+  }
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(hsum);
+  uk_reduction_destroy(mx);
+}
+
+/* Negative strides on the innermost and the outermost axis; the reversed
+ * values are the reference's. */
+static void negative_strides(void) {
+  int64_t shape[] = {61, 96, 256};
+  int64_t n = size_of(3, shape);
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "nsum", NULL, NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "nmax", NULL, NULL);
+  for (int d = 0; d < 3; d += 2) {
+    double *v = values(UK_FLOAT32, n);
+    darr x = make(UK_FLOAT32, 3, shape, NULL, 0, 0, v);
+    double *w = flip(&x, v, d);
+    for (unsigned mask = 1; mask < 8; mask++) {
+      char what[64];
+      snprintf(what, sizeof what, "axis %d reversed", d);
+      run_mask(what, sum, R_SUM, &x, w, mask, 0, 2e-5, 0);
+      if (mask == 5 || mask == 1) run_mask(what, mx, R_MAX, &x, w, mask, 1, 0, 0);
+    }
+    drop(&x);
+    free(v);
+    free(w);
+  }
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(mx);
+}
+
+/* Zero-size inputs: an empty reduced range gives the identity through the
+ * post-map, or the no-identity error; no outputs, nothing runs. */
+static void zero_size(void) {
+  uk_reduction *s1 = mk("T x", "T y", "x", "a + b", "y = a + 1", "0", "zsum", NULL, NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "zmax", NULL, NULL);
+  int64_t e0[] = {0, 1024, 256}, e1[] = {4, 0, 8};
+  darr a = make(UK_FLOAT32, 3, e0, NULL, 0, 0, NULL), b = make(UK_FLOAT32, 3, e1, NULL, 0, 0, NULL);
+  int ax02[] = {0, 2}, ax1[] = {1};
+  uk_reduce_launch l02 = axes_of(ax02, 2, 0), l1 = axes_of(ax1, 1, 1);
+  uk_array y;
+  memset(&y, 0, sizeof y);
+  uk_arg in = uk_arg_array(&a.a);
+  CHECK_OK(uk_reduction_call(s1, &in, 1, &y, 1, &l02));
+  CHECK(y.ndim == 1 && y.shape[0] == 1024);
+  if (y.data) {
+    double *got = fetch(&y, y.data, 1024 * 4);
+    int bad = 0;
+    for (int k = 0; k < 1024; k++) bad += got[k] != 1.0;
+    CHECK(bad == 0);
+    free(got);
+    uk_array_free(ctx, &y, NULL);
+  }
+  memset(&y, 0, sizeof y);
+  CHECK_STATUS(uk_reduction_call(mx, &in, 1, &y, 1, &l02), UK_ERR_SHAPE);
+  CHECK_STREQ(uk_last_error(), "zero-size array to reduction operation zmax which has no identity");
+  /* (4, 0, 8) reduced over axis 1, keepdims: 32 outputs of nothing */
+  in = uk_arg_array(&b.a);
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_reduction_call(s1, &in, 1, &y, 1, &l1));
+  CHECK(y.ndim == 3 && y.shape[0] == 4 && y.shape[1] == 1 && y.shape[2] == 8);
+  if (y.data) {
+    double *got = fetch(&y, y.data, 32 * 4);
+    int bad = 0;
+    for (int k = 0; k < 32; k++) bad += got[k] != 1.0;
+    CHECK(bad == 0);
+    free(got);
+    uk_array_free(ctx, &y, NULL);
+  }
+  /* ... over axes 0 and 2: no outputs, nothing to run, even without an identity */
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_reduction_call(mx, &in, 1, &y, 1, &l02));
+  CHECK(y.ndim == 1 && y.shape[0] == 0);
+  drop(&a);
+  drop(&b);
+  uk_reduction_destroy(s1);
+  uk_reduction_destroy(mx);
+}
+
+/* Post-maps that read the index sizes (a mean), on split and narrow
+ * column tiles and a warp per row. */
+static void means(void) {
+  uk_reduction *mean =
+      mk("T x", "T y", "x", "a + b", "y = a / (_in_ind.size() / _out_ind.size())", "0", "mmean", NULL, NULL);
+  static const int64_t shapes[][2] = {{100003, 36}, {4099, 1024}};
+  for (int j = 0; j < 2; j++) {
+    int64_t n = shapes[j][0] * shapes[j][1];
+    double *v = values(UK_FLOAT64, n);
+    darr x = make(UK_FLOAT64, 2, shapes[j], NULL, 0, 0, v);
+    int axis = j == 0 ? 0 : 1;
+    uk_reduce_launch l = axes_of(&axis, 1, 0);
+    uint8_t red[UK_MAX_NDIM] = {0};
+    red[axis] = 1;
+    note_plan("mean", &x.a, red, 0);
+    uk_array y;
+    memset(&y, 0, sizeof y);
+    uk_arg in = uk_arg_array(&x.a);
+    CHECK_OK(uk_reduction_call(mean, &in, 1, &y, 1, &l));
+    int64_t no = shapes[j][1 - axis], nred = shapes[j][axis];
+    double *want = malloc(sizeof(double) * (size_t)no), *absum = malloc(sizeof(double) * (size_t)no);
+    ref(R_SUM, 2, shapes[j], red, v, want, absum, &no);
+    for (int64_t o = 0; o < no; o++) {
+      want[o] /= (double)nred;
+      absum[o] /= (double)nred;
+    }
+    if (y.data) {
+      double *got = fetch(&y, y.data, (size_t)no * 8);
+      close_all(j ? "mean, a warp per row" : "mean, narrow split columns", got, want, absum, no, 1e-12);
+      free(got);
+      uk_array_free(ctx, &y, NULL);
+    }
+    free(want);
+    free(absum);
+    drop(&x);
+    free(v);
+  }
+  uk_reduction_destroy(mean);
+}
+
+/* A struct argmax (no identity, _J the flat index over the reduced axes in
+ * C order): the first index of the maximum, per output. */
+static void argmax(void) {
+  const char *pre = "struct amax { float v; long long i; };\n"
+                    "__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }\n"
+                    "__device__ amax pick(const amax &a, const amax &b) {\n"
+                    "  return (a.v > b.v || (a.v == b.v && a.i < b.i)) ? a : b;\n}\n";
+  uk_reduction *am = mk("T x", "int64 y", "mk(x, _J)", "pick(a, b)", "y = a.i", NULL, "targmax", "amax", pre);
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    unsigned mask;
+  } cases[] = {{2, {4099, 1024}, 0x2}, {2, {100003, 36}, 0x1}, {3, {123, 1024, 256}, 0x5},
+               {2, {1024, 16384}, 0x3}, {3, {7, 9, 1024}, 0x5},  {2, {1024, 1024}, 0x1}};
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    const int nd = cases[j].ndim;
+    const int64_t *shape = cases[j].shape;
+    int64_t n = size_of(nd, shape);
+    double *v = values(UK_FLOAT32, n);
+    darr x = make(UK_FLOAT32, nd, shape, NULL, 0, 0, v);
+    int ax[3] = {0}, na;
+    uint8_t red[UK_MAX_NDIM];
+    mask_axes(nd, cases[j].mask, ax, &na, red);
+    uk_reduce_launch l = axes_of(ax, na, 0);
+    char label[96];
+    snprintf(label, sizeof label, "argmax (%lld, %lld, %lld) axes 0x%x", (long long)shape[0], (long long)shape[1],
+             (long long)(nd > 2 ? shape[2] : 0), cases[j].mask);
+    note_plan(label, &x.a, red, 0);
+    uk_array y;
+    memset(&y, 0, sizeof y);
+    uk_arg in = uk_arg_array(&x.a);
+    CHECK_OK(uk_reduction_call(am, &in, 1, &y, 1, &l));
+    /* host: outputs in C order over the kept axes; _J in C order over the reduced ones */
+    int64_t no = 1;
+    for (int d = 0; d < nd; d++)
+      if (!red[d]) no *= shape[d];
+    int64_t *best = malloc(sizeof(int64_t) * (size_t)no);
+    double *bv = malloc(sizeof(double) * (size_t)no);
+    for (int64_t o = 0; o < no; o++) best[o] = -1;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t rem = k, o = 0, om = 1, r = 0, rm = 1;
+      for (int d = nd - 1; d >= 0; d--) {
+        int64_t c = rem % shape[d];
+        rem /= shape[d];
+        if (red[d]) {
+          r += c * rm;
+          rm *= shape[d];
+        } else {
+          o += c * om;
+          om *= shape[d];
+        }
+      }
+      if (best[o] < 0 || v[k] > bv[o] || (v[k] == bv[o] && r < best[o])) {
+        best[o] = r;
+        bv[o] = v[k];
+      }
+    }
+    if (y.data) {
+      double *got = fetch(&y, y.data, (size_t)no * 8);
+      int bad = 0;
+      for (int64_t o = 0; o < no; o++)
+        if (got[o] != (double)best[o]) {
+          if (bad < 5) fprintf(stderr, "%s: [%lld] got %.0f want %lld\n", label, (long long)o, got[o], (long long)best[o]);
+          bad++;
+        }
+      ut_checks++;
+      if (bad) ut_failures++;
+      free(got);
+      uk_array_free(ctx, &y, NULL);
+    }
+    free(best);
+    free(bv);
+    drop(&x);
+    free(v);
+  }
+  uk_reduction_destroy(am);
+}
+
+int main(void) {
+  ut_require_gpu();
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  if (!ctx) return ut_finish("test_gpu_red_strategies");
+  uk_device_info info;
+  CHECK_OK(uk_device_info_get(0, &info));
+  sms = info.multiprocessors > 0 ? info.multiprocessors : 1;
+  printf("%s, %d SMs\n", info.name, sms);
+  ut_seed(7);
+  subsets();
+  strategies();
+  negative_strides();
+  zero_size();
+  means();
+  argmax();
+  for (int c = 0; c < C_N; c++) {
+    printf("%-16s %d\n", class_names[c], seen[c]);
+    if (!seen[c]) fprintf(stderr, "no case ran %s\n", class_names[c]);
+    CHECK(seen[c] > 0);
+  }
+  uk_context_destroy(ctx);
+  return ut_finish("test_gpu_red_strategies");
+}

@@ -154,6 +154,19 @@ def _signbit(trace, x):
     return trace.op("less", (trace.op("copysign", (1, x)), 0))
 
 
+def _i0(trace, x):
+    """numpy.i0 computes in the input's float type, or float64 for bools and ints."""
+    from ._fuse_trace import _Var
+    s = trace.samples[x._id] if isinstance(x, _Var) else x
+    if s is None:
+        raise TypeError("ukern.fuse: i0 needs its operand's dtype")
+    if isinstance(x, _Var):
+        trace.specialized = True
+    if numpy.asarray(s).dtype.kind in "biu":
+        x = trace.cast(x, numpy.float64)
+    return trace.op("i0", (x,), call=True)
+
+
 def _fix(trace, x):
     (x,), _ = _float_args(trace, numpy.fix, [x])
     return trace.op("trunc", (x,))
@@ -309,6 +322,7 @@ ROUTINES = {
     "asanyarray": _copy, "ascontiguousarray": _copy, "astype": _astype,
     "fix": lambda trace, x, out=None: _fix(trace, x) if out is None else trace.write(out, _fix(trace, x)),
     "sinc": lambda trace, x: _sinc(trace, x),
+    "i0": lambda trace, x: _i0(trace, x),
     "ndim": lambda trace, a: a.ndim, "shape": lambda trace, a: a.shape, "size": lambda trace, a: a.size,
 }
 

@@ -147,6 +147,8 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   if (loop == UK_BOOL && n->op == UK_OP_ADD) c = "||";
   if (loop == UK_BOOL && n->op == UK_OP_MUL) c = "&&";
   if (n->op == UK_OP_INVERT && loop == UK_BOOL) c = "!";
+  if (n->op == UK_OP_NEXTAFTER && is_half(loop))
+    c = loop == UK_FLOAT16 ? "_uk_nextafter16<ukern::half>" : "_uk_nextafter16<ukern::bfloat16>";
   if (n->op == UK_OP_WHERE) uk__sb_addf(e, "(%s ? %s : %s)", x, y, z);
   else if (c[0] != '_' && n->nargs == 2) uk__sb_addf(e, "(%s %s %s)", x, c, y);
   else if (c[0] != '_') uk__sb_addf(e, "(%s%s)", c, x);

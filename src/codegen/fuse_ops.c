@@ -210,11 +210,7 @@ uk_status uk__fuse_red_result(int red, uk_dtype t, uk_dtype *out, const char **w
   case UK_RED_MAX:
   case UK_RED_MIN:
   case UK_RED_ARGMAX:
-  case UK_RED_ARGMIN:
-    if (k == UK_KIND_COMPLEX) {
-      *why = "is not supported for complex operands";
-      return UK_ERR_TYPE;
-    }
+  case UK_RED_ARGMIN: /* complex values order lexicographically, as NumPy 2's */
     *out = red == UK_RED_MAX || red == UK_RED_MIN ? t : UK_INT64;
     return UK_OK;
   case UK_RED_MEAN:

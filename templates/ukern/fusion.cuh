@@ -26,6 +26,12 @@ _UK_LIM(unsigned long long, 0ull, 18446744073709551615ull)
 _UK_LIM(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
 _UK_LIM(double, -__longlong_as_double(0x7ff0000000000000LL), __longlong_as_double(0x7ff0000000000000LL))
 #undef _UK_LIM
+// complex max/min start from (lowest, lowest) / (highest, highest): the ends of
+// NumPy 2's lexicographic order
+template <class T> struct _uk_lim<ukern::complex<T> > {
+  _UK_FD ukern::complex<T> lowest() { return ukern::complex<T>(_uk_lim<T>::lowest(), _uk_lim<T>::lowest()); }
+  _UK_FD ukern::complex<T> highest() { return ukern::complex<T>(_uk_lim<T>::highest(), _uk_lim<T>::highest()); }
+};
 
 // --- float functions: float and double overloads, complex where NumPy has them
 #define _UK_F1(NAME, F, D)                                         \
@@ -69,6 +75,12 @@ _UK_C1(_uk_tan, tan)
 _UK_C1(_uk_sinh, sinh)
 _UK_C1(_uk_cosh, cosh)
 _UK_C1(_uk_tanh, tanh)
+_UK_C1(_uk_arcsin, asin)
+_UK_C1(_uk_arccos, acos)
+_UK_C1(_uk_arctan, atan)
+_UK_C1(_uk_arcsinh, asinh)
+_UK_C1(_uk_arccosh, acosh)
+_UK_C1(_uk_arctanh, atanh)
 #undef _UK_C1
 // floor/ceil/trunc keep integer dtypes (NumPy 2)
 template <class T> _UK_FD T _uk_floor(T x) { return x; }
@@ -81,7 +93,22 @@ template <class T> _UK_FD T _uk_trunc(T x) { return x; }
 _UK_F2(_uk_arctan2, atan2f, atan2)
 _UK_F2(_uk_hypot, hypotf, hypot)
 _UK_F2(_uk_copysign, copysignf, copysign)
+_UK_F2(_uk_nextafter, nextafterf, nextafter)
 #undef _UK_F2
+// nextafter of float16/bfloat16 values (held in float, exactly): one step of
+// the 16-bit format itself, as NumPy's (the generator calls it for those dtypes)
+template <class H> _UK_FD float _uk_nextafter16(float x, float y) {
+  if (x != x || y != y) return x + y; // NaN
+  if (x == y) return y;
+  unsigned short b = H(x).bits;
+  if ((b & 0x7fffu) == 0) b = (unsigned short)((y < 0.0f ? 0x8000u : 0u) | 1u); // the smallest subnormal toward y
+  else if ((x < y) == (x > 0.0f)) b++;                                        // away from zero
+  else b--;
+  return (float)H::from_bits(b);
+}
+// i0: the modified Bessel function of the first kind, order 0 (numpy.i0)
+_UK_FD float _uk_i0(float x) { return ::cyl_bessel_i0f(x); }
+_UK_FD double _uk_i0(double x) { return ::cyl_bessel_i0(x); }
 
 // exp2, log2, expm1 and log1p of complex values as NumPy computes them
 // (nc_exp2, nc_log2, nc_expm1, nc_log1p in its umath funcs.inc.src)

@@ -148,9 +148,9 @@ template <typename T>
 _UK_CX_FN complex<T>& complex<T>::operator/=(const complex<T>& z) {
   typedef detail::cmath<T> M;
   T c = z._uk_re, d = z._uk_im, re, im;
-  if (c == T(0) && d == T(0)) {
-    re = _uk_re / c;
-    im = _uk_im / c;
+  if (c == T(0) && d == T(0)) {  // NumPy's: divides by +0
+    re = _uk_re / M::fabs(c);
+    im = _uk_im / M::fabs(c);
   } else if (M::fabs(c) >= M::fabs(d)) {
     T r = d / c, den = c + d * r;
     re = (_uk_re + _uk_im * r) / den;
@@ -238,13 +238,52 @@ _UK_CX_FN complex<T> polar(const T& r, const typename detail::ident<T>::type& th
   return complex<T>(r * M::cos(theta), r * M::sin(theta));
 }
 
+namespace detail {
+template <typename T> _UK_CX_FN bool finite(T x) { return x - x == T(0); }  // not infinite, not NaN
+// Past this |x|, e^|x| overflows where e^|x| cos(y) / 2 may not: sinh and cosh form
+// those products as (e^(|x|/2) c) (e^(|x|/2) / 2).
+template <typename T> _UK_CX_FN T exp_overflows() { return T(sizeof(T) == 4 ? 88 : 709); }
+template <typename T> _UK_CX_FN T half_exp_times(T ax, T c) {
+  T h = cmath<T>::exp(ax / T(2));
+  return (h * c) * (h * T(0.5));
+}
+}  // namespace detail
+
 template <typename T> _UK_CX_FN complex<T> exp(const complex<T>& z) {
   typedef detail::cmath<T> M;
-  T e = M::exp(z.real());
-  return complex<T>(e * M::cos(z.imag()), e * M::sin(z.imag()));
+  T x = z.real(), y = z.imag();
+  if (y == T(0)) return complex<T>(M::exp(x), y);  // C99 Annex G values, as NumPy's
+  if (M::isinf(x) && !detail::finite(y))
+    return x > T(0) ? complex<T>(x, y - y) : complex<T>(T(0), M::copysign(T(0), y));
+  T c = M::cos(y), s = M::sin(y);
+  if (x > detail::exp_overflows<T>()) {  // e^x overflows where e^x cos(y) may not
+    T h = M::exp(x / T(2));
+    return complex<T>((h * c) * h, (h * s) * h);
+  }
+  T e = M::exp(x);
+  return complex<T>(e * c, e * s);
 }
+// log|z| from log1p near the unit circle, where log(|z|) would lose the digits
 template <typename T> _UK_CX_FN complex<T> log(const complex<T>& z) {
-  return complex<T>(detail::cmath<T>::log(abs(z)), arg(z));
+  typedef detail::cmath<T> M;
+  T h = abs(z), re;
+  if (h > T(0.7) && h < T(1.4)) {
+    T a = M::fabs(z.real()), b = M::fabs(z.imag());
+    if (a < b) {
+      T t = a;
+      a = b;
+      b = t;
+    }
+    re = T(0.5) * M::log1p((a - T(1)) * (a + T(1)) + b * b);
+  } else if (M::isinf(h) && detail::finite(z.real()) && detail::finite(z.imag())) {  // |z| overflows
+    re = M::log(M::hypot(z.real() / T(4), z.imag() / T(4))) + T(1.38629436111989061883446424291635314);
+  } else if (h < T(sizeof(T) == 4 ? 1e-30 : 1e-300)) {  // subnormal parts lose digits in |z|: 2^64 z
+    re = M::log(M::hypot(z.real() * T(18446744073709551616.0), z.imag() * T(18446744073709551616.0))) -
+         T(44.3614195558364998027028558732484999);
+  } else {
+    re = M::log(h);
+  }
+  return complex<T>(re, arg(z));
 }
 template <typename T> _UK_CX_FN complex<T> log10(const complex<T>& z) {
   return log(z) / detail::cmath<T>::ln10();
@@ -278,30 +317,57 @@ template <typename T> _UK_CX_FN complex<T> sqrt(const complex<T>& z) {
   if (x >= T(0)) return complex<T>(scale * t, scale * (y / (T(2) * t)));
   return complex<T>(scale * (M::fabs(y) / (T(2) * t)), scale * M::copysign(t, y));
 }
-template <typename T> _UK_CX_FN complex<T> sin(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  return complex<T>(M::sin(z.real()) * M::cosh(z.imag()), M::cos(z.real()) * M::sinh(z.imag()));
-}
-template <typename T> _UK_CX_FN complex<T> cos(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  return complex<T>(M::cos(z.real()) * M::cosh(z.imag()), -M::sin(z.real()) * M::sinh(z.imag()));
-}
+
+// exp, sinh, cosh, tanh (and sin, cos, tan through them): infinite and NaN parts give
+// C99's values (Annex G) as NumPy's; a zero imaginary part stays exact.
 template <typename T> _UK_CX_FN complex<T> sinh(const complex<T>& z) {
   typedef detail::cmath<T> M;
-  return complex<T>(M::sinh(z.real()) * M::cos(z.imag()), M::cosh(z.real()) * M::sin(z.imag()));
+  T x = z.real(), y = z.imag();
+  if (y == T(0)) return complex<T>(M::sinh(x), y);
+  if (!detail::finite(y) && x == T(0)) return complex<T>(x, y - y);
+  if (!detail::finite(y) && M::isinf(x)) return complex<T>(M::inf(), y - y);
+  T c = M::cos(y), s = M::sin(y);
+  if (M::fabs(x) > detail::exp_overflows<T>())
+    return complex<T>(M::copysign(T(1), x) * detail::half_exp_times(M::fabs(x), c),
+                      detail::half_exp_times(M::fabs(x), s));
+  return complex<T>(M::sinh(x) * c, M::cosh(x) * s);
 }
 template <typename T> _UK_CX_FN complex<T> cosh(const complex<T>& z) {
   typedef detail::cmath<T> M;
-  return complex<T>(M::cosh(z.real()) * M::cos(z.imag()), M::sinh(z.real()) * M::sin(z.imag()));
+  T x = z.real(), y = z.imag();
+  if (y == T(0)) return complex<T>(M::cosh(x), x != x ? y : M::copysign(T(0), x) * y);
+  if (!detail::finite(y) && x == T(0)) return complex<T>(y - y, T(0));
+  if (!detail::finite(y) && M::isinf(x)) return complex<T>(M::inf(), y - y);
+  T c = M::cos(y), s = M::sin(y);
+  if (M::fabs(x) > detail::exp_overflows<T>())
+    return complex<T>(detail::half_exp_times(M::fabs(x), c),
+                      M::copysign(T(1), x) * detail::half_exp_times(M::fabs(x), s));
+  return complex<T>(M::cosh(x) * c, M::sinh(x) * s);
 }
-// Past |x| = 22 (9 for float) tanh(x) rounds to +-1, and sinh/cosh would
-// overflow further on: the limit, with the imaginary part 2 sin(2y) e^-2|x|.
+template <typename T> _UK_CX_FN complex<T> sin(const complex<T>& z) {  // -i sinh(i z)
+  if (detail::cmath<T>::isinf(z.imag()) && !detail::finite(z.real()))  // NumPy's sign
+    return complex<T>(z.real() - z.real(), detail::cmath<T>::inf());
+  complex<T> t = sinh(complex<T>(-z.imag(), z.real()));
+  return complex<T>(t.imag(), -t.real());
+}
+template <typename T> _UK_CX_FN complex<T> cos(const complex<T>& z) {  // cosh(i z)
+  return cosh(complex<T>(-z.imag(), z.real()));
+}
+// (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y): the denominator is
+// cosh(2x) + cos(2y) halved, without its cancellation; the signs of zeros stay. Past
+// |x| = 22 (9 for float) tanh(x) rounds to +-1 and sinh^2 would overflow further on:
+// the limit, with the imaginary part 2 sin(2y) e^-2|x|.
 template <typename T> _UK_CX_FN complex<T> tanh(const complex<T>& z) {
   typedef detail::cmath<T> M;
   T x = z.real(), y = z.imag();
+  if (M::isinf(x))
+    return complex<T>(M::copysign(T(1), x), M::copysign(T(0), detail::finite(y) ? M::sin(y) * M::cos(y) : y));
+  if (x != x) return complex<T>(x, y == T(0) ? y : x);
+  if (!detail::finite(y)) return complex<T>(x == T(0) ? x : y - y, y - y);
   if (M::fabs(x) > T(sizeof(T) == 4 ? 9 : 22))
     return complex<T>(M::copysign(T(1), x), T(4) * M::sin(y) * M::cos(y) * M::exp(T(-2) * M::fabs(x)));
-  return sinh(z) / cosh(z);
+  T sx = M::sinh(x), c = M::cos(y), d = sx * sx + c * c;
+  return complex<T>(sx * M::cosh(x) / d, M::sin(y) * c / d);
 }
 // tan(z) = -i tanh(iz), so a large imaginary part gives +-i, not inf/inf.
 template <typename T> _UK_CX_FN complex<T> tan(const complex<T>& z) {

@@ -229,7 +229,31 @@ PyObject *pyk_raise(uk_status st) {
   }
   PyErr_SetObject(type, exc);
   Py_DECREF(exc);
+  pyk_cupy_error(0);
   return NULL;
+}
+
+/* With CuPy imported, a CompileException or CUDADriverError being raised becomes an
+ * instance of a subclass that is also CuPy's exception of that kind (ukern._raw._as_cupy),
+ * so code written for CuPy catches it. Anything failing here keeps ukern's exception. */
+void pyk_cupy_error(int jitify) {
+  if (!PyErr_ExceptionMatches(pyk_CompileException) && !PyErr_ExceptionMatches(pyk_CUDADriverError)) return;
+  PyObject *mods = PyImport_GetModuleDict();
+  if (!mods || !PyDict_GetItemString(mods, "cupy")) return;
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  PyObject *raw = value ? PyImport_ImportModule("ukern._raw") : NULL;
+  PyObject *r = raw ? PyObject_CallMethod(raw, "_as_cupy", "Oi", value, jitify) : NULL;
+  if (!r) PyErr_Clear();
+  Py_XDECREF(r);
+  Py_XDECREF(raw);
+  if (value && (PyObject *)Py_TYPE(value) != type) { /* raised as its (new) class */
+    Py_XDECREF(type);
+    type = (PyObject *)Py_TYPE(value);
+    Py_INCREF(type);
+  }
+  PyErr_Restore(type, value, tb);
 }
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -27,6 +27,10 @@ uk_context *pyk_context_ptr(PyObject *ctx);
 PyObject *pyk_raise(uk_status st);
 extern PyObject *pyk_CompileException;
 extern PyObject *pyk_CUDADriverError;
+/* The error being raised, if ukern's CompileException or CUDADriverError, made an
+ * instance of CuPy's class of that kind too when CuPy is imported (jitify: also CuPy's
+ * JitifyException, as CuPy raises for jitify=True modules). */
+void pyk_cupy_error(int jitify);
 
 /* --- errtext.c: the library's messages in Python's words ---------------- */
 /* A library message with its C names (uk_options.arch, uk_last_error_log())

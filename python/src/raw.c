@@ -118,6 +118,7 @@ static void mod_raise(ModObject *self, uk_status st) {
       Py_DECREF(b);
       PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_FILE_NOT_FOUND: file not found: %S (%s)", self->path,
                    uk_last_error());
+      pyk_cupy_error(0);
       return;
     }
     Py_XDECREF(b);
@@ -137,6 +138,7 @@ static void mod_raise(ModObject *self, uk_status st) {
     Py_XDECREF(name);
   }
   PyErr_Restore(type, value, tb);
+  if (self->jitify == Py_True) pyk_cupy_error(1); /* CuPy raises JitifyException for jitify=True modules */
 }
 
 /* Builds the module once; 0 or -1. Compiles without the GIL. */
@@ -413,6 +415,7 @@ static int ker_ensure(KerObject *self) {
   Py_END_ALLOW_THREADS
   if (st == UK_ERR_NOT_FOUND) { /* CuPy's cuModuleGetFunction error names the driver's code */
     PyErr_Format(pyk_CUDADriverError, "CUDA_ERROR_NOT_FOUND: named symbol not found: %s", uk_last_error());
+    pyk_cupy_error(0);
     return -1;
   }
   if (st != UK_OK) {
@@ -530,6 +533,7 @@ static PyObject *ker_get_attr(PyObject *o, void *closure) {
     snprintf(msg, sizeof msg, "%s", uk_last_error());
     if (uk_function_image_attribute(self->f, a, &v) == UK_OK) return PyLong_FromLong(v);
     PyErr_Format(pyk_CUDADriverError, "%s (and the cubin does not state %s)", msg, uk_function_attr_name(a));
+    pyk_cupy_error(0);
     return NULL;
   }
   if (st != UK_OK) return pyk_raise(st);

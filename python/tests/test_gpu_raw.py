@@ -398,3 +398,27 @@ def test_image_attributes_equal_the_drivers(name):
                           "binary_version", "max_threads_per_block"}
     driver = {a: getattr(k, a) for a in image}
     assert image == driver
+
+
+# ---- CuPy's exception classes (issue 23: CuPy's test_raw catches CuPy's classes) ------------
+
+def test_errors_are_caught_by_cupys_classes(tmp_path):
+    cp = pytest.importorskip("cupy")
+    import warnings
+    with pytest.raises(cp.cuda.compiler.CompileException) as ei:
+        ukern.RawModule(code=SUM + "#error precision not supported\n").get_function("test_sum")
+    assert isinstance(ei.value, ukern.CompileException) and "precision not supported" in str(ei.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        broken = ukern.RawModule(code="__global__ void i_am_broken() {", jitify=True)
+        with pytest.raises(cp.cuda.compiler.JitifyException):
+            broken.get_function("i_am_broken")
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="named symbol not found"):
+        ukern.RawModule(code=SUM).get_function("no_such_kernel")
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
+        ukern.RawModule(path=str(tmp_path / "this_does_not_exist.cubin")).get_function("k")
+    k = ukern.RawKernel(SUM, "test_sum")            # and a working kernel next to them
+    x = cp.arange(100, dtype=cp.float32)
+    y = cp.zeros(100, dtype=cp.float32)
+    k((1,), (100,), (x, x, y, cp.uint32(100)))
+    cp.testing.assert_array_equal(y, 2 * x)

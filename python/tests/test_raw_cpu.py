@@ -120,6 +120,82 @@ def test_missing_file_is_driver_error_when_loaded(tmp_path):
     assert "CUDA_ERROR_FILE_NOT_FOUND" in str(ei.value) and path in str(ei.value)
 
 
+@pytest.fixture
+def fake_cupy_errors(monkeypatch):
+    """CuPy's exception classes as CuPy defines them (their __init__ and __str__ take CuPy's
+    arguments), in the modules CuPy keeps them in; ukern looks for them there."""
+    import sys
+    import types
+
+    class CompileException(Exception):
+        def __init__(self, msg, source, name, options, backend="nvrtc"):
+            self._msg, self.source, self.name, self.options, self.backend = msg, source, name, options, backend
+            super().__init__()
+
+        def __str__(self):
+            return self.get_message()
+
+        def get_message(self):
+            return self._msg
+
+    class JitifyException(Exception):
+        pass
+
+    class CUDADriverError(RuntimeError):
+        def __init__(self, status):
+            self.status = status
+            super().__init__(f"CUDA_ERROR {status}")
+
+    comp = types.ModuleType("cupy.cuda.compiler")
+    comp.CompileException, comp.JitifyException = CompileException, JitifyException
+    drv = types.ModuleType("cupy_backends.cuda.api.driver")
+    drv.CUDADriverError = CUDADriverError
+    for name, mod in (("cupy", types.ModuleType("cupy")), ("cupy.cuda.compiler", comp),
+                      ("cupy_backends.cuda.api.driver", drv)):
+        monkeypatch.setitem(sys.modules, name, mod)
+    return comp, drv
+
+
+@pytest.mark.parametrize("jitify", [None, True])
+def test_compile_errors_are_cupys_class_when_cupy_is_imported(arch90, fake_cupy_errors, jitify):
+    import pickle
+    comp, _ = fake_cupy_errors
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # jitify=True: CuPy's deprecation warning
+        m = ukern.RawModule(code=PRECISION, options=("-DPRECISION=3",), jitify=jitify)
+        with pytest.raises(comp.CompileException) as ei:     # code written for CuPy catches it
+            m.get_function("test_sum")
+    e = ei.value
+    assert isinstance(e, ukern.CompileException) and type(e).__name__ == "CompileException"
+    assert isinstance(e, comp.JitifyException) == bool(jitify)   # CuPy raises JitifyException for jitify
+    assert "precision not supported" in str(e) and e.get_message() == str(e) == e._msg
+    assert e.source == PRECISION and e.options == ("-DPRECISION=3",) and e.name == "RawModule"
+    assert e.status == "UK_ERR_COMPILE" and "precision not supported" in e.log
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is ukern.CompileException and str(back) == str(e) and back.source == PRECISION
+
+
+def test_driver_errors_are_cupys_class_when_cupy_is_imported(arch90, fake_cupy_errors, tmp_path):
+    _, drv = fake_cupy_errors
+    with pytest.raises(drv.CUDADriverError) as ei:
+        ukern.RawModule(code=SUM).get_function("no_such_kernel")
+    assert isinstance(ei.value, ukern.CUDADriverError) and isinstance(ei.value, RuntimeError)
+    assert "CUDA_ERROR_NOT_FOUND" in str(ei.value) and "no_such_kernel" in str(ei.value)
+    with pytest.raises(drv.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
+        ukern.RawModule(path=str(tmp_path / "none.cubin")).get_function("k")
+
+
+def test_errors_are_ukerns_alone_without_cupy(arch90, monkeypatch):
+    import sys
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    with pytest.raises(ukern.CompileException) as ei:
+        ukern.RawModule(code=PRECISION, options=("-DPRECISION=3",)).get_function("test_sum")
+    assert type(ei.value) is ukern.CompileException
+    with pytest.raises(ukern.CUDADriverError) as ei:
+        ukern.RawModule(code=SUM).get_function("no_such_kernel")
+    assert type(ei.value) is ukern.CUDADriverError
+
+
 # ---- CuPy's device headers ------------------------------------------------------------
 
 CUCOMPLEX = r'''

@@ -456,11 +456,12 @@ class _Var:
     def all(self, axis=None, out=None, keepdims=False):
         return ops.reduction(self._trace, "all", self, axis, None, out, keepdims)
 
-    def argmax(self, axis=None, out=None, keepdims=False):
-        return ops.reduction(self._trace, "argmax", self, axis, None, out, keepdims)
+    # CuPy's signature (cupy.argmax(a, axis, dtype, out, keepdims) calls it so): dtype is the index's
+    def argmax(self, axis=None, out=None, dtype=None, keepdims=False):
+        return ops.index_reduction(self._trace, "argmax", self, axis, out, dtype, keepdims)
 
-    def argmin(self, axis=None, out=None, keepdims=False):
-        return ops.reduction(self._trace, "argmin", self, axis, None, out, keepdims)
+    def argmin(self, axis=None, out=None, dtype=None, keepdims=False):
+        return ops.index_reduction(self._trace, "argmin", self, axis, out, dtype, keepdims)
 
 
 def _install_operators():

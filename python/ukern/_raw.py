@@ -126,6 +126,44 @@ _ukern.CompileException.get_message = _get_message
 _ukern.CompileException.dump = _dump
 
 
+# ---- CuPy's exception classes (code written for CuPy catches them) ----
+_CUPY_ERRORS = {}   # (ukern's class, CuPy's classes) -> the subclass of them all
+
+
+def _cupy_bases(base, jitify):
+    import sys
+    if base is _ukern.CompileException:
+        comp = sys.modules.get("cupy.cuda.compiler")
+        if comp is None:
+            return ()
+        return (comp.CompileException,) + ((comp.JitifyException,) if jitify else ())
+    drv = sys.modules.get("cupy_backends.cuda.api.driver")
+    return (drv.CUDADriverError,) if drv is not None else ()
+
+
+def _as_cupy(exc, jitify):
+    """Called by the extension while it raises exc (a CompileException or CUDADriverError)
+    with CuPy imported: exc becomes an instance of a subclass of its class that is also
+    CuPy's class of that kind (cupy.cuda.compiler.CompileException, and JitifyException for
+    a jitify=True module; cupy.cuda.driver.CUDADriverError), keeping ukern's message,
+    attributes and methods. It pickles as ukern's class."""
+    base = _ukern.CompileException if isinstance(exc, _ukern.CompileException) else _ukern.CUDADriverError
+    bases = _cupy_bases(base, jitify)
+    if not bases:
+        return
+    key = (base,) + bases       # CuPy's classes of this process (a reloaded CuPy has new ones)
+    cls = _CUPY_ERRORS.get(key)
+    if cls is None:
+        # ukern's behaviour wins over CuPy's (CuPy's __init__/__str__ expect CuPy's arguments)
+        ns = {"__module__": "ukern", "__doc__": base.__doc__, "__init__": BaseException.__init__,
+              "__str__": BaseException.__str__, "__repr__": BaseException.__repr__,
+              "__reduce__": lambda self: (base, self.args, self.__dict__)}
+        if base is _ukern.CompileException:
+            ns.update(get_message=_get_message, dump=_dump, _msg=property(_get_message))
+        cls = _CUPY_ERRORS[key] = type(base.__name__, (base,) + bases, ns)
+    exc.__class__ = cls
+
+
 # ---- pickling (CuPy's RawKernel and RawModule pickle; they compile again when used) ----
 
 def _module_state(m):

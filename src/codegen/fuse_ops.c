@@ -179,6 +179,10 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
       *why = "needs boolean or integer operands";
       return UK_ERR_TYPE;
     }
+    if (k == UK_KIND_BOOL && (op == UK_OP_GCD || op == UK_OP_LCM)) { /* NumPy has no loop for them */
+      *why = "needs integer operands";
+      return UK_ERR_TYPE;
+    }
     /* shifts have no bool loop: NumPy computes them in int8 */
     if (k == UK_KIND_BOOL && (op == UK_OP_LSHIFT || op == UK_OP_RSHIFT)) r.dtype = r.weak ? UK_INT64 : UK_INT8;
     break;

@@ -85,6 +85,8 @@ typedef enum uk_fuse_rule {
   X(COPYSIGN, "copysign", 2, UK_RULE_FLOAT, 0, "_uk_copysign")           \
   X(NEXTAFTER, "nextafter", 2, UK_RULE_FLOAT, 0, "_uk_nextafter")        \
   X(I0, "i0", 1, UK_RULE_FLOAT, 0, "_uk_i0")                             \
+  X(GCD, "gcd", 2, UK_RULE_BIT, 0, "_uk_gcd")                            \
+  X(LCM, "lcm", 2, UK_RULE_BIT, 0, "_uk_lcm")                            \
   X(ISNAN, "isnan", 1, UK_RULE_PRED, 1, "_uk_isnan")                     \
   X(ISINF, "isinf", 1, UK_RULE_PRED, 1, "_uk_isinf")                     \
   X(ISFINITE, "isfinite", 1, UK_RULE_PRED, 1, "_uk_isfinite")            \

@@ -99,7 +99,7 @@ _UK_F2(_uk_nextafter, nextafterf, nextafter)
 // the 16-bit format itself, as NumPy's (the generator calls it for those dtypes)
 template <class H> _UK_FD float _uk_nextafter16(float x, float y) {
   if (x != x || y != y) return x + y; // NaN
-  if (x == y) return y;
+  if (x == y) return x; // NumPy's float16 loop keeps x here (0.0 toward -0.0 is 0.0)
   unsigned short b = H(x).bits;
   if ((b & 0x7fffu) == 0) b = (unsigned short)((y < 0.0f ? 0x8000u : 0u) | 1u); // the smallest subnormal toward y
   else if ((x < y) == (x > 0.0f)) b++;                                        // away from zero
@@ -246,6 +246,21 @@ template <class T> _UK_FD T _uk_sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
 }
 template <class T> _UK_FD T _uk_square(T x) { return x * x; }
+// gcd and lcm of the magnitudes (NumPy's npy_gcd/npy_lcm: lcm(0, 0) is 0)
+template <class T> _UK_FD T _uk_gcd(T a, T b) {
+  a = _uk_abs(a);
+  b = _uk_abs(b);
+  while (b != T(0)) {
+    T t = (T)(a % b);
+    a = b;
+    b = t;
+  }
+  return a;
+}
+template <class T> _UK_FD T _uk_lcm(T a, T b) {
+  const T g = _uk_gcd(a, b);
+  return g == T(0) ? T(0) : (T)(_uk_abs(a) / g * _uk_abs(b));
+}
 template <class T> _UK_FD T _uk_copy(T x) { return x; }
 /* NumPy's shifts: a count at or past the width gives 0 (or -1 shifting a
  * negative right), where C leaves it undefined. */

@@ -5,7 +5,7 @@
    CuPy's calls alternate, so that a busy host weighs on both alike; median of 20):
    ElementwiseKernel (allocated output), ReductionKernel (full sum),
    RawKernel and fuse, ukern's classes beside CuPy's on the same arrays.
-   Target: no more than CuPy's in the same run. bench/python_host_breakdown.py
+   Target: no more than CuPy's in the same run. bench/tools/python_host_breakdown.py
    splits ukern's cost into its parts.
 2. Kernel time (CUDA events, 5 warm-ups, median of 30): the C bench's
    elementwise and reduction cases, run from Python through ukern and CuPy.

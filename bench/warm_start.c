@@ -6,8 +6,8 @@
  *
  *   bench_warm_start [JSON [PAIRS]] [--trace]   the bench (JSON: "-" for
  *       none); --trace then runs one floor and one ukern child per kind
- *       with the tracing libcuda.so.1 (cuda_trace.c) and prints each one's
- *       driver calls from cuInit's return to the result (warm_start_trace.c)
+ *       with the tracing libcuda.so.1 (tools/cuda_trace.c) and prints each one's
+ *       driver calls from cuInit's return to the result (tools/warm_start_trace.c)
  *   bench_warm_start --child KIND DIR [--no-gpu]   one ukern child
  *
  * The parent fills the disk cache with one cold child per kind, writes each
@@ -45,7 +45,7 @@
 
 #include "ukern/ukern.h"
 #include "warm_start_child.h"
-#include "warm_start_trace.h"
+#include "tools/warm_start_trace.h"
 
 extern char **environ;
 

@@ -12,6 +12,7 @@ int main(void) {
   for (int i = 0; i < R * C; i++) hx[i] = example_rand(&seed);
   for (int j = 0; j < C; j++) hy[j] = example_rand(&seed);
 
+  /* README.md shows from here ... */
   uk_context *ctx;
   TRY(uk_context_create(NULL, &ctx));
   uk_elementwise *sq;
@@ -26,6 +27,7 @@ int main(void) {
   TRY(uk_elementwise_call(sq, in, 2, &z, 1, NULL));
   TRY(uk_device_synchronize());
   TRY(uk_memcpy_dtoh(hz, z.data, sizeof hz));
+  /* ... to here (scripts/readme-check.py) */
 
   int bad = 0;
   for (int i = 0; i < R; i++)

@@ -15,8 +15,8 @@ uk_test(test_gpu_cluster LABELS gpu SOURCES test_gpu_cluster.c)
 uk_test(test_gpu_driver LABELS gpu SOURCES test_gpu_driver.c)
 uk_test(test_gpu_ipc LABELS gpu SOURCES test_gpu_ipc.c)
 # The same calls against a driver lacking their entry points: the stand-in
-# libcuda.so.1 of bench/fake_driver.c, built here in a directory of its own.
-add_library(uk_test_old_cuda SHARED ${PROJECT_SOURCE_DIR}/bench/fake_driver.c)
+# libcuda.so.1 of bench/tools/fake_driver.c, built here in a directory of its own.
+add_library(uk_test_old_cuda SHARED ${PROJECT_SOURCE_DIR}/bench/tools/fake_driver.c)
 target_include_directories(uk_test_old_cuda PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
 set_target_properties(uk_test_old_cuda PROPERTIES OUTPUT_NAME cuda PREFIX lib SUFFIX .so.1
   C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/old_cuda)

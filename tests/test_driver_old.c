@@ -1,5 +1,5 @@
 /* Against a driver that lacks every entry point of issue 28 (the stand-in
- * libcuda.so.1 of bench/fake_driver.c, found through LD_LIBRARY_PATH), each
+ * libcuda.so.1 of bench/tools/fake_driver.c, found through LD_LIBRARY_PATH), each
  * new call fails cleanly: UK_ERR_CUDA naming the missing entry point,
  * out-parameters untouched, no crash; the calls it still has keep working. */
 #include "testutil.h"

@@ -3,7 +3,7 @@
  * x - mean(x, axis=0), two kernels), each inside its own function for
  * callgrind --toggle-collect. Public API only, so the same file builds
  * against an older tree to compare; runs on the stand-in driver
- * (bench/fake_driver.c). Usage: call_walk CACHE_DIR (call_walk.sh). */
+ * (bench/tools/fake_driver.c). Usage: call_walk CACHE_DIR (call_walk.sh). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

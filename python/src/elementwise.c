@@ -171,7 +171,7 @@ static PyMethodDef ew_methods[] = {
     {"_bind", (PyCFunction)(void (*)(void))ew_bind, METH_VARARGS | METH_KEYWORDS,
      "_bind(*args, out=None, size=None, block_size=None, stream=None) -> None\n\n"
      "Reads the arguments and streams as a call does, launching nothing (measures the Python side\n"
-     "of a call; bench/python_host_breakdown.py). Internal."},
+     "of a call; bench/tools/python_host_breakdown.py). Internal."},
     {"source", (PyCFunction)(void (*)(void))ew_source, METH_VARARGS | METH_KEYWORDS,
      "source(*args, out=None, size=None, block_size=None) -> str\n\n"
      "The exact CUDA source a call with these arguments compiles (nothing runs). Arrays may be\n"

@@ -4,7 +4,7 @@
  * touches when it first uses them: a page fault each (two when the first
  * access reads: the zero page, then a copy on the write), a microsecond or
  * more apiece, which was most of what a new process's first disk hit cost
- * beyond 55dd3c5 (bench/newproc_instructions.py). .data is written at
+ * beyond 55dd3c5 (bench/tools/newproc_instructions.py). .data is written at
  * start-up (its pointers are relocated) and is small, so statics kept there
  * are in memory before the first call. Only for the few statics that path
  * reads or writes (once flags, the memo, the key's prefix): .data is in the

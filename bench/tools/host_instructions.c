@@ -5,7 +5,7 @@
  * Meant to run without a GPU against the stand-in driver (fake_driver.c,
  * libcuda.so.1 in LD_LIBRARY_PATH) under
  *   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=hc_measure
- * (bench/host_instructions.py does this and reads the counts): only the main
+ * (bench/tools/host_instructions.py does this and reads the counts): only the main
  * thread inside hc_measure is counted, and each row ends with a dump of its
  * own counts, named after the row. Public API only, so that the same source
  * builds against an older ukern (55dd3c5) to compare.
@@ -55,7 +55,7 @@ static int calls = 1000;
 /* --time (on a GPU): each row's host time per call, as the benches take it
  * (the median over 40 batches of 200 calls, the stream drained between
  * batches), so that base and now compare process against process with
- * nothing else in them (bench/host_time.sh). */
+ * nothing else in them (bench/tools/host_time.py). */
 static int timing;
 static void *time_stream;
 static int (*stream_sync)(void *);

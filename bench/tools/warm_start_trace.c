@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "warm_start_child.h"
+#include "../warm_start_child.h"
 
 extern char **environ;
 

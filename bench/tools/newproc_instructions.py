@@ -2,10 +2,10 @@
 """bench_compile's "first call, new process, warm disk cache" row without a
 GPU (issue 11): base vs now, for the timed region of that row's child
 (uk_module_from_source + uk_module_function, disk cache warm, driver
-initialised), run by bench/newproc_instructions.c against the stand-in
+initialised), run by bench/tools/newproc_instructions.c against the stand-in
 driver (build/bench/fake_cuda/libcuda.so.1).
 
-  bench/newproc_instructions.py --build build --base /work/base [--runs 101] [--cpu 1]
+  bench/tools/newproc_instructions.py --build build --base /work/base [--runs 101] [--cpu 1]
 
 Reports, per side: instructions in the region (ukern and libc, the
 stand-in driver apart; callgrind), the syscalls it makes (strace, between

@@ -3,7 +3,7 @@
  * a context on CACHE_DIR, then the timed region: uk_module_from_source +
  * uk_module_function of the saxpy text) against the stand-in driver
  * (fake_driver.c). Public API only, so that the same source builds against
- * 55dd3c5's libukern.a (bench/newproc_instructions.py does both).
+ * 55dd3c5's libukern.a (bench/tools/newproc_instructions.py does both).
  *
  *   newproc_instructions CACHE_DIR        one measured process: prints
  *                                         "<region us> <minor faults> <disk hits>

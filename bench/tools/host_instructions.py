@@ -6,8 +6,8 @@ fake_cuda/libcuda.so.1) under callgrind and prints, per row, the
 instructions one call executes in ukern (libc included: what ukern calls
 there is its cost), with the stand-in driver's own instructions apart.
 
-  bench/host_instructions.py --build build                   # now only
-  bench/host_instructions.py --build build --base /work/base # and 55dd3c5
+  bench/tools/host_instructions.py --build build                   # now only
+  bench/tools/host_instructions.py --build build --base /work/base # and 55dd3c5
 
 --base DIR: a checkout whose DIR/build/libukern.a (and DIR/include) the same
 driver source is compiled against (with its NVRTC, which it links).

@@ -1,5 +1,5 @@
 # bench_compile's warm-disk-cache first call in a new process, without a GPU:
-# the program bench/newproc_instructions.py runs (against host_instructions'
+# the program bench/tools/newproc_instructions.py runs (against host_instructions'
 # stand-in driver) and compares with 55dd3c5. It links NVRTC as
 # bench_compile does, so that NVRTC's loading is outside the region on both.
 add_executable(bench_newproc_instructions ${CMAKE_CURRENT_LIST_DIR}/newproc_instructions.c)

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Host time per call, base against now, process against process (issue 11).
 
-On a GPU machine: runs bench_host_instructions --time (bench/host_instructions.c:
+On a GPU machine: runs bench_host_instructions --time (bench/tools/host_instructions.c:
 the calls of bench_elementwise's, bench_reduction's and bench_launch's host-cost
 rows, and nothing else in the process) for two builds, alternately, in N new
 processes each, and prints each row's median over the processes and the ratio.
-Build the base program without a GPU with bench/host_instructions.py --base CHECKOUT --keep DIR
+Build the base program without a GPU with bench/tools/host_instructions.py --base CHECKOUT --keep DIR
 (it is left at DIR/base/bench_host_instructions_base).
 
-  bench/host_time.py NOW_EXE BASE_EXE [--rounds N] [--cpus 2-5] [--json OUT]
+  bench/tools/host_time.py NOW_EXE BASE_EXE [--rounds N] [--cpus 2-5] [--json OUT]
 """
 import argparse
 import json

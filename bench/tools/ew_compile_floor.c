@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "base/embedded.h"
-#include "benchutil.h"
+#include "../benchutil.h"
 #include "runtime/compile.h"
 #include "runtime/std_headers.h"
 #include "ukern/ukern.h"

@@ -15,7 +15,7 @@ parts of a call:
 Every row runs in its own try/except: a failing row prints its error and the
 run goes on. Missing libraries (torch) skip their rows.
 
-Usage: python3 bench/python_host_breakdown.py [out.json] [--quick]
+Usage: python3 bench/tools/python_host_breakdown.py [out.json] [--quick]
 Needs the package on PYTHONPATH (e.g. build/python) and CuPy.
 """
 import json

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Compares benchmark JSON files of two builds run on one machine in one session
+(issue 24's rule: every row within 2% of before).
+
+  scripts/bench-compare.py BEFORE_DIR AFTER_DIR [--limit 0.02]
+
+Each directory holds bench_*.json files written by the bench binaries, possibly one per
+round (bench_x.json, bench_x.2.json, ...): per case and numeric field the best (lowest)
+value over the rounds is kept, since noise only adds time. Prints one table row per case
+and field with before, after and after/before, marking rows slower by more than the
+limit; exits 1 when there is one.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import sys
+
+
+def load(directory):
+    """{(bench, case, field): best value}."""
+    best = {}
+    for path in sorted(glob.glob(os.path.join(directory, "bench_*.json"))):
+        bench = re.sub(r"(\.\d+)?\.json$", "", os.path.basename(path))
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        for row in doc.get("rows", []):
+            case = row.get("case")
+            for field in ("ukern", "reference"):  # times in the row's unit; the reference (a
+                v = row.get(field)                  # ceiling timed beside) shows the run's noise
+                if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                    continue
+                k = (bench, case, field)
+                best[k] = min(best.get(k, v), v)
+    return best
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("before")
+    p.add_argument("after")
+    p.add_argument("--limit", type=float, default=0.02)
+    a = p.parse_args(argv)
+    b, n = load(a.before), load(a.after)
+    common = sorted((k for k in set(b) & set(n) if k[2] == "ukern"), key=lambda k: (k[0], str(k[1])))
+    worse = 0
+    print("| bench | case | before | after | after/before | reference after/before | within %g%% |"
+          % (a.limit * 100))
+    print("|---|---|---|---|---|---|---|")
+    for k in common:
+        r = n[k] / b[k]
+        ref = (k[0], k[1], "reference")
+        rr = f"{n[ref] / b[ref]:.3f}" if ref in n and ref in b else "-"
+        ok = r <= 1 + a.limit
+        worse += not ok
+        print(f"| {k[0]} | {k[1]} | {b[k]:.4g} | {n[k]:.4g} | {r:.3f} | {rr} | {'yes' if ok else 'NO'} |")
+    only_b = len(set(b) - set(n))
+    only_n = len(set(n) - set(b))
+    print(f"\n{len(common)} rows compared, {worse} slower by more than {a.limit:.0%}; "
+          f"{only_b} only before, {only_n} only after")
+    return 1 if worse else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -298,6 +298,17 @@ template <class T, class U> _UK_FD T _uk_rshift(T x, U n) {
 }
 template <class T> _UK_FD T _uk_reciprocal(T x) { return T(1) / x; }
 _UK_FD bool _uk_reciprocal(bool x) { return x; }
+// NumPy's 1/z for complex: Smith's formula without the numerator's zero imaginary part
+// (so 1/(-0.5i) is +0 + 2i)
+template <class T> _UK_FD ukern::complex<T> _uk_reciprocal(const ukern::complex<T> &z) {
+  T a = z.real(), b = z.imag();
+  if (_uk_abs(b) <= _uk_abs(a)) {
+    T r = b / a, d = a + b * r;
+    return ukern::complex<T>(T(1) / d, -r / d);
+  }
+  T r = a / b, d = a * r + b;
+  return ukern::complex<T>(r / d, T(-1) / d);
+}
 template <class T> _UK_FD T _uk_real(T x) { return x; }
 template <class T> _UK_FD T _uk_imag(T) { return T(0); }
 template <class T> _UK_FD T _uk_conj(T x) { return x; }

@@ -1047,7 +1047,7 @@ typedef struct uk_fusion_spec {
  *    log2 log10 log1p sqrt cbrt square reciprocal sin cos tan arcsin arccos
  *    arctan arctan2 sinh cosh tanh arcsinh arccosh arctanh hypot floor ceil
  *    trunc rint sign maximum minimum fmax fmin clip power fmod copysign
- *    isnan isinf isfinite logical_and logical_or logical_not logical_xor
+ *    nextafter i0 gcd lcm bitwise_count isnan isinf isfinite logical_and logical_or logical_not logical_xor
  *    real imag conj angle where asarray (+ add subtract multiply true_divide
  *    divide floor_divide remainder less ... bitwise_and ... by name).
  *    asarray(x) is x made strong: np.asarray of a Python scalar.

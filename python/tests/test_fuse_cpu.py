@@ -59,11 +59,11 @@ def test_trace_errors():
 
 
 def test_unknown_function_names_it():
-    f = ukern.fuse(lambda x: np.i0(x))
-    with pytest.raises(NotImplementedError, match="unknown function 'i0'"):
+    f = ukern.fuse(lambda x: np.cumsum(x))
+    with pytest.raises(NotImplementedError, match="unknown function 'cumsum'"):
         f.program(np.zeros(3, np.float32))
-    g = ukern.fuse(lambda x: np.nextafter(x, x))   # a ufunc the builder does not know
-    with pytest.raises(NotImplementedError, match="unknown function .nextafter."):
+    g = ukern.fuse(lambda x: np.spacing(x))   # a ufunc the builder does not know
+    with pytest.raises(NotImplementedError, match="unknown function .spacing."):
         g.kernel_count(np.zeros(3, np.float32))
 
 

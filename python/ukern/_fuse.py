@@ -19,7 +19,10 @@ from ._fuse_trace import _Trace, _Var
 
 __all__ = ["fuse", "Fusion"]
 
-_HOST_SCALARS = (bool, int, float, complex, numpy.generic, numpy.ndarray, type(None))
+# where CuPy's fusion placeholders live (cupy.fuse's old and new tracers)
+_CUPY_FUSION_MODULES = frozenset(("cupy._core.fusion", "cupy._core._fusion_interface", "cupy._core._fusion_variable"))
+_SCALARS = (bool, int, float, complex, numpy.generic)
+_HOST_SCALARS = _SCALARS + (numpy.ndarray, type(None))
 
 
 def _render(nargs, nodes, outs, views=()):
@@ -142,9 +145,44 @@ class _Program:
             extra.append(v)
         return tuple(args) + tuple(extra)
 
-    def run(self, args, stream):
+    def aliased(self, args):
+        """An argument the function updates in place shares memory with another argument
+        (f(x, x), f(x, x.T)): later reads must see the update, which one pass over the
+        arguments' old values cannot give."""
+        if not self.writes:
+            return False
+        from ._ukern import _arg
+        spans = []
+        for a in args:
+            span = None
+            if a is not None and not isinstance(a, _SCALARS):
+                try:
+                    g = _arg(a)
+                except (TypeError, ValueError):
+                    g = None
+                if g is not None and len(g) == 6 and all(g[3]):   # an array of at least one element
+                    _, dtype, ptr, shape, strides, device = g
+                    lo = ptr + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+                    hi = ptr + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + \
+                        numpy.dtype(dtype).itemsize
+                    span = (device, lo, hi)
+            spans.append(span)
+        for i, _ in self.writes:
+            w = spans[i]
+            if w is None:
+                continue
+            for j, o in enumerate(spans):
+                if j != i and o is not None and o[0] == w[0] and o[1] < w[2] and w[1] < o[2]:
+                    return True
+        return False
+
+    def run(self, args, stream, func=None):
+        """The call: func, the traced function, runs as plain Python where updated
+        arguments share memory with others (aliased)."""
         if not self.parts:
             return None if self.none else ()     # `return ()` returns () as cupy.fuse
+        if func is not None and self.aliased(args):   # the arrays' library orders the updates
+            return func(*args)
         full = self.inputs(args)
         if self.fusion is not None:
             r = self.fusion(*full) if stream is None else self.fusion(*full, stream=stream)
@@ -209,6 +247,8 @@ class Fusion:
             elif not device and not isinstance(a, _HOST_SCALARS):
                 if type(a) is _Var:       # called inside another fused function's trace: inlined
                     return self.func(*args)
+                if type(a).__module__ in _CUPY_FUSION_MODULES and _fuse_hooks.foreign_fusing():
+                    return self.func(*args)   # inside CuPy's own fusion trace: inlined, as cupy.fuse
                 device = True
         if not device:                    # no device array: plain Python, as cupy.fuse
             return self.func(*args)
@@ -216,7 +256,7 @@ class Fusion:
         f = p.plain
         try:
             if f is None:
-                return p.run(args, stream)
+                return p.run(args, stream, self.func)
             r = f(*args) if stream is None else f(*args, stream=stream)
         except (TypeError, ValueError) as e:
             raise _reword(e)

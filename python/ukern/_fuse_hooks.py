@@ -12,6 +12,11 @@ names it reaches CuPy by (module aliases, `from cupy import exp`, closures,
 helper functions in other modules), and other threads' CuPy calls are not
 affected. numpy.* calls need nothing: NumPy's protocols reach the placeholder
 values. Without CuPy (not imported), there is nothing to hook.
+
+cupy.get_array_module(x) answers cupy only for its own array types; while any
+thread traces, cupy.get_array_module is a wrapper that also answers cupy for
+ukern's traced values (and asks the original otherwise), so `xp =
+cupy.get_array_module(x)` in a fused function gives cupy, as in cupy.fuse.
 """
 import sys
 import threading
@@ -42,6 +47,54 @@ class _History:
         raise NotImplementedError("ukern.fuse: indexing traced arrays is not supported yet")
 
 
+class _ArrayModule:
+    """cupy.get_array_module wrapped while traces run (depth-counted: the last trace
+    to finish puts the original back, unless someone replaced it meanwhile)."""
+
+    lock = threading.Lock()
+    depth = 0
+    cupy = orig = wrapper = None
+
+    @classmethod
+    def enter(cls):
+        cupy = sys.modules.get("cupy")
+        orig = getattr(cupy, "get_array_module", None)
+        if orig is None:
+            return False
+        with cls.lock:
+            if cls.depth == 0:
+                from ._fuse_trace import _Var
+
+                def get_array_module(*args):
+                    for a in args:
+                        if type(a) is _Var:
+                            return cupy
+                    return orig(*args)
+                get_array_module.__doc__ = orig.__doc__
+                cls.cupy, cls.orig, cls.wrapper = cupy, orig, get_array_module
+                cupy.get_array_module = get_array_module
+            cls.depth += 1
+        return True
+
+    @classmethod
+    def exit(cls):
+        with cls.lock:
+            cls.depth -= 1
+            if cls.depth == 0:
+                if getattr(cls.cupy, "get_array_module", None) is cls.wrapper:
+                    cls.cupy.get_array_module = cls.orig
+                cls.cupy = cls.orig = cls.wrapper = None
+
+
+def foreign_fusing():
+    """CuPy itself is tracing a fusion on this thread (its cupy.fuse calls a ukern fused
+    function with its own placeholders): the function is then inlined as plain Python."""
+    tl = _cupy_thread_local()
+    return tl is not None and (getattr(tl, "is_old_fusing", False) or
+                               (getattr(tl, "is_new_fusing", False) and
+                                not isinstance(getattr(tl, "history", None), _History)))
+
+
 def _cupy_thread_local():
     mod = sys.modules.get("cupy._core._fusion_thread_local")
     return getattr(mod, "thread_local", None) if mod is not None else None
@@ -62,9 +115,12 @@ class tracing:
             self.saved = (getattr(tl, "is_new_fusing", False), getattr(tl, "history", None))
             tl.history = _History(self.trace)
             tl.is_new_fusing = True
+        self.gam = _ArrayModule.enter()
         return self.trace
 
     def __exit__(self, *exc):
+        if self.gam:
+            _ArrayModule.exit()
         if self.tl is not None:
             self.tl.is_new_fusing, self.tl.history = self.saved
         _state.trace = self.prev

@@ -154,6 +154,34 @@ def _signbit(trace, x):
     return trace.op("less", (trace.op("copysign", (1, x)), 0))
 
 
+def _i0(trace, x):
+    """numpy.i0 computes in the input's float type, or float64 for bools and ints."""
+    from ._fuse_trace import _Var
+    s = trace.samples[x._id] if isinstance(x, _Var) else x
+    if s is None:
+        raise TypeError("ukern.fuse: i0 needs its operand's dtype")
+    if isinstance(x, _Var):
+        trace.specialized = True
+    if numpy.asarray(s).dtype.kind in "biu":
+        x = trace.cast(x, numpy.float64)
+    return trace.op("i0", (x,), call=True)
+
+
+def _heaviside(trace, x, h):
+    """0 for x < 0, h for x == 0, 1 for x > 0, NaN for NaN (in NumPy's float type)."""
+    (x, h), dt = _float_args(trace, numpy.heaviside, [x, h])
+    h = trace.cast(h, dt)                                       # every branch in NumPy's float type
+    step = trace.cast(trace.op("greater", (x, 0)), dt)
+    return trace.op("where", (trace.op("isnan", (x,)), x, trace.op("where", (trace.op("equal", (x, 0)), h, step))),
+                    call=True)
+
+
+def _float_power(trace, x, y):
+    """power in float64 (complex128 for complex operands), as numpy.float_power."""
+    (x, y), _ = _float_args(trace, numpy.float_power, [x, y])
+    return trace.op("power", (x, y), call=True)
+
+
 def _fix(trace, x):
     (x,), _ = _float_args(trace, numpy.fix, [x])
     return trace.op("trunc", (x,))
@@ -192,6 +220,7 @@ COMPOSITES = {
     "logaddexp": _logaddexp("exp", 1.0, float(numpy.log(2)), numpy.logaddexp),
     "logaddexp2": _logaddexp("exp2", float(1 / numpy.log(2)), 1.0, numpy.logaddexp2),
     "ldexp": _ldexp, "signbit": _signbit, "fix": _fix, "sinc": _sinc, "frexp": _frexp,
+    "heaviside": _heaviside, "float_power": _float_power,
 }
 
 
@@ -207,6 +236,14 @@ def reduction(trace, name, a, axis=None, dtype=None, out=None, keepdims=False, d
     r = trace.reduce(name, a, axis, keepdims, ddof)
     if dtype is not None and name in ("sum", "prod"):   # sum(x, dtype=int8) is int8 (ukern sums small ints in int64)
         r = trace.cast(r, dtype)
+    return r if out is None else trace.write(out, r)
+
+
+def index_reduction(trace, name, a, axis=None, out=None, dtype=None, keepdims=False):
+    """argmax/argmin; dtype= (CuPy's) is the index's dtype."""
+    if dtype is None:
+        return reduction(trace, name, a, axis, None, out, keepdims)
+    r = trace.cast(trace.reduce(name, a, axis, keepdims), dtype)
     return r if out is None else trace.write(out, r)
 
 
@@ -309,6 +346,7 @@ ROUTINES = {
     "asanyarray": _copy, "ascontiguousarray": _copy, "astype": _astype,
     "fix": lambda trace, x, out=None: _fix(trace, x) if out is None else trace.write(out, _fix(trace, x)),
     "sinc": lambda trace, x: _sinc(trace, x),
+    "i0": lambda trace, x: _i0(trace, x),
     "ndim": lambda trace, a: a.ndim, "shape": lambda trace, a: a.shape, "size": lambda trace, a: a.size,
 }
 

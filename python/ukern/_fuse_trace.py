@@ -119,8 +119,7 @@ class _Trace:
         ts, vs = self.samples[target._id], self.samples[self.ref(value)]
         if ts is not None and vs is not None:
             tdt = numpy.asarray(ts).dtype
-            vdt = numpy.asarray(vs).dtype if not isinstance(vs, (bool, int, float, complex)) else \
-                numpy.result_type(tdt, vs)
+            vdt = numpy.asarray(vs).dtype if not _weak(vs) else numpy.result_type(tdt, vs)
             if not numpy.can_cast(vdt, tdt, casting):  # NumPy raises a TypeError (UFuncTypeError)
                 raise TypeError(f"Cannot cast ufunc output from {vdt!r} to {tdt!r} with casting rule '{casting}'")
             new = numpy.broadcast_shapes(self.shapes[target._id], self.shapes[self.ref(value)])
@@ -279,6 +278,12 @@ def _input_sample(a):
     return numpy.ones((1,) * len(shape), dtype), shape
 
 
+def _weak(s):
+    """s is a Python scalar (weak, no dtype); NumPy's float64 and complex128 subclass
+    float and complex but have a dtype."""
+    return isinstance(s, (bool, int, float, complex)) and not isinstance(s, numpy.generic)
+
+
 def _broadcast(shapes):
     try:
         return numpy.broadcast_shapes(*shapes)
@@ -315,9 +320,11 @@ class _Var:
         t = self._trace
         t.specialized = True
         s = t.samples[self._id]
-        if s is None or isinstance(s, (bool, int, float, complex)):
-            raise AttributeError(f"ukern.fuse: the dtype of this value is not known while tracing "
-                                 f"(a Python scalar argument has none)")
+        if s is None:
+            raise AttributeError("ukern.fuse: the dtype of this value is not known while tracing "
+                                 "(an argument without a dtype)")
+        # a Python scalar answers the dtype NumPy gives it (int64, float64, complex128,
+        # bool), as in cupy.fuse; its value stays weak (NEP 50) in the program
         return s
 
     @property
@@ -449,11 +456,12 @@ class _Var:
     def all(self, axis=None, out=None, keepdims=False):
         return ops.reduction(self._trace, "all", self, axis, None, out, keepdims)
 
-    def argmax(self, axis=None, out=None, keepdims=False):
-        return ops.reduction(self._trace, "argmax", self, axis, None, out, keepdims)
+    # CuPy's signature (cupy.argmax(a, axis, dtype, out, keepdims) calls it so): dtype is the index's
+    def argmax(self, axis=None, out=None, dtype=None, keepdims=False):
+        return ops.index_reduction(self._trace, "argmax", self, axis, out, dtype, keepdims)
 
-    def argmin(self, axis=None, out=None, keepdims=False):
-        return ops.reduction(self._trace, "argmin", self, axis, None, out, keepdims)
+    def argmin(self, axis=None, out=None, dtype=None, keepdims=False):
+        return ops.index_reduction(self._trace, "argmin", self, axis, out, dtype, keepdims)
 
 
 def _install_operators():

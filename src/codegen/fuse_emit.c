@@ -133,7 +133,7 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
     uk_dtype_kind kl = kind(loop);
     if ((a.weak != b.weak) && (kl == UK_KIND_INT || kl == UK_KIND_UINT) && (a.weak ? a : b).dtype == UK_INT64)
       loop = loop == UK_UINT64 ? UK_UINT64 : UK_INT64;
-  } else if (oi->rule == UK_RULE_ABS || oi->rule == UK_RULE_PRED ||
+  } else if (oi->rule == UK_RULE_ABS || oi->rule == UK_RULE_PRED || oi->rule == UK_RULE_COUNT ||
              (n->op == UK_OP_ANGLE && kind(f->p->type[n->arg[0]].dtype) == UK_KIND_COMPLEX))
     loop = f->p->type[n->arg[0]].dtype; /* angle: of the complex value itself; the result is real */
   else if (oi->rule == UK_RULE_LOGIC)
@@ -147,6 +147,8 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   if (loop == UK_BOOL && n->op == UK_OP_ADD) c = "||";
   if (loop == UK_BOOL && n->op == UK_OP_MUL) c = "&&";
   if (n->op == UK_OP_INVERT && loop == UK_BOOL) c = "!";
+  if (n->op == UK_OP_NEXTAFTER && is_half(loop))
+    c = loop == UK_FLOAT16 ? "_uk_nextafter16<ukern::half>" : "_uk_nextafter16<ukern::bfloat16>";
   if (n->op == UK_OP_WHERE) uk__sb_addf(e, "(%s ? %s : %s)", x, y, z);
   else if (c[0] != '_' && n->nargs == 2) uk__sb_addf(e, "(%s %s %s)", x, c, y);
   else if (c[0] != '_') uk__sb_addf(e, "(%s%s)", c, x);

@@ -179,10 +179,22 @@ uk_status uk__fuse_op_result(int op, const uk_fuse_type *args, int nargs, uk_fus
       *why = "needs boolean or integer operands";
       return UK_ERR_TYPE;
     }
+    if (k == UK_KIND_BOOL && (op == UK_OP_GCD || op == UK_OP_LCM)) { /* NumPy has no loop for them */
+      *why = "needs integer operands";
+      return UK_ERR_TYPE;
+    }
     /* shifts have no bool loop: NumPy computes them in int8 */
     if (k == UK_KIND_BOOL && (op == UK_OP_LSHIFT || op == UK_OP_RSHIFT)) r.dtype = r.weak ? UK_INT64 : UK_INT8;
     break;
   case UK_RULE_STRONG:
+    weak = 0;
+    break;
+  case UK_RULE_COUNT: /* the set bits of |x|, as uint8 */
+    if (k == UK_KIND_FLOAT) {
+      *why = "needs boolean or integer operands";
+      return UK_ERR_TYPE;
+    }
+    r.dtype = UK_UINT8;
     weak = 0;
     break;
   case UK_RULE_ABS:
@@ -210,11 +222,7 @@ uk_status uk__fuse_red_result(int red, uk_dtype t, uk_dtype *out, const char **w
   case UK_RED_MAX:
   case UK_RED_MIN:
   case UK_RED_ARGMAX:
-  case UK_RED_ARGMIN:
-    if (k == UK_KIND_COMPLEX) {
-      *why = "is not supported for complex operands";
-      return UK_ERR_TYPE;
-    }
+  case UK_RED_ARGMIN: /* complex values order lexicographically, as NumPy 2's */
     *out = red == UK_RED_MAX || red == UK_RED_MIN ? t : UK_INT64;
     return UK_OK;
   case UK_RED_MEAN:

@@ -18,7 +18,8 @@ typedef enum uk_fuse_rule {
   UK_RULE_PRED,   /* bool (isnan, ...) */
   UK_RULE_WHERE,  /* promote(arg1, arg2); arg0 is a condition */
   UK_RULE_CLIP,   /* promote(arg0, arg1, arg2) */
-  UK_RULE_STRONG  /* the operand's dtype, never weak (np.asarray of a Python scalar) */
+  UK_RULE_STRONG, /* the operand's dtype, never weak (np.asarray of a Python scalar) */
+  UK_RULE_COUNT   /* uint8, bool/int operands (bitwise_count) */
 } uk_fuse_rule;
 
 #define UK_FUSE_OPS(X)                                                   \
@@ -60,16 +61,16 @@ typedef enum uk_fuse_rule {
   X(SIN, "sin", 1, UK_RULE_FLOAT, 1, "_uk_sin")                          \
   X(COS, "cos", 1, UK_RULE_FLOAT, 1, "_uk_cos")                          \
   X(TAN, "tan", 1, UK_RULE_FLOAT, 1, "_uk_tan")                          \
-  X(ARCSIN, "arcsin", 1, UK_RULE_FLOAT, 0, "_uk_arcsin")                 \
-  X(ARCCOS, "arccos", 1, UK_RULE_FLOAT, 0, "_uk_arccos")                 \
-  X(ARCTAN, "arctan", 1, UK_RULE_FLOAT, 0, "_uk_arctan")                 \
+  X(ARCSIN, "arcsin", 1, UK_RULE_FLOAT, 1, "_uk_arcsin")                 \
+  X(ARCCOS, "arccos", 1, UK_RULE_FLOAT, 1, "_uk_arccos")                 \
+  X(ARCTAN, "arctan", 1, UK_RULE_FLOAT, 1, "_uk_arctan")                 \
   X(ARCTAN2, "arctan2", 2, UK_RULE_FLOAT, 0, "_uk_arctan2")              \
   X(SINH, "sinh", 1, UK_RULE_FLOAT, 1, "_uk_sinh")                       \
   X(COSH, "cosh", 1, UK_RULE_FLOAT, 1, "_uk_cosh")                       \
   X(TANH, "tanh", 1, UK_RULE_FLOAT, 1, "_uk_tanh")                       \
-  X(ARCSINH, "arcsinh", 1, UK_RULE_FLOAT, 0, "_uk_arcsinh")              \
-  X(ARCCOSH, "arccosh", 1, UK_RULE_FLOAT, 0, "_uk_arccosh")              \
-  X(ARCTANH, "arctanh", 1, UK_RULE_FLOAT, 0, "_uk_arctanh")              \
+  X(ARCSINH, "arcsinh", 1, UK_RULE_FLOAT, 1, "_uk_arcsinh")              \
+  X(ARCCOSH, "arccosh", 1, UK_RULE_FLOAT, 1, "_uk_arccosh")              \
+  X(ARCTANH, "arctanh", 1, UK_RULE_FLOAT, 1, "_uk_arctanh")              \
   X(HYPOT, "hypot", 2, UK_RULE_FLOAT, 0, "_uk_hypot")                    \
   X(FLOOR, "floor", 1, UK_RULE_SAME, 0, "_uk_floor")                     \
   X(CEIL, "ceil", 1, UK_RULE_SAME, 0, "_uk_ceil")                        \
@@ -83,6 +84,11 @@ typedef enum uk_fuse_rule {
   X(CLIP, "clip", 3, UK_RULE_CLIP, 1, "_uk_clip")                        \
   X(FMOD, "fmod", 2, UK_RULE_ARITH, 0, "_uk_fmod")                       \
   X(COPYSIGN, "copysign", 2, UK_RULE_FLOAT, 0, "_uk_copysign")           \
+  X(NEXTAFTER, "nextafter", 2, UK_RULE_FLOAT, 0, "_uk_nextafter")        \
+  X(I0, "i0", 1, UK_RULE_FLOAT, 0, "_uk_i0")                             \
+  X(GCD, "gcd", 2, UK_RULE_BIT, 0, "_uk_gcd")                            \
+  X(LCM, "lcm", 2, UK_RULE_BIT, 0, "_uk_lcm")                            \
+  X(BITCOUNT, "bitwise_count", 1, UK_RULE_COUNT, 0, "_uk_bitwise_count")  \
   X(ISNAN, "isnan", 1, UK_RULE_PRED, 1, "_uk_isnan")                     \
   X(ISINF, "isinf", 1, UK_RULE_PRED, 1, "_uk_isinf")                     \
   X(ISFINITE, "isfinite", 1, UK_RULE_PRED, 1, "_uk_isfinite")            \

@@ -28,68 +28,12 @@
 namespace ukern {
 namespace cupy_detail {
 
-// 1 - z and 1 + z with the sign of the imaginary part kept exact (-0 for
-// 1 - (x + 0i)): Kahan's formulas below put the branch cuts where NumPy
-// has them only with signed zeros intact.
-template <typename T> _UK_CXC_FN complex<T> one_minus(const complex<T>& z) {
-  return complex<T>(T(1) - z.real(), -z.imag());
-}
-template <typename T> _UK_CXC_FN complex<T> one_plus(const complex<T>& z) {
-  return complex<T>(T(1) + z.real(), z.imag());
-}
-template <typename T> _UK_CXC_FN complex<T> times_i(const complex<T>& z) {  // i z
-  return complex<T>(-z.imag(), z.real());
-}
-template <typename T> _UK_CXC_FN complex<T> times_minus_i(const complex<T>& z) {  // -i z
-  return complex<T>(z.imag(), -z.real());
-}
-
 // A pair of types' wider one, for pow of mixed precisions.
 template <typename T, typename U, bool TBig = (sizeof(T) > sizeof(U))> struct wider { typedef T type; };
 template <typename T, typename U> struct wider<T, U, false> { typedef U type; };
 
 }  // namespace cupy_detail
 
-// Kahan, "Branch cuts for complex elementary functions" (1987): no z*z, so
-// no overflow for large |z|, and the cuts follow the signs of zeros.
-template <typename T> _UK_CXC_FN complex<T> asin(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  complex<T> a = sqrt(cupy_detail::one_minus(z)), b = sqrt(cupy_detail::one_plus(z));
-  T re = M::atan2(z.real(), a.real() * b.real() - a.imag() * b.imag());
-  T im = M::asinh(a.real() * b.imag() - a.imag() * b.real());  // Im(conj(a) b)
-  return complex<T>(re, im);
-}
-template <typename T> _UK_CXC_FN complex<T> acos(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  complex<T> a = sqrt(cupy_detail::one_minus(z)), b = sqrt(cupy_detail::one_plus(z));
-  T re = T(2) * M::atan2(a.real(), b.real());
-  T im = M::asinh(b.real() * a.imag() - b.imag() * a.real());  // Im(conj(b) a)
-  return complex<T>(re, im);
-}
-template <typename T> _UK_CXC_FN complex<T> asinh(const complex<T>& z) {  // -i asin(i z)
-  return cupy_detail::times_minus_i(asin(cupy_detail::times_i(z)));
-}
-template <typename T> _UK_CXC_FN complex<T> acosh(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  complex<T> a = sqrt(complex<T>(z.real() - T(1), z.imag())), b = sqrt(complex<T>(z.real() + T(1), z.imag()));
-  T re = M::asinh(a.real() * b.real() + a.imag() * b.imag());  // Re(conj(a) b)
-  T im = T(2) * M::atan2(a.imag(), b.real());
-  return complex<T>(re, im);
-}
-template <typename T> _UK_CXC_FN complex<T> atanh(const complex<T>& z) {
-  typedef detail::cmath<T> M;
-  T x = z.real(), y = z.imag();
-  if (M::isinf(x) || M::isinf(y))  // the limit: +-0 + i sign(y) pi/2
-    return complex<T>(M::copysign(T(0), x), M::copysign(M::atan2(T(1), T(0)), y));
-  T ax = x < T(0) ? -x : x;
-  T d = (T(1) - ax) * (T(1) - ax) + y * y;
-  T re = T(0.25) * M::log1p(T(4) * ax / d);
-  T im = T(0.5) * M::atan2(T(2) * y, (T(1) - x) * (T(1) + x) - y * y);
-  return complex<T>(x < T(0) ? -re : re, im);
-}
-template <typename T> _UK_CXC_FN complex<T> atan(const complex<T>& z) {  // -i atanh(i z)
-  return cupy_detail::times_minus_i(atanh(cupy_detail::times_i(z)));
-}
 // The projection onto the Riemann sphere: every infinity becomes (+inf, +-0).
 template <typename T> _UK_CXC_FN complex<T> proj(const complex<T>& z) {
   typedef detail::cmath<T> M;

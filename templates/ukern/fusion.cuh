@@ -26,6 +26,12 @@ _UK_LIM(unsigned long long, 0ull, 18446744073709551615ull)
 _UK_LIM(float, -__int_as_float(0x7f800000), __int_as_float(0x7f800000))
 _UK_LIM(double, -__longlong_as_double(0x7ff0000000000000LL), __longlong_as_double(0x7ff0000000000000LL))
 #undef _UK_LIM
+// complex max/min start from (lowest, lowest) / (highest, highest): the ends of
+// NumPy 2's lexicographic order
+template <class T> struct _uk_lim<ukern::complex<T> > {
+  _UK_FD ukern::complex<T> lowest() { return ukern::complex<T>(_uk_lim<T>::lowest(), _uk_lim<T>::lowest()); }
+  _UK_FD ukern::complex<T> highest() { return ukern::complex<T>(_uk_lim<T>::highest(), _uk_lim<T>::highest()); }
+};
 
 // --- float functions: float and double overloads, complex where NumPy has them
 #define _UK_F1(NAME, F, D)                                         \
@@ -69,6 +75,12 @@ _UK_C1(_uk_tan, tan)
 _UK_C1(_uk_sinh, sinh)
 _UK_C1(_uk_cosh, cosh)
 _UK_C1(_uk_tanh, tanh)
+_UK_C1(_uk_arcsin, asin)
+_UK_C1(_uk_arccos, acos)
+_UK_C1(_uk_arctan, atan)
+_UK_C1(_uk_arcsinh, asinh)
+_UK_C1(_uk_arccosh, acosh)
+_UK_C1(_uk_arctanh, atanh)
 #undef _UK_C1
 // floor/ceil/trunc keep integer dtypes (NumPy 2)
 template <class T> _UK_FD T _uk_floor(T x) { return x; }
@@ -82,6 +94,40 @@ _UK_F2(_uk_arctan2, atan2f, atan2)
 _UK_F2(_uk_hypot, hypotf, hypot)
 _UK_F2(_uk_copysign, copysignf, copysign)
 #undef _UK_F2
+// nextafter as C99 (and NumPy's float32/float64 loops): y when x == y (0.0 toward -0.0
+// is -0.0), NaN for NaN, else x's bits stepped toward y
+_UK_FD float _uk_nextafter(float x, float y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  unsigned b = __float_as_uint(x);
+  if ((b & 0x7fffffffu) == 0u) b = (y < 0.0f ? 0x80000000u : 0u) | 1u;
+  else if ((x < y) == (x > 0.0f)) b++;
+  else b--;
+  return __uint_as_float(b);
+}
+_UK_FD double _uk_nextafter(double x, double y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  if ((b & 0x7fffffffffffffffull) == 0ull) b = (y < 0.0 ? 0x8000000000000000ull : 0ull) | 1ull;
+  else if ((x < y) == (x > 0.0)) b++;
+  else b--;
+  return __longlong_as_double((long long)b);
+}
+// nextafter of float16/bfloat16 values (held in float, exactly): one step of
+// the 16-bit format itself, as NumPy's (the generator calls it for those dtypes)
+template <class H> _UK_FD float _uk_nextafter16(float x, float y) {
+  if (x != x || y != y) return x + y; // NaN
+  if (x == y) return x; // NumPy's float16 loop keeps x here (0.0 toward -0.0 is 0.0)
+  unsigned short b = H(x).bits;
+  if ((b & 0x7fffu) == 0) b = (unsigned short)((y < 0.0f ? 0x8000u : 0u) | 1u); // the smallest subnormal toward y
+  else if ((x < y) == (x > 0.0f)) b++;                                        // away from zero
+  else b--;
+  return (float)H::from_bits(b);
+}
+// i0: the modified Bessel function of the first kind, order 0 (numpy.i0)
+_UK_FD float _uk_i0(float x) { return ::cyl_bessel_i0f(x); }
+_UK_FD double _uk_i0(double x) { return ::cyl_bessel_i0(x); }
 
 // exp2, log2, expm1 and log1p of complex values as NumPy computes them
 // (nc_exp2, nc_log2, nc_expm1, nc_log1p in its umath funcs.inc.src)
@@ -219,6 +265,28 @@ template <class T> _UK_FD T _uk_sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
 }
 template <class T> _UK_FD T _uk_square(T x) { return x * x; }
+// bitwise_count: the set bits of |x| in x's own width (NumPy: int8 -128 has one)
+template <class T> _UK_FD unsigned char _uk_bitwise_count(T x) {
+  unsigned long long u = (unsigned long long)x;
+  if (_uk_is_signed<T>::v && x < T(0)) u = 0ull - u;
+  if (sizeof(T) < 8) u &= (1ull << (8 * sizeof(T))) - 1ull;
+  return (unsigned char)__popcll(u);
+}
+// gcd and lcm of the magnitudes (NumPy's npy_gcd/npy_lcm: lcm(0, 0) is 0)
+template <class T> _UK_FD T _uk_gcd(T a, T b) {
+  a = _uk_abs(a);
+  b = _uk_abs(b);
+  while (b != T(0)) {
+    T t = (T)(a % b);
+    a = b;
+    b = t;
+  }
+  return a;
+}
+template <class T> _UK_FD T _uk_lcm(T a, T b) {
+  const T g = _uk_gcd(a, b);
+  return g == T(0) ? T(0) : (T)(_uk_abs(a) / g * _uk_abs(b));
+}
 template <class T> _UK_FD T _uk_copy(T x) { return x; }
 /* NumPy's shifts: a count at or past the width gives 0 (or -1 shifting a
  * negative right), where C leaves it undefined. */
@@ -230,6 +298,17 @@ template <class T, class U> _UK_FD T _uk_rshift(T x, U n) {
 }
 template <class T> _UK_FD T _uk_reciprocal(T x) { return T(1) / x; }
 _UK_FD bool _uk_reciprocal(bool x) { return x; }
+// NumPy's 1/z for complex: Smith's formula without the numerator's zero imaginary part
+// (so 1/(-0.5i) is +0 + 2i)
+template <class T> _UK_FD ukern::complex<T> _uk_reciprocal(const ukern::complex<T> &z) {
+  T a = z.real(), b = z.imag();
+  if (_uk_abs(b) <= _uk_abs(a)) {
+    T r = b / a, d = a + b * r;
+    return ukern::complex<T>(T(1) / d, -r / d);
+  }
+  T r = a / b, d = a * r + b;
+  return ukern::complex<T>(r / d, T(-1) / d);
+}
 template <class T> _UK_FD T _uk_real(T x) { return x; }
 template <class T> _UK_FD T _uk_imag(T) { return T(0); }
 template <class T> _UK_FD T _uk_conj(T x) { return x; }

@@ -37,6 +37,10 @@ using std::isinf;
 using std::isnan;
 static inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 static inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 8); return d; }
+static inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
+static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+static inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, 8); return i; }
+static inline int __popcll(unsigned long long u) { return __builtin_popcountll(u); }
 static inline float cyl_bessel_i0f(float) { return 0; }  // i0 is not probed here
 static inline double cyl_bessel_i0(double) { return 0; }
 #include <ukern/fusion.cuh>

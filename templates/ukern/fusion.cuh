@@ -118,7 +118,7 @@ _UK_FD double _uk_nextafter(double x, double y) {
 // the 16-bit format itself, as NumPy's (the generator calls it for those dtypes)
 template <class H> _UK_FD float _uk_nextafter16(float x, float y) {
   if (x != x || y != y) return x + y; // NaN
-  if (x == y) return x; // NumPy's float16 loop keeps x here (0.0 toward -0.0 is 0.0)
+  if (x == y) return y; // as C99 and NumPy 2.5's float16 loop (2.4's kept x: 0.0 toward -0.0 was 0.0)
   unsigned short b = H(x).bits;
   if ((b & 0x7fffu) == 0) b = (unsigned short)((y < 0.0f ? 0x8000u : 0u) | 1u); // the smallest subnormal toward y
   else if ((x < y) == (x > 0.0f)) b++;                                        // away from zero

@@ -29,7 +29,8 @@ def load(directory):
         except (OSError, ValueError):
             continue
         for row in doc.get("rows", []):
-            case = row.get("case")
+            # bench_reduction names a case with its own measurement: "... (0.247 ms, 4345 GB/s read)"
+            case = re.sub(r"\s*\([\d.]+ ms[^)]*\)$", "", str(row.get("case")))
             for field in ("ukern", "reference"):  # times in the row's unit; the reference (a
                 v = row.get(field)                  # ceiling timed beside) shows the run's noise
                 if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:

@@ -19,7 +19,7 @@ elseif(UKERN_FUZZ)
   foreach(f dcache binary cache_dir cubin_params fatbin elf_check fatbin_check input_check image_bad unzstd)
     list(APPEND UK_FUZZ_LIB_SOURCES ${PROJECT_SOURCE_DIR}/src/runtime/${f}.c)
   endforeach()
-  add_library(uk_fuzz_lib STATIC ${UK_FUZZ_LIB_SOURCES})
+  add_library(uk_fuzz_lib STATIC ${UK_FUZZ_LIB_SOURCES} $<TARGET_OBJECTS:uk_embedded_objects>)
   target_include_directories(uk_fuzz_lib PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src
                                                 ${XXHASH_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
   target_compile_definitions(uk_fuzz_lib PUBLIC _GNU_SOURCE)

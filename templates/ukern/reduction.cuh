@@ -321,7 +321,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   typedef detail::group_reduce<opt, BLOCK> GR;
   typedef detail::padded<opt> P;
   const int V = K::vec;
-  const bool VEC = A._uk_vec != 0;
+  const bool VEC = V > 1 && A._uk_vec != 0; // K::vec == 1 (never set then): no vector code
   __shared__ typename GR::storage smem;
   const int g = (int)A._uk_by, lg = __ffs(g) - 1;
   const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block

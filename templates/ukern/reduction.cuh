@@ -218,15 +218,18 @@ template <class T, int BLOCK> struct group_reduce {
   template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
     if (g == 1) return v;
     if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
-    if (g == 32) return warp_reduce<T, 32>::reduce(v, op);
 #ifdef UKERN_RED_BLOCK_CUB
+    if (g == 32) return warp_reduce<T, 32>::reduce(v, op);
     T x = block(s.cub).Reduce(v, op); // valid in thread 0
     __syncthreads();                  // the storage is reused by the next output
     return x;
 #else
+    // A warp per output and the block's first step share one copy of the
+    // warp combine (each copy of a struct type's is ~15% of the compile).
+    T x = warp_reduce<T, 32>::reduce(v, op);
+    if (g == 32) return x;
     T *part = (T *)s.part;
     const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
-    T x = warp_reduce<T, 32>::reduce(v, op);
     if (lane == 0) part[w] = x;
     __syncthreads();
     if (w == 0) x = warp_reduce<T, NW>::reduce(part[lane < NW ? lane : 0], op);
@@ -318,7 +321,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   typedef detail::group_reduce<opt, BLOCK> GR;
   typedef detail::padded<opt> P;
   const int V = K::vec;
-  const bool VEC = A._uk_vec != 0;
+  const bool VEC = V > 1 && A._uk_vec != 0; // K::vec == 1 (never set then): no vector code
   __shared__ typename GR::storage smem;
   const int g = (int)A._uk_by, lg = __ffs(g) - 1;
   const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
@@ -439,8 +442,11 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   opt *sm = (opt *)buf;
   const bool VEC = NV > 1 && A._uk_vec != 0;
   const int nv = VEC ? NV : 1;
-  const idx by = (idx)A._uk_by, bx = BLOCK / by;
-  const idx tx = threadIdx.x % bx, ty = threadIdx.x / bx;
+  // Powers of two: shifts and masks, not divisions (each a dozen
+  // instructions, and work for NVRTC in every program).
+  const int lbx = __ffs(BLOCK) - __ffs((int)A._uk_by);
+  const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
+  const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
   const idx split = blockIdx.y, nsplit = gridDim.y;
   const idx rbeg = split * chunk;
@@ -490,54 +496,64 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       return;
     }
     // A narrow tile (by >= 16 >= NV: slots <= BLOCK): row 0 stages its
-    // outputs in order, then the block posts them, one per thread.
+    // outputs in order, then the block posts them, one per thread (below,
+    // with the split's post: one copy of the post-map serves both).
     if (ty == 0)
 #pragma unroll
       for (int j = 0; j < NV; j++)
         if (j < nv) sm[tx * (idx)nv + j] = res[j];
     __syncthreads();
-    const idx o = (idx)blockIdx.x * slots + threadIdx.x;
-    if (threadIdx.x < slots && o < nout) red_post<K>(A, sm[threadIdx.x], o);
-    return;
-  }
-  // Split: this block's partials, then the last block of the column
-  // combines the column's nsplit x slots partials with every thread: S
-  // slots at a time (S = slots, at most BLOCK), Q = BLOCK / S threads per
-  // slot, thread q taking splits [q * per, (q + 1) * per) with four loads in
-  // flight, then the Q runs halved in shared memory.
-  P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
-  if (ty == 0)
+  } else {
+    // Split: this block's partials; only the last block of the column goes on.
+    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+    if (ty == 0)
 #pragma unroll
-    for (int j = 0; j < NV; j++)
-      if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
-  if (!detail::last_block(A._uk_count)) return;
+      for (int j = 0; j < NV; j++)
+        if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
+    if (!detail::last_block(A._uk_count)) return;
+  }
+  // The last block of a split column combines the column's nsplit x slots
+  // partials with every thread: S slots at a time (S = slots, at most
+  // BLOCK), Q = BLOCK / S threads per slot, thread q taking splits
+  // [q * per, (q + 1) * per) with four loads in flight, then the Q runs
+  // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
+  // thread s < slots posts the staged sm[s].
   const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
-  const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK, Q = (idx)BLOCK / S;
-  const idx sq = threadIdx.x % S, q = threadIdx.x / S;
-  const idx per = nsplit / Q + (nsplit % Q != 0), kb = q * per < nsplit ? q * per : nsplit;
+  const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK;
+  const int ls = __ffs((int)S) - 1, lq = __ffs(BLOCK) - 1 - ls;
+  const idx Q = (idx)BLOCK >> ls, sq = threadIdx.x & (S - 1), q = threadIdx.x >> ls;
+  const idx per = (nsplit + Q - 1) >> lq, kb = q * per < nsplit ? q * per : nsplit;
   const idx ke = nsplit - kb < per ? nsplit : kb + per;
 #pragma unroll 1
   for (idx base = 0; base < slots; base += S) { // the same trip count for the whole block
     const idx s = base + sq, o = (idx)blockIdx.x * slots + s;
-    opt c = C::empty(A);
-    if (o < nout) {
-      idx k = kb;
+    opt c;
+    if (nsplit == 1) {
+      c = sm[s];
+    } else {
+      c = C::empty(A);
+      if (o < nout) {
+        // Four loads per trip, all issued before any is used; past the
+        // run's end a load repeats its last partial and is not combined.
 #pragma unroll 1
-      for (; k + 4 <= ke; k += 4) {
-        const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
-        const opt x1 = detail::get_partial((const opt *)&col[(k + 1) * slots + s]);
-        const opt x2 = detail::get_partial((const opt *)&col[(k + 2) * slots + s]);
-        const opt x3 = detail::get_partial((const opt *)&col[(k + 3) * slots + s]);
-        c = op(op(op(op(c, x0), x1), x2), x3);
+        for (idx k = kb; k < ke; k += 4) {
+          const idx l = ke - 1;
+          const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
+          const opt x1 = detail::get_partial((const opt *)&col[(k + 1 < l ? k + 1 : l) * slots + s]);
+          const opt x2 = detail::get_partial((const opt *)&col[(k + 2 < l ? k + 2 : l) * slots + s]);
+          const opt x3 = detail::get_partial((const opt *)&col[(k + 3 < l ? k + 3 : l) * slots + s]);
+          c = op(c, x0);
+          if (k + 1 < ke) c = op(c, x1);
+          if (k + 2 < ke) c = op(c, x2);
+          if (k + 3 < ke) c = op(c, x3);
+        }
       }
-#pragma unroll 1
-      for (; k < ke; k++) c = op(c, detail::get_partial((const opt *)&col[k * slots + s]));
-    }
-    if (Q > 1) { // then S == slots: one trip
-      sm[threadIdx.x] = c;
-      __syncthreads();
-      detail::halve_rows(sm, q, S, Q, op);
-      c = sm[sq];
+      if (Q > 1) { // then S == slots: one trip
+        sm[threadIdx.x] = c;
+        __syncthreads();
+        detail::halve_rows(sm, q, S, Q, op);
+        c = sm[sq];
+      }
     }
     if (q == 0 && o < nout) red_post<K>(A, c, o);
   }

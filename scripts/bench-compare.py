@@ -6,7 +6,8 @@
 
 Each directory holds bench_*.json files written by the bench binaries, possibly one per
 round (bench_x.json, bench_x.2.json, ...): per case and numeric field the best (lowest)
-value over the rounds is kept, since noise only adds time. Prints one table row per case
+value over the rounds is kept, since noise only adds time (the highest for rates: a row
+whose unit is a rate ("GB/s ..."), where more is better and after/before is inverted to compare). Prints one table row per case
 and field with before, after and after/before, marking rows slower by more than the
 limit; exits 1 when there is one.
 """
@@ -16,6 +17,9 @@ import json
 import os
 import re
 import sys
+
+
+RATE = {}
 
 
 def load(directory):
@@ -31,12 +35,16 @@ def load(directory):
         for row in doc.get("rows", []):
             # bench_reduction names a case with its own measurement: "... (0.247 ms, 4345 GB/s read)"
             case = re.sub(r"\s*\([\d.]+ ms[^)]*\)$", "", str(row.get("case")))
-            for field in ("ukern", "reference"):  # times in the row's unit; the reference (a
-                v = row.get(field)                  # ceiling timed beside) shows the run's noise
+            rate = "/s" in str(row.get("unit", "")) or case.endswith("(GB/s)")
+            for field in ("ukern", "reference"):  # the row's unit; the reference (a ceiling
+                v = row.get(field)                  # timed beside) shows the run's noise
                 if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                     continue
                 k = (bench, case, field)
+                if rate:  # stored as time-like (1 / rate) so that lower is better throughout
+                    v = 1.0 / v
                 best[k] = min(best.get(k, v), v)
+                RATE[k] = rate
     return best
 
 
@@ -49,7 +57,7 @@ def main(argv=None):
     b, n = load(a.before), load(a.after)
     common = sorted((k for k in set(b) & set(n) if k[2] == "ukern"), key=lambda k: (k[0], str(k[1])))
     worse = 0
-    print("| bench | case | before | after | after/before | reference after/before | within %g%% |"
+    print("| bench | case | before | after | slowdown (after/before in time) | reference, same | within %g%% |"
           % (a.limit * 100))
     print("|---|---|---|---|---|---|---|")
     for k in common:
@@ -58,7 +66,8 @@ def main(argv=None):
         rr = f"{n[ref] / b[ref]:.3f}" if ref in n and ref in b else "-"
         ok = r <= 1 + a.limit
         worse += not ok
-        print(f"| {k[0]} | {k[1]} | {b[k]:.4g} | {n[k]:.4g} | {r:.3f} | {rr} | {'yes' if ok else 'NO'} |")
+        show = (lambda v: 1.0 / v) if RATE.get(k) else (lambda v: v)
+        print(f"| {k[0]} | {k[1]} | {show(b[k]):.4g} | {show(n[k]):.4g} | {r:.3f} | {rr} | {'yes' if ok else 'NO'} |")
     only_b = len(set(b) - set(n))
     only_n = len(set(n) - set(b))
     print(f"\n{len(common)} rows compared, {worse} slower by more than {a.limit:.0%}; "

@@ -97,10 +97,14 @@ static void softmax_once(void) {
       CHECK(kf && rest && kf < rest);
       const char *ex = kf ? strstr(kf, "_uk_exp(") : NULL;
       CHECK(ex && ex > rest);
-      /* the division stays */
+      /* the division stays; float32: by the row's reciprocal (_uk_rdiv,
+       * the same result), made once a row after the sum */
       const char *dv = kf ? strstr(kf, "float(_uk_kv) / float(_uk_v") : NULL;
-      if (ts[k] == UK_FLOAT32 || ts[k] == UK_FLOAT64) dv = kf ? strstr(kf, "(_uk_kv / _uk_v") : NULL;
+      if (ts[k] == UK_FLOAT64) dv = kf ? strstr(kf, "(_uk_kv / _uk_v") : NULL;
+      if (ts[k] == UK_FLOAT32) dv = kf ? strstr(kf, "_uk_rdiv(_uk_kv, _uk_d") : NULL;
       CHECK(dv && dv < rest);
+      CHECK(count(src, "= _uk_rd_make(_uk_v") == (ts[k] == UK_FLOAT32 ? 2 : 0));
+      CHECK(count(src, "_uk_rdiv(") == (ts[k] == UK_FLOAT32 ? 3 : 0));
       uk_free(src);
     }
 }
@@ -117,6 +121,20 @@ static void other_programs(void) {
     const char *kf, *rest;
     kept_fn(src, &kf, &rest);
     CHECK(kf && rest && kf < rest);
+    /* sqrt(var + eps) once a row in each variant, before the outputs'
+     * functions, not in them */
+    CHECK(count(src, "_uk_sqrt(") == 2);
+    const char *sq = strstr(src, "_uk_sqrt("), *fo = strstr(src, "_uk_w_out0[_UK_RK * _UK_RV]");
+    CHECK(sq && fo && sq < fo);
+    CHECK(count(src, "_uk_rdiv(") == 0); /* float64 */
+    uk_free(src);
+  }
+  src = row_source("x, y, eps", "z", norm, UK_FLOAT32, 300, 1001);
+  CHECK(src != NULL);
+  if (src) {
+    CHECK(count(src, "_uk_sqrt(") == 2);
+    CHECK(count(src, "= _uk_rd_make(_uk_v") == 2);
+    CHECK(count_regs(src, "_uk_rdiv(_uk_kv, _uk_d") == 1);
     uk_free(src);
   }
   static const char *const none[] = {
@@ -180,18 +198,24 @@ static void variant(uk_dtype t, int64_t rows, int64_t n, uint64_t base, int64_t 
 
 static void variants(void) {
   const uint64_t b = 0x100000000ull;
-  variant(UK_FLOAT32, 1000, 32, b, 32, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");
-  variant(UK_FLOAT32, 1000, 33, b, 33, 0, "#define _UK_RK 8\n#define _UK_RV 1\n");
-  variant(UK_FLOAT32, 1000, 32, b + 4, 32, 0, "#define _UK_RK 8\n#define _UK_RV 1\n"); /* off the 16-byte grid */
-  variant(UK_FLOAT32, 1000, 32, b, 33, 0, "#define _UK_RK 8\n#define _UK_RV 1\n");     /* pitch off the grid */
-  variant(UK_FLOAT32, 1000, 32, b, 36, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");     /* pitch on it */
-  variant(UK_FLOAT32, 1000, 32, b, 32, 1, "#define _UK_RK 8\n#define _UK_RV 1\n");     /* reversed */
-  variant(UK_FLOAT32, 100, 8192, b, 8192, 0, "#define _UK_RK 2\n#define _UK_RV 4\n");
-  variant(UK_FLOAT32, 100, 12288, b, 12288, 0, "#define _UK_RK 0\n#define _UK_RV 4\n"); /* shared memory */
-  variant(UK_FLOAT32, 100, 12289, b, 12289, 0, "#define _UK_RK 0\n#define _UK_RV 1\n");
-  variant(UK_FLOAT64, 100, 1000, b, 1000, 0, "#define _UK_RK 2\n#define _UK_RV 2\n");
-  variant(UK_FLOAT16, 100, 4096, b, 4096, 0, "#define _UK_RK 1\n#define _UK_RV 8\n");
-  variant(UK_FLOAT32, 7, 1, b, 1, 0, "#define _UK_RK 1\n#define _UK_RV 1\n");
+  /* _UK_RT: threads a row; _UK_RW: T x K x V is the row (no bounds tests) */
+  variant(UK_FLOAT32, 1000, 32, b, 32, 0, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 1000, 33, b, 33, 0, "#define _UK_RK 16\n#define _UK_RV 1\n#define _UK_RT 4\n#define _UK_RW 0\n");
+  /* off the 16-byte grid, pitch off the grid, pitch on it, reversed */
+  variant(UK_FLOAT32, 1000, 32, b + 4, 32, 0, "#define _UK_RK 16\n#define _UK_RV 1\n#define _UK_RT 2\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 1000, 32, b, 33, 0, "#define _UK_RK 16\n#define _UK_RV 1\n#define _UK_RT 2\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 1000, 32, b, 36, 0, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 1000, 32, b, 32, 1, "#define _UK_RK 16\n#define _UK_RV 1\n#define _UK_RT 2\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 100, 8192, b, 8192, 0, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 512\n#define _UK_RW 1\n");
+  /* past 512 threads x 16: 32 a thread */
+  variant(UK_FLOAT32, 100, 12288, b, 12288, 0, "#define _UK_RK 8\n#define _UK_RV 4\n#define _UK_RT 512\n#define _UK_RW 0\n");
+  variant(UK_FLOAT32, 100, 12289, b, 12289, 0, "#define _UK_RK 32\n#define _UK_RV 1\n#define _UK_RT 512\n#define _UK_RW 0\n");
+  /* past 512 x 32: shared memory */
+  variant(UK_FLOAT32, 100, 16388, b, 16388, 0, "#define _UK_RK 0\n#define _UK_RV 4\n#define _UK_RT 1024\n#define _UK_RW 0\n");
+  variant(UK_FLOAT32, 100, 16385, b, 16385, 0, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n");
+  variant(UK_FLOAT64, 100, 1000, b, 1000, 0, "#define _UK_RK 4\n#define _UK_RV 2\n#define _UK_RT 128\n#define _UK_RW 0\n");
+  variant(UK_FLOAT16, 100, 4096, b, 4096, 0, "#define _UK_RK 2\n#define _UK_RV 8\n#define _UK_RT 256\n#define _UK_RW 1\n");
+  variant(UK_FLOAT32, 7, 1, b, 1, 0, "#define _UK_RK 1\n#define _UK_RV 1\n#define _UK_RT 1\n#define _UK_RW 1\n");
 }
 
 int main(void) {

@@ -33,11 +33,14 @@ static uk_function *compile(const uk_fuse_plan *p, const char *src, const char *
   return fn;
 }
 
-/* Every variant a call may pick (uk__row_size): registers with 1 .. 8
- * scalars or vectors of the widest array's 16 bytes a thread, and shared
- * memory by scalars and by vectors; each compiles with its kernel. */
+/* Every variant a call may pick (uk__row_size): registers with 1 .. 32
+ * scalars or vectors of the widest array's 16 bytes a thread (as many as
+ * the program's register bytes an element allow in the wide budget), and
+ * shared memory by scalars and by vectors; each compiles with its kernel,
+ * with threads a row from 1 to 512 (registers) or 64 to 1024 (shared), and
+ * whole rows and not in turn. */
 static void compile_variants(const uk_fuse_plan *p, const char *prog) {
-  int widest = 0, size[UK_FUSE_MAX_INPUTS];
+  int widest = 0, size[UK_FUSE_MAX_INPUTS], i = 0;
   int nk = uk__row_kept_sizes(p, size);
   for (int j = 0; j < nk; j++) widest = size[j] > widest ? size[j] : widest;
   for (int o = 0; o < UK_FUSE_MAX_INPUTS && o < p->row.nparams; o++)
@@ -45,19 +48,29 @@ static void compile_variants(const uk_fuse_plan *p, const char *prog) {
       int s = (int)uk_dtype_size(p->out_dtype[p->row.param[o].index]);
       widest = s > widest ? s : widest;
     }
+  int emax = 2 * UK_ROW_REG_BYTES / (p->row.reg_bytes > 0 ? p->row.reg_bytes : 1);
+  if (emax > 2 * UK_ROW_REG_ELEMS) emax = 2 * UK_ROW_REG_ELEMS;
   int vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
   for (int vi = 0; vi < 2; vi++)
-    for (int k = 0; k <= UK_ROW_REG_ELEMS; k = k ? 2 * k : 1) {
+    for (int k = 0; k <= emax; k = k ? 2 * k : 1) {
       int v = vecs[vi];
-      if ((vi && v == 1) || k * v > UK_ROW_REG_ELEMS) continue;
-      char pre[64];
-      uk__row_variant(k, v, pre, sizeof pre);
+      if ((vi && v == 1) || k * v > emax) continue;
+      uk_row_grid g;
+      memset(&g, 0, sizeof g);
+      g.mode = k ? UK_ROW_REGS : UK_ROW_SHARED;
+      g.regs = k;
+      g.vec = v;
+      g.threads = k ? 1 << (i % 10) : 64 << (i % 5);
+      i++;
+      char pre[128];
+      /* whole rows (n = T x K x V) every other variant */
+      uk__row_variant(&g, (int64_t)g.threads * k * v + (i % 2), pre, sizeof pre);
       size_t len = strlen(pre) + strlen(p->row.source) + 1;
       char *src = malloc(len);
       if (!src) continue;
       snprintf(src, len, "%s%s", pre, p->row.source);
       char what[160];
-      snprintf(what, sizeof what, "'%s' variant K %d V %d", prog, k, v);
+      snprintf(what, sizeof what, "'%s' variant K %d V %d T %d", prog, k, v, g.threads);
       uk_module *m = NULL;
       compile(p, src, what, &m);
       uk_module_destroy(m);

@@ -29,46 +29,58 @@ typedef struct row_case {
 enum { R = UK_ROW_REGS, S = UK_ROW_SHARED, G = UK_ROW_GLOBAL };
 
 /* softmax / layer norm float32: 12 register bytes an element (x, the kept
- * value, z): 8 elements a thread; float64: 24 bytes, 4 elements */
+ * value, z): 16 elements a thread, 32 past 512 threads x 16; float64: 24
+ * bytes, 8 elements (16 past 512 threads) */
 static const row_case cases[] = {
     /* the sweep's 1 GiB float32 points (132 SMs) */
-    {"1 GiB rows of 32: 4 lanes x 2 float4", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 4, 4, 2, 256, 64, 8448, 0, 0},
-    {"1 GiB rows of 128: 16 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 16, 4, 2, 256, 16, 8448, 0, 0},
-    {"1 GiB rows of 512: 2 warps, 4 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 64, 4, 2, 256, 4, 8448, 0,
+    {"1 GiB rows of 32: 2 lanes x 4 float4", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4, 256, 128, 8448, 0, 0},
+    {"1 GiB rows of 128: 8 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 8, 4, 4, 256, 32, 8448, 0, 0},
+    {"1 GiB rows of 512: a warp, 8 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 32, 4, 4, 256, 8, 8448, 0,
      0},
-    {"1 GiB rows of 2048: 8 warps", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 256, 4, 2, 256, 1, 8448, 0, 0},
-    {"1 GiB rows of 8192: 32 warps", 32768, 8192, 1, {4}, 12, 4, 132, K227, R, 1024, 4, 2, 1024, 1, 2112, 0, 0},
+    {"1 GiB rows of 2048: 4 warps, 2 rows a block", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 128, 4, 4, 256, 2, 8448,
+     0, 0},
+    {"1 GiB rows of 8192: 16 warps", 32768, 8192, 1, {4}, 12, 4, 132, K227, R, 512, 4, 4, 512, 1, 4224, 0, 0},
+    {"1 GiB rows of 16384: 16 warps x 8 float4", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512, 1, 4224, 0,
+     0},
     {"1 GiB rows of 65536: 58108 kept, the rest re-read", 4096, 65536, 1, {4}, 12, 4, 132, K227, G, 1024, 4, 0, 1024,
      1, 2112, 58108, 232432},
     /* 4 MiB */
-    {"4 MiB rows of 32", 32768, 32, 1, {4}, 12, 4, 132, K227, R, 4, 4, 2, 256, 64, 512, 0, 0},
-    {"4 MiB rows of 2048: blocks of one row", 512, 2048, 1, {4}, 12, 4, 132, K227, R, 256, 4, 2, 256, 1, 512, 0, 0},
+    {"4 MiB rows of 32", 32768, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4, 128, 64, 512, 0, 0},
+    {"4 MiB rows of 2048: blocks of one row", 512, 2048, 1, {4}, 12, 4, 132, K227, R, 128, 4, 4, 128, 1, 512, 0, 0},
     {"4 MiB 16 rows of 65536", 16, 65536, 1, {4}, 12, 4, 132, K227, G, 1024, 4, 0, 1024, 1, 16, 58108, 232432},
     /* odd widths: scalar accesses */
     {"n = 1: a thread a row, warp blocks for 1000 rows", 1000, 1, 1, {4}, 12, 1, 132, K227, R, 1, 1, 1, 32, 32, 32, 0,
      0},
     {"n = 3, 7 rows", 7, 3, 1, {4}, 12, 1, 132, K227, R, 1, 1, 4, 32, 32, 1, 0, 0},
-    {"n = 31: 4 lanes x 8", 1000, 31, 1, {4}, 12, 1, 132, K227, R, 4, 1, 8, 32, 8, 125, 0, 0},
-    {"n = 33: 8 lanes x 8", 1000, 33, 1, {4}, 12, 1, 132, K227, R, 8, 1, 8, 32, 4, 250, 0, 0},
-    {"n = 1000 float64: 2 doubles a vector", 37, 1000, 1, {8}, 24, 2, 132, K227, R, 256, 2, 2, 256, 1, 37, 0, 0},
-    {"n = 12289: the whole row in shared memory", 1000, 12289, 1, {4}, 12, 1, 132, K227, S, 512, 1, 0, 512, 1, 1000,
-     12289, 49168},
-    {"n = 12289 before the budget is known (the key)", 1000, 12289, 1, {4}, 12, 1, 132, 0, G, 512, 1, 0, 512, 1,
-     1000, 0, 0},
-    {"n = 12289, 40 KiB fallback", 1000, 12289, 1, {4}, 12, 1, 132, K40, G, 512, 1, 0, 512, 1, 1000, 10236, 40944},
-    {"two inputs (f32, f64), n = 5000: shared, 2 a vector", 3, 5000, 2, {4, 8}, 20, 2, 132, K227, S, 256, 2, 0, 256, 1,
-     3, 5000, 60000},
-    {"too many arrays for registers", 100, 64, 4, {16, 16, 16, 16}, 160, 1, 132, K227, S, 64, 1, 0, 64, 1, 100, 64,
-     4096},
-    {"vectors too wide for the registers: scalar", 100, 64, 3, {4, 4, 4}, 40, 4, 132, K227, R, 32, 1, 2, 32, 1, 100, 0,
+    {"n = 31: 2 lanes x 16", 1000, 31, 1, {4}, 12, 1, 132, K227, R, 2, 1, 16, 32, 16, 63, 0, 0},
+    {"n = 33: 4 lanes x 16", 1000, 33, 1, {4}, 12, 1, 132, K227, R, 4, 1, 16, 32, 8, 125, 0, 0},
+    {"n = 1000 float64: 128 threads x 4 vectors of 2", 37, 1000, 1, {8}, 24, 2, 132, K227, R, 128, 2, 4, 128, 1, 37, 0,
      0},
-    {"n = 8193: past registers", 10, 8193, 1, {4}, 8, 1, 132, K227, S, 512, 1, 0, 512, 1, 10, 8193, 32784},
-    {"n = 16384: 512 threads, two rows in flight an SM", 16384, 16384, 1, {4}, 12, 4, 132, K227, S, 512, 4, 0, 512, 1,
-     4224, 16384, 65536},
-    {"n = 8192, one row", 1, 8192, 1, {4}, 8, 4, 132, K227, R, 1024, 4, 2, 1024, 1, 1, 0, 0},
-    {"2^30 rows of 16", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 2, 4, 2, 256, 128, 8448, 0, 0},
-    {"no SM count: one", 10, 32, 1, {4}, 12, 4, 0, K227, R, 4, 4, 2, 32, 8, 2, 0, 0},
-    {"vec given but n not a multiple: scalar", 50, 30, 1, {4}, 12, 4, 132, K227, R, 4, 1, 8, 32, 8, 7, 0, 0},
+    {"n = 8193: 512 threads x 32 scalars", 10, 8193, 1, {4}, 12, 1, 132, K227, R, 512, 1, 32, 512, 1, 10, 0, 0},
+    {"n = 16385: the whole row in shared memory", 1000, 16385, 1, {4}, 12, 1, 132, K227, S, 1024, 1, 0, 1024, 1, 1000,
+     16385, 65552},
+    {"n = 16385 before the budget is known (the key)", 1000, 16385, 1, {4}, 12, 1, 132, 0, G, 1024, 1, 0, 1024, 1,
+     1000, 0, 0},
+    {"n = 16385, 40 KiB fallback", 1000, 16385, 1, {4}, 12, 1, 132, K40, G, 1024, 1, 0, 1024, 1, 1000, 10236, 40944},
+    {"n = 12289 float64: past 512 threads x 16", 1000, 12289, 1, {8}, 24, 1, 132, K227, S, 512, 1, 0, 512, 1, 1000,
+     12289, 98320},
+    {"two inputs (f32, f64), n = 5000: 512 threads x 8 vectors of 2", 3, 5000, 2, {4, 8}, 20, 2, 132, K227, R, 512, 2,
+     8, 512, 1, 3, 0, 0},
+    {"two inputs (f32, f64), n = 9000: shared, 2 a vector", 3, 9000, 2, {4, 8}, 20, 2, 132, K227, S, 512, 2, 0, 512, 1,
+     3, 9000, 108000},
+    {"four complex128 inputs, 160 bytes an element: one a thread", 100, 64, 4, {16, 16, 16, 16}, 160, 1, 132, K227, R,
+     64, 1, 1, 64, 1, 100, 0, 0},
+    {"too many arrays for registers", 100, 64, 4, {16, 16, 16, 16}, 400, 1, 132, K227, S, 64, 1, 0, 64, 1, 100, 64,
+     4096},
+    {"vectors too wide for the registers: scalar", 100, 64, 3, {4, 4, 4}, 60, 4, 132, K227, R, 32, 1, 2, 32, 1, 100, 0,
+     0},
+    {"n = 16384: 512 threads x 8 float4, two blocks an SM", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512,
+     1, 4224, 0, 0},
+    {"n = 8192, one row", 1, 8192, 1, {4}, 8, 4, 132, K227, R, 512, 4, 4, 512, 1, 1, 0, 0},
+    {"2^30 rows of 16: a thread a row", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4, 256, 256, 8448, 0,
+     0},
+    {"no SM count: one", 10, 32, 1, {4}, 12, 4, 0, K227, R, 2, 4, 4, 32, 16, 1, 0, 0},
+    {"vec given but n not a multiple: scalar", 50, 30, 1, {4}, 12, 4, 132, K227, R, 2, 1, 16, 32, 16, 4, 0, 0},
 };
 
 static void geometry(void) {
@@ -97,7 +109,10 @@ static void geometry(void) {
     if (g.mode == UK_ROW_REGS) {
       /* every element has a register slot; a thread's share fits the budget */
       CHECK((int64_t)g.threads * g.regs * g.vec >= t->n);
-      CHECK(g.regs * g.vec <= UK_ROW_REG_ELEMS && g.regs * g.vec * t->reg_bytes <= UK_ROW_REG_BYTES);
+      /* the wide budget only where 512 threads do not hold the row in the narrow one */
+      int wide = g.regs * g.vec > UK_ROW_REG_ELEMS || g.regs * g.vec * t->reg_bytes > UK_ROW_REG_BYTES;
+      CHECK(g.regs * g.vec <= UK_ROW_REG_ELEMS << wide && g.regs * g.vec * t->reg_bytes <= UK_ROW_REG_BYTES << wide);
+      CHECK(g.threads <= UK_ROW_REG_THREADS && (!wide || g.threads == UK_ROW_REG_THREADS));
       CHECK(g.block >= 32 || g.block == g.threads);
       CHECK(g.kept == 0 && g.shared == 0);
     } else {
@@ -120,9 +135,19 @@ static void prefer(void) {
   CHECK(uk__row_prefer(1, 1 << 20, 1, 132) == 1);
   CHECK(uk__row_prefer(1, (1 << 20) + 1, 1, 132) == 0);
   CHECK(uk__row_prefer(1, 100, 0, 132) == 1);
-  char v[64];
-  uk__row_variant(2, 4, v, sizeof v);
-  CHECK(strcmp(v, "#define _UK_RK 2\n#define _UK_RV 4\n") == 0);
+  /* the variant: whole rows where T x K x V is the row */
+  char v[128];
+  uk_row_grid g;
+  memset(&g, 0, sizeof g);
+  g.mode = UK_ROW_REGS;
+  g.regs = 4, g.vec = 4, g.threads = 128;
+  uk__row_variant(&g, 2048, v, sizeof v);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 1\n") == 0);
+  uk__row_variant(&g, 2044, v, sizeof v);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 0\n") == 0);
+  g.mode = UK_ROW_SHARED, g.regs = 0, g.vec = 1, g.threads = 1024;
+  uk__row_variant(&g, 1024, v, sizeof v); /* shared memory: never whole */
+  CHECK(strcmp(v, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n") == 0);
 }
 
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */

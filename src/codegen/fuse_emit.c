@@ -150,6 +150,9 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   if (n->op == UK_OP_NEXTAFTER && is_half(loop))
     c = loop == UK_FLOAT16 ? "_uk_nextafter16<ukern::half>" : "_uk_nextafter16<ukern::bfloat16>";
   if (n->op == UK_OP_WHERE) uk__sb_addf(e, "(%s ? %s : %s)", x, y, z);
+  else if (n->op == UK_OP_DIV && loop == UK_FLOAT32 && f->rdiv && f->rdiv[n->arg[1]] &&
+           f->p->type[n->arg[1]].dtype == UK_FLOAT32)
+    uk__sb_addf(e, "_uk_rdiv(%s, _uk_d%d)", x, n->arg[1]); /* the same value as x / y */
   else if (c[0] != '_' && n->nargs == 2) uk__sb_addf(e, "(%s %s %s)", x, c, y);
   else if (c[0] != '_') uk__sb_addf(e, "(%s%s)", c, x);
   else if (n->nargs == 1) uk__sb_addf(e, "%s(%s)", c, x);
@@ -256,6 +259,7 @@ void uk__fuse_fn_begin(ctx *c, fn *f, uk_strbuf *body, const char *indent) {
   f->indent = indent;
   f->domain = c->domain;
   f->own_domain = -2;
+  f->rdiv = NULL;
 }
 
 static uk_status add_kernel(uk_fuse_plan *p, uk_fuse_kernel **out) {

@@ -19,6 +19,10 @@ typedef struct uk_fuse_fn {
   const char *indent;
   const int *domain; /* per node or NULL; intermediates of own_domain are computed, not read */
   int own_domain;
+  /* per node or NULL: 1 where a float32 division by the node's value (a
+   * row's value, the row plan) goes through its `_uk_d<id>` (_uk_rdiv,
+   * ukern/fusion_row.cuh) */
+  const char *rdiv;
 } uk_fuse_fn;
 
 /* The state of one program's emission. */

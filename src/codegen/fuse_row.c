@@ -157,7 +157,8 @@ static void level_acc(const uk_fuse_member *ms, int nm, int L, uk_strbuf *pre) {
 typedef struct row_em {
   uk_fuse_ectx c;
   const int *cls, *level;
-  char *final_;      /* per node: a reduction whose per-row value exists */
+  char *final_;      /* per node: a per-row value that exists (a reduction's, or one hoisted) */
+  char *rdiv;        /* per node: a per-row divisor with its _uk_d<id> */
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
   uk_strbuf kept;    /* their arguments from shared memory */
   uk_strbuf loaded;  /* and loaded from memory */
@@ -170,8 +171,37 @@ typedef struct row_em {
 
 static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
   uk__fuse_fn_begin(&e->c, f, body, indent);
+  f->rdiv = e->rdiv;
   for (int id = 0; id < e->c.g->nnodes; id++)
     if (e->final_[id]) e->c.done[id] = 1;
+}
+
+/* The per-row values of level L (what the elements' code computes from the
+ * row's reductions and scalars: a layer norm's sqrt(var + eps)), once a
+ * row after the level's reduction rather than once an element; and for
+ * each float32 one that divides float32 elements, its reciprocal
+ * (_uk_rd_make: the division's own result, ukern/fusion_row.cuh). */
+static void hoist_rows(row_em *e, int L, uk_strbuf *b, uk_strbuf *tmp) {
+  const uk_fuse_prog *g = e->c.g;
+  const uk_fuse_plan *p = e->c.p;
+  uk_fuse_fn f;
+  fn_start(e, &f, b, "    ");
+  for (int id = 0; id < g->nnodes; id++)
+    if (p->needed[id] && !p->scalar[id] && e->cls[id] == C_ROW && g->nodes[id].kind != UK_FN_RED && e->level[id] == L) {
+      uk__sb_reset(tmp);
+      uk__fuse_value(&f, id, p->type[id].dtype, tmp);
+    }
+  for (int id = 0; id < g->nnodes; id++)
+    if (e->c.done[id]) e->final_[id] = 1; /* scalars it defined too: the lambdas capture them */
+  for (int id = 0; id < g->nnodes; id++) {
+    const uk_fuse_node *n = &g->nodes[id];
+    int d = n->nargs == 2 ? n->arg[1] : -1;
+    if (!p->needed[id] || n->kind != UK_FN_OP || n->op != UK_OP_DIV || e->cls[id] != C_ELEM || d < 0 || e->rdiv[d] ||
+        !e->final_[d] || e->cls[d] != C_ROW || p->type[id].dtype != UK_FLOAT32 || p->type[d].dtype != UK_FLOAT32)
+      continue;
+    e->rdiv[d] = 1;
+    uk__sb_addf(b, "    const _uk_rd _uk_d%d = _uk_rd_make(_uk_v%d);\n", d, d);
+  }
 }
 
 /* The loops of a pass over the row: kept elements, then the rest loaded;
@@ -189,7 +219,7 @@ static void reg_loop(uk_strbuf *b, const char *stmt) {
   uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++)\n#pragma unroll\n"
                  "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
                  "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
-                 "          if (_J < _uk_lim) %s;\n        }\n",
+                 "          if (_UK_RW || _J - _i < _uk_lim) %s;\n        }\n",
               stmt);
 }
 
@@ -318,7 +348,7 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
-  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
+  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce<_uk_T>(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d);\n", L, L, L, L,
               L);
   for (int m = 0; m < nm; m++) {
     char x[32];
@@ -329,6 +359,7 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     uk__sb_addf(b, "    const %s _uk_v%d = %s;\n", uk__fuse_ctype(ms[m].r), ms[m].id, uk__sb_str(tmp));
     e->final_[ms[m].id] = 1;
   }
+  hoist_rows(e, L, b, tmp);
   if (lb.failed) b->failed = 1;
   uk__sb_release(&lb);
   return UK_OK;
@@ -422,7 +453,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   }
   if (e->reg) {
     uk__sb_add(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
-                  "        const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n        if (_J < _uk_lim) {\n");
+                  "        const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n        if (_UK_RW ? _uk_live : _J < _uk_lim) {\n");
     for (int o = 0; o < g->nout; o++)
       if (!r->out_per_row[o])
         uk__sb_addf(b, "          _uk_stv<_UK_RV>(_uk_b_out%d, _J, _uk_c_out%d, _uk_w_out%d + _k * _UK_RV);\n", o, o, o);
@@ -455,8 +486,10 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
   const uk_fuse_row *r = &p->row;
   uk_status s = UK_OK;
   memset(e->final_, 0, (size_t)g->nnodes + 1);
+  memset(e->rdiv, 0, (size_t)g->nnodes + 1);
   if (e->reg) {
-    uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x & (_uk_T - 1), _uk_rpb = (int)blockDim.x / _uk_T;\n"
+    uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
+                   "  const int _uk_t = (int)threadIdx.x & (_uk_T - 1), _uk_rpb = (int)blockDim.x / _uk_T;\n"
                    "  const long long _uk_n = _uk_g.n;\n"
                    "  for (long long _uk_r0 = (long long)blockIdx.x * _uk_rpb; _uk_r0 < _uk_g.nrows; "
                    "_uk_r0 += (long long)gridDim.x * _uk_rpb) {\n"
@@ -473,7 +506,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
         uk__sb_addf(b, "    %s _uk_r_in%d[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[k].dtype), k);
       }
     uk__sb_add(b, "#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
-                  "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_J < _uk_lim) {\n");
+                  "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_UK_RW || _J < _uk_lim) {\n");
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
@@ -483,7 +516,8 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
   } else {
-    uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
+    uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
+                   "  const int _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
                    "  const long long _uk_n = _uk_g.n, _uk_nc = _uk_g.nc;\n"
                    "  unsigned char *_uk_kp = _uk_dyn + (threadIdx.x / _uk_T) * _uk_g.rowbytes;\n"
                    "%s"
@@ -587,7 +621,8 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o]) r->reg_bytes += (int)uk_dtype_size(p->out_dtype[o]);
   /* the kernel: the registers variant, then the shared-memory one */
-  uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n");
+  uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n"
+                   "#ifndef _UK_RT\n#define _UK_RT 256\n#endif\n#ifndef _UK_RW\n#define _UK_RW 0\n#endif\n");
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
   for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
   uk__sb_add(&b, "#if _UK_RK\n");
@@ -629,13 +664,14 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
   e.c.leaf = calloc((size_t)nn + 1, sizeof *e.c.leaf);
   e.c.done = calloc((size_t)nn + 1, 1);
   e.final_ = calloc((size_t)nn + 1, 1);
+  e.rdiv = calloc((size_t)nn + 1, 1);
   e.cls = cls;
   e.level = level;
   uk__sb_init(&e.lparams);
   uk__sb_init(&e.kept);
   uk__sb_init(&e.loaded);
   uk__sb_init(&e.regd);
-  if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_) {
+  if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_ || !e.rdiv) {
     s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
     goto out;
   }
@@ -661,6 +697,7 @@ out:
   free(e.c.leaf);
   free(e.c.done);
   free(e.final_);
+  free(e.rdiv);
   free(cls);
   free(level);
   uk__sb_release(&e.lparams);

@@ -10,16 +10,28 @@
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* Registers mode: the fewest threads a row (a power of two) whose
- * registers hold it; 0 when 1024 threads do not. */
+ * registers hold it, each with up to UK_ROW_REG_ELEMS elements (fewer
+ * threads: fewer shuffle steps and barriers a row, the row's fixed work
+ * over more elements); rows that 512 threads so do not hold, twice as many
+ * elements a thread; 0 when 512 threads do not hold the row then. */
 static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
-  int emax = s->reg_bytes > 0 ? UK_ROW_REG_BYTES / s->reg_bytes : 0, e = 1;
-  if (emax > UK_ROW_REG_ELEMS) emax = UK_ROW_REG_ELEMS;
-  while (e * 2 <= emax) e *= 2;
-  if (emax < 1) return 0;
-  if (e < v) v = 1; /* too many arrays for a vector each */
-  int kmax = e / v, t = 1, k = 1;
-  int64_t nv = (s->n + v - 1) / v;
-  if (nv > (int64_t)UK_ROW_MAX_THREADS * kmax) return 0;
+  int wide = 0, emax, e, kmax, t = 1, k = 1;
+  int64_t nv;
+  for (;; wide++) {
+    int vv = v;
+    emax = s->reg_bytes > 0 ? (UK_ROW_REG_BYTES << wide) / s->reg_bytes : 0;
+    if (emax > UK_ROW_REG_ELEMS << wide) emax = UK_ROW_REG_ELEMS << wide;
+    if (emax < 1) return 0;
+    for (e = 1; e * 2 <= emax;) e *= 2;
+    if (e < vv) vv = 1; /* too many arrays for a vector each */
+    kmax = e / vv;
+    nv = (s->n + vv - 1) / vv;
+    if (nv <= (int64_t)UK_ROW_REG_THREADS * kmax) {
+      v = vv;
+      break;
+    }
+    if (wide) return 0;
+  }
   while ((int64_t)t * kmax < nv) t *= 2;
   while ((int64_t)t * k < nv) k *= 2;
   g->mode = UK_ROW_REGS;
@@ -73,8 +85,10 @@ int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {
   return n <= ((int64_t)1 << 20) / (bytes > 0 ? bytes : 1);
 }
 
-void uk__row_variant(int regs, int vec, char *buf, size_t size) {
-  snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n", regs, vec);
+void uk__row_variant(const uk_row_grid *g, int64_t n, char *buf, size_t size) {
+  int whole = g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == n;
+  snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n#define _UK_RT %d\n#define _UK_RW %d\n", g->regs, g->vec,
+           g->threads, whole);
 }
 
 int uk__row_kept_sizes(const uk_fuse_plan *p, int *size) {

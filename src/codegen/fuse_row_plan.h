@@ -18,10 +18,18 @@
 /* Threads per block at most (the kernel's launch bound). */
 #define UK_ROW_MAX_THREADS 1024
 /* Register bytes a thread spends on its elements of a row (inputs, the
- * value kept for the outputs, the outputs): 32 registers. */
-#define UK_ROW_REG_BYTES 128
-/* Elements a thread takes at most in registers (the unrolled loops). */
-#define UK_ROW_REG_ELEMS 8
+ * value kept for the outputs, the outputs), twice as many for rows past
+ * UK_ROW_REG_THREADS x UK_ROW_REG_ELEMS elements: 16 float32 elements of
+ * a softmax or a layer norm (12 bytes each: x, the kept value, z; 34-37
+ * registers a thread all told, NVRTC 13 for sm_90), 32 past 8192 (61-64). */
+#define UK_ROW_REG_BYTES 192
+/* Elements a thread takes at most in registers (the unrolled loops), twice
+ * as many for the widest rows in registers. */
+#define UK_ROW_REG_ELEMS 16
+/* Threads a row at most in registers: blocks of 512 threads, so that two or
+ * more share an SM (a block of 1024 alone on an SM idles it at every
+ * barrier of the row's reductions). */
+#define UK_ROW_REG_THREADS 512
 
 /* Where a row lives between the kernel's passes. */
 enum {
@@ -57,9 +65,10 @@ typedef struct uk_row_grid {
 } uk_row_grid;
 
 /* Sizes the rows of s: in registers when a thread's share (at most
- * UK_ROW_REG_ELEMS elements and UK_ROW_REG_BYTES bytes) times 1024 threads
- * holds a row, with the fewest threads a row (down to one) that hold it, so
- * that narrow rows take sub-warps and many rows run per block; else a
+ * UK_ROW_REG_ELEMS elements and UK_ROW_REG_BYTES bytes, or twice both for
+ * rows past that) times UK_ROW_REG_THREADS threads holds a row, with the
+ * fewest threads a row (down to one) that hold it, so that narrow rows
+ * take sub-warps and many rows run per block; else a
  * block of >= 64 threads a row (about 16 elements each) with as much of
  * the row in shared memory as s->smem holds. Blocks: enough for every SM
  * twice over where rows allow (smaller blocks for few rows), at most
@@ -72,9 +81,12 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
  * (a few long rows spread better over every SM in the split plan). */
 int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count);
 
-/* The lines that select a variant of a row kernel's source (prefixed to
- * it): "#define _UK_RK <regs>\n#define _UK_RV <vec>\n". */
-void uk__row_variant(int regs, int vec, char *buf, size_t size);
+/* The lines that select the variant of a row kernel's source that g runs
+ * for rows of n elements (prefixed to it): "#define _UK_RK <regs>\n
+ * #define _UK_RV <vec>\n#define _UK_RT <threads>\n#define _UK_RW <whole>\n";
+ * whole: 1 where the registers variant's T x K x V slots are exactly the
+ * row (no element needs a bounds test). At most 96 bytes. */
+void uk__row_variant(const uk_row_grid *g, int64_t n, char *buf, size_t size);
 
 /* The slots of the row kernel's argument buffer (UK_ROW_SLOT_*: `param` is
  * the row parameter's position, `dim` the map ndim). */

@@ -25,8 +25,8 @@ struct uk__row_kernel {
  * is where it is loaded and which variant. */
 typedef struct row_key {
   int device;
-  int regs; /* vectors a thread holds in registers; 0: the shared-memory variant */
-  int vec;  /* elements a vector */
+  uk_row_grid g; /* mode, regs, vec and threads matter (uk__row_variant); the rest is zero */
+  int64_t n;     /* the row's length where the variant depends on it (whole rows), else 0 */
 } row_key;
 
 typedef struct prep {
@@ -42,8 +42,8 @@ static const uk__row_kernel *self(const uk__kernel *kd) { return (const uk__row_
 
 static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
   const row_key *rk = key;
-  char v[64];
-  uk__row_variant(rk->regs, rk->vec, v, sizeof v);
+  char v[128];
+  uk__row_variant(&rk->g, rk->n, v, sizeof v);
   uk__sb_add(src, v);
   uk__sb_add(src, self(kd)->p->row.source);
   return uk__row_args(self(kd)->p, plan);
@@ -51,12 +51,12 @@ static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src
 
 static void kind_describe(const uk__kernel *kd, const void *key, char *buf, size_t size) {
   const row_key *rk = key;
-  if (rk->regs)
-    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in registers, %d x %d elements a thread)", kd->name,
-             rk->regs, rk->vec);
+  if (rk->g.regs)
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in registers, %d threads a row, %d x %d elements a "
+             "thread)", kd->name, rk->g.threads, rk->g.regs, rk->g.vec);
   else
-    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in shared memory, %d elements an access)",
-             kd->name, rk->vec);
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in shared memory, %d threads a row, %d elements an "
+             "access)", kd->name, rk->g.threads, rk->g.vec);
 }
 
 static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile *out) {
@@ -88,7 +88,7 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
   if (st != UK_OK) return st;
   const row_key *rk = (const row_key *)e->key;
   e->aux = 0;
-  if (rk->regs) return UK_OK;
+  if (rk->g.regs) return UK_OK;
   int optin = device_optin(e->device), fixed = 0;
   if (uk__cu.cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS) fixed = 0;
   int want = optin - fixed;
@@ -250,10 +250,13 @@ static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array
                        row_key *key, uk_row_shape *s, uk_row_grid *g) {
   row_shape(k, in, outs, ms, device, 0, s);
   uk__row_size(s, g);
-  memset(key, 0, sizeof *key);
+  memset(key, 0, sizeof *key); /* padding too: the key is compared as bytes */
   key->device = device;
-  key->regs = g->regs;
-  key->vec = g->vec;
+  key->g.mode = g->mode == UK_ROW_REGS ? UK_ROW_REGS : UK_ROW_SHARED; /* one variant for shared and re-read */
+  key->g.regs = g->regs;
+  key->g.vec = g->vec;
+  key->g.threads = g->threads;
+  if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
 }
 
 void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,

@@ -140,35 +140,79 @@ template <class A> struct _uk_part {
   alignas(A) unsigned char b[sizeof(A) * 32];
 };
 
-// Combines v over the T threads of the row and returns the result to all
-// of them. Every thread of the block calls it (T > 32: a barrier).
-// T < 32: a tree within each group of T lanes; T == 32: the warp's; T > 32:
-// each warp's, then the row's T / 32 warp results through shared memory.
-template <class A, class Op>
-static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm, int T) {
+// Lane 0's combine of the W lanes of its group (W a power of two, at most
+// 32): the tree of a warp reduction (ukern/reduction.cuh), without its
+// bounds test: the other lanes' partial results are never used.
+template <int W, class A, class Op> static __device__ __forceinline__ A _uk_tree(A v, Op op) {
   typedef ukern::detail::words<A> Wd;
-  if (T < 32) {
-    const int lane = (int)threadIdx.x & (T - 1);
-    for (int off = T >> 1; off > 0; off >>= 1) {
-      Wd a, b;
-      a.put(v);
 #pragma unroll
-      for (int k = 0; k < Wd::N; k++) b.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, T);
-      A o;
-      b.get(o);
-      if (lane + off < T) v = op(v, o);
-    }
-    return _uk_bcast(v, T);
+  for (int off = W >> 1; off > 0; off >>= 1) {
+    Wd a, b;
+    a.put(v);
+#pragma unroll
+    for (int k = 0; k < Wd::N; k++) b.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, W);
+    A o;
+    b.get(o);
+    v = op(v, o);
   }
-  typedef ukern::detail::warp_reduce<A, 32> W;
-  v = W::reduce(v, op);
-  if (T > 32) {
-    A *part = (A *)sm.b;
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = T >> 5, first = w - w % nw;
-    if (lane == 0) part[w] = v;
-    __syncthreads();
-    v = W::reduce(lane < nw ? part[first + lane] : ident, op);
-    __syncthreads(); // the slots are reused by the next reduction
-  }
+  return v;
+}
+
+// Combines v over the T threads of the row and returns the result to all
+// of them. Every thread of the block calls it (T > 32: a barrier). T is a
+// compile-time constant (_UK_RT): the lane and warp arithmetic folds to
+// masks and shifts, and only the branch for this T is compiled.
+// T <= 32: a tree within each group of T lanes; T > 32: each warp's, then
+// the row's T / 32 warp results through shared memory.
+template <int T, class A, class Op>
+static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm) {
+  if (T <= 32) return _uk_bcast(_uk_tree<T < 32 ? T : 32>(v, op), T < 32 ? T : 32);
+  constexpr int nw = T / 32;
+  v = _uk_tree<32>(v, op);
+  A *part = (A *)sm.b;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, first = w & ~(nw - 1);
+  if (lane == 0) part[w] = v;
+  __syncthreads();
+  v = _uk_tree<nw < 32 ? nw : 32>(part[first + (lane & (nw - 1))], op);
+  __syncthreads(); // the slots are reused by the next reduction
   return _uk_bcast(v);
+}
+
+// a / b for the elements a of a row and the row's value b, with the
+// division's own result (IEEE, rounded to nearest): b's reciprocal r =
+// RN(1 / b) once a row, then per element q = RN(a r) and one correction
+// RN(q + RN(a - b q) r), which is RN(a / b) (Markstein's theorem; r - b q
+// is exact) while no step leaves the normal range: here a and b within
+// 2^-62 .. 2^63 in magnitude (so a / b within 2^-125 .. 2^125), else, and
+// for zeros, infinities and NaNs, the division itself. Saves the
+// division's reciprocal and check per element. With -use_fast_math the
+// division is approximate and taken as it is.
+struct _uk_rd {
+  float b, r;
+  bool ok;
+};
+static __device__ __forceinline__ bool _uk_rd_range(float x) {
+  return fabsf(x) >= 0x1p-62f && fabsf(x) < 0x1p63f; // false for NaN
+}
+static __device__ __forceinline__ _uk_rd _uk_rd_make(float b) {
+  _uk_rd d;
+  d.b = b;
+  // rcp.rn itself: NVVM folds __frcp_rn and the correction below back into
+  // the division it computes
+  asm("rcp.rn.f32 %0, %1;" : "=f"(d.r) : "f"(b));
+  d.ok = _uk_rd_range(b);
+  return d;
+}
+// The rare case out of line: a call, not a division's code, per element.
+static __device__ __noinline__ float _uk_rdiv_slow(float a, float b) { return a / b; }
+static __device__ __forceinline__ float _uk_rdiv(float a, const _uk_rd &d) {
+#if defined(__USE_FAST_MATH__) && __USE_FAST_MATH__ // NVRTC defines it as 0 without the option
+  return a / d.b;
+#else
+  if (d.ok && _uk_rd_range(a)) {
+    const float q = __fmul_rn(a, d.r);
+    return __fmaf_rn(__fmaf_rn(-d.b, q, a), d.r, q);
+  }
+  return _uk_rdiv_slow(a, d.b);
+#endif
 }

@@ -209,7 +209,7 @@ static void variants(void) {
   variant(UK_FLOAT32, 100, 8192, b, 8192, 0, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 512\n#define _UK_RW 1\n");
   /* past 512 threads x 16: 32 a thread */
   variant(UK_FLOAT32, 100, 12288, b, 12288, 0, "#define _UK_RK 8\n#define _UK_RV 4\n#define _UK_RT 512\n#define _UK_RW 0\n");
-  variant(UK_FLOAT32, 100, 12289, b, 12289, 0, "#define _UK_RK 32\n#define _UK_RV 1\n#define _UK_RT 512\n#define _UK_RW 0\n");
+  variant(UK_FLOAT32, 100, 12289, b, 12289, 0, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 512\n#define _UK_RW 0\n"); /* scalars */
   /* past 512 x 32: shared memory */
   variant(UK_FLOAT32, 100, 16388, b, 16388, 0, "#define _UK_RK 0\n#define _UK_RV 4\n#define _UK_RT 1024\n#define _UK_RW 0\n");
   variant(UK_FLOAT32, 100, 16385, b, 16385, 0, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n");

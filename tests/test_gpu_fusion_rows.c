@@ -5,7 +5,8 @@
  * blocks; rows in registers by scalars and 16-byte vectors, in shared
  * memory, and too wide: re-read) and 1, 7 and 1000 rows (129 for the
  * widest: three row axes), against host references in double from the
- * same float32 values. Then strided views: rows with a pitch, a start
+ * same float32 values; x / max(x) bit for bit against the host's float32
+ * division (the row's reciprocal, _uk_rdiv). Then strided views: rows with a pitch, a start
  * off the vector grid, a reversed last axis, float64, and a given
  * output with a pitch whose gaps must keep their poison (a vector store
  * past a row would show); and a few very long rows (the split plan).
@@ -223,16 +224,93 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int kernel
 }
 
 /* Every width and row count, float32, contiguous (vectors where the width
- * allows). A row fits registers up to 8192 elements (8 a thread, 1024
- * threads). */
+ * allows). A row fits registers up to 8192 elements (16 a thread, 512
+ * threads), of float4s up to 16384 (32 a thread): whole rows (T x K x V =
+ * n: 32, 128, 2048, 8192, 16384) and rows with bounds tests (the rest). */
 static void widths(void) {
-  static const int64_t ns[] = {1, 3, 31, 32, 33, 127, 128, 1000, 4096, 12289, 65537};
+  static const int64_t ns[] = {1, 3, 31, 32, 33, 127, 128, 1000, 2048, 4096, 8192, 8193, 12289, 16384, 16385, 65537};
   layout l = {UK_FLOAT32, 0, 0, -1, 0, 0};
   for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
     for (int r = 0; r < 3; r++) {
       int64_t rows = r == 0 ? 1 : r == 1 ? 7 : ns[k] > 8192 ? 129 : 1000;
-      for (int p = 0; p < NPROGS; p++) run_case(p, rows, ns[k], &l, 1, ns[k] <= 8192);
+      int regs = ns[k] <= 8192 || (ns[k] <= 16384 && ns[k] % 4 == 0);
+      for (int p = 0; p < NPROGS; p++) run_case(p, rows, ns[k], &l, 1, regs);
     }
+}
+
+/* A float32 value of magnitude 2^e (e in -149 .. 127), random mantissa
+ * and sign. */
+static float any_float(int e) {
+  float m = (float)ut_uniform(1, 2);
+  float v = ldexpf(m, e);
+  if (e < -126) v = ldexpf(1, e) * (float)(ut_rand() % 4 + 1); /* subnormal */
+  return ut_rand() % 2 ? -v : v;
+}
+
+/* x / max(x) in float32 by the row's reciprocal (_uk_rdiv) must be the
+ * division's own result, bit for bit (max is exact: the host's is the
+ * device's): rows of values over the whole exponent range, zeros,
+ * subnormals, infinities; maxima in range, huge, tiny and subnormal (the
+ * division itself), 0 and infinite; whole rows and rows with bounds tests,
+ * vectors and scalars. */
+static void division_exact(void) {
+  static const int64_t ns[] = {1, 32, 256, 999, 1000, 4096};
+  static const int spread[] = {8, 60, 127, 149}; /* exponents within +-spread of a row's scale */
+  for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+    int64_t n = ns[k], rows = 48, total = rows * n, shape[2] = {rows, n};
+    float *h = malloc(sizeof(float) * (size_t)total), *z = malloc(sizeof(float) * (size_t)total);
+    for (int64_t r = 0; r < rows; r++) {
+      int sc = (int)(r % 8) * 36 - 140, sp = spread[r % 4]; /* scales -140 .. 112 */
+      for (int64_t c = 0; c < n; c++) {
+        int e = sc + (int)(ut_rand() % (uint64_t)(2 * sp + 1)) - sp;
+        e = e < -149 ? -149 : e > 127 ? 127 : e;
+        float v = any_float(e);
+        uint64_t u = ut_rand() % 64;
+        if (u == 0) v = 0.0f; /* +0 only: -0 and +0 in one row give max an order-dependent sign */
+        if (u == 1 && r % 16 == 5) v = INFINITY;
+        if (r % 16 == 7) v = -fabsf(v); /* max <= 0; with a zero, max is +0 */
+        h[r * n + c] = v;
+      }
+    }
+    uk_array x, out;
+    memset(&out, 0, sizeof out);
+    CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 2, shape, 0, NULL, &x));
+    CHECK_OK(uk_memcpy_htod(x.data, h, sizeof(float) * (size_t)total));
+    uk_fusion *f = NULL;
+    CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z",
+                                                     .program = "z = x / max(x, axis=-1, keepdims=True)",
+                                                     .name = "rdiv"}, &f));
+    uk_arg in[1] = {uk_arg_array(&x)};
+    char *src = NULL;
+    CHECK_OK(uk_fusion_source(f, in, 1, &out, 1, NULL, &src));
+    CHECK(src && strstr(src, "\n// row plan: rows in registers") && strstr(src, "_uk_rdiv("));
+    uk_free(src);
+    CHECK_OK(uk_fusion_call(f, in, 1, &out, 1, NULL));
+    CHECK_OK(uk_device_synchronize());
+    CHECK_OK(uk_memcpy_dtoh(z, out.data, sizeof(float) * (size_t)total));
+    int bad = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      float m = h[r * n];
+      for (int64_t c = 1; c < n; c++) m = h[r * n + c] > m ? h[r * n + c] : m;
+      for (int64_t c = 0; c < n; c++) {
+        float want = h[r * n + c] / m, got = z[r * n + c];
+        uint32_t a, b;
+        memcpy(&a, &want, 4);
+        memcpy(&b, &got, 4);
+        if (a != b && !(isnan(want) && isnan(got)))
+          if (bad++ < 5)
+            fprintf(stderr, "x / max(x) %lldx%lld [%lld, %lld]: %a / %a = %a, got %a\n", (long long)rows,
+                    (long long)n, (long long)r, (long long)c, h[r * n + c], m, want, got);
+      }
+    }
+    ut_checks++;
+    if (bad) ut_failures++;
+    uk_fusion_destroy(f);
+    uk_array_free(ctx, &x, NULL);
+    uk_array_free(ctx, &out, NULL);
+    free(h);
+    free(z);
+  }
 }
 
 /* Views: row pitch, starts off the vector grid, reversed rows, float64, a
@@ -251,8 +329,9 @@ static void strided(void) {
   static const int64_t ns[] = {32, 128, 1000, 12289};
   for (size_t j = 0; j < sizeof ls / sizeof ls[0]; j++)
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
-      /* float64 layer norm: 24 register bytes an element, 4 a thread: 4096 a row */
-      int regs = ns[k] <= (ls[j].t == UK_FLOAT64 ? 4096 : 8192);
+      /* float32: 16 a thread, 512 threads (12289: scalars, odd); float64
+       * layer norm: 24 register bytes an element, 8 a thread: 4096 a row */
+      int regs = ns[k] <= 4096;
       for (int p = 0; p < NPROGS; p++) run_case(p, 39, ns[k], &ls[j], 1, regs); /* 3 x 13 rows */
     }
   /* a few rows of 2.4 MB: the split plan (reductions over many blocks) */
@@ -266,6 +345,7 @@ int main(void) {
   ut_seed(25);
   CHECK_OK(uk_context_create(NULL, &ctx));
   widths();
+  division_exact();
   strided();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_fusion_rows");

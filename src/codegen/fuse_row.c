@@ -214,13 +214,19 @@ static void pass_loops(uk_strbuf *b, const char *pre, const char *post, const ch
 }
 
 /* The registers variant's loop over a thread's elements: element _J of
- * the row in register slot _I, stmt for each one in the row. */
-static void reg_loop(uk_strbuf *b, const char *stmt) {
+ * the row in register slot _I; pre for every slot, then stmt for each one
+ * in the row (its vector's start below _uk_lim: n is a whole number of
+ * vectors) or every one with whole rows. Slots past the row hold zeros
+ * (the loads) and compute like the others: tests around a whole element's
+ * code cost branches and registers (64 a thread and spills, NVRTC 13),
+ * around a combine only a select. */
+static void reg_loop(uk_strbuf *b, const char *pre, const char *stmt) {
   uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++)\n#pragma unroll\n"
                  "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
-                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
-                 "          if (_UK_RW || _J - _i < _uk_lim) %s;\n        }\n",
-              stmt);
+                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n          %s\n",
+              pre);
+  if (*stmt) uk__sb_addf(b, "          if (_UK_RW || _J - _i < _uk_lim) %s;\n", stmt);
+  uk__sb_add(b, "        }\n");
 }
 
 /* Marks in r the nodes computed per element from id (reductions are
@@ -339,8 +345,9 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   uk__sb_init(&ka);
   uk__sb_reset(tmp);
   if (e->reg) {
-    uk__sb_addf(&ka, "%s_uk_f(_J%s%s))", acc, uk__sb_str(&e->regd), keep ? ", _uk_rv[_I]" : "");
-    reg_loop(b, uk__sb_str(&ka));
+    uk__sb_addf(tmp, "const _uk_acc%d _uk_e = _uk_f(_J%s%s);", L, uk__sb_str(&e->regd), keep ? ", _uk_rv[_I]" : "");
+    uk__sb_addf(&ka, "%s_uk_e)", acc);
+    reg_loop(b, uk__sb_str(tmp), uk__sb_str(&ka));
   } else {
     uk__sb_addf(&ka, "%s%s", uk__sb_str(&e->kept), keep ? ", true" : "");
     uk__sb_addf(tmp, "%s%s", uk__sb_str(&e->loaded), keep ? ", false" : "");
@@ -432,8 +439,8 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     e->c.leaf[e->reuse] = NULL;
     if (e->reg) {
       uk__sb_reset(tmp);
-      uk__sb_addf(tmp, "_uk_f(_J, _I%s)", uk__sb_str(&ka));
-      reg_loop(b, uk__sb_str(tmp));
+      uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&ka));
+      reg_loop(b, uk__sb_str(tmp), "");
     } else {
       out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
       pass_loops(b, "", "", "_uk_f", uk__sb_str(&ka), "_uk_g", uk__sb_str(&e->loaded));
@@ -445,8 +452,8 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     out_fn(e, "_uk_f", uk__sb_str(&e->lparams), b, tmp);
     if (e->reg) {
       uk__sb_reset(tmp);
-      uk__sb_addf(tmp, "_uk_f(_J, _I%s)", uk__sb_str(&e->regd));
-      reg_loop(b, uk__sb_str(tmp));
+      uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&e->regd));
+      reg_loop(b, uk__sb_str(tmp), "");
     } else {
       pass_loops(b, "", "", "_uk_f", uk__sb_str(&e->kept), "_uk_f", uk__sb_str(&e->loaded));
     }
@@ -503,7 +510,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
-        uk__sb_addf(b, "    %s _uk_r_in%d[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[k].dtype), k);
+        uk__sb_addf(b, "    %s _uk_r_in%d[_UK_RK * _UK_RV] = {}; /* zeros past the row */\n", uk__fuse_ctype(p->type[k].dtype), k);
       }
     uk__sb_add(b, "#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
                   "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_UK_RW || _J < _uk_lim) {\n");

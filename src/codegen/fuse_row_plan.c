@@ -13,7 +13,8 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * registers hold it, each with up to UK_ROW_REG_ELEMS elements (fewer
  * threads: fewer shuffle steps and barriers a row, the row's fixed work
  * over more elements); rows that 512 threads so do not hold, twice as many
- * elements a thread; 0 when 512 threads do not hold the row then. */
+ * elements a thread where they are vectors; 0 when 512 threads do not
+ * hold the row then. */
 static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
   int wide = 0, emax, e, kmax, t = 1, k = 1;
   int64_t nv;
@@ -26,11 +27,13 @@ static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
     if (e < vv) vv = 1; /* too many arrays for a vector each */
     kmax = e / vv;
     nv = (s->n + vv - 1) / vv;
-    if (nv <= (int64_t)UK_ROW_REG_THREADS * kmax) {
+    if (nv <= (int64_t)UK_ROW_REG_THREADS * kmax && !(wide && vv == 1)) {
       v = vv;
       break;
     }
-    if (wide) return 0;
+    /* scalars (odd widths, strided rows): 32 a thread take 64 registers
+     * and spill (NVRTC 13, centering); shared memory instead */
+    if (wide || v == 1) return 0;
   }
   while ((int64_t)t * kmax < nv) t *= 2;
   while ((int64_t)t * k < nv) k *= 2;

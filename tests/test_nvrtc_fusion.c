@@ -69,7 +69,7 @@ static void compile_row(uk_context *c, const char *ins, const char *outs, const 
   CHECK_OK(uk_fusion_source(f, in, nin, out, nout, NULL, &src));
   if (src && want_row) {
     CHECK_CONTAINS(src, "kernel 1 of 1 (row 'rw_row')");
-    CHECK_CONTAINS(src, "_uk_row_reduce(");
+    CHECK_CONTAINS(src, "_uk_row_reduce<_uk_T>(");
     /* the last pass keeps a value for the outputs (test_fuse_row_keep
      * checks the source further) */
     if (kept) CHECK_CONTAINS(src, "if (_uk_keepv) *(");

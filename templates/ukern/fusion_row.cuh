@@ -181,7 +181,7 @@ static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _
 // a / b for the elements a of a row and the row's value b, with the
 // division's own result (IEEE, rounded to nearest): b's reciprocal r =
 // RN(1 / b) once a row, then per element q = RN(a r) and one correction
-// RN(q + RN(a - b q) r), which is RN(a / b) (Markstein's theorem; r - b q
+// RN(q + RN(a - b q) r), which is RN(a / b) (Markstein's theorem; a - b q
 // is exact) while no step leaves the normal range: here a and b within
 // 2^-62 .. 2^63 in magnitude (so a / b within 2^-125 .. 2^125), else, and
 // for zeros, infinities and NaNs, the division itself. Saves the
@@ -189,7 +189,7 @@ static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _
 // division is approximate and taken as it is.
 struct _uk_rd {
   float b, r;
-  bool ok;
+  bool ok; // b in range
 };
 static __device__ __forceinline__ bool _uk_rd_range(float x) {
   return fabsf(x) >= 0x1p-62f && fabsf(x) < 0x1p63f; // false for NaN

@@ -33,12 +33,13 @@ static uk_function *compile(const uk_fuse_plan *p, const char *src, const char *
   return fn;
 }
 
-/* Every variant a call may pick (uk__row_size): registers with 1 .. 32
- * scalars or vectors of the widest array's 16 bytes a thread (as many as
- * the program's register bytes an element allow in the wide budget), and
+/* Every variant a call may pick (uk__row_size): registers with 1 .. 16
+ * scalars or 1 .. 32 elements in vectors of the widest array's 16 bytes a
+ * thread (as many as the program's register bytes an element allow), and
  * shared memory by scalars and by vectors; each compiles with its kernel,
  * with threads a row from 1 to 512 (registers) or 64 to 1024 (shared), and
- * whole rows and not in turn. */
+ * whole rows and not in turn, without spills (no stack frame: registers
+ * past the 64 that 1024-thread blocks allow spill). */
 static void compile_variants(const uk_fuse_plan *p, const char *prog) {
   int widest = 0, size[UK_FUSE_MAX_INPUTS], i = 0;
   int nk = uk__row_kept_sizes(p, size);
@@ -48,13 +49,12 @@ static void compile_variants(const uk_fuse_plan *p, const char *prog) {
       int s = (int)uk_dtype_size(p->out_dtype[p->row.param[o].index]);
       widest = s > widest ? s : widest;
     }
-  int emax = 2 * UK_ROW_REG_BYTES / (p->row.reg_bytes > 0 ? p->row.reg_bytes : 1);
-  if (emax > 2 * UK_ROW_REG_ELEMS) emax = 2 * UK_ROW_REG_ELEMS;
-  int vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
+  int rb = p->row.reg_bytes > 0 ? p->row.reg_bytes : 1, vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
   for (int vi = 0; vi < 2; vi++)
-    for (int k = 0; k <= emax; k = k ? 2 * k : 1) {
-      int v = vecs[vi];
-      if ((vi && v == 1) || k * v > emax) continue;
+    for (int k = 0; k <= 2 * UK_ROW_REG_ELEMS; k = k ? 2 * k : 1) {
+      /* the wide budget: vectors of at most 12 bytes an element (32 fit) */
+      int v = vecs[vi], wide = vi && 2 * UK_ROW_REG_BYTES / rb >= 2 * UK_ROW_REG_ELEMS;
+      if ((vi && v == 1) || k * v > (UK_ROW_REG_ELEMS << wide) || k * v * rb > (UK_ROW_REG_BYTES << wide)) continue;
       uk_row_grid g;
       memset(&g, 0, sizeof g);
       g.mode = k ? UK_ROW_REGS : UK_ROW_SHARED;
@@ -72,7 +72,14 @@ static void compile_variants(const uk_fuse_plan *p, const char *prog) {
       char what[160];
       snprintf(what, sizeof what, "'%s' variant K %d V %d T %d", prog, k, v, g.threads);
       uk_module *m = NULL;
-      compile(p, src, what, &m);
+      uk_function *fn = compile(p, src, what, &m);
+      int local = -1, regs = -1;
+      if (fn) {
+        CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_LOCAL_SIZE_BYTES, &local));
+        CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_NUM_REGS, &regs));
+        if (local != 0) fprintf(stderr, "%s: %d registers, %d bytes of stack\n", what, regs, local);
+        CHECK(local == 0 && regs > 0 && regs <= 64);
+      }
       uk_module_destroy(m);
       free(src);
       variants++;

@@ -29,8 +29,8 @@ typedef struct row_case {
 enum { R = UK_ROW_REGS, S = UK_ROW_SHARED, G = UK_ROW_GLOBAL };
 
 /* softmax / layer norm float32: 12 register bytes an element (x, the kept
- * value, z): 16 elements a thread, 32 past 512 threads x 16; float64: 24
- * bytes, 8 elements (16 past 512 threads) */
+ * value, z): 16 elements a thread, 32 past 512 threads x 16 (vectors);
+ * float64: 24 bytes, 8 elements, then shared memory */
 static const row_case cases[] = {
     /* the sweep's 1 GiB float32 points (132 SMs) */
     {"1 GiB rows of 32: 2 lanes x 4 float4", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4, 256, 128, 8448, 0, 0},
@@ -66,8 +66,10 @@ static const row_case cases[] = {
     {"n = 16385, 40 KiB fallback", 1000, 16385, 1, {4}, 12, 1, 132, K40, G, 1024, 1, 0, 1024, 1, 1000, 10236, 40944},
     {"n = 12289 float64: past 512 threads x 16", 1000, 12289, 1, {8}, 24, 1, 132, K227, S, 512, 1, 0, 512, 1, 1000,
      12289, 98320},
-    {"two inputs (f32, f64), n = 5000: 512 threads x 8 vectors of 2", 3, 5000, 2, {4, 8}, 20, 2, 132, K227, R, 512, 2,
-     8, 512, 1, 3, 0, 0},
+    {"two inputs (f32, f64), n = 5000: 20 bytes an element, past 512 x 8, no wide budget", 3, 5000, 2, {4, 8}, 20, 2,
+     132, K227, S, 256, 2, 0, 256, 1, 3, 5000, 60000},
+    {"two inputs (f32, f64), n = 4096: 512 threads x 4 vectors of 2", 3, 4096, 2, {4, 8}, 20, 2, 132, K227, R, 512, 2,
+     4, 512, 1, 3, 0, 0},
     {"two inputs (f32, f64), n = 9000: shared, 2 a vector", 3, 9000, 2, {4, 8}, 20, 2, 132, K227, S, 512, 2, 0, 512, 1,
      3, 9000, 108000},
     {"four complex128 inputs, 160 bytes an element: one a thread", 100, 64, 4, {16, 16, 16, 16}, 160, 1, 132, K227, R,
@@ -114,7 +116,8 @@ static void geometry(void) {
       /* the wide budget only where 512 threads do not hold the row in the narrow one */
       int wide = g.regs * g.vec > UK_ROW_REG_ELEMS || g.regs * g.vec * t->reg_bytes > UK_ROW_REG_BYTES;
       CHECK(g.regs * g.vec <= UK_ROW_REG_ELEMS << wide && g.regs * g.vec * t->reg_bytes <= UK_ROW_REG_BYTES << wide);
-      CHECK(g.threads <= UK_ROW_REG_THREADS && (!wide || g.threads == UK_ROW_REG_THREADS));
+      CHECK(g.threads <= UK_ROW_REG_THREADS && (!wide || (g.threads == UK_ROW_REG_THREADS && g.vec > 1 &&
+                                                         t->reg_bytes * 2 * UK_ROW_REG_ELEMS <= 2 * UK_ROW_REG_BYTES)));
       CHECK(g.block >= 32 || g.block == g.threads);
       CHECK(g.kept == 0 && g.shared == 0);
     } else {

@@ -12,9 +12,9 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 /* Registers mode: the fewest threads a row (a power of two) whose
  * registers hold it, each with up to UK_ROW_REG_ELEMS elements (fewer
  * threads: fewer shuffle steps and barriers a row, the row's fixed work
- * over more elements); rows that 512 threads so do not hold, twice as many
- * elements a thread where they are vectors; 0 when 512 threads do not
- * hold the row then. */
+ * over more elements); rows that 512 threads so do not hold, 32 elements a
+ * thread where they are vectors of at most 12 register bytes an element; 0
+ * when 512 threads do not hold the row then. */
 static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
   int wide = 0, emax, e, kmax, t = 1, k = 1;
   int64_t nv;
@@ -22,7 +22,10 @@ static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
     int vv = v;
     emax = s->reg_bytes > 0 ? (UK_ROW_REG_BYTES << wide) / s->reg_bytes : 0;
     if (emax > UK_ROW_REG_ELEMS << wide) emax = UK_ROW_REG_ELEMS << wide;
-    if (emax < 1) return 0;
+    /* the wide budget only where 32 fit (12 bytes an element at most: one
+     * float32 array in and out): a wider element's 16 (a layer norm with a
+     * weight and a float64 output, 20 bytes) spill at 64 registers */
+    if (emax < 1 || (wide && emax < UK_ROW_REG_ELEMS << 1)) return 0;
     for (e = 1; e * 2 <= emax;) e *= 2;
     if (e < vv) vv = 1; /* too many arrays for a vector each */
     kmax = e / vv;

@@ -18,10 +18,11 @@
 /* Threads per block at most (the kernel's launch bound). */
 #define UK_ROW_MAX_THREADS 1024
 /* Register bytes a thread spends on its elements of a row (inputs, the
- * value kept for the outputs, the outputs), twice as many for rows past
- * UK_ROW_REG_THREADS x UK_ROW_REG_ELEMS elements: 16 float32 elements of
- * a softmax or a layer norm (12 bytes each: x, the kept value, z; 34-37
- * registers a thread all told, NVRTC 13 for sm_90), 32 past 8192 (61-64). */
+ * value kept for the outputs, the outputs): 16 float32 elements of a
+ * softmax or a layer norm (12 bytes each: x, the kept value, z; 34-38
+ * registers a thread all told, NVRTC 13 for sm_90). Past UK_ROW_REG_THREADS
+ * x UK_ROW_REG_ELEMS elements, 32 vector elements of at most 12 bytes
+ * (61-64 registers). */
 #define UK_ROW_REG_BYTES 192
 /* Elements a thread takes at most in registers (the unrolled loops), twice
  * as many for the widest rows in registers. */

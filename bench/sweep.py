@@ -94,7 +94,7 @@ def plan_points():
 
 PLAN, LOADS, SHARD, NSELECTED = plan_points()
 if ARGS.estimate:   # no CuPy needed: the plan alone
-    print(plan.estimate_text(LOADS, NSELECTED, SHARD[0] if ARGS.shard else None))
+    print(plan.estimate_text(LOADS, NSELECTED))
     if ARGS.list:
         for p, _ in PLAN:
             print(f"{p['size_bytes']:>11} {plan.label(p)}  {plan.point_cost(p, PROF):.2f} s")

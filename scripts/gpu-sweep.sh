@@ -8,10 +8,10 @@
 # --quick: 4 sizes, capped torch.compile compiles, a 270 s budget, one GPU.
 # --full: the full profile (8 sizes, 7 widths, torch.compile at every fusion point
 #   >= 32 MiB) in one call of ~560 s: one shard per GPU (SWEEP_SHARDS, default every
-#   GPU nvidia-smi lists), each `sweep.py --shard I/N` on CUDA_VISIBLE_DEVICES=I with
-#   the points dealt by estimated cost, run at once; their JSONs (sweep-shardI.json,
-#   rewritten after every point) are merged into sweep.json and then removed, their
-#   logs (sweep-shardI.log, also on stdout) joined into sweep.log. The estimate is
+#   GPU of CUDA_VISIBLE_DEVICES or nvidia-smi), each `sweep.py --shard I/N` on its own
+#   GPU with the points dealt by estimated cost, run at once; their JSONs
+#   (sweep-shardI.json, rewritten after every point) are merged into sweep.json and
+#   then removed; their lines, prefixed "[shard I]", go to stdout and sweep.log. The estimate is
 #   printed first (bench/sweep.py --estimate, no GPU needed). Default wall limit
 #   500 s, each shard's budget 45 s less (points past it are recorded as skipped).
 # Neither: the full profile on one GPU, no budget (SWEEP_TIMEOUT 3000).
@@ -49,18 +49,22 @@ report() {   # report JSON...: the merged sweep.json, sweep.md and the plots
 }
 
 if [ "$MODE" = "--full" ]; then
-  N=${SWEEP_SHARDS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
-  [ "${N:-0}" -ge 1 ] 2>/dev/null || N=1
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then IFS=, read -ra GPUS <<<"$CUDA_VISIBLE_DEVICES"
+  else mapfile -t GPUS < <(nvidia-smi -L 2>/dev/null | grep '^GPU' | sed 's/^GPU \([0-9]*\):.*/\1/'); fi
+  [ "${#GPUS[@]}" -ge 1 ] || GPUS=(0)
+  N=${SWEEP_SHARDS:-${#GPUS[@]}}
   LIMIT=${SWEEP_TIMEOUT:-500}
   BUDGET=$((LIMIT > 90 ? LIMIT - 45 : LIMIT))
-  rm -f "$OUT"/sweep-shard*.json "$OUT"/sweep-shard*.log "$OUT/sweep.log"
+  rm -f "$OUT"/sweep-shard*.json "$OUT/sweep.log"
   "$PY" bench/sweep.py --estimate --shard 0/"$N" "${EXTRA[@]}" 2>&1 | tee "$OUT/sweep.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
-  echo "$N shard(s), wall limit ${LIMIT} s, budget ${BUDGET} s each" | tee -a "$OUT/sweep.log"
+  echo "$N shard(s) on GPUs ${GPUS[*]}, wall limit ${LIMIT} s, budget ${BUDGET} s each" | tee -a "$OUT/sweep.log"
   pids=()
   for ((i = 0; i < N; i++)); do
-    ( CUDA_VISIBLE_DEVICES=$i timeout -k 5 "$LIMIT" "$PY" bench/sweep.py --out "$OUT/sweep-shard$i.json" \
-        --shard "$i/$N" --budget "$BUDGET" "${EXTRA[@]}" 2>&1 | sed -u "s/^/[shard $i] /" | tee "$OUT/sweep-shard$i.log"
+    # One log: each shard's lines, prefixed, appended whole (sed -u flushes per line).
+    ( CUDA_VISIBLE_DEVICES=${GPUS[$((i % ${#GPUS[@]}))]} timeout -k 5 "$LIMIT" "$PY" bench/sweep.py \
+        --out "$OUT/sweep-shard$i.json" --shard "$i/$N" --budget "$BUDGET" "${EXTRA[@]}" 2>&1 |
+        sed -u "s/^/[shard $i] /" | tee -a "$OUT/sweep.log"
       exit "${PIPESTATUS[0]}" ) &
     pids+=($!)
   done
@@ -70,8 +74,7 @@ if [ "$MODE" = "--full" ]; then
   done
   shards=()
   for ((i = 0; i < N; i++)); do [ -s "$OUT/sweep-shard$i.json" ] && shards+=("$OUT/sweep-shard$i.json"); done
-  for ((i = 0; i < N; i++)); do [ -f "$OUT/sweep-shard$i.log" ] && cat "$OUT/sweep-shard$i.log" >>"$OUT/sweep.log"; done
-  rm -f "$OUT"/sweep-shard*.log
+  rm -f "$OUT"/sweep-shard*.json.tmp
   if [ "${#shards[@]}" -gt 0 ] && report "${shards[@]}"; then
     rm -f "${shards[@]}"   # the merged sweep.json holds every point (and each shard's meta)
   else

@@ -180,7 +180,7 @@ def test_sweep_estimate_runs_without_cupy(tmp_path):
     r = subprocess.run([sys.executable, script, "--estimate", "--shard", "1/2"], capture_output=True, text=True,
                        env=env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("estimate: 549 points, ") and "on 2 GPUs" in r.stdout and "this is shard 1" in r.stdout
+    assert r.stdout.startswith("estimate: 549 points, ") and "on 2 GPUs (shard 0: " in r.stdout
     r = subprocess.run([sys.executable, script, "--estimate", "--list", "--only", "softmax 8192x", "--sizes", "26"],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr

@@ -64,7 +64,7 @@ def summary(points):
         met = sum(1 for p in timed if p.get("met"))
         worst = None
         if timed:
-            worst = min(timed, key=lambda p: (p.get("met", False), p["copy_ms"] / p["ukern_ms"]))
+            worst = min(timed, key=lambda p: (bool(p.get("met")), p["copy_ms"] / p["ukern_ms"]))
         rows.append((kind, met, len(timed), len(ps), sum(1 for p in ps if "error" in p), worst))
     return rows
 

@@ -15,13 +15,17 @@
  * softmax, against two reads and a write for the split plan.
  *
  * The source holds two variants of the kernel body, which a call picks
- * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines):
+ * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines;
+ * both take the threads a row, _UK_RT, as a compile-time constant):
  * - _UK_RK > 0, registers: each thread loads its _UK_RK vectors of _UK_RV
  *   elements of every array input into registers (fully unrolled loops
  *   over compile-time counts: the only way arrays stay in registers), the
  *   passes run over them, the outputs are gathered in registers and
  *   stored as vectors. Rows of a block run in lockstep (a dead row slot
- *   takes part in the shuffles and barriers and loads nothing).
+ *   takes part in the shuffles and barriers and stores nothing). With
+ *   _UK_RW (the T x _UK_RK x _UK_RV slots are exactly the row) nothing
+ *   per element is tested; else slots past the row hold zeros, compute
+ *   and are left out of the combines and stores.
  * - _UK_RK == 0, shared memory: a block a row; the row's elements of every
  *   array input are kept in shared memory (cp.async, _UK_RV elements an
  *   access), as many as fit; the part that does not fit is re-read in

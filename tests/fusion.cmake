@@ -5,6 +5,7 @@
 uk_test(test_fuse_table LABELS cpu SOURCES test_fuse_table.c)
 uk_test(test_fuse_lang LABELS cpu SOURCES test_fuse_lang.c)
 uk_test(test_row_plan LABELS cpu SOURCES test_row_plan.c)
+uk_test(test_row_rdiv LABELS cpu SOURCES test_row_rdiv.c)
 uk_test(test_nvrtc_fusion LABELS nvrtc SOURCES test_nvrtc_fusion.c)
 uk_test(test_nvrtc_row_args LABELS nvrtc SOURCES test_nvrtc_row_args.c)
 uk_test(test_gpu_fusion LABELS gpu SOURCES test_gpu_fusion.c)

@@ -265,9 +265,16 @@ template <class T> struct padded {
   unsigned int w[words<T>::N];
 };
 
+// Release and acquire at GPU scope (PTX fence.acq_rel.gpu): the partials
+// stored before it are visible to a block that reads the counter after its
+// own fence. __threadfence() is fence.sc.gpu (MEMBAR.SC: a sequentially
+// consistent fence, slower, and more than this pattern needs); one of those
+// sat on the critical path of every split launch's last block.
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 __device__ __forceinline__ bool last_block(unsigned int *count) {
   __shared__ bool last;
-  __threadfence();
+  fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned int *cnt = count + blockIdx.x;
@@ -275,8 +282,30 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
     if (last) *cnt = 0; // ready for the next launch (stream order)
   }
   __syncthreads();
-  if (last) __threadfence();
+  if (last) fence_acq_rel();
   return last;
+}
+
+// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
+// order, four loads in flight per trip (past the end a load repeats the
+// last partial and is not combined). The order is the one a loop of one
+// load at a time would take, so results do not change, only the time: the
+// last block of a split column waited one dependent L2 load per partial.
+template <class T, class I, class Op, class P>
+__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
+#pragma unroll 1
+  for (I k = k0; k < n; k += 4 * G) {
+    const I l = n - 1;
+    const T x0 = p(k);
+    const T x1 = p(k + G < l ? k + G : l);
+    const T x2 = p(k + 2 * G < l ? k + 2 * G : l);
+    const T x3 = p(k + 3 * G < l ? k + 3 * G : l);
+    v = op(v, x0);
+    if (k + G < n) v = op(v, x1);
+    if (k + 2 * G < n) v = op(v, x2);
+    if (k + 3 * G < n) v = op(v, x3);
+  }
+  return v;
 }
 
 } // namespace detail
@@ -367,9 +396,9 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (nsplit == 1 || pass == 1) break;
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
-      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
-      v = C::empty(A);
-      for (idx k = lane; k < nsplit; k += G) v = op(v, detail::get_partial((const opt *)&col[k * RPB + grp]));
+      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
+      v = detail::combine_strided(C::empty(A), lane, nsplit, G, op,
+                                  [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
     if (nsplit > 1) return;

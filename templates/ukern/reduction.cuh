@@ -92,11 +92,13 @@ template <class K> struct red_acc {
     has = K::has_identity;
     if (K::has_identity) v = K::identity(A);
   }
+  // x comes after every element folded in so far (each strategy walks a
+  // thread's elements in increasing reduced index): K::step may rely on it.
   __device__ __forceinline__ void operator()(const typename K::rt &x) {
     if (K::has_identity) {
-      v = typename K::op()(v, x);
+      v = typename K::step()(v, x);
     } else {
-      v = has ? typename K::op()(v, x) : x;
+      v = has ? typename K::step()(v, x) : x;
       has = true;
     }
   }

@@ -23,6 +23,16 @@ a.v >= b.v ? a : b
   }
 };
 
+// One thread's in-order step (element b after a in the reduced order):
+// reduce_expr unless the program defines _UK_RED_STEP (a fusion's argmax).
+#ifdef _UK_RED_STEP
+struct _uk_step_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const { return _UK_RED_STEP(a, b); }
+};
+#else
+typedef _uk_reduce_op _uk_step_op;
+#endif
+
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
 struct _uk_args {
@@ -53,6 +63,7 @@ struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
   typedef _uk_reduce_op op;
+  typedef _uk_step_op step;
   typedef unsigned int idx;
   typedef int sidx;
   static const bool has_identity = false;
@@ -69,7 +80,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 mk(x, _J)
-#line 73 "argmax"
+#line 84 "argmax"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -122,7 +133,7 @@ mk(x, _J)
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_os_y_1);
 #line 1 "post_map_expr"
 y = a.i;
-#line 126 "argmax"
+#line 137 "argmax"
   }
 };
 

@@ -18,6 +18,16 @@ a + b
   }
 };
 
+// One thread's in-order step (element b after a in the reduced order):
+// reduce_expr unless the program defines _UK_RED_STEP (a fusion's argmax).
+#ifdef _UK_RED_STEP
+struct _uk_step_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const { return _UK_RED_STEP(a, b); }
+};
+#else
+typedef _uk_reduce_op _uk_step_op;
+#endif
+
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
 struct _uk_args {
@@ -42,6 +52,7 @@ struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
   typedef _uk_reduce_op op;
+  typedef _uk_step_op step;
   typedef unsigned int idx;
   typedef int sidx;
   static const bool has_identity = true;
@@ -54,14 +65,14 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 58 "hsum"
+#line 69 "hsum"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x
-#line 65 "hsum"
+#line 76 "hsum"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -110,7 +121,7 @@ x
     T &y = ukern::at(_uk_a._uk_p_y, 0);
 #line 1 "post_map_expr"
 y = a;
-#line 114 "hsum"
+#line 125 "hsum"
   }
 };
 

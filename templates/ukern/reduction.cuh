@@ -46,6 +46,12 @@
 // partials one dependent L2 load at a time (~0.21 us each on an H200) was
 // what held column reductions at 20-70% of the copy rate (docs/PERF.md).
 //
+// Each thread folds its elements into its running value in increasing
+// reduced index, with K::step (reduce_expr, or a program's in-order step:
+// a fusion's argmax/argmin skips the index comparison of a tie, since the
+// later element never wins one); combines between threads use K::op. The
+// last block of a split column loads its threads' partials four at a time.
+//
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.
 #pragma once

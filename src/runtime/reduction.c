@@ -26,9 +26,11 @@
 #include "codegen/red_emit.h"
 #include "codegen/red_plan.h"
 #include "codegen/shape.h"
+#include "runtime/binary.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
 #include "runtime/launch_frame.h"
+#include "runtime/occupancy.h"
 
 _Static_assert(UK_RED_NKERNELS <= UK__SPEC_FUNCTIONS, "a reduction module's kernels fit uk__spec.fn");
 
@@ -99,19 +101,29 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
 
 /* The symbol's size is the partial's: no copy, no synchronisation. The
  * program's kernel's resident blocks per SM size the planner's waves
- * (struct reduce types take more registers: fewer blocks fit). */
-static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+ * (struct reduce types take more registers: fewer blocks fit): from what
+ * the cubin states (occupancy.h), with no driver call; the driver's query
+ * (~0.2 ms on a process's first reduction) only where the image cannot
+ * say (PTX, an architecture whose rules occupancy.c does not hold). */
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const uk__binary *bin) {
   CUdeviceptr g = 0;
   uk_status st = uk__cu_check(uk__cu_module_global(&g, &e->aux, e->module, "_uk_partial_size"), "cuModuleGetGlobal");
   if (st != UK_OK) return st;
   const uk_red_key *key = (const uk_red_key *)e->key;
   int id = key->group == UK_RED_GROUP_COLS ? UK_RED_COLS : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK : UK_RED_T1;
+  const char *suffix = uk__red_kernel_suffix(id);
+  char sym[256];
+  int n = -1;
+  if (bin && !bin->is_ptx && snprintf(sym, sizeof sym, "%s%s", kd->name, suffix) < (int)sizeof sym)
+    n = uk__occupancy_of_cubin(e->device, bin->image, bin->image_size, sym, UK_RED_BLOCK);
   CUfunction fn;
-  int n = 0;
-  if (uk__spec_function(kd, e, id, uk__red_kernel_suffix(id), &fn) != UK_OK)
-    uk__error_clear(); /* an unknown occupancy is no error: the planner assumes a full SM */
-  else if (uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, UK_RED_BLOCK, 0) == CUDA_SUCCESS)
-    e->occupancy = n;
+  if (n < 0) {
+    if (uk__spec_function(kd, e, id, suffix, &fn) != UK_OK)
+      uk__error_clear(); /* an unknown occupancy is no error: the planner assumes a full SM */
+    else if (uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, UK_RED_BLOCK, 0) != CUDA_SUCCESS)
+      n = 0;
+  }
+  e->occupancy = n > 0 ? n : 0;
   return UK_OK;
 }
 

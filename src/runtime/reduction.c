@@ -3,7 +3,7 @@
  * A call binds its arguments (kernel_args.h), broadcasts the inputs,
  * normalises the axes, splits the loop into kept and reduced parts (each
  * merged) and forms a uk_red_key. One program per key holds the one kernel
- * the call's shapes need (red_plan.h, uk__red_group); the strategy and
+ * the call's shapes need (red_plan.h, uk_red_plan_in.group); the strategy and
  * geometry are chosen per call from the merged shapes. The shared stages (kernel_pipeline.h,
  * launch_frame.h) compile, cache and launch it.
  *
@@ -58,7 +58,7 @@ typedef struct prep {
   uk_red_loops loops;
   int64_t itemsize[UK_MAX_ARRAY_OPERANDS]; /* per loop input */
   int aligned;                             /* every loop input's base is 16-byte aligned */
-  int vec;                                 /* uk__red_key_vec of key, for the group and the strategy */
+  uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
@@ -322,8 +322,9 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_k = (uint8_t)pr->loops.kept.ndim;
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
-  pr->vec = uk__red_key_vec(&k->k, key);
-  key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, pr->vec);
+  /* Once per call: the program's group (the key's) and the planner's input. */
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key), 1, &pr->in);
+  key->group = (uint8_t)pr->in.group;
   key->block_cub = (uint8_t)k->k.block_cub;
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
@@ -444,8 +445,8 @@ static _Thread_local red_memo memo[RED_MEMO];
 static _Thread_local int memo_next;
 
 static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
-  uk_red_plan_in in;
-  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, pr->vec, sms, &in);
+  uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
+  in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
   for (int j = 0; j < RED_MEMO; j++)
     if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {

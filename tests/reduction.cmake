@@ -16,7 +16,7 @@ uk_test(test_gpu_red_strategies LABELS gpu SOURCES test_gpu_red_strategies.c red
 # the same counts as the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor
 # for raw kernels that bind each limit and for ukern's reduction programs (gpu).
 uk_test(test_occupancy LABELS cpu SOURCES test_occupancy.c)
-uk_test(test_gpu_occupancy LABELS gpu SOURCES test_gpu_occupancy.c)
+uk_test(test_gpu_occupancy LABELS gpu SOURCES test_gpu_occupancy.c red_gpu_util.c)
 # ... and a reduction's load asks the driver nothing about it (the stand-in
 # driver of runtime10.cmake, its occupancy entry replaced by a counter).
 uk_test(test_occupancy_load LABELS nvrtc SOURCES test_occupancy_load.c)

@@ -10,12 +10,13 @@
  *   over columns): the occupancy the planner got at load (uk__spec) equals
  *   the driver's for the program's kernel, and on compute capability
  *   7.0-9.x it came from the cubin (the rules are held there). */
+#include "codegen/red_emit.h"
+#include "codegen/red_plan.h"
 #include "runtime/cudadrv.h"
 #include "runtime/kernel_pipeline.h"
 #include "runtime/occupancy.h"
-#include "testutil.h"
+#include "red_gpu_util.h"
 
-static uk_context *ctx;
 static int cc_major;
 
 static const char raw_src[] =
@@ -94,25 +95,6 @@ static void raw_kernels(const char *maxrreg) {
   uk_module_destroy(m);
 }
 
-static uk_reduction *mk(const char *in, const char *out, const char *map, const char *red, const char *post,
-                        const char *identity, const char *rtype, const char *preamble, int cub, const char *name) {
-  uk_reduction_spec s;
-  memset(&s, 0, sizeof s);
-  s.in_params = in;
-  s.out_params = out;
-  s.map_expr = map;
-  s.reduce_expr = red;
-  s.post_map_expr = post;
-  s.identity = identity;
-  s.reduce_type = rtype;
-  s.preamble = preamble;
-  s.block_reduce = cub ? UK_BLOCK_REDUCE_CUB : UK_BLOCK_REDUCE_UKERN;
-  s.name = name;
-  uk_reduction *k = NULL;
-  CHECK_OK(uk_reduction_create(ctx, &s, &k));
-  return k;
-}
-
 /* Runs k over a (rows, cols) array of t along `axis` (-1: all), then
  * compares each loaded program's occupancy with the driver's. */
 static void reduction(uk_reduction *k, uk_dtype t, int64_t rows, int64_t cols, int axis, const char *suffix) {
@@ -123,19 +105,19 @@ static void reduction(uk_reduction *k, uk_dtype t, int64_t rows, int64_t cols, i
   CHECK_OK(uk_array_alloc(ctx, t, 2, shape, 0, NULL, &x));
   CHECK_OK(uk_memset_d8(x.data, 0, (size_t)(rows * cols) * uk_dtype_size(t)));
   uk_arg in = uk_arg_array(&x);
-  uk_launch l;
-  memset(&l, 0, sizeof l);
-  l.axes = &axis;
-  l.num_axes = axis < 0 ? 0 : 1;
+  uk_launch l = axes_of(&axis, axis < 0 ? 0 : 1, 0);
   CHECK_OK(uk_reduction_call(k, &in, 1, &y, 1, &l));
   CHECK_OK(uk_device_synchronize());
   const uk__kernel *kd = (const uk__kernel *)k; /* the first member of every kind's object */
   int seen = 0;
   for (uk__spec *e = atomic_load(&((uk__kernel *)kd)->specs); e; e = e->next) {
+    const uk_red_key *key = (const uk_red_key *)e->key;
+    if ((key->group == UK_RED_GROUP_COLS) != (strcmp(suffix, "_cols") == 0)) continue; /* another group's program */
     char name[128];
     snprintf(name, sizeof name, "%s%s", kd->name, suffix);
     CUfunction fn = NULL;
-    if (uk__cu.cuModuleGetFunction(&fn, e->module, name) != CUDA_SUCCESS) continue; /* another group's program */
+    CHECK(uk__cu.cuModuleGetFunction(&fn, e->module, name) == CUDA_SUCCESS);
+    if (!fn) continue;
     int theirs = driver_blocks(fn, 256);
     ut_checks++;
     if (e->occupancy != theirs) {
@@ -154,12 +136,14 @@ static void reductions(void) {
                    "__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }\n"
                    "__device__ amax pick(const amax &a, const amax &b) {\n"
                    "  return (a.v > b.v || (a.v == b.v && a.i < b.i)) ? a : b;\n}\n";
-  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL, 0, "occ_sum");
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "occ_sum", NULL, NULL);
   reduction(sum, UK_FLOAT32, 1, 1 << 20, -1, "_g");
   reduction(sum, UK_COMPLEX128, 64, 1000, 1, "_g");
-  uk_reduction *cub = mk("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL, 1, "occ_cub");
+  mk_block_reduce = UK_BLOCK_REDUCE_CUB;
+  uk_reduction *cub = mk("T x", "T y", "x", "a + b", "y = a", "0", "occ_cub", NULL, NULL);
   reduction(cub, UK_FLOAT64, 1, 1 << 16, -1, "_g");
-  uk_reduction *arg = mk("T x", "int64 y", "mk(x, _J)", "pick(a, b)", "y = a.i", NULL, "amax", am, 0, "occ_argmax");
+  mk_block_reduce = UK_BLOCK_REDUCE_UKERN;
+  uk_reduction *arg = mk("T x", "int64 y", "mk(x, _J)", "pick(a, b)", "y = a.i", NULL, "occ_argmax", "amax", am);
   reduction(arg, UK_FLOAT32, 4099, 1024, 1, "_g");
   reduction(arg, UK_FLOAT32, 1024, 4096, 0, "_cols");
   uk_reduction_destroy(sum);

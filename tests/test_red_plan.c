@@ -343,8 +343,63 @@ static void test_empty_huge(void) {
   CHECK(s.grid_x > 0 && s.nsplit == 1);
 }
 
+/* Tiny reductions (UK_RED_TINY elements or fewer: issue 24's bench rows
+ * n=1 and n=1024) run in one pass: never split, on any device, whatever
+ * the kernel's occupancy, element size and alignment; the bench's two
+ * plans are 080bbb4's (a thread per output for n=1; a block per output
+ * with vector loads for 1024 aligned floats, one block). Past the limit a
+ * lone output may split again (the model's choice). */
+static void test_tiny(void) {
+  static const struct {
+    int64_t r, c;
+    int axis; /* -1: all */
+  } shapes[] = {{1, 1, -1},  {1, 16, -1},  {1, 1024, -1}, {1, 4096, -1}, {16, 16, 1}, {64, 2, 0},
+                {64, 64, 0}, {128, 2, 0}, {128, 32, 0},  {2, 2048, 1},  {4096, 1, 0}, {63, 65, 0}};
+  static const int sms[] = {1, 2, 78, 114, 132, 1000};
+  int splits = 0;
+  for (size_t j = 0; j < sizeof shapes / sizeof shapes[0]; j++)
+    for (int item = 1; item <= 16; item *= 2)
+      for (int aligned = 0; aligned < 2; aligned++)
+        for (size_t m = 0; m < sizeof sms / sizeof sms[0]; m++)
+          for (int per_sm = 1; per_sm <= 8; per_sm++) {
+            uk_loop L = loop_of(2, (int64_t[]){shapes[j].r, shapes[j].c}, item, 0);
+            uint8_t red[UK_MAX_NDIM] = {0};
+            if (shapes[j].axis < 0) red[0] = red[1] = 1;
+            else red[shapes[j].axis] = 1;
+            int64_t os[1][UK_MAX_NDIM] = {{item}}, it = item;
+            uk_red_loops R;
+            uk__red_split(&L, red, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+            uk_red_plan_in in;
+            uk_red_strategy s;
+            uk__red_plan_in(&R, &it, aligned, uk__red_vec(item), sms[m], &in);
+            in.per_sm = per_sm;
+            uk__red_choose_in(&in, &s);
+            splits += s.nsplit != 1 || uk__red_scratch_bytes(&s, 16) != 0;
+          }
+  CHECK(splits == 0);
+  int64_t n1[] = {1}, n1024[] = {1024}, n8192[] = {8192}, item = 4;
+  uint8_t all[UK_MAX_NDIM] = {1};
+  uk_red_loops R;
+  uk_red_strategy s;
+  char buf[128];
+  uk_loop L = loop_of(1, n1, 4, 0);
+  int64_t os[1][UK_MAX_NDIM] = {{4}};
+  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_choose(&R, &item, 1, 4, 132, &s);
+  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a thread per output, 1 blocks");
+  L = loop_of(1, n1024, 4, 0);
+  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_choose(&R, &item, 1, 4, 132, &s);
+  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a block per output, vector loads, 1 blocks");
+  L = loop_of(1, n8192, 4, 0);
+  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_choose(&R, &item, 0, 4, 132, &s); /* not aligned: scalar loads */
+  CHECK(s.nsplit > 1 && s.grid_x == 1);
+}
+
 int main(void) {
   test_axes();
+  test_tiny();
   test_loops_and_strategy();
   test_sweep_plans();
   test_cost_terms();

@@ -132,6 +132,19 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   return k;
 }
 
+/* Split counts for a candidate of gx block columns: none for a tiny
+ * reduction (UK_RED_TINY elements or fewer in all: one block's worth,
+ * whose time is the launch's), since a split adds the last block's
+ * combine and, on a stream's first split, the scratch's allocation and
+ * zeroing; else split_counts. */
+static int splits(const uk_red_plan_in *in, int64_t gx, int64_t resident, int64_t *n) {
+  if (in->nout <= 0 || in->nred <= UK_RED_TINY / in->nout) {
+    n[0] = 1;
+    return 1;
+  }
+  return split_counts(gx, resident, n);
+}
+
 /* PACK: rows of exactly 2 contiguous elements, back to back along the last
  * kept axis in whole vectors, every kept stride otherwise 16-byte aligned. */
 static int pack_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int red_contig) {
@@ -200,7 +213,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
     t.slots = bx * nv;
     t.grid_x = cdiv(nout, t.slots);
     int64_t n[5];
-    int nn = split_counts(t.grid_x, resident, n);
+    int nn = splits(in, t.grid_x, resident, n);
     for (int i = 0; i < nn; i++) {
       /* a piece: at least a round of loads (4 rows) per thread */
       split_n(&t, nred, n[i], 4 * (int64_t)by, by);
@@ -232,8 +245,7 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     t.slots = per_block;
     t.grid_x = blocks < cap ? blocks : cap;
     int64_t n[5];
-    int nn = t.grid_x < resident ? split_counts(t.grid_x, resident, n) : 1;
-    if (t.grid_x >= resident) n[0] = 1;
+    int nn = splits(in, t.grid_x, resident, n);
     for (int i = 0; i < nn; i++) {
       /* a piece: at least a round of loads per thread (4 vectors or 8 elements) */
       split_n(&t, nred, n[i], g * (vec_ok ? 4 * v : 8), g * v);

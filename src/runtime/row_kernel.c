@@ -82,7 +82,8 @@ static int device_optin(int device) {
 /* The function, and the dynamic shared memory its blocks may take (aux):
  * the shared-memory variant, the device's opt-in less the kernel's static
  * slots where the device grants it, else the default; registers: none. */
-static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk__binary *bin) {
+  (void)bin;
   CUfunction f;
   uk_status st = uk__spec_function(kd, e, 0, "", &f);
   if (st != UK_OK) return st;

@@ -376,37 +376,20 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   }
 }
 
-// One thread's part of a column range: NV outputs from vector loads, four
-// loads per trip with no branch between them; or one output.
-template <class K, int NV> struct cols_loop {
+// One thread's part of a column range: W outputs per row (K::vec from
+// vector loads, or 1), four rows' loads issued per trip before any is used
+// (K::map_cols), then the last 1-3 rows likewise.
+template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-    for (; r + 3 * by < rend; r += 4 * by) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-      K::map_cols(A, ko, r + 2 * by, acc);
-      K::map_cols(A, ko, r + 3 * by, acc);
-    }
-    // The last 1-3 rows with their loads issued together (few rows: all).
-    if (r + 2 * by < rend) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-      K::map_cols(A, ko, r + 2 * by, acc);
-    } else if (r + by < rend) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-    } else if (r < rend) {
-      K::map_cols(A, ko, r, acc);
-    }
-  }
-};
-
-template <class K> struct cols_loop<K, 1> {
-  typedef typename K::idx idx;
-  static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
-                                             idx by, red_acc<K> *acc) {
-    for (; r < rend; r += by) acc[0](K::map(A, ko, r));
+    for (; r + 3 * by < rend; r += 4 * by) K::template map_cols<4, W>(A, ko, r, by, acc);
+    if (r + 2 * by < rend)
+      K::template map_cols<3, W>(A, ko, r, by, acc);
+    else if (r + by < rend)
+      K::template map_cols<2, W>(A, ko, r, by, acc);
+    else if (r < rend)
+      K::template map_cols<1, W>(A, ko, r, by, acc);
   }
 };
 

@@ -3,7 +3,11 @@
  * the day of the sweep and its measured ms, and the fastest alternative the sweep timed
  * with that day's kernels (two-level or a transposing pass; 0: none timed). Transcribed
  * from the JSON and the planners' descriptions (uk__red_describe) by a one-off script;
- * test_red_plan.c checks today's picks and the cost model against it. */
+ * test_red_plan.c checks today's picks and the cost model against it.
+ * 2026-11-27, session 9: 24 column picks changed (64 MiB points of 256 blocks to 512:
+ * the loads in flight at the loaded latency; 4 MiB and 64 KiB points to more blocks,
+ * scalar tiles among them: a block's first round at its SM's share of the copy rate;
+ * docs/PERF.md "Column reductions after the second sweep"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 

@@ -16,7 +16,8 @@
 //                        splitting the reduced axis, combined by halving;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
-//                        inside one instantiation).
+//                        inside one instantiation); K::map_cols<N, W>
+//                        issues four rows' loads before any use.
 //   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
 //                        vector load holds K::vec / 2 whole rows, so a
 //                        thread reduces several outputs from 16 bytes.

@@ -419,6 +419,20 @@ static void split_index(int nd, const int64_t *shape, const uint8_t *red, int64_
   }
 }
 
+/* Compares `no` int64 outputs at device address `dptr` with want exactly. */
+static void check_i64(const char *label, uint64_t dptr, const int64_t *want, int64_t no) {
+  int64_t *got = malloc(sizeof(int64_t) * (size_t)(no ? no : 1));
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(got, dptr, sizeof(int64_t) * (size_t)no));
+  int bad = 0;
+  for (int64_t o = 0; o < no; o++)
+    if (got[o] != want[o] && bad++ < 5)
+      fprintf(stderr, "%s: [%lld] got %lld want %lld\n", label, (long long)o, (long long)got[o], (long long)want[o]);
+  ut_checks++;
+  if (bad) ut_failures++;
+  free(got);
+}
+
 /* Runs sum k over the axes of `mask` into a poisoned given output and
  * compares (int64: exactly); returns the plan. */
 static uk_red_strategy run_given(const char *what, uk_reduction *k, const darr *x, const double *v, unsigned mask) {
@@ -437,21 +451,13 @@ static uk_red_strategy run_given(const char *what, uk_reduction *k, const darr *
   uk_arg in = uk_arg_array(&x->a);
   CHECK_OK(uk_reduction_call(k, &in, 1, &y.a, 1, &l));
   if (x->a.dtype == UK_INT64) {
-    int64_t *want = calloc((size_t)no, sizeof(int64_t)), *got = malloc(sizeof(int64_t) * (size_t)no);
+    int64_t *want = calloc((size_t)no, sizeof(int64_t));
     for (int64_t j = 0, o, r; j < n; j++) {
       split_index(x->a.ndim, x->a.shape, red, j, &o, &r);
       want[o] += (int64_t)v[j];
     }
-    CHECK_OK(uk_device_synchronize());
-    CHECK_OK(uk_memcpy_dtoh(got, y.a.data, sizeof(int64_t) * (size_t)no));
-    int bad = 0;
-    for (int64_t o = 0; o < no; o++)
-      if (got[o] != want[o] && bad++ < 3)
-        fprintf(stderr, "%s: [%lld] got %lld want %lld\n", label, (long long)o, (long long)got[o], (long long)want[o]);
-    ut_checks++;
-    if (bad) ut_failures++;
+    check_i64(label, y.a.data, want, no);
     free(want);
-    free(got);
   } else {
     double *want = malloc(sizeof(double) * (size_t)no), *absum = malloc(sizeof(double) * (size_t)no);
     int64_t no2;
@@ -555,7 +561,7 @@ static void numpy_argmax(void) {
              (long long)(nd > 2 ? shape[2] : 0), axis);
     uk_status st = uk_fusion_call(f[axis], &in, 1, &y.a, 1, NULL);
     CHECK_OK(st);
-    int64_t *want = malloc(sizeof(int64_t) * (size_t)no), *got = malloc(sizeof(int64_t) * (size_t)no);
+    int64_t *want = malloc(sizeof(int64_t) * (size_t)no);
     double *bv = malloc(sizeof(double) * (size_t)no);
     uint8_t red[UK_MAX_NDIM] = {0};
     red[axis] = 1;
@@ -566,18 +572,8 @@ static void numpy_argmax(void) {
       if (want[o] < 0 || (!isnan(bv[o]) && (isnan(a) || a > bv[o]))) want[o] = r, bv[o] = a;
     }
     CHECK(want[5] == R / 2 && want[6] == R - 1 && want[7] == 0 && want[8] == 0 && want[9] == 1 && want[3] == R - 1);
-    if (st == UK_OK) {
-      CHECK_OK(uk_device_synchronize());
-      CHECK_OK(uk_memcpy_dtoh(got, y.a.data, sizeof(int64_t) * (size_t)no));
-      int bad = 0;
-      for (int64_t o = 0; o < no; o++)
-        if (got[o] != want[o] && bad++ < 5)
-          fprintf(stderr, "%s: [%lld] got %lld want %lld\n", label, (long long)o, (long long)got[o], (long long)want[o]);
-      ut_checks++;
-      if (bad) ut_failures++;
-    }
+    if (st == UK_OK) check_i64(label, y.a.data, want, no);
     free(want);
-    free(got);
     free(bv);
     drop(&x);
     drop(&y);

@@ -238,6 +238,17 @@ static void test_loops_and_strategy(void) {
   CHECK_STREQ(uk__red_kernel_suffix(UK_RED_NKERNELS), "");
 }
 
+/* The plan of a sweep table's point (C-contiguous float32, 132 SMs) and
+ * the model's facts for it. */
+static void plan_point(int ndim, const int64_t *shape, unsigned reduced, uk_red_strategy *s, uk_red_facts *f) {
+  uint8_t red[UK_MAX_NDIM] = {0};
+  for (int d = 0; d < ndim; d++) red[d] = (uint8_t)((reduced >> d) & 1);
+  uk_red_loops R;
+  plan(ndim, shape, red, 0, s, &R);
+  uk_red_facts g = {R.nout, R.nred, 4, 4, 4, 0};
+  *f = g;
+}
+
 /* Every reduction point of the H200 sweep: the plan uk__red_choose picks
  * (red_sweep_table.h), and the cost model against what the sweep measured:
  * within 15% where the plan is the one the sweep ran; where it is a new
@@ -251,12 +262,9 @@ static void test_sweep_plans(void) {
   int same = 0, changed = 0;
   for (size_t j = 0; j < sizeof red_sweep / sizeof red_sweep[0]; j++) {
     const red_sweep_point *p = &red_sweep[j];
-    uint8_t red[UK_MAX_NDIM] = {0};
-    for (int d = 0; d < p->ndim; d++) red[d] = (uint8_t)((p->reduced >> d) & 1);
     uk_red_strategy s;
-    uk_red_loops R;
-    plan(p->ndim, p->shape, red, 0, &s, &R);
-    uk_red_facts f = {R.nout, R.nred, 4, 4, 4, 0};
+    uk_red_facts f;
+    plan_point(p->ndim, p->shape, p->reduced, &s, &f);
     double us = uk__red_cost_us(&s, &f, 132), then = p->ms * 1e3, alt = p->alt_ms * 1e3;
     int ok = strcmp(uk__red_describe(&s, buf, sizeof buf), p->plan) == 0, kept = strcmp(p->plan, p->then) == 0;
     if (kept) {
@@ -290,12 +298,9 @@ static void test_cols_sweep(void) {
   int n = 0;
   for (size_t j = 0; j < sizeof red_cols_sweep / sizeof red_cols_sweep[0]; j++) {
     const red_cols_point *p = &red_cols_sweep[j];
-    uint8_t red[UK_MAX_NDIM] = {0};
-    for (int d = 0; d < p->ndim; d++) red[d] = (uint8_t)((p->reduced >> d) & 1);
     uk_red_strategy s;
-    uk_red_loops R;
-    plan(p->ndim, p->shape, red, 0, &s, &R);
-    uk_red_facts f = {R.nout, R.nred, 4, 4, 4, 0};
+    uk_red_facts f;
+    plan_point(p->ndim, p->shape, p->reduced, &s, &f);
     double then = uk__red_cost_us(&p->then, &f, 132), now = uk__red_cost_us(&s, &f, 132), ms = p->ms * 1e3;
     int ok = s.kernel == UK_RED_COLS && then > 0.85 * ms && then < 1.15 * ms && now <= then;
     if (p->ms > 0.02 && p->copy_ms / p->ms < 0.7)

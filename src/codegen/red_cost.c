@@ -108,10 +108,10 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     inflight = raw * LAT_US / (LAT_US + (COLS_LAT_US - LAT_US) * load);
     /* A block's first round also waits for its bytes at its SM's share of
      * the copy rate: few blocks of many bytes (a small problem on 4 SMs)
-     * cost more than the same bytes spread over more SMs. */
-    /* The halving counts a step per output as when each output had its own
-     * (the second sweep's kernel): red_cols now halves all nv together,
-     * log2(by) barriers in all; that saving is not measured yet. */
+     * cost more than the same bytes spread over more SMs. The halving
+     * counts a step per output as when each output had its own (the second
+     * sweep's kernel): red_cols now halves all nv together, log2(by)
+     * barriers in all, a saving not measured yet. */
     chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
             round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
     if (s->nsplit > 1) {

@@ -66,8 +66,11 @@ ${map}
                                                  F &_uk_f) {
 ${map_vec}
   }
-  template <class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
+  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
+  // every load issued before the first use.
+  template <int N, int W, class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                  F *_uk_f) {
 ${map_cols}
   }
   template <int R, class F>

@@ -171,6 +171,8 @@ int main(void) {
   /* the in-order steps (_uk_argmax_step) on complex (lexicographic) values, and beside a sum's plain combine */
   compile("x", "i, j", "i = argmax(x); j = argmin(x)", UK_COMPLEX64, 1, 2, NULL, 0);
   compile("x", "i, s", "i = argmin(x, axis=1); s = sum(x, axis=1)", UK_FLOAT16, 1, 2, NULL, 0);
+  /* pairs over the first axis: the column kernel, rows of vectors and of scalars */
+  compile("x", "i, j", "i = argmax(x, axis=0); j = argmin(x, axis=0)", UK_FLOAT32, 1, 2, NULL, 0);
   compile("x", "s", "s = sum(x * 1j, axis=(0, 1), keepdims=True)", UK_FLOAT32, 1, 2, NULL, 0);
   compile("x", "c", "c = x - mean(x, axis=1, keepdims=True)", UK_FLOAT32, 1, 2, NULL, 0);
   compile("x", "y", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); y = e / sum(e, axis=-1, keepdims=True)",

@@ -60,6 +60,14 @@
 #define COMB_G32_US 0.16
 /* One halving step in shared memory (a barrier and a load): model. */
 #define SYNC_US 0.02
+/* The latency the loads in flight of a column kernel must cover to stream
+ * at the copy rate: more than LAT_US under full load. The second sweep
+ * (bench/results/sweep-2026-11-27b-h200.json, 64 MiB, 32768 outputs of
+ * 512 and 16384 of 1024): 256 blocks of 8 (16) threads per output with 4
+ * vectors in flight per thread took 34.2-35.5 us where 512-1024 blocks of
+ * the same kernel took 28.5-30.0 (ncu: 24.0 us, 23.6% occupancy, DRAM
+ * 60%); 1.4 us puts both within 5%. */
+#define COLS_LAT_US 1.4
 /* Elements per round of a thread reading one element at a time: the
  * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
  * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
@@ -101,11 +109,23 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
   double chain = 0, split = 0, inflight = 0, lat = LAT_US;
   if (s->kernel == UK_RED_COLS) {
     const double by = s->by > 0 ? s->by : 1, bx = B / by, slots = (double)s->slots, nv = slots / bx;
-    const double trip = s->vec ? 4 : SCALAR_TRIP; /* rows per round */
+    const double trip = 4; /* rows per round: map_cols issues 4 rows' loads, vectors or not */
     const double rows = cdivd(mind(chunk, nred), by), rounds = maxd(1, cdivd(rows, trip));
     const double active = cdivd(mind(nout, slots), nv) * mind(by, chunk); /* threads of a block with work */
-    inflight = conc * active * mind(trip, rows) * nv * (double)f->elem_bytes;
-    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0));
+    const double round_bytes = active * mind(trip, rows) * nv * (double)f->elem_bytes; /* one block's round */
+    /* Little's law at a latency that grows with the load, from LAT_US
+     * idle to COLS_LAT_US where the loads in flight would saturate the
+     * memory at LAT_US (expressed through stream_us's LAT_US). */
+    const double raw = conc * round_bytes, load = mind(1, raw / (BW_B_PER_US * LAT_US));
+    inflight = raw * LAT_US / (LAT_US + (COLS_LAT_US - LAT_US) * load);
+    /* A block's first round also waits for its bytes at its SM's share of
+     * the copy rate: few blocks of many bytes (a small problem on 4 SMs)
+     * cost more than the same bytes spread over more SMs. The halving
+     * counts a step per output as when each output had its own (the second
+     * sweep's kernel): red_cols now halves all nv together, log2(by)
+     * barriers in all, a saving not measured yet. */
+    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
+            round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
     if (s->nsplit > 1) {
       const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
       const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */

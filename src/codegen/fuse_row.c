@@ -14,7 +14,7 @@
  * memory once where it fits: one read and one write of the array for
  * softmax, against two reads and a write for the split plan.
  *
- * The source holds two variants of the kernel body, which a call picks
+ * The source holds three variants of the kernel body, which a call picks
  * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines):
  * - _UK_RK > 0, registers: each thread loads its _UK_RK vectors of _UK_RV
  *   elements of every array input into registers (fully unrolled loops
@@ -26,6 +26,10 @@
  *   array input are kept in shared memory (cp.async, _UK_RV elements an
  *   access), as many as fit; the part that does not fit is re-read in
  *   each pass (from L2, mostly).
+ * - _UK_RC (sm_90+; the key's cluster flag), clusters: the shared-memory
+ *   body over one block's slice of a row split over the C blocks of a
+ *   thread-block cluster (fuse_row_cluster.c sizes it), its reductions
+ *   combined over the cluster (templates/ukern/fusion_row_cluster.cuh).
  *
  * The last level's pass keeps, in place of an input's kept elements, an
  * elementwise value it computes that the outputs use again (softmax's

@@ -25,27 +25,19 @@ template <class A> struct _uk_clpart {
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-static __device__ __forceinline__ unsigned _uk_cl_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-static __device__ __forceinline__ unsigned _uk_cl_size() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
-  return r;
-}
-// The cluster's index in the grid (x) and the clusters of the grid.
-static __device__ __forceinline__ unsigned _uk_cl_id() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
-  return r;
-}
-static __device__ __forceinline__ unsigned _uk_cl_count() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
-  return r;
-}
+// The block's rank in its cluster and the cluster's size; the cluster's
+// index in the grid (x) and the clusters of the grid.
+#define _UK_CL_SREG(fn, reg)                                                   \
+  static __device__ __forceinline__ unsigned fn() {                            \
+    unsigned r;                                                                \
+    asm volatile("mov.u32 %0, %%" reg ";" : "=r"(r));                          \
+    return r;                                                                  \
+  }
+_UK_CL_SREG(_uk_cl_rank, "cluster_ctarank")
+_UK_CL_SREG(_uk_cl_size, "cluster_nctarank")
+_UK_CL_SREG(_uk_cl_id, "clusterid.x")
+_UK_CL_SREG(_uk_cl_count, "nclusterid.x")
+#undef _UK_CL_SREG
 // Every thread of every block of the cluster: writes before it are seen
 // by reads after it in the other blocks.
 static __device__ __forceinline__ void _uk_cl_sync() {

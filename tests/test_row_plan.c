@@ -204,7 +204,9 @@ static void cluster(void) {
   CHECK(uk__row_prefer_cluster(262145, 8, 16) == 0);
   CHECK(uk__row_prefer_cluster(300000, 8, 32) == 0); /* 16 at most */
   CHECK(uk__row_prefer_cluster(1000, 8, 1) == 0 && uk__row_prefer_cluster(1000, 8, 0) == 0);
-  CHECK(uk__row_prefer_cluster(1000, 0, 8) == 1);
+  CHECK(uk__row_prefer_cluster(16384, 0, 8) == 1);
+  CHECK(uk__row_prefer_cluster(16383, 128, 16) == 0); /* 2 MiB, but too short to split */
+  CHECK(uk__row_prefer_cluster(16384, 128, 16) == 1);
 }
 
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */

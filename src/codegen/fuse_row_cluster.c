@@ -62,7 +62,7 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
 }
 
 int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max) {
-  if (cluster_max < 2) return 0;
+  if (cluster_max < 2 || n < UK_ROW_CLUSTER_MIN_N) return 0; /* uk__row_cluster's few rows */
   if (cluster_max > 16) cluster_max = 16;
   return n <= (int64_t)cluster_max * (128 * 1024) / (bytes > 0 ? bytes : 1);
 }

@@ -92,9 +92,10 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
 int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
 
 /* 1 when a few long rows (fewer than SMs) run the cluster variant rather
- * than the split plan: clusters of cluster_max blocks and each block moving
- * at most 128 KiB of the row's `bytes` an element (its slice then fits a
- * block's shared memory). */
+ * than the split plan: clusters of cluster_max blocks, rows of at least
+ * UK_ROW_CLUSTER_MIN_N elements (uk__row_cluster splits them) and each
+ * block moving at most 128 KiB of the row's `bytes` an element (its slice
+ * then fits a block's shared memory). */
 int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max);
 
 /* 1 when rows of n elements moving `bytes` bytes each (reads and writes of

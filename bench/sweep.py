@@ -9,7 +9,8 @@ axes on each side, the 3-D templates scaled to each size in log space), argmax
 (full, last axis, first axis), fusion (axpy; and at row widths 32 .. 65536:
 squared-distance row sums, softmax, layer norm, x - mean(x, -1, keepdims)).
 
-Timing: CUDA events around the call alone, median of REPS after WARM warm-ups;
+Timing: CUDA events around the call alone, median of REPS after WARM warm-ups
+(from 64 MiB: 5 after 1, and REPS more where those 5 spread by more than 5%);
 before each timed call a 256 MiB buffer is written (L2 flushed), so every size
 is measured from HBM like the copy beside it. Compiles (ukern, CuPy, the
 torch.compile warm-up) happen before the timed runs and are never timed.
@@ -26,57 +27,88 @@ table and the plots from the JSON.
 
 Usage: python3 bench/sweep.py --out sweep.json [--quick] [--budget SECONDS]
        [--kinds elementwise,reduction,argmax,fusion] [--torch-max N] [--sizes 30,26]
-       [--no-torch]
+       [--no-torch] [--shard I/N] [--only REGEX] [--estimate [--list]]
 --quick: 4 sizes (64 KiB, 4 MiB, 64 MiB, 1 GiB), fewer widths and reps,
 torch.compile at 9 points (axpy at 1 GiB; each row program at 64 MiB, rows of
 128 and 2048; --torch-max caps the compiles), budget 270 s.
+--shard I/N: this process runs shard I of N: the points are dealt by estimated
+cost (bench/sweep_plan.py) so that the shards take about equal time; one process
+per GPU (scripts/gpu-sweep.sh --full), JSONs merged by bench/sweep_report.py.
+--only REGEX: the points whose label "kind variant shape [axes a,b]" matches
+(re.search), e.g. --only 'fusion softmax 8192x' or --only 'axes 0,2$'.
+--estimate: print the points and estimated seconds per shard and exit, without
+CuPy or a GPU (--list: every point's label and estimate).
 Points run largest-size-first, kinds interleaved, so a budget or timeout
 cuts the least telling points. Needs CuPy; torch and the CUB variant optional.
 """
 import argparse
-import itertools
 import json
-import math
 import os
 import sys
 import time
 import traceback
 
-import cupy as cp
-import numpy as np
-
-import ukern
-
-try:
-    import torch
-except Exception:  # torch is optional: the torch column stays empty
-    torch = None
+import sweep_plan as plan   # bench/ is the script's folder, so on sys.path
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--out", default="sweep.json")
 ap.add_argument("--quick", action="store_true")
 ap.add_argument("--budget", type=float, default=None, help="seconds; points after it are recorded as skipped")
-ap.add_argument("--kinds", default="elementwise,reduction,argmax,fusion")
+ap.add_argument("--kinds", default=",".join(plan.KINDS))
 ap.add_argument("--torch-max", type=int, default=None, help="most torch.compile compiles")
 ap.add_argument("--no-torch", action="store_true")
 ap.add_argument("--sizes", default=None, help="log2 sizes in bytes, e.g. 30,26 (default: the profile's)")
+ap.add_argument("--shard", default=None, help="I/N: run shard I of N (points dealt by estimated cost)")
+ap.add_argument("--only", default=None, help="regex: only points whose 'kind variant shape axes' label matches")
+ap.add_argument("--estimate", action="store_true", help="print the points per shard and the estimate; no GPU")
+ap.add_argument("--list", action="store_true", help="with --estimate: every point's label, shard and seconds")
 ARGS = ap.parse_args()
 QUICK = ARGS.quick
-BUDGET = ARGS.budget if ARGS.budget is not None else (270.0 if QUICK else 1e9)
+PROF = plan.profile(QUICK)
+BUDGET = ARGS.budget if ARGS.budget is not None else PROF["budget"]
 TORCH_MAX = ARGS.torch_max if ARGS.torch_max is not None else (9 if QUICK else 10 ** 6)
-QUICK_TORCH_WIDTHS = (128, 2048)
 KINDS = ARGS.kinds.split(",")
-REPS, WARM = (7, 2) if QUICK else (21, 3)
-# Size order: the most telling first (1 GiB, 64 MiB, then small), so a cut keeps them.
-SIZES = [30, 26, 22, 16] if QUICK else [30, 26, 22, 16, 28, 24, 20, 18]
-if ARGS.sizes:
-    SIZES = [int(v) for v in ARGS.sizes.split(",")]
-WIDTHS = [32, 128, 512, 2048, 8192, 65536] if QUICK else [32, 128, 512, 2048, 8192, 32768, 65536]
-BIG = 32 << 20            # bytes from which the copy-rate target applies
+REPS, WARM = PROF["reps"], PROF["warm"]
+SIZES = [int(v) for v in ARGS.sizes.split(",")] if ARGS.sizes else list(PROF["sizes"])
+WIDTHS = list(PROF["widths"])
+BIG = plan.BIG            # bytes from which the copy-rate target applies
 NOISE = 1.03              # "slower than" means by more than 3% (run-to-run noise)
 NOISE_MS = 0.001
 SMEM_ROW_BYTES = 48 << 10  # a row of float32 up to this fits in shared memory (target rule)
 T0 = time.perf_counter()
+
+
+def plan_points():
+    """This process's points (after --only and --shard) and every shard's estimate."""
+    bad = [k for k in KINDS if k not in plan.KINDS]
+    if bad:
+        sys.exit(f"sweep.py: --kinds {','.join(bad)}: unknown; hint: choose from {','.join(plan.KINDS)}")
+    try:
+        index, n = plan.parse_shard(ARGS.shard) if ARGS.shard else (0, 1)
+        pts = plan.select(plan.enumerate_points(SIZES, KINDS, WIDTHS), ARGS.only)
+    except ValueError as e:
+        sys.exit(f"sweep.py: {e}")
+    mine, loads = plan.shard_points(pts, PROF, index, n)
+    return mine, loads, (index, n), len(pts)
+
+
+PLAN, LOADS, SHARD, NSELECTED = plan_points()
+if ARGS.estimate:   # no CuPy needed: the plan alone
+    print(plan.estimate_text(LOADS, NSELECTED))
+    if ARGS.list:
+        for p, _ in PLAN:
+            print(f"{p['size_bytes']:>11} {plan.label(p)}  {plan.point_cost(p, PROF):.2f} s")
+    sys.exit(0)
+
+import cupy as cp          # noqa: E402  (after --estimate, which runs without CuPy)
+import numpy as np         # noqa: E402
+
+import ukern               # noqa: E402
+
+try:
+    import torch
+except Exception:  # torch is optional: the torch column stays empty
+    torch = None
 
 x_f32 = cp.float32
 FLUSH = cp.empty(256 << 20, cp.uint8)
@@ -87,21 +119,37 @@ def log(msg):
     print(f"[{time.perf_counter() - T0:7.1f}s] {msg}", file=sys.stderr, flush=True)
 
 
-def gpu_ms(fn, flush=True, reps=None):
-    """Median ms of fn between two events, after warm-ups; L2 flushed before each."""
-    for _ in range(WARM):
+CUR = {"bytes": 0, "extended": 0}   # the running point's size; columns timed again (spread)
+
+
+def gpu_ms(fn, flush=True, reps=None, nbytes=None):
+    """Median ms of fn between two events, after warm-ups; L2 flushed before each.
+    From FEW_REPS_BYTES (the point's size unless nbytes): REPS_BIG after WARM_BIG, and
+    REPS more when those spread by more than SPREAD of their median."""
+    nbytes = CUR["bytes"] if nbytes is None else nbytes
+    few = reps is None and nbytes >= plan.FEW_REPS_BYTES
+    warm, first = (PROF["warm_big"], PROF["reps_big"]) if few else (WARM, reps or REPS)
+    for _ in range(warm):
         fn()
     start, end = cp.cuda.Event(), cp.cuda.Event()
     times = []
-    for _ in range(reps or REPS):
-        if flush:
-            FLUSH.fill(1)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return float(np.median(times))
+
+    def timed(count):
+        for _ in range(count):
+            if flush:
+                FLUSH.fill(1)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end))
+    timed(first)
+    med = float(np.median(times))
+    if few and (max(times) - min(times)) > PROF["spread"] * med:
+        CUR["extended"] += 1
+        timed(REPS)
+        med = float(np.median(times))
+    return med
 
 
 _copy_cache = {}
@@ -115,31 +163,19 @@ def copy_ms(nbytes):
         src.fill(3)
         rt = cp.cuda.runtime
         _copy_cache[half] = gpu_ms(lambda: rt.memcpyAsync(dst.data.ptr, src.data.ptr, half,
-                                                          rt.memcpyDeviceToDevice, STREAM_PTR))
+                                                          rt.memcpyDeviceToDevice, STREAM_PTR), nbytes=nbytes)
         del src, dst
     return _copy_cache[half]
 
 
 def empty_kernel_ms():
     k = cp.RawKernel('extern "C" __global__ void uk_sweep_empty() {}', "uk_sweep_empty")
-    return gpu_ms(lambda: k((1,), (32,), ()), flush=False, reps=51)
+    return gpu_ms(lambda: k((1,), (32,), ()), flush=False, reps=51, nbytes=0)
 
 
 def rand(shape, seed=1):
     rs = cp.random.RandomState(seed)
     return (rs.random_sample(shape, dtype=cp.float32) + cp.float32(0.5)).astype(cp.float32)
-
-
-def scale_shape(template, nelem):
-    """template scaled to nelem elements (a power of two) in log space: each axis keeps
-    its share of the total exponent, largest remainders rounded up."""
-    logs = [math.log2(d) for d in template]
-    total = int(round(math.log2(nelem)))
-    want = [l * total / sum(logs) for l in logs]
-    e = [int(math.floor(w)) for w in want]
-    for i in sorted(range(len(e)), key=lambda i: want[i] - e[i], reverse=True)[:total - sum(e)]:
-        e[i] += 1
-    return tuple(1 << v for v in e)
 
 
 # ---------------------------------------------------------------- definitions
@@ -164,52 +200,6 @@ def red_kernels():
             _red["cub"] = None
             _red["cub_error"] = str(e)
     return _red
-
-
-# ---------------------------------------------------------------- points
-def points():
-    """(order key, point dict, runner) for every point of the selected kinds."""
-    out = []
-    for si, s in enumerate(SIZES):
-        nbytes = 1 << s
-        n = nbytes // 4
-        k = 0
-
-        def add(kind, variant, shape, runner, axes=None, width=None):
-            nonlocal k
-            p = {"kind": kind, "variant": variant, "shape": list(shape), "axes": axes, "width": width,
-                 "size_bytes": nbytes, "log2_size": s}
-            out.append(((si, k), p, runner))
-            k += 1
-
-        if "elementwise" in KINDS:
-            side = 1 << ((s - 2) // 2)
-            add("elementwise", "contiguous", (n,), run_ew_contig)
-            add("elementwise", "broadcast row", (n // 1024, 1024), run_ew_row)
-            add("elementwise", "broadcast column", (n // 1024, 1024), run_ew_col)
-            add("elementwise", "transposed", (side, (n // side)), run_ew_transposed)
-        if "reduction" in KINDS:
-            for tmpl in ((256, n // 256), (n // 256, 256)):
-                for ax in ((0,), (1,), (0, 1)):
-                    add("reduction", "2-D", tmpl, run_reduction, axes=list(ax))
-            for tmpl in ((256, 1024, 1024), (1024, 256, 1024), (1024, 1024, 256), (64, 64, 65536)):
-                shape = scale_shape(tmpl, n)
-                for r in (1, 2, 3):
-                    for ax in itertools.combinations(range(3), r):
-                        add("reduction", "3-D " + "x".join(map(str, tmpl)), shape, run_reduction, axes=list(ax))
-        if "argmax" in KINDS:
-            add("argmax", "full", (n,), run_argmax, axes=None)
-            add("argmax", "last axis", (n // 1024, 1024), run_argmax, axes=[1])
-            add("argmax", "first axis", (1024, n // 1024), run_argmax, axes=[0])
-        if "fusion" in KINDS:
-            add("fusion", "axpy", (n,), run_axpy)
-            for w in WIDTHS:
-                if w > n:
-                    continue
-                for op in ("rowsum", "softmax", "layernorm", "center"):
-                    add("fusion", op, (n // w, w), run_rowop, width=w)
-    out.sort(key=lambda t: t[0])
-    return [(p, r) for _, p, r in out]
 
 
 def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, row_rule=None):
@@ -441,19 +431,52 @@ def torch_time(p, op, args):
         return None
     try:
         targs = [torch.as_tensor(a, device="cuda") if isinstance(a, cp.ndarray) else a for a in args]
-        # A fresh compile per point: dynamo's per-function recompile limit (8) would
-        # otherwise fall back to eager silently after a few shapes.
-        torch._dynamo.reset()
-        fn = torch.compile(TORCH_OPS[op], dynamic=False)
         t = time.perf_counter()
         TORCH_STATE["compiles"] += 1
+        fn = torch_fn(op)
+        graphs = torch_graphs()
         fn(*targs)          # the compile: never timed
         torch.cuda.synchronize()
+        if graphs is not None and torch_graphs() == graphs:
+            # No new graph for a new shape: dynamo fell back to eager (a recompile
+            # limit). A fresh start then, as before the limits were raised.
+            p["torch_recompile"] = "no new graph: dynamo reset and compiled afresh"
+            torch._dynamo.reset()
+            TORCH_FNS.clear()
+            fn = torch_fn(op)
+            fn(*targs)
+            torch.cuda.synchronize()
         p["torch_compile_s"] = round(time.perf_counter() - t, 2)
         TORCH_STATE["seconds"] += p["torch_compile_s"]
         return gpu_ms(lambda: fn(*targs))
     except Exception as e:
         p["torch_note"] = f"{type(e).__name__}: {e}"[:300]
+        return None
+
+
+TORCH_FNS = {}
+
+
+def torch_fn(op):
+    """One torch.compile(dynamic=False) function per row program for every shape: each
+    new shape compiles a graph of its own (static shapes: what a user of fixed shapes
+    gets), without a dynamo reset per point. dynamo's recompile limits (8 graphs per
+    function by default, then eager, silently) are raised past the sweep's shapes."""
+    if op not in TORCH_FNS:
+        cfg = torch._dynamo.config
+        for name, value in (("recompile_limit", 4096), ("cache_size_limit", 4096),
+                            ("accumulated_recompile_limit", 65536), ("accumulated_cache_size_limit", 65536)):
+            if hasattr(cfg, name):
+                setattr(cfg, name, max(getattr(cfg, name), value))
+        TORCH_FNS[op] = torch.compile(TORCH_OPS[op], dynamic=False)
+    return TORCH_FNS[op]
+
+
+def torch_graphs():
+    """Graphs dynamo has compiled in this process (its own counter)."""
+    try:
+        return torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    except Exception:
         return None
 
 
@@ -478,7 +501,7 @@ def run_axpy(p):
     fu, fc = fused("ukern", "axpy"), fused("cupy.fuse", "axpy")
     u, c = time_pair(lambda: fu(a, x, y), lambda: fc(a, x, y), close)
     tm = None
-    if p["size_bytes"] >= BIG and (not QUICK or p["log2_size"] == 30):
+    if plan.torch_planned(p, QUICK):
         tm = torch_time(p, "axpy", (2.0, x, y))
     else:
         p["torch_note"] = "torch.compile timed at >= 32 MiB only (--quick: 1 GiB)"
@@ -508,10 +531,11 @@ def run_rowop(p):
     target = 1.15 * (one_rw if fits else copy_ms(traffic + ins))
     # torch: in --quick only at 64 MiB, rows of 128 and 2048 (where issue 25 saw it win)
     tm = None
-    if not QUICK or (p["log2_size"] == 26 and w in QUICK_TORCH_WIDTHS):
+    if plan.torch_planned(p, QUICK):
         tm = torch_time(p, op, args)
     else:
-        p["torch_note"] = "--quick: torch.compile timed at 64 MiB, rows of 128 and 2048 only"
+        p["torch_note"] = ("--quick: torch.compile timed at 64 MiB, rows of 128 and 2048 only" if QUICK
+                           else "torch.compile timed at >= 32 MiB only")
     finish(p, u, c, traffic, torch_ms=tm, target_ms=target, row_rule=rule)
 
 
@@ -531,19 +555,31 @@ def write(doc):
 
 def main():
     global EMPTY_MS
+    index, nshards = SHARD
+    prof = {k: PROF[k] for k in ("reps_big", "warm_big", "spread")}
     doc = {"meta": {"device": device_info(), "cupy": cp.__version__, "ukern": ukern.__version__,
                     "torch": getattr(torch, "__version__", None), "quick": QUICK, "reps": REPS, "warm": WARM,
+                    **prof, "few_reps_bytes": plan.FEW_REPS_BYTES,
                     "l2_flushed": True, "dtype": "float32", "budget_s": BUDGET, "torch_max": TORCH_MAX,
-                    "noise_rule": f"slower means > {NOISE}x + {NOISE_MS} ms", "big_bytes": BIG},
+                    "noise_rule": f"slower means > {NOISE}x + {NOISE_MS} ms", "big_bytes": BIG,
+                    "sizes": SIZES, "kinds": KINDS, "widths": WIDTHS, "only": ARGS.only,
+                    "planned": len(PLAN), "estimate_s": round(LOADS[index], 1)},
            "points": []}
+    if ARGS.shard:
+        doc["meta"]["shard"] = [index, nshards]
+        doc["meta"]["run_key"] = f"{QUICK}|{SIZES}|{KINDS}|{WIDTHS}|{ARGS.only}|{nshards}"
+    log(plan.estimate_text(LOADS, NSELECTED, index if ARGS.shard else None))
     EMPTY_MS = empty_kernel_ms()
     doc["meta"]["empty_kernel_ms"] = EMPTY_MS
     COPY_RATE[0] = (1 << 30) / copy_ms(1 << 30) * 1e3   # bytes/s moved by a 512 MiB copy
     doc["meta"]["copy_rate_Bps"] = COPY_RATE[0]
-    plist = points()
-    log(f"{len(plist)} points, device {doc['meta']['device']['name']}, empty launch {EMPTY_MS:.4f} ms")
+    runners = {"ew_contig": run_ew_contig, "ew_row": run_ew_row, "ew_col": run_ew_col,
+               "ew_transposed": run_ew_transposed, "reduction": run_reduction, "argmax": run_argmax,
+               "axpy": run_axpy, "rowop": run_rowop}
+    log(f"{len(PLAN)} points{f' (shard {index}/{nshards})' if ARGS.shard else ''}, device "
+        f"{doc['meta']['device']['name']}, empty launch {EMPTY_MS:.4f} ms")
     last_size = None
-    for i, (p, runner) in enumerate(plist):
+    for i, (p, runner) in enumerate(PLAN):
         if time.perf_counter() - T0 > BUDGET:
             p["error"] = "skipped: time budget spent"
             p["met"] = None
@@ -552,26 +588,31 @@ def main():
         if last_size != p["size_bytes"]:  # arrays of the previous size go back to the driver
             cp.get_default_memory_pool().free_all_blocks()
             last_size = p["size_bytes"]
+        CUR["bytes"], CUR["extended"] = p["size_bytes"], 0
         t = time.perf_counter()
         try:
-            runner(p)
+            runners[runner](p)
         except Exception as e:
             p["error"] = f"{type(e).__name__}: {e}"[:500]
             p["met"] = None
             p["trace"] = traceback.format_exc(limit=3)[-800:]
         p["wall_s"] = round(time.perf_counter() - t, 3)
+        if CUR["extended"]:
+            p["reps_extended"] = CUR["extended"]   # columns that spread: timed REPS more
         doc["points"].append(p)
         doc["meta"]["elapsed_s"] = round(time.perf_counter() - T0, 1)
         doc["meta"]["torch_compiles"] = TORCH_STATE["compiles"]
         write(doc)
         verdict = "ERR " + p["error"][:80] if "error" in p else ("met" if p["met"] else "MISS " + (p["reason"] or ""))
-        log(f"{i + 1}/{len(plist)} {p['kind']} {p['variant']} {tuple(p['shape'])} axes={p['axes']} "
+        log(f"{i + 1}/{len(PLAN)} {p['kind']} {p['variant']} {tuple(p['shape'])} axes={p['axes']} "
             f"u={p.get('ukern_ms')} c={p.get('cupy_ms')} t={p.get('torch_ms')} copy={p.get('copy_ms')} "
             f"{verdict[:160]} ({p['wall_s']}s)")
     doc["meta"]["elapsed_s"] = round(time.perf_counter() - T0, 1)
     doc["meta"]["done"] = True
     write(doc)
-    log(f"done: {sum(1 for p in doc['points'] if p.get('met'))}/{len(doc['points'])} points met")
+    log(f"done: {sum(1 for p in doc['points'] if p.get('met'))}/{len(doc['points'])} points met in "
+        f"{doc['meta']['elapsed_s']} s (estimate {LOADS[index]:.0f} s); torch.compile "
+        f"{TORCH_STATE['compiles']} compiles, {TORCH_STATE['seconds']:.1f} s")
 
 
 EMPTY_MS = 0.0

@@ -1,6 +1,8 @@
 # Issue 10: graphs, streams, events, memory, textures, raw-kernel conveniences.
 # gpu: skip (77) without a device.
 uk_test(test_gpu_graph LABELS gpu SOURCES test_gpu_graph.c)
+# Issue 25: graphs of the split-column reduction (its workspace) and the elementwise rows plan.
+uk_test(test_gpu_graph_plans LABELS gpu SOURCES test_gpu_graph_plans.c red_gpu_util.c)
 uk_test(test_runtime_api LABELS cpu SOURCES test_runtime_api.c)
 uk_test(test_gpu_stream LABELS gpu SOURCES test_gpu_stream.c)
 uk_test(test_gpu_memory LABELS gpu SOURCES test_gpu_memory.c)

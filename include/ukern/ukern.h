@@ -1258,7 +1258,11 @@ UK_API uk_status uk_function_params(uk_function *f, int *count, const uk_param_i
  * again, or instantiate it with CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.
  * A custom uk_allocator must itself be safe to call during capture.
  * Reductions that need scratch take it from the graph (allocated and freed
- * in it) rather than from the per-stream scratch used outside capture.
+ * in it) rather than from the per-stream scratch used outside capture, so
+ * replays share no memory with the kernel object: direct calls of it on any
+ * stream may run beside or between them. A graph refers to the kernels'
+ * loaded modules: destroy a kernel object (which unloads its modules)
+ * only after every graph exec that launches it is destroyed.
  *
  * uk_stream_capturing: *capturing = 1 while `stream` is capturing into a
  * graph (also when the capture has been invalidated), else 0; 0 for NULL

@@ -14,6 +14,16 @@ struct _uk_reduce_op {
   }
 };
 
+// One thread's in-order step (element b after a in the reduced order):
+// reduce_expr unless the program defines _UK_RED_STEP (a fusion's argmax).
+#ifdef _UK_RED_STEP
+struct _uk_step_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const { return _UK_RED_STEP(a, b); }
+};
+#else
+typedef _uk_reduce_op _uk_step_op;
+#endif
+
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
 struct _uk_args {
@@ -26,6 +36,7 @@ struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
   typedef _uk_reduce_op op;
+  typedef _uk_step_op step;
   typedef ${uindex} idx;
   typedef ${sindex} sidx;
   static const bool has_identity = ${has_identity};
@@ -55,8 +66,11 @@ ${map}
                                                  F &_uk_f) {
 ${map_vec}
   }
-  template <class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
+  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
+  // every load issued before the first use.
+  template <int N, int W, class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                  F *_uk_f) {
 ${map_cols}
   }
   template <int R, class F>

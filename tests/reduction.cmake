@@ -8,6 +8,21 @@ uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c red_gpu_util.
 # vector loads over non-adjacent axes) on odd shapes, every axis subset, keepdims,
 # negative strides, empty inputs, int/float/complex, custom identities and post-maps.
 uk_test(test_gpu_red_strategies LABELS gpu SOURCES test_gpu_red_strategies.c red_gpu_util.c)
+# The group kernels of issue 25: a 2^24 + 3 full sum (split combine, run-to-run identical bits), non-adjacent
+# axes with int64 summed exactly, the plans that moved to a warp per output, fused argmax/argmin ties, NaN, inf
+# rows; poisoned given outputs.
+uk_test(test_gpu_red_g LABELS gpu SOURCES test_gpu_red_g.c red_gpu_util.c)
 # Lean cubins: NVRTC's cubin of a real reduction with CUB's unused constants
 # hidden from the loader (checked against an ELF reader of the test's own);
 # with a GPU, both cubins loaded and a reduction run through the lean path.
+# Resident blocks per SM from the cubin and the device's limits (the planner's
+# waves; no driver query at load): a table of devices and kernels (cpu), and
+# the same counts as the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor
+# for raw kernels that bind each limit and for ukern's reduction programs (gpu).
+uk_test(test_occupancy LABELS cpu SOURCES test_occupancy.c)
+uk_test(test_gpu_occupancy LABELS gpu SOURCES test_gpu_occupancy.c red_gpu_util.c)
+# ... and a reduction's load asks the driver nothing about it (the stand-in
+# driver of runtime10.cmake, its occupancy entry replaced by a counter).
+uk_test(test_occupancy_load LABELS nvrtc SOURCES test_occupancy_load.c)
+add_dependencies(test_occupancy_load uk_test_old_cuda)
+set_property(TEST test_occupancy_load APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")

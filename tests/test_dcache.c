@@ -97,7 +97,7 @@ static void test_round_trip(void) {
   CHECK_OK(uk__dcache_open(dir, 0, &c));
   CHECK(c->max_bytes == (1ull << 30));
   uk__binary *b = make_bin(5000), *got = NULL;
-  const char *key = "ukern 0.1.0|nvrtc 13000|sm_90|-std=c++17|source...";
+  const char *key = "ukern 0.2.0|nvrtc 13000|sm_90|-std=c++17|source...";
   uk_hash128 h = hash_of(key);
   CHECK(uk__dcache_get(c, h, key, strlen(key), &got) == 0);
   CHECK(got == NULL);

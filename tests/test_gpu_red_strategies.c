@@ -31,11 +31,14 @@ static int seen[C_N];
  * an allocated C-contiguous output; 8 resident blocks per SM, the float
  * programs' occupancy: struct reduce types fit fewer, and their calls may
  * split differently): counted into seen[]. */
-static void note_plan(const char *label, const uk_array *a, const uint8_t *red, int keepdims) {
+static uk_red_strategy note_plan(const char *label, const uk_array *a, const uint8_t *red, int keepdims) {
   int64_t item = (int64_t)uk_dtype_size(a->dtype);
   uk_operand_view v = {"x", a->ndim, a->shape, a->strides, item};
   uk_loop L;
-  if (uk__shape_broadcast(1, &v, &L) != UK_OK) return;
+  uk_red_strategy s;
+  memset(&s, 0, sizeof s);
+  s.kernel = -1;
+  if (uk__shape_broadcast(1, &v, &L) != UK_OK) return s;
   int on;
   int64_t oshape[UK_MAX_NDIM], os[1][UK_MAX_NDIM], st = 8;
   uk__red_result_shape(L.ndim, L.shape, red, keepdims, &on, oshape);
@@ -45,8 +48,7 @@ static void note_plan(const char *label, const uk_array *a, const uint8_t *red, 
   }
   uk_red_loops R;
   uk__red_split(&L, red, keepdims, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
-  if (R.nout == 0) return;
-  uk_red_strategy s;
+  if (R.nout == 0) return s;
   uk__red_choose(&R, &item, a->data % 16 == 0, uk__red_vec(item), sms, &s);
   char buf[160];
   printf("%-44s %s\n", label, uk__red_describe(&s, buf, sizeof buf));
@@ -66,6 +68,7 @@ static void note_plan(const char *label, const uk_array *a, const uint8_t *red, 
     if (s.nsplit > 1) seen[C_GSPLIT]++;
     if (s.vec && R.red.ndim > 1) seen[C_NDVEC]++;
   }
+  return s;
 }
 
 static void mask_axes(int ndim, unsigned mask, int *ax, int *na, uint8_t *red) {
@@ -392,6 +395,194 @@ static void argmax(void) {
   uk_reduction_destroy(am);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Column plans of the COLS cost model (issue 25): scalar tiles spread over
+ * many blocks, vector tiles of 16-32 rows per output, split columns, each
+ * thread's rows in rounds of four loads with a 1-3 row tail. Outputs are
+ * given, poisoned first (0xA5 bytes): a missed output keeps the poison.
+ * int64 sums are compared exactly (sums past 2^53: no float path). */
+
+/* C-order output index and reduced index of logical element k. */
+static void split_index(int nd, const int64_t *shape, const uint8_t *red, int64_t k, int64_t *o, int64_t *r) {
+  int64_t om = 1, rm = 1;
+  *o = *r = 0;
+  for (int d = nd - 1; d >= 0; d--) {
+    int64_t c = k % shape[d];
+    k /= shape[d];
+    if (red[d]) {
+      *r += c * rm;
+      rm *= shape[d];
+    } else {
+      *o += c * om;
+      om *= shape[d];
+    }
+  }
+}
+
+/* Compares `no` int64 outputs at device address `dptr` with want exactly. */
+static void check_i64(const char *label, uint64_t dptr, const int64_t *want, int64_t no) {
+  int64_t *got = malloc(sizeof(int64_t) * (size_t)(no ? no : 1));
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(got, dptr, sizeof(int64_t) * (size_t)no));
+  int bad = 0;
+  for (int64_t o = 0; o < no; o++)
+    if (got[o] != want[o] && bad++ < 5)
+      fprintf(stderr, "%s: [%lld] got %lld want %lld\n", label, (long long)o, (long long)got[o], (long long)want[o]);
+  ut_checks++;
+  if (bad) ut_failures++;
+  free(got);
+}
+
+/* Runs sum k over the axes of `mask` into a poisoned given output and
+ * compares (int64: exactly); returns the plan. */
+static uk_red_strategy run_given(const char *what, uk_reduction *k, const darr *x, const double *v, unsigned mask) {
+  int ax[UK_MAX_NDIM] = {0}, na, on = 0;
+  uint8_t red[UK_MAX_NDIM];
+  int64_t oshape[UK_MAX_NDIM], no = 1, n = size_of(x->a.ndim, x->a.shape);
+  mask_axes(x->a.ndim, mask, ax, &na, red);
+  uk__red_result_shape(x->a.ndim, x->a.shape, red, 0, &on, oshape);
+  for (int d = 0; d < on; d++) no *= oshape[d];
+  char label[160];
+  snprintf(label, sizeof label, "%s %s (%lld, %lld, %lld) axes 0x%x, given output", what, uk_dtype_name(x->a.dtype),
+           (long long)x->a.shape[0], (long long)x->a.shape[1], (long long)(x->a.ndim > 2 ? x->a.shape[2] : 0), mask);
+  uk_red_strategy s = note_plan(label, &x->a, red, 0);
+  darr y = make(x->a.dtype, on, oshape, NULL, 0, 0, NULL);
+  uk_launch l = axes_of(ax, na, 0);
+  uk_arg in = uk_arg_array(&x->a);
+  CHECK_OK(uk_reduction_call(k, &in, 1, &y.a, 1, &l));
+  if (x->a.dtype == UK_INT64) {
+    int64_t *want = calloc((size_t)no, sizeof(int64_t));
+    for (int64_t j = 0, o, r; j < n; j++) {
+      split_index(x->a.ndim, x->a.shape, red, j, &o, &r);
+      want[o] += (int64_t)v[j];
+    }
+    check_i64(label, y.a.data, want, no);
+    free(want);
+  } else {
+    double *want = malloc(sizeof(double) * (size_t)no), *absum = malloc(sizeof(double) * (size_t)no);
+    int64_t no2;
+    ref(R_SUM, x->a.ndim, x->a.shape, red, v, want, absum, &no2);
+    double *got = fetch(&y.a, y.buf.data, y.bytes);
+    close_all(label, got, want, absum, no, tol_of(x->a.dtype));
+    free(got);
+    free(want);
+    free(absum);
+  }
+  drop(&y);
+  return s;
+}
+
+static void cols_plans(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    unsigned mask;
+    int i64; /* also int64 */
+  } cases[] = {
+      {3, {513, 127, 255}, 0x1, 0}, /* odd width: scalar tiles, 513 rows (1-3 row tails) */
+      {3, {3, 5, 1031}, 0x3, 1},    /* 1031 outputs of 15: a small problem spread */
+      {3, {515, 128, 256}, 0x1, 0}, /* 32768 outputs of 515: vector tiles of 16-32 rows */
+      {3, {128, 515, 256}, 0x2, 0}, /* the same over a middle axis (kept 2-D) */
+      {3, {1031, 16, 1024}, 0x3, 1}, /* 1024 outputs of 16496 */
+      {2, {20001, 37}, 0x1, 1},     /* odd width, split */
+      {2, {1024, 1024}, 0x1, 1},    /* vectors, split */
+      {3, {32, 16, 32}, 0x2, 1},    /* 64 KiB: 1024 outputs of 16 */
+      {3, {8, 8, 256}, 0x1, 0},     /* 64 KiB: 2048 outputs of 8 */
+      {2, {4099, 256}, 0x1, 0},     /* float64 too (below) */
+  };
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "csum", NULL, NULL);
+  int spread = 0, vec16 = 0, split = 0, scalar_split = 0;
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    int64_t n = size_of(cases[j].ndim, cases[j].shape);
+    for (int t = 0; t < 3; t++) {
+      uk_dtype d = t == 0 ? UK_FLOAT32 : t == 1 ? UK_INT64 : UK_FLOAT64;
+      if ((t == 1 && !cases[j].i64) || (t == 2 && j != 9)) continue;
+      double *v = values(d, n);
+      if (d == UK_INT64) { /* integers past double precision (for short columns), no sum past INT64_MAX / 2 */
+        int64_t nred = 1;
+        for (int a = 0; a < cases[j].ndim; a++)
+          if (cases[j].mask >> a & 1) nred *= cases[j].shape[a];
+        const double scale = (double)(INT64_MAX / 2 / nred);
+        for (int64_t k = 0; k < n; k++) v[k] = floor(v[k] * scale);
+      }
+      darr x = make(d, cases[j].ndim, cases[j].shape, NULL, 0, 0, v);
+      uk_red_strategy s = run_given("column sum", sum, &x, v, cases[j].mask);
+      CHECK(s.kernel == UK_RED_COLS);
+      spread += d == UK_FLOAT32 && !s.vec && (j == 1 || j == 7) && s.grid_x * s.nsplit >= 16;
+      vec16 += s.vec && s.nsplit == 1 && s.by >= 16;
+      split += s.nsplit > 1;
+      scalar_split += !s.vec && s.nsplit > 1;
+      drop(&x);
+      free(v);
+    }
+  }
+  printf("column plans: %d spread small, %d vector tiles of 16+ rows, %d split, %d scalar split\n", spread, vec16, split,
+         scalar_split);
+  CHECK(spread >= 2 && vec16 >= 2 && split >= 2 && scalar_split >= 1);
+  uk_reduction_destroy(sum);
+}
+
+/* NumPy's argmax through a fusion (the value-index pair kernel): the first
+ * index of the maximum, NaN the maximum (its first index), over columns
+ * full of ties (values from 16 levels), into a poisoned given output. */
+static void numpy_argmax(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    int axis;
+  } cases[] = {{2, {1024, 16384}, 0}, {2, {1027, 4099}, 0}, {2, {1024, 1024}, 0}, {3, {16, 515, 32}, 1},
+               {2, {5, 1031}, 0}};
+  uk_fusion *f[2] = {NULL, NULL};
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = "i = argmax(x, axis=0)",
+                                                   .name = "am0"}, &f[0]));
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = "i = argmax(x, axis=1)",
+                                                   .name = "am1"}, &f[1]));
+  for (size_t j = 0; f[0] && f[1] && j < sizeof cases / sizeof cases[0]; j++) {
+    const int nd = cases[j].ndim, axis = cases[j].axis;
+    const int64_t *shape = cases[j].shape, R = shape[axis], C = shape[nd - 1], n = size_of(nd, shape);
+    double *v = randv(n, 0, 16);
+    for (int64_t k = 0; k < n; k++) v[k] = floor(v[k]);
+    /* element r of output o (o = outer * C + c over the kept axes) */
+#define AT(o, r) (((o) / C * R + (r)) * C + (o) % C)
+    v[AT(3, R - 1)] = 99;                      /* the maximum in the last row only */
+    v[AT(5, R / 2)] = NAN, v[AT(5, R - 2)] = NAN; /* two NaNs: the first */
+    v[AT(6, R - 1)] = NAN;                     /* a NaN in the last row */
+    for (int64_t r = 0; r < R; r++) v[AT(7, r)] = 4, v[AT(8, r)] = -INFINITY; /* all equal: index 0 */
+    v[AT(9, 1)] = 50, v[AT(9, R - 1)] = 50;    /* a tie split far apart: the first */
+#undef AT
+    darr x = make(UK_FLOAT32, nd, shape, NULL, 0, 0, v);
+    int64_t oshape[2], no = n / R;
+    for (int d = 0, k = 0; d < nd; d++)
+      if (d != axis) oshape[k++] = shape[d];
+    darr y = make(UK_INT64, nd - 1, oshape, NULL, 0, 0, NULL);
+    uk_arg in = uk_arg_array(&x.a);
+    char label[96];
+    snprintf(label, sizeof label, "numpy argmax (%lld, %lld, %lld) axis %d", (long long)shape[0], (long long)shape[1],
+             (long long)(nd > 2 ? shape[2] : 0), axis);
+    uk_status st = uk_fusion_call(f[axis], &in, 1, &y.a, 1, NULL);
+    CHECK_OK(st);
+    int64_t *want = malloc(sizeof(int64_t) * (size_t)no);
+    double *bv = malloc(sizeof(double) * (size_t)no);
+    uint8_t red[UK_MAX_NDIM] = {0};
+    red[axis] = 1;
+    for (int64_t o = 0; o < no; o++) want[o] = -1;
+    for (int64_t k = 0, o, r; k < n; k++) { /* k in C order: r ascends per output */
+      split_index(nd, shape, red, k, &o, &r);
+      double a = (float)v[k];
+      if (want[o] < 0 || (!isnan(bv[o]) && (isnan(a) || a > bv[o]))) want[o] = r, bv[o] = a;
+    }
+    CHECK(want[5] == R / 2 && want[6] == R - 1 && want[7] == 0 && want[8] == 0 && want[9] == 1 && want[3] == R - 1);
+    if (st == UK_OK) check_i64(label, y.a.data, want, no);
+    free(want);
+    free(bv);
+    drop(&x);
+    drop(&y);
+    free(v);
+  }
+  uk_fusion_destroy(f[0]);
+  uk_fusion_destroy(f[1]);
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -407,6 +598,8 @@ int main(void) {
   zero_size();
   means();
   argmax();
+  cols_plans();
+  numpy_argmax();
   for (int c = 0; c < C_N; c++) {
     printf("%-16s %d\n", class_names[c], seen[c]);
     if (!seen[c]) fprintf(stderr, "no case ran %s\n", class_names[c]);

@@ -4,7 +4,10 @@
  * of a row kept in shared memory and their bytes, for the sweep's widths
  * at 1 GiB and 4 MiB (132 SMs), odd widths, several inputs, the 227 KiB
  * opt-in, the 40 KiB fallback and no budget; when few long rows go to the
- * split plan (uk__row_prefer). Then the argument buffer's layout
+ * split plan (uk__row_prefer). The cluster variant (sm_90+): when a row
+ * splits over a cluster and over how many blocks (uk__row_cluster), and
+ * when few long rows take it rather than the split plan. Then the argument
+ * buffer's layout
  * (each parameter on its alignment) of hand-made and planned programs.
  * Pure arithmetic, no GPU. */
 #include "codegen/dtype.h"
@@ -90,7 +93,7 @@ static const row_case cases[] = {
 static void geometry(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const row_case *t = &cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
@@ -153,6 +156,89 @@ static void prefer(void) {
   g.mode = UK_ROW_SHARED, g.regs = 0, g.vec = 1, g.threads = 1024;
   uk__row_variant(&g, 1024, v, sizeof v); /* shared memory: never whole */
   CHECK(strcmp(v, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n") == 0);
+}
+
+/* The cluster variant: the rows, the device's budget and cluster size,
+ * what uk__row_size picks (cluster 0: today's plans). */
+typedef struct cl_case {
+  const char *label;
+  int64_t rows, n;
+  int nkept;
+  int size[2];
+  int vec, cmax;
+  int64_t smem;
+  /* expected */
+  int cluster, mode, threads, vec_out;
+  int64_t blocks, kept, rowbytes;
+} cl_case;
+
+static const cl_case cl_cases[] = {
+    /* issue 25's worst points (float32 softmax, 132 SMs, 227 KiB) */
+    {"16 x 65536: C 8, 128 SMs busy", 16, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 128, 8192, 32768},
+    {"256 x 65536: C 4, no re-read, two blocks an SM", 256, 65536, 1, {4}, 4, 16, K227, 4, S, 512, 4, 1024, 16384,
+     65536},
+    {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, S, 128, 4, 16, 4096, 16384},
+    {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, S, 256, 4, 8, 8192, 32768},
+    {"16 x 40000: a row fits a block, the rows fill 16 SMs: C 8", 16, 40000, 1, {4}, 4, 16, K227, 8, S, 256, 4, 128,
+     5000, 20000},
+    {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, S, 256, 1, 128, 5001, 20016},
+    {"3 x 200000: 4 blocks hold a row, C 16 for the SMs", 3, 200000, 1, {4}, 4, 16, K227, 16, S, 512, 4, 48, 12500,
+     50000},
+    {"300 x 200000: C 8, 264 clusters striding", 300, 200000, 1, {4}, 4, 16, K227, 8, S, 1024, 4, 2112, 25000,
+     100000},
+    {"3 x 200000 float64, portable: C 8 holds it", 3, 200000, 1, {8}, 2, 8, K227, 8, S, 1024, 2, 24, 25000, 200000},
+    {"f32 + f64 inputs, 8 x 65536: C 16", 8, 65536, 2, {4, 8}, 2, 16, K227, 16, S, 128, 2, 128, 4096, 49152},
+    /* today's plans */
+    {"4 x 2^20: 16 blocks do not hold a row: re-read", 4, 1 << 20, 1, {4}, 4, 16, K227, 0, G, 1024, 4, 4, 58108,
+     232432},
+    {"16384 x 16384: registers (512 threads x 8 float4)", 16384, 16384, 1, {4}, 4, 16, K227, 0, R, 512, 4, 4224, 0,
+     0},
+    {"16384 x 16388: a block a row fills the SMs", 16384, 16388, 1, {4}, 4, 16, K227, 0, S, 1024, 4, 2112, 16388,
+     65552},
+    {"100 x 12289: few rows, but short", 100, 12289, 1, {4}, 1, 16, K227, 0, S, 512, 1, 100, 12289, 49168},
+    {"16 x 65536 before sm_90", 16, 65536, 1, {4}, 4, 0, K227, 0, G, 1024, 4, 16, 58108, 232432},
+    {"16 x 65536 without a budget", 16, 65536, 1, {4}, 4, 16, 0, 0, G, 1024, 4, 16, 0, 0},
+    {"4 x 4096: registers", 4, 4096, 1, {4}, 4, 16, K227, 0, R, 256, 4, 4, 0, 0},
+};
+
+static void cluster(void) {
+  for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) {
+    const cl_case *t = &cl_cases[c];
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax};
+    uk_row_grid g;
+    memset(&g, 0xff, sizeof g);
+    uk__row_size(&s, &g);
+    int ok = g.cluster == t->cluster && g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out &&
+             g.blocks == t->blocks && g.kept == t->kept && g.rowbytes == t->rowbytes;
+    if (!ok)
+      fprintf(stderr, "cluster case '%s': C %d mode %d threads %d vec %d blocks %lld kept %lld rowbytes %lld\n",
+              t->label, g.cluster, g.mode, g.threads, g.vec, (long long)g.blocks, (long long)g.kept,
+              (long long)g.rowbytes);
+    CHECK(ok);
+    if (g.cluster == 0) continue;
+    /* what the kernel relies on: C blocks cover a row, none of them empty,
+     * each slice a whole number of vectors in the budget; the grid is
+     * whole clusters of one-slice blocks */
+    int64_t cmax = t->cmax > 16 ? 16 : t->cmax;
+    CHECK(g.cluster >= 2 && g.cluster <= cmax && (g.cluster & (g.cluster - 1)) == 0);
+    CHECK(g.kept * g.cluster >= t->n && g.kept * (g.cluster - 1) < t->n && g.kept % g.vec == 0);
+    CHECK(g.rowbytes <= t->smem && g.shared == g.rowbytes);
+    CHECK(g.blocks % g.cluster == 0 && g.blocks / g.cluster <= t->rows);
+    CHECK(g.block == g.threads && g.rows_per_block == 1 && g.regs == 0 && g.threads >= 64 &&
+          g.threads <= UK_ROW_MAX_THREADS);
+    for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
+  }
+  /* few long rows: the cluster variant rather than the split plan while a
+   * block moves at most 128 KiB */
+  CHECK(uk__row_prefer_cluster(200000, 8, 16) == 1); /* 1.6 MB over 16 blocks */
+  CHECK(uk__row_prefer_cluster(200000, 8, 8) == 0);
+  CHECK(uk__row_prefer_cluster(262144, 8, 16) == 1);
+  CHECK(uk__row_prefer_cluster(262145, 8, 16) == 0);
+  CHECK(uk__row_prefer_cluster(300000, 8, 32) == 0); /* 16 at most */
+  CHECK(uk__row_prefer_cluster(1000, 8, 1) == 0 && uk__row_prefer_cluster(1000, 8, 0) == 0);
+  CHECK(uk__row_prefer_cluster(16384, 0, 8) == 1);
+  CHECK(uk__row_prefer_cluster(16383, 128, 16) == 0); /* 2 MiB, but too short to split */
+  CHECK(uk__row_prefer_cluster(16384, 128, 16) == 1);
 }
 
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */
@@ -249,6 +335,7 @@ static void planned(void) {
 int main(void) {
   geometry();
   prefer();
+  cluster();
   args_layout();
   planned();
   return ut_finish("test_row_plan");

@@ -84,6 +84,7 @@ static CUresult fk_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = 233472; break;
   case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *v = 32; break;
+  case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: *v = 1024; break;
   case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
   case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: *v = 65536; break;
   case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: *v = 65536; break;
@@ -309,15 +310,19 @@ static CUresult fk_cuModuleUnload(CUmodule m) {
   free(p);
   return CUDA_SUCCESS;
 }
-/* Functions live as long as the process (the driver frees them with the
- * module; nothing here reads them after). */
+/* A kernel the module's cubin lists lives in the module (freed with it, as
+ * the driver does); any other name gets a function of its own that lives
+ * as long as the process (nothing here reads either after the unload). */
 static CUresult fk_cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   fake_module *fm = (fake_module *)(void *)m;
+  for (int k = 0; k < fm->nk; k++)
+    if (strcmp(fm->k[k].name, name) == 0) {
+      *f = (CUfunction)(void *)&fm->k[k];
+      return CUDA_SUCCESS;
+    }
   fake_fn *p = calloc(1, sizeof *p);
   if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
   snprintf(p->name, sizeof p->name, "%s", name);
-  for (int k = 0; k < fm->nk; k++)
-    if (strcmp(fm->k[k].name, name) == 0) *p = fm->k[k];
   *f = (CUfunction)(void *)p;
   return CUDA_SUCCESS;
 }

@@ -38,11 +38,11 @@ extern "C" {
 #endif
 
 #define UK_VERSION_MAJOR 0
-#define UK_VERSION_MINOR 1
+#define UK_VERSION_MINOR 2
 #define UK_VERSION_PATCH 0
-#define UK_VERSION_STRING "0.1.0"
+#define UK_VERSION_STRING "0.2.0"
 
-/* Library version string ("0.1.0"); static storage. */
+/* Library version string ("0.2.0"); static storage. */
 UK_API const char *uk_version(void);
 
 /* ------------------------------------------------------------------------ */

@@ -15,7 +15,7 @@ SQ = ("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
 
 
 def test_import_and_version():
-    assert ukern.__version__ == "0.1.0"
+    assert ukern.__version__ == "0.2.0"
     assert ukern.device_count() >= 0
     for name in ukern.__all__:
         assert hasattr(ukern, name)

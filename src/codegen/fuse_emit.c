@@ -500,6 +500,37 @@ void uk__fuse_member_final(const ctx *c, const member *m, const char *x, uk_strb
   uk__sb_release(&v);
 }
 
+/* Member m's combine of x and y; with `step`, its in-order step where it
+ * has one (argmax/argmin: y comes after x in the reduced order of one
+ * thread, so a tie keeps x without comparing indices; _uk_argmax_step). */
+static void member_comb(const member *m, const char *x, const char *y, int step, uk_strbuf *out) {
+  if (step && (m->red == UK_RED_ARGMAX || m->red == UK_RED_ARGMIN))
+    uk__sb_addf(out, m->red == UK_RED_ARGMAX ? "_uk_argmax_step(%s, %s)" : "_uk_argmin_step(%s, %s)", x, y);
+  else uk__fuse_member_comb(m, x, y, out);
+}
+
+/* `acc name(const acc &a, const acc &b)`: the members' combines (step: their in-order steps). */
+static void emit_comb_fn(uk_strbuf *pre, const char *name, const char *acc, int single, const member *ms, int nm,
+                         int step) {
+  uk__sb_addf(pre, "static __device__ __forceinline__ %s %s(const %s &a, const %s &b) {\n", acc, name, acc, acc);
+  if (single) {
+    uk__sb_add(pre, "  return ");
+    member_comb(&ms[0], "a", "b", step, pre);
+    uk__sb_add(pre, ";\n}\n");
+    return;
+  }
+  uk__sb_add(pre, "  _uk_acc r;\n");
+  for (int m = 0; m < nm; m++) {
+    char x[16], y[16];
+    snprintf(x, sizeof x, "a.m%d", m);
+    snprintf(y, sizeof y, "b.m%d", m);
+    uk__sb_addf(pre, "  r.m%d = ", m);
+    member_comb(&ms[m], x, y, step, pre);
+    uk__sb_add(pre, ";\n");
+  }
+  uk__sb_add(pre, "  return r;\n}\n");
+}
+
 static int needs_count(const member *ms, int n) {
   for (int k = 0; k < n; k++)
     if (ms[k].red == UK_RED_MEAN) return 1;
@@ -553,23 +584,13 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
     }
     uk__sb_add(&pre, "  return r;\n}\n");
   }
-  /* combine */
-  uk__sb_addf(&pre, "static __device__ __forceinline__ %s _uk_comb(const %s &a, const %s &b) {\n", acc, acc, acc);
-  if (single) {
-    uk__sb_add(&pre, "  return ");
-    uk__fuse_member_comb(&ms[0], "a", "b", &pre);
-    uk__sb_add(&pre, ";\n}\n");
-  } else {
-    uk__sb_add(&pre, "  _uk_acc r;\n");
-    for (int m = 0; m < nm; m++) {
-      char x[16], y[16];
-      snprintf(x, sizeof x, "a.m%d", m);
-      snprintf(y, sizeof y, "b.m%d", m);
-      uk__sb_addf(&pre, "  r.m%d = ", m);
-      uk__fuse_member_comb(&ms[m], x, y, &pre);
-      uk__sb_add(&pre, ";\n");
-    }
-    uk__sb_add(&pre, "  return r;\n}\n");
+  /* combine, and the in-order step where an argmax/argmin has one */
+  int has_step = 0;
+  for (int m = 0; m < nm; m++) has_step |= ms[m].red == UK_RED_ARGMAX || ms[m].red == UK_RED_ARGMIN;
+  emit_comb_fn(&pre, "_uk_comb", acc, single, ms, nm, 0);
+  if (has_step) {
+    emit_comb_fn(&pre, "_uk_step", acc, single, ms, nm, 1);
+    uk__sb_add(&pre, "#define _UK_RED_STEP(a, b) _uk_step(a, b)\n");
   }
   /* map: the prologue */
   fn f;

@@ -14,9 +14,9 @@
  * memory once where it fits: one read and one write of the array for
  * softmax, against two reads and a write for the split plan.
  *
- * The source holds two variants of the kernel body, which a call picks
+ * The source holds three variants of the kernel body, which a call picks
  * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines;
- * both take the threads a row, _UK_RT, as a compile-time constant):
+ * all take the threads a row, _UK_RT, as a compile-time constant):
  * - _UK_RK > 0, registers: each thread loads its _UK_RK vectors of _UK_RV
  *   elements of every array input into registers (fully unrolled loops
  *   over compile-time counts: the only way arrays stay in registers), the
@@ -30,6 +30,10 @@
  *   array input are kept in shared memory (cp.async, _UK_RV elements an
  *   access), as many as fit; the part that does not fit is re-read in
  *   each pass (from L2, mostly).
+ * - _UK_RC (sm_90+; the key's cluster flag), clusters: the shared-memory
+ *   body over one block's slice of a row split over the C blocks of a
+ *   thread-block cluster (fuse_row_cluster.c sizes it), its reductions
+ *   combined over the cluster (templates/ukern/fusion_row_cluster.cuh).
  *
  * The last level's pass keeps, in place of an input's kept elements, an
  * elementwise value it computes that the outputs use again (softmax's
@@ -89,7 +93,8 @@ static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int 
   return nd;
 }
 
-int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count) {
+int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count,
+                      int cluster_max) {
   const uk_fuse_row *r = &p->row;
   if (!r->source) return 0;
   int nd = r->ndim;
@@ -105,7 +110,8 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
     if (p->needed[id] && !p->scalar[id]) bytes += (int64_t)uk_dtype_size(p->type[id].dtype);
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o]) bytes += (int64_t)uk_dtype_size(p->out_dtype[o]);
-  if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count)) return 0;
+  if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count) && !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))
+    return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];
     if (!p->needed[id] || n->kind != UK_FN_RED) continue;
@@ -168,6 +174,7 @@ typedef struct row_em {
   uk_strbuf loaded;  /* and loaded from memory */
   uk_strbuf regd;    /* and from registers */
   int reg;           /* emitting the registers variant */
+  int cluster;       /* emitting the cluster variant (fuse_row_cluster.c sizes it) */
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
   int reuse_level;   /* the level whose pass stores it */
@@ -294,6 +301,24 @@ static uk_status pick_reuse(row_em *e, int L) {
   return UK_OK;
 }
 
+/* The cluster variant's passes index a block's slice (_J from 0, _uk_n its
+ * length): a reduction's text that names the element's index (argmax's
+ * _J) or the row's length (mean's _uk_n) is moved to the row's by
+ * replacing the last `from` in t with `to`. */
+static void cluster_fix(uk_strbuf *t, const char *from, const char *to) {
+  const char *s = uk__sb_str(t), *at = NULL;
+  for (const char *q = s; (q = strstr(q, from)); q++) at = q;
+  if (!at) return;
+  uk_strbuf o;
+  uk__sb_init(&o);
+  uk__sb_addn(&o, s, (size_t)(at - s));
+  uk__sb_addf(&o, "%s%s", to, at + strlen(from));
+  if (o.failed) t->failed = 1;
+  uk__sb_reset(t);
+  uk__sb_add(t, uk__sb_str(&o));
+  uk__sb_release(&o);
+}
+
 /* One level's reductions: the per-thread pass, the row reduction and the
  * per-row results _uk_v<id> (the accumulator's type into pre with the
  * registers variant, which is emitted first). */
@@ -316,6 +341,7 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   for (int m = 0; m < nm; m++) {
     uk__sb_reset(tmp);
     uk__fuse_member_map(&f, &ms[m], tmp);
+    if (e->cluster && (ms[m].red == UK_RED_ARGMAX || ms[m].red == UK_RED_ARGMIN)) cluster_fix(tmp, ", _J)", ", _J + _uk_lo)");
     if (nm == 1) uk__sb_addf(&lb, "        _uk_r = %s;\n", uk__sb_str(tmp));
     else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
   }
@@ -359,14 +385,17 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
-  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce<_uk_T>(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d);\n", L, L, L, L,
+  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
               L);
+  if (e->cluster) /* the blocks' partials, combined in rank order: the same value in every block */
+    uk__sb_addf(b, "    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par);\n", L, L, L, L);
   for (int m = 0; m < nm; m++) {
     char x[32];
     snprintf(x, sizeof x, "_uk_a%d.m%d", L, m);
     if (nm == 1) snprintf(x, sizeof x, "_uk_a%d", L);
     uk__sb_reset(tmp);
     uk__fuse_member_final(&e->c, &ms[m], x, tmp);
+    if (e->cluster && ms[m].red == UK_RED_MEAN) cluster_fix(tmp, "(_uk_n)", "(_uk_N)");
     uk__sb_addf(b, "    const %s _uk_v%d = %s;\n", uk__fuse_ctype(ms[m].r), ms[m].id, uk__sb_str(tmp));
     e->final_[ms[m].id] = 1;
   }
@@ -488,8 +517,51 @@ static void emit_bases(const uk_fuse_row *r, int nd, uk_strbuf *b) {
   }
 }
 
-/* One variant's body (e->reg): the row loop, the row's elements, each
- * level, the outputs. */
+/* The shared-memory variants' copy of a row's first _uk_nc elements of
+ * each array input into shared memory. */
+static void emit_keep(const uk_fuse_row *r, uk_strbuf *b) {
+  /* vector copies land in other threads' elements: barriers around
+   * them (a row a block here) */
+  uk__sb_add(b, "    if (_UK_RV > 1) __syncthreads();\n#pragma unroll 4\n"
+                "    for (long long _J = (long long)_uk_t * _UK_RV; _J < _uk_nc; _J += (long long)_uk_T * _UK_RV) {\n");
+  for (int j = 0; j < r->nparams; j++)
+    if (r->param[j].kind == UK_ROW_IN) {
+      int k = r->param[j].index;
+      uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
+    }
+  uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
+}
+
+/* The cluster variant's row loop (templates/ukern/fusion_row_cluster.cuh):
+ * a row a cluster, the block of rank R owning elements [R * nc, R * nc +
+ * _uk_n) of it (nc: _uk_geo's slice; _uk_n clipped to the row), whose
+ * bases are moved to that start so that the passes see the slice as a
+ * row; then the slice kept, all of it (the sizing made it fit). */
+static void emit_cluster_head(const uk_fuse_row *r, int nd, const char *regions, uk_strbuf *b) {
+  uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x;\n"
+                 "  const unsigned _uk_cr = _uk_cl_rank();\n"
+                 "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_g.n ? _uk_lo0 : _uk_g.n;\n"
+                 "  const long long _uk_n = _uk_g.n - _uk_lo < _uk_g.nc ? _uk_g.n - _uk_lo : _uk_g.nc, _uk_nc = _uk_n,\n"
+                 "                  _uk_N = _uk_g.n; /* the row's length (means) */\n"
+                 "  (void)_uk_N;\n"
+                 "  unsigned char *_uk_kp = _uk_dyn;\n"
+                 "%s"
+                 "  int _uk_par = 0; /* which of the two partial slots a row's reductions use */\n"
+                 "  for (long long _uk_row = _uk_cl_id(); _uk_row < _uk_g.nrows; _uk_row += _uk_cl_count(), _uk_par ^= 1) {\n"
+                 "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
+              regions, nd);
+  emit_bases(r, nd, b);
+  for (int j = 0; j < r->nparams; j++) {
+    int k = r->param[j].index;
+    if (r->param[j].kind == UK_ROW_IN) uk__sb_addf(b, "    _uk_b_in%d += _uk_lo * _uk_c_in%d;\n", k, k);
+    else if (r->param[j].kind == UK_ROW_OUT) /* a per-row output's last stride is 0 */
+      uk__sb_addf(b, "    _uk_b_out%d += _uk_lo * _uk_c_out%d;\n", k, k);
+  }
+  emit_keep(r, b);
+}
+
+/* One variant's body (e->reg, e->cluster): the row loop, the row's
+ * elements, each level, the outputs. */
 static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char *regions, uk_strbuf *pre, uk_strbuf *b,
                            uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
@@ -526,6 +598,8 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     uk__sb_add(b, "      }\n    }\n");
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
+  } else if (e->cluster) {
+    emit_cluster_head(r, nd, regions, b);
   } else {
     uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
                    "  const int _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
@@ -537,23 +611,16 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
                    "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
                 regions, nd);
     emit_bases(r, nd, b);
-    /* vector copies land in other threads' elements: barriers around
-     * them (a row a block here) */
-    uk__sb_add(b, "    if (_UK_RV > 1) __syncthreads();\n#pragma unroll 4\n"
-                  "    for (long long _J = (long long)_uk_t * _UK_RV; _J < _uk_nc; _J += (long long)_uk_T * _UK_RV) {\n");
-    for (int j = 0; j < r->nparams; j++)
-      if (r->param[j].kind == UK_ROW_IN) {
-        int k = r->param[j].index;
-        uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
-      }
-    uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
+    emit_keep(r, b);
   }
   for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, pre, b, tmp);
   if (s) return s;
   if (nelem) emit_outputs(e, b, tmp);
   if (nelem < g->nout) {
     uk_fuse_fn f;
-    uk__sb_add(b, e->reg ? "    if (_uk_t == 0 && _uk_live) {\n" : "    if (_uk_t == 0) {\n");
+    uk__sb_add(b, e->reg       ? "    if (_uk_t == 0 && _uk_live) {\n"
+                  : e->cluster ? "    if (_uk_t == 0 && _uk_cr == 0) {\n"
+                               : "    if (_uk_t == 0) {\n");
     uk_strbuf wb;
     uk__sb_init(&wb);
     fn_start(e, &f, &wb, "      ");
@@ -569,6 +636,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     uk__sb_add(b, "    }\n");
   }
   uk__sb_add(b, "  }\n");
+  if (e->cluster) uk__sb_add(b, "  _uk_cl_sync(); /* no block exits while another reads its partials */\n");
   return UK_OK;
 }
 
@@ -634,11 +702,20 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   /* the kernel: the registers variant, then the shared-memory one */
   uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n"
                    "#ifndef _UK_RT\n#define _UK_RT 256\n#endif\n#ifndef _UK_RW\n#define _UK_RW 0\n#endif\n");
+  uk__sb_add(&pre, "#ifndef _UK_RC\n#define _UK_RC 0\n#endif\n#if _UK_RC\n#include <ukern/fusion_row_cluster.cuh>\n#endif\n");
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
   for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
   uk__sb_add(&b, "#if _UK_RK\n");
   e->reg = 1;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
+  /* the cluster variant: the shared-memory one over a block's slice */
+  uk__sb_add(&b, "#elif _UK_RC\n");
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_clpart<_uk_acc%d> _uk_cs%d;\n", L, L);
+  e->reg = 0;
+  e->cluster = 1;
+  s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp);
+  e->cluster = 0;
+  if (s) goto out;
   uk__sb_add(&b, "#else\n");
   e->reg = 0;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;

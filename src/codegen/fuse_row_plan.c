@@ -73,6 +73,7 @@ static void size_shared(const uk_row_shape *s, int v, uk_row_grid *g) {
 
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   int v = s->vec > 1 && s->n % s->vec == 0 ? s->vec : 1, sm = s->sm_count > 0 ? s->sm_count : 1;
+  g->cluster = 0;
   if (!size_regs(s, v, g)) size_shared(s, v, g);
   int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t : 256; /* shared: a block a row */
   /* few rows: smaller blocks (down to a warp or a row) put them on more SMs */
@@ -84,6 +85,7 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->blocks = min64(min64(blocks, cap), 0x7fffffff);
   if (g->blocks < 1) g->blocks = 1;
   g->shared = g->rowbytes * g->rows_per_block;
+  if (g->mode != UK_ROW_REGS) uk__row_cluster(s, g);
 }
 
 int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {

@@ -49,6 +49,9 @@ typedef struct uk_row_shape {
                           (16 bytes of the widest), 1 where one does not */
   int sm_count;        /* the device's multiprocessors */
   int64_t smem;        /* dynamic shared bytes a block may take */
+  int cluster_max;     /* blocks a thread-block cluster may take (sm_90+: 8, or 16
+                          where the device allows non-portable sizes); 0 or 1:
+                          no clusters */
 } uk_row_shape;
 
 /* How a call's rows run. */
@@ -63,6 +66,8 @@ typedef struct uk_row_grid {
   int64_t kept;       /* nc: elements of each row in shared memory (0 in registers mode) */
   int64_t rowbytes;   /* shared bytes of one row: each input's part rounded up to 16 bytes */
   int64_t shared;     /* dynamic shared bytes of a block: rowbytes * rows_per_block */
+  int cluster;        /* C >= 2: a row split over the C blocks of a cluster
+                         (uk__row_cluster; kept is a block's slice), else 0 */
 } uk_row_grid;
 
 /* Sizes the rows of s: in registers when a thread's share (at most
@@ -75,6 +80,33 @@ typedef struct uk_row_grid {
  * twice over where rows allow (smaller blocks for few rows), at most
  * sm_count * (2048 / block) * 8 (the kernel strides over the rest). */
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
+
+/* Rows of at least this many elements are few enough to split over a
+ * cluster when there are fewer rows than SMs (fuse_row_cluster.c). */
+#define UK_ROW_CLUSTER_MIN_N 16384
+/* Elements of a row a cluster's block takes at least. */
+#define UK_ROW_CLUSTER_MIN_SLICE 4096
+
+/* The cluster variant (uk__row_size calls it last, outside registers
+ * mode): when s->cluster_max >= 2 and either a row does not fit one
+ * block's s->smem but fits C blocks' (no re-read), or there are fewer rows
+ * than SMs of >= UK_ROW_CLUSTER_MIN_N elements, each row is split over
+ * the C blocks of a cluster (C a power of two <= cluster_max), each
+ * keeping its slice of kept elements (a multiple of the vector) in shared
+ * memory. C: the fewest blocks that hold a row, doubled while a block's
+ * slice takes more than half the budget (two blocks an SM) and while
+ * rows * C leave over 1/8 of the SMs idle, as long as a slice keeps
+ * UK_ROW_CLUSTER_MIN_SLICE elements. Fills g (mode UK_ROW_SHARED, a block
+ * per slice, blocks = clusters * C) and returns 1, else leaves g and
+ * returns 0. */
+int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
+
+/* 1 when a few long rows (fewer than SMs) run the cluster variant rather
+ * than the split plan: clusters of cluster_max blocks, rows of at least
+ * UK_ROW_CLUSTER_MIN_N elements (uk__row_cluster splits them) and each
+ * block moving at most 128 KiB of the row's `bytes` an element (its slice
+ * then fits a block's shared memory). */
+int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max);
 
 /* 1 when rows of n elements moving `bytes` bytes each (reads and writes of
  * a row's arrays) run the row kernel rather than the split plan: unless

@@ -34,6 +34,15 @@
  * round; the non-adjacent 1 GiB points (scalar loads, 2 in flight, 410-482
  * rounds per thread in 2 waves: 0.691, 0.816 and 0.468 ms) give 0.84-0.92. */
 #define LAT_US 0.9
+/* The latency Little's law sees under full load: the bytes in flight that
+ * saturate the memory are BW x INFLIGHT_US, more than BW x LAT_US (queues
+ * lengthen it). The second sweep (2026-11-27b, 64 MiB, float32): a block
+ * per output over 256 outputs (256 blocks, 4 vectors in flight per thread:
+ * 4.2 MB) took 32.9 and 34.8 us, against 27.7-27.9 us for 512 blocks (8.4
+ * MB) of the same shapes: 4.2 MB filled 0.7 of the bandwidth, so 5.8 MB
+ * fill it (1.4 us). With fewer bytes in flight the queues are shorter:
+ * the model moves from LAT_US to this in proportion to the load. */
+#define INFLIGHT_US 1.4
 /* One dependent L2 load in a split combine: the column combine of that day
  * walked nsplit partials one load at a time, and took (0.3709 - 0.2573) /
  * 528 (1 GiB 1048576x256 axis 0), (0.0802 - 0.0244) / 256 (64 MiB
@@ -51,6 +60,14 @@
 #define COMB_G32_US 0.16
 /* One halving step in shared memory (a barrier and a load): model. */
 #define SYNC_US 0.02
+/* The latency the loads in flight of a column kernel must cover to stream
+ * at the copy rate: more than LAT_US under full load. The second sweep
+ * (bench/results/sweep-2026-11-27b-h200.json, 64 MiB, 32768 outputs of
+ * 512 and 16384 of 1024): 256 blocks of 8 (16) threads per output with 4
+ * vectors in flight per thread took 34.2-35.5 us where 512-1024 blocks of
+ * the same kernel took 28.5-30.0 (ncu: 24.0 us, 23.6% occupancy, DRAM
+ * 60%); 1.4 us puts both within 5%. */
+#define COLS_LAT_US 1.4
 /* Elements per round of a thread reading one element at a time: the
  * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
  * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
@@ -72,9 +89,9 @@ static double maxd(double a, double b) { return a > b ? a : b; }
 static double log2i(double x) { return x > 1 ? (double)__builtin_ctzll((unsigned long long)x) : 0; }
 
 /* Streaming time: the bytes at the rate `inflight` bytes in flight sustain
- * (BW x LAT saturate the memory), and at least one block per SM. */
-static double stream_us(double bytes, double conc_blocks, double inflight, int sms) {
-  double fill = mind(1.0, mind(inflight / (BW_B_PER_US * LAT_US), conc_blocks / (sms > 0 ? sms : 1)));
+ * (BW x `lat` saturate the memory), and at least one block per SM. */
+static double stream_us(double bytes, double conc_blocks, double inflight, double lat, int sms) {
+  double fill = mind(1.0, mind(inflight / (BW_B_PER_US * lat), conc_blocks / (sms > 0 ? sms : 1)));
   return fill > 0 ? bytes / (BW_B_PER_US * fill) : 0;
 }
 
@@ -86,14 +103,29 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
   const double bytes = nout * nred * (double)f->elem_bytes;
   const double blocks = (double)s->grid_x * (double)(s->nsplit > 0 ? s->nsplit : 1), conc = mind(blocks, resident);
   const double waves = cdivd(blocks, resident), v = s->vec ? f->vec : 1;
-  double chain = 0, split = 0, inflight = 0;
+  /* INFLIGHT_US was measured on the group kernels; the column and packed
+   * kernels' plans were fitted with LAT_US (their own recalibration is
+   * separate work) */
+  double chain = 0, split = 0, inflight = 0, lat = LAT_US;
   if (s->kernel == UK_RED_COLS) {
     const double by = s->by > 0 ? s->by : 1, bx = B / by, slots = (double)s->slots, nv = slots / bx;
-    const double trip = s->vec ? 4 : SCALAR_TRIP; /* rows per round */
+    const double trip = 4; /* rows per round: map_cols issues 4 rows' loads, vectors or not */
     const double rows = cdivd(mind(chunk, nred), by), rounds = maxd(1, cdivd(rows, trip));
     const double active = cdivd(mind(nout, slots), nv) * mind(by, chunk); /* threads of a block with work */
-    inflight = conc * active * mind(trip, rows) * nv * (double)f->elem_bytes;
-    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0));
+    const double round_bytes = active * mind(trip, rows) * nv * (double)f->elem_bytes; /* one block's round */
+    /* Little's law at a latency that grows with the load, from LAT_US
+     * idle to COLS_LAT_US where the loads in flight would saturate the
+     * memory at LAT_US (expressed through stream_us's LAT_US). */
+    const double raw = conc * round_bytes, load = mind(1, raw / (BW_B_PER_US * LAT_US));
+    inflight = raw * LAT_US / (LAT_US + (COLS_LAT_US - LAT_US) * load);
+    /* A block's first round also waits for its bytes at its SM's share of
+     * the copy rate: few blocks of many bytes (a small problem on 4 SMs)
+     * cost more than the same bytes spread over more SMs. The halving
+     * counts a step per output as when each output had its own (the second
+     * sweep's kernel): red_cols now halves all nv together, log2(by)
+     * barriers in all, a saving not measured yet. */
+    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
+            round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
     if (s->nsplit > 1) {
       const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
       const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */
@@ -113,8 +145,12 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     const double seq = s->nsplit > 1 ? 1 : cdivd(cdivd(nout, per_block), (double)s->grid_x);
     const double active = mind(per_block, nout) * mind(g, cdivd(piece, v));
     inflight = conc * active * mind(trip, per_thread) * (double)f->elem_bytes;
+    /* queues lengthen the latency as the loads in flight approach what
+     * saturates the memory (a few blocks of a small call see LAT_US) */
+    lat = LAT_US + (INFLIGHT_US - LAT_US) * mind(1.0, inflight / (BW_B_PER_US * INFLIGHT_US));
     chain = waves * seq * (rounds * LAT_US + comb);
-    if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd((double)s->nsplit, g) * L2DEP_US + comb;
+    /* the last block's combine: each thread's partials, four loads in flight a trip */
+    if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd(cdivd((double)s->nsplit, g), 4) * L2DEP_US + comb;
   }
-  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, sms), chain) + split;
+  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, lat, sms), chain) + split;
 }

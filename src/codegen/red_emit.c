@@ -240,29 +240,43 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   if (k->uses_j)
     uk__sb_addf(b_mapvec, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", jn);
   uk__sb_add(b_mapvec, ", _uk_r + _uk_n * _uk_step + _uk_k));");
-  /* map_cols: vectors of adjacent outputs along a contiguous kept axis */
-  emit_unravel(b_mapcols, "_uk_r", "_uk_rshape", nr);
+  /* map_cols: N rows `_uk_step` apart, W adjacent outputs of each along a
+   * contiguous kept axis (W: vec with vector loads, else 1), every load
+   * issued before the first use: a plain load sinks next to its use, and
+   * a branchy combine (argmax's pairs) then kept one load in flight. */
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
     const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(b_mapcols,
-         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
-         "_uk_ko.%s",
-         t, name, t, name, name);
+    line(b_mapcols, "    ukern::vec<%s, W> _uk_v_%s[N];", t, name);
+  }
+  line(b_mapcols, "#pragma unroll");
+  line(b_mapcols, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
+  emit_unravel(b_mapcols, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(b_mapcols, "      _uk_v_%s[_uk_n] = ukern::vload_now<W>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s",
+         name, t, name, name);
     if (nr) {
       uk__sb_add(b_mapcols, " + ");
       offset_expr(b_mapcols, "_uk_rs", name, nr);
     }
     uk__sb_add(b_mapcols, "));");
   }
+  if (!nr) line(b_mapcols, "      (void)_uk_step;");
+  line(b_mapcols, "    }");
   line(b_mapcols, "#pragma unroll");
-  line(b_mapcols, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(b_mapcols, "      _uk_f[_uk_k](val(_uk_a");
+  line(b_mapcols, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
+  line(b_mapcols, "#pragma unroll");
+  line(b_mapcols, "      for (int _uk_k = 0; _uk_k < W; _uk_k++)");
+  line(b_mapcols, "        _uk_f[_uk_k](val(_uk_a");
   for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
-  if (k->uses_j) uk__sb_addf(b_mapcols, ", (long long)_uk_r * %s + (long long)(_uk_ko._uk_o + _uk_k)", jn);
-  uk__sb_add(b_mapcols, ", _uk_r));");
+    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(b_mapcols, ", (long long)(_uk_r + _uk_n * _uk_step) * %s + (long long)(_uk_ko._uk_o + _uk_k)", jn);
+  uk__sb_add(b_mapcols, ", _uk_r + _uk_n * _uk_step));");
   /* map_pack: a vector of whole rows of R elements (the reduced index is
    * the position in the row) */
   for (int p = 0; p < nin; p++) {

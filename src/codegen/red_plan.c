@@ -132,6 +132,19 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   return k;
 }
 
+/* Split counts for a candidate of gx block columns: none for a tiny
+ * reduction (UK_RED_TINY elements or fewer in all: one block's worth,
+ * whose time is the launch's), since a split adds the last block's
+ * combine and, on a stream's first split, the scratch's allocation and
+ * zeroing; else split_counts. */
+static int splits(const uk_red_plan_in *in, int64_t gx, int64_t resident, int64_t *n) {
+  if (in->nout <= 0 || in->nred <= UK_RED_TINY / in->nout) {
+    n[0] = 1;
+    return 1;
+  }
+  return split_counts(gx, resident, n);
+}
+
 /* PACK: rows of exactly 2 contiguous elements, back to back along the last
  * kept axis in whole vectors, every kept stride otherwise 16-byte aligned. */
 static int pack_ok(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int red_contig) {
@@ -178,33 +191,38 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
 }
 
 /* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
- * by from whole 128-byte lines per row up, each with its split counts. */
+ * by from whole 128-byte lines per row up, each with its split counts;
+ * with vectors of adjacent outputs where the loops allow them, then
+ * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
+ * which spreads a small problem over more SMs). */
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
-  int vc = in->vec_ok, sms = in->sms;
-  int64_t nv = vc ? in->vec : 1;
+  int sms = in->sms;
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
   static const int bys[] = {8, 1, 2, 4, 16, 32, 64};
   double best = -1;
-  for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
-    int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];
-    int64_t bx = UK_RED_BLOCK / by;
-    if (by > 1 && bx * nv * f->itemsize < 128) continue; /* a row of the tile: at least one whole line */
-    uk_red_strategy t;
-    memset(&t, 0, sizeof t);
-    t.kernel = UK_RED_COLS;
-    t.vec = vc;
-    t.by = by;
-    t.slots = bx * nv;
-    t.grid_x = cdiv(nout, t.slots);
-    int64_t n[5];
-    int nn = split_counts(t.grid_x, resident, n);
-    for (int i = 0; i < nn; i++) {
-      /* a piece: at least a round of loads (4 rows) per thread */
-      split_n(&t, nred, n[i], 4 * (int64_t)by, by);
-      consider(&t, f, sms, s, &best);
+  for (int vc = in->vec_ok; vc >= 0; vc--) {
+    int64_t nv = vc ? in->vec : 1;
+    for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
+      int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];
+      int64_t bx = UK_RED_BLOCK / by;
+      if (by > 1 && bx * nv * f->itemsize < 128) continue; /* a row of the tile: at least one whole line */
+      uk_red_strategy t;
+      memset(&t, 0, sizeof t);
+      t.kernel = UK_RED_COLS;
+      t.vec = vc;
+      t.by = by;
+      t.slots = bx * nv;
+      t.grid_x = cdiv(nout, t.slots);
+      int64_t n[5];
+      int nn = splits(in, t.grid_x, resident, n);
+      for (int i = 0; i < nn; i++) {
+        /* a piece: at least a round of loads (4 rows) per thread */
+        split_n(&t, nred, n[i], 4 * (int64_t)by, by);
+        consider(&t, f, sms, s, &best);
+      }
     }
   }
 }
@@ -232,8 +250,7 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     t.slots = per_block;
     t.grid_x = blocks < cap ? blocks : cap;
     int64_t n[5];
-    int nn = t.grid_x < resident ? split_counts(t.grid_x, resident, n) : 1;
-    if (t.grid_x >= resident) n[0] = 1;
+    int nn = splits(in, t.grid_x, resident, n);
     for (int i = 0; i < nn; i++) {
       /* a piece: at least a round of loads per thread (4 vectors or 8 elements) */
       split_n(&t, nred, n[i], g * (vec_ok ? 4 * v : 8), g * v);

@@ -11,6 +11,10 @@
 /* Threads per block of every reduction kernel. */
 #define UK_RED_BLOCK 256
 
+/* A reduction of at most this many input elements in all (one block, 16
+ * a thread) runs in one pass with no split: no scratch, no second step. */
+#define UK_RED_TINY (UK_RED_BLOCK * 16)
+
 /* The strategies of one reduction program (all compiled together). T1, G8,
  * G32 and B are one kernel whose group size is a run-time argument. */
 typedef enum uk_red_kernel_id {
@@ -93,7 +97,8 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
  * measured cost model of red_cost.h; the cheapest wins (a candidate listed
  * earlier keeps its place unless another is 0.5% cheaper). A split launch
  * has one output group per block column (the last block of each column
- * combines that column's partials). Pure: the same inputs, the same plan. */
+ * combines that column's partials); a tiny one (UK_RED_TINY) is never
+ * split. Pure: the same inputs, the same plan. */
 void uk__red_choose(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                     uk_red_strategy *s);
 

@@ -58,7 +58,8 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
 }
 
 /* One function per module, looked up once at load. */
-static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk__binary *bin) {
+  (void)bin;
   CUfunction f;
   return uk__spec_function(kd, e, 0, "", &f);
 }

@@ -23,6 +23,7 @@
 #include "codegen/fuse_row.h"
 #include "runtime/context.h"
 #include "runtime/kernel_common.h"
+#include "runtime/row_cluster.h"
 #include "runtime/row_kernel.h"
 
 typedef struct fz_entry {
@@ -360,7 +361,9 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
  * other than as the very same view (a block reads its row before it
  * writes it; other overlaps go to the split plan, which copies). */
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
-  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes, uk__row_sm_count(c->device))) return 0;
+  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes, uk__row_sm_count(c->device),
+                                         uk__row_cluster_max(c->device)))
+    return 0;
   for (int k = 0; k < f->prog->nin; k++) {
     if (in[k].kind != UK_ARG_ARRAY) continue;
     const uk_array *a = in[k].v.array;

@@ -202,7 +202,7 @@ uk_status uk__kernel_specialise(uk__kernel *kd, const void *key, int device, uk_
   e->device = device;
   if ((st = compile_key(kd, key, device, &e->plan, &bin)) != UK_OK) goto fail;
   if ((st = uk__cu_check(uk__cu_module_load(&e->module, bin->image), "cuModuleLoadData")) != UK_OK) goto fail;
-  if (kd->kind->loaded && (st = kd->kind->loaded(kd, e)) != UK_OK) goto fail;
+  if (kd->kind->loaded && (st = kd->kind->loaded(kd, e, bin)) != UK_OK) goto fail;
   e->next = atomic_load_explicit(&kd->specs, memory_order_relaxed);
   atomic_store_explicit(&kd->specs, e, memory_order_release);
   goto out;

@@ -36,6 +36,7 @@ typedef struct uk__spec {
 } uk__spec;
 
 typedef struct uk__kernel uk__kernel;
+struct uk__binary;
 
 /* What the compile stage needs from a kind for one key. */
 typedef struct uk__kind_compile {
@@ -51,8 +52,9 @@ typedef struct uk__kind {
   void (*describe)(const uk__kernel *kd, const void *key, char *buf, size_t size);
   /* The compile options of a key. */
   void (*compile)(const uk__kernel *kd, const void *key, uk__kind_compile *out);
-  /* After the module is loaded (device context current): the kind's look-ups. May be NULL. */
-  uk_status (*loaded)(const uk__kernel *kd, uk__spec *e);
+  /* After the module is loaded (device context current): the kind's look-ups; bin is
+   * the image loaded (for what its cubin states: occupancy.h). May be NULL. */
+  uk_status (*loaded)(const uk__kernel *kd, uk__spec *e, const struct uk__binary *bin);
   /* Prepares a call without device work into prep (prep_size bytes, which
    * starts with a uk__call: kernel_args.h); `launch` is the kind's launch
    * struct. */

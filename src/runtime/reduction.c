@@ -3,7 +3,7 @@
  * A call binds its arguments (kernel_args.h), broadcasts the inputs,
  * normalises the axes, splits the loop into kept and reduced parts (each
  * merged) and forms a uk_red_key. One program per key holds the one kernel
- * the call's shapes need (red_plan.h, uk__red_group); the strategy and
+ * the call's shapes need (red_plan.h, uk_red_plan_in.group); the strategy and
  * geometry are chosen per call from the merged shapes. The shared stages (kernel_pipeline.h,
  * launch_frame.h) compile, cache and launch it.
  *
@@ -26,9 +26,11 @@
 #include "codegen/red_emit.h"
 #include "codegen/red_plan.h"
 #include "codegen/shape.h"
+#include "runtime/binary.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
 #include "runtime/launch_frame.h"
+#include "runtime/occupancy.h"
 
 _Static_assert(UK_RED_NKERNELS <= UK__SPEC_FUNCTIONS, "a reduction module's kernels fit uk__spec.fn");
 
@@ -56,7 +58,7 @@ typedef struct prep {
   uk_red_loops loops;
   int64_t itemsize[UK_MAX_ARRAY_OPERANDS]; /* per loop input */
   int aligned;                             /* every loop input's base is 16-byte aligned */
-  int vec;                                 /* uk__red_key_vec of key, for the group and the strategy */
+  uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
@@ -99,19 +101,29 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
 
 /* The symbol's size is the partial's: no copy, no synchronisation. The
  * program's kernel's resident blocks per SM size the planner's waves
- * (struct reduce types take more registers: fewer blocks fit). */
-static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+ * (struct reduce types take more registers: fewer blocks fit): from what
+ * the cubin states (occupancy.h), with no driver call; the driver's query
+ * (~0.2 ms on a process's first reduction) only where the image cannot
+ * say (PTX, an architecture whose rules occupancy.c does not hold). */
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const uk__binary *bin) {
   CUdeviceptr g = 0;
   uk_status st = uk__cu_check(uk__cu_module_global(&g, &e->aux, e->module, "_uk_partial_size"), "cuModuleGetGlobal");
   if (st != UK_OK) return st;
   const uk_red_key *key = (const uk_red_key *)e->key;
   int id = key->group == UK_RED_GROUP_COLS ? UK_RED_COLS : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK : UK_RED_T1;
+  const char *suffix = uk__red_kernel_suffix(id);
+  char sym[256];
+  int n = -1;
+  if (bin && !bin->is_ptx && snprintf(sym, sizeof sym, "%s%s", kd->name, suffix) < (int)sizeof sym)
+    n = uk__occupancy_of_cubin(e->device, bin->image, bin->image_size, sym, UK_RED_BLOCK);
   CUfunction fn;
-  int n = 0;
-  if (uk__spec_function(kd, e, id, uk__red_kernel_suffix(id), &fn) != UK_OK)
-    uk__error_clear(); /* an unknown occupancy is no error: the planner assumes a full SM */
-  else if (uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, UK_RED_BLOCK, 0) == CUDA_SUCCESS)
-    e->occupancy = n;
+  if (n < 0) {
+    if (uk__spec_function(kd, e, id, suffix, &fn) != UK_OK)
+      uk__error_clear(); /* an unknown occupancy is no error: the planner assumes a full SM */
+    else if (uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, fn, UK_RED_BLOCK, 0) != CUDA_SUCCESS)
+      n = 0;
+  }
+  e->occupancy = n > 0 ? n : 0;
   return UK_OK;
 }
 
@@ -310,8 +322,9 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_k = (uint8_t)pr->loops.kept.ndim;
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
-  pr->vec = uk__red_key_vec(&k->k, key);
-  key->group = (uint8_t)uk__red_group(&pr->loops, pr->itemsize, pr->aligned, pr->vec);
+  /* Once per call: the program's group (the key's) and the planner's input. */
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key), 1, &pr->in);
+  key->group = (uint8_t)pr->in.group;
   key->block_cub = (uint8_t)k->k.block_cub;
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
@@ -432,8 +445,8 @@ static _Thread_local red_memo memo[RED_MEMO];
 static _Thread_local int memo_next;
 
 static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
-  uk_red_plan_in in;
-  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, pr->vec, sms, &in);
+  uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
+  in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
   for (int j = 0; j < RED_MEMO; j++)
     if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {

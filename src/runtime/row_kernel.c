@@ -13,6 +13,7 @@
 #include "runtime/kernel_common.h"
 #include "runtime/device.h"
 #include "runtime/launch_frame.h"
+#include "runtime/row_cluster.h"
 
 struct uk__row_kernel {
   uk__kernel base; /* first: the shared stages see the object through it */
@@ -27,6 +28,8 @@ typedef struct row_key {
   int device;
   uk_row_grid g; /* mode, regs, vec and threads matter (uk__row_variant); the rest is zero */
   int64_t n;     /* the row's length where the variant depends on it (whole rows), else 0 */
+  int cluster;   /* 1: the cluster variant (a row over a cluster's blocks; threads 0: its
+                    T is the launch's, sized with the budget only the launch knows) */
 } row_key;
 
 typedef struct prep {
@@ -45,6 +48,7 @@ static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src
   char v[128];
   uk__row_variant(&rk->g, rk->n, v, sizeof v);
   uk__sb_add(src, v);
+  if (rk->cluster) uk__sb_add(src, "#define _UK_RC 1\n");
   uk__sb_add(src, self(kd)->p->row.source);
   return uk__row_args(self(kd)->p, plan);
 }
@@ -54,6 +58,9 @@ static void kind_describe(const uk__kernel *kd, const void *key, char *buf, size
   if (rk->g.regs)
     snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in registers, %d threads a row, %d x %d elements a "
              "thread)", kd->name, rk->g.threads, rk->g.regs, rk->g.vec);
+  else if (rk->cluster)
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows over thread-block clusters, %d elements an access)",
+             kd->name, rk->g.vec);
   else
     snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in shared memory, %d threads a row, %d elements an "
              "access)", kd->name, rk->g.threads, rk->g.vec);
@@ -82,7 +89,8 @@ static int device_optin(int device) {
 /* The function, and the dynamic shared memory its blocks may take (aux):
  * the shared-memory variant, the device's opt-in less the kernel's static
  * slots where the device grants it, else the default; registers: none. */
-static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
+static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk__binary *bin) {
+  (void)bin;
   CUfunction f;
   uk_status st = uk__spec_function(kd, e, 0, "", &f);
   if (st != UK_OK) return st;
@@ -96,6 +104,7 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e) {
                    uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, want) == CUDA_SUCCESS
                ? (size_t)want
                : UK_ROW_SMEM_DEFAULT;
+  if (rk->cluster) uk__row_cluster_loaded(f, e->device);
   return UK_OK;
 }
 
@@ -243,20 +252,36 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->vec = row_vec(k, in, outs, s->n);
   s->sm_count = uk__row_sm_count(device);
   s->smem = smem;
+  s->cluster_max = uk__row_cluster_max(device);
+}
+
+/* Before the function is loaded, the cluster variant's choice assumes the
+ * device's opt-in less a few KiB of static slots (the call sizes again
+ * with the function's real budget). */
+static int64_t budget_guess(int device, int cluster_max) {
+  int optin = cluster_max > 1 ? device_optin(device) : 0;
+  return optin > UK_ROW_SMEM_DEFAULT + 4096 ? optin - 4096 : 0;
+}
+
+/* The key of the variant that g runs (rows of s). */
+static void key_of(row_key *key, int device, const uk_row_shape *s, const uk_row_grid *g) {
+  memset(key, 0, sizeof *key); /* padding too: the key is compared as bytes */
+  key->device = device;
+  key->cluster = g->cluster > 1;
+  key->g.mode = g->mode == UK_ROW_REGS ? UK_ROW_REGS : UK_ROW_SHARED; /* one variant for shared and re-read */
+  key->g.regs = g->regs;
+  key->g.vec = g->vec;
+  key->g.threads = key->cluster ? 0 : g->threads; /* shared: from n alone, as the launch's */
+  if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
 }
 
 /* The variant of a call (its key) and its geometry before the budget. */
 static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                        row_key *key, uk_row_shape *s, uk_row_grid *g) {
   row_shape(k, in, outs, ms, device, 0, s);
+  s->smem = budget_guess(device, s->cluster_max); /* the key's fields do not depend on it otherwise */
   uk__row_size(s, g);
-  memset(key, 0, sizeof *key); /* padding too: the key is compared as bytes */
-  key->device = device;
-  key->g.mode = g->mode == UK_ROW_REGS ? UK_ROW_REGS : UK_ROW_SHARED; /* one variant for shared and re-read */
-  key->g.regs = g->regs;
-  key->g.vec = g->vec;
-  key->g.threads = g->threads;
-  if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
+  key_of(key, device, s, g);
 }
 
 void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
@@ -269,6 +294,10 @@ void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array 
     snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks",
              g.threads, g.threads > 1 ? "s" : "", g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", g.rows_per_block,
              g.rows_per_block > 1 ? "s" : "", (long long)g.blocks);
+  else if (g.cluster > 1)
+    snprintf(buf, size, "rows over clusters of %d blocks (each keeps its slice of %lld elements in shared memory), "
+             "%d threads a block, %d element%s an access, %lld blocks",
+             g.cluster, (long long)g.kept, g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
   else
     snprintf(buf, size, "rows in shared memory (the rest re-read), %d threads a row, %d element%s an access, %lld blocks",
              g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
@@ -283,38 +312,64 @@ uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *o
   return uk__kernel_offline("uk_fusion", &k->base, NULL, 0, NULL, 0, &key, what, result);
 }
 
-uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
-                       void *stream) {
+/* Sizes the call's rows with spec e's budget and launches its variant
+ * (key); *retry when a cluster launch failed or the cluster variant's
+ * budget did not hold a row after all: the caller runs the plain one. */
+static uk_status launch(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms,
+                        const uk__frame *f, const row_key *key, const uk__spec *e, uk_row_shape *rs, uk_row_grid *g,
+                        int *retry) {
   const uk_fuse_row *r = &k->p->row;
   int nd = r->ndim;
+  *retry = 0;
+  if (!g->regs) { /* the shared variants: as much of the row as its budget holds */
+    rs->smem = (int64_t)e->aux;
+    if (!key->cluster) rs->cluster_max = 0;
+    uk__row_size(rs, g);
+    if (key->cluster && g->cluster < 2) return *retry = 1, UK_OK;
+  }
+  /* _uk_geo<nd>: lead[nd] (the row axes, then 1), nrows, n, nc, rowbytes, T */
+  int64_t geo[UK_MAX_NDIM + 5];
+  for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
+  geo[nd] = rs->rows;
+  geo[nd + 1] = rs->n;
+  geo[nd + 2] = g->kept;
+  geo[nd + 3] = g->rowbytes;
+  geo[nd + 4] = 0;
+  memcpy(&geo[nd + 4], &g->threads, sizeof g->threads);
+  _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
+  pack(e, r, in, outs, geo, buf);
+  CUfunction fn = atomic_load_explicit(&e->fn[0], memory_order_relaxed);
+  if (key->cluster) {
+    if (uk__row_cluster_launch(f, fn, g->blocks, g->block, g->cluster, (unsigned)g->shared, buf, e->plan.bytes) ==
+        CUDA_SUCCESS)
+      return UK_OK;
+    uk__row_cluster_failed(f->device, g->cluster);
+    return *retry = 1, UK_OK;
+  }
+  return uk__frame_launch(f, fn, g->blocks, 1, g->block, (unsigned)g->shared, buf, e->plan.bytes);
+}
+
+uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
+                       void *stream) {
   uk__frame f;
   uk__spec *e = NULL;
   row_key key;
   uk_row_shape rs;
   uk_row_grid g;
+  int retry = 0;
   uk_status st = uk__frame_enter(&f, &k->base, device, stream);
   if (st == UK_OK) {
     row_key_of(k, in, outs, ms, f.device, &key, &rs, &g);
     st = uk__kernel_specialise(&k->base, &key, f.device, &e);
   }
-  if (st == UK_OK) {
-    if (!g.regs) { /* the shared variant: as much of the row as its budget holds */
-      rs.smem = (int64_t)e->aux;
-      uk__row_size(&rs, &g);
-    }
-    /* _uk_geo<nd>: lead[nd] (the row axes, then 1), nrows, n, nc, rowbytes, T */
-    int64_t geo[UK_MAX_NDIM + 5];
-    for (int d = 0; d < nd; d++) geo[d] = d < nd - 1 ? ms[d] : 1;
-    geo[nd] = rs.rows;
-    geo[nd + 1] = rs.n;
-    geo[nd + 2] = g.kept;
-    geo[nd + 3] = g.rowbytes;
-    geo[nd + 4] = 0;
-    memcpy(&geo[nd + 4], &g.threads, sizeof g.threads);
-    _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
-    pack(e, r, in, outs, geo, buf);
-    st = uk__frame_launch(&f, atomic_load_explicit(&e->fn[0], memory_order_relaxed), g.blocks, 1, g.block,
-                          (unsigned)g.shared, buf, e->plan.bytes);
+  if (st == UK_OK) st = launch(k, in, outs, ms, &f, &key, e, &rs, &g, &retry);
+  if (st == UK_OK && retry) { /* the cluster variant could not run: the plain one */
+    rs.cluster_max = 0;
+    rs.smem = 0;
+    uk__row_size(&rs, &g);
+    key_of(&key, f.device, &rs, &g);
+    if ((st = uk__kernel_specialise(&k->base, &key, f.device, &e)) == UK_OK)
+      st = launch(k, in, outs, ms, &f, &key, e, &rs, &g, &retry);
   }
   return uk__frame_leave(&f, NULL, st, NULL, 0);
 }

@@ -143,7 +143,7 @@ template <class A> struct _uk_part {
 // Lane 0's combine of the W lanes of its group (W a power of two, at most
 // 32): the tree of a warp reduction (ukern/reduction.cuh), without its
 // bounds test: the other lanes' partial results are never used.
-template <int W, class A, class Op> static __device__ __forceinline__ A _uk_tree(A v, Op op) {
+template <class A, class Op> static __device__ __forceinline__ A _uk_tree(A v, Op op, int W) {
   typedef ukern::detail::words<A> Wd;
 #pragma unroll
   for (int off = W >> 1; off > 0; off >>= 1) {
@@ -158,22 +158,24 @@ template <int W, class A, class Op> static __device__ __forceinline__ A _uk_tree
   return v;
 }
 
-// Combines v over the T threads of the row and returns the result to all
-// of them. Every thread of the block calls it (T > 32: a barrier). T is a
-// compile-time constant (_UK_RT): the lane and warp arithmetic folds to
-// masks and shifts, and only the branch for this T is compiled.
+// Combines v over the T threads of the row (a power of two) and returns the
+// result to all of them. Every thread of the block calls it (T > 32: a
+// barrier). The registers and shared-memory variants pass a compile-time
+// T (_UK_RT): inlined, the loops unroll, the lane and warp arithmetic folds
+// to masks and shifts and only the branch for that T remains.
 // T <= 32: a tree within each group of T lanes; T > 32: each warp's, then
 // the row's T / 32 warp results through shared memory.
-template <int T, class A, class Op>
-static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm) {
-  if (T <= 32) return _uk_bcast(_uk_tree<T < 32 ? T : 32>(v, op), T < 32 ? T : 32);
-  constexpr int nw = T / 32;
-  v = _uk_tree<32>(v, op);
+template <class A, class Op>
+static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm, int T) {
+  (void)ident; // lane 0's trees never take a lane past the group
+  if (T <= 32) return _uk_bcast(_uk_tree(v, op, T), T);
+  const int nw = T >> 5;
+  v = _uk_tree(v, op, 32);
   A *part = (A *)sm.b;
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, first = w & ~(nw - 1);
   if (lane == 0) part[w] = v;
   __syncthreads();
-  v = _uk_tree<nw < 32 ? nw : 32>(part[first + (lane & (nw - 1))], op);
+  v = _uk_tree(part[first + (lane & (nw - 1))], op, nw < 32 ? nw : 32);
   __syncthreads(); // the slots are reused by the next reduction
   return _uk_bcast(v);
 }

@@ -16,7 +16,8 @@
 //                        splitting the reduced axis, combined by halving;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
-//                        inside one instantiation).
+//                        inside one instantiation); K::map_cols<N, W>
+//                        issues four rows' loads before any use.
 //   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
 //                        vector load holds K::vec / 2 whole rows, so a
 //                        thread reduces several outputs from 16 bytes.
@@ -45,6 +46,12 @@
 // with four loads in flight: one thread per output walking hundreds of
 // partials one dependent L2 load at a time (~0.21 us each on an H200) was
 // what held column reductions at 20-70% of the copy rate (docs/PERF.md).
+//
+// Each thread folds its elements into its running value in increasing
+// reduced index, with K::step (reduce_expr, or a program's in-order step:
+// a fusion's argmax/argmin skips the index comparison of a tie, since the
+// later element never wins one); combines between threads use K::op. The
+// last block of a split column loads its threads' partials four at a time.
 //
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.
@@ -92,11 +99,13 @@ template <class K> struct red_acc {
     has = K::has_identity;
     if (K::has_identity) v = K::identity(A);
   }
+  // x comes after every element folded in so far (each strategy walks a
+  // thread's elements in increasing reduced index): K::step may rely on it.
   __device__ __forceinline__ void operator()(const typename K::rt &x) {
     if (K::has_identity) {
-      v = typename K::op()(v, x);
+      v = typename K::step()(v, x);
     } else {
-      v = has ? typename K::op()(v, x) : x;
+      v = has ? typename K::step()(v, x) : x;
       has = true;
     }
   }
@@ -265,9 +274,16 @@ template <class T> struct padded {
   unsigned int w[words<T>::N];
 };
 
+// Release and acquire at GPU scope (PTX fence.acq_rel.gpu): the partials
+// stored before it are visible to a block that reads the counter after its
+// own fence. __threadfence() is fence.sc.gpu (MEMBAR.SC: a sequentially
+// consistent fence, slower, and more than this pattern needs); one of those
+// sat on the critical path of every split launch's last block.
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
 __device__ __forceinline__ bool last_block(unsigned int *count) {
   __shared__ bool last;
-  __threadfence();
+  fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned int *cnt = count + blockIdx.x;
@@ -275,8 +291,30 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
     if (last) *cnt = 0; // ready for the next launch (stream order)
   }
   __syncthreads();
-  if (last) __threadfence();
+  if (last) fence_acq_rel();
   return last;
+}
+
+// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
+// order, four loads in flight per trip (past the end a load repeats the
+// last partial and is not combined). The order is the one a loop of one
+// load at a time would take, so results do not change, only the time: the
+// last block of a split column waited one dependent L2 load per partial.
+template <class T, class I, class Op, class P>
+__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
+#pragma unroll 1
+  for (I k = k0; k < n; k += 4 * G) {
+    const I l = n - 1;
+    const T x0 = p(k);
+    const T x1 = p(k + G < l ? k + G : l);
+    const T x2 = p(k + 2 * G < l ? k + 2 * G : l);
+    const T x3 = p(k + 3 * G < l ? k + 3 * G : l);
+    v = op(v, x0);
+    if (k + G < n) v = op(v, x1);
+    if (k + 2 * G < n) v = op(v, x2);
+    if (k + 3 * G < n) v = op(v, x3);
+  }
+  return v;
 }
 
 } // namespace detail
@@ -367,62 +405,62 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (nsplit == 1 || pass == 1) break;
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
-      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
-      v = C::empty(A);
-      for (idx k = lane; k < nsplit; k += G) v = op(v, detail::get_partial((const opt *)&col[k * RPB + grp]));
+      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
+      v = detail::combine_strided(C::empty(A), lane, nsplit, G, op,
+                                  [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
     if (nsplit > 1) return;
   }
 }
 
-// One thread's part of a column range: NV outputs from vector loads, four
-// loads per trip with no branch between them; or one output.
-template <class K, int NV> struct cols_loop {
+// One thread's part of a column range: W outputs per row (K::vec from
+// vector loads, or 1), four rows' loads issued per trip before any is used
+// (K::map_cols), then the last 1-3 rows likewise.
+template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-    for (; r + 3 * by < rend; r += 4 * by) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-      K::map_cols(A, ko, r + 2 * by, acc);
-      K::map_cols(A, ko, r + 3 * by, acc);
-    }
-    // The last 1-3 rows with their loads issued together (few rows: all).
-    if (r + 2 * by < rend) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-      K::map_cols(A, ko, r + 2 * by, acc);
-    } else if (r + by < rend) {
-      K::map_cols(A, ko, r, acc);
-      K::map_cols(A, ko, r + by, acc);
-    } else if (r < rend) {
-      K::map_cols(A, ko, r, acc);
-    }
-  }
-};
-
-template <class K> struct cols_loop<K, 1> {
-  typedef typename K::idx idx;
-  static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
-                                             idx by, red_acc<K> *acc) {
-    for (; r < rend; r += by) acc[0](K::map(A, ko, r));
+    for (; r + 3 * by < rend; r += 4 * by) K::template map_cols<4, W>(A, ko, r, by, acc);
+    if (r + 2 * by < rend)
+      K::template map_cols<3, W>(A, ko, r, by, acc);
+    else if (r + by < rend)
+      K::template map_cols<2, W>(A, ko, r, by, acc);
+    else if (r < rend)
+      K::template map_cols<1, W>(A, ko, r, by, acc);
   }
 };
 
 // Halves `rows` rows of `width` values (row i at sm[i * width + c], this
-// thread's c and row) into row 0: log2(rows) steps, each a fixed pairing,
-// so the order never depends on timing. rows: a power of two; every
-// thread of the block calls it.
+// thread's c and row) into row 0, in each of `ns` slices `stride` values
+// apart: log2(rows) barriers for all slices together, each step a fixed
+// pairing, so the order never depends on timing. rows: a power of two;
+// every thread of the block calls it. One copy of the combine (a struct
+// argmax's is long).
 namespace detail {
 template <class T, class Op, class I>
-__device__ __forceinline__ void halve_rows(T *sm, I row, I width, I rows, Op op) {
+__device__ __forceinline__ void halve_rows(T *sm, I row, I width, I rows, Op op, int ns = 1, int stride = 0) {
 #pragma unroll 1
   for (I h = rows / 2; h > 0; h /= 2) {
-    if (row < h) sm[threadIdx.x] = op(sm[threadIdx.x], sm[threadIdx.x + h * width]);
+    if (row < h)
+#pragma unroll 1
+      for (int s = 0; s < ns; s++) {
+        T *p = sm + s * stride + threadIdx.x;
+        *p = op(*p, p[h * width]);
+      }
     __syncthreads();
   }
 }
+
+// The largest power of two up to N whose N slices of BLOCK values of S
+// bytes fit in 16 KiB (at least 1): red_cols combines that many outputs
+// per thread in one halving.
+template <unsigned S, int N, int BLOCK, bool OK = (S * N * BLOCK <= 16384u || N <= 1)> struct fit_slices {
+  enum { value = fit_slices<S, N / 2, BLOCK>::value };
+};
+template <unsigned S, int N, int BLOCK> struct fit_slices<S, N, BLOCK, true> {
+  enum { value = N };
+};
 } // namespace detail
 
 // Threads across the contiguous output axis: bx = BLOCK / by threads per
@@ -436,9 +474,10 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   typedef comb<K> C;
   typedef typename C::type opt;
   typedef detail::padded<opt> P;
-  enum { NV = K::vec };
-  // Raw storage: reduce types may have constructors (complex).
-  __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK];
+  enum { NV = K::vec, NS = detail::fit_slices<sizeof(opt), NV, BLOCK>::value };
+  // Raw storage: reduce types may have constructors (complex). NS slices
+  // of BLOCK values: the combine of NS outputs per thread at once.
+  __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK * NS];
   opt *sm = (opt *)buf;
   const bool VEC = NV > 1 && A._uk_vec != 0;
   const int nv = VEC ? NV : 1;
@@ -469,21 +508,20 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
 #pragma unroll
   for (int j = 0; j < NV; j++) res[j] = C::of(acc[j]);
   if (by > 1) {
+    // NS outputs per pass (all nv of them unless they do not fit), each in
+    // its slice of sm: log2(by) barriers per pass, not per output. res[i]
+    // is selected by unrolled compares (no dynamic register indexing).
 #pragma unroll 1
-    for (int j = 0; j < nv; j++) {
-      // Select res[j] without indexing registers dynamically.
-      opt x = res[0];
-#pragma unroll
-      for (int i = 1; i < NV; i++)
-        if (i == j) x = res[i];
-      sm[threadIdx.x] = x; // threadIdx.x == ty * bx + tx
-      __syncthreads();
-      detail::halve_rows(sm, ty, bx, by, op);
-      x = sm[tx];
-      __syncthreads(); // sm is reused by the next output
+    for (int j0 = 0; j0 < nv; j0 += NS) {
 #pragma unroll
       for (int i = 0; i < NV; i++)
-        if (i == j) res[i] = x;
+        if (i >= j0 && i < j0 + NS && i < nv) sm[(i - j0) * BLOCK + threadIdx.x] = res[i]; // threadIdx.x == ty * bx + tx
+      __syncthreads();
+      detail::halve_rows(sm, ty, bx, by, op, nv - j0 < NS ? nv - j0 : (int)NS, BLOCK);
+#pragma unroll
+      for (int i = 0; i < NV; i++)
+        if (i >= j0 && i < j0 + NS && i < nv) res[i] = sm[(i - j0) * BLOCK + tx];
+      __syncthreads(); // sm is reused by the next pass and the posts
     }
   }
   if (nsplit == 1) {

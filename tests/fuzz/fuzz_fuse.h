@@ -33,7 +33,7 @@ static inline void fz_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const 
   if (shapes) {
     st = uk__fuse_shapes(g, p, in_shapes, shapes);
     require(st == UK_OK || st == UK_ERR_SHAPE);
-    if (st == UK_OK) (void)uk__fuse_row_fits(g, p, shapes, 132);
+    if (st == UK_OK) (void)uk__fuse_row_fits(g, p, shapes, 132, 16);
     free(shapes);
   }
   uk__error_clear();

@@ -18,6 +18,16 @@ a + b
   }
 };
 
+// One thread's in-order step (element b after a in the reduced order):
+// reduce_expr unless the program defines _UK_RED_STEP (a fusion's argmax).
+#ifdef _UK_RED_STEP
+struct _uk_step_op {
+  __device__ __forceinline__ _uk_rt operator()(const _uk_rt &a, const _uk_rt &b) const { return _UK_RED_STEP(a, b); }
+};
+#else
+typedef _uk_reduce_op _uk_step_op;
+#endif
+
 // Every kernel below takes this struct by value; the host fills it at the
 // offsets the emitter planned (fields sorted by alignment: no padding).
 struct _uk_args {
@@ -46,6 +56,7 @@ struct _uk_k {
   typedef _uk_rt rt;
   typedef _uk_args args;
   typedef _uk_reduce_op op;
+  typedef _uk_step_op step;
   typedef unsigned int idx;
   typedef int sidx;
   static const bool has_identity = true;
@@ -58,7 +69,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 62 "wdot"
+#line 73 "wdot"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -67,7 +78,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w[_J]
-#line 71 "wdot"
+#line 82 "wdot"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -96,13 +107,22 @@ x * w[_J]
       for (int _uk_k = 0; _uk_k < vec; _uk_k++)
         _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
   }
-  template <class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, F *_uk_f) {
-    idx _uk_q = _uk_r;
-    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
+  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
+  // every load issued before the first use.
+  template <int N, int W, class F>
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
+                                                  F *_uk_f) {
+    ukern::vec<T, W> _uk_v_x[N];
 #pragma unroll
-    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-      _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_k], _uk_r));
+    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
+    idx _uk_q = _uk_r + _uk_n * _uk_step;
+      _uk_v_x[_uk_n] = ukern::vload_now<W>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
+    }
+#pragma unroll
+    for (int _uk_n = 0; _uk_n < N; _uk_n++)
+#pragma unroll
+      for (int _uk_k = 0; _uk_k < W; _uk_k++)
+        _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step));
   }
   template <int R, class F>
   static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
@@ -116,7 +136,7 @@ x * w[_J]
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a;
-#line 120 "wdot"
+#line 140 "wdot"
   }
 };
 

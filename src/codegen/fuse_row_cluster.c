@@ -1,0 +1,68 @@
+/* The row kernel's cluster variant: how many blocks of a thread-block
+ * cluster (sm_90+) a row is split over (fuse_row_plan.h uk__row_cluster).
+ * Pure arithmetic; table-tested in tests/test_row_plan.c.
+ *
+ * Why: a block a row leaves SMs idle when there are fewer rows than SMs
+ * (16 rows of 65536 float32 ran on 16 of 132 SMs, DRAM 3% busy, H200), and
+ * a row wider than one block's shared memory re-reads what does not fit
+ * (23% at 65536 float32). Split over C blocks, each block keeps its slice
+ * in its own shared memory and the row's reductions combine the blocks'
+ * partials through distributed shared memory: one read and one write of
+ * global memory, on rows * C SMs. */
+#include "codegen/fuse_row_plan.h"
+
+/* Elements of a block's slice of n over c blocks: a whole number of
+ * v-element vectors. */
+static int64_t slice(int64_t n, int v, int c) {
+  int64_t nv = (n + v - 1) / v;
+  return (nv + c - 1) / c * v;
+}
+
+/* Shared bytes of a slice of e elements: each kept input's part rounded up
+ * to 16 bytes (the kernel's regions). */
+static int64_t slice_bytes(const uk_row_shape *s, int64_t e) {
+  int64_t b = 0;
+  for (int j = 0; j < s->nkept; j++) b += (e * s->kept_size[j] + 15) & ~15LL;
+  return b;
+}
+
+int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
+  int cmax = s->cluster_max > 16 ? 16 : s->cluster_max, v = g->vec > 0 ? g->vec : 1, c = 1, t = 64;
+  int64_t sm = s->sm_count > 0 ? s->sm_count : 1;
+  if (cmax < 2 || s->smem <= 0 || s->nkept < 1 || s->rows < 1 || s->n < 2) return 0;
+  while (c <= cmax && slice_bytes(s, slice(s->n, v, c)) > s->smem) c *= 2;
+  if (c > cmax) return 0; /* not even cmax blocks hold a row: re-read as today */
+  int few = s->rows < sm && s->n >= UK_ROW_CLUSTER_MIN_N;
+  if (c == 1 && !few) return 0; /* a block a row holds it and the rows fill the SMs */
+  /* two blocks an SM: a block's slice in at most half the budget */
+  while (c < cmax && 2 * slice_bytes(s, slice(s->n, v, c)) > s->smem &&
+         slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE)
+    c *= 2;
+  /* few rows: at least 7/8 of the SMs busy */
+  while (few && c < cmax && s->rows * c * 8 < sm * 7 && slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE) c *= 2;
+  if (c < 2) return 0;
+  int64_t e = slice(s->n, v, c), clusters;
+  while (t < UK_ROW_MAX_THREADS && (int64_t)t * 32 < e) t *= 2;
+  clusters = (int64_t)sm * (2048 / t) * 8 / c; /* the kernel strides over the rest */
+  if (clusters > s->rows) clusters = s->rows;
+  if (clusters > 0x7fffffff / c) clusters = 0x7fffffff / c;
+  if (clusters < 1) clusters = 1;
+  g->mode = UK_ROW_SHARED;
+  g->threads = t;
+  g->vec = v;
+  g->regs = 0;
+  g->block = t;
+  g->rows_per_block = 1;
+  g->blocks = clusters * c;
+  g->kept = e;
+  g->rowbytes = slice_bytes(s, e);
+  g->shared = g->rowbytes;
+  g->cluster = c;
+  return 1;
+}
+
+int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max) {
+  if (cluster_max < 2 || n < UK_ROW_CLUSTER_MIN_N) return 0; /* uk__row_cluster's few rows */
+  if (cluster_max > 16) cluster_max = 16;
+  return n <= (int64_t)cluster_max * (128 * 1024) / (bytes > 0 ? bytes : 1);
+}

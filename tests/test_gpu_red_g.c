@@ -1,0 +1,268 @@
+/* The group kernels after issue 25's changes (a thread, 8 threads, a warp
+ * or a block per output; a split's last block combining its partials four
+ * loads at a time; a fusion's argmax/argmin stepping each thread's running
+ * pair in order, _uk_argmax_step) on a real GPU, into poisoned given
+ * outputs:
+ *  - a full float32 sum of 2^24 + 3 elements (a block, about a thousand
+ *    splits: the last block's threads combine 4 partials each, the last
+ *    trip partly) against a double reference, twice, bitwise the same;
+ *  - (511, 1, 1023) and (511, 3, 1023) over axes (0, 2): float32, and int64
+ *    summed exactly past 2^53;
+ *  - the shapes whose plans changed (a warp per output, split):
+ *    (512, 256, 128) axes (0, 2), (256, 65536) axis 1, (16, 16, 4096) axes
+ *    (1, 2);
+ *  - 1-element and 0-size inputs;
+ *  - fused argmax/argmin over all elements and over the last axis (odd and
+ *    vector-aligned rows): ties (the first index), NaN (the first NaN,
+ *    after a larger value too), rows of -inf only for argmax and +inf only
+ *    for argmin (a tie with the identity's value: index 0), constant rows,
+ *    one element, and the zero-size error. */
+#include <math.h>
+
+#include "red_gpu_util.h"
+
+/* Runs k over x into a poisoned given output of oshape; the values, as doubles. */
+static double *run_given(const char *label, uk_reduction *k, const darr *x, const int *ax, int na, uk_dtype ot,
+                         int ond, const int64_t *oshape) {
+  darr y = make(ot, ond, oshape, NULL, 0, 0, NULL);
+  uk_launch l = axes_of(ax, na, 0);
+  uk_arg in = uk_arg_array(&x->a);
+  uk_status st = uk_reduction_call(k, &in, 1, &y.a, 1, &l);
+  ut_checks++;
+  if (st != UK_OK) {
+    ut_failures++;
+    fprintf(stderr, "%s: %s: %s\n", label, uk_status_name(st), uk_last_error());
+  }
+  double *got = fetch(&y.a, y.buf.data, y.bytes);
+  drop(&y);
+  return got;
+}
+
+static void full_sum(void) {
+  int64_t n = ((int64_t)1 << 24) + 3, one = 1;
+  double *v = randv(n, -1, 1);
+  for (int64_t k = 0; k < n; k++) v[k] = (float)v[k];
+  darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "gsum", NULL, NULL);
+  int ax0[] = {0};
+  double want = 0, absum = 0;
+  for (int64_t k = 0; k < n; k++) want += v[k], absum += fabs(v[k]);
+  double *a = run_given("sum of 2^24 + 3", sum, &x, ax0, 1, UK_FLOAT32, 0, &one);
+  double *b = run_given("sum of 2^24 + 3, again", sum, &x, ax0, 1, UK_FLOAT32, 0, &one);
+  close_all("sum of 2^24 + 3", a, &want, &absum, 1, 1e-5);
+  CHECK(a[0] == b[0]); /* a fixed combine order: the same bits every run */
+  free(a);
+  free(b);
+  drop(&x);
+  /* one element, and none (the identity through the post-map) */
+  double v1 = 0.375;
+  darr x1 = make(UK_FLOAT32, 1, &one, NULL, 0, 0, &v1);
+  a = run_given("one element", sum, &x1, ax0, 1, UK_FLOAT32, 0, &one);
+  CHECK(a[0] == 0.375);
+  free(a);
+  drop(&x1);
+  int64_t zero = 0;
+  darr x0 = make(UK_FLOAT32, 1, &zero, NULL, 0, 0, NULL);
+  a = run_given("no element", sum, &x0, ax0, 1, UK_FLOAT32, 0, &one);
+  CHECK(a[0] == 0.0);
+  free(a);
+  drop(&x0);
+  uk_reduction_destroy(sum);
+  free(v);
+}
+
+/* (511, m, 1023) over axes (0, 2): float32 against the reference, and
+ * int64 exactly (terms near 2^40: sums past 2^53, where doubles round). */
+static void non_adjacent(void) {
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "gsum2", NULL, NULL);
+  int ax02[] = {0, 2};
+  for (int64_t m = 1; m <= 3; m += 2) {
+    int64_t shape[3] = {511, m, 1023}, n = 511 * m * 1023;
+    uint8_t red[UK_MAX_NDIM] = {1, 0, 1};
+    double *v = randv(n, -1, 1), want[3], absum[3];
+    int64_t no;
+    for (int64_t k = 0; k < n; k++) v[k] = (float)v[k];
+    darr x = make(UK_FLOAT32, 3, shape, NULL, 0, 0, v);
+    ref(R_SUM, 3, shape, red, v, want, absum, &no);
+    double *got = run_given("(511, m, 1023) axes (0, 2) float32", sum, &x, ax02, 2, UK_FLOAT32, 1, &m);
+    close_all(m == 1 ? "(511, 1, 1023) axes (0, 2)" : "(511, 3, 1023) axes (0, 2)", got, want, absum, m, 1e-5);
+    free(got);
+    drop(&x);
+    /* int64: 2^40 + small, every term exact in a double; sums in int64 */
+    int64_t exact[3] = {0, 0, 0};
+    for (int64_t k = 0; k < n; k++) {
+      int64_t t = ((int64_t)1 << 40) + (int64_t)floor(v[k] * 1e6);
+      v[k] = (double)t;
+      exact[k / 1023 % m] += t;
+    }
+    darr xi = make(UK_INT64, 3, shape, NULL, 0, 0, v);
+    darr y = make(UK_INT64, 1, &m, NULL, 0, 0, NULL);
+    uk_launch l = axes_of(ax02, 2, 0);
+    uk_arg in = uk_arg_array(&xi.a);
+    CHECK_OK(uk_reduction_call(sum, &in, 1, &y.a, 1, &l));
+    int64_t h[3] = {0, 0, 0};
+    CHECK_OK(uk_memcpy_dtoh(h, y.a.data, (size_t)m * 8));
+    CHECK(exact[0] > ((int64_t)1 << 53));
+    for (int64_t o = 0; o < m; o++) {
+      if (h[o] != exact[o]) fprintf(stderr, "int64 (511, %lld, 1023): [%lld] %lld != %lld\n", (long long)m,
+                                    (long long)o, (long long)h[o], (long long)exact[o]);
+      CHECK(h[o] == exact[o]);
+    }
+    drop(&y);
+    drop(&xi);
+    free(v);
+  }
+  uk_reduction_destroy(sum);
+}
+
+/* The shapes whose plans moved to a warp per output with a split. */
+static void new_plans(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    unsigned mask;
+  } cases[] = {{3, {512, 256, 128}, 0x5}, {2, {256, 65536, 0}, 0x2}, {3, {16, 16, 4096}, 0x6}, {3, {17, 15, 4099}, 0x5}};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "gsum3", NULL, NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "gmax3", NULL, NULL);
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    int nd = cases[j].ndim, ax[3], na = 0;
+    uint8_t red[UK_MAX_NDIM] = {0};
+    int64_t n = size_of(nd, cases[j].shape), oshape[3], on = 0;
+    for (int d = 0; d < nd; d++) {
+      if (cases[j].mask >> d & 1) ax[na++] = d, red[d] = 1;
+      else oshape[on++] = cases[j].shape[d];
+    }
+    double *v = randv(n, -1, 1);
+    for (int64_t k = 0; k < n; k++) v[k] = (float)v[k];
+    darr x = make(UK_FLOAT32, nd, cases[j].shape, NULL, 0, 0, v);
+    int64_t no;
+    double *want = malloc(sizeof(double) * 4096), *absum = malloc(sizeof(double) * 4096);
+    char label[96];
+    snprintf(label, sizeof label, "(%lld, %lld, %lld) axes 0x%x", (long long)cases[j].shape[0],
+             (long long)cases[j].shape[1], (long long)cases[j].shape[2], cases[j].mask);
+    ref(R_SUM, nd, cases[j].shape, red, v, want, absum, &no);
+    double *got = run_given(label, sum, &x, ax, na, UK_FLOAT32, (int)on, oshape);
+    close_all(label, got, want, absum, no, 1e-5);
+    free(got);
+    ref(R_MAX, nd, cases[j].shape, red, v, want, absum, &no);
+    got = run_given(label, mx, &x, ax, na, UK_FLOAT32, (int)on, oshape);
+    close_all(label, got, want, NULL, no, 0);
+    free(got);
+    free(want);
+    free(absum);
+    drop(&x);
+    free(v);
+  }
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(mx);
+}
+
+/* NumPy's argmax/argmin of a row: the first NaN, else the first extreme. */
+static int64_t host_arg(const double *v, int64_t n, int is_max) {
+  int64_t b = 0;
+  for (int64_t k = 1; k < n; k++) {
+    if (isnan(v[b])) break;
+    if (isnan(v[k]) || (is_max ? v[k] > v[b] : v[k] < v[b])) b = k;
+  }
+  return b;
+}
+
+/* uk_fusion `i = argmax(x[, axis=1])` into a poisoned given int64 output. */
+static void fused_arg(const char *label, int is_max, const darr *x, int axis1, const double *v, int64_t rows,
+                      int64_t cols) {
+  uk_fusion *f = NULL;
+  const char *prog = is_max ? (axis1 ? "i = argmax(x, axis=1)" : "i = argmax(x)")
+                            : (axis1 ? "i = argmin(x, axis=1)" : "i = argmin(x)");
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = prog, .name = "garg"},
+                            &f));
+  if (!f) return;
+  int64_t no = axis1 ? rows : 1;
+  darr y = make(UK_INT64, axis1 ? 1 : 0, &rows, NULL, 0, 0, NULL);
+  uk_arg in = uk_arg_array(&x->a);
+  CHECK_OK(uk_fusion_call(f, &in, 1, &y.a, 1, NULL));
+  int64_t *h = malloc(sizeof(int64_t) * (size_t)no);
+  CHECK_OK(uk_memcpy_dtoh(h, y.a.data, (size_t)no * 8));
+  int bad = 0;
+  for (int64_t r = 0; r < no; r++) {
+    int64_t want = axis1 ? host_arg(v + r * cols, cols, is_max) : host_arg(v, rows * cols, is_max);
+    if (h[r] != want && bad++ < 5)
+      fprintf(stderr, "%s: row %lld: got %lld, want %lld\n", label, (long long)r, (long long)h[r], (long long)want);
+  }
+  ut_checks++;
+  if (bad) ut_failures++;
+  free(h);
+  drop(&y);
+  uk_fusion_destroy(f);
+}
+
+static void argmax_fused(void) {
+  /* all elements: ties close together and far apart, then a NaN after them */
+  int64_t n = ((int64_t)1 << 22) + 7;
+  double *v = randv(n, -1, 1);
+  for (int64_t k = 0; k < n; k++) v[k] = (float)v[k];
+  v[1000003] = v[1000001] = v[3000000] = 5; /* the first, 1000001, wins */
+  v[1000002] = -5;
+  v[2000001] = v[4000000] = -5;
+  darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  fused_arg("argmax, ties", 1, &x, 0, v, n, 1);
+  fused_arg("argmin, ties", 0, &x, 0, v, n, 1);
+  drop(&x);
+  v[3500001] = NAN; /* after the maxima: NaN wins */
+  v[3999999] = NAN;
+  x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  fused_arg("argmax, NaN", 1, &x, 0, v, n, 1);
+  fused_arg("argmin, NaN", 0, &x, 0, v, n, 1);
+  drop(&x);
+  free(v);
+  /* rows: odd (scalar loads) and 1024 wide (vectors), special rows */
+  static const int64_t shapes[][2] = {{37, 1029}, {64, 1024}};
+  for (int j = 0; j < 2; j++) {
+    int64_t rows = shapes[j][0], cols = shapes[j][1];
+    v = randv(rows * cols, -1, 1);
+    for (int64_t k = 0; k < rows * cols; k++) v[k] = (float)v[k];
+    for (int64_t c = 0; c < cols; c++) {
+      v[3 * cols + c] = -INFINITY; /* argmax: a tie with the identity's value */
+      v[4 * cols + c] = INFINITY;  /* argmin likewise */
+      v[5 * cols + c] = c == 700 ? NAN : -INFINITY;
+      v[7 * cols + c] = 1.0;       /* constant: index 0 */
+    }
+    v[6 * cols + 100] = v[6 * cols + 101] = v[6 * cols + 1000] = 9;   /* adjacent ties */
+    v[6 * cols + 200] = v[6 * cols + 201] = -9;
+    v[8 * cols + 0] = NAN;                                           /* a NaN first */
+    v[9 * cols + cols - 1] = NAN;                                    /* a NaN last */
+    darr xr = make(UK_FLOAT32, 2, shapes[j], NULL, 0, 0, v);
+    fused_arg(j ? "argmax, rows of 1024" : "argmax, rows of 1029", 1, &xr, 1, v, rows, cols);
+    fused_arg(j ? "argmin, rows of 1024" : "argmin, rows of 1029", 0, &xr, 1, v, rows, cols);
+    drop(&xr);
+    free(v);
+  }
+  /* one element: index 0; none: the error */
+  int64_t one = 1, zero = 0;
+  double v1 = -2;
+  darr x1 = make(UK_FLOAT32, 1, &one, NULL, 0, 0, &v1);
+  fused_arg("argmax, one element", 1, &x1, 0, &v1, 1, 1);
+  drop(&x1);
+  darr x0 = make(UK_FLOAT32, 1, &zero, NULL, 0, 0, NULL);
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = "i = argmax(x)", .name = "garg0"},
+                            &f));
+  uk_array y;
+  memset(&y, 0, sizeof y);
+  uk_arg in = uk_arg_array(&x0.a);
+  CHECK_STATUS(uk_fusion_call(f, &in, 1, &y, 1, NULL), UK_ERR_SHAPE);
+  CHECK_CONTAINS(uk_last_error(), "zero-size array to a reduction with no identity (max, min, argmax, argmin)");
+  uk_fusion_destroy(f);
+  drop(&x0);
+}
+
+int main(void) {
+  ut_require_gpu();
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  if (!ctx) return ut_finish("test_gpu_red_g");
+  full_sum();
+  non_adjacent();
+  new_plans();
+  argmax_fused();
+  uk_context_destroy(ctx);
+  return ut_finish("test_gpu_red_g");
+}

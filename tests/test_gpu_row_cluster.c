@@ -1,0 +1,268 @@
+/* The fusion row kernel's cluster variant on a GPU (issue 25; sm_90+: a row
+ * split over the blocks of a thread-block cluster, codegen/
+ * fuse_row_cluster.c sizes it): softmax, centering, a layer norm and a
+ * program with per-row outputs (a sum and an argmax: the slices' partial
+ * indices and the row's first block writing them) at widths 65536, 65537,
+ * 40000 and 200000 (a row wider than one block's shared memory) over 1, 3,
+ * 16 and 300 rows, against host references in double from the same
+ * values; given outputs poisoned (NaN) in buffers with poisoned margins.
+ * On sm_90+ each such call is one row kernel whose plan says clusters
+ * (but 300 rows of 40000: a block a row fills the SMs). Then views (a row
+ * pitch, a reversed and a transposed last axis), float64, and a cluster
+ * launch the device refuses (forced clusters of 32 blocks): the call falls
+ * back to the plain variant, succeeds with the same values and no error
+ * message, and the device is asked for clusters of 8, then none. */
+#include <math.h>
+
+#include "runtime/row_cluster.h"
+#include "testutil.h"
+
+static uk_context *ctx;
+static int arch;
+
+enum { P_SOFTMAX, P_CENTER, P_NORM, P_STATS, NPROGS };
+
+static const char *const progs[NPROGS] = {
+    "e = exp(x - max(x, axis=-1, keepdims=True)); z = e / sum(e, axis=-1, keepdims=True)",
+    "z = x - mean(x, axis=-1, keepdims=True)",
+    "d = x - mean(x, axis=-1, keepdims=True); z = d / sqrt(mean(d * d, axis=-1, keepdims=True) + 1e-5)",
+    "z = x / sum(abs(x), axis=-1, keepdims=True); t = sum(x * x, axis=-1); i = argmax(x, axis=-1)"};
+static const char *const names[NPROGS] = {"softmax", "center", "layernorm", "stats"};
+
+/* Host reference of program p over rows x n: z per element; t, i per row;
+ * amp: per row, what the layer norm multiplies x - mean(x) by. */
+static void reference(int p, const double *x, int64_t rows, int64_t n, double *z, double *t, int64_t *ix, double *amp) {
+  for (int64_t r = 0; r < rows; r++) {
+    const double *a = x + r * n;
+    double *o = z + r * n, mx = -INFINITY, m = 0, se = 0, v = 0, sa = 0, sq = 0;
+    int64_t at = 0;
+    for (int64_t c = 0; c < n; c++) {
+      if (a[c] > mx) mx = a[c], at = c;
+      m += a[c], sa += fabs(a[c]), sq += a[c] * a[c];
+    }
+    m /= (double)n;
+    for (int64_t c = 0; c < n; c++) se += exp(a[c] - mx), v += (a[c] - m) * (a[c] - m);
+    v /= (double)n;
+    for (int64_t c = 0; c < n; c++)
+      o[c] = p == P_SOFTMAX ? exp(a[c] - mx) / se
+             : p == P_CENTER ? a[c] - m
+             : p == P_NORM   ? (a[c] - m) / sqrt(v + 1e-5)
+                             : a[c] / sa;
+    t[r] = sq;
+    ix[r] = at;
+    amp[r] = p == P_NORM ? fmax(1, 1 / sqrt(v + 1e-5)) : 1;
+  }
+}
+
+/* Where x's element (r, c) lives, in elements from the buffer's start:
+ * start + r * rs + c * cs. */
+typedef struct layout {
+  uk_dtype t;
+  int64_t rs, cs, start; /* rs 0: n (contiguous rows) */
+  const char *what;
+} layout;
+
+#define MARGIN 64 /* poisoned bytes before and after every buffer's data */
+
+/* A device buffer of `bytes` plus margins, every byte `poison`; *a its data. */
+static uk_array poisoned(int64_t bytes, unsigned char poison, uint64_t *data) {
+  uk_array buf;
+  int64_t total = bytes + 2 * MARGIN;
+  memset(&buf, 0, sizeof buf);
+  CHECK_OK(uk_array_alloc(ctx, UK_UINT8, 1, &total, 0, NULL, &buf));
+  unsigned char *h = malloc((size_t)total);
+  memset(h, poison, (size_t)total);
+  CHECK_OK(uk_memcpy_htod(buf.data, h, (size_t)total));
+  free(h);
+  *data = buf.data + MARGIN;
+  return buf;
+}
+
+/* The buffer's bytes back; *margins: margin bytes that lost their poison. */
+static unsigned char *fetch(const uk_array *buf, unsigned char poison, int64_t *margins) {
+  int64_t total = buf->shape[0];
+  unsigned char *h = malloc((size_t)total);
+  CHECK_OK(uk_device_synchronize());
+  CHECK_OK(uk_memcpy_dtoh(h, buf->data, (size_t)total));
+  *margins = 0;
+  for (int64_t b = 0; b < MARGIN; b++) *margins += (h[b] != poison) + (h[total - 1 - b] != poison);
+  return h;
+}
+
+static double get(const unsigned char *h, uk_dtype t, int64_t k) {
+  if (t == UK_FLOAT32) {
+    float f;
+    memcpy(&f, h + MARGIN + 4 * k, 4);
+    return f;
+  }
+  double d;
+  memcpy(&d, h + MARGIN + 8 * k, 8);
+  return d;
+}
+
+/* |got - want| <= rtol |want| + atol amp[k / n] for every k; NaN fails. */
+static void check_rel(const char *what, const unsigned char *h, uk_dtype t, const double *want, int64_t total,
+                      int64_t n, double rtol, double atol, const double *amp) {
+  int bad = 0;
+  for (int64_t k = 0; k < total; k++) {
+    double g = get(h, t, k);
+    if (!(fabs(g - want[k]) <= rtol * fabs(want[k]) + atol * (amp ? amp[k / n] : 1)))
+      if (bad++ < 5) fprintf(stderr, "%s: [%lld] got %.9g, want %.9g\n", what, (long long)k, g, want[k]);
+  }
+  ut_checks++;
+  if (bad) ut_failures++;
+}
+
+/* Program p over rows x n with x laid out as l; on sm_90+, cluster: the
+ * plan must be the cluster variant (else a plain one). */
+static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluster) {
+  int64_t es = (int64_t)uk_dtype_size(l->t), rs = l->rs ? l->rs : n, total = rows * n, margins = 0;
+  int64_t hi = l->start + (rows - 1) * rs + (l->cs > 0 ? (n - 1) * l->cs : 0) + 1; /* x's elements */
+  double *vx = malloc(sizeof(double) * (size_t)total), *want = malloc(sizeof(double) * (size_t)total),
+         *wt = malloc(sizeof(double) * (size_t)rows), *amp = malloc(sizeof(double) * (size_t)rows);
+  int64_t *wi = malloc(sizeof(int64_t) * (size_t)rows);
+  unsigned char *hx = malloc((size_t)(hi * es));
+  memset(hx, 0xA5, (size_t)(hi * es));
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < n; c++) {
+      double v = ut_uniform(-4, 4);
+      unsigned char *q = hx + (l->start + r * rs + c * l->cs) * es;
+      if (l->t == UK_FLOAT32) {
+        float f = (float)v;
+        v = f;
+        memcpy(q, &f, 4);
+      } else {
+        memcpy(q, &v, 8);
+      }
+      vx[r * n + c] = v;
+    }
+  reference(p, vx, rows, n, want, wt, wi, amp);
+  uint64_t xd, zd, td, id;
+  uk_array xb = poisoned(hi * es, 0xA5, &xd), zb = poisoned(total * es, 0xFF, &zd), tb = poisoned(rows * es, 0xFF, &td),
+           ib = poisoned(rows * 8, 0xFF, &id);
+  CHECK_OK(uk_memcpy_htod(xd, hx, (size_t)(hi * es)));
+  int64_t shape[2] = {rows, n};
+  uk_array x, out[3];
+  uk_array_init(&x, xd + (uint64_t)(l->start * es), l->t, 2, shape);
+  x.strides[0] = rs * es;
+  x.strides[1] = l->cs * es;
+  uk_array_init(&out[0], zd, l->t, 2, shape);
+  uk_array_init(&out[1], td, l->t, 1, shape);
+  uk_array_init(&out[2], id, UK_INT64, 1, shape);
+  int nout = p == P_STATS ? 3 : 1;
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx,
+                            &(uk_fusion_spec){.inputs = "x", .outputs = p == P_STATS ? "z, t, i" : "z",
+                                              .program = progs[p], .name = "clrows"},
+                            &f));
+  char label[160];
+  snprintf(label, sizeof label, "%s %s %lldx%lld %s", names[p], uk_dtype_name(l->t), (long long)rows, (long long)n,
+           l->what);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  if (arch >= 90) { /* the plan: one row kernel, over clusters or not */
+    int kc = -1;
+    char *src = NULL;
+    CHECK_OK(uk_fusion_kernel_count(f, in, 1, out, nout, NULL, &kc));
+    CHECK_OK(uk_fusion_source(f, in, 1, out, nout, NULL, &src));
+    int cl = src && strstr(src, "\n// row plan: rows over clusters of") != NULL;
+    if (kc != 1 || cl != cluster) fprintf(stderr, "%s: %d kernels, clusters %d (want 1, %d)\n", label, kc, cl, cluster);
+    CHECK(kc == 1 && cl == cluster);
+    uk_free(src);
+  }
+  uk_status st = uk_fusion_call(f, in, 1, out, nout, NULL);
+  if (st) fprintf(stderr, "%s: %s\n", label, uk_last_error());
+  CHECK(st == UK_OK);
+  unsigned char *h = fetch(&zb, 0xFF, &margins);
+  CHECK(margins == 0);
+  int f64 = l->t == UK_FLOAT64;
+  check_rel(label, h, l->t, want, total, n, f64 ? 1e-12 : 2e-5, f64 ? 1e-12 : (p == P_SOFTMAX ? 1e-30 : 4e-6), amp);
+  free(h);
+  if (p == P_STATS) {
+    h = fetch(&tb, 0xFF, &margins);
+    CHECK(margins == 0);
+    check_rel("stats t", h, l->t, wt, rows, rows, f64 ? 1e-12 : 2e-5, 0, NULL);
+    free(h);
+    h = fetch(&ib, 0xFF, &margins);
+    CHECK(margins == 0);
+    int bad = 0;
+    for (int64_t r = 0; r < rows; r++) {
+      int64_t g;
+      memcpy(&g, h + MARGIN + 8 * r, 8);
+      if (g != wi[r] && bad++ < 5) fprintf(stderr, "%s: argmax of row %lld: %lld, want %lld\n", label, (long long)r,
+                                           (long long)g, (long long)wi[r]);
+    }
+    CHECK(bad == 0);
+    free(h);
+  }
+  uk_fusion_destroy(f);
+  uk_array_free(ctx, &xb, NULL);
+  uk_array_free(ctx, &zb, NULL);
+  uk_array_free(ctx, &tb, NULL);
+  uk_array_free(ctx, &ib, NULL);
+  free(hx);
+  free(vx);
+  free(want);
+  free(wt);
+  free(wi);
+  free(amp);
+}
+
+/* Every width and row count, float32, contiguous rows. */
+static void widths(void) {
+  static const int64_t ns[] = {65536, 65537, 40000, 200000};
+  static const int64_t rs[] = {1, 3, 16, 300};
+  layout l = {UK_FLOAT32, 0, 1, 0, "contiguous"};
+  for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+    for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
+      for (int p = 0; p < NPROGS; p++) run_case(p, rs[r], ns[k], &l, !(rs[r] == 300 && ns[k] == 40000));
+}
+
+/* Views and float64. */
+static void views(void) {
+  layout pitch = {UK_FLOAT32, 65536 + 3, 1, 0, "pitch n + 3"};
+  run_case(P_SOFTMAX, 16, 65536, &pitch, 1);
+  run_case(P_STATS, 16, 65536, &pitch, 1);
+  layout rev = {UK_FLOAT32, 40000, -1, 39999, "reversed"};
+  run_case(P_CENTER, 3, 40000, &rev, 1);
+  run_case(P_STATS, 3, 40000, &rev, 1);
+  layout tr = {UK_FLOAT32, 1, 16, 0, "transposed"}; /* (40000, 16).T */
+  run_case(P_NORM, 16, 40000, &tr, 1);
+  layout f64 = {UK_FLOAT64, 0, 1, 0, "contiguous"};
+  run_case(P_SOFTMAX, 16, 65536, &f64, 1);
+  run_case(P_NORM, 3, 65536, &f64, 1);
+}
+
+/* A cluster launch the device refuses: the call still succeeds. */
+static void refused(void) {
+  layout l = {UK_FLOAT32, 0, 1, 0, "clusters of 32 refused"};
+  if (arch < 90) return;
+  CHECK(uk__row_cluster_max(0) == 16);
+  uk__row_cluster_force(32);
+  run_case(P_SOFTMAX, 16, 65536, &l, 1); /* refused: the plain variant */
+  CHECK(strcmp(uk_last_error(), "") == 0);
+  CHECK(uk__row_cluster_max(0) == 8);
+  run_case(P_STATS, 3, 65537, &l, 1); /* clusters of at most 8, refused again */
+  CHECK(uk__row_cluster_max(0) == 0);
+  layout none = {UK_FLOAT32, 0, 1, 0, "no clusters left"};
+  run_case(P_CENTER, 16, 65536, &none, 0);
+  uk__row_cluster_force(0);
+  CHECK(uk__row_cluster_max(0) == 16);
+  layout back = {UK_FLOAT32, 0, 1, 0, "clusters again"};
+  run_case(P_NORM, 16, 65536, &back, 1);
+}
+
+int main(void) {
+  ut_require_gpu();
+  ut_seed(2525);
+  uk_device_info info;
+  CHECK_OK(uk_device_info_get(0, &info));
+  arch = info.arch;
+  if (arch < 90) fprintf(stderr, "sm_%d: no clusters; values only\n", arch);
+  CHECK_OK(uk_context_create(NULL, &ctx));
+  widths();
+  views();
+  CHECK(arch < 90 || uk__row_cluster_max(0) == 16); /* no launch was refused */
+  refused();
+  uk_context_destroy(ctx);
+  return ut_finish("test_gpu_row_cluster");
+}

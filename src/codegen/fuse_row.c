@@ -16,7 +16,8 @@
  *
  * The source holds three variants of the kernel body, which a call picks
  * (uk__row_size in fuse_row_plan.c; the prefix uk__row_variant defines;
- * all take the threads a row, _UK_RT, as a compile-time constant):
+ * the first two take the threads a row, _UK_RT, as a compile-time
+ * constant, the cluster one from the launch's geometry):
  * - _UK_RK > 0, registers: each thread loads its _UK_RK vectors of _UK_RV
  *   elements of every array input into registers (fully unrolled loops
  *   over compile-time counts: the only way arrays stay in registers), the

@@ -61,7 +61,12 @@ CUresult uk__row_cluster_launch(const uk__frame *f, CUfunction fn, int64_t block
   return uk__cu.cuLaunchKernelEx(&cfg, fn, NULL, extra);
 }
 
-void uk__row_cluster_failed(int device, int c) { lower(device, c > 8 ? 8 : -1); }
+/* A refusal while non-portable sizes were allowed leaves the portable ones
+ * (at most 8); a refusal within those leaves none. */
+void uk__row_cluster_failed(int device, int c) {
+  (void)c;
+  lower(device, uk__row_cluster_max(device) > 8 ? 8 : -1);
+}
 
 void uk__row_cluster_force(int c) {
   atomic_store(&forced, c > 0 ? c : 0);

@@ -202,8 +202,26 @@ static int producer_stream(pyk_call *c, PyObject *arr) {
   return rc;
 }
 
+/* Whether `s` is capturing; the legacy default stream never is, and is not
+ * asked (the driver's answer there can invalidate another stream's capture). */
+static uk_status stream_capturing(void *s, int *on) {
+  *on = 0;
+  return !s || s == (void *)1 ? UK_OK : uk_stream_capturing(s, on);
+}
+
 int pyk_stream_order(void *producer, void *consumer, int device) {
   if (producer == consumer) return 0;
+  /* An event recorded outside a capture cannot order work inside it (the
+   * driver invalidates the capture), nor the reverse: when one stream is
+   * capturing and the other is not, the caller orders them, as with CuPy. */
+  int pc = 0, cc = 0;
+  uk_status cs = stream_capturing(producer, &pc);
+  if (cs == UK_OK) cs = stream_capturing(consumer, &cc);
+  if (cs != UK_OK) {
+    pyk_raise(cs);
+    return -1;
+  }
+  if (pc != cc) return 0;
   void *ev = NULL;
   uk_status st = uk_event_create(device, UK_EVENT_DISABLE_TIMING, &ev);
   if (st == UK_OK) st = uk_event_record(ev, producer);

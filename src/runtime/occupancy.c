@@ -131,12 +131,14 @@ int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const ch
   if (!image || !uk__cubin_is_elf(image, bytes)) return -1;
   uk_occ_kernel k;
   uk_occ_device d;
-  if (uk__cubin_attribute(image, bytes, symbol, UK_ATTR_NUM_REGS, &k.regs) != UK_OK ||
-      uk__cubin_attribute(image, bytes, symbol, UK_ATTR_SHARED_SIZE_BYTES, &k.shared_bytes) != UK_OK ||
-      uk__cubin_attribute(image, bytes, symbol, UK_ATTR_MAX_THREADS_PER_BLOCK, &k.max_threads) != UK_OK ||
-      uk__occupancy_device(device, &d) != UK_OK) {
+  static const uk_function_attr want[] = {UK_ATTR_NUM_REGS, UK_ATTR_SHARED_SIZE_BYTES, UK_ATTR_MAX_THREADS_PER_BLOCK};
+  int v[3];
+  if (uk__cubin_attributes(image, bytes, symbol, want, 3, v) != UK_OK || uk__occupancy_device(device, &d) != UK_OK) {
     uk__error_clear(); /* "cannot say" is no error: the caller asks the driver */
     return -1;
   }
+  k.regs = v[0];
+  k.shared_bytes = v[1];
+  k.max_threads = v[2];
   return uk__occupancy_blocks(&d, &k, block);
 }

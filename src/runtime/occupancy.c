@@ -65,8 +65,9 @@ static _Atomic int device_ready[UK__MAX_DEVICES];
  * "technical specifications per compute capability"; the attributes of the
  * same names on every device of that capability): a device's first
  * reduction then asks the driver nothing more than the capability it knew
- * already (device.c), not 11 attributes (issue 24: a process's first call). tests/test_gpu_occupancy.c compares
- * the row with the driver's attributes on a GPU. */
+ * already (device.c), not 11 attributes (issue 24: a process's first
+ * call). tests/test_gpu_occupancy.c compares the row with the driver's
+ * attributes on a GPU. */
 typedef struct cc_limits {
   int major, minor, max_threads_per_sm, max_blocks_per_sm, smem_per_sm, reserved_smem_per_block;
 } cc_limits;

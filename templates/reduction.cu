@@ -1,6 +1,7 @@
 ${block_reduce}
 #include <ukern/reduction.cuh>
 ${header_stop}
+${type_includes}
 // The planned strategy's header only (the others are never parsed).
 #include <ukern/${strategy}.cuh>
 ${banner}

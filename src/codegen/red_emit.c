@@ -23,6 +23,24 @@ void uk__red_scan(uk_red_kernel *k) {
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
+/* The optional headers the texts and dtypes need (ukern/reduction.cuh has
+ * only the core: complex.cuh and half.cuh cost NVRTC's front end ~10% of a
+ * float program). half.cuh whole: a fusion's ukern/fusion.cuh includes it
+ * again and uses both 16-bit types. */
+static void emit_type_includes(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
+  const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
+  int f16, bf16, cx, np = k->in->count + k->out->count;
+  uk__emit_scan_type_names(texts, 6, &f16, &bf16, &cx);
+  int half = f16 || bf16;
+  for (int p = 0; p < np; p++) {
+    uk_dtype t = (uk_dtype)key->p.dtype[p];
+    half |= t == UK_FLOAT16 || t == UK_BFLOAT16;
+    cx |= t == UK_COMPLEX64 || t == UK_COMPLEX128;
+  }
+  if (cx) uk__emit_line(sb, "#include <ukern/complex.cuh>");
+  if (half) uk__emit_line(sb, "#include <ukern/half.cuh>");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -361,7 +379,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
   enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPS, B_POST,
-         B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, NB };
+         B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, B_INCLUDES, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_plan pl = {0, NULL, 0};
@@ -372,6 +390,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   if ((st = emit_fields(k, key, &b[B_FIELDS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
+  emit_type_includes(k, key, &b[B_INCLUDES]);
   const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
   uk__emit_cupy_includes(&b[B_TYPEDEFS], texts, 6);
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
@@ -397,9 +416,10 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   uk__srcmap_add_expr(&b[B_REDUCE], "reduce_expr", k->reduce_expr);
   uk__srcmap_add_expr(&b[B_MAPEXPR], "map_expr", k->map_expr);
-  static const char *const names[NB] = {"banner", "typedefs", "preamble", "fields", "koff", "val_params",
-                                        "val_locals", "kept", "map", "maps", "post",
-                                        "identity", "reduce_expr", "map_expr", "ident_locals"};
+  static const char *const names[NB] = {"banner",   "typedefs",    "preamble", "fields",       "koff",
+                                        "val_params", "val_locals", "kept",    "map",          "maps",
+                                        "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
+                                        "type_includes"};
   char vec[8];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

@@ -57,7 +57,9 @@
 // and empty pieces drop out of every combine.
 #pragma once
 
-#include <ukern/elementwise.cuh>
+// The core only: the program includes complex.cuh and half.cuh when its
+// types need them.
+#include <ukern/ew_core.cuh>
 
 // Identities such as -INFINITY (no math header is included).
 #ifndef INFINITY

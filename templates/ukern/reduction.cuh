@@ -2,8 +2,10 @@
 //
 // A generated program defines one traits struct K (the user's map, post-map
 // and identity, the functor _uk_reduce_op made from reduce_expr, plus index
-// arithmetic for its merged shapes) and instantiates the two strategies
-// below with it, in one program:
+// arithmetic for its merged shapes) and instantiates one of the strategies
+// below with it, the one its plan chose, each in its own header
+// (ukern/red_group.cuh, red_cols.cuh, red_pack.cuh; this one holds the
+// parts they share), so that NVRTC parses only the planned one:
 //   red_group<K, BLOCK>  A._uk_by threads per output (1: a thread; 8: a
 //                        group of a warp; 32: a warp; BLOCK: the block), a
 //                        run-time value so that one kernel serves the four.

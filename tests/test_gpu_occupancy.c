@@ -164,6 +164,34 @@ static void held(void) {
   uk_module_destroy(m);
 }
 
+/* A known capability's table row (occupancy.c, what the planner uses instead
+ * of 9 attribute reads) is what this device reports. */
+static void table_row(void) {
+  int major = 0, minor = 0;
+  CHECK(uk__cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) == CUDA_SUCCESS);
+  CHECK(uk__cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) == CUDA_SUCCESS);
+  uk_occ_device t;
+  if (!uk__occupancy_known_limits(major, minor, &t)) {
+    printf("note: compute capability %d.%d has no table row (read from the driver)\n", major, minor);
+    return;
+  }
+  static const CUdevice_attribute lim[] = {
+      CU_DEVICE_ATTRIBUTE_WARP_SIZE,                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+      CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
+  const int got[9] = {t.warp_size,   t.max_threads_per_block, t.max_threads_per_sm, t.max_blocks_per_sm,
+                      t.regs_per_sm, t.regs_per_block,        t.smem_per_sm,        t.smem_per_block,
+                      t.reserved_smem_per_block};
+  for (int j = 0; j < 9; j++) {
+    int v = -1;
+    CHECK(uk__cu.cuDeviceGetAttribute(&v, lim[j], 0) == CUDA_SUCCESS);
+    if (v != got[j]) printf("sm_%d%d: attribute %d is %d, the table says %d\n", major, minor, (int)lim[j], v, got[j]);
+    CHECK(v == got[j]);
+  }
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -171,6 +199,7 @@ int main(void) {
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   cc_major = info.arch / 10;
+  table_row();
   raw_kernels(NULL);
   static const char *const caps[] = {"-maxrregcount=32", "-maxrregcount=40", "-maxrregcount=64",
                                      "-maxrregcount=72", "-maxrregcount=96", "-maxrregcount=128",

@@ -20,6 +20,15 @@ static CUresult counting(int *n, CUfunction f, int block, size_t shared) {
   return CUDA_SUCCESS;
 }
 
+/* Device attributes read, by attribute (forwarded to the stand-in's). */
+static CUresult (*real_attr)(int *, CUdevice_attribute, CUdevice);
+static int attr_reads[256], attr_other;
+static CUresult counting_attr(int *v, CUdevice_attribute a, CUdevice d) {
+  if ((int)a >= 0 && (int)a < 256) attr_reads[a]++;
+  else attr_other++;
+  return real_attr(v, a, d);
+}
+
 static uk_context *ctx;
 
 /* Calls k on a (rows, cols) float32 array along `axis` (-1: all); every
@@ -53,6 +62,8 @@ int main(void) {
     return 77;
   }
   uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor = counting;
+  real_attr = uk__cu.cuDeviceGetAttribute;
+  uk__cu.cuDeviceGetAttribute = counting_attr;
   CHECK_OK(uk_context_create(NULL, &ctx));
   uk_reduction_spec s;
   memset(&s, 0, sizeof s);
@@ -66,6 +77,19 @@ int main(void) {
   uk_reduction *sum = NULL, *arg = NULL;
   CHECK_OK(uk_reduction_create(ctx, &s, &sum));
   call(sum, 1, 1000, -1);
+  /* The first call's attribute reads: the capability and the SM count only. */
+  int others = attr_other;
+  for (int a = 0; a < 256; a++)
+    if (attr_reads[a] && a != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR &&
+        a != CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR && a != CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) {
+      fprintf(stderr, "first call read device attribute %d (%d times)\n", a, attr_reads[a]);
+      others++;
+    }
+  CHECK(others == 0);
+  /* Once each (the compile's arch; occupancy.c reuses it), as 080bbb4 did. */
+  CHECK(attr_reads[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR] == 1);
+  CHECK(attr_reads[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR] == 1);
+  CHECK(attr_reads[CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT] <= 2);
   s.out_params = "int64 y";
   s.map_expr = "mk(x, _J)";
   s.reduce_expr = "pick(a, b)";
@@ -89,6 +113,22 @@ int main(void) {
   uk_occ_device d;
   CHECK_OK(uk__occupancy_device(0, &d));
   CHECK(d.cc_major == 9 && d.regs_per_sm == 65536 && d.reserved_smem_per_block == 1024);
+  /* The table's sm_90 row is what the stand-in (an H200's attributes) reports. */
+  static const CUdevice_attribute lim[] = {
+      CU_DEVICE_ATTRIBUTE_WARP_SIZE,                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+      CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
+  int want[9];
+  for (int j = 0; j < 9; j++) CHECK(real_attr(&want[j], lim[j], 0) == CUDA_SUCCESS);
+  CHECK(d.warp_size == want[0] && d.max_threads_per_block == want[1] && d.max_threads_per_sm == want[2] &&
+        d.max_blocks_per_sm == want[3] && d.regs_per_sm == want[4] && d.regs_per_block == want[5] &&
+        d.smem_per_sm == want[6] && d.smem_per_block == want[7] && d.reserved_smem_per_block == want[8]);
+  uk_occ_device t;
+  CHECK(uk__occupancy_known_limits(9, 0, &t) == 1 && memcmp(&t, &d, sizeof t) == 0);
+  CHECK(uk__occupancy_known_limits(8, 6, &t) == 1 && t.max_threads_per_sm == 1536 && t.max_blocks_per_sm == 16);
+  CHECK(uk__occupancy_known_limits(10, 0, &t) == 0 && uk__occupancy_known_limits(6, 1, &t) == 0);
   CHECK_STATUS(uk__occupancy_device(-1, &d), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "device -1 is out of range");
 

@@ -55,7 +55,12 @@ static void scan(const char *text, const char *name, scan_result *r) {
   if (lx.spliced) r->uncertain = 1;
 }
 
+static int may_contain(const char *text, const char *word);
+
 int uk__opscan_uses(const char *text, const char *name) {
+  /* A use is a token whose text is `name` (uk__lex_is compares the text as
+   * written): none without the substring, and no lexing then. */
+  if (!text || !name || !may_contain(text, name)) return 0;
   scan_result r;
   scan(text, name, &r);
   return r.uses > 0;

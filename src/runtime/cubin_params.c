@@ -392,14 +392,13 @@ static uk_status regcount(const elf *e, uint32_t index, unsigned shndx, uint32_t
   return UK_OK;
 }
 
-uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value) {
-  elf e;
-  uint32_t index = 0, regs = 0;
-  unsigned shndx = 0;
+/* One attribute of the kernel at symbol-table `index` (section `shndx`). */
+static uk_status attribute_of(const elf *ep, const char *symbol, uint32_t index, unsigned shndx, uk_function_attr a,
+                              int *value) {
+  const elf e = *ep;
+  uint32_t regs = 0;
   uint64_t size = 0;
-  uk_status st = elf_open(&e, image, bytes);
-  if (st == UK_OK) st = kernel_symbol(&e, symbol, &index, &shndx);
-  if (st != UK_OK) return st;
+  uk_status st;
   switch (a) {
   case UK_ATTR_NUM_REGS:
     if ((st = regcount(&e, index, shndx, &regs)) != UK_OK) return st;
@@ -451,4 +450,19 @@ uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbo
   default:
     return UK_ERR_NOT_FOUND;
   }
+}
+
+uk_status uk__cubin_attributes(const void *image, size_t bytes, const char *symbol, const uk_function_attr *a, int n,
+                               int *values) {
+  elf e;
+  uint32_t index = 0;
+  unsigned shndx = 0;
+  uk_status st = elf_open(&e, image, bytes);
+  if (st == UK_OK) st = kernel_symbol(&e, symbol, &index, &shndx);
+  for (int j = 0; j < n && st == UK_OK; j++) st = attribute_of(&e, symbol, index, shndx, a[j], &values[j]);
+  return st;
+}
+
+uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value) {
+  return uk__cubin_attributes(image, bytes, symbol, &a, 1, value);
 }

@@ -48,4 +48,9 @@ uk_status uk__cubin_params(const void *image, size_t bytes, const char *symbol, 
  * message) for the others; UK_ERR_INVALID for a malformed image. */
 uk_status uk__cubin_attribute(const void *image, size_t bytes, const char *symbol, uk_function_attr a, int *value);
 
+/* uk__cubin_attribute for n attributes a[0..n-1] into values[0..n-1], the
+ * image parsed and the kernel found once; the first error stops it. */
+uk_status uk__cubin_attributes(const void *image, size_t bytes, const char *symbol, const uk_function_attr *a, int n,
+                               int *values);
+
 #endif

@@ -15,6 +15,9 @@
 static _Atomic(CUcontext) primary[UK__MAX_DEVICES];
 static atomic_int primary_hi; /* 1 + the highest ordinal in primary[] */
 static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A device's compute capability never changes: major * 100 + minor, 0
+ * until first read (by uk_device_info_get or uk__device_cc). */
+static atomic_int cc_of[UK__MAX_DEVICES];
 
 uk_status uk_device_count(int *count) {
   uk__error_clear();
@@ -72,7 +75,28 @@ uk_status uk_device_info_get(int ordinal, uk_device_info *out) {
     return st;
   info.arch = major * 10 + minor;
   info.total_memory = total;
+  atomic_store_explicit(&cc_of[ordinal], major * 100 + minor, memory_order_relaxed);
   *out = info;
+  return UK_OK;
+}
+
+uk_status uk__device_cc(int device, int *major, int *minor) {
+  if (device < 0 || device >= UK__MAX_DEVICES)
+    return uk__errorf(UK_ERR_INVALID, "device %d is out of range (0..%d)", device, UK__MAX_DEVICES - 1);
+  int cc = atomic_load_explicit(&cc_of[device], memory_order_relaxed);
+  if (cc <= 0) {
+    int ma = 0, mi = 0;
+    uk_status st = uk__cu_check(uk__cu.cuDeviceGetAttribute(&ma, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                                            (CUdevice)device), "cuDeviceGetAttribute");
+    if (st == UK_OK)
+      st = uk__cu_check(uk__cu.cuDeviceGetAttribute(&mi, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                                    (CUdevice)device), "cuDeviceGetAttribute");
+    if (st != UK_OK) return st;
+    cc = ma * 100 + mi;
+    atomic_store_explicit(&cc_of[device], cc, memory_order_relaxed);
+  }
+  *major = cc / 100;
+  *minor = cc % 100;
   return UK_OK;
 }
 

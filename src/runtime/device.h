@@ -24,4 +24,10 @@ uk_status uk__pointer_enter(uint64_t dptr, int *pushed);
  * context is then made current (not pushed). Legal while `stream` captures. */
 uk_status uk__launch_enter(uk_context *ctx, void *stream, int *device, int *pushed);
 
+/* `device`'s compute capability (an ordinal; the driver loaded), read once
+ * per process (uk_device_info_get's read counts) and kept. UK_OK;
+ * UK_ERR_INVALID for an ordinal out of range, or the driver's error.
+ * Thread-safe. */
+uk_status uk__device_cc(int device, int *major, int *minor);
+
 #endif

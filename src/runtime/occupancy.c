@@ -61,6 +61,41 @@ static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 static uk_occ_device devices[UK__MAX_DEVICES];
 static _Atomic int device_ready[UK__MAX_DEVICES];
 
+/* The limits of each compute capability whose rules are held here (CUDA's
+ * "technical specifications per compute capability"; the attributes of the
+ * same names on every device of that capability): a device's first
+ * reduction then asks the driver nothing more than the capability it knew
+ * already (device.c), not 11 attributes (issue 24: a process's first
+ * call). tests/test_gpu_occupancy.c compares the row with the driver's
+ * attributes on a GPU. */
+typedef struct cc_limits {
+  int major, minor, max_threads_per_sm, max_blocks_per_sm, smem_per_sm, reserved_smem_per_block;
+} cc_limits;
+static const cc_limits known[] = {
+    {7, 0, 2048, 32, 98304, 0},    {7, 2, 2048, 32, 98304, 0},    {7, 5, 1024, 16, 65536, 0},
+    {8, 0, 2048, 32, 167936, 1024}, {8, 6, 1536, 16, 102400, 1024}, {8, 7, 1536, 16, 167936, 1024},
+    {8, 9, 1536, 24, 102400, 1024}, {9, 0, 2048, 32, 233472, 1024}};
+
+int uk__occupancy_known_limits(int major, int minor, uk_occ_device *out) {
+  for (size_t j = 0; j < sizeof known / sizeof known[0]; j++)
+    if (known[j].major == major && known[j].minor == minor) {
+      const cc_limits *c = &known[j];
+      *out = (uk_occ_device){major, minor, 32, 1024, c->max_threads_per_sm, c->max_blocks_per_sm, 65536, 65536,
+                             c->smem_per_sm, 49152, c->reserved_smem_per_block};
+      return 1;
+    }
+  return 0;
+}
+
+static uk_status read_attrs(int device, const CUdevice_attribute *attrs, int n, int *v) {
+  for (int j = 0; j < n; j++) {
+    uk_status st =
+        uk__cu_check(uk__cu.cuDeviceGetAttribute(&v[j], attrs[j], (CUdevice)device), "cuDeviceGetAttribute");
+    if (st != UK_OK) return st;
+  }
+  return UK_OK;
+}
+
 uk_status uk__occupancy_device(int device, uk_occ_device *out) {
   if (device < 0 || device >= UK__MAX_DEVICES)
     return uk__errorf(UK_ERR_INVALID, "device %d is out of range (0..%d)", device, UK__MAX_DEVICES - 1);
@@ -69,19 +104,20 @@ uk_status uk__occupancy_device(int device, uk_occ_device *out) {
     return UK_OK;
   }
   static const CUdevice_attribute attrs[] = {
-      CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
       CU_DEVICE_ATTRIBUTE_WARP_SIZE,                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
       CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
       CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
       CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
-  int v[sizeof attrs / sizeof attrs[0]];
-  for (size_t j = 0; j < sizeof attrs / sizeof attrs[0]; j++) {
-    uk_status st =
-        uk__cu_check(uk__cu.cuDeviceGetAttribute(&v[j], attrs[j], (CUdevice)device), "cuDeviceGetAttribute");
-    if (st != UK_OK) return st;
+  enum { N = sizeof attrs / sizeof attrs[0] };
+  int major, minor, v[N];
+  uk_status st = uk__device_cc(device, &major, &minor);
+  if (st != UK_OK) return st;
+  uk_occ_device d;
+  if (!uk__occupancy_known_limits(major, minor, &d)) {
+    if ((st = read_attrs(device, attrs, N, v)) != UK_OK) return st;
+    d = (uk_occ_device){major, minor, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
   }
-  uk_occ_device d = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]};
   pthread_mutex_lock(&device_lock);
   if (!atomic_load_explicit(&device_ready[device], memory_order_relaxed)) {
     devices[device] = d;
@@ -96,12 +132,14 @@ int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const ch
   if (!image || !uk__cubin_is_elf(image, bytes)) return -1;
   uk_occ_kernel k;
   uk_occ_device d;
-  if (uk__cubin_attribute(image, bytes, symbol, UK_ATTR_NUM_REGS, &k.regs) != UK_OK ||
-      uk__cubin_attribute(image, bytes, symbol, UK_ATTR_SHARED_SIZE_BYTES, &k.shared_bytes) != UK_OK ||
-      uk__cubin_attribute(image, bytes, symbol, UK_ATTR_MAX_THREADS_PER_BLOCK, &k.max_threads) != UK_OK ||
-      uk__occupancy_device(device, &d) != UK_OK) {
+  static const uk_function_attr want[] = {UK_ATTR_NUM_REGS, UK_ATTR_SHARED_SIZE_BYTES, UK_ATTR_MAX_THREADS_PER_BLOCK};
+  int v[3];
+  if (uk__cubin_attributes(image, bytes, symbol, want, 3, v) != UK_OK || uk__occupancy_device(device, &d) != UK_OK) {
     uk__error_clear(); /* "cannot say" is no error: the caller asks the driver */
     return -1;
   }
+  k.regs = v[0];
+  k.shared_bytes = v[1];
+  k.max_threads = v[2];
   return uk__occupancy_blocks(&d, &k, block);
 }

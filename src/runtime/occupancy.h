@@ -1,8 +1,9 @@
 /* Resident blocks per multiprocessor of a kernel, without asking the
  * driver: from what its cubin states (registers, static shared memory,
- * launch bounds: cubin_params.h) and the device's limits (attributes read
- * once per device). A reduction's planner sizes its waves with it
- * (red_plan.h, uk_red_plan_in.per_sm); the driver's own query,
+ * launch bounds: cubin_params.h) and the device's limits (its compute
+ * capability's, from a table; once per device). A reduction's planner
+ * sizes its waves with it (red_plan.h, uk_red_plan_in.per_sm); the
+ * driver's own query,
  * cuOccupancyMaxActiveBlocksPerMultiprocessor, cost a process's first
  * reduction ~0.2 ms (docs/PERF.md, issue 24).
  *
@@ -43,9 +44,15 @@ typedef struct uk_occ_kernel {
  * limit is missing (<= 0). Pure. */
 int uk__occupancy_blocks(const uk_occ_device *d, const uk_occ_kernel *k, int block);
 
-/* The limits of `device` (an ordinal), read from the driver once per
- * process and device and kept. UK_OK; UK_ERR_INVALID for an ordinal out of
- * range, or the driver's error. Thread-safe. */
+/* The limits of a compute capability held in occupancy.c's table (1; the
+ * attributes every such device reports), else 0. Pure. */
+int uk__occupancy_known_limits(int major, int minor, uk_occ_device *out);
+
+/* The limits of `device` (an ordinal), once per process and device, kept:
+ * its compute capability (uk__device_cc), the rest from
+ * uk__occupancy_known_limits, or from the driver (9 attributes) for
+ * another capability. UK_OK; UK_ERR_INVALID for an ordinal out of range,
+ * or the driver's error. Thread-safe. */
 uk_status uk__occupancy_device(int device, uk_occ_device *out);
 
 /* uk__occupancy_blocks for kernel `symbol` of a cubin image on `device`:

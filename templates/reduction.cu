@@ -1,6 +1,9 @@
 ${block_reduce}
 #include <ukern/reduction.cuh>
 ${header_stop}
+${type_includes}
+// The planned strategy's header only (the others are never parsed).
+#include <ukern/${strategy}.cuh>
 ${banner}
 
 ${typedefs}
@@ -59,24 +62,9 @@ ${kept}
   static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
 ${map}
   }
-  // N vectors, _uk_step elements apart: every load issued before the first
-  // use, so that N are in flight (ptxas would otherwise interleave them).
-  template <int N, class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                 F &_uk_f) {
-${map_vec}
-  }
-  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
-  // every load issued before the first use.
-  template <int N, int W, class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                  F *_uk_f) {
-${map_cols}
-  }
-  template <int R, class F>
-  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
-${map_pack}
-  }
+  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
+  // or map_pack (red_pack).
+${maps}
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
 ${post}
   }

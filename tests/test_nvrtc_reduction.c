@@ -69,7 +69,7 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
     if (s->block_reduce == UK_BLOCK_REDUCE_CUB) {
       /* CUB's block reduce first, then ukern's header that uses it */
       static const char head[] = "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n"
-                                 "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n// ukern";
+                                 "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n";
       CHECK(strncmp(src, head, sizeof head - 1) == 0);
       CHECK_CONTAINS(src, "// block combine: cub::BlockReduce (block_reduce = cub)");
       int pch = 0;
@@ -77,10 +77,17 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
       CHECK(pch);
     } else {
       /* ukern's own device header first; nothing from CUB or libcu++ */
-      static const char head[] = "#include <ukern/reduction.cuh>\n// ukern";
+      static const char head[] = "#include <ukern/reduction.cuh>\n";
       CHECK(strncmp(src, head, sizeof head - 1) == 0);
       CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
       for (int j = 0; opts && opts[j]; j++) CHECK(strcmp(opts[j], "-pch") != 0);
+    }
+    /* the header of the strategy the kernel runs, and no other's */
+    const char *inc = strstr(src, "#include <ukern/red_"), *call = g ? strstr(g, "ukern::red_") : NULL;
+    CHECK(inc && !strstr(inc + 1, "#include <ukern/red_") && call);
+    if (inc && call) {
+      size_t n = strcspn(inc + 16, ".");
+      CHECK(strncmp(inc + 16, call + 7, n) == 0 && call[7 + n] == '<');
     }
     CHECK_CONTAINS(src, "struct _uk_reduce_op {");
     compile_src(label, src, opts);

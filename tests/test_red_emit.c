@@ -206,7 +206,9 @@ static void goldens(void) {
   if (src && plain) {
     golden("argmax_struct_cub", src);
     static const char head[] = "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n"
-                               "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n// ukern";
+                               "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n"
+                               "// The planned strategy's header only (the others are never parsed).\n"
+                               "#include <ukern/red_group.cuh>\n// ukern";
     CHECK(strncmp(src, head, sizeof head - 1) == 0);
     CHECK_CONTAINS(src, "\n// block combine: cub::BlockReduce (block_reduce = cub)\n");
     /* apart from those lines (and the #line numbers they shift), the default variant's program */

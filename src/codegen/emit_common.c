@@ -227,3 +227,18 @@ int uk__emit_needs_runtime(const char *const *texts, int ntexts) {
       if (uk__opscan_mentions(texts[t], names[j])) return 1;
   return 0;
 }
+
+void uk__emit_scan_type_names(const char *const *texts, int ntexts, int *f16, int *bf16, int *cx) {
+  static const char *const f16_names[] = {"half", "__half", "uk_float16"};
+  static const char *const bf16_names[] = {"bfloat", "__nv_bfloat", "uk_bfloat16"};
+  static const char *const complex_names[] = {"complex", "uk_complex"};
+  *f16 = *bf16 = *cx = 0;
+  for (int t = 0; t < ntexts; t++) {
+    for (size_t j = 0; j < sizeof f16_names / sizeof *f16_names; j++)
+      *f16 |= uk__opscan_mentions(texts[t], f16_names[j]);
+    for (size_t j = 0; j < sizeof bf16_names / sizeof *bf16_names; j++)
+      *bf16 |= uk__opscan_mentions(texts[t], bf16_names[j]);
+    for (size_t j = 0; j < sizeof complex_names / sizeof *complex_names; j++)
+      *cx |= uk__opscan_mentions(texts[t], complex_names[j]);
+  }
+}

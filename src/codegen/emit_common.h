@@ -143,4 +143,9 @@ void uk__emit_cupy_includes(uk_strbuf *sb, const char *const *texts, int ntexts)
  * or an #include): then the program compiles without -minimal. */
 int uk__emit_needs_runtime(const char *const *texts, int ntexts);
 
+/* Which optional device headers the user's texts (NULL entries skipped)
+ * name types of: *f16 / *bf16 for ukern/half.cuh, *cx for ukern/complex.cuh.
+ * Each is set to 0 or 1. The dtypes add their own (the emitters). */
+void uk__emit_scan_type_names(const char *const *texts, int ntexts, int *f16, int *bf16, int *cx);
+
 #endif

@@ -63,18 +63,7 @@ void uk__ew_scan(uk_ew_kernel *k) {
   k->tile_safe = !uk__opscan_uses(k->operation, "return") && !uk__opscan_uses(k->operation, "break") &&
                  !uk__opscan_uses(k->operation, "goto") && !uk__opscan_mentions(k->operation, "__sync");
   const char *texts[4] = {k->operation, k->preamble, k->loop_prep, k->after_loop};
-  static const char *const f16_names[] = {"half", "__half", "uk_float16"};
-  static const char *const bf16_names[] = {"bfloat", "__nv_bfloat", "uk_bfloat16"};
-  static const char *const complex_names[] = {"complex", "uk_complex"};
-  k->needs_f16 = k->needs_bf16 = k->needs_complex = 0;
-  for (int t = 0; t < 4; t++) {
-    for (size_t j = 0; j < sizeof f16_names / sizeof *f16_names; j++)
-      k->needs_f16 |= uk__opscan_mentions(texts[t], f16_names[j]);
-    for (size_t j = 0; j < sizeof bf16_names / sizeof *bf16_names; j++)
-      k->needs_bf16 |= uk__opscan_mentions(texts[t], bf16_names[j]);
-    for (size_t j = 0; j < sizeof complex_names / sizeof *complex_names; j++)
-      k->needs_complex |= uk__opscan_mentions(texts[t], complex_names[j]);
-  }
+  uk__emit_scan_type_names(texts, 4, &k->needs_f16, &k->needs_bf16, &k->needs_complex);
   k->needs_runtime = uk__emit_needs_runtime(texts, 4);
 }
 

@@ -23,6 +23,24 @@ void uk__red_scan(uk_red_kernel *k) {
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
+/* The optional headers the texts and dtypes need (ukern/reduction.cuh has
+ * only the core: complex.cuh and half.cuh cost NVRTC's front end ~10% of a
+ * float program). half.cuh whole: a fusion's ukern/fusion.cuh includes it
+ * again and uses both 16-bit types. */
+static void emit_type_includes(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
+  const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
+  int f16, bf16, cx, np = k->in->count + k->out->count;
+  uk__emit_scan_type_names(texts, 6, &f16, &bf16, &cx);
+  int half = f16 || bf16;
+  for (int p = 0; p < np; p++) {
+    uk_dtype t = (uk_dtype)key->p.dtype[p];
+    half |= t == UK_FLOAT16 || t == UK_BFLOAT16;
+    cx |= t == UK_COMPLEX64 || t == UK_COMPLEX128;
+  }
+  if (cx) uk__emit_line(sb, "#include <ukern/complex.cuh>");
+  if (half) uk__emit_line(sb, "#include <ukern/half.cuh>");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -141,9 +159,11 @@ static void offset_expr(uk_strbuf *sb, const char *prefix, const char *name, int
   for (int d = 1; d < nd; d++) uk__sb_addf(sb, " + (sidx)_uk_c%d * (sidx)_uk_a.%s_%s_%d", d, prefix, name, d);
 }
 
+/* CuPy's _j: the reduced index times the output count plus the output index. */
+static const char j_index[] = "(long long)_uk_a._uk_nout";
+
 static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *b_koff, uk_strbuf *b_vparams,
-                        uk_strbuf *b_vlocals, uk_strbuf *b_kept, uk_strbuf *b_map, uk_strbuf *b_mapvec,
-                        uk_strbuf *b_mapcols, uk_strbuf *b_mappack, uk_strbuf *b_post) {
+                        uk_strbuf *b_vlocals, uk_strbuf *b_kept, uk_strbuf *b_map, uk_strbuf *b_post) {
   int nin = k->in->count, nout = k->out->count, nk = key->nd_k, nr = key->nd_r;
   /* koff, val parameters, kept offsets */
   if (k->uses_j) {
@@ -163,8 +183,6 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
     uk__sb_addc(b_kept, ';');
   }
   if (k->uses_j) uk__sb_add(b_vparams, ", const long long _j");
-  /* CuPy's _j: the reduced index times the output count plus the output index. */
-  const char *jn = "(long long)_uk_a._uk_nout";
   /* val locals: scalars, raw objects, _J */
   for (int p = 0; p < nin; p++) {
     const uk_param *prm = param_at(k, p);
@@ -195,106 +213,8 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
     }
     uk__sb_add(b_map, ")");
   }
-  if (k->uses_j) uk__sb_addf(b_map, ",\n               (long long)_uk_r * %s + (long long)_uk_ko._uk_o", jn);
+  if (k->uses_j) uk__sb_addf(b_map, ",\n               (long long)_uk_r * %s + (long long)_uk_ko._uk_o", j_index);
   uk__sb_add(b_map, ",\n               _uk_r);");
-  /* map_vec: N whole vectors along the contiguous innermost reduced axis,
-   * all loaded first. Over several reduced axes (a non-adjacent axis set)
-   * each vector's coordinates come from its flat position: the planner
-   * takes vectors there only when the innermost extent holds whole vectors
-   * (red_plan.c), so a vector never spans two rows. */
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(b_mapvec, "    ukern::vec<%s, vec> _uk_v_%s[N];", t, name);
-  }
-  line(b_mapvec, "#pragma unroll");
-  line(b_mapvec, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
-  if (nr > 1) {
-    emit_unravel(b_mapvec, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
-  }
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    if (nr > 1) {
-      line(b_mapvec, "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s + ",
-           name, t, name, name);
-      offset_expr(b_mapvec, "_uk_rs", name, nr);
-      uk__sb_add(b_mapvec, "));");
-      continue;
-    }
-    line(b_mapvec,
-         "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s) + _uk_r + "
-         "_uk_n * _uk_step);",
-         name, t, name, name);
-  }
-  line(b_mapvec, "    }");
-  line(b_mapvec, "#pragma unroll");
-  line(b_mapvec, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
-  line(b_mapvec, "#pragma unroll");
-  line(b_mapvec, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(b_mapvec, "        _uk_f(val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapvec, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(b_mapvec, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", jn);
-  uk__sb_add(b_mapvec, ", _uk_r + _uk_n * _uk_step + _uk_k));");
-  /* map_cols: N rows `_uk_step` apart, W adjacent outputs of each along a
-   * contiguous kept axis (W: vec with vector loads, else 1), every load
-   * issued before the first use: a plain load sinks next to its use, and
-   * a branchy combine (argmax's pairs) then kept one load in flight. */
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(b_mapcols, "    ukern::vec<%s, W> _uk_v_%s[N];", t, name);
-  }
-  line(b_mapcols, "#pragma unroll");
-  line(b_mapcols, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
-  emit_unravel(b_mapcols, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(b_mapcols, "      _uk_v_%s[_uk_n] = ukern::vload_now<W>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s",
-         name, t, name, name);
-    if (nr) {
-      uk__sb_add(b_mapcols, " + ");
-      offset_expr(b_mapcols, "_uk_rs", name, nr);
-    }
-    uk__sb_add(b_mapcols, "));");
-  }
-  if (!nr) line(b_mapcols, "      (void)_uk_step;");
-  line(b_mapcols, "    }");
-  line(b_mapcols, "#pragma unroll");
-  line(b_mapcols, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
-  line(b_mapcols, "#pragma unroll");
-  line(b_mapcols, "      for (int _uk_k = 0; _uk_k < W; _uk_k++)");
-  line(b_mapcols, "        _uk_f[_uk_k](val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(b_mapcols, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(b_mapcols, ", (long long)(_uk_r + _uk_n * _uk_step) * %s + (long long)(_uk_ko._uk_o + _uk_k)", jn);
-  uk__sb_add(b_mapcols, ", _uk_r + _uk_n * _uk_step));");
-  /* map_pack: a vector of whole rows of R elements (the reduced index is
-   * the position in the row) */
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(b_mappack,
-         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
-         "_uk_ko.%s));",
-         t, name, t, name, name);
-  }
-  line(b_mappack, "#pragma unroll");
-  line(b_mappack, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(b_mappack, "      _uk_f[_uk_k / R](val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(b_mappack, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
-  if (k->uses_j) uk__sb_addf(b_mappack, ", (long long)(_uk_k %% R) * %s + (long long)(_uk_ko._uk_o + _uk_k / R)", jn);
-  uk__sb_add(b_mappack, ", (idx)(_uk_k % R)));");
   /* post: output references, then the user's statements */
   emit_unravel(b_post, "_uk_o", "_uk_kshape", nk);
   if (nk == 0) line(b_post, "    (void)_uk_o;");
@@ -316,6 +236,136 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   uk__srcmap_add_code(b_post, "post_map_expr", k->post_map_expr, 1);
 }
 
+/* K::map_vec, red_group's vector loads. Only the planned strategy's member
+ * is emitted: NVRTC would parse the others for nothing. */
+static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
+  int nin = k->in->count, nr = key->nd_r;
+  line(sb, "  // N vectors, _uk_step elements apart: every load issued before the first");
+  line(sb, "  // use, so that N are in flight (ptxas would otherwise interleave them).");
+  line(sb, "  template <int N, class F>");
+  line(sb, "  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r,");
+  line(sb, "                                                 idx _uk_step, F &_uk_f) {");
+  /* map_vec: N whole vectors along the contiguous innermost reduced axis,
+   * all loaded first. Over several reduced axes (a non-adjacent axis set)
+   * each vector's coordinates come from its flat position: the planner
+   * takes vectors there only when the innermost extent holds whole vectors
+   * (red_plan.c), so a vector never spans two rows. */
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(sb, "    ukern::vec<%s, vec> _uk_v_%s[N];", t, name);
+  }
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
+  if (nr > 1) {
+    emit_unravel(sb, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
+  }
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    if (nr > 1) {
+      line(sb, "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s + ",
+           name, t, name, name);
+      offset_expr(sb, "_uk_rs", name, nr);
+      uk__sb_add(sb, "));");
+      continue;
+    }
+    line(sb,
+         "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s) + _uk_r + "
+         "_uk_n * _uk_step);",
+         name, t, name, name);
+  }
+  line(sb, "    }");
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
+  line(sb, "#pragma unroll");
+  line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(sb, "        _uk_f(val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", j_index);
+  uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step + _uk_k));");
+  line(sb, "  }");
+}
+
+/* K::map_cols, red_cols' loads. */
+static void emit_map_cols(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
+  int nin = k->in->count, nr = key->nd_r;
+  line(sb, "  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),");
+  line(sb, "  // every load issued before the first use.");
+  line(sb, "  template <int N, int W, class F>");
+  line(sb, "  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r,");
+  line(sb, "                                                  idx _uk_step, F *_uk_f) {");
+  /* map_cols: N rows `_uk_step` apart, W adjacent outputs of each along a
+   * contiguous kept axis (W: vec with vector loads, else 1), every load
+   * issued before the first use: a plain load sinks next to its use, and
+   * a branchy combine (argmax's pairs) then kept one load in flight. */
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(sb, "    ukern::vec<%s, W> _uk_v_%s[N];", t, name);
+  }
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
+  emit_unravel(sb, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(sb, "      _uk_v_%s[_uk_n] = ukern::vload_now<W>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s",
+         name, t, name, name);
+    if (nr) {
+      uk__sb_add(sb, " + ");
+      offset_expr(sb, "_uk_rs", name, nr);
+    }
+    uk__sb_add(sb, "));");
+  }
+  if (!nr) line(sb, "      (void)_uk_step;");
+  line(sb, "    }");
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
+  line(sb, "#pragma unroll");
+  line(sb, "      for (int _uk_k = 0; _uk_k < W; _uk_k++)");
+  line(sb, "        _uk_f[_uk_k](val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step) * %s + (long long)(_uk_ko._uk_o + _uk_k)", j_index);
+  uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step));");
+  line(sb, "  }");
+}
+
+/* K::map_pack, red_pack's loads. */
+static void emit_map_pack(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
+  int nin = k->in->count;
+  (void)key;
+  line(sb, "  template <int R, class F>");
+  line(sb, "  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {");
+  /* map_pack: a vector of whole rows of R elements (the reduced index is
+   * the position in the row) */
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(sb,
+         "    const ukern::vec<%s, vec> _uk_v_%s = ukern::vload<vec>((const %s *)((const char *)_uk_a._uk_p_%s + "
+         "_uk_ko.%s));",
+         t, name, t, name, name);
+  }
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(sb, "      _uk_f[_uk_k / R](val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_k]", param_at(k, p)->name);
+  if (k->uses_j) uk__sb_addf(sb, ", (long long)(_uk_k %% R) * %s + (long long)(_uk_ko._uk_o + _uk_k / R)", j_index);
+  uk__sb_add(sb, ", (idx)(_uk_k % R)));");
+  line(sb, "  }");
+}
+
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
@@ -328,8 +378,8 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
 }
 
 uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *src, uk_plan *plan) {
-  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPVEC, B_MAPCOLS,
-         B_MAPPACK, B_POST, B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, NB };
+  enum { B_BANNER, B_TYPEDEFS, B_PREAMBLE, B_FIELDS, B_KOFF, B_VPARAMS, B_VLOCALS, B_KEPT, B_MAP, B_MAPS, B_POST,
+         B_IDENT, B_REDUCE, B_MAPEXPR, B_IDLOCALS, B_INCLUDES, NB };
   uk_strbuf b[NB];
   for (int j = 0; j < NB; j++) uk__sb_init(&b[j]);
   uk_plan pl = {0, NULL, 0};
@@ -340,12 +390,17 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   if ((st = emit_fields(k, key, &b[B_FIELDS], &pl)) != UK_OK) goto out;
   emit_banner(k, key, &b[B_BANNER]);
+  emit_type_includes(k, key, &b[B_INCLUDES]);
   const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
   uk__emit_cupy_includes(&b[B_TYPEDEFS], texts, 6);
   uk__emit_typedefs(&b[B_TYPEDEFS], k->in, k->out, &key->p);
   uk__emit_preamble(&b[B_PREAMBLE], k->preamble);
-  emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_MAPVEC], &b[B_MAPCOLS],
-              &b[B_MAPPACK], &b[B_POST]);
+  emit_traits(k, key, &b[B_KOFF], &b[B_VPARAMS], &b[B_VLOCALS], &b[B_KEPT], &b[B_MAP], &b[B_POST]);
+  /* Only the planned strategy's load member: the program parses no other. */
+  int g = key->group <= UK_RED_GROUP_PACK ? key->group : UK_RED_GROUP_G;
+  static void (*const emit_maps[])(const uk_red_kernel *, const uk_red_key *, uk_strbuf *) = {
+      emit_map_vec, emit_map_cols, emit_map_pack};
+  emit_maps[g](k, key, &b[B_MAPS]);
   if (k->identity) {
     uk__sb_add(&b[B_IDENT], "(rt)");
     uk__srcmap_add_expr(&b[B_IDENT], "identity", k->identity);
@@ -361,14 +416,14 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   }
   uk__srcmap_add_expr(&b[B_REDUCE], "reduce_expr", k->reduce_expr);
   uk__srcmap_add_expr(&b[B_MAPEXPR], "map_expr", k->map_expr);
-  static const char *const names[NB] = {"banner", "typedefs", "preamble", "fields", "koff", "val_params",
-                                        "val_locals", "kept", "map", "map_vec", "map_cols", "map_pack", "post",
-                                        "identity", "reduce_expr", "map_expr", "ident_locals"};
+  static const char *const names[NB] = {"banner",   "typedefs",    "preamble", "fields",       "koff",
+                                        "val_params", "val_locals", "kept",    "map",          "maps",
+                                        "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
+                                        "type_includes"};
   char vec[8];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
-  int g = key->group <= UK_RED_GROUP_PACK ? key->group : UK_RED_GROUP_G;
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},
                               {"uindex", key->index64 ? "unsigned long long" : "unsigned int"},
                               {"sindex", key->index64 ? "long long" : "int"},

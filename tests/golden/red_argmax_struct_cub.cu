@@ -2,6 +2,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <ukern/reduction.cuh>
 #pragma nv_hdrstop
+// The planned strategy's header only (the others are never parsed).
+#include <ukern/red_group.cuh>
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
@@ -12,7 +14,7 @@ typedef float T;
 #line 1 "preamble"
 struct amax { float v; long long i; };
 __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
-#line 16 "argmax"
+#line 18 "argmax"
 
 typedef amax _uk_rt;
 
@@ -22,7 +24,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a.v >= b.v ? a : b
-#line 26 "argmax"
+#line 28 "argmax"
 );
   }
 };
@@ -81,7 +83,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 mk(x, _J)
-#line 85 "argmax"
+#line 87 "argmax"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -94,11 +96,13 @@ mk(x, _J)
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
+  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
+  // or map_pack (red_pack).
   // N vectors, _uk_step elements apart: every load issued before the first
   // use, so that N are in flight (ptxas would otherwise interleave them).
   template <int N, class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                 F &_uk_f) {
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r,
+                                                 idx _uk_step, F &_uk_f) {
     ukern::vec<T, vec> _uk_v_x[N];
 #pragma unroll
     for (int _uk_n = 0; _uk_n < N; _uk_n++) {
@@ -110,36 +114,12 @@ mk(x, _J)
       for (int _uk_k = 0; _uk_k < vec; _uk_k++)
         _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
   }
-  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
-  // every load issued before the first use.
-  template <int N, int W, class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                  F *_uk_f) {
-    ukern::vec<T, W> _uk_v_x[N];
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
-    idx _uk_q = _uk_r + _uk_n * _uk_step;
-      _uk_v_x[_uk_n] = ukern::vload_now<W>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
-    }
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++)
-#pragma unroll
-      for (int _uk_k = 0; _uk_k < W; _uk_k++)
-        _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step));
-  }
-  template <int R, class F>
-  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
-    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x));
-#pragma unroll
-    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-      _uk_f[_uk_k / R](val(_uk_a, _uk_v_x[_uk_k], (idx)(_uk_k % R)));
-  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a.i;
-#line 143 "argmax"
+#line 123 "argmax"
   }
 };
 

@@ -1,4 +1,6 @@
 #include <ukern/reduction.cuh>
+// The planned strategy's header only (the others are never parsed).
+#include <ukern/red_cols.cuh>
 // ukern reduction kernel 'wdot' (template reduction.cu)
 // parameters: T x (float32), raw T w (float32, ndim 1, contiguous) -> T y (float32)
 // reduce type: T; identity: 0
@@ -13,7 +15,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 17 "wdot"
+#line 19 "wdot"
 );
   }
 };
@@ -69,7 +71,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 73 "wdot"
+#line 75 "wdot"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -78,7 +80,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w[_J]
-#line 82 "wdot"
+#line 84 "wdot"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -91,27 +93,13 @@ x * w[_J]
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
-  // N vectors, _uk_step elements apart: every load issued before the first
-  // use, so that N are in flight (ptxas would otherwise interleave them).
-  template <int N, class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                 F &_uk_f) {
-    ukern::vec<T, vec> _uk_v_x[N];
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
-      _uk_v_x[_uk_n] = ukern::vload_now<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x) + _uk_r + _uk_n * _uk_step);
-    }
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++)
-#pragma unroll
-      for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-        _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
-  }
+  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
+  // or map_pack (red_pack).
   // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
   // every load issued before the first use.
   template <int N, int W, class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                  F *_uk_f) {
+  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r,
+                                                  idx _uk_step, F *_uk_f) {
     ukern::vec<T, W> _uk_v_x[N];
 #pragma unroll
     for (int _uk_n = 0; _uk_n < N; _uk_n++) {
@@ -124,19 +112,12 @@ x * w[_J]
       for (int _uk_k = 0; _uk_k < W; _uk_k++)
         _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step));
   }
-  template <int R, class F>
-  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
-    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x));
-#pragma unroll
-    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-      _uk_f[_uk_k / R](val(_uk_a, _uk_v_x[_uk_k], (idx)(_uk_k % R)));
-  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a;
-#line 140 "wdot"
+#line 121 "wdot"
   }
 };
 

@@ -1,4 +1,6 @@
 #include <ukern/reduction.cuh>
+// The planned strategy's header only (the others are never parsed).
+#include <ukern/red_group.cuh>
 // ukern reduction kernel 'wmean' (template reduction.cu)
 // parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
 // reduce type: T; identity: 0
@@ -13,7 +15,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 17 "wmean"
+#line 19 "wmean"
 );
   }
 };
@@ -71,7 +73,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 75 "wmean"
+#line 77 "wmean"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -79,7 +81,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w
-#line 83 "wmean"
+#line 85 "wmean"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -92,11 +94,13 @@ x * w
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
+  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
+  // or map_pack (red_pack).
   // N vectors, _uk_step elements apart: every load issued before the first
   // use, so that N are in flight (ptxas would otherwise interleave them).
   template <int N, class F>
-  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                 F &_uk_f) {
+  static __device__ __forceinline__ void map_vec(const args &_uk_a, const koff &_uk_ko, idx _uk_r,
+                                                 idx _uk_step, F &_uk_f) {
     ukern::vec<T, vec> _uk_v_x[N];
 #pragma unroll
     for (int _uk_n = 0; _uk_n < N; _uk_n++) {
@@ -108,30 +112,6 @@ x * w
       for (int _uk_k = 0; _uk_k < vec; _uk_k++)
         _uk_f(val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step + _uk_k));
   }
-  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
-  // every load issued before the first use.
-  template <int N, int W, class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r, idx _uk_step,
-                                                  F *_uk_f) {
-    ukern::vec<T, W> _uk_v_x[N];
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
-    idx _uk_q = _uk_r + _uk_n * _uk_step;
-      _uk_v_x[_uk_n] = ukern::vload_now<W>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
-    }
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++)
-#pragma unroll
-      for (int _uk_k = 0; _uk_k < W; _uk_k++)
-        _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step));
-  }
-  template <int R, class F>
-  static __device__ __forceinline__ void map_pack(const args &_uk_a, const koff &_uk_ko, F *_uk_f) {
-    const ukern::vec<T, vec> _uk_v_x = ukern::vload<vec>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x));
-#pragma unroll
-    for (int _uk_k = 0; _uk_k < vec; _uk_k++)
-      _uk_f[_uk_k / R](val(_uk_a, _uk_v_x[_uk_k], (idx)(_uk_k % R)));
-  }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &s = ukern::at(_uk_a._uk_p_s, (sidx)_uk_q * (sidx)_uk_a._uk_os_s_0);
@@ -141,7 +121,7 @@ x * w
 #line 1 "post_map_expr"
 s = a;
 m = a / (_in_ind.size() / _out_ind.size());
-#line 145 "wmean"
+#line 125 "wmean"
   }
 };
 

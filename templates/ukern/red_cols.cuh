@@ -1,0 +1,193 @@
+// ukern/red_cols.cuh — red_cols (ukern/reduction.cuh): threads across a
+// contiguous output axis. Its own header so that a program planned for
+// another strategy does not parse it.
+#pragma once
+
+#include <ukern/reduction.cuh>
+
+namespace ukern {
+
+// One thread's part of a column range: W outputs per row (K::vec from
+// vector loads, or 1), four rows' loads issued per trip before any is used
+// (K::map_cols), then the last 1-3 rows likewise.
+template <class K, int W> struct cols_loop {
+  typedef typename K::idx idx;
+  static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
+                                             idx by, red_acc<K> *acc) {
+    for (; r + 3 * by < rend; r += 4 * by) K::template map_cols<4, W>(A, ko, r, by, acc);
+    if (r + 2 * by < rend)
+      K::template map_cols<3, W>(A, ko, r, by, acc);
+    else if (r + by < rend)
+      K::template map_cols<2, W>(A, ko, r, by, acc);
+    else if (r < rend)
+      K::template map_cols<1, W>(A, ko, r, by, acc);
+  }
+};
+
+// Halves `rows` rows of `width` values (row i at sm[i * width + c], this
+// thread's c and row) into row 0, in each of `ns` slices `stride` values
+// apart: log2(rows) barriers for all slices together, each step a fixed
+// pairing, so the order never depends on timing. rows: a power of two;
+// every thread of the block calls it. One copy of the combine (a struct
+// argmax's is long).
+namespace detail {
+template <class T, class Op, class I>
+__device__ __forceinline__ void halve_rows(T *sm, I row, I width, I rows, Op op, int ns = 1, int stride = 0) {
+#pragma unroll 1
+  for (I h = rows / 2; h > 0; h /= 2) {
+    if (row < h)
+#pragma unroll 1
+      for (int s = 0; s < ns; s++) {
+        T *p = sm + s * stride + threadIdx.x;
+        *p = op(*p, p[h * width]);
+      }
+    __syncthreads();
+  }
+}
+
+// The largest power of two up to N whose N slices of BLOCK values of S
+// bytes fit in 16 KiB (at least 1): red_cols combines that many outputs
+// per thread in one halving.
+template <unsigned S, int N, int BLOCK, bool OK = (S * N * BLOCK <= 16384u || N <= 1)> struct fit_slices {
+  enum { value = fit_slices<S, N / 2, BLOCK>::value };
+};
+template <unsigned S, int N, int BLOCK> struct fit_slices<S, N, BLOCK, true> {
+  enum { value = N };
+};
+} // namespace detail
+
+// Threads across the contiguous output axis: bx = BLOCK / by threads per
+// block row, each with nv outputs (K::vec with vector loads, else 1: one
+// instantiation serves both, which halves this kernel's compile time);
+// `by` threads share each output's reduced range, combined in shared memory
+// by halving. Narrow tiles (bx of 4..16) let few outputs fill the GPU: a
+// warp then reads several rows, each a whole 128-byte line or more.
+template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
+  typedef typename K::idx idx;
+  typedef comb<K> C;
+  typedef typename C::type opt;
+  typedef detail::padded<opt> P;
+  enum { NV = K::vec, NS = detail::fit_slices<sizeof(opt), NV, BLOCK>::value };
+  // Raw storage: reduce types may have constructors (complex). NS slices
+  // of BLOCK values: the combine of NS outputs per thread at once.
+  __shared__ __align__(16) unsigned char buf[sizeof(opt) * BLOCK * NS];
+  opt *sm = (opt *)buf;
+  const bool VEC = NV > 1 && A._uk_vec != 0;
+  const int nv = VEC ? NV : 1;
+  // Powers of two: shifts and masks, not divisions (each a dozen
+  // instructions, and work for NVRTC in every program).
+  const int lbx = __ffs(BLOCK) - __ffs((int)A._uk_by);
+  const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
+  const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
+  const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
+  const idx split = blockIdx.y, nsplit = gridDim.y;
+  const idx rbeg = split * chunk;
+  const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+  const idx slots = bx * (idx)nv; // outputs per block
+  const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
+  red_acc<K> acc[NV];
+#pragma unroll
+  for (int j = 0; j < NV; j++) acc[j].seed(A);
+  if (o0 < nout) {
+    typename K::koff ko;
+    K::kept(A, o0, ko);
+    if (VEC)
+      cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
+    else
+      cols_loop<K, 1>::run(A, ko, rbeg + ty, rend, by, acc);
+  }
+  typename C::op op;
+  opt res[NV];
+#pragma unroll
+  for (int j = 0; j < NV; j++) res[j] = C::of(acc[j]);
+  if (by > 1) {
+    // NS outputs per pass (all nv of them unless they do not fit), each in
+    // its slice of sm: log2(by) barriers per pass, not per output. res[i]
+    // is selected by unrolled compares (no dynamic register indexing).
+#pragma unroll 1
+    for (int j0 = 0; j0 < nv; j0 += NS) {
+#pragma unroll
+      for (int i = 0; i < NV; i++)
+        if (i >= j0 && i < j0 + NS && i < nv) sm[(i - j0) * BLOCK + threadIdx.x] = res[i]; // threadIdx.x == ty * bx + tx
+      __syncthreads();
+      detail::halve_rows(sm, ty, bx, by, op, nv - j0 < NS ? nv - j0 : (int)NS, BLOCK);
+#pragma unroll
+      for (int i = 0; i < NV; i++)
+        if (i >= j0 && i < j0 + NS && i < nv) res[i] = sm[(i - j0) * BLOCK + tx];
+      __syncthreads(); // sm is reused by the next pass and the posts
+    }
+  }
+  if (nsplit == 1) {
+    if (bx >= 32) {
+      // Row 0's whole warps post their nv outputs each, lane-consecutively
+      // (through this warp's part of sm, free after the combine).
+      if (ty == 0)
+        post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
+                         nv);
+      return;
+    }
+    // A narrow tile (by >= 16 >= NV: slots <= BLOCK): row 0 stages its
+    // outputs in order, then the block posts them, one per thread (below,
+    // with the split's post: one copy of the post-map serves both).
+    if (ty == 0)
+#pragma unroll
+      for (int j = 0; j < NV; j++)
+        if (j < nv) sm[tx * (idx)nv + j] = res[j];
+    __syncthreads();
+  } else {
+    // Split: this block's partials; only the last block of the column goes on.
+    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+    if (ty == 0)
+#pragma unroll
+      for (int j = 0; j < NV; j++)
+        if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
+    if (!detail::last_block(A._uk_count)) return;
+  }
+  // The last block of a split column combines the column's nsplit x slots
+  // partials with every thread: S slots at a time (S = slots, at most
+  // BLOCK), Q = BLOCK / S threads per slot, thread q taking splits
+  // [q * per, (q + 1) * per) with four loads in flight, then the Q runs
+  // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
+  // thread s < slots posts the staged sm[s].
+  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
+  const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK;
+  const int ls = __ffs((int)S) - 1, lq = __ffs(BLOCK) - 1 - ls;
+  const idx Q = (idx)BLOCK >> ls, sq = threadIdx.x & (S - 1), q = threadIdx.x >> ls;
+  const idx per = (nsplit + Q - 1) >> lq, kb = q * per < nsplit ? q * per : nsplit;
+  const idx ke = nsplit - kb < per ? nsplit : kb + per;
+#pragma unroll 1
+  for (idx base = 0; base < slots; base += S) { // the same trip count for the whole block
+    const idx s = base + sq, o = (idx)blockIdx.x * slots + s;
+    opt c;
+    if (nsplit == 1) {
+      c = sm[s];
+    } else {
+      c = C::empty(A);
+      if (o < nout) {
+        // Four loads per trip, all issued before any is used; past the
+        // run's end a load repeats its last partial and is not combined.
+#pragma unroll 1
+        for (idx k = kb; k < ke; k += 4) {
+          const idx l = ke - 1;
+          const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
+          const opt x1 = detail::get_partial((const opt *)&col[(k + 1 < l ? k + 1 : l) * slots + s]);
+          const opt x2 = detail::get_partial((const opt *)&col[(k + 2 < l ? k + 2 : l) * slots + s]);
+          const opt x3 = detail::get_partial((const opt *)&col[(k + 3 < l ? k + 3 : l) * slots + s]);
+          c = op(c, x0);
+          if (k + 1 < ke) c = op(c, x1);
+          if (k + 2 < ke) c = op(c, x2);
+          if (k + 3 < ke) c = op(c, x3);
+        }
+      }
+      if (Q > 1) { // then S == slots: one trip
+        sm[threadIdx.x] = c;
+        __syncthreads();
+        detail::halve_rows(sm, q, S, Q, op);
+        c = sm[sq];
+      }
+    }
+    if (q == 0 && o < nout) red_post<K>(A, c, o);
+  }
+}
+
+} // namespace ukern

@@ -1,0 +1,139 @@
+// ukern/red_group.cuh — red_group (ukern/reduction.cuh): A._uk_by threads per
+// output. Its own header so that a program planned for another strategy
+// does not parse it (reduction.cu includes the planned strategy's only).
+#pragma once
+
+#include <ukern/reduction.cuh>
+
+namespace ukern {
+namespace detail {
+
+// Combines within groups of `g` threads (1, 8, 32 or BLOCK, the same for
+// the whole block); thread 0 of each group gets the result. Every thread of
+// the block takes part.
+template <class T, int BLOCK> struct group_reduce {
+  enum { NW = BLOCK / 32 };
+#ifdef UKERN_RED_BLOCK_CUB
+  typedef cub::BlockReduce<T, BLOCK> block;
+  struct storage {
+    typename block::TempStorage cub; // CUB's own uninitialised storage
+  };
+#else
+  struct storage {
+    alignas(T) unsigned char part[sizeof(T) * NW]; // raw: T may have constructors
+  };
+#endif
+  template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
+    if (g == 1) return v;
+    if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
+#ifdef UKERN_RED_BLOCK_CUB
+    if (g == 32) return warp_reduce<T, 32>::reduce(v, op);
+    T x = block(s.cub).Reduce(v, op); // valid in thread 0
+    __syncthreads();                  // the storage is reused by the next output
+    return x;
+#else
+    // A warp per output and the block's first step share one copy of the
+    // warp combine (each copy of a struct type's is ~15% of the compile).
+    T x = warp_reduce<T, 32>::reduce(v, op);
+    if (g == 32) return x;
+    T *part = (T *)s.part;
+    const int lane = threadIdx.x % 32, w = threadIdx.x / 32;
+    if (lane == 0) part[w] = x;
+    __syncthreads();
+    if (w == 0) x = warp_reduce<T, NW>::reduce(part[lane < NW ? lane : 0], op);
+    __syncthreads(); // the storage is reused by the next output
+    return x;
+#endif
+  }
+};
+
+// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
+// order, four loads in flight per trip (past the end a load repeats the
+// last partial and is not combined). The order is the one a loop of one
+// load at a time would take, so results do not change, only the time: the
+// last block of a split column waited one dependent L2 load per partial.
+template <class T, class I, class Op, class P>
+__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
+#pragma unroll 1
+  for (I k = k0; k < n; k += 4 * G) {
+    const I l = n - 1;
+    const T x0 = p(k);
+    const T x1 = p(k + G < l ? k + G : l);
+    const T x2 = p(k + 2 * G < l ? k + 2 * G : l);
+    const T x3 = p(k + 3 * G < l ? k + 3 * G : l);
+    v = op(v, x0);
+    if (k + G < n) v = op(v, x1);
+    if (k + 2 * G < n) v = op(v, x2);
+    if (k + 3 * G < n) v = op(v, x3);
+  }
+  return v;
+}
+
+} // namespace detail
+
+// A._uk_by threads per output (1, 8, 32 or BLOCK: a power of two). A split
+// launch has one group of outputs per blockIdx.x (no grid-stride loop), so
+// that a column of blocks can combine.
+template <class K, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
+  typedef typename K::idx idx;
+  typedef comb<K> C;
+  typedef typename C::type opt;
+  typedef detail::group_reduce<opt, BLOCK> GR;
+  typedef detail::padded<opt> P;
+  const int V = K::vec;
+  const bool VEC = V > 1 && A._uk_vec != 0; // K::vec == 1 (never set then): no vector code
+  __shared__ typename GR::storage smem;
+  const int g = (int)A._uk_by, lg = __ffs(g) - 1;
+  const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
+  const idx lane = threadIdx.x & (g - 1), grp = threadIdx.x >> lg;
+  const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
+  const idx split = blockIdx.y, nsplit = gridDim.y;
+  const idx rbeg = split * chunk;
+  const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+  typename C::op op;
+  // The loop bound is the same for the whole block, so every thread takes
+  // part in every group reduction.
+  for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
+    const idx o = ob + grp;
+    red_acc<K> acc;
+    acc.seed(A);
+    if (o < nout) {
+      typename K::koff ko;
+      K::kept(A, o, ko);
+      idx r = rbeg + lane;
+      if (VEC) {
+        const idx vend = rbeg + (rend - rbeg) / V * V, step = G * V;
+        idx rv = rbeg + lane * V;
+        // Four vectors per trip, loaded before any is used.
+        for (; rv + 3 * step < vend; rv += 4 * step) K::template map_vec<4>(A, ko, rv, step, acc);
+        // The last 1-3 vectors, likewise.
+        if (rv + 2 * step < vend)
+          K::template map_vec<3>(A, ko, rv, step, acc);
+        else if (rv + step < vend)
+          K::template map_vec<2>(A, ko, rv, step, acc);
+        else if (rv < vend)
+          K::template map_vec<1>(A, ko, rv, step, acc);
+        r = vend + lane;
+      }
+      for (; r < rend; r += G) acc(K::map(A, ko, r));
+    }
+    // Two passes when split: this block's partial, then (last block of the
+    // column only) the column's partials in split order. One copy of the
+    // group reduction and of the post-map keeps the program small.
+    opt v = C::of(acc), res;
+#pragma unroll 1
+    for (int pass = 0;; pass++) {
+      res = GR::reduce(smem, v, g, op);
+      if (nsplit == 1 || pass == 1) break;
+      if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
+      if (!detail::last_block(A._uk_count)) return;
+      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
+      v = detail::combine_strided(C::empty(A), lane, nsplit, G, op,
+                                  [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
+    }
+    if (lane == 0 && o < nout) red_post<K>(A, res, o);
+    if (nsplit > 1) return;
+  }
+}
+
+} // namespace ukern

@@ -54,13 +54,6 @@
 
 enum { C_SCALAR = 0, C_ROW, C_ELEM };
 
-/* The row kernels' _UK_STREAM (ukern/fusion_row.cuh): 1, ld/st.global.cs;
- * 2, an L2 evict-first policy; 0, none. A build picks another with
- * -DUKERN_ROW_STREAM=N (CMake) to time one against another. */
-#ifndef UK_ROW_STREAM
-#define UK_ROW_STREAM 1
-#endif
-
 /* Classifies the needed nodes (cls) and levels the reductions; the map
  * ndim, or 0 when the program has no row plan. */
 static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int *level, int *map_node) {
@@ -186,19 +179,7 @@ typedef struct row_em {
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
   int reuse_level;   /* the level whose pass stores it */
-  int nd;            /* the map shape's ndim */
 } row_em;
-
-/* 1 when array input k is read once (its loads stream: _UK_STREAM in
- * ukern/fusion_row.cuh): it has the map shape's ndim, so its rows are not
- * all one broadcast row (a layer norm's weights, read again each row, keep
- * the default policy). An input broadcast by a size-1 axis at a call is
- * read again too and streams all the same: the policy changes no value. */
-static int read_once(const row_em *e, int k) {
-  /* not 1- and 2-byte ones: vectors of bools or halves unpacked from
-   * streamed words spill where plain loads do not (NVRTC 13, sm_90) */
-  return e->c.p->ndim[k] == e->nd && uk_dtype_size(e->c.p->type[k].dtype) >= 4;
-}
 
 static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
   uk__fuse_fn_begin(&e->c, f, body, indent);
@@ -425,18 +406,14 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   return UK_OK;
 }
 
-/* Writes output o (node id) as "*(T *)(<at>) = value;" (per row) or
- * "_uk_sts<T>((T *)(<at>), value);" (per element) into b, or, in the
+/* Writes output o (node id) as "*(T *)(<at>) = value;" into b, or, in the
  * registers variant, "_uk_w_out<o>[_I] = value;". */
 static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_dtype t = e->c.p->out_dtype[o];
-  const char *ct = uk__fuse_ctype(t);
   uk__sb_reset(tmp);
   uk__fuse_value(f, g->out_node[o], t, tmp);
-  if (at && e->c.p->row.out_per_row[o]) uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, ct, at, uk__sb_str(tmp));
-  else if (at) /* per element: streams */
-    uk__sb_addf(b, "%s_uk_sts<%s>((%s *)(%s), %s);\n", f->indent, ct, ct, at, uk__sb_str(tmp));
+  if (at) uk__sb_addf(b, "%s*(%s *)(%s) = %s;\n", f->indent, uk__fuse_ctype(t), at, uk__sb_str(tmp));
   else uk__sb_addf(b, "%s_uk_w_out%d[_I] = %s;\n", f->indent, o, uk__sb_str(tmp));
 }
 
@@ -543,7 +520,7 @@ static void emit_bases(const uk_fuse_row *r, int nd, uk_strbuf *b) {
 
 /* The shared-memory variants' copy of a row's first _uk_nc elements of
  * each array input into shared memory. */
-static void emit_keep(const row_em *e, const uk_fuse_row *r, uk_strbuf *b) {
+static void emit_keep(const uk_fuse_row *r, uk_strbuf *b) {
   /* vector copies land in other threads' elements: barriers around
    * them (a row a block here) */
   uk__sb_add(b, "    if (_UK_RV > 1) __syncthreads();\n#pragma unroll 4\n"
@@ -551,7 +528,7 @@ static void emit_keep(const row_em *e, const uk_fuse_row *r, uk_strbuf *b) {
   for (int j = 0; j < r->nparams; j++)
     if (r->param[j].kind == UK_ROW_IN) {
       int k = r->param[j].index;
-      uk__sb_addf(b, "      _uk_keep_vec<_UK_RV, %d>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", read_once(e, k), k, k, k);
+      uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
     }
   uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
 }
@@ -561,7 +538,7 @@ static void emit_keep(const row_em *e, const uk_fuse_row *r, uk_strbuf *b) {
  * _uk_n) of it (nc: _uk_geo's slice; _uk_n clipped to the row), whose
  * bases are moved to that start so that the passes see the slice as a
  * row; then the slice kept, all of it (the sizing made it fit). */
-static void emit_cluster_head(const row_em *e, const uk_fuse_row *r, int nd, const char *regions, uk_strbuf *b) {
+static void emit_cluster_head(const uk_fuse_row *r, int nd, const char *regions, uk_strbuf *b) {
   uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x;\n"
                  "  const unsigned _uk_cr = _uk_cl_rank();\n"
                  "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_g.n ? _uk_lo0 : _uk_g.n;\n"
@@ -581,7 +558,7 @@ static void emit_cluster_head(const row_em *e, const uk_fuse_row *r, int nd, con
     else if (r->param[j].kind == UK_ROW_OUT) /* a per-row output's last stride is 0 */
       uk__sb_addf(b, "    _uk_b_out%d += _uk_lo * _uk_c_out%d;\n", k, k);
   }
-  emit_keep(e, r, b);
+  emit_keep(r, b);
 }
 
 /* One variant's body (e->reg, e->cluster): the row loop, the row's
@@ -617,14 +594,13 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
-        uk__sb_addf(b, "        _uk_ldv<_UK_RV, %d>(_uk_r_in%d + _k * _UK_RV, _uk_b_in%d, _J, _uk_c_in%d);\n", read_once(e, k), k,
-                    k, k);
+        uk__sb_addf(b, "        _uk_ldv<_UK_RV>(_uk_r_in%d + _k * _UK_RV, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
       }
     uk__sb_add(b, "      }\n    }\n");
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
   } else if (e->cluster) {
-    emit_cluster_head(e, r, nd, regions, b);
+    emit_cluster_head(r, nd, regions, b);
   } else {
     uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
                    "  const int _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
@@ -636,7 +612,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
                    "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
                 regions, nd);
     emit_bases(r, nd, b);
-    emit_keep(e, r, b);
+    emit_keep(r, b);
   }
   for (int L = 1; L <= nlevels && !s; L++) s = emit_level(e, L, pre, b, tmp);
   if (s) return s;
@@ -681,9 +657,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   int nlevels = 0;
   for (int id = 0; id < g->nnodes; id++)
     if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] > nlevels) nlevels = e->level[id];
-  e->nd = nd;
-  /* the cache policy of what moves once (ukern/fusion_row.cuh) */
-  uk__sb_addf(&pre, "#ifndef _UK_STREAM\n#define _UK_STREAM %d\n#endif\n#include <ukern/fusion_row.cuh>\n", UK_ROW_STREAM);
+  uk__sb_add(&pre, "#include <ukern/fusion_row.cuh>\n");
   uk__fuse_banner(&e->c, &pre, user_preamble);
   /* parameters: array inputs, scalars, outputs, geometry */
   for (int k = 0; k < g->nin; k++) {

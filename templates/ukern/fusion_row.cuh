@@ -58,124 +58,32 @@ template <class T> static __device__ __forceinline__ T _uk_ld(const char *base, 
   return *(const T *)(base + j * stride);
 }
 
-// Cache policy of the data a row kernel moves once (the emitter defines
-// _UK_STREAM per kernel): inputs read exactly once and the per-element
-// outputs go as streaming accesses, so that a kernel moving more than L2
-// holds does not keep them there in place of what is still to be read:
-// 1, ld/st.global.cs (evict first in L1 and L2); 2, an L2 evict-first
-// cache policy (createpolicy + .L2::cache_hint, L1 not allocated); 0, the
-// default policy. Only the caching changes: never a value.
-#ifndef _UK_STREAM
-#define _UK_STREAM 0
-#endif
-#if _UK_STREAM == 2 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // cache hints: sm_80+
-#undef _UK_STREAM
-#define _UK_STREAM 1
-#endif
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-static __device__ __forceinline__ unsigned long long _uk_evict_first() {
-  unsigned long long p; // not volatile: one policy register for the kernel
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-#endif
-#if _UK_STREAM == 2
-#define _UK_LDQ "ld.global.L1::no_allocate.L2::cache_hint"
-#define _UK_STQ "st.global.L1::no_allocate.L2::cache_hint"
-#define _UK_POL ", %2"
-#define _UK_POL4 ", %5"
-#define _UK_POLA , "l"(_uk_evict_first())
-#else
-#define _UK_LDQ "ld.global.cs"
-#define _UK_STQ "st.global.cs"
-#define _UK_POL ""
-#define _UK_POL4 ""
-#define _UK_POLA
-#endif
-// One streaming access of S bytes (1, 2, 4, 8 or 16) at an S-aligned
-// address. Loads are not volatile and stores clobber memory (as __ldcs and
-// __stcs): the compiler orders them against other accesses like plain ones.
-template <int S> struct _uk_io;
-#define _UK_IO(S, PT, C, CT)                                                                          \
-  template <> struct _uk_io<S> {                                                                      \
-    static __device__ __forceinline__ void ld(void *d, const void *p) {                               \
-      CT x;                                                                                           \
-      asm(_UK_LDQ "." PT " %0, [%1]" _UK_POL ";" : "=" C(x) : "l"(p)_UK_POLA);                        \
-      memcpy(d, &x, S);                                                                     \
-    }                                                                                                 \
-    static __device__ __forceinline__ void st(void *p, const void *s) {                               \
-      CT x;                                                                                           \
-      memcpy(&x, s, S);                                                                     \
-      asm volatile(_UK_STQ "." PT " [%0], %1" _UK_POL ";" ::"l"(p), C(x)_UK_POLA : "memory");         \
-    }                                                                                                 \
-  };
-_UK_IO(1, "u8", "h", unsigned short) // a 16-bit register: no 8-bit ones (the store takes its low byte)
-_UK_IO(2, "u16", "h", unsigned short)
-_UK_IO(4, "u32", "r", unsigned)
-_UK_IO(8, "u64", "l", unsigned long long)
-#undef _UK_IO
-template <> struct _uk_io<16> {
-  static __device__ __forceinline__ void ld(void *d, const void *p) {
-    uint4 x;
-    asm(_UK_LDQ ".v4.u32 {%0, %1, %2, %3}, [%4]" _UK_POL4 ";"
-        : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
-        : "l"(p)_UK_POLA);
-    memcpy(d, &x, 16);
-  }
-  static __device__ __forceinline__ void st(void *p, const void *s) {
-    uint4 x;
-    memcpy(&x, s, 16);
-    asm volatile(_UK_STQ ".v4.u32 [%0], {%1, %2, %3, %4}" _UK_POL4 ";" ::"l"(p), "r"(x.x), "r"(x.y), "r"(x.z), "r"(x.w)_UK_POLA
-                 : "memory");
-  }
-};
-// *p (S: streaming when _UK_STREAM), by accesses of T's alignment.
-template <bool S, class T> static __device__ __forceinline__ T _uk_lds(const T *p) {
-  if (!S || !_UK_STREAM) return *p;
-  constexpr int A = alignof(T) < 16 ? (int)alignof(T) : 16;
-  T r;
-#pragma unroll
-  for (int i = 0; i < (int)sizeof(T) / A; i++) _uk_io<A>::ld((char *)&r + i * A, (const char *)p + i * A);
-  return r;
-}
-// *p = v (streaming when _UK_STREAM): a per-element output.
-template <class T> static __device__ __forceinline__ void _uk_sts(T *p, const T &v) {
-  if (!_UK_STREAM) {
-    *p = v;
-    return;
-  }
-  constexpr int A = alignof(T) < 16 ? (int)alignof(T) : 16;
-#pragma unroll
-  for (int i = 0; i < (int)sizeof(T) / A; i++) _uk_io<A>::st((char *)p + i * A, (const char *)&v + i * A);
-}
-
 // V elements of a row as one aligned access (the host checked alignment:
 // a contiguous row, its start and its length multiples of V elements).
 template <class T, int V> struct alignas(sizeof(T) * V) _uk_vec {
   T v[V];
 };
-// Elements j .. j + V - 1 into r[0 .. V - 1] (V == 1: any stride); S: an
-// input read once (streaming).
-template <int V, bool S, class T>
+// Elements j .. j + V - 1 into r[0 .. V - 1] (V == 1: any stride).
+template <int V, class T>
 static __device__ __forceinline__ void _uk_ldv(T *r, const char *base, long long j, long long stride) {
   if (V == 1) {
-    r[0] = _uk_lds<S>((const T *)(base + j * stride));
+    r[0] = *(const T *)(base + j * stride);
   } else {
-    const _uk_vec<T, V> x = _uk_lds<S>((const _uk_vec<T, V> *)(base + j * (long long)sizeof(T)));
+    const _uk_vec<T, V> x = *(const _uk_vec<T, V> *)(base + j * (long long)sizeof(T));
 #pragma unroll
     for (int i = 0; i < V; i++) r[i] = x.v[i];
   }
 }
-// r[0 .. V - 1] to elements j .. j + V - 1 (streaming).
+// r[0 .. V - 1] to elements j .. j + V - 1.
 template <int V, class T>
 static __device__ __forceinline__ void _uk_stv(char *base, long long j, long long stride, const T *r) {
   if (V == 1) {
-    _uk_sts((T *)(base + j * stride), r[0]);
+    *(T *)(base + j * stride) = r[0];
   } else {
     _uk_vec<T, V> x;
 #pragma unroll
     for (int i = 0; i < V; i++) x.v[i] = r[i];
-    _uk_sts((_uk_vec<T, V> *)(base + j * (long long)sizeof(T)), x);
+    *(_uk_vec<T, V> *)(base + j * (long long)sizeof(T)) = x;
   }
 }
 
@@ -183,45 +91,30 @@ static __device__ __forceinline__ void _uk_stv(char *base, long long j, long lon
 // cp.async on sm_80 and later: no register holds them on the way, so all of
 // a thread's copies are in flight at once; _uk_keep_wait() completes them
 // (each thread reads back only its own elements: no barrier).
-// St: an input read once (streaming: an L2 evict-first policy when
-// _UK_STREAM).
 template <int S> struct _uk_keep_by {
-  template <bool St, class T> static __device__ __forceinline__ void keep(T *kept, const char *src) {
-    *kept = _uk_lds<St>((const T *)src);
-  }
+  template <class T> static __device__ __forceinline__ void keep(T *kept, const char *src) { *kept = *(const T *)src; }
 };
 #if __CUDA_ARCH__ >= 800
 template <int S> struct _uk_keep_async {
-  template <bool St, class T> static __device__ __forceinline__ void keep(T *kept, const char *src) {
+  template <class T> static __device__ __forceinline__ void keep(T *kept, const char *src) {
     unsigned long long d;
     asm("cvta.to.shared.u64 %0, %1;" : "=l"(d) : "l"(kept));
-    if (St && _UK_STREAM && S == 16) // .cg (past L1): 16 bytes only
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], %2, %3;" ::"r"((unsigned)d), "l"(src), "n"(S),
-                   "l"(_uk_evict_first())
-                   : "memory");
-    else if (St && _UK_STREAM)
-      asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;" ::"r"((unsigned)d), "l"(src), "n"(S),
-                   "l"(_uk_evict_first())
-                   : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)d), "l"(src), "n"(S) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)d), "l"(src), "n"(S) : "memory");
   }
 };
 template <> struct _uk_keep_by<4> : _uk_keep_async<4> {};
 template <> struct _uk_keep_by<8> : _uk_keep_async<8> {};
 template <> struct _uk_keep_by<16> : _uk_keep_async<16> {};
 #endif
-template <bool St, class T>
+template <class T>
 static __device__ __forceinline__ void _uk_keep(T *kept, const char *base, long long j, long long stride) {
-  _uk_keep_by<(int)sizeof(T)>::template keep<St>(kept + j, base + j * stride);
+  _uk_keep_by<(int)sizeof(T)>::keep(kept + j, base + j * stride);
 }
 // Keeps elements j .. j + V - 1 (V > 1: one access of V elements).
-template <int V, bool St, class T>
+template <int V, class T>
 static __device__ __forceinline__ void _uk_keep_vec(T *kept, const char *base, long long j, long long stride) {
-  if (V == 1) _uk_keep<St>(kept, base, j, stride);
-  else
-    _uk_keep_by<(int)sizeof(_uk_vec<T, V>)>::template keep<St>((_uk_vec<T, V> *)(kept + j),
-                                                               base + j * (long long)sizeof(T));
+  if (V == 1) _uk_keep(kept, base, j, stride);
+  else _uk_keep_by<(int)sizeof(_uk_vec<T, V>)>::keep((_uk_vec<T, V> *)(kept + j), base + j * (long long)sizeof(T));
 }
 static __device__ __forceinline__ void _uk_keep_wait() {
 #if __CUDA_ARCH__ >= 800

@@ -493,12 +493,16 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     }
   }
   if (e->reg) {
-    uk__sb_add(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
+    uk__sb_add(b, "#if _UK_RX\n");
+    for (int o = 0; o < g->nout; o++)
+      if (!r->out_per_row[o])
+        uk__sb_addf(b, "      _uk_st_stg<_uk_T, _UK_RK, _UK_RV>(_uk_p_out%d, _uk_xe, _uk_xl, _uk_xs, _uk_w_out%d);\n", o, o);
+    uk__sb_add(b, "#else\n#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
                   "        const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n        if (_UK_RW ? _uk_live : _J < _uk_lim) {\n");
     for (int o = 0; o < g->nout; o++)
       if (!r->out_per_row[o])
         uk__sb_addf(b, "          _uk_stv<_UK_RV>(_uk_b_out%d, _J, _uk_c_out%d, _uk_w_out%d + _k * _UK_RV);\n", o, o, o);
-    uk__sb_add(b, "        }\n      }\n");
+    uk__sb_add(b, "        }\n      }\n#endif\n");
   }
   uk__sb_add(b, "    }\n");
 }
@@ -589,14 +593,25 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
         int k = r->param[j].index;
         uk__sb_addf(b, "    %s _uk_r_in%d[_UK_RK * _UK_RV] = {}; /* zeros past the row */\n", uk__fuse_ctype(p->type[k].dtype), k);
       }
-    uk__sb_add(b, "#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
+    /* whole narrow rows: a warp's accesses through its shared slot (_uk_ld_stg) */
+    uk__sb_add(b, "#if _UK_RX\n"
+                  "    const long long _uk_xf = _uk_r0 + (long long)((threadIdx.x >> 5) * (32 / _uk_T)), _uk_xe = _uk_xf * _uk_n,\n"
+                  "                    _uk_xr = _uk_g.nrows - _uk_xf;\n"
+                  "    const int _uk_xl = (_uk_xr < 32 / _uk_T ? (int)(_uk_xr > 0 ? _uk_xr : 0) : 32 / _uk_T) * (_uk_T * _UK_RK);\n"
+                  "    unsigned char *const _uk_xs = _uk_stg + (threadIdx.x >> 5) * (32 * _UK_RK * 16);\n");
+    for (int j = 0; j < r->nparams; j++)
+      if (r->param[j].kind == UK_ROW_IN) {
+        int k = r->param[j].index;
+        uk__sb_addf(b, "    _uk_ld_stg<_uk_T, _UK_RK, _UK_RV>(_uk_r_in%d, _uk_p_in%d, _uk_xe, _uk_xl, _uk_xs);\n", k, k);
+      }
+    uk__sb_add(b, "#else\n#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
                   "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_UK_RW || _J < _uk_lim) {\n");
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
         uk__sb_addf(b, "        _uk_ldv<_UK_RV>(_uk_r_in%d + _k * _UK_RV, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
       }
-    uk__sb_add(b, "      }\n    }\n");
+    uk__sb_add(b, "      }\n    }\n#endif\n");
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
   } else if (e->cluster) {
@@ -702,11 +717,12 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
     if (!r->out_per_row[o]) r->reg_bytes += (int)uk_dtype_size(p->out_dtype[o]);
   /* the kernel: the registers variant, then the shared-memory one */
   uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n"
-                   "#ifndef _UK_RT\n#define _UK_RT 256\n#endif\n#ifndef _UK_RW\n#define _UK_RW 0\n#endif\n");
+                   "#ifndef _UK_RT\n#define _UK_RT 256\n#endif\n#ifndef _UK_RW\n#define _UK_RW 0\n#endif\n"
+                   "#ifndef _UK_RX\n#define _UK_RX 0\n#endif\n");
   uk__sb_add(&pre, "#ifndef _UK_RC\n#define _UK_RC 0\n#endif\n#if _UK_RC\n#include <ukern/fusion_row_cluster.cuh>\n#endif\n");
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
   for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
-  uk__sb_add(&b, "#if _UK_RK\n");
+  uk__sb_add(&b, "#if _UK_RK\n#if _UK_RX\n  __shared__ __align__(16) unsigned char _uk_stg[8 * 32 * _UK_RK * 16]; /* a slot a warp */\n#endif\n");
   e->reg = 1;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   /* the cluster variant: the shared-memory one over a block's slice */
@@ -721,7 +737,8 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   e->reg = 0;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   uk__sb_add(&b, "#endif\n}\n");
-  uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
+  uk__sb_addf(&pre, "\n#if _UK_RK && defined(_UK_LBM)\n#define _UK_LB __launch_bounds__(512, _UK_LBM)\n#else\n"
+              "#define _UK_LB __launch_bounds__(%d)\n#endif\nextern \"C\" __global__ void _UK_LB %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
               UK_ROW_MAX_THREADS, r->name, uk__sb_str(&sig), nd);
   uk__sb_add(&pre, uk__sb_str(&b));
   if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed || e->kept.failed ||

@@ -68,6 +68,8 @@ typedef struct uk_row_grid {
   int64_t shared;     /* dynamic shared bytes of a block: rowbytes * rows_per_block */
   int cluster;        /* C >= 2: a row split over the C blocks of a cluster
                          (uk__row_cluster; kept is a block's slice), else 0 */
+  int staged;         /* 1: whole narrow rows that the caller found contiguous move through
+                         a warp's shared slot (uk__row_staged; _UK_RX), else 0 */
 } uk_row_grid;
 
 /* Sizes the rows of s: in registers when a thread's share (at most
@@ -80,6 +82,13 @@ typedef struct uk_row_grid {
  * twice over where rows allow (smaller blocks for few rows), at most
  * sm_count * (2048 / block) * 8 (the kernel strides over the rest). */
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
+/* 1 where g's rows may move through a warp's shared slot (_UK_RX) when
+ * every array's rows are contiguous (the caller checks): registers mode,
+ * whole rows of fewer than 8 threads of vectors, T x K >= 8, blocks of at
+ * most 256 threads. */
+int uk__row_staged(const uk_row_grid *g, int64_t n);
+/* EXPERIMENT knob (UKERN_ROW_EXP) */
+int uk__row_exp(const char *key, int dflt);
 
 /* Rows of at least this many elements are few enough to split over a
  * cluster when there are fewer rows than SMs (fuse_row_cluster.c). */

@@ -235,6 +235,29 @@ static int row_vec(const uk__row_kernel *k, const uk_arg *in, const uk_array *ou
   return v;
 }
 
+/* 1 when every row array's rows follow one another in memory (a warp's
+ * rows are one chunk: the staged variant, uk__row_staged). */
+static int row_contig(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms) {
+  const uk_fuse_row *r = &k->p->row;
+  int nd = r->ndim;
+  for (int j = 0; j < r->nparams; j++) {
+    int kind = r->param[j].kind, x = r->param[j].index;
+    const uk_array *a;
+    if (kind == UK_ROW_IN) a = in[x].v.array;
+    else if (kind == UK_ROW_OUT && !r->out_per_row[x]) a = &outs[x];
+    else continue;
+    int64_t st[UK_MAX_NDIM], size = (int64_t)uk_dtype_size(a->dtype), want;
+    row_strides(a, nd, 0, st);
+    if (st[nd - 1] != size) return 0;
+    want = size * ms[nd - 1];
+    for (int d = nd - 2; d >= 0; d--) {
+      if (ms[d] > 1 && st[d] != want) return 0;
+      want *= ms[d];
+    }
+  }
+  return 1;
+}
+
 int uk__row_sm_count(int device) {
   return uk__cu_load() == UK_OK ? uk__device_sm_count(device) : UK_ROW_SM_OFFLINE;
 }
@@ -272,7 +295,9 @@ static void key_of(row_key *key, int device, const uk_row_shape *s, const uk_row
   key->g.regs = g->regs;
   key->g.vec = g->vec;
   key->g.threads = key->cluster ? 0 : g->threads; /* shared: from n alone, as the launch's */
+  key->g.staged = g->staged;
   if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
+  if (g->staged) key->g.block = uk__row_exp("lbm", 0); /* EXPERIMENT */
 }
 
 /* The variant of a call (its key) and its geometry before the budget. */
@@ -281,6 +306,7 @@ static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array
   row_shape(k, in, outs, ms, device, 0, s);
   s->smem = budget_guess(device, s->cluster_max); /* the key's fields do not depend on it otherwise */
   uk__row_size(s, g);
+  g->staged = uk__row_staged(g, s->n) && row_contig(k, in, outs, ms);
   key_of(key, device, s, g);
 }
 

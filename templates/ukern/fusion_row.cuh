@@ -218,3 +218,57 @@ static __device__ __forceinline__ float _uk_rdiv(float a, const _uk_rd &d) {
   return _uk_rdiv_slow(a, d.b);
 #endif
 }
+
+// Whole rows of fewer than 8 threads (_UK_RX: contiguous rows, vectors):
+// a warp's rows are one contiguous chunk of 32 x K vectors, moved between
+// memory and registers through the warp's slot of shared memory so that
+// each access of the warp covers 512 contiguous bytes (the owner threads'
+// own vectors would touch 32/T rows of 128 bytes, a sector each, per
+// access). The slot's vectors are XOR-swizzled by row so that neither the
+// coalesced side nor the owner side conflicts on banks (T x K >= 8).
+template <int T, int K> static __device__ __forceinline__ int _uk_xpos(int row, int p) {
+  return row * (T * K) + (p ^ ((row * T) & 7));
+}
+// p: the array (contiguous rows), e: the warp's first element, live: the
+// vectors of its rows that exist.
+template <int T, int K, int V, class E>
+static __device__ __forceinline__ void _uk_ld_stg(E *r, const E *p, long long e, int live, unsigned char *slot) {
+  typedef _uk_vec<E, V> Vt;
+  const int lane = (int)threadIdx.x & 31;
+  const Vt *src = (const Vt *)(p + e) + lane;
+  Vt *sm = (Vt *)slot;
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const int j = k * 32 + lane;
+    if (j < live) sm[_uk_xpos<T, K>(j / (T * K), j % (T * K))] = src[k * 32];
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const Vt x = sm[_uk_xpos<T, K>(lane / T, k * T + lane % T)];
+#pragma unroll
+    for (int i = 0; i < V; i++) r[k * V + i] = x.v[i];
+  }
+  __syncwarp();
+}
+template <int T, int K, int V, class E>
+static __device__ __forceinline__ void _uk_st_stg(E *p, long long e, int live, unsigned char *slot, const E *r) {
+  typedef _uk_vec<E, V> Vt;
+  const int lane = (int)threadIdx.x & 31;
+  Vt *dst = (Vt *)(p + e) + lane;
+  Vt *sm = (Vt *)slot;
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    Vt x;
+#pragma unroll
+    for (int i = 0; i < V; i++) x.v[i] = r[k * V + i];
+    sm[_uk_xpos<T, K>(lane / T, k * T + lane % T)] = x;
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const int j = k * 32 + lane;
+    if (j < live) dst[k * 32] = sm[_uk_xpos<T, K>(j / (T * K), j % (T * K))];
+  }
+  __syncwarp();
+}

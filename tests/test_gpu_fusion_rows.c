@@ -6,7 +6,8 @@
  * memory, and too wide: re-read) and 1, 7 and 1000 rows (129 for the
  * widest: three row axes), against host references in double from the
  * same float32 values; x / max(x) bit for bit against the host's float32
- * division (the row's reciprocal, _uk_rdiv). Then strided views: rows with a pitch, a start
+ * division (the row's reciprocal, _uk_rdiv); whole narrow rows through a warp's
+ * shared slot (staged) and not. Then strided views: rows with a pitch, a start
  * off the vector grid, a reversed last axis, float64, and a given
  * output with a pitch whose gaps must keep their poison (a vector store
  * past a row would show); and a few very long rows (the split plan).
@@ -16,6 +17,7 @@
 #include "testutil.h"
 
 static uk_context *ctx;
+static int want_staged = -1; /* >= 0: run_case checks the variant moves rows through a warp's slot (_UK_RX) */
 
 enum { P_SOFTMAX, P_CENTER, P_NORM, P_SUMS, NPROGS };
 
@@ -184,6 +186,11 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int kernel
     int in_regs = src && strstr(src, "\n// row plan: rows in registers") != NULL;
     if (in_regs != regs) fprintf(stderr, "%s: rows in registers %d, want %d\n", label, in_regs, regs);
     CHECK(in_regs == regs);
+    if (want_staged >= 0) {
+      int staged = src && strstr(src, "\n#define _UK_RX 1\n") != NULL;
+      if (staged != want_staged) fprintf(stderr, "%s: staged %d, want %d\n", label, staged, want_staged);
+      CHECK(staged == want_staged);
+    }
     uk_free(src);
   }
   CHECK_OK(uk_fusion_call(f, in, 1, out, nout, NULL));
@@ -236,6 +243,25 @@ static void widths(void) {
       int regs = ns[k] <= 8192 || (ns[k] <= 16384 && ns[k] % 4 == 0);
       for (int p = 0; p < NPROGS; p++) run_case(p, rows, ns[k], &l, 1, regs);
     }
+}
+
+/* Whole narrow rows of contiguous vectors (T < 8 threads a row, T x K >=
+ * 8: rows of 32 and 64 float32) move through a warp's shared slot; rows
+ * of 16 (T x K = 4) do not; row counts that leave a warp part full (7,
+ * 999 = 3 x 333: three axes, 4099) and a row stride off the row (pitch
+ * n + 4: vectors still line up, not staged). */
+static void staged_rows(void) {
+  static const int64_t ns[] = {16, 32, 64}, rs[] = {1, 7, 999, 4099};
+  layout l = {UK_FLOAT32, 0, 0, -1, 0, 0}, pitched = {UK_FLOAT32, 4, 0, -1, 0, 0};
+  for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+    for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
+      for (int p = 0; p < NPROGS; p++) {
+        want_staged = ns[k] >= 32;
+        run_case(p, rs[r], ns[k], &l, 1, 1);
+        want_staged = 0;
+        run_case(p, rs[r], ns[k], &pitched, 1, 1);
+      }
+  want_staged = -1;
 }
 
 /* A float32 value of magnitude 2^e (e in -149 .. 127), random mantissa
@@ -345,6 +371,7 @@ int main(void) {
   ut_seed(25);
   CHECK_OK(uk_context_create(NULL, &ctx));
   widths();
+  staged_rows();
   division_exact();
   strided();
   uk_context_destroy(ctx);

@@ -11,6 +11,7 @@
 static uk_context *ctx;
 static int arch = 90;
 static int variants; /* compiled */
+static int staged;   /* of them, staged (_UK_RX) */
 
 typedef struct arg_desc {
   uk_dtype dtype;
@@ -33,13 +34,41 @@ static uk_function *compile(const uk_fuse_plan *p, const char *src, const char *
   return fn;
 }
 
+/* Compiles p's source with the prefix that selects g's variant for rows of
+ * n elements; it must not spill (no stack frame: registers past the 64
+ * that 1024-thread blocks allow spill). */
+static void compile_one(const uk_fuse_plan *p, const char *prog, const uk_row_grid *g, int64_t n) {
+  char pre[128];
+  uk__row_variant(g, n, pre, sizeof pre);
+  size_t len = strlen(pre) + strlen(p->row.source) + 1;
+  char *src = malloc(len);
+  if (!src) return;
+  snprintf(src, len, "%s%s", pre, p->row.source);
+  char what[160];
+  snprintf(what, sizeof what, "'%s' variant K %d V %d T %d%s", prog, g->regs, g->vec, g->threads,
+           g->staged ? " staged" : "");
+  uk_module *m = NULL;
+  uk_function *fn = compile(p, src, what, &m);
+  int local = -1, regs = -1;
+  if (fn) {
+    CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_LOCAL_SIZE_BYTES, &local));
+    CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_NUM_REGS, &regs));
+    if (local != 0) fprintf(stderr, "%s: %d registers, %d bytes of stack\n", what, regs, local);
+    CHECK(local == 0 && regs > 0 && regs <= 64);
+  }
+  uk_module_destroy(m);
+  free(src);
+  variants++;
+  staged += g->staged;
+}
+
 /* Every variant a call may pick (uk__row_size): registers with 1 .. 16
  * scalars or 1 .. 32 elements in vectors of the widest array's 16 bytes a
  * thread (as many as the program's register bytes an element allow), and
  * shared memory by scalars and by vectors; each compiles with its kernel,
  * with threads a row from 1 to 512 (registers) or 64 to 1024 (shared), and
- * whole rows and not in turn, without spills (no stack frame: registers
- * past the 64 that 1024-thread blocks allow spill). */
+ * whole rows and not in turn; then the widest vectors' whole narrow rows
+ * through a warp's shared slot (uk__row_staged: T < 8 <= T x K). */
 static void compile_variants(const uk_fuse_plan *p, const char *prog) {
   int widest = 0, size[UK_FUSE_MAX_INPUTS], i = 0;
   int nk = uk__row_kept_sizes(p, size);
@@ -50,40 +79,29 @@ static void compile_variants(const uk_fuse_plan *p, const char *prog) {
       widest = s > widest ? s : widest;
     }
   int rb = p->row.reg_bytes > 0 ? p->row.reg_bytes : 1, vecs[2] = {1, widest <= 8 ? 16 / widest : 1};
+  uk_row_grid g, st;
+  memset(&st, 0, sizeof st);
   for (int vi = 0; vi < 2; vi++)
     for (int k = 0; k <= 2 * UK_ROW_REG_ELEMS; k = k ? 2 * k : 1) {
       /* the wide budget: vectors of at most 12 bytes an element (32 fit) */
       int v = vecs[vi], wide = vi && 2 * UK_ROW_REG_BYTES / rb >= 2 * UK_ROW_REG_ELEMS;
       if ((vi && v == 1) || k * v > (UK_ROW_REG_ELEMS << wide) || k * v * rb > (UK_ROW_REG_BYTES << wide)) continue;
-      uk_row_grid g;
       memset(&g, 0, sizeof g);
       g.mode = k ? UK_ROW_REGS : UK_ROW_SHARED;
       g.regs = k;
       g.vec = v;
       g.threads = k ? 1 << (i % 10) : 64 << (i % 5);
       i++;
-      char pre[128];
       /* whole rows (n = T x K x V) every other variant */
-      uk__row_variant(&g, (int64_t)g.threads * k * v + (i % 2), pre, sizeof pre);
-      size_t len = strlen(pre) + strlen(p->row.source) + 1;
-      char *src = malloc(len);
-      if (!src) continue;
-      snprintf(src, len, "%s%s", pre, p->row.source);
-      char what[160];
-      snprintf(what, sizeof what, "'%s' variant K %d V %d T %d", prog, k, v, g.threads);
-      uk_module *m = NULL;
-      uk_function *fn = compile(p, src, what, &m);
-      int local = -1, regs = -1;
-      if (fn) {
-        CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_LOCAL_SIZE_BYTES, &local));
-        CHECK_OK(uk_function_image_attribute(fn, UK_ATTR_NUM_REGS, &regs));
-        if (local != 0) fprintf(stderr, "%s: %d registers, %d bytes of stack\n", what, regs, local);
-        CHECK(local == 0 && regs > 0 && regs <= 64);
-      }
-      uk_module_destroy(m);
-      free(src);
-      variants++;
+      compile_one(p, prog, &g, (int64_t)g.threads * k * v + (i % 2));
+      if (k && vi && k * v <= UK_ROW_REG_ELEMS && k > 1) st = g; /* the most vectors of the plain budget */
     }
+  if (st.regs) {
+    st.threads = st.regs >= 8 ? 1 : 8 / st.regs;
+    st.block = 256;
+    st.staged = 1;
+    compile_one(p, prog, &st, (int64_t)st.threads * st.regs * st.vec);
+  }
 }
 
 static void check_program(const char *ins, const char *outs, const char *prog, const arg_desc *a, int nin) {
@@ -158,5 +176,6 @@ int main(void) {
                 (arg_desc[]){{UK_BOOL, -1}, {UK_COMPLEX128, 2}, {UK_FLOAT16, -1}, {UK_COMPLEX128, -1}}, 4);
   uk_context_destroy(ctx);
   CHECK(variants >= 4 * 6);
+  CHECK(staged >= 3); /* complex<double> rows take no vectors of 2 or more */
   return ut_finish("test_nvrtc_row_args");
 }

@@ -497,7 +497,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     for (int o = 0; o < g->nout; o++)
       if (!r->out_per_row[o])
         uk__sb_addf(b, "      _uk_st_stg<_uk_T, _UK_RK, _UK_RV>(_uk_p_out%d, _uk_xe, _uk_xl, _uk_xs, _uk_w_out%d);\n", o, o);
-    uk__sb_add(b, "#else\n#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
+    uk__sb_add(b, "#endif\n#if !_UK_RX\n#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n"
                   "        const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n        if (_UK_RW ? _uk_live : _J < _uk_lim) {\n");
     for (int o = 0; o < g->nout; o++)
       if (!r->out_per_row[o])
@@ -604,7 +604,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
         int k = r->param[j].index;
         uk__sb_addf(b, "    _uk_ld_stg<_uk_T, _UK_RK, _UK_RV>(_uk_r_in%d, _uk_p_in%d, _uk_xe, _uk_xl, _uk_xs);\n", k, k);
       }
-    uk__sb_add(b, "#else\n#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
+    uk__sb_add(b, "#endif\n#if !_UK_RX\n#pragma unroll\n    for (int _k = 0; _k < _UK_RK; _k++) {\n"
                   "      const int _J = (_k * _uk_T + _uk_t) * _UK_RV;\n      if (_UK_RW || _J < _uk_lim) {\n");
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
@@ -737,7 +737,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   e->reg = 0;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   uk__sb_add(&b, "#endif\n}\n");
-  uk__sb_addf(&pre, "\n#if _UK_RK && defined(_UK_LBM)\n#define _UK_LB __launch_bounds__(512, _UK_LBM)\n#else\n"
+  uk__sb_addf(&pre, "\n#if _UK_RK && defined(_UK_LBM)\n#define _UK_LB __launch_bounds__(512, _UK_LBM)\n#endif\n#ifndef _UK_LB\n"
               "#define _UK_LB __launch_bounds__(%d)\n#endif\nextern \"C\" __global__ void _UK_LB %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
               UK_ROW_MAX_THREADS, r->name, uk__sb_str(&sig), nd);
   uk__sb_add(&pre, uk__sb_str(&b));

@@ -229,6 +229,19 @@ static __device__ __forceinline__ float _uk_rdiv(float a, const _uk_rd &d) {
 template <int T, int K> static __device__ __forceinline__ int _uk_xpos(int row, int p) {
   return row * (T * K) + (p ^ ((row * T) & 7));
 }
+// The slot position of the warp's vector k * 32 + lane (the coalesced
+// side): with K <= 4 (32 / K a multiple of 8) its row's swizzle is the
+// lane's alone, k * 32 + (lane ^ swizzle): a register and k's offset.
+template <int T, int K> static __device__ __forceinline__ int _uk_xcoal(int k, int lane) {
+  if (K <= 4) return k * 32 + (lane ^ (((lane / (T * K)) * T) & 7));
+  const int j = k * 32 + lane;
+  return _uk_xpos<T, K>(j / (T * K), j % (T * K));
+}
+// The slot position of the lane's own vector k (element (k * T + t) * V
+// of its row).
+template <int T, int K> static __device__ __forceinline__ int _uk_xown(int k, int lane) {
+  return _uk_xpos<T, K>(lane / T, k * T + lane % T);
+}
 // p: the array (contiguous rows), e: the warp's first element, live: the
 // vectors of its rows that exist.
 template <int T, int K, int V, class E>
@@ -240,12 +253,12 @@ static __device__ __forceinline__ void _uk_ld_stg(E *r, const E *p, long long e,
 #pragma unroll
   for (int k = 0; k < K; k++) {
     const int j = k * 32 + lane;
-    if (j < live) sm[_uk_xpos<T, K>(j / (T * K), j % (T * K))] = src[k * 32];
+    if (j < live) sm[_uk_xcoal<T, K>(k, lane)] = src[k * 32];
   }
   __syncwarp();
 #pragma unroll
   for (int k = 0; k < K; k++) {
-    const Vt x = sm[_uk_xpos<T, K>(lane / T, k * T + lane % T)];
+    const Vt x = sm[_uk_xown<T, K>(k, lane)];
 #pragma unroll
     for (int i = 0; i < V; i++) r[k * V + i] = x.v[i];
   }
@@ -262,13 +275,13 @@ static __device__ __forceinline__ void _uk_st_stg(E *p, long long e, int live, u
     Vt x;
 #pragma unroll
     for (int i = 0; i < V; i++) x.v[i] = r[k * V + i];
-    sm[_uk_xpos<T, K>(lane / T, k * T + lane % T)] = x;
+    sm[_uk_xown<T, K>(k, lane)] = x;
   }
   __syncwarp();
 #pragma unroll
   for (int k = 0; k < K; k++) {
     const int j = k * 32 + lane;
-    if (j < live) dst[k * 32] = sm[_uk_xpos<T, K>(j / (T * K), j % (T * K))];
+    if (j < live) dst[k * 32] = sm[_uk_xcoal<T, K>(k, lane)];
   }
   __syncwarp();
 }

@@ -4,7 +4,8 @@
  * of a row kept in shared memory and their bytes, for the sweep's widths
  * at 1 GiB and 4 MiB (132 SMs), odd widths, several inputs, the 227 KiB
  * opt-in, the 40 KiB fallback and no budget; when few long rows go to the
- * split plan (uk__row_prefer). The cluster variant (sm_90+): when a row
+ * split plan (uk__row_prefer); which rows move through a warp's shared slot
+ * (uk__row_staged). The cluster variant (sm_90+): when a row
  * splits over a cluster and over how many blocks (uk__row_cluster), and
  * when few long rows take it rather than the split plan. Then the argument
  * buffer's layout
@@ -36,15 +37,16 @@ enum { R = UK_ROW_REGS, S = UK_ROW_SHARED, G = UK_ROW_GLOBAL };
  * float64: 24 bytes, 8 elements, then shared memory */
 static const row_case cases[] = {
     /* the sweep's 1 GiB float32 points (132 SMs) */
-    {"1 GiB rows of 32: 2 lanes x 4 float4", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4, 256, 128, 8448, 0, 0},
-    {"1 GiB rows of 128: 8 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 8, 4, 4, 256, 32, 8448, 0, 0},
-    {"1 GiB rows of 512: a warp, 8 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 32, 4, 4, 256, 8, 8448, 0,
-     0},
-    {"1 GiB rows of 2048: 4 warps, 2 rows a block", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 128, 4, 4, 256, 2, 8448,
+    {"1 GiB rows of 32: 2 lanes x 4 float4, a block for each 128 rows", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4,
+     256, 128, 65536, 0, 0},
+    {"1 GiB rows of 128: 8 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 8, 4, 4, 256, 32, 65536, 0, 0},
+    {"1 GiB rows of 512: a warp, 8 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 32, 4, 4, 256, 8, 65536,
      0, 0},
-    {"1 GiB rows of 8192: 16 warps", 32768, 8192, 1, {4}, 12, 4, 132, K227, R, 512, 4, 4, 512, 1, 4224, 0, 0},
-    {"1 GiB rows of 16384: 16 warps x 8 float4", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512, 1, 4224, 0,
-     0},
+    {"1 GiB rows of 2048: 4 warps, 2 rows a block", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 128, 4, 4, 256, 2, 65536,
+     0, 0},
+    {"1 GiB rows of 8192: 16 warps", 32768, 8192, 1, {4}, 12, 4, 132, K227, R, 512, 4, 4, 512, 1, 32768, 0, 0},
+    {"1 GiB rows of 16384: 16 warps x 8 float4", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512, 1, 16384,
+     0, 0},
     {"1 GiB rows of 65536: 58108 kept, the rest re-read", 4096, 65536, 1, {4}, 12, 4, 132, K227, G, 1024, 4, 0, 1024,
      1, 2112, 58108, 232432},
     /* 4 MiB */
@@ -82,10 +84,12 @@ static const row_case cases[] = {
     {"vectors too wide for the registers: scalar", 100, 64, 3, {4, 4, 4}, 60, 4, 132, K227, R, 32, 1, 2, 32, 1, 100, 0,
      0},
     {"n = 16384: 512 threads x 8 float4, two blocks an SM", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512,
-     1, 4224, 0, 0},
+     1, 16384, 0, 0},
     {"n = 8192, one row", 1, 8192, 1, {4}, 8, 4, 132, K227, R, 512, 4, 4, 512, 1, 1, 0, 0},
-    {"2^30 rows of 16: a thread a row", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4, 256, 256, 8448, 0,
-     0},
+    {"2^30 rows of 16: a thread a row", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4, 256, 256, 4194304,
+     0, 0},
+    {"2^40 rows of 16: 2^31 - 1 blocks, the kernel strides", (int64_t)1 << 40, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4,
+     256, 256, 0x7fffffff, 0, 0},
     {"no SM count: one", 10, 32, 1, {4}, 12, 4, 0, K227, R, 2, 4, 4, 32, 16, 1, 0, 0},
     {"vec given but n not a multiple: scalar", 50, 30, 1, {4}, 12, 4, 132, K227, R, 2, 1, 16, 32, 16, 4, 0, 0},
 };
@@ -134,6 +138,50 @@ static void geometry(void) {
 }
 
 /* Few long rows go to the split plan when each SM would move over 1 MiB. */
+/* Which sized rows may move through a warp's shared slot (uk__row_staged),
+ * and the variant's line for it. */
+static void staged(void) {
+  static const struct {
+    const char *label;
+    int64_t rows, n;
+    int vec, want;
+  } cs[] = {
+      {"rows of 32 float32: 2 lanes x 4 float4", 8388608, 32, 4, 1},
+      {"rows of 64: 4 lanes x 4 float4", 1000, 64, 4, 1},
+      {"rows of 16: a thread of 4 float4 (T x K = 4)", 1000, 16, 4, 0},
+      {"rows of 128: 8 lanes, an access a line per row already", 1000, 128, 4, 0},
+      {"rows of 31: scalars, not whole", 1000, 31, 1, 0},
+      {"rows of 32 by scalars (vec 1)", 1000, 32, 1, 0},
+      {"rows of 32 float64: 4 lanes x 4 vectors of 2", 1000, 32, 2, 1},
+      {"rows of 16 float64: 2 lanes x 4 vectors of 2", 1000, 16, 2, 1},
+      {"7 rows of 32: a block of a warp", 7, 32, 4, 1},
+  };
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    int f64 = cs[c].vec == 2;
+    uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0};
+    uk_row_grid g;
+    uk__row_size(&sh, &g);
+    int got = uk__row_staged(&g, cs[c].n);
+    if (got != cs[c].want || g.staged)
+      fprintf(stderr, "staged '%s': %d (T %d K %d V %d block %d), want %d\n", cs[c].label, got, g.threads, g.regs, g.vec,
+              g.block, cs[c].want);
+    CHECK(got == cs[c].want && g.staged == 0);
+  }
+  uk_row_grid g;
+  memset(&g, 0, sizeof g);
+  g.mode = UK_ROW_REGS, g.regs = 4, g.vec = 4, g.threads = 2, g.block = 512;
+  CHECK(uk__row_staged(&g, 32) == 0); /* the kernel's slots: 8 warps */
+  g.block = 256;
+  CHECK(uk__row_staged(&g, 32) == 1);
+  CHECK(uk__row_staged(&g, 36) == 0); /* not whole */
+  g.mode = UK_ROW_SHARED;
+  CHECK(uk__row_staged(&g, 32) == 0);
+  g.mode = UK_ROW_REGS, g.staged = 1;
+  char v[128];
+  uk__row_variant(&g, 32, v, sizeof v);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n#define _UK_RX 1\n") == 0);
+}
+
 static void prefer(void) {
   CHECK(uk__row_prefer(16, 65536, 8, 132) == 1);   /* 512 KiB a row: one kernel */
   CHECK(uk__row_prefer(16, 262144, 8, 132) == 0);  /* 2 MiB a row on 16 SMs */
@@ -191,7 +239,7 @@ static const cl_case cl_cases[] = {
     /* today's plans */
     {"4 x 2^20: 16 blocks do not hold a row: re-read", 4, 1 << 20, 1, {4}, 4, 16, K227, 0, G, 1024, 4, 4, 58108,
      232432},
-    {"16384 x 16384: registers (512 threads x 8 float4)", 16384, 16384, 1, {4}, 4, 16, K227, 0, R, 512, 4, 4224, 0,
+    {"16384 x 16384: registers (512 threads x 8 float4)", 16384, 16384, 1, {4}, 4, 16, K227, 0, R, 512, 4, 16384, 0,
      0},
     {"16384 x 16388: a block a row fills the SMs", 16384, 16388, 1, {4}, 4, 16, K227, 0, S, 1024, 4, 2112, 16388,
      65552},
@@ -334,6 +382,7 @@ static void planned(void) {
 
 int main(void) {
   geometry();
+  staged();
   prefer();
   cluster();
   args_layout();

@@ -737,8 +737,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   e->reg = 0;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   uk__sb_add(&b, "#endif\n}\n");
-  uk__sb_addf(&pre, "\n#if _UK_RK && defined(_UK_LBM)\n#define _UK_LB __launch_bounds__(512, _UK_LBM)\n#endif\n#ifndef _UK_LB\n"
-              "#define _UK_LB __launch_bounds__(%d)\n#endif\nextern \"C\" __global__ void _UK_LB %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
+  uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
               UK_ROW_MAX_THREADS, r->name, uk__sb_str(&sig), nd);
   uk__sb_add(&pre, uk__sb_str(&b));
   if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed || e->kept.failed ||

@@ -3,22 +3,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/error.h"
 #include "codegen/dtype.h"
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
-/* EXPERIMENT (s10-row-kernel): UKERN_ROW_EXP="cap=W,mint=T,lbm=M" */
-int uk__row_exp(const char *key, int dflt) {
-  const char *e = getenv("UKERN_ROW_EXP"), *q;
-  size_t n = strlen(key);
-  if (!e) return dflt;
-  for (q = e; (q = strstr(q, key)); q += n)
-    if ((q == e || q[-1] == ',') && q[n] == '=') return atoi(q + n + 1);
-  return dflt;
-}
 
 /* Registers mode: the fewest threads a row (a power of two) whose
  * registers hold it, each with up to UK_ROW_REG_ELEMS elements (fewer
@@ -50,10 +39,6 @@ static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
     if (wide || v == 1) return 0;
   }
   while ((int64_t)t * kmax < nv) t *= 2;
-  {
-    int mint = uk__row_exp("mint", 0);
-    while (t < mint && (int64_t)t * 2 * v <= s->n && t * 2 <= UK_ROW_REG_THREADS) t *= 2;
-  }
   while ((int64_t)t * k < nv) k *= 2;
   g->mode = UK_ROW_REGS;
   g->threads = t;
@@ -91,15 +76,16 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->cluster = 0;
   g->staged = 0;
   if (!size_regs(s, v, g)) size_shared(s, v, g);
-  int blk = g->mode == UK_ROW_REGS ? uk__row_exp("blk", 256) : 256;
-  int t = g->threads, block = t >= blk || g->mode != UK_ROW_REGS ? t : blk; /* shared: a block a row */
+  int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t : 256; /* shared: a block a row */
   /* few rows: smaller blocks (down to a warp or a row) put them on more SMs */
   while (block > t && block > 32 && (s->rows + block / t - 1) / (block / t) < 2 * (int64_t)sm) block /= 2;
   g->block = block;
   g->rows_per_block = block / t;
   int64_t blocks = (s->rows + g->rows_per_block - 1) / g->rows_per_block;
-  int capw = g->mode == UK_ROW_REGS ? uk__row_exp("cap", 8) : 8;
-  int64_t cap = capw > 0 ? (int64_t)sm * (2048 / block) * capw : 0x7fffffff;
+  /* registers: a block for each block of rows (no stride: the grid's last
+   * round is one short block, not up to one more stride of rows on some
+   * SMs); others at most 8 rounds of full SMs */
+  int64_t cap = g->mode == UK_ROW_REGS && UK_ROW_REG_GRID_ALL ? 0x7fffffff : (int64_t)sm * (2048 / block) * 8;
   g->blocks = min64(min64(blocks, cap), 0x7fffffff);
   if (g->blocks < 1) g->blocks = 1;
   g->shared = g->rowbytes * g->rows_per_block;
@@ -108,7 +94,7 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
 
 int uk__row_staged(const uk_row_grid *g, int64_t n) {
   return g->mode == UK_ROW_REGS && g->vec > 1 && (int64_t)g->threads * g->regs * g->vec == n && g->threads < 8 &&
-         g->threads * g->regs >= 8 && g->block <= 256 && uk__row_exp("stage", 0);
+         g->threads * g->regs >= 8 && g->block <= 256 && UK_ROW_STAGED;
 }
 
 int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {
@@ -118,11 +104,8 @@ int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {
 
 void uk__row_variant(const uk_row_grid *g, int64_t n, char *buf, size_t size) {
   int whole = g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == n;
-  int n0 = snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n#define _UK_RT %d\n#define _UK_RW %d\n", g->regs, g->vec,
-           g->threads, whole);
-  int lbm = g->staged ? uk__row_exp("lbm", 0) : 0;
-  if (g->staged && n0 > 0 && (size_t)n0 < size) n0 += snprintf(buf + n0, size - n0, "#define _UK_RX 1\n");
-  if (lbm > 0 && n0 > 0 && (size_t)n0 < size) snprintf(buf + n0, size - n0, "#define _UK_LBM %d\n", lbm);
+  snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n#define _UK_RT %d\n#define _UK_RW %d\n%s", g->regs, g->vec,
+           g->threads, whole, g->staged ? "#define _UK_RX 1\n" : "");
 }
 
 int uk__row_kept_sizes(const uk_fuse_plan *p, int *size) {

@@ -32,6 +32,15 @@
  * barrier of the row's reductions). */
 #define UK_ROW_REG_THREADS 512
 
+/* 1: the registers variant's grid has a block for each block of rows (no
+ * stride over the rest): the last round of a grid capped at 8 rounds of
+ * full SMs left some SMs one more stride of rows than others (H200,
+ * 1 GiB: 4-7% slower than the copy rate; docs/PERF.md). */
+#define UK_ROW_REG_GRID_ALL 1
+/* 1: whole narrow rows of contiguous vectors move through a warp's shared
+ * slot (uk__row_staged). */
+#define UK_ROW_STAGED 1
+
 /* Where a row lives between the kernel's passes. */
 enum {
   UK_ROW_REGS = 1, /* in registers: read once, every pass from registers */
@@ -79,16 +88,20 @@ typedef struct uk_row_grid {
  * take sub-warps and many rows run per block; else a
  * block of >= 64 threads a row (about 16 elements each) with as much of
  * the row in shared memory as s->smem holds. Blocks: enough for every SM
- * twice over where rows allow (smaller blocks for few rows), at most
- * sm_count * (2048 / block) * 8 (the kernel strides over the rest). */
+ * twice over where rows allow (smaller blocks for few rows); in registers
+ * a block for each block of rows (UK_ROW_REG_GRID_ALL), else at most
+ * sm_count * (2048 / block) * 8 (the kernel strides over the rest); at
+ * most 2^31 - 1. g->staged is 0 (the caller sets it: uk__row_staged). */
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
-/* 1 where g's rows may move through a warp's shared slot (_UK_RX) when
- * every array's rows are contiguous (the caller checks): registers mode,
- * whole rows of fewer than 8 threads of vectors, T x K >= 8, blocks of at
- * most 256 threads. */
+/* 1 where g's rows of n elements may move through a warp's shared slot
+ * (_UK_RX, templates/ukern/fusion_row.cuh _uk_ld_stg) when every row
+ * array's rows follow one another in memory (the caller checks):
+ * registers mode, vectors, whole rows (T x K x V = n) of fewer than 8
+ * threads (a warp's access would touch 32 / T rows, a sector of each) and
+ * T x K >= 8 (the slot's swizzle), blocks of at most 256 threads (the
+ * kernel's slots). Pure. */
 int uk__row_staged(const uk_row_grid *g, int64_t n);
-/* EXPERIMENT knob (UKERN_ROW_EXP) */
-int uk__row_exp(const char *key, int dflt);
+
 
 /* Rows of at least this many elements are few enough to split over a
  * cluster when there are fewer rows than SMs (fuse_row_cluster.c). */

@@ -297,7 +297,6 @@ static void key_of(row_key *key, int device, const uk_row_shape *s, const uk_row
   key->g.threads = key->cluster ? 0 : g->threads; /* shared: from n alone, as the launch's */
   key->g.staged = g->staged;
   if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
-  if (g->staged) key->g.block = uk__row_exp("lbm", 0); /* EXPERIMENT */
 }
 
 /* The variant of a call (its key) and its geometry before the budget. */

@@ -39,8 +39,9 @@ static const row_case cases[] = {
     /* the sweep's 1 GiB float32 points (132 SMs) */
     {"1 GiB rows of 32: 2 lanes x 4 float4, a block for each 128 rows", 8388608, 32, 1, {4}, 12, 4, 132, K227, R, 2, 4, 4,
      256, 128, 65536, 0, 0},
-    {"1 GiB rows of 128: 8 lanes", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 8, 4, 4, 256, 32, 65536, 0, 0},
-    {"1 GiB rows of 512: a warp, 8 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 32, 4, 4, 256, 8, 65536,
+    {"1 GiB rows of 128: 8 lanes, blocks of 64", 2097152, 128, 1, {4}, 12, 4, 132, K227, R, 8, 4, 4, 64, 8, 262144, 0,
+     0},
+    {"1 GiB rows of 512: a warp, 2 rows a block", 524288, 512, 1, {4}, 12, 4, 132, K227, R, 32, 4, 4, 64, 2, 262144,
      0, 0},
     {"1 GiB rows of 2048: 4 warps, 2 rows a block", 131072, 2048, 1, {4}, 12, 4, 132, K227, R, 128, 4, 4, 256, 2, 65536,
      0, 0},
@@ -86,10 +87,10 @@ static const row_case cases[] = {
     {"n = 16384: 512 threads x 8 float4, two blocks an SM", 16384, 16384, 1, {4}, 12, 4, 132, K227, R, 512, 4, 8, 512,
      1, 16384, 0, 0},
     {"n = 8192, one row", 1, 8192, 1, {4}, 8, 4, 132, K227, R, 512, 4, 4, 512, 1, 1, 0, 0},
-    {"2^30 rows of 16: a thread a row", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4, 256, 256, 4194304,
+    {"2^30 rows of 16: a thread a row", (int64_t)1 << 30, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4, 64, 64, 16777216,
      0, 0},
     {"2^40 rows of 16: 2^31 - 1 blocks, the kernel strides", (int64_t)1 << 40, 16, 1, {4}, 12, 4, 132, K227, R, 1, 4, 4,
-     256, 256, 0x7fffffff, 0, 0},
+     64, 64, 0x7fffffff, 0, 0},
     {"no SM count: one", 10, 32, 1, {4}, 12, 4, 0, K227, R, 2, 4, 4, 32, 16, 1, 0, 0},
     {"vec given but n not a multiple: scalar", 50, 30, 1, {4}, 12, 4, 132, K227, R, 2, 1, 16, 32, 16, 4, 0, 0},
 };
@@ -97,10 +98,12 @@ static const row_case cases[] = {
 static void geometry(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const row_case *t = &cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0, 1};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
+    CHECK(g.staged == (g.mode == UK_ROW_REGS && uk__row_staged(&g, t->n)));
+    CHECK(!g.staged || g.block <= 256); /* the kernel's 8 slots */
     int ok = g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out && g.regs == t->regs &&
              g.block == t->block && g.rows_per_block == t->rpb && g.blocks == t->blocks && g.kept == t->kept &&
              g.rowbytes == t->rowbytes && g.shared == t->rowbytes * t->rpb;
@@ -138,40 +141,41 @@ static void geometry(void) {
 }
 
 /* Few long rows go to the split plan when each SM would move over 1 MiB. */
-/* Which sized rows may move through a warp's shared slot (uk__row_staged),
- * and the variant's line for it. */
+/* Which rows move through a warp's shared slot (uk__row_staged) when
+ * their arrays are contiguous, none when not; their blocks (256 threads,
+ * others of at most a warp 64); the variant's line for it. */
 static void staged(void) {
   static const struct {
     const char *label;
     int64_t rows, n;
-    int vec, want;
+    int vec, want, block;
   } cs[] = {
-      {"rows of 32 float32: 2 lanes x 4 float4", 8388608, 32, 4, 1},
-      {"rows of 64: 4 lanes x 4 float4", 1000, 64, 4, 1},
-      {"rows of 16: a thread of 4 float4 (T x K = 4)", 1000, 16, 4, 0},
-      {"rows of 128: 8 lanes, an access a line per row already", 1000, 128, 4, 0},
-      {"rows of 31: scalars, not whole", 1000, 31, 1, 0},
-      {"rows of 32 by scalars (vec 1)", 1000, 32, 1, 0},
-      {"rows of 32 float64: 4 lanes x 4 vectors of 2", 1000, 32, 2, 1},
-      {"rows of 16 float64: 2 lanes x 4 vectors of 2", 1000, 16, 2, 1},
-      {"7 rows of 32: a block of a warp", 7, 32, 4, 1},
+      {"rows of 32 float32: 2 lanes x 4 float4", 8388608, 32, 4, 1, 256},
+      {"rows of 64: 4 lanes x 4 float4", 100000, 64, 4, 1, 256},
+      {"rows of 16: a thread of 4 float4 (T x K = 4)", 100000, 16, 4, 0, 64},
+      {"rows of 128: 8 lanes, an access a line per row already", 100000, 128, 4, 0, 64},
+      {"rows of 31: scalars, not whole", 100000, 31, 1, 0, 64},
+      {"rows of 32 by scalars (vec 1)", 100000, 32, 1, 0, 64},
+      {"rows of 32 float64: 4 lanes x 4 vectors of 2", 100000, 32, 2, 1, 256},
+      {"rows of 16 float64: 2 lanes x 4 vectors of 2", 100000, 16, 2, 1, 256},
+      {"7 rows of 32: a block of a warp", 7, 32, 4, 1, 32},
   };
-  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
-    int f64 = cs[c].vec == 2;
-    uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0};
-    uk_row_grid g;
-    uk__row_size(&sh, &g);
-    int got = uk__row_staged(&g, cs[c].n);
-    if (got != cs[c].want || g.staged)
-      fprintf(stderr, "staged '%s': %d (T %d K %d V %d block %d), want %d\n", cs[c].label, got, g.threads, g.regs, g.vec,
-              g.block, cs[c].want);
-    CHECK(got == cs[c].want && g.staged == 0);
-  }
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
+    for (int contig = 0; contig < 2; contig++) {
+      int f64 = cs[c].vec == 2, want = contig && cs[c].want;
+      uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0, contig};
+      uk_row_grid g;
+      uk__row_size(&sh, &g);
+      /* not staged: blocks of 64 for rows of at most a warp (fewer rows: fewer) */
+      int block = want || cs[c].block < 64 ? cs[c].block : 64;
+      if (g.staged != want || g.block != block || uk__row_staged(&g, cs[c].n) != cs[c].want)
+        fprintf(stderr, "staged '%s' contig %d: %d (T %d K %d V %d block %d), want %d block %d\n", cs[c].label, contig,
+                g.staged, g.threads, g.regs, g.vec, g.block, want, block);
+      CHECK(g.staged == want && g.block == block && uk__row_staged(&g, cs[c].n) == cs[c].want);
+    }
   uk_row_grid g;
   memset(&g, 0, sizeof g);
-  g.mode = UK_ROW_REGS, g.regs = 4, g.vec = 4, g.threads = 2, g.block = 512;
-  CHECK(uk__row_staged(&g, 32) == 0); /* the kernel's slots: 8 warps */
-  g.block = 256;
+  g.mode = UK_ROW_REGS, g.regs = 4, g.vec = 4, g.threads = 2, g.block = 256;
   CHECK(uk__row_staged(&g, 32) == 1);
   CHECK(uk__row_staged(&g, 36) == 0); /* not whole */
   g.mode = UK_ROW_SHARED;
@@ -252,7 +256,7 @@ static const cl_case cl_cases[] = {
 static void cluster(void) {
   for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) {
     const cl_case *t = &cl_cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);

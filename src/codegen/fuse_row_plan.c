@@ -76,7 +76,10 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->cluster = 0;
   g->staged = 0;
   if (!size_regs(s, v, g)) size_shared(s, v, g);
-  int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t : 256; /* shared: a block a row */
+  g->staged = s->contig && uk__row_staged(g, s->n);
+  int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t /* shared: a block a row */
+                              : t <= 32 && !g->staged        ? UK_ROW_REG_BLOCK_SMALL
+                                                              : 256;
   /* few rows: smaller blocks (down to a warp or a row) put them on more SMs */
   while (block > t && block > 32 && (s->rows + block / t - 1) / (block / t) < 2 * (int64_t)sm) block /= 2;
   g->block = block;
@@ -94,7 +97,7 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
 
 int uk__row_staged(const uk_row_grid *g, int64_t n) {
   return g->mode == UK_ROW_REGS && g->vec > 1 && (int64_t)g->threads * g->regs * g->vec == n && g->threads < 8 &&
-         g->threads * g->regs >= 8 && g->block <= 256 && UK_ROW_STAGED;
+         g->threads * g->regs >= 8 && UK_ROW_STAGED;
 }
 
 int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {

@@ -40,6 +40,10 @@
 /* 1: whole narrow rows of contiguous vectors move through a warp's shared
  * slot (uk__row_staged). */
 #define UK_ROW_STAGED 1
+/* Threads a block of rows in registers of at most 32 threads that are not
+ * staged (H200: 1.5-4% faster than 256 at rows of 128 and 512 from 64 MiB
+ * to 1 GiB; staged rows of 32 ran 2% slower with 128 than with 256). */
+#define UK_ROW_REG_BLOCK_SMALL 64
 
 /* Where a row lives between the kernel's passes. */
 enum {
@@ -61,6 +65,8 @@ typedef struct uk_row_shape {
   int cluster_max;     /* blocks a thread-block cluster may take (sm_90+: 8, or 16
                           where the device allows non-portable sizes); 0 or 1:
                           no clusters */
+  int contig;          /* 1: every row array's rows follow one another in memory
+                          (a warp's rows are one chunk: uk__row_staged) */
 } uk_row_shape;
 
 /* How a call's rows run. */
@@ -77,8 +83,8 @@ typedef struct uk_row_grid {
   int64_t shared;     /* dynamic shared bytes of a block: rowbytes * rows_per_block */
   int cluster;        /* C >= 2: a row split over the C blocks of a cluster
                          (uk__row_cluster; kept is a block's slice), else 0 */
-  int staged;         /* 1: whole narrow rows that the caller found contiguous move through
-                         a warp's shared slot (uk__row_staged; _UK_RX), else 0 */
+  int staged;         /* 1: whole narrow rows of contiguous arrays move through a warp's
+                         shared slot (uk__row_staged; _UK_RX), else 0 */
 } uk_row_grid;
 
 /* Sizes the rows of s: in registers when a thread's share (at most
@@ -87,19 +93,21 @@ typedef struct uk_row_grid {
  * fewest threads a row (down to one) that hold it, so that narrow rows
  * take sub-warps and many rows run per block; else a
  * block of >= 64 threads a row (about 16 elements each) with as much of
- * the row in shared memory as s->smem holds. Blocks: enough for every SM
- * twice over where rows allow (smaller blocks for few rows); in registers
- * a block for each block of rows (UK_ROW_REG_GRID_ALL), else at most
- * sm_count * (2048 / block) * 8 (the kernel strides over the rest); at
- * most 2^31 - 1. g->staged is 0 (the caller sets it: uk__row_staged). */
+ * the row in shared memory as s->smem holds. Rows in registers of at
+ * most a warp: blocks of UK_ROW_REG_BLOCK_SMALL threads, staged ones
+ * (s->contig and uk__row_staged) and wider rows of 256 (or a row). Blocks:
+ * enough for every SM twice over where rows allow (smaller blocks for few
+ * rows); in registers a block for each block of rows
+ * (UK_ROW_REG_GRID_ALL), else at most sm_count * (2048 / block) * 8 (the
+ * kernel strides over the rest); at most 2^31 - 1. */
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
 /* 1 where g's rows of n elements may move through a warp's shared slot
  * (_UK_RX, templates/ukern/fusion_row.cuh _uk_ld_stg) when every row
- * array's rows follow one another in memory (the caller checks):
- * registers mode, vectors, whole rows (T x K x V = n) of fewer than 8
- * threads (a warp's access would touch 32 / T rows, a sector of each) and
- * T x K >= 8 (the slot's swizzle), blocks of at most 256 threads (the
- * kernel's slots). Pure. */
+ * array's rows follow one another in memory (uk__row_size asks it when
+ * s->contig): registers mode, vectors, whole rows (T x K x V = n) of
+ * fewer than 8 threads (a warp's access would touch 32 / T rows, a sector
+ * of each) and T x K >= 8 (the slot's swizzle). Such blocks take at most
+ * 256 threads (the kernel's 8 slots). Pure. */
 int uk__row_staged(const uk_row_grid *g, int64_t n);
 
 

@@ -276,6 +276,7 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->sm_count = uk__row_sm_count(device);
   s->smem = smem;
   s->cluster_max = uk__row_cluster_max(device);
+  s->contig = row_contig(k, in, outs, ms);
 }
 
 /* Before the function is loaded, the cluster variant's choice assumes the
@@ -305,7 +306,6 @@ static void row_key_of(const uk__row_kernel *k, const uk_arg *in, const uk_array
   row_shape(k, in, outs, ms, device, 0, s);
   s->smem = budget_guess(device, s->cluster_max); /* the key's fields do not depend on it otherwise */
   uk__row_size(s, g);
-  g->staged = uk__row_staged(g, s->n) && row_contig(k, in, outs, ms);
   key_of(key, device, s, g);
 }
 

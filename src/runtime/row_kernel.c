@@ -316,9 +316,9 @@ void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   uk_row_grid g;
   row_key_of(k, in, outs, ms, device, &key, &s, &g);
   if (g.regs)
-    snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks",
+    snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks%s",
              g.threads, g.threads > 1 ? "s" : "", g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", g.rows_per_block,
-             g.rows_per_block > 1 ? "s" : "", (long long)g.blocks);
+             g.rows_per_block > 1 ? "s" : "", (long long)g.blocks, g.staged ? ", staged through shared memory" : "");
   else if (g.cluster > 1)
     snprintf(buf, size, "rows over clusters of %d blocks (each keeps its slice of %lld elements in shared memory), "
              "%d threads a block, %d element%s an access, %lld blocks",

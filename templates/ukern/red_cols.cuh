@@ -22,9 +22,12 @@ template <class T, int N> __device__ __forceinline__ T pick(const T (&v)[N], int
 // One thread's part of a column range: W outputs per row (K::vec from
 // vector loads, or 1). Four rows' loads are issued per trip before any is
 // used (a plain load sinks next to its use, and a branchy combine such as
-// argmax's then kept one in flight); the last 1-3 rows likewise, then used
-// by a rolled loop: one copy of the step there, not six (NVRTC's time grows
-// with every copy; the tail runs once per thread).
+// argmax's then kept one in flight); the last 1-3 rows likewise, through
+// one copy of the three rows' code (rows past the range neither loaded nor
+// used), not three copies for 3, 2 and 1 rows: NVRTC's time grows with
+// every copy of the step. (Picking the tail's rows in a rolled loop would
+// copy the step once, but keeps all three rows live: 64 registers instead
+// of 40 for an int8 sum.)
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   typedef typename K::template row<W> R;
@@ -43,8 +46,9 @@ template <class K, int W> struct cols_loop {
 #pragma unroll
       for (int n = 0; n < 3; n++)
         if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll 1
-      for (int n = 0; n < cnt; n++) K::template use_row<W>(A, ko, detail::pick(v, n), r + n * by, acc);
+#pragma unroll
+      for (int n = 0; n < 3; n++)
+        if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
     }
   }
 };

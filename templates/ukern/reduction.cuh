@@ -74,7 +74,10 @@
 namespace ukern {
 
 // The flag of red_opt: an unsigned integer as wide as T's alignment (at
-// most 8 bytes), so that red_opt has no padding.
+// most 8 bytes), so that red_opt has no padding. A bool left a value-index
+// pair 7 padding bytes that every struct copy (shared-memory staging, the
+// halving, partials) moved byte by byte: 30% of a struct argmax column
+// kernel's PTX, and NVRTC's time with it (docs/PERF.md).
 namespace detail {
 template <unsigned A> struct flag_of {
   typedef unsigned long long type;

@@ -5,6 +5,8 @@
  * pointers, so it tests the real call-path decisions. */
 #include <stdlib.h>
 
+#include "codegen/red_emit.h"
+#include "codegen/red_plan.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -396,6 +398,51 @@ static void spec_forms(void) {
   }
 }
 
+/* red_group's __launch_bounds__ asks for resident blocks when two or more
+ * inputs are loaded in vectors (ptxas otherwise sank their loads to their
+ * uses: 2 of 8 in flight), and for nothing else. */
+static void launch_bounds(void) {
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 4) == 4);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 2) == 4);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 3, 4) == 3);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 4, 8) == 2);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 7, 4) == 1);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 40, 4) == 1);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 1, 4) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 1) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_COLS, 2, 4) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_PACK, 2, 4) == 0);
+  static const struct {
+    const char *in, *map;
+    uk_dtype t;
+    int nin, axis;
+    const char *want;
+  } cases[] = {
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y, T z", "x * y + z", UK_FLOAT32, 3, 1, "__launch_bounds__(256, 3) lb_g("},
+      {"T x", "x * x", UK_FLOAT32, 1, 1, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_COMPLEX128, 2, 1, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 0, "__launch_bounds__(256) lb_cols("},
+  };
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_reduction *k = mk(cases[j].in, "T out", cases[j].map, "a + b", "out = a", "0", "lb", NULL, NULL);
+    int64_t shape[] = {64, 256};
+    uk_array x[3], y[1];
+    memset(y, 0, sizeof y);
+    uk_arg in[3];
+    for (int i = 0; i < cases[j].nin; i++) {
+      x[i] = arr(0x100000 + (uint64_t)i * 0x100000, cases[j].t, 2, shape);
+      in[i] = uk_arg_array(&x[i]);
+    }
+    int ax[] = {cases[j].axis};
+    char *src = source(k, in, cases[j].nin, y, 1, ax, 1);
+    CHECK_CONTAINS(src, cases[j].want);
+    uk_free(src);
+    uk_reduction_destroy(k);
+  }
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -405,6 +452,7 @@ int main(void) {
   create_errors();
   call_errors();
   spec_forms();
+  launch_bounds();
   uk_context_destroy(ctx);
   return ut_finish("test_red_emit");
 }

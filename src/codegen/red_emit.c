@@ -366,6 +366,20 @@ static void emit_map_pack(const uk_red_kernel *k, const uk_red_key *key, uk_strb
   line(sb, "  }");
 }
 
+/* red_group's __launch_bounds__: the block size, and for a program of two
+ * or more vector-loaded inputs a least number of resident blocks. Without
+ * it ptxas holds such a program near 36 registers by sinking map_vec's
+ * loads to their uses: two inputs' four vectors then had 2 of 8 loads in
+ * flight (SASS: LDG, LDG, use; a one-input sum keeps its 4 in flight at 32
+ * registers). A register limit that fits 16 words a loop input plus 32
+ * keeps all of them issued first: 4 blocks for two inputs (62 registers),
+ * 3 for three. */
+int uk__red_min_blocks(int group, int nloop, int vec) {
+  if (group != UK_RED_GROUP_G || nloop < 2 || vec < 2) return 0;
+  int n = 65536 / (UK_RED_BLOCK * (16 * nloop + 32));
+  return n > 0 ? n : 1;
+}
+
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
@@ -420,8 +434,11 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8];
+  char vec[8], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
+  int minb = uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key));
+  if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
+  else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},
@@ -438,8 +455,9 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                                               : ""},
                               /* the end of the prefix every CUB program shares: NVRTC's -pch
                                  stores the headers up to here */
-                              {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 10, src);
+                              {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
+                              {"launch_bounds", lb}};
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 11, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

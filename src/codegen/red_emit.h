@@ -60,6 +60,13 @@ typedef enum uk_red_slot_kind {
 /* Elements per vector load of the program (16 bytes over the largest loop input). */
 int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key);
 
+/* The least resident blocks red_group's __launch_bounds__ asks of ptxas (0:
+ * none) for a program of kernel group `group`, `nloop` loop inputs and
+ * `vec` elements per vector load: 0 unless two or more inputs are loaded
+ * in vectors by the group kernel, then 65536 / (256 * (16 * nloop + 32)),
+ * at least 1 (4 for two inputs), so that map_vec's loads stay in flight. */
+int uk__red_min_blocks(int group, int nloop, int vec);
+
 /* Appends the program's source to `src` and fills *plan (free with
  * uk__plan_free). UK_ERR_INVALID when the arguments exceed 4 KiB;
  * UK_ERR_NOMEM; UK_ERR_INTERNAL for template problems. */

@@ -399,8 +399,9 @@ static void spec_forms(void) {
 }
 
 /* red_group's __launch_bounds__ asks for resident blocks when two or more
- * inputs are loaded in vectors (ptxas otherwise sank their loads to their
- * uses: 2 of 8 in flight), and for nothing else. */
+ * inputs are loaded in vectors over rows of more than 8 vectors (ptxas
+ * otherwise sank their loads to their uses: 2 of 8 in flight), and for
+ * nothing else. */
 static void launch_bounds(void) {
   CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 4) == 4);
   CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 2) == 4);
@@ -412,22 +413,30 @@ static void launch_bounds(void) {
   CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 1) == 0);
   CHECK(uk__red_min_blocks(UK_RED_GROUP_COLS, 2, 4) == 0);
   CHECK(uk__red_min_blocks(UK_RED_GROUP_PACK, 2, 4) == 0);
+  CHECK(uk__red_deep(UK_RED_GROUP_G, 2, 4, 33) && !uk__red_deep(UK_RED_GROUP_G, 2, 4, 32));
+  CHECK(uk__red_deep(UK_RED_GROUP_G, 2, 2, 17) && !uk__red_deep(UK_RED_GROUP_G, 2, 2, 16));
+  CHECK(!uk__red_deep(UK_RED_GROUP_G, 1, 4, 1 << 20) && !uk__red_deep(UK_RED_GROUP_COLS, 2, 4, 1 << 20));
   static const struct {
     const char *in, *map;
     uk_dtype t;
     int nin, axis;
+    int64_t row;
     const char *want;
   } cases[] = {
-      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, "__launch_bounds__(256, 4) lb_g("},
-      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, "__launch_bounds__(256, 4) lb_g("},
-      {"T x, T y, T z", "x * y + z", UK_FLOAT32, 3, 1, "__launch_bounds__(256, 3) lb_g("},
-      {"T x", "x * x", UK_FLOAT32, 1, 1, "__launch_bounds__(256) lb_g("},
-      {"T x, T y", "(x - y) * (x - y)", UK_COMPLEX128, 2, 1, "__launch_bounds__(256) lb_g("},
-      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 0, "__launch_bounds__(256) lb_cols("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 256, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, 256, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y, T z", "x * y + z", UK_FLOAT32, 3, 1, 256, "__launch_bounds__(256, 3) lb_g("},
+      {"T x", "x * x", UK_FLOAT32, 1, 1, 256, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_COMPLEX128, 2, 1, 256, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 0, 256, "__launch_bounds__(256) lb_cols("},
+      /* rows of 8 vectors or fewer: one vector a thread, no bounds (33 floats: bounds) */
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 32, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 33, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, 16, "__launch_bounds__(256) lb_g("},
   };
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_reduction *k = mk(cases[j].in, "T out", cases[j].map, "a + b", "out = a", "0", "lb", NULL, NULL);
-    int64_t shape[] = {64, 256};
+    int64_t shape[] = {64, cases[j].row};
     uk_array x[3], y[1];
     memset(y, 0, sizeof y);
     uk_arg in[3];

@@ -367,7 +367,8 @@ static void emit_map_pack(const uk_red_kernel *k, const uk_red_key *key, uk_strb
 }
 
 /* red_group's __launch_bounds__: the block size, and for a program of two
- * or more vector-loaded inputs a least number of resident blocks. Without
+ * or more vector-loaded inputs over rows of more than 8 vectors (the key's
+ * `deep`) a least number of resident blocks. Without
  * it ptxas holds such a program near 36 registers by sinking map_vec's
  * loads to their uses: two inputs' four vectors then had 2 of 8 loads in
  * flight (SASS: LDG, LDG, use; a one-input sum keeps its 4 in flight at 32
@@ -378,6 +379,10 @@ int uk__red_min_blocks(int group, int nloop, int vec) {
   if (group != UK_RED_GROUP_G || nloop < 2 || vec < 2) return 0;
   int n = 65536 / (UK_RED_BLOCK * (16 * nloop + 32));
   return n > 0 ? n : 1;
+}
+
+int uk__red_deep(int group, int nloop, int vec, int64_t nred) {
+  return uk__red_min_blocks(group, nloop, vec) > 0 && nred > 8 * (int64_t)vec;
 }
 
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
@@ -436,7 +441,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "type_includes"};
   char vec[8], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
-  int minb = uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key));
+  int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

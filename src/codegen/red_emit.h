@@ -21,6 +21,7 @@ typedef struct uk_red_key {
   uint8_t index64;                 /* 64-bit index arithmetic */
   uint8_t group;                   /* uk_red_group: the one kernel the program holds */
   uint8_t block_cub;               /* 1: the block-wide combine is cub::BlockReduce (UK_BLOCK_REDUCE_CUB) */
+  uint8_t deep;                    /* 1: red_group's launch bounds ask for resident blocks (uk__red_deep) */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 
@@ -66,6 +67,14 @@ int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key);
  * in vectors by the group kernel, then 65536 / (256 * (16 * nloop + 32)),
  * at least 1 (4 for two inputs), so that map_vec's loads stay in flight. */
 int uk__red_min_blocks(int group, int nloop, int vec);
+
+/* uk_red_key.deep for a call: uk__red_min_blocks asks for blocks and the
+ * rows are longer than 8 vectors (8 threads per output then load more
+ * than one vector each: a trip to keep in flight). Rows of at most 8
+ * vectors keep the program without bounds: their single vector per
+ * thread gains nothing from the registers, and the fewer resident blocks
+ * cost them 10% (H200, float32 rows of 32, 64 MiB to 1 GiB). */
+int uk__red_deep(int group, int nloop, int vec, int64_t nred);
 
 /* Appends the program's source to `src` and fills *plan (free with
  * uk__plan_free). UK_ERR_INVALID when the arguments exceed 4 KiB;

@@ -323,8 +323,10 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
   /* Once per call: the program's group (the key's) and the planner's input. */
-  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key), 1, &pr->in);
+  int vec = uk__red_key_vec(&k->k, key);
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, vec, 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
+  key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
   key->block_cub = (uint8_t)k->k.block_cub;
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;

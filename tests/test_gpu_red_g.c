@@ -12,6 +12,8 @@
  *    (512, 256, 128) axes (0, 2), (256, 65536) axis 1, (16, 16, 4096) axes
  *    (1, 2);
  *  - 1-element and 0-size inputs;
+ *  - two inputs, (x - y)^2 over rows of 32 to 65541 (launch bounds or not,
+ *    one output group a block or a grid-stride loop, vectors or not);
  *  - fused argmax/argmin over all elements and over the last axis (odd and
  *    vector-aligned rows): ties (the first index), NaN (the first NaN,
  *    after a larger value too), rows of -inf only for argmax and +inf only
@@ -157,6 +159,64 @@ static void new_plans(void) {
   uk_reduction_destroy(mx);
 }
 
+/* Two inputs, (x - y)^2 summed over rows (the sweep's fused row sum as a
+ * ReductionKernel) into a poisoned given output, against a double
+ * reference: rows of 8 vectors or fewer keep the unbounded program and
+ * the grid-stride loop (300007 rows of 32: more groups than 4 waves);
+ * longer rows get the launch bounds (uk_red_key.deep) and one output group
+ * a block (131072 rows of 128, 4099 of 2048: more groups than 4 waves);
+ * odd rows, and a base 4 bytes off 16, take the scalar loop of the same
+ * programs; a split (3 rows of 65541); float64 rows of 16 and 17. */
+static void two_inputs(void) {
+  static const struct {
+    uk_dtype t;
+    int64_t rows, w;
+    int skew;
+  } cases[] = {{UK_FLOAT32, 300007, 32, 0}, {UK_FLOAT32, 4099, 33, 0},   {UK_FLOAT32, 131072, 128, 0},
+               {UK_FLOAT32, 4097, 128, 4},  {UK_FLOAT32, 4099, 2048, 0}, {UK_FLOAT32, 67, 8192, 0},
+               {UK_FLOAT32, 3, 65541, 0},   {UK_FLOAT64, 2049, 16, 0},   {UK_FLOAT64, 2049, 17, 0},
+               {UK_FLOAT64, 1025, 520, 0}};
+  uk_reduction *k = mk("T x, T y", "T s", "(x - y) * (x - y)", "a + b", "s = a", "0", "gdist2", NULL, NULL);
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    const int64_t rows = cases[j].rows, w = cases[j].w, n = rows * w, shape[2] = {rows, w};
+    const int f32 = cases[j].t == UK_FLOAT32;
+    double *vx = randv(n, -1, 1), *vy = randv(n, -1, 1);
+    for (int64_t e = 0; f32 && e < n; e++) vx[e] = (float)vx[e], vy[e] = (float)vy[e];
+    darr x = make(cases[j].t, 2, shape, NULL, 0, cases[j].skew, vx), y = make(cases[j].t, 2, shape, NULL, 0, 0, vy);
+    darr s = make(cases[j].t, 1, &rows, NULL, 0, 0, NULL);
+    uk_arg in[2] = {uk_arg_array(&x.a), uk_arg_array(&y.a)};
+    int ax[] = {1};
+    uk_launch l = axes_of(ax, 1, 0);
+    char label[96];
+    snprintf(label, sizeof label, "two inputs, %lld rows of %lld (%s, skew %d)", (long long)rows, (long long)w,
+             f32 ? "float32" : "float64", cases[j].skew);
+    uk_status st = uk_reduction_call(k, in, 2, &s.a, 1, &l);
+    ut_checks++;
+    if (st != UK_OK) {
+      ut_failures++;
+      fprintf(stderr, "%s: %s: %s\n", label, uk_status_name(st), uk_last_error());
+    }
+    double *got = fetch(&s.a, s.buf.data, s.bytes), *want = malloc(sizeof(double) * (size_t)rows);
+    for (int64_t r = 0; r < rows; r++) {
+      double t = 0;
+      for (int64_t c = 0; c < w; c++) {
+        double d = vx[r * w + c] - vy[r * w + c];
+        t += d * d;
+      }
+      want[r] = t; /* every term is >= 0: the sum of |terms| is the sum */
+    }
+    close_all(label, got, want, want, rows, f32 ? 1e-5 : 1e-12);
+    free(got);
+    free(want);
+    drop(&x);
+    drop(&y);
+    drop(&s);
+    free(vx);
+    free(vy);
+  }
+  uk_reduction_destroy(k);
+}
+
 /* NumPy's argmax/argmin of a row: the first NaN, else the first extreme. */
 static int64_t host_arg(const double *v, int64_t n, int is_max) {
   int64_t b = 0;
@@ -262,6 +322,7 @@ int main(void) {
   full_sum();
   non_adjacent();
   new_plans();
+  two_inputs();
   argmax_fused();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");

@@ -327,6 +327,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, vec, 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
   key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
+  pr->in.deep = key->deep;
   key->block_cub = (uint8_t)k->k.block_cub;
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;

@@ -384,7 +384,8 @@ static void test_cost_terms(void) {
  * one output group a block once a thread loads 64 bytes or more an output
  * (H200: rows of 128 to 8192 1-3% faster than the 4-wave grid-stride
  * loop), the loop below that (rows of 32: the loop 4-7% faster); a program
- * that is not deep keeps the loop. */
+ * that is not deep keeps the loop. From 128 MiB read, the largest group
+ * whose threads load 64 bytes an output. */
 static void test_deep_grid(void) {
   static const struct {
     int64_t nout, nred;
@@ -397,6 +398,12 @@ static void test_deep_grid(void) {
       {32768, 2048, 4, 1, UK_RED_B, 32768},           /* 8 x 8 bytes a thread: one output a block */
       {32768, 2048, 8, 0, UK_RED_B, 132 * 8 * 4},
       {2097152, 32, 6, 1, UK_RED_G8, 132 * 6 * 4},    /* 4 x 8 = 32 bytes: the loop, deep or not */
+      /* 128 MiB and more: the largest group of 64 bytes a thread (the model ties) */
+      {131072, 512, 4, 1, UK_RED_G32, 131072 / 8},    /* a warp: 16 x 8 bytes; 8 threads below */
+      {131072, 512, 4, 0, UK_RED_G8, 132 * 4 * 4},    /* not deep: the model's first, 8 threads */
+      {32768, 512, 4, 1, UK_RED_G32, 32768 / 8},      /* 128 MiB */
+      {16384, 512, 4, 1, UK_RED_G8, 16384 / 32},      /* 64 MiB: the model's pick */
+      {1024, 65536, 4, 1, UK_RED_B, 1024},
   };
   char buf[160];
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {

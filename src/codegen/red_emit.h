@@ -35,7 +35,19 @@ typedef struct uk_red_kernel {
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
   int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
+  char tune[96];     /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
+
+/* The device code's measurement knobs, from a text such as "ld=1,last=1"
+ * (the environment variable UKERN_RED_TUNE): each key=digit becomes a line
+ * "#define _UK_RED_<KEY> <digit>" in out (size bytes), placed before the
+ * program's headers (templates/ukern/reduction.cuh says what each does):
+ * ld (the loads' cache policy), last (the split's last-block fences), cw
+ * (loads in flight in the split's last-block combine: 1 to 9), trip (vectors
+ * or rows loaded per trip: 4, or 8).
+ * Unknown keys and malformed items are ignored; NULL or "" gives "". The
+ * defines change the source text, so the caches keep each variant apart. */
+void uk__red_tune_parse(const char *text, char *out, int size);
 
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
 void uk__red_scan(uk_red_kernel *k);

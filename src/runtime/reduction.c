@@ -216,8 +216,9 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, {0}};
   k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
+  uk__red_tune_parse(getenv("UKERN_RED_TUNE"), k->k.tune, (int)sizeof k->k.tune);
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;

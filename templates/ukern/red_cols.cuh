@@ -14,6 +14,9 @@ template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
+#if _UK_RED_TRIP >= 8
+    for (; r + 7 * by < rend; r += 8 * by) K::template map_cols<8, W>(A, ko, r, by, acc);
+#endif
     for (; r + 3 * by < rend; r += 4 * by) K::template map_cols<4, W>(A, ko, r, by, acc);
     if (r + 2 * by < rend)
       K::template map_cols<3, W>(A, ko, r, by, acc);
@@ -164,20 +167,10 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     } else {
       c = C::empty(A);
       if (o < nout) {
-        // Four loads per trip, all issued before any is used; past the
-        // run's end a load repeats its last partial and is not combined.
-#pragma unroll 1
-        for (idx k = kb; k < ke; k += 4) {
-          const idx l = ke - 1;
-          const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
-          const opt x1 = detail::get_partial((const opt *)&col[(k + 1 < l ? k + 1 : l) * slots + s]);
-          const opt x2 = detail::get_partial((const opt *)&col[(k + 2 < l ? k + 2 : l) * slots + s]);
-          const opt x3 = detail::get_partial((const opt *)&col[(k + 3 < l ? k + 3 : l) * slots + s]);
-          c = op(c, x0);
-          if (k + 1 < ke) c = op(c, x1);
-          if (k + 2 < ke) c = op(c, x2);
-          if (k + 3 < ke) c = op(c, x3);
-        }
+        // _UK_RED_CW loads per trip, all issued before any is used (a
+        // run of consecutive splits: detail::combine_strided with G = 1).
+        c = detail::combine_strided(c, kb, ke, (idx)1, op,
+                                    [=](idx k) { return detail::get_partial((const opt *)&col[k * slots + s]); });
       }
       if (Q > 1) { // then S == slots: one trip
         sm[threadIdx.x] = c;

@@ -149,26 +149,74 @@ template <class K> struct comb<K, true> {
 // Loads issued where they stand. LLVM sinks ordinary loads next to their
 // first use, and ptxas then keeps one or two in flight per thread; volatile
 // asm keeps map_vec's loads ahead of the arithmetic, all in flight at once.
+//
+// Their cache policy (_UK_RED_LD; a reduction reads each input element
+// once): 0, the default policy; 1, ld.global.cs (evict first in L1 and
+// L2); 2, an L2 evict-first policy (createpolicy, .L2::cache_hint) without
+// L1 allocation; 3, no L1 allocation only; 4, the non-coherent (read-only)
+// path without L1 allocation; 5, L2 fetches of 256 bytes (.L2::256B); 6, 1
+// and 5. Only the caching changes, never a value.
+#ifndef _UK_RED_LD
+#define _UK_RED_LD 0
+#endif
+#if _UK_RED_LD >= 5 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // prefetch sizes: sm_80+
+#undef _UK_RED_LD
+#define _UK_RED_LD 0
+#endif
+#if _UK_RED_LD == 2 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // cache hints: sm_80+
+#undef _UK_RED_LD
+#define _UK_RED_LD 1
+#endif
+#if _UK_RED_LD == 1
+#define _UK_RED_LDQ "ld.global.cs"
+#elif _UK_RED_LD == 2
+#define _UK_RED_LDQ "ld.global.L1::no_allocate.L2::cache_hint"
+#elif _UK_RED_LD == 3
+#define _UK_RED_LDQ "ld.global.L1::no_allocate"
+#elif _UK_RED_LD == 4
+#define _UK_RED_LDQ "ld.global.nc.L1::no_allocate"
+#elif _UK_RED_LD == 5
+#define _UK_RED_LDQ "ld.global.L2::256B"
+#elif _UK_RED_LD == 6
+#define _UK_RED_LDQ "ld.global.cs.L2::256B"
+#else
+#define _UK_RED_LDQ "ld.global"
+#endif
 namespace detail {
+#if _UK_RED_LD == 2
+// One policy register per kernel (not volatile: common subexpressions).
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+#define _UK_RED_POL(n) ", %" #n
+#define _UK_RED_POLA , "l"(evict_first_policy())
+#else
+#define _UK_RED_POL(n) ""
+#define _UK_RED_POLA
+#endif
 __device__ __forceinline__ void load_now(uint4 *d, const uint4 *p) {
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile(_UK_RED_LDQ ".v4.u32 {%0, %1, %2, %3}, [%4]" _UK_RED_POL(5) ";"
                : "=r"(d->x), "=r"(d->y), "=r"(d->z), "=r"(d->w)
-               : "l"(p));
+               : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(uint2 *d, const uint2 *p) {
-  asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(d->x), "=r"(d->y) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".v2.u32 {%0, %1}, [%2]" _UK_RED_POL(3) ";" : "=r"(d->x), "=r"(d->y) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned int *d, const unsigned int *p) {
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(*d) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u32 %0, [%1]" _UK_RED_POL(2) ";" : "=r"(*d) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned short *d, const unsigned short *p) {
-  asm volatile("ld.global.u16 %0, [%1];" : "=h"(*d) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u16 %0, [%1]" _UK_RED_POL(2) ";" : "=h"(*d) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned char *d, const unsigned char *p) {
   unsigned short v;
-  asm volatile("ld.global.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u8 %0, [%1]" _UK_RED_POL(2) ";" : "=h"(v) : "l"(p)_UK_RED_POLA);
   *d = (unsigned char)v;
 }
+#undef _UK_RED_POL
+#undef _UK_RED_POLA
 } // namespace detail
 
 // vload (ukern/ew_core.cuh) issued in place; p is aligned likewise.
@@ -246,18 +294,58 @@ template <class T> struct padded {
 // sat on the critical path of every split launch's last block.
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
+// _UK_RED_LAST 1: only thread 0 fences, after the barrier (the barrier
+// orders the block's partials before its fence, as cooperative groups'
+// grid barrier does), and again after the count; 0: every thread fences.
+#ifndef _UK_RED_LAST
+#define _UK_RED_LAST 0
+#endif
 __device__ __forceinline__ bool last_block(unsigned int *count) {
   __shared__ bool last;
-  fence_acq_rel();
+  if (!_UK_RED_LAST) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
+    if (_UK_RED_LAST) fence_acq_rel();
     unsigned int *cnt = count + blockIdx.x;
     last = atomicAdd(cnt, 1u) == gridDim.y - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
+    if (_UK_RED_LAST && last) fence_acq_rel();
   }
   __syncthreads();
-  if (last) fence_acq_rel();
+  if (!_UK_RED_LAST && last) fence_acq_rel();
   return last;
+}
+
+// Vectors (rows) a thread loads per trip in red_group's vector loop and
+// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
+#ifndef _UK_RED_TRIP
+#define _UK_RED_TRIP 4
+#endif
+// Loads in flight per trip of a split's last block (combine_strided).
+#if !defined(_UK_RED_CW) || _UK_RED_CW < 1
+#undef _UK_RED_CW
+#define _UK_RED_CW 4
+#endif
+// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
+// order, _UK_RED_CW loads in flight per trip (past the end a load repeats
+// the last partial and is not combined). The order is the one a loop of
+// one load at a time would take, so results do not change, only the time:
+// the last block of a split column waited one dependent L2 load per partial.
+template <class T, class I, class Op, class P>
+__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
+  enum { W = _UK_RED_CW };
+#pragma unroll 1
+  for (I k = k0; k < n; k += W * G) {
+    const I l = n - 1;
+    T x[W];
+#pragma unroll
+    for (int i = 0; i < W; i++) x[i] = p(k + i * G < l ? k + i * G : l);
+    v = op(v, x[0]);
+#pragma unroll
+    for (int i = 1; i < W; i++)
+      if (k + i * G < n) v = op(v, x[i]);
+  }
+  return v;
 }
 
 } // namespace detail

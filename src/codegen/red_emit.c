@@ -31,12 +31,15 @@ void uk__red_tune_parse(const char *text, char *out, int size) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t kl = strlen(keys[k][0]);
-      if (len == kl + 2 && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && p[kl + 1] >= '0' && p[kl + 1] <= '9') {
-        int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %c\n", keys[k][1], p[kl + 1]);
-        if (w > 0 && w < size - n) n += w;
-        else out[n] = 0;
-      }
+      size_t kl = strlen(keys[k][0]), dl = len > kl + 1 ? len - kl - 1 : 0;
+      const char *d = p + kl + 1;
+      /* key=N, N of one or two digits */
+      int ok = (dl == 1 || dl == 2) && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && d[0] >= '0' && d[0] <= '9' &&
+               (dl == 1 || (d[1] >= '0' && d[1] <= '9'));
+      if (!ok) continue;
+      int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %.*s\n", keys[k][1], (int)dl, d);
+      if (w > 0 && w < size - n) n += w;
+      else out[n] = 0;
     }
     p = e ? e + 1 : p + len;
   }
@@ -443,6 +446,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   /* the measurement knobs (none by default), then CUB's header before ukern's, which then uses it (reduction.cuh) */
   snprintf(head, sizeof head, "%s%s", k->tune, key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
+  size_t hl = strlen(head);
+  if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},

@@ -39,11 +39,11 @@ typedef struct uk_red_kernel {
 } uk_red_kernel;
 
 /* The device code's measurement knobs, from a text such as "ld=1,last=1"
- * (the environment variable UKERN_RED_TUNE): each key=digit becomes a line
- * "#define _UK_RED_<KEY> <digit>" in out (size bytes), placed before the
+ * (the environment variable UKERN_RED_TUNE): each key=N (one or two
+ * digits) becomes a line "#define _UK_RED_<KEY> N" in out (size bytes), placed before the
  * program's headers (templates/ukern/reduction.cuh says what each does):
  * ld (the loads' cache policy), last (the split's last-block fences), cw
- * (loads in flight in the split's last-block combine: 1 to 9), trip (vectors
+ * (loads in flight in a split column's last-block combine: 1 to 32), trip (vectors
  * or rows loaded per trip: 4, or 8).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". The
  * defines change the source text, so the caches keep each variant apart. */

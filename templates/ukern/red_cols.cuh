@@ -168,8 +168,8 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       c = C::empty(A);
       if (o < nout) {
         // _UK_RED_CW loads per trip, all issued before any is used (a
-        // run of consecutive splits: detail::combine_strided with G = 1).
-        c = detail::combine_strided(c, kb, ke, (idx)1, op,
+        // run of consecutive splits: G = 1).
+        c = detail::combine_strided<_UK_RED_CW>(c, kb, ke, (idx)1, op,
                                     [=](idx k) { return detail::get_partial((const opt *)&col[k * slots + s]); });
       }
       if (Q > 1) { // then S == slots: one trip

@@ -109,7 +109,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
       const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
-      v = detail::combine_strided(C::empty(A), lane, nsplit, G, op,
+      v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
                                   [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);

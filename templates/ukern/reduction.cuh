@@ -321,19 +321,19 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
 #endif
-// Loads in flight per trip of a split's last block (combine_strided).
+// Loads in flight per trip of red_cols' last block (combine_strided; a
+// thread there walks nsplit / Q partials, red_group's a few).
 #if !defined(_UK_RED_CW) || _UK_RED_CW < 1
 #undef _UK_RED_CW
 #define _UK_RED_CW 4
 #endif
 // Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
-// order, _UK_RED_CW loads in flight per trip (past the end a load repeats
-// the last partial and is not combined). The order is the one a loop of
-// one load at a time would take, so results do not change, only the time:
-// the last block of a split column waited one dependent L2 load per partial.
-template <class T, class I, class Op, class P>
+// order, W loads in flight per trip (past the end a load repeats the last
+// partial and is not combined). The order is the one a loop of one load at
+// a time would take, so results do not change, only the time: the last
+// block of a split column waited one dependent L2 load per partial.
+template <int W, class T, class I, class Op, class P>
 __device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
-  enum { W = _UK_RED_CW };
 #pragma unroll 1
   for (I k = k0; k < n; k += W * G) {
     const I l = n - 1;

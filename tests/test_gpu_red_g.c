@@ -261,7 +261,8 @@ static void argmax_fused(void) {
  * fences, how many partials it loads at once and loads per trip, never a
  * combine order; on a split full sum (2^24 + 3), a split column sum
  * ((65536, 256) axis 0), a column sum without a split ((512, 256, 128) axis
- * 1) and rows ((4099, 1000) axis 1) every variant is right, and each
+ * 1), rows ((4099, 1000) axis 1) and a split full sum past 128 MiB (2^25 +
+ * 5: plain loads unless a knob sets them) every variant is right, and each
  * variant of the default's registers (so the same occupancy and plan: all
  * but trip=8) gives the default's bits. More registers, fewer blocks per
  * SM, can move the planner's split, and with it the order of the partials. */
@@ -272,7 +273,8 @@ static void tune_bits(void) {
     int ndim;
     int64_t shape[3];
     int ax;
-  } cases[] = {{1, {((int64_t)1 << 24) + 3}, 0}, {2, {65536, 256}, 0}, {3, {512, 256, 128}, 1}, {2, {4099, 1000}, 1}};
+  } cases[] = {{1, {((int64_t)1 << 24) + 3}, 0}, {2, {65536, 256}, 0}, {3, {512, 256, 128}, 1}, {2, {4099, 1000}, 1},
+               {1, {((int64_t)1 << 25) + 5}, 0}}; /* the last past 128 MiB: the default load policy */
   enum { NT = sizeof tunes / sizeof tunes[0] };
   uk_reduction *k[NT];
   for (int t = 0; t < NT; t++) {

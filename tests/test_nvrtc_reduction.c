@@ -9,6 +9,7 @@
  * variant of the same reduction is a disk miss (its own key). No GPU needed. */
 #include <time.h>
 
+#include "codegen/red_emit.h"
 #include "runtime/context.h"
 #include "testutil.h"
 
@@ -76,9 +77,14 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
       for (int j = 0; opts && opts[j]; j++) pch |= strcmp(opts[j], "-pch") == 0;
       CHECK(pch);
     } else {
-      /* ukern's own device header first; nothing from CUB or libcu++ */
-      static const char head[] = "#include <ukern/reduction.cuh>\n";
-      CHECK(strncmp(src, head, sizeof head - 1) == 0);
+      /* ukern's own device header first (past 128 MiB of inputs, after the
+         define of the default load policy); nothing from CUB or libcu++ */
+      static const char head[] = "#include <ukern/reduction.cuh>\n", plain[] = "#define _UK_RED_LD 0\n";
+      int64_t bytes = (int64_t)uk_dtype_size(t);
+      for (int d = 0; d < ndim; d++) bytes *= shape[d];
+      const char *h = bytes > UK_RED_STREAM_MAX_BYTES ? plain : head;
+      CHECK(strncmp(src, h, strlen(h)) == 0);
+      if (h == plain) CHECK(strncmp(src + sizeof plain - 1, head, sizeof head - 1) == 0);
       CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
       for (int j = 0; opts && opts[j]; j++) CHECK(strcmp(opts[j], "-pch") != 0);
     }

@@ -444,8 +444,11 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "type_includes"};
   char vec[8], head[256];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
-  /* the measurement knobs (none by default), then CUB's header before ukern's, which then uses it (reduction.cuh) */
-  snprintf(head, sizeof head, "%s%s", k->tune, key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
+  /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
+     sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
+  snprintf(head, sizeof head, "%s%s%s", k->tune,
+           key->plain_loads && !strstr(k->tune, "_UK_RED_LD ") ? "#define _UK_RED_LD 0\n" : "",
+           key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
   size_t hl = strlen(head);
   if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

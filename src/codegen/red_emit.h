@@ -14,6 +14,13 @@
 #include "base/strbuf.h"
 #include "codegen/emit_common.h"
 
+/* Inputs of at most this many bytes (every loop input's, together) load
+ * past L1 (templates/ukern/reduction.cuh, _UK_RED_LD 4); larger ones with
+ * the default policy. Measured on an H200 (docs/PERF.md, "The 64 MiB
+ * reductions: loads past L1"): 8-11% faster at 64 MiB, 3% at 16 MiB, but
+ * 1.5-3.5% slower for the group kernels at 256 MiB. */
+#define UK_RED_STREAM_MAX_BYTES ((int64_t)128 << 20)
+
 /* A specialisation. Compared with memcmp: fill with memset(0) first. */
 typedef struct uk_red_key {
   uk_key_params p;                 /* dtypes, scalars, raw views (no textures) */
@@ -21,6 +28,7 @@ typedef struct uk_red_key {
   uint8_t index64;                 /* 64-bit index arithmetic */
   uint8_t group;                   /* uk_red_group: the one kernel the program holds */
   uint8_t block_cub;               /* 1: the block-wide combine is cub::BlockReduce (UK_BLOCK_REDUCE_CUB) */
+  uint8_t plain_loads;             /* 1: inputs past UK_RED_STREAM_MAX_BYTES: loads of the default cache policy */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 

@@ -327,6 +327,9 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key), 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
   key->block_cub = (uint8_t)k->k.block_cub;
+  /* bytes the loop inputs hold: the load policy (no overflow: each input's size fits the address space) */
+  key->plain_loads = (uint8_t)(pr->loops.nout > 0 && pr->in.elem_bytes > 0 &&
+                               pr->loops.nred > UK_RED_STREAM_MAX_BYTES / pr->in.elem_bytes / pr->loops.nout);
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;

@@ -155,9 +155,12 @@ template <class K> struct comb<K, true> {
 // L2); 2, an L2 evict-first policy (createpolicy, .L2::cache_hint) without
 // L1 allocation; 3, no L1 allocation only; 4, the non-coherent (read-only)
 // path without L1 allocation; 5, L2 fetches of 256 bytes (.L2::256B); 6, 1
-// and 5. Only the caching changes, never a value.
+// and 5. Only the caching changes, never a value. 4 unless the emitter
+// says otherwise: on an H200, 1, 2 and 4 made 64 MiB reductions 8-11%
+// faster (16 MiB: 3%), but the group kernels 1.5-3.5% slower at 256 MiB,
+// so inputs past 128 MiB get 0 (UK_RED_STREAM_MAX_BYTES, docs/PERF.md).
 #ifndef _UK_RED_LD
-#define _UK_RED_LD 0
+#define _UK_RED_LD 4
 #endif
 #if _UK_RED_LD >= 5 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // prefetch sizes: sm_80+
 #undef _UK_RED_LD
@@ -322,10 +325,12 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
 #define _UK_RED_TRIP 4
 #endif
 // Loads in flight per trip of red_cols' last block (combine_strided; a
-// thread there walks nsplit / Q partials, red_group's a few).
+// thread there walks nsplit / Q partials, red_group's a few): 8 took the
+// split column sums of 64 MiB 0.3-0.7 us less than 4 on an H200; 16 made
+// the unsplit ones 0.5-1.3 us slower (docs/PERF.md).
 #if !defined(_UK_RED_CW) || _UK_RED_CW < 1
 #undef _UK_RED_CW
-#define _UK_RED_CW 4
+#define _UK_RED_CW 8
 #endif
 // Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
 // order, W loads in flight per trip (past the end a load repeats the last

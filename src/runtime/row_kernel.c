@@ -253,9 +253,6 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->sm_count = uk__row_sm_count(device);
   s->smem = smem;
   s->cluster_max = uk__row_cluster_max(device);
-  s->exp_fit = s->exp_share = s->exp_ept = 0;
-  const char *x = getenv("UKERN_EXP_ROW_CLUSTER"); /* EXPERIMENT (session 10): "fit,share[,ept]" */
-  if (x && sscanf(x, "%d,%d,%d", &s->exp_fit, &s->exp_share, &s->exp_ept) < 2) s->exp_fit = s->exp_share = s->exp_ept = 0;
 }
 
 /* Before the function is loaded, the cluster variant's choice assumes the

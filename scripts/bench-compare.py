@@ -10,6 +10,13 @@ value over the rounds is kept, since noise only adds time (the highest for rates
 whose unit is a rate ("GB/s ..."), where more is better and after/before is inverted to compare). Prints one table row per case
 and field with before, after and after/before, marking rows slower by more than the
 limit; exits 1 when there is one.
+
+--stat paired (for runs of several rounds, each round running the two builds one after
+the other): per case, the median over rounds of the round's after/before ratio, so that
+drift between rounds cancels; where the row has a reference timed in the same process,
+the column "normalised" divides each round's ratio by the reference's ratio of that
+round (the machine's noise shared by both). The verdict uses the paired median; best of
+rounds is still printed beside it.
 """
 import argparse
 import glob
@@ -22,11 +29,14 @@ import sys
 RATE = {}
 
 
-def load(directory):
-    """{(bench, case, field): best value}."""
+def load(directory, rounds=None):
+    """{(bench, case, field): best value}; with rounds (a dict), also
+    rounds[(bench, case, field)][round] = value."""
     best = {}
     for path in sorted(glob.glob(os.path.join(directory, "bench_*.json"))):
         bench = re.sub(r"(\.\d+)?\.json$", "", os.path.basename(path))
+        m = re.search(r"\.(\d+)\.json$", os.path.basename(path))
+        rnd = int(m.group(1)) if m else 1
         try:
             with open(path) as f:
                 doc = json.load(f)
@@ -44,6 +54,8 @@ def load(directory):
                 if rate:  # stored as time-like (1 / rate) so that lower is better throughout
                     v = 1.0 / v
                 best[k] = min(best.get(k, v), v)
+                if rounds is not None:
+                    rounds.setdefault(k, {})[rnd] = v
                 RATE[k] = rate
     return best
 
@@ -53,7 +65,10 @@ def main(argv=None):
     p.add_argument("before")
     p.add_argument("after")
     p.add_argument("--limit", type=float, default=0.02)
+    p.add_argument("--stat", choices=("best", "paired"), default="best")
     a = p.parse_args(argv)
+    if a.stat == "paired":
+        return paired(a)
     b, n = load(a.before), load(a.after)
     common = sorted((k for k in set(b) & set(n) if k[2] == "ukern"), key=lambda k: (k[0], str(k[1])))
     worse = 0
@@ -72,6 +87,41 @@ def main(argv=None):
     only_n = len(set(n) - set(b))
     print(f"\n{len(common)} rows compared, {worse} slower by more than {a.limit:.0%}; "
           f"{only_b} only before, {only_n} only after")
+    return 1 if worse else 0
+
+
+def median(xs):
+    xs = sorted(xs)
+    h = len(xs) // 2
+    return xs[h] if len(xs) % 2 else (xs[h - 1] + xs[h]) / 2
+
+
+def paired(a):
+    rb, rn = {}, {}
+    b, n = load(a.before, rb), load(a.after, rn)
+    common = sorted((k for k in set(b) & set(n) if k[2] == "ukern"), key=lambda k: (k[0], str(k[1])))
+    worse = 0
+    print("| bench | case | before (median) | after (median) | paired median after/before | normalised by the reference | best of rounds | rounds | within %g%% |"
+          % (a.limit * 100))
+    print("|---|---|---|---|---|---|---|---|---|")
+    for k in common:
+        both = sorted(set(rb[k]) & set(rn[k]))
+        if not both:
+            continue
+        ratios = [rn[k][i] / rb[k][i] for i in both]
+        ref = (k[0], k[1], "reference")
+        norm = [rn[k][i] / rb[k][i] / (rn[ref][i] / rb[ref][i]) for i in both
+                if i in rb.get(ref, {}) and i in rn.get(ref, {})]
+        r = median(ratios)
+        ok = r <= 1 + a.limit
+        worse += not ok
+        show = (lambda v: 1.0 / v) if RATE.get(k) else (lambda v: v)
+        nb, nn = median([rb[k][i] for i in both]), median([rn[k][i] for i in both])
+        print(f"| {k[0]} | {k[1]} | {show(nb):.4g} | {show(nn):.4g} | {r:.3f} | "
+              f"{median(norm):.3f} | {n[k] / b[k]:.3f} | {len(both)} | {'yes' if ok else 'NO'} |"
+              if norm else
+              f"| {k[0]} | {k[1]} | {show(nb):.4g} | {show(nn):.4g} | {r:.3f} | - | {n[k] / b[k]:.3f} | {len(both)} | {'yes' if ok else 'NO'} |")
+    print(f"\n{len(common)} rows compared (paired medians), {worse} slower by more than {a.limit:.0%}")
     return 1 if worse else 0
 
 

@@ -309,7 +309,7 @@ static __attribute__((noinline)) int parse_call(parser *p, tok name) {
   int id = -1;
   int red = uk__fuse_red_lookup(s, name.len);
   int op = uk__fuse_op_lookup(s, name.len);
-  uk_dtype cast;
+  uk_dtype cast = (uk_dtype)0; /* set by the lookup, or by astype's dtype argument */
   if (red >= 0) {
     id = parse_reduction(p, red, name.pos);
   } else if (op >= 0) {

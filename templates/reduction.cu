@@ -62,8 +62,8 @@ ${kept}
   static __device__ __forceinline__ rt map(const args &_uk_a, const koff &_uk_ko, idx _uk_r) {
 ${map}
   }
-  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
-  // or map_pack (red_pack).
+  // The planned strategy's loads: map_vec (red_group), row, load_row and
+  // use_row (red_cols) or map_pack (red_pack).
 ${maps}
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
 ${post}

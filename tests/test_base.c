@@ -1,4 +1,7 @@
 /* Status table, error detail, dtype table, string builder. */
+#include <limits.h>
+#include <stdio.h>
+
 #include "base/error.h"
 #include "base/nametab.h"
 #include "base/strbuf.h"
@@ -90,6 +93,53 @@ static void test_strbuf(void) {
   uk_free(s);
 }
 
+/* uk__sb_addf's own conversions ("%s", "%d", "%.*s", "%c", "%lld", "%zu",
+ * "%%", ...) against snprintf, at the edges of each type; other formats go
+ * to vsnprintf and must come out the same too. */
+#define SAME_AS_SNPRINTF(...)                                                                                       \
+  do {                                                                                                             \
+    char want[512];                                                                                                \
+    int n = snprintf(want, sizeof want, __VA_ARGS__);                                                              \
+    uk_strbuf b;                                                                                                   \
+    uk__sb_init(&b);                                                                                               \
+    uk__sb_add(&b, "pre:");                                                                                        \
+    uk__sb_addf(&b, __VA_ARGS__);                                                                                  \
+    CHECK(n >= 0 && b.len == 4 + (size_t)n && memcmp(b.buf + 4, want, (size_t)n) == 0);                           \
+    if (b.len != 4 + (size_t)n || memcmp(b.buf + 4, want, (size_t)n) != 0)                                          \
+      fprintf(stderr, "format %s: got '%s', want '%s'\n", #__VA_ARGS__, b.buf ? b.buf + 4 : "", want);             \
+    uk__sb_release(&b);                                                                                            \
+  } while (0)
+
+static void test_strbuf_formats(void) {
+  static const long long ll[] = {0, 1, -1, 9, 10, -10, 123456789, INT_MAX, INT_MIN, LLONG_MAX, LLONG_MIN};
+  for (size_t k = 0; k < sizeof ll / sizeof *ll; k++) {
+    SAME_AS_SNPRINTF("%lld", ll[k]);
+    SAME_AS_SNPRINTF("a%lldb%llu", ll[k], (unsigned long long)ll[k]);
+    SAME_AS_SNPRINTF("%ld|%lu|%li", (long)ll[k], (unsigned long)ll[k], (long)ll[k]);
+    SAME_AS_SNPRINTF("%zu", (size_t)ll[k]);
+    SAME_AS_SNPRINTF("%d %i %u", (int)ll[k], (int)(ll[k] >> 3), (unsigned)ll[k]);
+    SAME_AS_SNPRINTF("%5d|%-4d|%x|%g", (int)ll[k], (int)ll[k], (unsigned)ll[k], (double)ll[k]); /* vsnprintf's */
+  }
+  SAME_AS_SNPRINTF("no conversion at all");
+  SAME_AS_SNPRINTF("100%% %s%c%s", "sure", '!', "");
+  SAME_AS_SNPRINTF("typedef %s %c;", "float", 'T');
+  SAME_AS_SNPRINTF("%c", 0); /* a NUL byte is written and counted */
+  SAME_AS_SNPRINTF("[%.*s]", 3, "abcdef");
+  SAME_AS_SNPRINTF("[%.*s]", 0, "abcdef");
+  SAME_AS_SNPRINTF("[%.*s]", 10, "abc");
+  SAME_AS_SNPRINTF("[%.*s]", -1, "abcdef");
+  SAME_AS_SNPRINTF("%s|%.*s|%d%%", "x", 2, "yz!", 7);
+  SAME_AS_SNPRINTF("%5s|%.2s|%+d|%02x|%.17g", "ab", "abc", 3, 10u, 0.1); /* vsnprintf's */
+  char big[700];
+  memset(big, 'q', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  uk_strbuf b;
+  uk__sb_init(&b);
+  uk__sb_addf(&b, "<%s|%d>", big, -42);
+  CHECK(b.len == 699 + 6 && b.buf[0] == '<' && b.buf[700] == '|' && strcmp(b.buf + 701, "-42>") == 0);
+  uk__sb_release(&b);
+}
+
 /* The name table against a plain list: spans (not strings) as keys,
  * first put wins, growth keeps every entry, prefixes are other names. */
 static void test_nametab(void) {
@@ -127,5 +177,6 @@ int main(void) {
   test_errors();
   test_dtypes();
   test_strbuf();
+  test_strbuf_formats();
   return ut_finish("test_base");
 }

@@ -174,6 +174,18 @@ static uk_status fn_call(void *p) {
 }
 
 typedef struct {
+  uk_fusion *f;
+  uk_arg in[2];
+  uk_array *out;
+  uk_launch l;
+} fu_args;
+
+static uk_status fu_call(void *p) {
+  fu_args *a = p;
+  return uk_fusion_call(a->f, a->in, 2, a->out, 1, &a->l);
+}
+
+typedef struct {
   uk_context *ctx;
   const char *source;
 } hit_args;
@@ -333,6 +345,20 @@ int main(int argc, char **argv) {
   hit_args ha = {ctx, saxpy};
   row_of("uk_module_from_source, in-memory hit (+ uk_module_destroy)", hit_call, &ha, 0);
   uk_module_destroy(keep);
+
+  /* bench_fusion "host cost per call": z = 2 * x + y, 1 element, output given. */
+  fu_args fu;
+  memset(&fu, 0, sizeof fu);
+  check(uk_fusion_create(
+            ctx, &(uk_fusion_spec){.inputs = "x, y", .outputs = "z", .program = "z = 2 * x + y", .name = "tiny_fused"},
+            &fu.f),
+        "fusion create");
+  fu.in[0] = uk_arg_array(&a);
+  fu.in[1] = uk_arg_array(&b);
+  fu.out = &c;
+  fu.l.stream = stream;
+  row("fusion z = 2 * x + y, 1 element, output given", fu_call, &fu);
+  uk_fusion_destroy(fu.f);
 
   if (spin_mod) uk_module_destroy(spin_mod);
   uk_module_destroy(m2);

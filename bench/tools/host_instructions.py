@@ -8,6 +8,7 @@ there is its cost), with the stand-in driver's own instructions apart.
 
   bench/tools/host_instructions.py --build build                   # now only
   bench/tools/host_instructions.py --build build --base /work/base # and 55dd3c5
+  bench/tools/host_instructions.py --build build --base-exe OLD/build/bench/bench_host_instructions
 
 --base DIR: a checkout whose DIR/build/libukern.a (and DIR/include) the same
 driver source is compiled against (with its NVRTC, which it links).
@@ -22,7 +23,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAM_FUNCS = {"hc_measure", "ew_call", "red_call", "fn_call"}  # the driver program's own code
+PROGRAM_FUNCS = {"hc_measure", "ew_call", "red_call", "fn_call", "fu_call"}  # the driver program's own code
 
 
 def build_base(base, out_dir):
@@ -140,6 +141,8 @@ def programs(build, target, tools):
 def main():
     ap = arguments(__doc__)
     ap.add_argument("--calls", type=int, default=1000, help="calls per row")
+    ap.add_argument("--base-exe", help="the other tree's own bench_host_instructions, instead of --base "
+                    "(needed where the public API differs, e.g. 080bbb4's before issue 24's launch struct)")
     ap.add_argument("--keep", help="directory for the callgrind dumps (for callgrind_annotate)")
     args = ap.parse_args()
     fake, now_exe = programs(args.build, "bench_host_instructions", ("valgrind",))
@@ -147,10 +150,10 @@ def main():
     os.makedirs(os.path.join(keep, "now"), exist_ok=True)
     now = measure(now_exe, fake, args.calls, os.path.join(keep, "now"))
     base = None
-    if args.base:
+    if args.base or args.base_exe:
         os.makedirs(os.path.join(keep, "base"), exist_ok=True)
-        base = measure(build_base(args.base, os.path.join(keep, "base")), fake, args.calls,
-                       os.path.join(keep, "base"))
+        exe = args.base_exe or build_base(args.base, os.path.join(keep, "base"))
+        base = measure(exe, fake, args.calls, os.path.join(keep, "base"))
     print("Instructions per call in ukern (libc included; stand-in driver apart), %d calls per row"
           % args.calls)
     if base:

@@ -367,6 +367,10 @@ uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const in
     int64_t *sh = shapes + (size_t)id * UK_MAX_NDIM;
     int nd = p->ndim[id];
     if (!p->needed[id]) continue;
+    /* Only an input or a broadcast that widens its first operand's shape
+     * can make a shape the loops' rule (below) has not seen: a reduction
+     * keeps a subset of its operand's extents, a unary node its shape. */
+    int grew = n->kind == UK_FN_INPUT;
     if (n->kind == UK_FN_INPUT) {
       for (int k = 0; k < nd; k++) sh[k] = in_shapes[n->input] ? in_shapes[n->input][k] : 1;
     } else if (n->kind == UK_FN_RED) {
@@ -390,9 +394,11 @@ uk_status uk__fuse_shapes(const uk_fuse_prog *g, const uk_fuse_plan *p, const in
             return UK_ERR_SHAPE;
           }
           *d = as[k];
+          grew |= a > 0;
         }
       }
     }
+    if (!grew) continue;
     /* The loops' own rule (shape.c): elements x 16 bytes fit int64, so
      * later products over node shapes cannot overflow. */
     int64_t count = 1, bytes;

@@ -63,7 +63,7 @@ static int has_raw_object(const uk_red_kernel *k, const uk_red_key *key, int p) 
 }
 
 int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key) {
-  if (k->uses_j) return 1; /* every map call then sees one output (map_cols, no map_pack) */
+  if (k->uses_j) return 1; /* every map call then sees one output (use_row, no map_pack) */
   int64_t most = 0;
   for (int p = 0; p < k->in->count; p++) {
     if (!is_loop_input(k, key, p)) continue;
@@ -291,51 +291,51 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
   line(sb, "  }");
 }
 
-/* K::map_cols, red_cols' loads. */
+/* K::row, load_row and use_row, red_cols' loads: one row's W adjacent
+ * outputs along a contiguous kept axis (W: vec with vector loads, else 1)
+ * of each loop input, loaded in place; red_cols (ukern/red_cols.cuh)
+ * issues several rows' loads before the first use, and chooses how many. */
 static void emit_map_cols(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   int nin = k->in->count, nr = key->nd_r;
-  line(sb, "  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),");
-  line(sb, "  // every load issued before the first use.");
-  line(sb, "  template <int N, int W, class F>");
-  line(sb, "  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r,");
-  line(sb, "                                                  idx _uk_step, F *_uk_f) {");
-  /* map_cols: N rows `_uk_step` apart, W adjacent outputs of each along a
-   * contiguous kept axis (W: vec with vector loads, else 1), every load
-   * issued before the first use: a plain load sinks next to its use, and
-   * a branchy combine (argmax's pairs) then kept one load in flight. */
+  line(sb, "  // One row's values of every loop input: W adjacent outputs (W: vec or 1).");
+  line(sb, "  template <int W> struct row {");
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(sb, "    ukern::vec<%s, W> _uk_v_%s[N];", t, name);
+    line(sb, "    ukern::vec<%s, W> _uk_v_%s;", type_name(k, p, tb), param_at(k, p)->name);
   }
-  line(sb, "#pragma unroll");
-  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
-  emit_unravel(sb, "_uk_r + _uk_n * _uk_step", "_uk_rshape", nr);
+  line(sb, "  };");
+  line(sb, "  // Row _uk_r's loads, issued where they stand (ukern::vload_now).");
+  line(sb, "  template <int W>");
+  line(sb, "  static __device__ __forceinline__ void load_row(const args &_uk_a, const koff &_uk_ko, idx _uk_r,");
+  line(sb, "                                                  row<W> &_uk_v) {");
+  emit_unravel(sb, "_uk_r", "_uk_rshape", nr);
+  if (!nr) line(sb, "    (void)_uk_r;");
   for (int p = 0; p < nin; p++) {
     if (!is_loop_input(k, key, p)) continue;
     char tb[2];
     const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(sb, "      _uk_v_%s[_uk_n] = ukern::vload_now<W>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s",
-         name, t, name, name);
+    line(sb, "    _uk_v._uk_v_%s = ukern::vload_now<W>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko.%s", name, t,
+         name, name);
     if (nr) {
       uk__sb_add(sb, " + ");
       offset_expr(sb, "_uk_rs", name, nr);
     }
     uk__sb_add(sb, "));");
   }
-  if (!nr) line(sb, "      (void)_uk_step;");
-  line(sb, "    }");
+  line(sb, "  }");
+  line(sb, "  // Row _uk_r's W values into the W accumulators _uk_f.");
+  line(sb, "  template <int W, class F>");
+  line(sb, "  static __device__ __forceinline__ void use_row(const args &_uk_a, const koff &_uk_ko, const row<W> &_uk_v,");
+  line(sb, "                                                 idx _uk_r, F *_uk_f) {");
+  if (!k->uses_j) line(sb, "    (void)_uk_ko;");
   line(sb, "#pragma unroll");
-  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
-  line(sb, "#pragma unroll");
-  line(sb, "      for (int _uk_k = 0; _uk_k < W; _uk_k++)");
-  line(sb, "        _uk_f[_uk_k](val(_uk_a");
+  line(sb, "    for (int _uk_k = 0; _uk_k < W; _uk_k++)");
+  line(sb, "      _uk_f[_uk_k](val(_uk_a");
   for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step) * %s + (long long)(_uk_ko._uk_o + _uk_k)", j_index);
-  uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step));");
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v._uk_v_%s[_uk_k]", param_at(k, p)->name);
+  if (k->uses_j) uk__sb_addf(sb, ", (long long)_uk_r * %s + (long long)(_uk_ko._uk_o + _uk_k)", j_index);
+  uk__sb_add(sb, ", _uk_r));");
   line(sb, "  }");
 }
 

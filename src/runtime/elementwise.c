@@ -175,8 +175,12 @@ static uk_status loop_of(const uk_elementwise *k, const prep *pr, int64_t size, 
   return uk__call_broadcast(kd, nviews, views, L);
 }
 
-static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
-                         const void *launch_v, void *prep_v) {
+/* Inline in uk_elementwise_call (its one hot caller; the kind table keeps
+ * an out-of-line copy for the offline calls): a call then pays no second
+ * frame for the checks at its head. */
+static inline __attribute__((always_inline)) uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin,
+                                                               const uk_array *out, int nout, const void *launch_v,
+                                                               void *prep_v) {
   prep *pr = prep_v;
   const uk_launch *launch = launch_v; /* may be NULL */
   const uk_elementwise *k = self(kd);

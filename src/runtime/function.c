@@ -343,8 +343,6 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
    * plain launch stays cuLaunchKernel. */
   int clustered = (g->cluster[0] | g->cluster[1] | g->cluster[2]) != 0;
   int ex = g->cooperative || clustered;
-  unsigned cx = g->cluster[0] ? g->cluster[0] : 1, cy = g->cluster[1] ? g->cluster[1] : 1,
-           cz = g->cluster[2] ? g->cluster[2] : 1;
   size_t size = 0;
   void **params = (void **)args;
   if (f->has_signature) {
@@ -378,7 +376,9 @@ static uk_status launch_fn(uk_function *f, CUfunction fn, const uk_grid_launch *
     }
     if (clustered) {
       attr[na].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      attr[na].value.clusterDim.x = cx, attr[na].value.clusterDim.y = cy, attr[na].value.clusterDim.z = cz;
+      attr[na].value.clusterDim.x = g->cluster[0] ? g->cluster[0] : 1;
+      attr[na].value.clusterDim.y = g->cluster[1] ? g->cluster[1] : 1;
+      attr[na].value.clusterDim.z = g->cluster[2] ? g->cluster[2] : 1;
       na++;
     }
     CUlaunchConfig cfg;

@@ -26,8 +26,15 @@ enum { UK__TAKES_SIZE = 1, UK__TAKES_BLOCK = 2, UK__TAKES_AXES = 4 };
 /* UK_ERR_INVALID, naming the member and `kernel` (the kind in words:
  * "elementwise kernel 'f'"), when launch sets a member outside `takes`:
  * one struct serves every kind, and a setting a kind cannot honour is an
- * error rather than ignored. NULL launch is fine. */
-uk_status uk__launch_check(const char *kernel, const uk_launch *launch, unsigned takes);
+ * error rather than ignored. NULL launch is fine. Inline: on every call
+ * only the test runs (a few loads); the message is built out of line. */
+uk_status uk__launch_reject(const char *kernel, const uk_launch *launch, unsigned takes);
+static inline uk_status uk__launch_check(const char *kernel, const uk_launch *l, unsigned takes) {
+  if (!l) return UK_OK;
+  int bad = (!(takes & UK__TAKES_AXES) && (l->axes || l->num_axes | l->keepdims | l->reduce_none)) ||
+            (!(takes & UK__TAKES_SIZE) && l->size > 0) || (!(takes & UK__TAKES_BLOCK) && l->block_size);
+  return bad ? uk__launch_reject(kernel, l, takes) : UK_OK;
+}
 
 /* Multiprocessors of a device (cached; 132 if the driver can't say). */
 int uk__device_sm_count(int device);

@@ -7,20 +7,49 @@
 
 namespace ukern {
 
+// One of n values (n < N) without indexing registers dynamically (which
+// would put v in local memory): unrolled compares.
+namespace detail {
+template <class T, int N> __device__ __forceinline__ T pick(const T (&v)[N], int n) {
+  T x = v[0];
+#pragma unroll
+  for (int m = 1; m < N; m++)
+    if (m == n) x = v[m];
+  return x;
+}
+} // namespace detail
+
 // One thread's part of a column range: W outputs per row (K::vec from
-// vector loads, or 1), four rows' loads issued per trip before any is used
-// (K::map_cols), then the last 1-3 rows likewise.
+// vector loads, or 1). Four rows' loads are issued per trip before any is
+// used (a plain load sinks next to its use, and a branchy combine such as
+// argmax's then kept one in flight); the last 1-3 rows likewise, through
+// one copy of the three rows' code (rows past the range neither loaded nor
+// used), not three copies for 3, 2 and 1 rows: NVRTC's time grows with
+// every copy of the step. (Picking the tail's rows in a rolled loop would
+// copy the step once, but keeps all three rows live: 64 registers instead
+// of 40 for an int8 sum.)
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
+  typedef typename K::template row<W> R;
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-    for (; r + 3 * by < rend; r += 4 * by) K::template map_cols<4, W>(A, ko, r, by, acc);
-    if (r + 2 * by < rend)
-      K::template map_cols<3, W>(A, ko, r, by, acc);
-    else if (r + by < rend)
-      K::template map_cols<2, W>(A, ko, r, by, acc);
-    else if (r < rend)
-      K::template map_cols<1, W>(A, ko, r, by, acc);
+    for (; r + 3 * by < rend; r += 4 * by) {
+      R v[4];
+#pragma unroll
+      for (int n = 0; n < 4; n++) K::template load_row<W>(A, ko, r + n * by, v[n]);
+#pragma unroll
+      for (int n = 0; n < 4; n++) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
+    }
+    if (r < rend) {
+      const int cnt = r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3;
+      R v[3];
+#pragma unroll
+      for (int n = 0; n < 3; n++)
+        if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
+#pragma unroll
+      for (int n = 0; n < 3; n++)
+        if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
+    }
   }
 };
 
@@ -164,19 +193,18 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     } else {
       c = C::empty(A);
       if (o < nout) {
-        // Four loads per trip, all issued before any is used; past the
-        // run's end a load repeats its last partial and is not combined.
+        // Four loads per trip, all issued before any is used (past the
+        // run's end a load repeats its last partial), then combined by a
+        // rolled loop: one copy of the combine.
 #pragma unroll 1
         for (idx k = kb; k < ke; k += 4) {
           const idx l = ke - 1;
-          const opt x0 = detail::get_partial((const opt *)&col[k * slots + s]);
-          const opt x1 = detail::get_partial((const opt *)&col[(k + 1 < l ? k + 1 : l) * slots + s]);
-          const opt x2 = detail::get_partial((const opt *)&col[(k + 2 < l ? k + 2 : l) * slots + s]);
-          const opt x3 = detail::get_partial((const opt *)&col[(k + 3 < l ? k + 3 : l) * slots + s]);
-          c = op(c, x0);
-          if (k + 1 < ke) c = op(c, x1);
-          if (k + 2 < ke) c = op(c, x2);
-          if (k + 3 < ke) c = op(c, x3);
+          opt x[4];
+#pragma unroll
+          for (int j = 0; j < 4; j++) x[j] = detail::get_partial((const opt *)&col[(k + j < l ? k + j : l) * slots + s]);
+          const int cnt = ke - k < 4 ? (int)(ke - k) : 4;
+#pragma unroll 1
+          for (int j = 0; j < cnt; j++) c = op(c, detail::pick(x, j));
         }
       }
       if (Q > 1) { // then S == slots: one trip

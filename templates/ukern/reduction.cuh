@@ -18,8 +18,8 @@
 //                        splitting the reduced axis, combined by halving;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
-//                        inside one instantiation); K::map_cols<N, W>
-//                        issues four rows' loads before any use.
+//                        inside one instantiation); four rows' loads
+//                        (K::load_row) issued before any use (K::use_row).
 //   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
 //                        vector load holds K::vec / 2 whole rows, so a
 //                        thread reduces several outputs from 16 bytes.
@@ -73,10 +73,30 @@
 
 namespace ukern {
 
-// A reduced value and whether it holds anything yet.
+// The flag of red_opt: an unsigned integer as wide as T's alignment (at
+// most 8 bytes), so that red_opt has no padding. A bool left a value-index
+// pair 7 padding bytes that every struct copy (shared-memory staging, the
+// halving, partials) moved byte by byte: 30% of a struct argmax column
+// kernel's PTX, and NVRTC's time with it (docs/PERF.md).
+namespace detail {
+template <unsigned A> struct flag_of {
+  typedef unsigned long long type;
+};
+template <> struct flag_of<1> {
+  typedef unsigned char type;
+};
+template <> struct flag_of<2> {
+  typedef unsigned short type;
+};
+template <> struct flag_of<4> {
+  typedef unsigned int type;
+};
+} // namespace detail
+
+// A reduced value and whether it holds anything yet (0 or 1).
 template <class T> struct red_opt {
   T v;
-  bool has;
+  typename detail::flag_of<__alignof__(T)>::type has;
 };
 
 // Combines two red_opt with the program's functor, skipping empty ones.

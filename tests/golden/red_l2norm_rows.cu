@@ -90,8 +90,8 @@ x * x
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
-  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
-  // or map_pack (red_pack).
+  // The planned strategy's loads: map_vec (red_group), row, load_row and
+  // use_row (red_cols) or map_pack (red_pack).
   // N vectors, _uk_step elements apart: every load issued before the first
   // use, so that N are in flight (ptxas would otherwise interleave them).
   template <int N, class F>

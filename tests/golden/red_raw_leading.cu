@@ -93,31 +93,34 @@ x * w[_J]
                ukern::at(_uk_a._uk_p_x, _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0),
                _uk_r);
   }
-  // The planned strategy's loads: map_vec (red_group), map_cols (red_cols)
-  // or map_pack (red_pack).
-  // N rows _uk_step apart, W adjacent outputs from each (W: vec or 1),
-  // every load issued before the first use.
-  template <int N, int W, class F>
-  static __device__ __forceinline__ void map_cols(const args &_uk_a, const koff &_uk_ko, idx _uk_r,
-                                                  idx _uk_step, F *_uk_f) {
-    ukern::vec<T, W> _uk_v_x[N];
+  // The planned strategy's loads: map_vec (red_group), row, load_row and
+  // use_row (red_cols) or map_pack (red_pack).
+  // One row's values of every loop input: W adjacent outputs (W: vec or 1).
+  template <int W> struct row {
+    ukern::vec<T, W> _uk_v_x;
+  };
+  // Row _uk_r's loads, issued where they stand (ukern::vload_now).
+  template <int W>
+  static __device__ __forceinline__ void load_row(const args &_uk_a, const koff &_uk_ko, idx _uk_r,
+                                                  row<W> &_uk_v) {
+    idx _uk_q = _uk_r;
+    _uk_v._uk_v_x = ukern::vload_now<W>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
+  }
+  // Row _uk_r's W values into the W accumulators _uk_f.
+  template <int W, class F>
+  static __device__ __forceinline__ void use_row(const args &_uk_a, const koff &_uk_ko, const row<W> &_uk_v,
+                                                 idx _uk_r, F *_uk_f) {
+    (void)_uk_ko;
 #pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++) {
-    idx _uk_q = _uk_r + _uk_n * _uk_step;
-      _uk_v_x[_uk_n] = ukern::vload_now<W>((const T *)((const char *)_uk_a._uk_p_x + _uk_ko.x + (sidx)_uk_q * (sidx)_uk_a._uk_rs_x_0));
-    }
-#pragma unroll
-    for (int _uk_n = 0; _uk_n < N; _uk_n++)
-#pragma unroll
-      for (int _uk_k = 0; _uk_k < W; _uk_k++)
-        _uk_f[_uk_k](val(_uk_a, _uk_v_x[_uk_n][_uk_k], _uk_r + _uk_n * _uk_step));
+    for (int _uk_k = 0; _uk_k < W; _uk_k++)
+      _uk_f[_uk_k](val(_uk_a, _uk_v._uk_v_x[_uk_k], _uk_r));
   }
   static __device__ __forceinline__ void post(const args &_uk_a, rt a, idx _uk_o) {
     idx _uk_q = _uk_o;
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a;
-#line 121 "wdot"
+#line 124 "wdot"
   }
 };
 

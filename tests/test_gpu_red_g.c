@@ -16,7 +16,8 @@
  *    vector-aligned rows): ties (the first index), NaN (the first NaN,
  *    after a larger value too), rows of -inf only for argmax and +inf only
  *    for argmin (a tie with the identity's value: index 0), constant rows,
- *    one element, and the zero-size error. */
+ *    one element, and the zero-size error;
+ *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits). */
 #include <math.h>
 
 #include "red_gpu_util.h"
@@ -255,6 +256,77 @@ static void argmax_fused(void) {
   drop(&x0);
 }
 
+/* The device code's measurement knobs (UKERN_RED_TUNE, read when a
+ * reduction is created) change how loads are cached, the last block's
+ * fences, how many partials it loads at once and loads per trip, never a
+ * combine order; on a split full sum (2^24 + 3), a split column sum
+ * ((65536, 256) axis 0), a column sum without a split ((512, 256, 128) axis
+ * 1), rows ((4099, 1000) axis 1) and a split full sum past 128 MiB (2^25 +
+ * 5: plain loads unless a knob sets them) every variant is right, and each
+ * variant of the default's registers (so the same occupancy and plan: all
+ * but trip=8) gives the default's bits. More registers, fewer blocks per
+ * SM, can move the planner's split, and with it the order of the partials. */
+static void tune_bits(void) {
+  static const char *const tunes[] = {"",     "ld=1",   "ld=2", "ld=3", "ld=4",  "ld=5",
+                                      "ld=6", "last=1", "cw=1", "cw=8", "cw=16", "trip=8,ld=1,last=1,cw=16"};
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    int ax;
+  } cases[] = {{1, {((int64_t)1 << 24) + 3}, 0}, {2, {65536, 256}, 0}, {3, {512, 256, 128}, 1}, {2, {4099, 1000}, 1},
+               {1, {((int64_t)1 << 25) + 5}, 0}}; /* the last past 128 MiB: the default load policy */
+  enum { NT = sizeof tunes / sizeof tunes[0] };
+  uk_reduction *k[NT];
+  for (int t = 0; t < NT; t++) {
+    setenv("UKERN_RED_TUNE", tunes[t], 1);
+    k[t] = mk("T x", "T y", "x", "a + b", "y = a", "0", "gsum_tune", NULL, NULL);
+  }
+  unsetenv("UKERN_RED_TUNE");
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int nd = cases[c].ndim, ax[1] = {cases[c].ax};
+    int64_t n = size_of(nd, cases[c].shape), oshape[3], on = 0, no = 1;
+    uint8_t red[UK_MAX_NDIM] = {0};
+    red[cases[c].ax] = 1;
+    for (int d = 0; d < nd; d++)
+      if (d != cases[c].ax) oshape[on++] = cases[c].shape[d], no *= cases[c].shape[d];
+    double *v = randv(n, -1, 1);
+    for (int64_t j = 0; j < n; j++) v[j] = (float)v[j];
+    darr x = make(UK_FLOAT32, nd, cases[c].shape, NULL, 0, 0, v);
+    double *want = malloc(sizeof(double) * (size_t)no), *absum = malloc(sizeof(double) * (size_t)no), *base = NULL;
+    int64_t got_n;
+    ref(R_SUM, nd, cases[c].shape, red, v, want, absum, &got_n);
+    for (int t = 0; t < NT; t++) {
+      if (!k[t]) continue;
+      char label[96];
+      snprintf(label, sizeof label, "case %zu, tune '%s'", c, tunes[t]);
+      double *got = run_given(label, k[t], &x, ax, 1, UK_FLOAT32, (int)on, oshape);
+      close_all(label, got, want, absum, no, 1e-5);
+      if (!base) {
+        base = got;
+        continue;
+      }
+      if (strstr(tunes[t], "trip")) {
+        free(got);
+        continue;
+      }
+      int64_t diff = 0;
+      for (int64_t j = 0; j < no; j++) diff += memcmp(&got[j], &base[j], sizeof(double)) != 0;
+      ut_checks++;
+      if (diff) {
+        ut_failures++;
+        fprintf(stderr, "%s: %lld outputs differ in their bits from the default's\n", label, (long long)diff);
+      }
+      free(got);
+    }
+    free(base);
+    free(want);
+    free(absum);
+    drop(&x);
+    free(v);
+  }
+  for (int t = 0; t < NT; t++) uk_reduction_destroy(k[t]);
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -263,6 +335,7 @@ int main(void) {
   non_adjacent();
   new_plans();
   argmax_fused();
+  tune_bits();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");
 }

@@ -5,6 +5,7 @@
  * pointers, so it tests the real call-path decisions. */
 #include <stdlib.h>
 
+#include "codegen/red_emit.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -396,12 +397,103 @@ static void spec_forms(void) {
   }
 }
 
+/* UKERN_RED_TUNE: the device code's measurement knobs, as defines before
+ * every header; none (the default source, the goldens') without it. */
+static void tune_knobs(void) {
+  char b[128];
+  uk__red_tune_parse("ld=1,last=1,cw=8,trip=8", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_LAST 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n");
+  uk__red_tune_parse("", b, sizeof b);
+  CHECK_STREQ(b, "");
+  uk__red_tune_parse(NULL, b, sizeof b);
+  CHECK_STREQ(b, "");
+  /* unknown keys, three digits, no digit, empty items, a key that prefixes another: ignored */
+  uk__red_tune_parse("ld=123,bogus=1,last=x,,l=1,cw=16,ld=,trip=8x,ld=1x", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_CW 16\n");
+  /* a define that does not fit is left out whole */
+  uk__red_tune_parse("ld=2,last=1", b, 30);
+  CHECK_STREQ(b, "#define _UK_RED_LD 2\n");
+  uk__red_tune_parse("ld=2", b, 5);
+  CHECK_STREQ(b, "");
+  uk_array y[1];
+  memset(y, 0, sizeof y);
+  int64_t s2[] = {300, 64};
+  uk_array x = arr(0x100000, UK_FLOAT32, 2, s2);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  int ax0[] = {0};
+  setenv("UKERN_RED_TUNE", "ld=2,cw=8", 1);
+  uk_reduction *t = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);
+  unsetenv("UKERN_RED_TUNE");
+  uk_reduction *d = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);
+  char *st = t ? source(t, in, 1, y, 1, ax0, 1) : NULL, *sd = d ? source(d, in, 1, y, 1, ax0, 1) : NULL;
+  CHECK(st && sd);
+  if (st && sd) {
+    static const char head[] = "#define _UK_RED_LD 2\n#define _UK_RED_CW 8\n";
+    CHECK(strncmp(st, head, sizeof head - 1) == 0);
+    char *a = no_line_directives(st + sizeof head - 1), *b = no_line_directives(sd);
+    CHECK_STREQ(a, b); /* the defines, then the default source (#line numbers move by two) */
+    free(a);
+    free(b);
+    CHECK(strncmp(sd, "#include <ukern/reduction.cuh>\n", 31) == 0 && !strstr(sd, "#define _UK_RED_"));
+  }
+  uk_free(st);
+  uk_free(sd);
+  uk_reduction_destroy(t);
+  uk_reduction_destroy(d);
+}
+
+/* The loads' cache policy by input size: at most UK_RED_STREAM_MAX_BYTES
+ * (every loop input's bytes together) the header's default (loads past
+ * L1), one element more the default policy (#define _UK_RED_LD 0); a
+ * knob's ld wins over both. */
+static void load_policy(void) {
+  uk_array y[1];
+  memset(y, 0, sizeof y);
+  int ax1[] = {1};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "psum", NULL, NULL);
+  uk_reduction *dot = mk("T x, float64 w", "T y", "x * w", "a + b", "y = a", "0", "pdot", NULL, NULL);
+  static const char plain[] = "#define _UK_RED_LD 0\n#include <ukern/reduction.cuh>\n";
+  int64_t at[] = {UK_RED_STREAM_MAX_BYTES / 4 / 1024, 1024}, past[] = {UK_RED_STREAM_MAX_BYTES / 4 / 1024, 1025};
+  for (int j = 0; j < 2; j++) {
+    uk_array x = arr(0x100000, UK_FLOAT32, 2, j ? past : at);
+    uk_arg in[1] = {uk_arg_array(&x)};
+    char *src = sum ? source(sum, in, 1, y, 1, ax1, 1) : NULL;
+    CHECK(src && (strncmp(src, plain, sizeof plain - 1) == 0) == j);
+    CHECK(src && (strncmp(src, "#include <ukern/reduction.cuh>\n", 31) == 0) == !j);
+    uk_free(src);
+  }
+  /* two inputs: 4 + 8 bytes an element; 128 MiB / 12 elements is not whole */
+  int64_t n12 = UK_RED_STREAM_MAX_BYTES / 12, s_at[] = {1, n12}, s_past[] = {1, n12 + 1};
+  for (int j = 0; j < 2; j++) {
+    uk_array x = arr(0x100000, UK_FLOAT32, 2, j ? s_past : s_at), w = arr(0x200000, UK_FLOAT64, 2, j ? s_past : s_at);
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&w)};
+    char *src = dot ? source(dot, in, 2, y, 1, ax1, 1) : NULL;
+    CHECK(src && (strncmp(src, plain, sizeof plain - 1) == 0) == j);
+    uk_free(src);
+  }
+  uk_array xp = arr(0x100000, UK_FLOAT32, 2, past);
+  uk_arg inp[1] = {uk_arg_array(&xp)};
+  setenv("UKERN_RED_TUNE", "ld=2", 1);
+  uk_reduction *t = mk("T x", "T y", "x", "a + b", "y = a", "0", "psum", NULL, NULL);
+  unsetenv("UKERN_RED_TUNE");
+  char *src = t ? source(t, inp, 1, y, 1, ax1, 1) : NULL;
+  static const char knob[] = "#define _UK_RED_LD 2\n#include <ukern/reduction.cuh>\n";
+  CHECK(src && strncmp(src, knob, sizeof knob - 1) == 0);
+  uk_free(src);
+  uk_reduction_destroy(t);
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(dot);
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.arch = 90;
+  unsetenv("UKERN_RED_TUNE"); /* the goldens are the default source */
   CHECK_OK(uk_context_create(&o, &ctx));
   goldens();
+  tune_knobs();
+  load_policy();
   create_errors();
   call_errors();
   spec_forms();

@@ -23,7 +23,10 @@
  * the 24 points of 64 MiB whose plans the model keeps took 0.73-0.79 of
  * the model without it (28-32 us against 22.4: +6.5 us); at 4 MiB, 9.1-
  * 9.4 us against 7.3-7.6 (the whole 1.0 us of their bytes); at 1 GiB
- * nothing measurable. */
+ * nothing measurable. Since inputs of at most 128 MiB load past L1
+ * (UK_RED_STREAM_MAX_BYTES) about 2.5-3 us of it is gone at 64 MiB; the
+ * term stays as fitted: the same for every candidate of a point, it
+ * moves no choice (the model's times are that much high there). */
 #define RAMP_US 6.5
 /* Fixed cost of a call: 64 KiB (256, 64) axis 1 (8 threads per output,
  * 8 blocks, one round of loads) took 7.3 us: 7.3 - LAT - COMB_G8. */

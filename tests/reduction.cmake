@@ -3,6 +3,9 @@
 uk_test(test_red_plan LABELS cpu SOURCES test_red_plan.c)
 uk_test(test_red_emit LABELS cpu SOURCES test_red_emit.c)
 uk_test(test_nvrtc_reduction LABELS nvrtc SOURCES test_nvrtc_reduction.c)
+# red_group's launch bounds as ptxas takes them: fused row sums of two and three inputs get the
+# registers that keep each trip's vector loads in flight, without spills; one input keeps ~32.
+uk_test(test_nvrtc_red_bounds LABELS nvrtc SOURCES test_nvrtc_red_bounds.c)
 uk_test(test_gpu_reduction LABELS gpu SOURCES test_gpu_reduction.c red_gpu_util.c)
 # Every strategy of the cost-model planner (a warp per row, narrow and split column tiles,
 # vector loads over non-adjacent axes) on odd shapes, every axis subset, keepdims,

@@ -4,3 +4,4 @@
 # fallbacks (views, a refused cluster launch) included.
 uk_test(test_nvrtc_row_cluster LABELS nvrtc SOURCES test_nvrtc_row_cluster.c)
 uk_test(test_gpu_row_cluster LABELS gpu SOURCES test_gpu_row_cluster.c)
+uk_test(test_gpu_cluster_reduce LABELS gpu SOURCES test_gpu_cluster_reduce.c)

@@ -12,11 +12,14 @@
  *    (512, 256, 128) axes (0, 2), (256, 65536) axis 1, (16, 16, 4096) axes
  *    (1, 2);
  *  - 1-element and 0-size inputs;
+ *  - two inputs, (x - y)^2 over rows of 32 to 65541 (launch bounds or not,
+ *    one output group a block or a grid-stride loop, vectors or not);
  *  - fused argmax/argmin over all elements and over the last axis (odd and
  *    vector-aligned rows): ties (the first index), NaN (the first NaN,
  *    after a larger value too), rows of -inf only for argmax and +inf only
  *    for argmin (a tie with the identity's value: index 0), constant rows,
- *    one element, and the zero-size error. */
+ *    one element, and the zero-size error;
+ *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits). */
 #include <math.h>
 
 #include "red_gpu_util.h"
@@ -157,6 +160,64 @@ static void new_plans(void) {
   uk_reduction_destroy(mx);
 }
 
+/* Two inputs, (x - y)^2 summed over rows (the sweep's fused row sum as a
+ * ReductionKernel) into a poisoned given output, against a double
+ * reference: rows of 8 vectors or fewer keep the unbounded program and
+ * the grid-stride loop (300007 rows of 32: more groups than 4 waves);
+ * longer rows get the launch bounds (uk_red_key.deep) and one output group
+ * a block (131072 rows of 128, 4099 of 2048: more groups than 4 waves);
+ * odd rows, and a base 4 bytes off 16, take the scalar loop of the same
+ * programs; a split (3 rows of 65541); float64 rows of 16 and 17. */
+static void two_inputs(void) {
+  static const struct {
+    uk_dtype t;
+    int64_t rows, w;
+    int skew;
+  } cases[] = {{UK_FLOAT32, 300007, 32, 0}, {UK_FLOAT32, 4099, 33, 0},   {UK_FLOAT32, 131072, 128, 0},
+               {UK_FLOAT32, 4097, 128, 4},  {UK_FLOAT32, 4099, 2048, 0}, {UK_FLOAT32, 67, 8192, 0},
+               {UK_FLOAT32, 3, 65541, 0},   {UK_FLOAT64, 2049, 16, 0},   {UK_FLOAT64, 2049, 17, 0},
+               {UK_FLOAT64, 1025, 520, 0}};
+  uk_reduction *k = mk("T x, T y", "T s", "(x - y) * (x - y)", "a + b", "s = a", "0", "gdist2", NULL, NULL);
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    const int64_t rows = cases[j].rows, w = cases[j].w, n = rows * w, shape[2] = {rows, w};
+    const int f32 = cases[j].t == UK_FLOAT32;
+    double *vx = randv(n, -1, 1), *vy = randv(n, -1, 1);
+    for (int64_t e = 0; f32 && e < n; e++) vx[e] = (float)vx[e], vy[e] = (float)vy[e];
+    darr x = make(cases[j].t, 2, shape, NULL, 0, cases[j].skew, vx), y = make(cases[j].t, 2, shape, NULL, 0, 0, vy);
+    darr s = make(cases[j].t, 1, &rows, NULL, 0, 0, NULL);
+    uk_arg in[2] = {uk_arg_array(&x.a), uk_arg_array(&y.a)};
+    int ax[] = {1};
+    uk_launch l = axes_of(ax, 1, 0);
+    char label[96];
+    snprintf(label, sizeof label, "two inputs, %lld rows of %lld (%s, skew %d)", (long long)rows, (long long)w,
+             f32 ? "float32" : "float64", cases[j].skew);
+    uk_status st = uk_reduction_call(k, in, 2, &s.a, 1, &l);
+    ut_checks++;
+    if (st != UK_OK) {
+      ut_failures++;
+      fprintf(stderr, "%s: %s: %s\n", label, uk_status_name(st), uk_last_error());
+    }
+    double *got = fetch(&s.a, s.buf.data, s.bytes), *want = malloc(sizeof(double) * (size_t)rows);
+    for (int64_t r = 0; r < rows; r++) {
+      double t = 0;
+      for (int64_t c = 0; c < w; c++) {
+        double d = vx[r * w + c] - vy[r * w + c];
+        t += d * d;
+      }
+      want[r] = t; /* every term is >= 0: the sum of |terms| is the sum */
+    }
+    close_all(label, got, want, want, rows, f32 ? 1e-5 : 1e-12);
+    free(got);
+    free(want);
+    drop(&x);
+    drop(&y);
+    drop(&s);
+    free(vx);
+    free(vy);
+  }
+  uk_reduction_destroy(k);
+}
+
 /* NumPy's argmax/argmin of a row: the first NaN, else the first extreme. */
 static int64_t host_arg(const double *v, int64_t n, int is_max) {
   int64_t b = 0;
@@ -255,6 +316,77 @@ static void argmax_fused(void) {
   drop(&x0);
 }
 
+/* The device code's measurement knobs (UKERN_RED_TUNE, read when a
+ * reduction is created) change how loads are cached, the last block's
+ * fences, how many partials it loads at once and loads per trip, never a
+ * combine order; on a split full sum (2^24 + 3), a split column sum
+ * ((65536, 256) axis 0), a column sum without a split ((512, 256, 128) axis
+ * 1), rows ((4099, 1000) axis 1) and a split full sum past 128 MiB (2^25 +
+ * 5: plain loads unless a knob sets them) every variant is right, and each
+ * variant of the default's registers (so the same occupancy and plan: all
+ * but trip=8) gives the default's bits. More registers, fewer blocks per
+ * SM, can move the planner's split, and with it the order of the partials. */
+static void tune_bits(void) {
+  static const char *const tunes[] = {"",     "ld=1",   "ld=2", "ld=3", "ld=4",  "ld=5",
+                                      "ld=6", "last=1", "cw=1", "cw=8", "cw=16", "trip=8,ld=1,last=1,cw=16"};
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+    int ax;
+  } cases[] = {{1, {((int64_t)1 << 24) + 3}, 0}, {2, {65536, 256}, 0}, {3, {512, 256, 128}, 1}, {2, {4099, 1000}, 1},
+               {1, {((int64_t)1 << 25) + 5}, 0}}; /* the last past 128 MiB: the default load policy */
+  enum { NT = sizeof tunes / sizeof tunes[0] };
+  uk_reduction *k[NT];
+  for (int t = 0; t < NT; t++) {
+    setenv("UKERN_RED_TUNE", tunes[t], 1);
+    k[t] = mk("T x", "T y", "x", "a + b", "y = a", "0", "gsum_tune", NULL, NULL);
+  }
+  unsetenv("UKERN_RED_TUNE");
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    int nd = cases[c].ndim, ax[1] = {cases[c].ax};
+    int64_t n = size_of(nd, cases[c].shape), oshape[3], on = 0, no = 1;
+    uint8_t red[UK_MAX_NDIM] = {0};
+    red[cases[c].ax] = 1;
+    for (int d = 0; d < nd; d++)
+      if (d != cases[c].ax) oshape[on++] = cases[c].shape[d], no *= cases[c].shape[d];
+    double *v = randv(n, -1, 1);
+    for (int64_t j = 0; j < n; j++) v[j] = (float)v[j];
+    darr x = make(UK_FLOAT32, nd, cases[c].shape, NULL, 0, 0, v);
+    double *want = malloc(sizeof(double) * (size_t)no), *absum = malloc(sizeof(double) * (size_t)no), *base = NULL;
+    int64_t got_n;
+    ref(R_SUM, nd, cases[c].shape, red, v, want, absum, &got_n);
+    for (int t = 0; t < NT; t++) {
+      if (!k[t]) continue;
+      char label[96];
+      snprintf(label, sizeof label, "case %zu, tune '%s'", c, tunes[t]);
+      double *got = run_given(label, k[t], &x, ax, 1, UK_FLOAT32, (int)on, oshape);
+      close_all(label, got, want, absum, no, 1e-5);
+      if (!base) {
+        base = got;
+        continue;
+      }
+      if (strstr(tunes[t], "trip")) {
+        free(got);
+        continue;
+      }
+      int64_t diff = 0;
+      for (int64_t j = 0; j < no; j++) diff += memcmp(&got[j], &base[j], sizeof(double)) != 0;
+      ut_checks++;
+      if (diff) {
+        ut_failures++;
+        fprintf(stderr, "%s: %lld outputs differ in their bits from the default's\n", label, (long long)diff);
+      }
+      free(got);
+    }
+    free(base);
+    free(want);
+    free(absum);
+    drop(&x);
+    free(v);
+  }
+  for (int t = 0; t < NT; t++) uk_reduction_destroy(k[t]);
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -262,7 +394,9 @@ int main(void) {
   full_sum();
   non_adjacent();
   new_plans();
+  two_inputs();
   argmax_fused();
+  tune_bits();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");
 }

@@ -9,6 +9,7 @@
  * variant of the same reduction is a disk miss (its own key). No GPU needed. */
 #include <time.h>
 
+#include "codegen/red_emit.h"
 #include "runtime/context.h"
 #include "testutil.h"
 
@@ -76,9 +77,14 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
       for (int j = 0; opts && opts[j]; j++) pch |= strcmp(opts[j], "-pch") == 0;
       CHECK(pch);
     } else {
-      /* ukern's own device header first; nothing from CUB or libcu++ */
-      static const char head[] = "#include <ukern/reduction.cuh>\n";
-      CHECK(strncmp(src, head, sizeof head - 1) == 0);
+      /* ukern's own device header first (past 128 MiB of inputs, after the
+         define of the default load policy); nothing from CUB or libcu++ */
+      static const char head[] = "#include <ukern/reduction.cuh>\n", plain[] = "#define _UK_RED_LD 0\n";
+      int64_t bytes = (int64_t)uk_dtype_size(t);
+      for (int d = 0; d < ndim; d++) bytes *= shape[d];
+      const char *h = bytes > UK_RED_STREAM_MAX_BYTES ? plain : head;
+      CHECK(strncmp(src, h, strlen(h)) == 0);
+      if (h == plain) CHECK(strncmp(src + sizeof plain - 1, head, sizeof head - 1) == 0);
       CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
       for (int j = 0; opts && opts[j]; j++) CHECK(strcmp(opts[j], "-pch") != 0);
     }
@@ -226,11 +232,58 @@ static void cub_variants(void) {
   printf("cub variants %.1f s\n", (now_ms() - t0) / 1e3);
 }
 
+/* Every value of the device code's measurement knobs (UKERN_RED_TUNE,
+ * red_emit.h; read when a reduction is created) compiles: the loads' cache
+ * policies, the last block's fences and combine widths, eight loads a trip;
+ * over a split full sum (red_group), a split column sum and a struct argmax
+ * (red_cols), each program led by its defines. */
+static void tune_variants(const char *pre) {
+  static const char *const tunes[] = {"ld=1", "ld=2", "ld=3", "ld=4", "ld=5", "ld=6,last=1,cw=16", "cw=1", "trip=8,cw=3"};
+  int64_t sfull[] = {1 << 20}, scol[] = {65536, 256};
+  int ax0[] = {0};
+  for (size_t j = 0; j < sizeof tunes / sizeof tunes[0]; j++) {
+    setenv("UKERN_RED_TUNE", tunes[j], 1);
+    uk_reduction_spec s = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
+    uk_reduction_spec am = spec("T x", "int64 y", "mk(x, _J)", "a.v >= b.v ? a : b", "y = a.i", NULL, "amax", pre);
+    uk_reduction *k[3] = {NULL, NULL, NULL};
+    CHECK_OK(uk_reduction_create(ctx, &s, &k[0]));
+    CHECK_OK(uk_reduction_create(ctx, &s, &k[1]));
+    CHECK_OK(uk_reduction_create(ctx, &am, &k[2]));
+    unsetenv("UKERN_RED_TUNE");
+    for (int c = 0; c < 3; c++) {
+      if (!k[c]) continue;
+      uk_array x, y;
+      CHECK_OK(uk_array_init(&x, 0x100000, c == 2 ? UK_FLOAT64 : UK_FLOAT32, c ? 2 : 1, c ? scol : sfull));
+      memset(&y, 0, sizeof y);
+      uk_arg in[1] = {uk_arg_array(&x)};
+      uk_launch l;
+      memset(&l, 0, sizeof l);
+      l.axes = ax0;
+      l.num_axes = 1;
+      char *src = NULL, **opts = NULL, label[64], def[32];
+      CHECK_OK(uk_reduction_source(k[c], in, 1, &y, 1, &l, &src));
+      CHECK_OK(uk_reduction_nvrtc_options(k[c], in, 1, &y, 1, &l, &opts));
+      snprintf(label, sizeof label, "%s %s", tunes[j], c == 0 ? "full sum" : c == 1 ? "column sum" : "argmax columns");
+      snprintf(def, sizeof def, "#define _UK_RED_%.2s", tunes[j][0] == 'l' && tunes[j][1] == 'a' ? "LA"
+                                                          : tunes[j][0] == 'l'                    ? "LD"
+                                                          : tunes[j][0] == 'c'                    ? "CW"
+                                                                                                  : "TR");
+      CHECK(src && strncmp(src, def, strlen(def)) == 0);
+      CHECK_CONTAINS(src, c ? "ukern::red_cols<" : "ukern::red_group<");
+      if (src) compile_src(label, src, opts);
+      uk_free(opts);
+      uk_free(src);
+      uk_reduction_destroy(k[c]);
+    }
+  }
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.arch = 90;
   o.disable_disk_cache = 1;
+  unsetenv("UKERN_RED_TUNE"); /* the default programs, but where a case sets it */
   CHECK_OK(uk_context_create(&o, &ctx));
   int64_t s2[] = {64, 96};
   int ax1[] = {1}, ax0[] = {0};
@@ -276,6 +329,7 @@ int main(void) {
   case_of("first_nonzero rows", &fz, UK_FLOAT32, 2, s2, ax1, 1, 1, &len, 1, "const long long len = _uk_a.len;");
   case_of("first_nonzero columns", &fz, UK_FLOAT32, 2, s2, ax0, 1, 1, &len, 1, "(long long)(_uk_ko._uk_o + _uk_k)");
   non_adjacent(pre);
+  tune_variants(pre);
   printf("total %.1f s\n", (now_ms() - t0) / 1e3);
   cub_variants();
   uk_context_destroy(ctx);

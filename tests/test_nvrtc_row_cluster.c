@@ -4,7 +4,9 @@
  * broadcast weight), centering and row sums with a per-row output, over
  * float32, float16 and float64, by scalars and by 16-byte vectors; its
  * source has the cluster reduction once a level and the per-row outputs
- * written by the cluster's first block only. Needs NVRTC, no GPU. */
+ * written by the cluster's first block only; test_gpu_cluster_reduce's kernel
+ * (the cluster reduction alone) compiles too. Needs NVRTC, no GPU. */
+#include "cluster_reduce_kernel.h"
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
 
@@ -50,6 +52,8 @@ static void check(const char *ins, const char *outs, const char *prog, uk_dtype 
     CHECK(count(src, "= _uk_cluster_reduce(") == levels);
     CHECK(count(src, "if (_uk_t == 0 && _uk_cr == 0) {") == per_row);
     CHECK(count(src, "_uk_cl_sync();") == 1);
+    /* each level's mbarriers set up once, before the row loop */
+    CHECK(count(src, "  _uk_cl_init(_uk_cs") == levels && count(src, "_uk_cl_init_done();") == 1);
     /* the slice's index and length moved to the row's */
     const char *cl = strstr(src, "#elif _UK_RC\n"), *cl_end = cl ? strstr(cl, "#else\n") : NULL;
     CHECK(cl_end != NULL);
@@ -114,6 +118,16 @@ int main(void) {
     /* per-row index and count results: argmax's index and var's count over the whole row */
     check("x", "z, i", "z = x - var(x, axis=-1, keepdims=True); i = argmax(x, axis=-1)", t, 2, 1, 1, 0, 1);
   }
+  uk_module_options mo;
+  memset(&mo, 0, sizeof mo);
+  mo.arch = arch;
+  mo.name = "cluster_reduce";
+  uk_module *m = NULL;
+  uk_function *fn = NULL;
+  CHECK_OK(uk_module_from_source(ctx, cluster_reduce_src, &mo, &m));
+  if (m) CHECK_OK(uk_module_function(m, "cluster_reduce", &fn));
+  CHECK(fn != NULL);
+  uk_module_destroy(m);
   uk_context_destroy(ctx);
   CHECK(compiled == 3 * 5 * 2);
   return ut_finish("test_nvrtc_row_cluster");

@@ -5,6 +5,8 @@
  * pointers, so it tests the real call-path decisions. */
 #include <stdlib.h>
 
+#include "codegen/red_emit.h"
+#include "codegen/red_plan.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -396,15 +398,161 @@ static void spec_forms(void) {
   }
 }
 
+/* red_group's __launch_bounds__ asks for resident blocks when two or more
+ * inputs are loaded in vectors over rows of more than 8 vectors (ptxas
+ * otherwise sank their loads to their uses: 2 of 8 in flight), and for
+ * nothing else. */
+static void launch_bounds(void) {
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 4) == 4);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 2) == 4);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 3, 4) == 3);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 4, 8) == 2);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 7, 4) == 1);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 40, 4) == 1);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 1, 4) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_G, 2, 1) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_COLS, 2, 4) == 0);
+  CHECK(uk__red_min_blocks(UK_RED_GROUP_PACK, 2, 4) == 0);
+  CHECK(uk__red_deep(UK_RED_GROUP_G, 2, 4, 33) && !uk__red_deep(UK_RED_GROUP_G, 2, 4, 32));
+  CHECK(uk__red_deep(UK_RED_GROUP_G, 2, 2, 17) && !uk__red_deep(UK_RED_GROUP_G, 2, 2, 16));
+  CHECK(!uk__red_deep(UK_RED_GROUP_G, 1, 4, 1 << 20) && !uk__red_deep(UK_RED_GROUP_COLS, 2, 4, 1 << 20));
+  static const struct {
+    const char *in, *map;
+    uk_dtype t;
+    int nin, axis;
+    int64_t row;
+    const char *want;
+  } cases[] = {
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 256, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, 256, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y, T z", "x * y + z", UK_FLOAT32, 3, 1, 256, "__launch_bounds__(256, 3) lb_g("},
+      {"T x", "x * x", UK_FLOAT32, 1, 1, 256, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_COMPLEX128, 2, 1, 256, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 0, 256, "__launch_bounds__(256) lb_cols("},
+      /* rows of 8 vectors or fewer: one vector a thread, no bounds (33 floats: bounds) */
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 32, "__launch_bounds__(256) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT32, 2, 1, 33, "__launch_bounds__(256, 4) lb_g("},
+      {"T x, T y", "(x - y) * (x - y)", UK_FLOAT64, 2, 1, 16, "__launch_bounds__(256) lb_g("},
+  };
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_reduction *k = mk(cases[j].in, "T out", cases[j].map, "a + b", "out = a", "0", "lb", NULL, NULL);
+    int64_t shape[] = {64, cases[j].row};
+    uk_array x[3], y[1];
+    memset(y, 0, sizeof y);
+    uk_arg in[3];
+    for (int i = 0; i < cases[j].nin; i++) {
+      x[i] = arr(0x100000 + (uint64_t)i * 0x100000, cases[j].t, 2, shape);
+      in[i] = uk_arg_array(&x[i]);
+    }
+    int ax[] = {cases[j].axis};
+    char *src = source(k, in, cases[j].nin, y, 1, ax, 1);
+    CHECK_CONTAINS(src, cases[j].want);
+    uk_free(src);
+    uk_reduction_destroy(k);
+  }
+}
+
+/* UKERN_RED_TUNE: the device code's measurement knobs, as defines before
+ * every header; none (the default source, the goldens') without it. */
+static void tune_knobs(void) {
+  char b[128];
+  uk__red_tune_parse("ld=1,last=1,cw=8,trip=8", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_LAST 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n");
+  uk__red_tune_parse("", b, sizeof b);
+  CHECK_STREQ(b, "");
+  uk__red_tune_parse(NULL, b, sizeof b);
+  CHECK_STREQ(b, "");
+  /* unknown keys, three digits, no digit, empty items, a key that prefixes another: ignored */
+  uk__red_tune_parse("ld=123,bogus=1,last=x,,l=1,cw=16,ld=,trip=8x,ld=1x", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_CW 16\n");
+  /* a define that does not fit is left out whole */
+  uk__red_tune_parse("ld=2,last=1", b, 30);
+  CHECK_STREQ(b, "#define _UK_RED_LD 2\n");
+  uk__red_tune_parse("ld=2", b, 5);
+  CHECK_STREQ(b, "");
+  uk_array y[1];
+  memset(y, 0, sizeof y);
+  int64_t s2[] = {300, 64};
+  uk_array x = arr(0x100000, UK_FLOAT32, 2, s2);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  int ax0[] = {0};
+  setenv("UKERN_RED_TUNE", "ld=2,cw=8", 1);
+  uk_reduction *t = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);
+  unsetenv("UKERN_RED_TUNE");
+  uk_reduction *d = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);
+  char *st = t ? source(t, in, 1, y, 1, ax0, 1) : NULL, *sd = d ? source(d, in, 1, y, 1, ax0, 1) : NULL;
+  CHECK(st && sd);
+  if (st && sd) {
+    static const char head[] = "#define _UK_RED_LD 2\n#define _UK_RED_CW 8\n";
+    CHECK(strncmp(st, head, sizeof head - 1) == 0);
+    char *a = no_line_directives(st + sizeof head - 1), *b = no_line_directives(sd);
+    CHECK_STREQ(a, b); /* the defines, then the default source (#line numbers move by two) */
+    free(a);
+    free(b);
+    CHECK(strncmp(sd, "#include <ukern/reduction.cuh>\n", 31) == 0 && !strstr(sd, "#define _UK_RED_"));
+  }
+  uk_free(st);
+  uk_free(sd);
+  uk_reduction_destroy(t);
+  uk_reduction_destroy(d);
+}
+
+/* The loads' cache policy by input size: at most UK_RED_STREAM_MAX_BYTES
+ * (every loop input's bytes together) the header's default (loads past
+ * L1), one element more the default policy (#define _UK_RED_LD 0); a
+ * knob's ld wins over both. */
+static void load_policy(void) {
+  uk_array y[1];
+  memset(y, 0, sizeof y);
+  int ax1[] = {1};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "psum", NULL, NULL);
+  uk_reduction *dot = mk("T x, float64 w", "T y", "x * w", "a + b", "y = a", "0", "pdot", NULL, NULL);
+  static const char plain[] = "#define _UK_RED_LD 0\n#include <ukern/reduction.cuh>\n";
+  int64_t at[] = {UK_RED_STREAM_MAX_BYTES / 4 / 1024, 1024}, past[] = {UK_RED_STREAM_MAX_BYTES / 4 / 1024, 1025};
+  for (int j = 0; j < 2; j++) {
+    uk_array x = arr(0x100000, UK_FLOAT32, 2, j ? past : at);
+    uk_arg in[1] = {uk_arg_array(&x)};
+    char *src = sum ? source(sum, in, 1, y, 1, ax1, 1) : NULL;
+    CHECK(src && (strncmp(src, plain, sizeof plain - 1) == 0) == j);
+    CHECK(src && (strncmp(src, "#include <ukern/reduction.cuh>\n", 31) == 0) == !j);
+    uk_free(src);
+  }
+  /* two inputs: 4 + 8 bytes an element; 128 MiB / 12 elements is not whole */
+  int64_t n12 = UK_RED_STREAM_MAX_BYTES / 12, s_at[] = {1, n12}, s_past[] = {1, n12 + 1};
+  for (int j = 0; j < 2; j++) {
+    uk_array x = arr(0x100000, UK_FLOAT32, 2, j ? s_past : s_at), w = arr(0x200000, UK_FLOAT64, 2, j ? s_past : s_at);
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&w)};
+    char *src = dot ? source(dot, in, 2, y, 1, ax1, 1) : NULL;
+    CHECK(src && (strncmp(src, plain, sizeof plain - 1) == 0) == j);
+    uk_free(src);
+  }
+  uk_array xp = arr(0x100000, UK_FLOAT32, 2, past);
+  uk_arg inp[1] = {uk_arg_array(&xp)};
+  setenv("UKERN_RED_TUNE", "ld=2", 1);
+  uk_reduction *t = mk("T x", "T y", "x", "a + b", "y = a", "0", "psum", NULL, NULL);
+  unsetenv("UKERN_RED_TUNE");
+  char *src = t ? source(t, inp, 1, y, 1, ax1, 1) : NULL;
+  static const char knob[] = "#define _UK_RED_LD 2\n#include <ukern/reduction.cuh>\n";
+  CHECK(src && strncmp(src, knob, sizeof knob - 1) == 0);
+  uk_free(src);
+  uk_reduction_destroy(t);
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(dot);
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.arch = 90;
+  unsetenv("UKERN_RED_TUNE"); /* the goldens are the default source */
   CHECK_OK(uk_context_create(&o, &ctx));
   goldens();
+  tune_knobs();
+  load_policy();
   create_errors();
   call_errors();
   spec_forms();
+  launch_bounds();
   uk_context_destroy(ctx);
   return ut_finish("test_red_emit");
 }

@@ -318,7 +318,7 @@ static void test_cols_sweep(void) {
   /* A struct argmax over the first axis of 1024 x 16384 (ncu: 256 blocks, 23.7%
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
-  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6};
+  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0};
   uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64};
   uk__red_choose_in(&am, &s);
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6};
@@ -327,7 +327,8 @@ static void test_cols_sweep(void) {
   /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 32 blocks of
    * scalars (CuPy's 32 blocks took 3.04 us in the kernel, ukern's 4 took
    * 4.06); 32768 outputs of 512 at 64 MiB: 512 blocks, not 256. */
-  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8}, mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8};
+  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0},
+                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0};
   uk__red_choose_in(&sm, &s);
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 16);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 8 threads per output, 32 blocks");
@@ -379,6 +380,56 @@ static void test_cost_terms(void) {
 
 /* Zero-size loops whose other extents multiply past int64: split with no
  * overflow (UBSan checks), the empty part 0 and the other saturated. */
+/* Deep programs (two float32 inputs, launch bounds for 4 blocks an SM):
+ * one output group a block once a thread loads 64 bytes or more an output
+ * (H200: rows of 128 to 8192 1-3% faster than the 4-wave grid-stride
+ * loop), the loop below that (rows of 32: the loop 4-7% faster); a program
+ * that is not deep keeps the loop. From 128 MiB read, the largest group
+ * whose threads load 64 bytes an output. */
+static void test_deep_grid(void) {
+  static const struct {
+    int64_t nout, nred;
+    int per_sm, deep;
+    int kernel;
+    int64_t grid;
+  } cases[] = {
+      {131072, 128, 4, 1, UK_RED_G8, 131072 / 32},    /* 16 elements x 8 bytes a thread */
+      {131072, 128, 4, 0, UK_RED_G8, 132 * 4 * 4},    /* not deep: 4 waves */
+      {32768, 2048, 4, 1, UK_RED_B, 32768},           /* 8 x 8 bytes a thread: one output a block */
+      {32768, 2048, 8, 0, UK_RED_B, 132 * 8 * 4},
+      {2097152, 32, 6, 1, UK_RED_G8, 132 * 6 * 4},    /* 4 x 8 = 32 bytes: the loop, deep or not */
+      /* 128 MiB and more: the largest group of 64 bytes a thread (the model ties) */
+      {131072, 512, 4, 1, UK_RED_G32, 131072 / 8},    /* a warp: 16 x 8 bytes; 8 threads below */
+      {131072, 512, 4, 0, UK_RED_G8, 132 * 4 * 4},    /* not deep: the model's first, 8 threads */
+      {32768, 512, 4, 1, UK_RED_G32, 32768 / 8},      /* 128 MiB */
+      {16384, 512, 4, 1, UK_RED_G8, 16384 / 32},      /* 64 MiB: the model's pick */
+      {1024, 65536, 4, 1, UK_RED_B, 1024},
+  };
+  char buf[160];
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_red_plan_in in;
+    memset(&in, 0, sizeof in);
+    in.nout = cases[j].nout;
+    in.nred = cases[j].nred;
+    in.elem_bytes = 8;
+    in.group = UK_RED_GROUP_G;
+    in.vec_ok = 1;
+    in.vec = 4;
+    in.itemsize = 4;
+    in.sms = 132;
+    in.per_sm = cases[j].per_sm;
+    in.deep = cases[j].deep;
+    uk_red_strategy s;
+    uk__red_choose_in(&in, &s);
+    ut_checks++;
+    if (s.kernel != cases[j].kernel || s.grid_x != cases[j].grid || s.nsplit != 1) {
+      ut_failures++;
+      fprintf(stderr, "deep grid case %zu (%lld x %lld): %s\n", j, (long long)cases[j].nout, (long long)cases[j].nred,
+              uk__red_describe(&s, buf, sizeof buf));
+    }
+  }
+}
+
 static void test_empty_huge(void) {
   int64_t shape[3] = {INT64_MAX / 2, 5, 0}, strides[3] = {0, 0, 8};
   uk_operand_view v = {"x", 3, shape, strides, 8};
@@ -461,6 +512,7 @@ int main(void) {
   test_sweep_plans();
   test_cols_sweep();
   test_cost_terms();
+  test_deep_grid();
   test_empty_huge();
   return ut_finish("test_red_plan");
 }

@@ -542,7 +542,7 @@ static void emit_keep(const uk_fuse_row *r, uk_strbuf *b) {
  * _uk_n) of it (nc: _uk_geo's slice; _uk_n clipped to the row), whose
  * bases are moved to that start so that the passes see the slice as a
  * row; then the slice kept, all of it (the sizing made it fit). */
-static void emit_cluster_head(const uk_fuse_row *r, int nd, const char *regions, uk_strbuf *b) {
+static void emit_cluster_head(const uk_fuse_row *r, int nd, int nlevels, const char *regions, uk_strbuf *b) {
   uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x;\n"
                  "  const unsigned _uk_cr = _uk_cl_rank();\n"
                  "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_g.n ? _uk_lo0 : _uk_g.n;\n"
@@ -550,11 +550,14 @@ static void emit_cluster_head(const uk_fuse_row *r, int nd, const char *regions,
                  "                  _uk_N = _uk_g.n; /* the row's length (means) */\n"
                  "  (void)_uk_N;\n"
                  "  unsigned char *_uk_kp = _uk_dyn;\n"
-                 "%s"
-                 "  int _uk_par = 0; /* which of the two partial slots a row's reductions use */\n"
-                 "  for (long long _uk_row = _uk_cl_id(); _uk_row < _uk_g.nrows; _uk_row += _uk_cl_count(), _uk_par ^= 1) {\n"
+                 "%s",
+              regions);
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
+  uk__sb_addf(b, "  _uk_cl_init_done();\n"
+                 "  unsigned _uk_par = 0; /* rows run: which partial slot and mbarrier phase a reduction uses */\n"
+                 "  for (long long _uk_row = _uk_cl_id(); _uk_row < _uk_g.nrows; _uk_row += _uk_cl_count(), _uk_par++) {\n"
                  "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
-              regions, nd);
+              nd);
   emit_bases(r, nd, b);
   for (int j = 0; j < r->nparams; j++) {
     int k = r->param[j].index;
@@ -615,7 +618,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
   } else if (e->cluster) {
-    emit_cluster_head(r, nd, regions, b);
+    emit_cluster_head(r, nd, nlevels, regions, b);
   } else {
     uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
                    "  const int _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"

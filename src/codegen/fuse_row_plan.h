@@ -124,7 +124,8 @@ int uk__row_staged(const uk_row_grid *g, int64_t n);
  * the C blocks of a cluster (C a power of two <= cluster_max), each
  * keeping its slice of kept elements (a multiple of the vector) in shared
  * memory. C: the fewest blocks that hold a row, doubled while a block's
- * slice takes more than half the budget (two blocks an SM) and while
+ * slice takes more than a quarter of the budget where one block does not
+ * hold a row (four blocks an SM), more than half where it does, and while
  * rows * C leave over 1/8 of the SMs idle, as long as a slice keeps
  * UK_ROW_CLUSTER_MIN_SLICE elements. Fills g (mode UK_ROW_SHARED, a block
  * per slice, blocks = clusters * C) and returns 1, else leaves g and

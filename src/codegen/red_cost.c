@@ -23,7 +23,10 @@
  * the 24 points of 64 MiB whose plans the model keeps took 0.73-0.79 of
  * the model without it (28-32 us against 22.4: +6.5 us); at 4 MiB, 9.1-
  * 9.4 us against 7.3-7.6 (the whole 1.0 us of their bytes); at 1 GiB
- * nothing measurable. */
+ * nothing measurable. Since inputs of at most 128 MiB load past L1
+ * (UK_RED_STREAM_MAX_BYTES) about 2.5-3 us of it is gone at 64 MiB; the
+ * term stays as fitted: the same for every candidate of a point, it
+ * moves no choice (the model's times are that much high there). */
 #define RAMP_US 6.5
 /* Fixed cost of a call: 64 KiB (256, 64) axis 1 (8 threads per output,
  * 8 blocks, one round of loads) took 7.3 us: 7.3 - LAT - COMB_G8. */
@@ -68,6 +71,14 @@
  * the same kernel took 28.5-30.0 (ncu: 24.0 us, 23.6% occupancy, DRAM
  * 60%); 1.4 us puts both within 5%. */
 #define COLS_LAT_US 1.4
+/* The bytes of a block's first round of group loads that arrive in the
+ * latency alone; past them the round waits at its SM's share of the copy
+ * rate. The third sweep (bench/results/sweep-2026-11-27c-h200.json, fused
+ * row sums of two float32 inputs, 64 and 256 KiB): rounds of 8 KiB a block
+ * (16-64 blocks) took 4.2-4.5 us, of 16 KiB 4.5-4.7 us, of 32 KiB (4-16
+ * blocks: 8 threads per output over rows of 128, a warp over rows of 512)
+ * 5.8-6.2 us; 32 KiB at 1/132 of the copy rate is 1.0 us. */
+#define ROUND_FREE_B 8192.0
 /* Elements per round of a thread reading one element at a time: the
  * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
  * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
@@ -148,7 +159,11 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     /* queues lengthen the latency as the loads in flight approach what
      * saturates the memory (a few blocks of a small call see LAT_US) */
     lat = LAT_US + (INFLIGHT_US - LAT_US) * mind(1.0, inflight / (BW_B_PER_US * INFLIGHT_US));
-    chain = waves * seq * (rounds * LAT_US + comb);
+    /* A block's first round also waits for its bytes past ROUND_FREE_B at
+     * its SM's share of the copy rate (as the column kernels' whole round). */
+    const double round_bytes = active * mind(trip, per_thread) * (double)f->elem_bytes;
+    chain = waves * seq * (rounds * LAT_US + comb) +
+            maxd(0, round_bytes - ROUND_FREE_B) / (BW_B_PER_US / (sms > 0 ? sms : 1));
     /* the last block's combine: each thread's partials, four loads in flight a trip */
     if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd(cdivd((double)s->nsplit, g), 4) * L2DEP_US + comb;
   }

@@ -23,6 +23,28 @@ void uk__red_scan(uk_red_kernel *k) {
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
+void uk__red_tune_parse(const char *text, char *out, int size) {
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}};
+  int n = 0;
+  if (size > 0) out[0] = 0;
+  for (const char *p = text; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+      size_t kl = strlen(keys[k][0]), dl = len > kl + 1 ? len - kl - 1 : 0;
+      const char *d = p + kl + 1;
+      /* key=N, N of one or two digits */
+      int ok = (dl == 1 || dl == 2) && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && d[0] >= '0' && d[0] <= '9' &&
+               (dl == 1 || (d[1] >= '0' && d[1] <= '9'));
+      if (!ok) continue;
+      int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %.*s\n", keys[k][1], (int)dl, d);
+      if (w > 0 && w < size - n) n += w;
+      else out[n] = 0;
+    }
+    p = e ? e + 1 : p + len;
+  }
+}
+
 /* The optional headers the texts and dtypes need (ukern/reduction.cuh has
  * only the core: complex.cuh and half.cuh cost NVRTC's front end ~10% of a
  * float program). half.cuh whole: a fusion's ukern/fusion.cuh includes it
@@ -366,6 +388,25 @@ static void emit_map_pack(const uk_red_kernel *k, const uk_red_key *key, uk_strb
   line(sb, "  }");
 }
 
+/* red_group's __launch_bounds__: the block size, and for a program of two
+ * or more vector-loaded inputs over rows of more than 8 vectors (the key's
+ * `deep`) a least number of resident blocks. Without
+ * it ptxas holds such a program near 36 registers by sinking map_vec's
+ * loads to their uses: two inputs' four vectors then had 2 of 8 loads in
+ * flight (SASS: LDG, LDG, use; a one-input sum keeps its 4 in flight at 32
+ * registers). A register limit that fits 16 words a loop input plus 32
+ * keeps all of them issued first: 4 blocks for two inputs (62 registers),
+ * 3 for three. */
+int uk__red_min_blocks(int group, int nloop, int vec) {
+  if (group != UK_RED_GROUP_G || nloop < 2 || vec < 2) return 0;
+  int n = 65536 / (UK_RED_BLOCK * (16 * nloop + 32));
+  return n > 0 ? n : 1;
+}
+
+int uk__red_deep(int group, int nloop, int vec, int64_t nred) {
+  return uk__red_min_blocks(group, nloop, vec) > 0 && nred > 8 * (int64_t)vec;
+}
+
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
@@ -420,8 +461,18 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8];
+  char vec[8], head[256], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
+  int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
+  if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
+  else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
+  /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
+     sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
+  snprintf(head, sizeof head, "%s%s%s", k->tune,
+           key->plain_loads && !strstr(k->tune, "_UK_RED_LD ") ? "#define _UK_RED_LD 0\n" : "",
+           key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
+  size_t hl = strlen(head);
+  if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},
@@ -432,14 +483,12 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               {"name", k->name},
                               {"suffix", uk__red_kernel_suffix(first_kernel[g])},
                               {"strategy", strategy[g]},
-                              /* CUB's header before ukern's, which then uses it (reduction.cuh) */
-                              {"block_reduce", key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n"
-                                                                "#include <cub/block/block_reduce.cuh>"
-                                                              : ""},
+                              {"block_reduce", head},
                               /* the end of the prefix every CUB program shares: NVRTC's -pch
                                  stores the headers up to here */
-                              {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 10, src);
+                              {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
+                              {"launch_bounds", lb}};
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 11, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

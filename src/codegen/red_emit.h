@@ -14,6 +14,13 @@
 #include "base/strbuf.h"
 #include "codegen/emit_common.h"
 
+/* Inputs of at most this many bytes (every loop input's, together) load
+ * past L1 (templates/ukern/reduction.cuh, _UK_RED_LD 4); larger ones with
+ * the default policy. Measured on an H200 (docs/PERF.md, "The 64 MiB
+ * reductions: loads past L1"): 8-11% faster at 64 MiB, 3% at 16 MiB, but
+ * 1.5-3.5% slower for the group kernels at 256 MiB. */
+#define UK_RED_STREAM_MAX_BYTES ((int64_t)128 << 20)
+
 /* A specialisation. Compared with memcmp: fill with memset(0) first. */
 typedef struct uk_red_key {
   uk_key_params p;                 /* dtypes, scalars, raw views (no textures) */
@@ -21,6 +28,8 @@ typedef struct uk_red_key {
   uint8_t index64;                 /* 64-bit index arithmetic */
   uint8_t group;                   /* uk_red_group: the one kernel the program holds */
   uint8_t block_cub;               /* 1: the block-wide combine is cub::BlockReduce (UK_BLOCK_REDUCE_CUB) */
+  uint8_t deep;                    /* 1: red_group's launch bounds ask for resident blocks (uk__red_deep) */
+  uint8_t plain_loads;             /* 1: inputs past UK_RED_STREAM_MAX_BYTES: loads of the default cache policy */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 
@@ -35,7 +44,19 @@ typedef struct uk_red_kernel {
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
   int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
+  char tune[96];     /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
+
+/* The device code's measurement knobs, from a text such as "ld=1,last=1"
+ * (the environment variable UKERN_RED_TUNE): each key=N (one or two
+ * digits) becomes a line "#define _UK_RED_<KEY> N" in out (size bytes), placed before the
+ * program's headers (templates/ukern/reduction.cuh says what each does):
+ * ld (the loads' cache policy), last (the split's last-block fences), cw
+ * (loads in flight in a split column's last-block combine: 1 to 32), trip (vectors
+ * or rows loaded per trip: 4, or 8).
+ * Unknown keys and malformed items are ignored; NULL or "" gives "". The
+ * defines change the source text, so the caches keep each variant apart. */
+void uk__red_tune_parse(const char *text, char *out, int size);
 
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
 void uk__red_scan(uk_red_kernel *k);
@@ -59,6 +80,21 @@ typedef enum uk_red_slot_kind {
 
 /* Elements per vector load of the program (16 bytes over the largest loop input). */
 int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key);
+
+/* The least resident blocks red_group's __launch_bounds__ asks of ptxas (0:
+ * none) for a program of kernel group `group`, `nloop` loop inputs and
+ * `vec` elements per vector load: 0 unless two or more inputs are loaded
+ * in vectors by the group kernel, then 65536 / (256 * (16 * nloop + 32)),
+ * at least 1 (4 for two inputs), so that map_vec's loads stay in flight. */
+int uk__red_min_blocks(int group, int nloop, int vec);
+
+/* uk_red_key.deep for a call: uk__red_min_blocks asks for blocks and the
+ * rows are longer than 8 vectors (8 threads per output then load more
+ * than one vector each: a trip to keep in flight). Rows of at most 8
+ * vectors keep the program without bounds: their single vector per
+ * thread gains nothing from the registers, and the fewer resident blocks
+ * cost them 10% (H200, float32 rows of 32, 64 MiB to 1 GiB). */
+int uk__red_deep(int group, int nloop, int vec, int64_t nred);
 
 /* Appends the program's source to `src` and fills *plan (free with
  * uk__plan_free). UK_ERR_INVALID when the arguments exceed 4 KiB;

@@ -114,6 +114,9 @@ typedef struct uk_red_plan_in {
   int32_t vec, itemsize, sms;
   int32_t per_sm;     /* resident blocks per SM: 2048 / UK_RED_BLOCK from uk__red_plan_in; a
                          caller that knows the loaded kernel's occupancy sets it */
+  int32_t deep;       /* the program keeps a trip of loads of several inputs in flight
+                         (uk_red_key.deep): 0 from uk__red_plan_in; the caller sets it */
+  int32_t spare;      /* 0 (no padding: memcmp compares every byte) */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

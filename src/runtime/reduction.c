@@ -216,8 +216,9 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, {0}};
   k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
+  uk__red_tune_parse(getenv("UKERN_RED_TUNE"), k->k.tune, (int)sizeof k->k.tune);
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -323,9 +324,15 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
   /* Once per call: the program's group (the key's) and the planner's input. */
-  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, uk__red_key_vec(&k->k, key), 1, &pr->in);
+  int vec = uk__red_key_vec(&k->k, key);
+  uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, vec, 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
+  key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
+  pr->in.deep = key->deep;
   key->block_cub = (uint8_t)k->k.block_cub;
+  /* bytes the loop inputs hold: the load policy (no overflow: each input's size fits the address space) */
+  key->plain_loads = (uint8_t)(pr->loops.nout > 0 && pr->in.elem_bytes > 0 &&
+                               pr->loops.nred > UK_RED_STREAM_MAX_BYTES / pr->in.elem_bytes / pr->loops.nout);
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;

@@ -323,9 +323,10 @@ void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array 
     snprintf(buf, size, "rows over clusters of %d blocks (each keeps its slice of %lld elements in shared memory), "
              "%d threads a block, %d element%s an access, %lld blocks",
              g.cluster, (long long)g.kept, g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
-  else
-    snprintf(buf, size, "rows in shared memory (the rest re-read), %d threads a row, %d element%s an access, %lld blocks",
-             g.threads, g.vec, g.vec > 1 ? "s" : "", (long long)g.blocks);
+  else /* read once where the budget (known on sm_90+: the opt-in less 4 KiB) holds a row */
+    snprintf(buf, size, "rows in shared memory%s, %d threads a row, %d element%s an access, %lld blocks",
+             s.smem > 0 && g.kept >= s.n ? " (read once)" : " (the rest re-read)", g.threads, g.vec,
+             g.vec > 1 ? "s" : "", (long long)g.blocks);
 }
 
 uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,

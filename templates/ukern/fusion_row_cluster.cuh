@@ -4,24 +4,33 @@
 // (a 1-D cluster along x: rank = position in the cluster), each block
 // keeping its slice in its own shared memory. A row reduction combines
 // within the block (_uk_row_reduce), then over the cluster: each block's
-// thread 0 publishes its partial, a cluster barrier (release/acquire)
-// orders that before every block reads all C partials through
-// distributed shared memory (mapa + generic loads), in rank order, so
-// every block gets the very same value.
+// thread 0 pushes its partial into every other block's shared memory
+// (st.async, each completing bytes of the receiver's mbarrier) and its
+// own; every thread waits for its block's mbarrier and combines the C
+// partials in rank order, so every block gets the very same value. No
+// cluster barrier a reduction: a barrier.cluster release is a GPU-scope
+// fence (MEMBAR.ALL.GPU: every warp waited for its row's global stores
+// to drain) and a stop of the whole cluster; the mbarrier wait is local.
 //
-// The partials of a reduction live in one of two slots (par, which flips
-// each row): reduction k writes slot k % 2 only after the barrier of
-// reduction k - 1, which every block passed after reading the partials of
-// reduction k - 2 (that slot's previous use), so one barrier a reduction
-// suffices. The kernel ends with a barrier: no block exits (its shared
-// memory gone) while another may still read its partials.
+// A reduction's partials live in one of two slots (it & 1: it counts the
+// rows a block ran), each with its mbarrier (phase (it >> 1) & 1 a use).
+// Reduction k pushes into slot k % 2 only after its block passed the
+// barrier of reduction k - 1 (the pushes of every block, each made after
+// its whole block had read slot k % 2 for reduction k - 2: the
+// __syncthreads of _uk_row_reduce sits between), so the slot and its
+// mbarrier are free. The mbarriers are initialised before a cluster
+// barrier at the start; the kernel ends with one (no block exits while a
+// push to it may be in flight).
 #pragma once
 
 #include <ukern/fusion_row.cuh>
 
-// Two partial slots of one reduction level (raw: A may have constructors).
+// The partials of one reduction level: two slots of C (at most 16)
+// partials, each slot with its mbarrier (raw words: A may have
+// constructors).
 template <class A> struct _uk_clpart {
-  alignas(A) unsigned char b[2][sizeof(A)];
+  unsigned long long bar[2];
+  unsigned w[2][16][ukern::detail::words<A>::N];
 };
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -43,24 +52,67 @@ _UK_CL_SREG(_uk_cl_count, "nclusterid.x")
 static __device__ __forceinline__ void _uk_cl_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-// The generic address of p's counterpart in the shared memory of the
-// cluster's block `rank`.
-template <class A> static __device__ __forceinline__ const A *_uk_cl_map(const A *p, unsigned rank) {
-  unsigned long long q;
-  asm volatile("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(p), "r"(rank));
-  return (const A *)q;
+static __device__ __forceinline__ unsigned _uk_cl_sa(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+// Thread 0: the level's two mbarriers, one arrival a phase (thread 0's,
+// with the bytes the other blocks push). Before _uk_cl_init_done().
+template <class A> static __device__ __forceinline__ void _uk_cl_init(_uk_clpart<A> &sm) {
+  if (threadIdx.x == 0)
+    for (int k = 0; k < 2; k++) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(_uk_cl_sa(&sm.bar[k])) : "memory");
+}
+// After every level's _uk_cl_init: no block pushes before all are set up.
+static __device__ __forceinline__ void _uk_cl_init_done() {
+  if (threadIdx.x == 0) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  _uk_cl_sync();
 }
 
 // v: the block's result of a row reduction (every thread has it); returns
-// the cluster's, to every thread of every block. All threads call it.
+// the cluster's, to every thread of every block. All threads call it, once
+// a row (it: the rows the block ran before this one).
 template <class A, class Op>
-static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_clpart<A> &sm, int par) {
-  A *mine = (A *)sm.b[par];
-  if (threadIdx.x == 0) *mine = v;
-  _uk_cl_sync();
-  const unsigned n = _uk_cl_size();
-  A r = *_uk_cl_map((const A *)mine, 0);
-  for (unsigned k = 1; k < n; k++) r = op(r, *_uk_cl_map((const A *)mine, k));
+static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_clpart<A> &sm, unsigned it) {
+  typedef ukern::detail::words<A> Wd;
+  const unsigned s = it & 1, n = _uk_cl_size(), bar = _uk_cl_sa(&sm.bar[s]);
+  if (threadIdx.x == 0) {
+    const unsigned me = _uk_cl_rank(), dst = _uk_cl_sa(&sm.w[s][me][0]);
+    Wd x;
+    x.put(v);
+#pragma unroll
+    for (int i = 0; i < Wd::N; i++) sm.w[s][me][i] = x.w[i];
+    // the arrival (release: the own slot's words) and the bytes to come
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
+                 : "memory");
+    for (unsigned k = 0; k < n; k++) {
+      if (k == me) continue;
+      unsigned rd, rb;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rd) : "r"(dst), "r"(k));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rb) : "r"(bar), "r"(k));
+#pragma unroll
+      for (int i = 0; i < Wd::N; i++)
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(rd + 4 * i),
+                     "r"(x.w[i]), "r"(rb)
+                     : "memory");
+    }
+  }
+  unsigned done;
+  do
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done)
+                 : "r"(bar), "r"((it >> 1) & 1)
+                 : "memory");
+  while (!done);
+  Wd x;
+  A r, o;
+#pragma unroll
+  for (int i = 0; i < Wd::N; i++) x.w[i] = sm.w[s][0][i];
+  x.get(r);
+  for (unsigned k = 1; k < n; k++) {
+#pragma unroll
+    for (int i = 0; i < Wd::N; i++) x.w[i] = sm.w[s][k][i];
+    x.get(o);
+    r = op(r, o);
+  }
   return r;
 }
 #endif

@@ -7,18 +7,6 @@
 
 namespace ukern {
 
-// One of n values (n < N) without indexing registers dynamically (which
-// would put v in local memory): unrolled compares.
-namespace detail {
-template <class T, int N> __device__ __forceinline__ T pick(const T (&v)[N], int n) {
-  T x = v[0];
-#pragma unroll
-  for (int m = 1; m < N; m++)
-    if (m == n) x = v[m];
-  return x;
-}
-} // namespace detail
-
 // One thread's part of a column range: W outputs per row (K::vec from
 // vector loads, or 1). Four rows' loads are issued per trip before any is
 // used (a plain load sinks next to its use, and a branchy combine such as
@@ -175,7 +163,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most
   // BLOCK), Q = BLOCK / S threads per slot, thread q taking splits
-  // [q * per, (q + 1) * per) with four loads in flight, then the Q runs
+  // [q * per, (q + 1) * per) with _UK_RED_CW loads in flight, then the Q runs
   // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
   // thread s < slots posts the staged sm[s].
   const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
@@ -193,19 +181,10 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     } else {
       c = C::empty(A);
       if (o < nout) {
-        // Four loads per trip, all issued before any is used (past the
-        // run's end a load repeats its last partial), then combined by a
-        // rolled loop: one copy of the combine.
-#pragma unroll 1
-        for (idx k = kb; k < ke; k += 4) {
-          const idx l = ke - 1;
-          opt x[4];
-#pragma unroll
-          for (int j = 0; j < 4; j++) x[j] = detail::get_partial((const opt *)&col[(k + j < l ? k + j : l) * slots + s]);
-          const int cnt = ke - k < 4 ? (int)(ke - k) : 4;
-#pragma unroll 1
-          for (int j = 0; j < cnt; j++) c = op(c, detail::pick(x, j));
-        }
+        // _UK_RED_CW loads per trip, all issued before any is used (a
+        // run of consecutive splits: G = 1).
+        c = detail::combine_strided<_UK_RED_CW>(c, kb, ke, (idx)1, op,
+                                    [=](idx k) { return detail::get_partial((const opt *)&col[k * slots + s]); });
       }
       if (Q > 1) { // then S == slots: one trip
         sm[threadIdx.x] = c;

@@ -47,28 +47,6 @@ template <class T, int BLOCK> struct group_reduce {
   }
 };
 
-// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
-// order, four loads in flight per trip (past the end a load repeats the
-// last partial and is not combined). The order is the one a loop of one
-// load at a time would take, so results do not change, only the time: the
-// last block of a split column waited one dependent L2 load per partial.
-template <class T, class I, class Op, class P>
-__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
-#pragma unroll 1
-  for (I k = k0; k < n; k += 4 * G) {
-    const I l = n - 1;
-    const T x0 = p(k);
-    const T x1 = p(k + G < l ? k + G : l);
-    const T x2 = p(k + 2 * G < l ? k + 2 * G : l);
-    const T x3 = p(k + 3 * G < l ? k + 3 * G : l);
-    v = op(v, x0);
-    if (k + G < n) v = op(v, x1);
-    if (k + 2 * G < n) v = op(v, x2);
-    if (k + 3 * G < n) v = op(v, x3);
-  }
-  return v;
-}
-
 } // namespace detail
 
 // A._uk_by threads per output (1, 8, 32 or BLOCK: a power of two). A split
@@ -105,6 +83,9 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
         const idx vend = rbeg + (rend - rbeg) / V * V, step = G * V;
         idx rv = rbeg + lane * V;
         // Four vectors per trip, loaded before any is used.
+#if _UK_RED_TRIP >= 8
+        for (; rv + 7 * step < vend; rv += 8 * step) K::template map_vec<8>(A, ko, rv, step, acc);
+#endif
         for (; rv + 3 * step < vend; rv += 4 * step) K::template map_vec<4>(A, ko, rv, step, acc);
         // The last 1-3 vectors, likewise.
         if (rv + 2 * step < vend)
@@ -128,7 +109,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
       if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
       if (!detail::last_block(A._uk_count)) return;
       const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
-      v = detail::combine_strided(C::empty(A), lane, nsplit, G, op,
+      v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
                                   [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);

@@ -45,7 +45,7 @@
 // fixed order (none depends on which block finishes last), so results do
 // not depend on timing. It resets the counter for the next launch. red_cols'
 // last block spreads the combine over all its threads, each a run of splits
-// with four loads in flight: one thread per output walking hundreds of
+// with _UK_RED_CW (8) loads in flight: one thread per output walking hundreds of
 // partials one dependent L2 load at a time (~0.21 us each on an H200) was
 // what held column reductions at 20-70% of the copy rate (docs/PERF.md).
 //
@@ -53,7 +53,8 @@
 // reduced index, with K::step (reduce_expr, or a program's in-order step:
 // a fusion's argmax/argmin skips the index comparison of a tie, since the
 // later element never wins one); combines between threads use K::op. The
-// last block of a split column loads its threads' partials four at a time.
+// last block of a split loads its threads' partials several at a time
+// (combine_strided).
 //
 // No identity is ever invented: an accumulator carries a "has a value" flag
 // and empty pieces drop out of every combine.
@@ -169,26 +170,77 @@ template <class K> struct comb<K, true> {
 // Loads issued where they stand. LLVM sinks ordinary loads next to their
 // first use, and ptxas then keeps one or two in flight per thread; volatile
 // asm keeps map_vec's loads ahead of the arithmetic, all in flight at once.
+//
+// Their cache policy (_UK_RED_LD; a reduction reads each input element
+// once): 0, the default policy; 1, ld.global.cs (evict first in L1 and
+// L2); 2, an L2 evict-first policy (createpolicy, .L2::cache_hint) without
+// L1 allocation; 3, no L1 allocation only; 4, the non-coherent (read-only)
+// path without L1 allocation; 5, L2 fetches of 256 bytes (.L2::256B); 6, 1
+// and 5. Only the caching changes, never a value. 4 unless the emitter
+// says otherwise: on an H200, 1, 2 and 4 made 64 MiB reductions 8-11%
+// faster (16 MiB: 3%), but the group kernels 1.5-3.5% slower at 256 MiB,
+// so inputs past 128 MiB get 0 (UK_RED_STREAM_MAX_BYTES, docs/PERF.md).
+#ifndef _UK_RED_LD
+#define _UK_RED_LD 4
+#endif
+#if _UK_RED_LD >= 5 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // prefetch sizes: sm_80+
+#undef _UK_RED_LD
+#define _UK_RED_LD 0
+#endif
+#if _UK_RED_LD == 2 && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800) // cache hints: sm_80+
+#undef _UK_RED_LD
+#define _UK_RED_LD 1
+#endif
+#if _UK_RED_LD == 1
+#define _UK_RED_LDQ "ld.global.cs"
+#elif _UK_RED_LD == 2
+#define _UK_RED_LDQ "ld.global.L1::no_allocate.L2::cache_hint"
+#elif _UK_RED_LD == 3
+#define _UK_RED_LDQ "ld.global.L1::no_allocate"
+#elif _UK_RED_LD == 4
+#define _UK_RED_LDQ "ld.global.nc.L1::no_allocate"
+#elif _UK_RED_LD == 5
+#define _UK_RED_LDQ "ld.global.L2::256B"
+#elif _UK_RED_LD == 6
+#define _UK_RED_LDQ "ld.global.cs.L2::256B"
+#else
+#define _UK_RED_LDQ "ld.global"
+#endif
 namespace detail {
+#if _UK_RED_LD == 2
+// One policy register per kernel (not volatile: common subexpressions).
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+#define _UK_RED_POL(n) ", %" #n
+#define _UK_RED_POLA , "l"(evict_first_policy())
+#else
+#define _UK_RED_POL(n) ""
+#define _UK_RED_POLA
+#endif
 __device__ __forceinline__ void load_now(uint4 *d, const uint4 *p) {
-  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+  asm volatile(_UK_RED_LDQ ".v4.u32 {%0, %1, %2, %3}, [%4]" _UK_RED_POL(5) ";"
                : "=r"(d->x), "=r"(d->y), "=r"(d->z), "=r"(d->w)
-               : "l"(p));
+               : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(uint2 *d, const uint2 *p) {
-  asm volatile("ld.global.v2.u32 {%0, %1}, [%2];" : "=r"(d->x), "=r"(d->y) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".v2.u32 {%0, %1}, [%2]" _UK_RED_POL(3) ";" : "=r"(d->x), "=r"(d->y) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned int *d, const unsigned int *p) {
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(*d) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u32 %0, [%1]" _UK_RED_POL(2) ";" : "=r"(*d) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned short *d, const unsigned short *p) {
-  asm volatile("ld.global.u16 %0, [%1];" : "=h"(*d) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u16 %0, [%1]" _UK_RED_POL(2) ";" : "=h"(*d) : "l"(p)_UK_RED_POLA);
 }
 __device__ __forceinline__ void load_now(unsigned char *d, const unsigned char *p) {
   unsigned short v;
-  asm volatile("ld.global.u8 %0, [%1];" : "=h"(v) : "l"(p));
+  asm volatile(_UK_RED_LDQ ".u8 %0, [%1]" _UK_RED_POL(2) ";" : "=h"(v) : "l"(p)_UK_RED_POLA);
   *d = (unsigned char)v;
 }
+#undef _UK_RED_POL
+#undef _UK_RED_POLA
 } // namespace detail
 
 // vload (ukern/ew_core.cuh) issued in place; p is aligned likewise.
@@ -266,18 +318,69 @@ template <class T> struct padded {
 // sat on the critical path of every split launch's last block.
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
+// _UK_RED_LAST 1: only thread 0 fences, after the barrier (the barrier
+// orders the block's partials before its fence, as cooperative groups'
+// grid barrier does), and again after the count; 0: every thread fences.
+#ifndef _UK_RED_LAST
+#define _UK_RED_LAST 0
+#endif
 __device__ __forceinline__ bool last_block(unsigned int *count) {
   __shared__ bool last;
-  fence_acq_rel();
+  if (!_UK_RED_LAST) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
+    if (_UK_RED_LAST) fence_acq_rel();
     unsigned int *cnt = count + blockIdx.x;
     last = atomicAdd(cnt, 1u) == gridDim.y - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
+    if (_UK_RED_LAST && last) fence_acq_rel();
   }
   __syncthreads();
-  if (last) fence_acq_rel();
+  if (!_UK_RED_LAST && last) fence_acq_rel();
   return last;
+}
+
+// Vectors (rows) a thread loads per trip in red_group's vector loop and
+// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
+#ifndef _UK_RED_TRIP
+#define _UK_RED_TRIP 4
+#endif
+// Loads in flight per trip of red_cols' last block (combine_strided; a
+// thread there walks nsplit / Q partials, red_group's a few): 8 took the
+// split column sums of 64 MiB 0.3-0.7 us less than 4 on an H200; 16 made
+// the unsplit ones 0.5-1.3 us slower (docs/PERF.md).
+#if !defined(_UK_RED_CW) || _UK_RED_CW < 1
+#undef _UK_RED_CW
+#define _UK_RED_CW 8
+#endif
+// One of n values (n < N) without indexing registers dynamically (which
+// would put v in local memory): unrolled compares.
+template <class T, int N> __device__ __forceinline__ T pick(const T (&v)[N], int n) {
+  T x = v[0];
+#pragma unroll
+  for (int m = 1; m < N; m++)
+    if (m == n) x = v[m];
+  return x;
+}
+// Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
+// order, W loads in flight per trip (past the end a load repeats the last
+// partial and is not combined). The order is the one a loop of one load at
+// a time would take, so results do not change, only the time: the last
+// block of a split column waited one dependent L2 load per partial.
+template <int W, class T, class I, class Op, class P>
+__device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
+#pragma unroll 1
+  for (I k = k0; k < n; k += W * G) {
+    const I l = n - 1;
+    T x[W];
+#pragma unroll
+    for (int i = 0; i < W; i++) x[i] = p(k + i * G < l ? k + i * G : l);
+    // Combined by a rolled loop: one copy of op (a struct combine such as
+    // argmax's unrolled W times cost NVRTC more than the loads save).
+#pragma unroll 1
+    for (int i = 0; i < W && k + i * G < n; i++) v = op(v, pick(x, i));
+  }
+  return v;
 }
 
 } // namespace detail

@@ -1,3 +1,4 @@
+#define _UK_RED_LD 0
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
 #include <ukern/red_group.cuh>
@@ -15,7 +16,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 19 "wmean"
+#line 20 "wmean"
 );
   }
 };
@@ -73,7 +74,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 77 "wmean"
+#line 78 "wmean"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -81,7 +82,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w
-#line 85 "wmean"
+#line 86 "wmean"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -121,7 +122,7 @@ x * w
 #line 1 "post_map_expr"
 s = a;
 m = a / (_in_ind.size() / _out_ind.size());
-#line 125 "wmean"
+#line 126 "wmean"
   }
 };
 

@@ -245,7 +245,7 @@ static void plan_point(int ndim, const int64_t *shape, unsigned reduced, uk_red_
   for (int d = 0; d < ndim; d++) red[d] = (uint8_t)((reduced >> d) & 1);
   uk_red_loops R;
   plan(ndim, shape, red, 0, s, &R);
-  uk_red_facts g = {R.nout, R.nred, 4, 4, 4, 0};
+  uk_red_facts g = {R.nout, R.nred, 4, 4, 4, 0, 0};
   *f = g;
 }
 
@@ -321,7 +321,7 @@ static void test_cols_sweep(void) {
   uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0};
   uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64};
   uk__red_choose_in(&am, &s);
-  uk_red_facts af = {16384, 1024, 4, 4, 4, 6};
+  uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
   CHECK(s.nsplit * s.by >= 32 && uk__red_cost_us(&s, &af, 132) < uk__red_cost_us(&old, &af, 132) / 1.15);
   /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 32 blocks of
@@ -338,7 +338,7 @@ static void test_cols_sweep(void) {
 
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
-  uk_red_facts f = {262144, 1024, 4, 4, 4, 0};
+  uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0};
   uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
@@ -346,12 +346,12 @@ static void test_cost_terms(void) {
    * a warp per row streams */
   CHECK(uk__red_cost_us(&b, &f, 132) > 1.2 * uk__red_cost_us(&w, &f, 132));
   /* no outputs: nothing runs */
-  uk_red_facts none = {0, 1024, 4, 4, 4, 0};
+  uk_red_facts none = {0, 1024, 4, 4, 4, 0, 0};
   CHECK(uk__red_cost_us(&b, &none, 132) == 0);
   /* the same plan on fewer SMs is never faster */
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
-  uk_red_facts c = {256, 1048576, 4, 4, 4, 0};
+  uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0};
   uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
@@ -386,6 +386,36 @@ static void test_cost_terms(void) {
  * loop), the loop below that (rows of 32: the loop 4-7% faster); a program
  * that is not deep keeps the loop. From 128 MiB read, the largest group
  * whose threads load 64 bytes an output. */
+/* The first-round term of the cost model is a deep program's only: a one-
+ * input full sum of 2^18 float32 keeps a block per output over 64 splits
+ * of 4096 (512 splits of 512 took it 6.7 -> 8.1 us and argmax 9.1 -> 14.4 us
+ * on an H200); two inputs of the same bytes take the warp per output. */
+static void test_first_round_deep_only(void) {
+  char buf[160];
+  for (int deep = 0; deep <= 1; deep++) {
+    uk_red_plan_in in;
+    memset(&in, 0, sizeof in);
+    in.nout = 1;
+    in.nred = 262144;
+    in.elem_bytes = deep ? 8 : 4;
+    in.group = UK_RED_GROUP_G;
+    in.vec_ok = 1;
+    in.vec = 4;
+    in.itemsize = 4;
+    in.sms = 132;
+    in.per_sm = 8;
+    in.deep = deep;
+    uk_red_strategy s;
+    uk__red_choose_in(&in, &s);
+    ut_checks++;
+    int ok = deep ? s.kernel == UK_RED_G32 : s.kernel == UK_RED_B && s.nsplit == 64;
+    if (!ok) {
+      ut_failures++;
+      fprintf(stderr, "first round, deep %d: %s\n", deep, uk__red_describe(&s, buf, sizeof buf));
+    }
+  }
+}
+
 static void test_deep_grid(void) {
   static const struct {
     int64_t nout, nred;
@@ -513,6 +543,7 @@ int main(void) {
   test_cols_sweep();
   test_cost_terms();
   test_deep_grid();
+  test_first_round_deep_only();
   test_empty_huge();
   return ut_finish("test_red_plan");
 }

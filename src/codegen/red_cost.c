@@ -159,9 +159,13 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     /* queues lengthen the latency as the loads in flight approach what
      * saturates the memory (a few blocks of a small call see LAT_US) */
     lat = LAT_US + (INFLIGHT_US - LAT_US) * mind(1.0, inflight / (BW_B_PER_US * INFLIGHT_US));
-    /* A block's first round also waits for its bytes past ROUND_FREE_B at
-     * its SM's share of the copy rate (as the column kernels' whole round). */
-    const double round_bytes = active * mind(trip, per_thread) * (double)f->elem_bytes;
+    /* A deep program's block (several inputs a trip) also waits in its
+     * first round for its bytes past ROUND_FREE_B at its SM's share of the
+     * copy rate (as the column kernels' whole round). Not one input's: the
+     * term moved full sums and argmax of 1 MiB from 64 splits of 4096 to
+     * 512 of 512, whose combine took them 6.7 -> 8.1 us and 9.1 -> 14.4 us
+     * (H200, session 10). */
+    const double round_bytes = f->deep ? active * mind(trip, per_thread) * (double)f->elem_bytes : 0;
     chain = waves * seq * (rounds * LAT_US + comb) +
             maxd(0, round_bytes - ROUND_FREE_B) / (BW_B_PER_US / (sms > 0 ? sms : 1));
     /* the last block's combine: each thread's partials, four loads in flight a trip */

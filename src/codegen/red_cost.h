@@ -17,6 +17,7 @@ typedef struct uk_red_facts {
   int vec;            /* elements per vector load of the program (uk__red_vec) */
   int itemsize;       /* the largest loop input's bytes per element */
   int per_sm;         /* blocks of UK_RED_BLOCK threads resident per SM (0: 2048 / UK_RED_BLOCK) */
+  int deep;           /* uk_red_plan_in.deep: several inputs' loads a trip in flight */
 } uk_red_facts;
 
 /* Predicted microseconds of a call with strategy s (as event-timed from

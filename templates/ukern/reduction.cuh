@@ -353,15 +353,6 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
 #undef _UK_RED_CW
 #define _UK_RED_CW 8
 #endif
-// One of n values (n < N) without indexing registers dynamically (which
-// would put v in local memory): unrolled compares.
-template <class T, int N> __device__ __forceinline__ T pick(const T (&v)[N], int n) {
-  T x = v[0];
-#pragma unroll
-  for (int m = 1; m < N; m++)
-    if (m == n) x = v[m];
-  return x;
-}
 // Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
 // order, W loads in flight per trip (past the end a load repeats the last
 // partial and is not combined). The order is the one a loop of one load at
@@ -375,10 +366,10 @@ __device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
     T x[W];
 #pragma unroll
     for (int i = 0; i < W; i++) x[i] = p(k + i * G < l ? k + i * G : l);
-    // Combined by a rolled loop: one copy of op (a struct combine such as
-    // argmax's unrolled W times cost NVRTC more than the loads save).
-#pragma unroll 1
-    for (int i = 0; i < W && k + i * G < n; i++) v = op(v, pick(x, i));
+    v = op(v, x[0]);
+#pragma unroll
+    for (int i = 1; i < W; i++)
+      if (k + i * G < n) v = op(v, x[i]);
   }
   return v;
 }

@@ -54,8 +54,10 @@ typedef struct uk_red_kernel {
  * ld (the loads' cache policy), last (the split's last-block fences), cw
  * (loads in flight in a split column's last-block combine: 1 to 32), trip (vectors
  * or rows loaded per trip: 4, or 8).
- * Unknown keys and malformed items are ignored; NULL or "" gives "". The
- * defines change the source text, so the caches keep each variant apart. */
+ * Unknown keys and malformed items are ignored; NULL or "" gives "". A key
+ * given twice gives one define, of its last well-formed value; the defines
+ * stand in the order above, whatever the text's. They change the source
+ * text, so the caches keep each variant apart. */
 void uk__red_tune_parse(const char *text, char *out, int size);
 
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */

@@ -236,9 +236,10 @@ static void cub_variants(void) {
  * red_emit.h; read when a reduction is created) compiles: the loads' cache
  * policies, the last block's fences and combine widths, eight loads a trip;
  * over a split full sum (red_group), a split column sum and a struct argmax
- * (red_cols), each program led by its defines. */
+ * (red_cols), each program led by its defines (these in the parser's order
+ * ld, last, cw, trip: the first one given leads). */
 static void tune_variants(const char *pre) {
-  static const char *const tunes[] = {"ld=1", "ld=2", "ld=3", "ld=4", "ld=5", "ld=6,last=1,cw=16", "cw=1", "trip=8,cw=3"};
+  static const char *const tunes[] = {"ld=1", "ld=2", "ld=3", "ld=4", "ld=5", "ld=6,last=1,cw=16", "cw=1", "cw=3,trip=8"};
   int64_t sfull[] = {1 << 20}, scol[] = {65536, 256};
   int ax0[] = {0};
   for (size_t j = 0; j < sizeof tunes / sizeof tunes[0]; j++) {

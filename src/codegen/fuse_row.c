@@ -175,7 +175,7 @@ typedef struct row_em {
   char *final_;      /* per node: a per-row value that exists (a reduction's, or one hoisted) */
   char *rdiv;        /* per node: a per-row divisor with its _uk_d<id> */
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
-  uk_strbuf keptv;   /* their arguments from shared memory: the vectors _uk_kv_in<k> (element _i) */
+  uk_strbuf keptv;   /* their arguments from shared memory: the vectors _uk_vin<k> (element _i) */
   uk_strbuf loaded;  /* and loaded from memory */
   uk_strbuf regd;    /* and from registers */
   uk_strbuf kvload;  /* those vectors' loads at _J0 */
@@ -519,16 +519,16 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
         uk__sb_addf(&lp, ", const %s in%d", t, k);
         if (e->reg) uk__sb_addf(&ka, ", _uk_r_in%d[_I]", k);
         else {
-          uk__sb_addf(&ka, ", _uk_kv_in%d.v[_i]", k);
-          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_kv_in%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+          uk__sb_addf(&ka, ", _uk_vin%d.v[_i]", k);
+          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_vin%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
                       t, k, t, k);
         }
       } else {
         uk__sb_addf(&lp, ", const %s _uk_kv", ta);
         if (e->reg) uk__sb_add(&ka, ", _uk_rv[_I]");
         else if (keep_vec(e)) {
-          uk__sb_add(&ka, ", _uk_kv_rv.v[_i]");
-          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_kv_rv = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+          uk__sb_add(&ka, ", _uk_vkv.v[_i]");
+          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_vkv = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
                       ta, ta, k);
         } else
           uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
@@ -766,8 +766,8 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
     uk__sb_addf(&offset, " + ((_uk_nc * (long long)sizeof(%s) + 15) & ~15LL)", t);
     uk__sb_addf(&sig, "%s    const %s *_uk_p_in%d, const _uk_st<%d> _uk_s_in%d", sig.len ? ",\n" : "", t, k, nd, k);
     uk__sb_addf(&e->lparams, ", const %s in%d", t, k);
-    uk__sb_addf(&e->keptv, ", _uk_kv_in%d.v[_i]", k);
-    uk__sb_addf(&e->kvload, "        const _uk_vec<%s, _UK_RV> _uk_kv_in%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+    uk__sb_addf(&e->keptv, ", _uk_vin%d.v[_i]", k);
+    uk__sb_addf(&e->kvload, "        const _uk_vec<%s, _UK_RV> _uk_vin%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
                 t, k, t, k);
     uk__sb_addf(&e->regd, ", _uk_r_in%d[_I]", k);
     uk__sb_addf(&e->loaded, ", _uk_ld<%s>(_uk_b_in%d, _J, _uk_c_in%d)", t, k, k);

@@ -36,7 +36,6 @@ int pyk_errors_init(PyObject *m) {
   return 0;
 }
 
-
 /* ukern._errors.compat_type: with CuPy imported, the class to raise for one
  * of ukern's (a subclass of it and of CuPy's class of that name). */
 static PyObject *error_type_hook;

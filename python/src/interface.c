@@ -19,7 +19,6 @@ int pyk_interface_init(void) {
   return 0;
 }
 
-
 /* "<f4", "|b1", "<c16" -> dtype. */
 int pyk_typestr_dtype(PyObject *ts, uk_dtype *out) {
   if (!ts || !PyUnicode_Check(ts)) goto bad;

@@ -123,7 +123,6 @@ int pyk_interface_array(PyObject *d, uk_array *a, void **stream_out, unsigned ch
 
 /* --- args.c: arrays, scalars and the launch stream of one call ----------- */
 int pyk_args_init(void); /* at module init */
-int pyk_bundle_init(PyObject *m); /* bundle.c: ukern.load_bundle and friends */
 void pyk_call_init(pyk_call *c, int allow_host);
 void pyk_call_clear(pyk_call *c);
 /* stream= argument: None leaves the choice to the producer. -1 on error. */
@@ -215,6 +214,10 @@ PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t b
 /* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
  * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);
+/* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
+ * such a type, -1 error. */
+int pyk_fast_scalar(PyObject *o, uk_arg *out);
+void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t);
 
 /* --- outcache.c: the outputs a kernel allocated, by input signature ------ */
 typedef struct pyk_outcache pyk_outcache;
@@ -229,10 +232,6 @@ int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, const i
 void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, const int64_t *extra, int nextra,
                         const uk_array *out, int nout);
 void pyk_outcache_free(pyk_outcache *oc);
-/* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
- * such a type, -1 error. */
-int pyk_fast_scalar(PyObject *o, uk_arg *out);
-void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t);
 
 /* --- array.c: ukern.Array ---------------------------------------------- */
 extern PyTypeObject *pyk_ArrayType;
@@ -248,6 +247,7 @@ int pyk_elementwise_init(PyObject *m);
 int pyk_reduction_init(PyObject *m);
 int pyk_raw_init(PyObject *m);
 int pyk_fusion_init(PyObject *m); /* 0 and nothing added when the library has no fusion */
+int pyk_bundle_init(PyObject *m); /* bundle.c: ukern.load_bundle and friends */
 
 /* --- call.c: binding a kernel call's positional args, out= and kwargs --- */
 typedef struct pyk_frame {

@@ -6,7 +6,6 @@
  */
 #include "pyukern.h"
 
-
 /* A protocol stream integer as a CUstream: 0 and 1 are the legacy default
  * stream (NULL in the driver API), 2 the per-thread default stream. */
 void *pyk_stream_from_int(unsigned long long v) { return v == 1 ? NULL : (void *)(uintptr_t)v; }

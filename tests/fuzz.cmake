@@ -8,7 +8,7 @@
 # the runtime's pure readers (linked as a library: only what a target uses
 # is pulled in). tests/fuzz/run.sh builds them, runs each for a while and
 # merges what they find back into the corpus files.
-set(UK_FUZZ_TARGETS params cparams opscan shape dcache fuse_parse fuse_plan cubin fatbin link_input)
+set(UK_FUZZ_TARGETS params cparams opscan shape dcache fuse_parse fuse_plan cubin fatbin link_input red_tune)
 
 if(UKERN_FUZZ AND NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(WARNING "UKERN_FUZZ needs clang (libFuzzer): only the corpus replays are built")

@@ -180,7 +180,6 @@ typedef struct row_em {
   uk_strbuf regd;    /* and from registers */
   uk_strbuf kvload;  /* those vectors' loads at _J0 */
   int reg;           /* emitting the registers variant */
-  int wvec;          /* the output function gathers into _uk_w_out<o>[_I] (vector stores) */
   int cluster;       /* emitting the cluster variant (fuse_row_cluster.c sizes it) */
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
@@ -227,7 +226,9 @@ static void hoist_rows(row_em *e, int L, uk_strbuf *b, uk_strbuf *tmp) {
  * mapping: no barrier between the copies and the passes), read as one
  * vector each (loads, at _J0), stepped in order by body (with _J and _i),
  * then after; then the elements past the kept part loaded one a step
- * (rest). */
+ * (rest). The loop over a thread's vectors is not unrolled: unrolled, a
+ * layer norm with a weight spilled at the 64 registers of 1024-thread
+ * blocks (test_nvrtc_row_args). */
 static void vec_loops(uk_strbuf *b, const char *loads, const char *body, const char *after, const char *rest) {
   uk__sb_addf(b, "#pragma unroll 1\n      for (long long _J0 = (long long)_uk_t * _UK_RV; _J0 < _uk_nc; _J0 += (long long)_uk_T * _UK_RV) {\n"
                  "%s#pragma unroll\n        for (int _i = 0; _i < _UK_RV; _i++) {\n          const long long _J = _J0 + _i;\n"
@@ -455,8 +456,9 @@ static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf
 }
 
 /* The function "auto name = [&](_J, params) {...};" that writes the
- * per-element outputs of element _J (registers: gathers them at _I). */
-static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b, uk_strbuf *tmp) {
+ * per-element outputs of element _J, or with gather "[&](_J, _I, params)"
+ * that puts them at _I of _uk_w_out<o> (stored as vectors after). */
+static void out_fn(row_em *e, const char *name, int gather, const char *params, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_fuse_fn f;
   uk_strbuf wb;
@@ -466,9 +468,9 @@ static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
     snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
-    write_out(e, &f, o, e->reg || e->wvec ? NULL : lv, &wb, tmp);
+    write_out(e, &f, o, gather ? NULL : lv, &wb, tmp);
   }
-  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, e->reg || e->wvec ? ", const int _I" : "", params,
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, gather ? ", const int _I" : "", params,
               uk__sb_str(&wb));
   if (wb.failed) b->failed = 1;
   uk__sb_release(&wb);
@@ -536,16 +538,14 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     }
     char kv[] = "_uk_kv";
     e->c.leaf[e->reuse] = kv;
-    e->wvec = !e->reg;
-    out_fn(e, "_uk_f", uk__sb_str(&lp), b, tmp);
-    e->wvec = 0;
+    out_fn(e, "_uk_f", 1, uk__sb_str(&lp), b, tmp);
     e->c.leaf[e->reuse] = NULL;
     if (e->reg) {
       uk__sb_reset(tmp);
       uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&ka));
       reg_loop(b, uk__sb_str(tmp), "");
     } else {
-      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
+      out_fn(e, "_uk_g", 0, uk__sb_str(&e->lparams), b, tmp);
       vec_outputs(e, "_uk_f", uk__sb_str(&vl), uk__sb_str(&ka), "_uk_g", b);
     }
     if (lp.failed || ka.failed || vl.failed) b->failed = 1;
@@ -553,15 +553,13 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     uk__sb_release(&ka);
     uk__sb_release(&vl);
   } else {
-    e->wvec = !e->reg;
-    out_fn(e, "_uk_f", uk__sb_str(&e->lparams), b, tmp);
-    e->wvec = 0;
+    out_fn(e, "_uk_f", 1, uk__sb_str(&e->lparams), b, tmp);
     if (e->reg) {
       uk__sb_reset(tmp);
       uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&e->regd));
       reg_loop(b, uk__sb_str(tmp), "");
     } else {
-      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
+      out_fn(e, "_uk_g", 0, uk__sb_str(&e->lparams), b, tmp);
       vec_outputs(e, "_uk_f", uk__sb_str(&e->kvload), uk__sb_str(&e->keptv), "_uk_g", b);
     }
   }

@@ -24,7 +24,7 @@ void uk__red_scan(uk_red_kernel *k) {
 }
 
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"swz", "SWZ"}};
   int n = 0;
   if (size > 0) out[0] = 0;
   for (const char *p = text; p && *p;) {
@@ -43,6 +43,24 @@ void uk__red_tune_parse(const char *text, char *out, int size) {
     }
     p = e ? e + 1 : p + len;
   }
+}
+
+int uk__red_tune_value(const char *text, const char *key, int dflt) {
+  size_t kl = strlen(key);
+  for (const char *p = text; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > kl + 1 && len <= kl + 6 && !strncmp(p, key, kl) && p[kl] == '=') {
+      int v = 0, ok = 1;
+      for (size_t i = kl + 1; i < len; i++) {
+        ok &= p[i] >= '0' && p[i] <= '9';
+        v = v * 10 + (p[i] - '0');
+      }
+      if (ok) return v;
+    }
+    p = e ? e + 1 : p + len;
+  }
+  return dflt;
 }
 
 /* The optional headers the texts and dtypes need (ukern/reduction.cuh has

@@ -58,6 +58,11 @@ typedef struct uk_red_kernel {
  * defines change the source text, so the caches keep each variant apart. */
 void uk__red_tune_parse(const char *text, char *out, int size);
 
+/* The value of `key`=N (1 to 5 digits) in such a text, else dflt: the
+ * planner's measurement knobs (by, sp, cv: uk__red_cols_force), which
+ * change the launch, not the source. */
+int uk__red_tune_value(const char *text, const char *key, int dflt);
+
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
 void uk__red_scan(uk_red_kernel *k);
 

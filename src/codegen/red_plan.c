@@ -296,6 +296,21 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
   return vc;
 }
 
+void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, uk_red_strategy *s) {
+  if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0)) return;
+  if (by <= 0) by = s->by;
+  if (by > 64 || (by & (by - 1))) return;
+  if (vec < 0) vec = s->vec;
+  vec = vec && in->vec_ok;
+  if (nsplit <= 0) nsplit = s->nsplit;
+  int64_t nv = vec ? in->vec : 1;
+  s->by = by;
+  s->vec = vec;
+  s->slots = (UK_RED_BLOCK / by) * nv;
+  s->grid_x = cdiv(in->nout, s->slots);
+  split_n(s, in->nred, nsplit, 4 * (int64_t)by, by);
+}
+
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in) {
   memset(in, 0, sizeof *in);

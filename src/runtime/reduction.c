@@ -49,6 +49,7 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
+  int force_by, force_vec, force_split; /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
 };
 
 /* Everything a call decides before touching the device. */
@@ -218,7 +219,11 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
                          k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, {0}};
   k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
-  uk__red_tune_parse(getenv("UKERN_RED_TUNE"), k->k.tune, (int)sizeof k->k.tune);
+  const char *tune = getenv("UKERN_RED_TUNE");
+  uk__red_tune_parse(tune, k->k.tune, (int)sizeof k->k.tune);
+  k->force_by = uk__red_tune_value(tune, "by", 0);
+  k->force_vec = uk__red_tune_value(tune, "cv", -1);
+  k->force_split = uk__red_tune_value(tune, "sp", 0);
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -489,6 +494,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   choose(&pr, uk__device_sm_count(f.device), e->occupancy, &s);
+  uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

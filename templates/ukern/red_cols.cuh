@@ -97,21 +97,40 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
   const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx split = blockIdx.y, nsplit = gridDim.y;
+  const idx nsplit = gridDim.y;
+#if _UK_RED_SWZ
+  // The pieces of one column tile in consecutive blocks (launch order: x
+  // fastest), so that the blocks resident at a time read fewer tiles.
+  const idx lin = (idx)blockIdx.y * (idx)gridDim.x + (idx)blockIdx.x;
+  const idx tile = lin / nsplit, split = lin - tile * nsplit;
+#else
+  const idx tile = blockIdx.x, split = blockIdx.y;
+#endif
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
   const idx slots = bx * (idx)nv; // outputs per block
-  const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
+  const idx o0 = (tile * bx + tx) * (idx)nv;
   red_acc<K> acc[NV];
 #pragma unroll
   for (int j = 0; j < NV; j++) acc[j].seed(A);
   if (o0 < nout) {
     typename K::koff ko;
     K::kept(A, o0, ko);
+#if _UK_RED_RP
+    // Blocked rows: thread row ty walks its own run of consecutive rows
+    // (the block's rows at a time spread over its whole range).
+    const idx per = (rend - rbeg + by - 1) / by, r0 = rbeg + ty * per < rend ? rbeg + ty * per : rend;
+    const idx r1 = rend - r0 < per ? rend : r0 + per;
+    if (VEC)
+      cols_loop<K, NV>::run(A, ko, r0, r1, (idx)1, acc);
+    else
+      cols_loop<K, 1>::run(A, ko, r0, r1, (idx)1, acc);
+#else
     if (VEC)
       cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
     else
       cols_loop<K, 1>::run(A, ko, rbeg + ty, rend, by, acc);
+#endif
   }
   typename C::op op;
   opt res[NV];
@@ -139,7 +158,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       // Row 0's whole warps post their nv outputs each, lane-consecutively
       // (through this warp's part of sm, free after the combine).
       if (ty == 0)
-        post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
+        post_warp<K, NV>(A, res, (tile * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
                          nv);
       return;
     }
@@ -153,12 +172,12 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     __syncthreads();
   } else {
     // Split: this block's partials; only the last block of the column goes on.
-    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+    P *part = (P *)A._uk_partial + (tile * nsplit + split) * slots;
     if (ty == 0)
 #pragma unroll
       for (int j = 0; j < NV; j++)
         if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
-    if (!detail::last_block(A._uk_count)) return;
+    if (!detail::last_block(A._uk_count, (unsigned)tile)) return;
   }
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most
@@ -166,7 +185,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   // [q * per, (q + 1) * per) with _UK_RED_CW loads in flight, then the Q runs
   // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
   // thread s < slots posts the staged sm[s].
-  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
+  const P *col = (const P *)A._uk_partial + tile * nsplit * slots;
   const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK;
   const int ls = __ffs((int)S) - 1, lq = __ffs(BLOCK) - 1 - ls;
   const idx Q = (idx)BLOCK >> ls, sq = threadIdx.x & (S - 1), q = threadIdx.x >> ls;
@@ -174,7 +193,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx ke = nsplit - kb < per ? nsplit : kb + per;
 #pragma unroll 1
   for (idx base = 0; base < slots; base += S) { // the same trip count for the whole block
-    const idx s = base + sq, o = (idx)blockIdx.x * slots + s;
+    const idx s = base + sq, o = tile * slots + s;
     opt c;
     if (nsplit == 1) {
       c = sm[s];

@@ -324,13 +324,13 @@ __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gp
 #ifndef _UK_RED_LAST
 #define _UK_RED_LAST 0
 #endif
-__device__ __forceinline__ bool last_block(unsigned int *count) {
+__device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col) {
   __shared__ bool last;
   if (!_UK_RED_LAST) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
     if (_UK_RED_LAST) fence_acq_rel();
-    unsigned int *cnt = count + blockIdx.x;
+    unsigned int *cnt = count + col;
     last = atomicAdd(cnt, 1u) == gridDim.y - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
     if (_UK_RED_LAST && last) fence_acq_rel();
@@ -339,11 +339,22 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
   if (!_UK_RED_LAST && last) fence_acq_rel();
   return last;
 }
+__device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x); }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
 // red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
+#endif
+// How red_cols' `by` thread rows share a column's rows (_UK_RED_RP): 0,
+// interleaved (row ty, ty + by, ...); 1, a run of consecutive rows each.
+#ifndef _UK_RED_RP
+#define _UK_RED_RP 0
+#endif
+// red_cols' block order (_UK_RED_SWZ): 0, blockIdx.x the column tile and
+// blockIdx.y the piece; 1, a tile's pieces in consecutive blocks.
+#ifndef _UK_RED_SWZ
+#define _UK_RED_SWZ 0
 #endif
 // Loads in flight per trip of red_cols' last block (combine_strided; a
 // thread there walks nsplit / Q partials, red_group's a few): 8 took the

@@ -24,7 +24,7 @@ void uk__red_scan(uk_red_kernel *k) {
 }
 
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"swz", "SWZ"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"swz", "SWZ"}, {"mb", "MB"}};
   int n = 0;
   if (size > 0) out[0] = 0;
   for (const char *p = text; p && *p;) {
@@ -482,6 +482,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   char vec[8], head[256], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
+  const char *mb = strstr(k->tune, "_UK_RED_MB "); /* a knob's least resident blocks */
+  if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob

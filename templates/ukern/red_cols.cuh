@@ -21,6 +21,15 @@ template <class K, int W> struct cols_loop {
   typedef typename K::template row<W> R;
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
+#if _UK_RED_TRIP >= 8
+    for (; r + 7 * by < rend; r += 8 * by) {
+      R v[8];
+#pragma unroll
+      for (int n = 0; n < 8; n++) K::template load_row<W>(A, ko, r + n * by, v[n]);
+#pragma unroll
+      for (int n = 0; n < 8; n++) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
+    }
+#endif
     for (; r + 3 * by < rend; r += 4 * by) {
       R v[4];
 #pragma unroll

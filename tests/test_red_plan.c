@@ -336,6 +336,40 @@ static void test_cols_sweep(void) {
   CHECK(s.vec && s.nsplit == 1 && s.grid_x >= 512);
 }
 
+/* UKERN_RED_TUNE's plan knobs (uk__red_cols_force, measurement only): a
+ * column plan remade with the given threads per output, vectors and split;
+ * anything else, or nothing asked, left alone. */
+static void test_cols_force(void) {
+  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0};
+  uk_red_strategy s, chosen;
+  uk__red_choose_in(&in, &chosen);
+  s = chosen;
+  uk__red_cols_force(&in, 0, -1, 0, &s);
+  CHECK(memcmp(&s, &chosen, sizeof s) == 0);
+  uk__red_cols_force(&in, 16, -1, 0, &s); /* 16 x 4 outputs a block, the chosen split (none) */
+  CHECK(s.kernel == UK_RED_COLS && s.by == 16 && s.vec == 1 && s.slots == 64 && s.grid_x == 1024 && s.nsplit == 1 &&
+        s.chunk == 256);
+  uk__red_cols_force(&in, 0, 0, 4, &s); /* scalars: 16 outputs a block; 4 pieces of 64 */
+  CHECK(s.by == 16 && s.vec == 0 && s.slots == 16 && s.grid_x == 4096 && s.nsplit == 4 && s.chunk == 64);
+  uk__red_cols_force(&in, 8, 1, 1000, &s); /* pieces of at least 4 rows a thread: 8 of 32 */
+  CHECK(s.by == 8 && s.vec == 1 && s.slots == 128 && s.grid_x == 512 && s.nsplit == 8 && s.chunk == 32);
+  uk__red_cols_force(&in, 1, 1, 1, &s);
+  CHECK(s.by == 1 && s.slots == 1024 && s.grid_x == 64 && s.nsplit == 1 && s.chunk == 256);
+  s = chosen;
+  uk__red_cols_force(&in, 3, -1, 0, &s); /* not a power of two, or past 64: ignored */
+  uk__red_cols_force(&in, 128, -1, 0, &s);
+  CHECK(memcmp(&s, &chosen, sizeof s) == 0);
+  uk_red_plan_in nv = in;
+  nv.vec_ok = 0;
+  uk__red_cols_force(&nv, 8, 1, 0, &s); /* no vectors where the loops forbid them */
+  CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
+  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0};
+  uk__red_choose_in(&g, &chosen);
+  s = chosen;
+  uk__red_cols_force(&g, 16, 1, 4, &s);
+  CHECK(memcmp(&s, &chosen, sizeof s) == 0);
+}
+
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
   uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0};
@@ -541,6 +575,7 @@ int main(void) {
   test_loops_and_strategy();
   test_sweep_plans();
   test_cols_sweep();
+  test_cols_force();
   test_cost_terms();
   test_deep_grid();
   test_first_round_deep_only();

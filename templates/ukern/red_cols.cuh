@@ -19,34 +19,26 @@ namespace ukern {
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   typedef typename K::template row<W> R;
+  // N rows' loads, then their uses; rows from cnt on neither (a constant
+  // cnt of N: no test left).
+  template <int N>
+  static __device__ __forceinline__ void rows(const typename K::args &A, const typename K::koff &ko, idx r, idx by,
+                                              int cnt, red_acc<K> *acc) {
+    R v[N];
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
+  }
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
 #if _UK_RED_TRIP >= 8
-    for (; r + 7 * by < rend; r += 8 * by) {
-      R v[8];
-#pragma unroll
-      for (int n = 0; n < 8; n++) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll
-      for (int n = 0; n < 8; n++) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
-    }
+    for (; r + 7 * by < rend; r += 8 * by) rows<8>(A, ko, r, by, 8, acc);
 #endif
-    for (; r + 3 * by < rend; r += 4 * by) {
-      R v[4];
-#pragma unroll
-      for (int n = 0; n < 4; n++) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll
-      for (int n = 0; n < 4; n++) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
-    }
-    if (r < rend) {
-      const int cnt = r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3;
-      R v[3];
-#pragma unroll
-      for (int n = 0; n < 3; n++)
-        if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll
-      for (int n = 0; n < 3; n++)
-        if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
-    }
+    for (; r + 3 * by < rend; r += 4 * by) rows<4>(A, ko, r, by, 4, acc);
+    if (r < rend) rows<3>(A, ko, r, by, r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3, acc);
   }
 };
 

@@ -319,7 +319,7 @@ static void test_cols_sweep(void) {
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
   uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0};
-  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64};
+  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0};
   uk__red_choose_in(&am, &s);
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
@@ -344,36 +344,36 @@ static void test_cols_force(void) {
   uk_red_strategy s, chosen;
   uk__red_choose_in(&in, &chosen);
   s = chosen;
-  uk__red_cols_force(&in, 0, -1, 0, &s);
+  uk__red_cols_force(&in, 0, -1, 0, -1, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
-  uk__red_cols_force(&in, 16, -1, 0, &s); /* 16 x 4 outputs a block, the chosen split (none) */
+  uk__red_cols_force(&in, 16, -1, 0, -1, &s); /* 16 x 4 outputs a block, the chosen split (none) */
   CHECK(s.kernel == UK_RED_COLS && s.by == 16 && s.vec == 1 && s.slots == 64 && s.grid_x == 1024 && s.nsplit == 1 &&
         s.chunk == 256);
-  uk__red_cols_force(&in, 0, 0, 4, &s); /* scalars: 16 outputs a block; 4 pieces of 64 */
-  CHECK(s.by == 16 && s.vec == 0 && s.slots == 16 && s.grid_x == 4096 && s.nsplit == 4 && s.chunk == 64);
-  uk__red_cols_force(&in, 8, 1, 1000, &s); /* pieces of at least 4 rows a thread: 8 of 32 */
-  CHECK(s.by == 8 && s.vec == 1 && s.slots == 128 && s.grid_x == 512 && s.nsplit == 8 && s.chunk == 32);
-  uk__red_cols_force(&in, 1, 1, 1, &s);
-  CHECK(s.by == 1 && s.slots == 1024 && s.grid_x == 64 && s.nsplit == 1 && s.chunk == 256);
+  uk__red_cols_force(&in, 0, 0, 4, 1, &s); /* scalars: 16 outputs a block; 4 pieces of 64 */
+  CHECK(s.by == 16 && s.vec == 0 && s.slots == 16 && s.grid_x == 4096 && s.nsplit == 4 && s.chunk == 64 && s.swz);
+  uk__red_cols_force(&in, 8, 1, 1000, -1, &s); /* swz kept */ /* pieces of at least 4 rows a thread: 8 of 32 */
+  CHECK(s.by == 8 && s.vec == 1 && s.slots == 128 && s.grid_x == 512 && s.nsplit == 8 && s.chunk == 32 && s.swz);
+  uk__red_cols_force(&in, 1, 1, 1, -1, &s); /* no split: no swizzle */
+  CHECK(s.by == 1 && s.slots == 1024 && s.grid_x == 64 && s.nsplit == 1 && s.chunk == 256 && !s.swz);
   s = chosen;
-  uk__red_cols_force(&in, 3, -1, 0, &s); /* not a power of two, or past 64: ignored */
-  uk__red_cols_force(&in, 128, -1, 0, &s);
+  uk__red_cols_force(&in, 3, -1, 0, -1, &s); /* not a power of two, or past 64: ignored */
+  uk__red_cols_force(&in, 128, -1, 0, -1, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
   uk_red_plan_in nv = in;
   nv.vec_ok = 0;
-  uk__red_cols_force(&nv, 8, 1, 0, &s); /* no vectors where the loops forbid them */
+  uk__red_cols_force(&nv, 8, 1, 0, -1, &s); /* no vectors where the loops forbid them */
   CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
   uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0};
   uk__red_choose_in(&g, &chosen);
   s = chosen;
-  uk__red_cols_force(&g, 16, 1, 4, &s);
+  uk__red_cols_force(&g, 16, 1, 4, 1, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
 }
 
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
   uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0};
-  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1}, w = b;
+  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
   /* a block per 1024-element row waits on a block-wide combine per output;
@@ -386,7 +386,7 @@ static void test_cost_terms(void) {
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
   uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0};
-  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32};
+  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
    * in more waves, and the planner fills the waves that fit */

@@ -24,7 +24,7 @@ void uk__red_scan(uk_red_kernel *k) {
 }
 
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"swz", "SWZ"}, {"mb", "MB"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"mb", "MB"}};
   int n = 0;
   if (size > 0) out[0] = 0;
   for (const char *p = text; p && *p;) {

@@ -296,8 +296,8 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
   return vc;
 }
 
-void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, uk_red_strategy *s) {
-  if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0)) return;
+void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s) {
+  if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0 && swz < 0)) return;
   if (by <= 0) by = s->by;
   if (by > 64 || (by & (by - 1))) return;
   if (vec < 0) vec = s->vec;
@@ -309,6 +309,8 @@ void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nspli
   s->slots = (UK_RED_BLOCK / by) * nv;
   s->grid_x = cdiv(in->nout, s->slots);
   split_n(s, in->nred, nsplit, 4 * (int64_t)by, by);
+  if (swz >= 0) s->swz = swz;
+  s->swz = s->swz && s->nsplit > 1;
 }
 
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,

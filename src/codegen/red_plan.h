@@ -79,6 +79,8 @@ typedef struct uk_red_strategy {
                       thread; PACK: always */
   int by;          /* COLS: threads per output (a power of two, 1 to 64) */
   int64_t slots;   /* outputs per block (partials per block when split) */
+  int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
+                      tile's pieces consecutive (else a grid of grid_x by nsplit) */
 } uk_red_strategy;
 
 /* Threads that share an output: 1, 8, 32 or UK_RED_BLOCK by strategy; COLS: by.
@@ -122,12 +124,13 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
                      uk_red_plan_in *in);
 void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
 
-/* Measurement only (UKERN_RED_TUNE's by, cv and sp): a COLS plan s made
- * into one of `by` threads per output (0: as chosen; a power of two up to
- * 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
- * about `nsplit` pieces per output (0: as many as chosen; 1: none). Any
- * other strategy is left alone. */
-void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, uk_red_strategy *s);
+/* Measurement only (UKERN_RED_TUNE's by, cv, sp and swz): a COLS plan s
+ * made into one of `by` threads per output (0: as chosen; a power of two up
+ * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
+ * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
+ * pieces' block order `swz` (-1: as chosen; 1 only when split). Any other
+ * strategy is left alone. */
+void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
 
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it

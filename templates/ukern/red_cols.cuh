@@ -98,15 +98,15 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
   const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx nsplit = gridDim.y;
-#if _UK_RED_SWZ
-  // The pieces of one column tile in consecutive blocks (launch order: x
-  // fastest), so that the blocks resident at a time read fewer tiles.
-  const idx lin = (idx)blockIdx.y * (idx)gridDim.x + (idx)blockIdx.x;
-  const idx tile = lin / nsplit, split = lin - tile * nsplit;
-#else
-  const idx tile = blockIdx.x, split = blockIdx.y;
-#endif
+  // A split's pieces: blockIdx.y, or in a 1-D grid (the plan's `swz`) the
+  // consecutive blocks of one column tile, so that the blocks resident at
+  // a time read fewer tiles, each whole.
+  const idx nsplit = (idx)A._uk_nsplit;
+  idx tile = blockIdx.x, split = blockIdx.y;
+  if (gridDim.y == 1 && nsplit > 1) {
+    tile = (idx)blockIdx.x / nsplit;
+    split = (idx)blockIdx.x - tile * nsplit;
+  }
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
   const idx slots = bx * (idx)nv; // outputs per block
@@ -178,7 +178,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
 #pragma unroll
       for (int j = 0; j < NV; j++)
         if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
-    if (!detail::last_block(A._uk_count, (unsigned)tile)) return;
+    if (!detail::last_block(A._uk_count, (unsigned)tile, (unsigned)nsplit)) return;
   }
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most

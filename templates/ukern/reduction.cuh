@@ -321,17 +321,18 @@ __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gp
 // _UK_RED_LAST 1: only thread 0 fences, after the barrier (the barrier
 // orders the block's partials before its fence, as cooperative groups'
 // grid barrier does), and again after the count; 0: every thread fences.
+// col: the counter of the block's column; pieces: the blocks counted there.
 #ifndef _UK_RED_LAST
 #define _UK_RED_LAST 0
 #endif
-__device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col) {
+__device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
   if (!_UK_RED_LAST) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
     if (_UK_RED_LAST) fence_acq_rel();
     unsigned int *cnt = count + col;
-    last = atomicAdd(cnt, 1u) == gridDim.y - 1;
+    last = atomicAdd(cnt, 1u) == pieces - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
     if (_UK_RED_LAST && last) fence_acq_rel();
   }
@@ -339,7 +340,7 @@ __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col
   if (!_UK_RED_LAST && last) fence_acq_rel();
   return last;
 }
-__device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x); }
+__device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
 // red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
@@ -350,11 +351,6 @@ __device__ __forceinline__ bool last_block(unsigned int *count) { return last_bl
 // interleaved (row ty, ty + by, ...); 1, a run of consecutive rows each.
 #ifndef _UK_RED_RP
 #define _UK_RED_RP 0
-#endif
-// red_cols' block order (_UK_RED_SWZ): 0, blockIdx.x the column tile and
-// blockIdx.y the piece; 1, a tile's pieces in consecutive blocks.
-#ifndef _UK_RED_SWZ
-#define _UK_RED_SWZ 0
 #endif
 // Loads in flight per trip of red_cols' last block (combine_strided; a
 // thread there walks nsplit / Q partials, red_group's a few): 8 took the

@@ -38,10 +38,11 @@
 // cub::BlockReduce<T, BLOCK> with the same functor (struct reduce types
 // too); every other combine is the same in both variants.
 //
-// Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
-// A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
-// last block of a column to finish (counted in A._uk_count[blockIdx.x])
-// combines the column's partials and runs the post-map. Every combine has a
+// Splitting: A._uk_nsplit > 1 splits each output's reduced range into chunks
+// of A._uk_chunk elements, piece blockIdx.y (red_cols: or, in a 1-D grid,
+// consecutive blocks of one column tile). Each block writes its partials
+// to A._uk_partial; the last block of a column to finish (counted in
+// A._uk_count[column]) combines the column's partials and runs the post-map. Every combine has a
 // fixed order (none depends on which block finishes last), so results do
 // not depend on timing. It resets the counter for the next launch. red_cols'
 // last block spreads the combine over all its threads, each a run of splits

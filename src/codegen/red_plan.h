@@ -11,6 +11,14 @@
 /* Threads per block of every reduction kernel. */
 #define UK_RED_BLOCK 256
 
+/* Partials each thread of red_cols' last block loads at once (_UK_RED_CW's
+ * default in ukern/reduction.cuh): the planner splits a column into at most
+ * one round of them. */
+#define UK_RED_COLS_CW 8
+/* Inputs (all loop inputs' bytes) up to which that bound holds: as far as it
+ * was measured. */
+#define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
+
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */
 #define UK_RED_TINY (UK_RED_BLOCK * 16)

@@ -10,7 +10,8 @@
  * docs/PERF.md "Column reductions after the second sweep").
  * 2026-11-27, session 11: 5 split column picks to at most one round of the last
  * block's loads (64 pieces of 32-slot tiles; docs/PERF.md "The column kernels at
- * 64 MiB"). */
+ * 64 MiB"); 3 middle-axis column picks of 64 MiB to one-round tiles of more threads
+ * per output, the same section). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -173,7 +174,7 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 256 blocks, split 2 x 256", 0.0315, 0.0000},
     {3, {512, 128, 256}, 0x2,
-     "threads across outputs, vector loads, 8 threads per output, 1024 blocks",
+     "threads across outputs, vector loads, 32 threads per output, 4096 blocks",
      "threads across outputs, vector loads, 8 threads per output, 1024 blocks", 0.0300, 0.0000},
     {3, {512, 128, 256}, 0x4,
      "8 threads per output, vector loads, 2048 blocks",
@@ -195,7 +196,7 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 256 blocks, split 2 x 256", 0.0316, 0.0000},
     {3, {512, 256, 128}, 0x2,
-     "threads across outputs, vector loads, 8 threads per output, 512 blocks",
+     "threads across outputs, vector loads, 32 threads per output, 2048 blocks",
      "threads across outputs, vector loads, 8 threads per output, 512 blocks", 0.0308, 0.0000},
     {3, {512, 256, 128}, 0x4,
      "8 threads per output, vector loads, 4096 blocks",
@@ -217,7 +218,7 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 1 threads per output, 512 blocks",
      "threads across outputs, vector loads, 1 threads per output, 512 blocks", 0.0294, 0.0000},
     {3, {32, 32, 16384}, 0x2,
-     "threads across outputs, vector loads, 1 threads per output, 512 blocks",
+     "threads across outputs, vector loads, 8 threads per output, 4096 blocks",
      "threads across outputs, vector loads, 1 threads per output, 512 blocks", 0.0296, 0.0000},
     {3, {32, 32, 16384}, 0x4,
      "a block per output, vector loads, 1024 blocks",

@@ -361,6 +361,39 @@ static void test_split_cap(void) {
   }
 }
 
+/* Column reductions over slabs (a middle axis reduced: the kept loop has
+ * two axes) of 16 to 64 MiB: the widest one-round tile that fills the SMs
+ * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
+ * thread (32768 outputs of 512), nor at 256 MiB or 4 MiB, nor without
+ * slabs (the model's plan: the default's). */
+static void test_slab_tiles(void) {
+  static const struct {
+    int64_t nout, nred;
+    int slabs, by;
+    int64_t blocks;
+  } cases[] = {{65536, 256, 1, 32, 2048},  {131072, 128, 1, 32, 4096}, {524288, 32, 1, 8, 4096},
+               {65536, 64, 1, 16, 1024},   {16384, 256, 1, 32, 512},   {131072, 32, 1, 8, 1024},
+               {32768, 512, 1, 16, 512},   {262144, 256, 1, 8, 2048},  {16384, 64, 1, 32, 512},
+               {65536, 256, 0, 8, 512},    {524288, 32, 0, 1, 512}};
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs};
+    uk_red_strategy s;
+    uk__red_choose_in(&in, &s);
+    CHECK(s.kernel == UK_RED_COLS && s.vec && s.nsplit == 1 && s.by == cases[j].by && s.grid_x == cases[j].blocks);
+    if (s.by != cases[j].by || s.grid_x != cases[j].blocks)
+      fprintf(stderr, "slab case %zu: %d threads per output, %lld blocks\n", j, s.by, (long long)s.grid_x);
+  }
+  /* the loops say where the slabs are: (512, 256, 128) axis 1 has them, axis 0 not */
+  int64_t sh[] = {512, 256, 128};
+  uint8_t r1[UK_MAX_NDIM] = {0, 1, 0}, r0[UK_MAX_NDIM] = {1, 0, 0};
+  uk_red_loops R;
+  uk_red_strategy s;
+  plan(3, sh, r1, 0, &s, &R);
+  CHECK(s.by == 32 && s.grid_x == 2048);
+  plan(3, sh, r0, 0, &s, &R);
+  CHECK(s.by == 16 && s.grid_x == 512);
+}
+
 /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force, measurement only): a
  * column plan remade with the given threads per output, vectors and split;
  * anything else, or nothing asked, left alone. */
@@ -602,6 +635,7 @@ int main(void) {
   test_cols_sweep();
   test_cols_force();
   test_split_cap();
+  test_slab_tiles();
   test_cost_terms();
   test_deep_grid();
   test_first_round_deep_only();

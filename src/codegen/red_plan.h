@@ -18,6 +18,9 @@
 /* Inputs (all loop inputs' bytes) up to which that bound holds: as far as it
  * was measured. */
 #define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
+/* Inputs up to which a column reduction over slabs (a middle axis) takes
+ * its widest one-round tile (red_plan.c): as far as it was measured. */
+#define UK_RED_COLS_SLAB_BYTES ((int64_t)64 << 20)
 
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */
@@ -126,7 +129,9 @@ typedef struct uk_red_plan_in {
                          caller that knows the loaded kernel's occupancy sets it */
   int32_t deep;       /* the program keeps a trip of loads of several inputs in flight
                          (uk_red_key.deep): 0 from uk__red_plan_in; the caller sets it */
-  int32_t spare;      /* 0 (no padding: memcmp compares every byte) */
+  int32_t slabs;      /* COLS: 1 when the kept loop has two or more axes (the output axis
+                         is cut into slabs apart in memory: a middle axis reduced); else 0
+                         (every byte written: memcmp compares them all) */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

@@ -3,7 +3,8 @@
 
 A node is a file under src/. X -> Y.h when X includes Y.h, and X.c -> Y.c
 when X.c calls a function that Y.c defines (declared in Y.h, in another
-header, or in the public ukern.h): a header stands for the types and
+header, or in the public ukern.h; a function is one named uk_*, uk__* or,
+for the Python extension's python/src, pyk_*): a header stands for the types and
 declarations it holds, a .c file for its code. Every file should stand above what it uses:
 the graph has no cycle.
 
@@ -22,9 +23,9 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)\.h"', re.M)
 # A definition: a line starting a declarator at column 0, not static, with
 # the function name before "(" and a "{" closing the signature.
-DEFN = re.compile(r'^(?!static\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])(uk_?_?\w+)\s*\(([^;{]*?)\)\s*(?:UK__\w+\([^)]*\)\s*)?\{',
+DEFN = re.compile(r'^(?!static\b)(?:[A-Za-z_][\w \t\*]*?[\s\*])((?:pyk_|uk_?_?)\w+)\s*\(([^;{]*?)\)\s*(?:UK__\w+\([^)]*\)\s*)?\{',
                   re.M)
-IDENT = re.compile(r'\b(uk_?_?\w+)\s*\(')
+IDENT = re.compile(r'\b((?:pyk_|uk_?_?)\w+)\s*\(')
 COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
 STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
 

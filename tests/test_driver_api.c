@@ -145,6 +145,10 @@ static void limits_cache_profiler(void) {
 static void peer_and_pci(void) {
   CHECK_STATUS(uk_device_disable_peer_access(1, 1), UK_ERR_INVALID);
   CHECK_STREQ(uk_last_error(), "uk_device_disable_peer_access: device 1 is its own peer");
+  CHECK_STATUS(uk_device_enable_peer_access(2, 2), UK_ERR_INVALID);
+  CHECK_STREQ(uk_last_error(), "uk_device_enable_peer_access: device 2 is its own peer already");
+  CHECK_NO_DEVICE(uk_device_enable_peer_access(0, 1));
+  CHECK_NO_DEVICE(uk_device_disable_peer_access(1, 0));
   CHECK_STATUS(uk_memcpy_peer(0, 0, 256, 1, 64), UK_ERR_INVALID);
   CHECK_STREQ(uk_last_error(), "uk_memcpy_peer: dst is NULL");
   CHECK_STATUS(uk_memcpy_peer_async(256, 0, 0, 1, 64, NULL), UK_ERR_INVALID);

@@ -60,7 +60,7 @@ static char *row_source(const char *ins, const char *outs, const char *prog, uk_
  * again). */
 static void kept_fn(const char *src, const char **from, const char **to) {
   const char *sh = strstr(src, "#else\n");
-  *from = sh ? strstr(sh, " _uk_kv") : NULL;
+  *from = sh ? strstr(sh, "auto _uk_f = [&](const long long _J, const int _I") : NULL;
   *to = sh ? strstr(sh, "auto _uk_g = [&]") : NULL;
 }
 
@@ -76,9 +76,10 @@ static int count_regs(const char *s, const char *what) {
 
 static void softmax_once(void) {
   static const uk_dtype ts[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_BFLOAT16};
-  static const char *const store[] = {"*(float *)(_uk_k_in0 + _J) = _uk_v", "*(double *)(_uk_k_in0 + _J) = _uk_v",
-                                      "*(ukern::half *)(_uk_k_in0 + _J) = _uk_v",
-                                      "*(ukern::bfloat16 *)(_uk_k_in0 + _J) = _uk_v"};
+  static const char *const store[] = {"*(_uk_vec<float, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;",
+                                      "*(_uk_vec<double, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;",
+                                      "*(_uk_vec<ukern::half, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;",
+                                      "*(_uk_vec<ukern::bfloat16, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;"};
   static const int64_t lens[] = {7, 1001, 16384};
   for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
     for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
@@ -87,11 +88,15 @@ static void softmax_once(void) {
       if (!src) continue;
       const char *kf, *rest;
       kept_fn(src, &kf, &rest);
-      /* stored once in the sum's pass, for kept elements only */
+      /* stored once in the sum's pass, for kept elements only: a vector
+       * of them (as wide as x's) at a time; the rest's into a dummy */
       CHECK_CONTAINS(src, store[k]);
-      CHECK_CONTAINS(src, ", true));");
-      CHECK_CONTAINS(src, ", false));");
-      CHECK(count(src, "if (_uk_keepv)") == 1);
+      CHECK_CONTAINS(src, "_uk_f(_J, _uk_vin0.v[_i], _uk_kr.v[_i]));");
+      CHECK_CONTAINS(src, ", _uk_kd)); }");
+      CHECK(count(src, "if (_uk_keepv)") == 0);
+      CHECK(count(src, "_uk_keepr = _uk_v") == 2);
+      /* read back as vectors by the output pass */
+      CHECK_CONTAINS(src, "_uk_f(_J, _i, _uk_vkv.v[_i]);");
       /* shared memory: exp once in the sum's pass, once for the re-read
        * rest; none where the kept value is read. Registers: once, the
        * value kept in _uk_rv for every element */
@@ -122,8 +127,8 @@ static void other_programs(void) {
   char *src = row_source("x, y, eps", "z", norm, UK_FLOAT64, 300, 1001);
   CHECK(src != NULL);
   if (src) {
-    CHECK_CONTAINS(src, "*(double *)(_uk_k_in0 + _J) = _uk_v");
-    CHECK_CONTAINS(src, "_uk_f(_J, *(const double *)(_uk_k_in0 + _J), _uk_k_in1[_J]);");
+    CHECK_CONTAINS(src, "*(_uk_vec<double, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;");
+    CHECK_CONTAINS(src, "_uk_f(_J, _i, _uk_vkv.v[_i], _uk_vin1.v[_i]);");
     const char *kf, *rest;
     kept_fn(src, &kf, &rest);
     CHECK(kf && rest && kf < rest);
@@ -153,15 +158,20 @@ static void other_programs(void) {
     CHECK(src != NULL);
     if (!src) continue;
     if (strstr(src, "_uk_keepv") || strstr(src, "_uk_kv")) fprintf(stderr, "kept a value: %s\n", none[k]);
-    CHECK(strstr(src, "_uk_keepv") == NULL && strstr(src, "_uk_kv") == NULL && strstr(src, "_uk_rv") == NULL);
-    CHECK(count(src, "auto _uk_g") == 0);
+    CHECK(strstr(src, "_uk_keepv") == NULL && strstr(src, "_uk_kv") == NULL && strstr(src, "_uk_rv") == NULL &&
+          strstr(src, "_uk_keepr") == NULL && strstr(src, "_uk_kr") == NULL);
+    /* the shared variant's two output functions: the kept elements' (gathering
+     * a vector's outputs) and the rest's (storing each); none for a per-row
+     * output (none[1]) */
+    CHECK(count(src, "auto _uk_g") == (k == 1 ? 0 : 1));
     uk_free(src);
   }
-  /* int32: exp(x - m) is float64, wider than x's slot; x - m (int32) is kept */
+  /* int32: exp(x - m) is float64, wider than x's slot; x - m (int32) is
+   * kept, as wide as x: stored as vectors */
   src = row_source("x", "z", softmax, UK_INT32, 300, 1001);
   CHECK(src != NULL);
   if (src) {
-    CHECK_CONTAINS(src, "*(int *)(_uk_k_in0 + _J) = _uk_v");
+    CHECK_CONTAINS(src, "*(_uk_vec<int, _UK_RV> *)(_uk_k_in0 + _J0) = _uk_kr;");
     CHECK_CONTAINS(src, "_uk_exp(((double)(_uk_kv)))");
     uk_free(src);
   }
@@ -169,7 +179,7 @@ static void other_programs(void) {
   src = row_source("x", "z", "e = exp(x); z = e / sum(e, axis=-1, keepdims=True)", UK_FLOAT32, 300, 1001);
   CHECK(src != NULL);
   if (src) {
-    CHECK(count(src, "if (_uk_keepv)") == 1);
+    CHECK(count(src, "_uk_keepr = _uk_v") == 2);
     CHECK(count(src, "_uk_exp(") == 3 && count_regs(src, "_uk_exp(") == 1);
     uk_free(src);
   }

@@ -44,24 +44,12 @@ static void run(uk_function *f, const int *x, uint64_t dx, uint64_t dout, uint64
 }
 
 int main(void) {
-  ut_require_gpu();
-  uk_device_info info;
-  CHECK_OK(uk_device_info_get(0, &info));
-  int can = 0;
-  CHECK_OK(uk_device_attribute(0, "cluster_launch", &can));
-  if (info.arch < 90 || !can) {
-    printf("SKIP: cluster launch needs sm_90+ (device 0 is sm_%d, cluster_launch %d)\n", info.arch, can);
-    return 77;
-  }
+  ut_require_cluster_launch("test_gpu_cluster");
   ut_seed(28);
-  uk_context *ctx = NULL;
-  CHECK_OK(uk_context_create(NULL, &ctx));
-  uk_module *m = NULL;
-  CHECK_OK(uk_module_from_source(ctx, cluster_kernel_src, NULL, &m));
-  uk_function *f = NULL;
-  if (m) CHECK_OK(uk_module_function(m, "cluster_ranks", &f));
+  uk_context *ctx;
+  uk_module *m;
+  uk_function *f = ut_kernel_from_source(cluster_kernel_src, "cluster_ranks", CLUSTER_KERNEL_SIGNATURE, &ctx, &m);
   if (!f) return ut_finish("test_gpu_cluster");
-  CHECK_OK(uk_function_set_signature(f, CLUSTER_KERNEL_SIGNATURE));
   int *x = malloc(GRID * B * sizeof *x);
   for (int i = 0; i < GRID * B; i++) x[i] = (int)(ut_rand() % 2000001) - 1000000;
   uint64_t dx = 0, dout = 0, dranks = 0;

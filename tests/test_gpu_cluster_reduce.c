@@ -43,23 +43,11 @@ static void run(uk_function *f, uint64_t dout, int c, int block, int clusters) {
 }
 
 int main(void) {
-  ut_require_gpu();
-  uk_device_info info;
-  CHECK_OK(uk_device_info_get(0, &info));
-  int can = 0;
-  CHECK_OK(uk_device_attribute(0, "cluster_launch", &can));
-  if (info.arch < 90 || !can) {
-    printf("SKIP: cluster launch needs sm_90+ (device 0 is sm_%d, cluster_launch %d)\n", info.arch, can);
-    return 77;
-  }
-  uk_context *ctx = NULL;
-  CHECK_OK(uk_context_create(NULL, &ctx));
-  uk_module *m = NULL;
-  CHECK_OK(uk_module_from_source(ctx, cluster_reduce_src, NULL, &m));
-  uk_function *f = NULL;
-  if (m) CHECK_OK(uk_module_function(m, "cluster_reduce", &f));
+  ut_require_cluster_launch("test_gpu_cluster_reduce");
+  uk_context *ctx;
+  uk_module *m;
+  uk_function *f = ut_kernel_from_source(cluster_reduce_src, "cluster_reduce", CLUSTER_REDUCE_SIGNATURE, &ctx, &m);
   if (!f) return ut_finish("test_gpu_cluster_reduce");
-  CHECK_OK(uk_function_set_signature(f, CLUSTER_REDUCE_SIGNATURE));
   uint64_t dout = 0;
   CHECK_OK(uk_mem_alloc(0, (size_t)ROWS * 8 * 3 * sizeof(int), &dout));
   const int cs[] = {2, 4, 8}, blocks[] = {64, 256};

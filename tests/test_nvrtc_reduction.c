@@ -235,13 +235,15 @@ static void cub_variants(void) {
 /* Every value of the device code's measurement knobs (UKERN_RED_TUNE,
  * red_emit.h; read when a reduction is created) compiles: the loads' cache
  * policies, the last block's fences and combine widths, eight loads a trip,
- * red_cols' row runs, least resident blocks; over a split full sum (red_group), a split column sum and a struct argmax
- * (red_cols), each program led by its defines. */
+ * red_cols' row runs, least resident blocks; over a split full sum
+ * (red_group), a split column sum and a struct argmax (red_cols), each
+ * program led by its defines (these in the parser's order ld, last, cw,
+ * trip, rp, mb: the first in that order leads). */
 static void tune_variants(const char *pre) {
-  static const char *const tunes[] = {"ld=1",        "ld=2",        "ld=3",  "ld=4",        "ld=5", "ld=6,last=1,cw=16",
-                                      "cw=1",        "trip=8,cw=3", "rp=1", "cw=16,swz=1", "trip=8,mb=4"};
-  /* the first define each leads with */
-  static const char *const first[] = {"LD", "LD", "LD", "LD", "LD", "LD", "CW", "TRIP", "RP", "CW", "TRIP"};
+  static const char *const tunes[] = {"ld=1", "ld=2",        "ld=3", "ld=4",        "ld=5",       "ld=6,last=1,cw=16",
+                                      "cw=1", "cw=3,trip=8", "rp=1", "swz=1,cw=16", "mb=4,trip=8"};
+  /* the first define of each */
+  static const char *const first[] = {"LD", "LD", "LD", "LD", "LD", "LD", "CW", "CW", "RP", "CW", "TRIP"};
   int64_t sfull[] = {1 << 20}, scol[] = {65536, 256};
   int ax0[] = {0};
   for (size_t j = 0; j < sizeof tunes / sizeof tunes[0]; j++) {

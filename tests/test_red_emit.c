@@ -465,6 +465,7 @@ static void tune_knobs(void) {
   CHECK(uk__red_tune_value("by=16", "cv", -1) == -1 && uk__red_tune_value(NULL, "by", 7) == 7);
   CHECK(uk__red_tune_value("cv=0,sp=65535", "cv", -1) == 0 && uk__red_tune_value("cv=0,sp=65535", "sp", 0) == 65535);
   CHECK(uk__red_tune_value("by=1x,sp=123456,by=,bys=4,b=4", "by", -2) == -2);
+  CHECK(uk__red_tune_value("by=8,sp=2,by=16,by=x", "by", 0) == 16); /* the last well-formed one */
   CHECK(uk__red_tune_value("sp=123456", "sp", -2) == -2);
   uk__red_tune_parse("", b, sizeof b);
   CHECK_STREQ(b, "");
@@ -478,13 +479,27 @@ static void tune_knobs(void) {
   CHECK_STREQ(b, "#define _UK_RED_LD 2\n");
   uk__red_tune_parse("ld=2", b, 5);
   CHECK_STREQ(b, "");
+  /* a repeated key: one define, the last well-formed value (two would not compile) */
+  uk__red_tune_parse("ld=1,ld=2", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_LD 2\n");
+  uk__red_tune_parse("cw=4,ld=1,cw=16,ld=x,cw=", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_CW 16\n");
+  /* every key twice still fits the kernel's buffer (uk_red_kernel.tune) whole */
+  char kb[sizeof ((uk_red_kernel *)0)->tune];
+  uk__red_tune_parse("ld=1,last=1,cw=8,trip=8,trip=4,cw=32,last=0,ld=0", kb, (int)sizeof kb);
+  CHECK_STREQ(kb, "#define _UK_RED_LD 0\n#define _UK_RED_LAST 0\n#define _UK_RED_CW 32\n#define _UK_RED_TRIP 4\n");
+  /* the table's order, not the text's: one setting in any order is one source */
+  uk__red_tune_parse("trip=8,cw=8,last=1,ld=1", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_LAST 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n");
+  uk__red_tune_parse("ld=2", b, 0); /* no room at all: nothing written */
+  CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_LAST 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n");
   uk_array y[1];
   memset(y, 0, sizeof y);
   int64_t s2[] = {300, 64};
   uk_array x = arr(0x100000, UK_FLOAT32, 2, s2);
   uk_arg in[1] = {uk_arg_array(&x)};
   int ax0[] = {0};
-  setenv("UKERN_RED_TUNE", "ld=2,cw=8", 1);
+  setenv("UKERN_RED_TUNE", "cw=8,ld=1,ld=2", 1);
   uk_reduction *t = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);
   unsetenv("UKERN_RED_TUNE");
   uk_reduction *d = mk("T x", "T y", "x", "a + b", "y = a", "0", "tuned", NULL, NULL);

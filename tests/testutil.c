@@ -24,6 +24,31 @@ void ut_require_gpu(void) {
   }
 }
 
+void ut_require_cluster_launch(const char *test) {
+  ut_require_gpu();
+  uk_device_info info;
+  int can = 0;
+  CHECK_OK(uk_device_info_get(0, &info));
+  CHECK_OK(uk_device_attribute(0, "cluster_launch", &can));
+  if (ut_failures) exit(ut_finish(test));
+  if (info.arch < 90 || !can) {
+    printf("SKIP: cluster launch needs sm_90+ (device 0 is sm_%d, cluster_launch %d)\n", info.arch, can);
+    exit(77);
+  }
+}
+
+uk_function *ut_kernel_from_source(const char *src, const char *name, const char *sig, uk_context **ctx,
+                                   uk_module **m) {
+  uk_function *f = NULL;
+  *ctx = NULL;
+  *m = NULL;
+  CHECK_OK(uk_context_create(NULL, ctx));
+  CHECK_OK(uk_module_from_source(*ctx, src, NULL, m));
+  if (*m) CHECK_OK(uk_module_function(*m, name, &f));
+  if (f) CHECK_OK(uk_function_set_signature(f, sig));
+  return f;
+}
+
 static uint64_t state = 0x9E3779B97F4A7C15ull;
 
 void ut_seed(uint64_t seed) { state = seed ? seed : 1; }

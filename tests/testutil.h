@@ -76,6 +76,18 @@ int ut_finish(const char *name);
  * (uk_device_count) finds no device. */
 void ut_require_gpu(void);
 
+/* For gpu tests of cluster launches: ut_require_gpu, then "SKIP: <reason>"
+ * and exit 77 unless device 0 is sm_90+ with cluster launch; a failed
+ * device query is a failed check (exits through ut_finish). */
+void ut_require_cluster_launch(const char *test);
+
+/* For gpu tests of one hand-written kernel: a new context (*ctx), src
+ * compiled into *m and its kernel `name` given the signature sig, each step
+ * a check. Returns the function, or NULL when there is none; *ctx and *m
+ * are the caller's to destroy either way. */
+uk_function *ut_kernel_from_source(const char *src, const char *name, const char *sig, uk_context **ctx,
+                                   uk_module **m);
+
 /* Deterministic xorshift random numbers. */
 uint64_t ut_rand(void);
 void ut_seed(uint64_t seed);

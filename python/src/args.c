@@ -17,8 +17,7 @@
 #include <string.h>
 
 /* Interned names looked up on every call. */
-static PyObject *str_cai, *str_ai, *str_dlpack, *str_dlpack_device, *str_shape, *str_data, *str_strides, *str_mask,
-    *str_typestr, *str_stream;
+static PyObject *str_cai, *str_ai, *str_dlpack, *str_dlpack_device, *str_data;
 
 int pyk_args_init(void) {
   struct {
@@ -26,11 +25,10 @@ int pyk_args_init(void) {
     const char *text;
   } names[] = {{&str_cai, "__cuda_array_interface__"}, {&str_ai, "__array_interface__"},
                {&str_dlpack, "__dlpack__"},            {&str_dlpack_device, "__dlpack_device__"},
-               {&str_shape, "shape"},                  {&str_data, "data"},
-               {&str_strides, "strides"},              {&str_mask, "mask"},
-               {&str_typestr, "typestr"},              {&str_stream, "stream"}};
+               {&str_data, "data"}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!(*names[i].slot = PyUnicode_InternFromString(names[i].text))) return -1;
+  if (pyk_interface_init() < 0) return -1;
   return pyk_fast_init();
 }
 
@@ -121,44 +119,7 @@ static int known_array_type(PyTypeObject *tp) {
   return 0;
 }
 
-/* ---- streams ------------------------------------------------------------ */
-
-/* A protocol stream integer as a CUstream: 0 and 1 are the legacy default
- * stream (NULL in the driver API), 2 the per-thread default stream. */
-void *pyk_stream_from_int(unsigned long long v) { return v == 1 ? NULL : (void *)(uintptr_t)v; }
-
-int pyk_stream_from_object(PyObject *o, void **out) {
-  PyObject *v = NULL;
-  static const char *const attrs[] = {"ptr",          /* cupy.cuda.Stream */
-                                      "cuda_stream",  /* torch.cuda.Stream */
-                                      NULL};
-  if (PyLong_Check(o)) {
-    v = o;
-    Py_INCREF(v);
-  }
-  for (int i = 0; !v && attrs[i]; i++)
-    if (!(v = PyObject_GetAttrString(o, attrs[i]))) PyErr_Clear();
-  if (!v && (v = PyObject_CallMethod(o, "__cuda_stream__", NULL))) { /* CUDA stream protocol: (version, handle) */
-    PyObject *h = PyTuple_Check(v) && PyTuple_Size(v) == 2 ? PyTuple_GetItem(v, 1) : NULL;
-    Py_XINCREF(h);
-    Py_DECREF(v);
-    v = h;
-  }
-  if (!v) {
-    PyErr_Clear();
-    if (!(v = PyNumber_Long(o))) { /* numba.cuda streams convert with int() */
-      PyErr_Clear();
-      PyErr_SetString(PyExc_TypeError, "stream must be None, an int (CUstream), a CuPy, PyTorch or Numba stream, "
-                                       "or an object with __cuda_stream__");
-      return -1;
-    }
-  }
-  unsigned long long s = PyLong_AsUnsignedLongLong(v);
-  Py_DECREF(v);
-  if (s == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-  *out = pyk_stream_from_int(s);
-  return 0;
-}
+/* ---- the call and its launch stream ------------------------------------ */
 
 void pyk_call_init(pyk_call *c, int allow_host) {
   c->narr = 0;
@@ -170,13 +131,6 @@ void pyk_call_init(pyk_call *c, int allow_host) {
   c->nproduced = 0;
   c->allow_host = allow_host;
   c->have_cupy_stream = 0;
-}
-
-void pyk_call_produced_on(pyk_call *c, void *s) {
-  if (!c->have_stream) c->stream = s, c->have_stream = 1;
-  for (int i = 0; i < c->nproduced; i++)
-    if (c->produced_on[i] == s) return;
-  if (c->nproduced < 8) c->produced_on[c->nproduced++] = s;
 }
 
 void pyk_call_clear(pyk_call *c) {
@@ -202,38 +156,6 @@ static int producer_stream(pyk_call *c, PyObject *arr) {
   return rc;
 }
 
-/* Whether `s` is capturing; the legacy default stream never is, and is not
- * asked (the driver's answer there can invalidate another stream's capture). */
-static uk_status stream_capturing(void *s, int *on) {
-  *on = 0;
-  return !s || s == (void *)1 ? UK_OK : uk_stream_capturing(s, on);
-}
-
-int pyk_stream_order(void *producer, void *consumer, int device) {
-  if (producer == consumer) return 0;
-  /* An event recorded outside a capture cannot order work inside it (the
-   * driver invalidates the capture), nor the reverse: when one stream is
-   * capturing and the other is not, the caller orders them, as with CuPy. */
-  int pc = 0, cc = 0;
-  uk_status cs = stream_capturing(producer, &pc);
-  if (cs == UK_OK) cs = stream_capturing(consumer, &cc);
-  if (cs != UK_OK) {
-    pyk_raise(cs);
-    return -1;
-  }
-  if (pc != cc) return 0;
-  void *ev = NULL;
-  uk_status st = uk_event_create(device, UK_EVENT_DISABLE_TIMING, &ev);
-  if (st == UK_OK) st = uk_event_record(ev, producer);
-  if (st == UK_OK) st = uk_stream_wait_event(consumer, ev);
-  if (ev) uk_event_destroy(ev); /* the wait holds what it needs */
-  if (st != UK_OK) {
-    pyk_raise(st);
-    return -1;
-  }
-  return 0;
-}
-
 int pyk_call_finish_stream(pyk_call *c) {
   if (!c->have_stream && c->first && producer_stream(c, c->first) < 0) return -1;
   if (c->allow_host) return 0;
@@ -242,113 +164,7 @@ int pyk_call_finish_stream(pyk_call *c) {
   return 0;
 }
 
-/* ---- array interfaces --------------------------------------------------- */
-
-/* "<f4", "|b1", "<c16" -> dtype. */
-int pyk_typestr_dtype(PyObject *ts, uk_dtype *out) {
-  if (!ts || !PyUnicode_Check(ts)) goto bad;
-  Py_ssize_t n = PyUnicode_GetLength(ts);
-  if (n < 3 || n > 4) goto bad;
-  Py_UCS4 order = PyUnicode_ReadChar(ts, 0), k = PyUnicode_ReadChar(ts, 1);
-  int size = 0;
-  for (Py_ssize_t i = 2; i < n; i++) {
-    Py_UCS4 d = PyUnicode_ReadChar(ts, i);
-    if (d < '0' || d > '9') goto bad;
-    size = size * 10 + (int)(d - '0');
-  }
-  if (order == '>' && size > 1) {
-    PyErr_SetString(PyExc_TypeError, "big-endian arrays are not supported");
-    return -1;
-  }
-  static const struct {
-    char k;
-    int size;
-    uk_dtype t;
-  } map[] = {{'b', 1, UK_BOOL},    {'i', 1, UK_INT8},    {'i', 2, UK_INT16},   {'i', 4, UK_INT32},
-             {'i', 8, UK_INT64},   {'u', 1, UK_UINT8},   {'u', 2, UK_UINT16},  {'u', 4, UK_UINT32},
-             {'u', 8, UK_UINT64},  {'f', 2, UK_FLOAT16}, {'f', 4, UK_FLOAT32}, {'f', 8, UK_FLOAT64},
-             {'c', 8, UK_COMPLEX64}, {'c', 16, UK_COMPLEX128}};
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if ((Py_UCS4)map[i].k == k && map[i].size == size) {
-      *out = map[i].t;
-      return 0;
-    }
-bad:
-  PyErr_Format(PyExc_TypeError, "unsupported array typestr %R", ts ? ts : Py_None);
-  return -1;
-}
-
-static int int_tuple(PyObject *t, const char *what, int64_t *vals, int *n) {
-  if (!PyTuple_Check(t)) {
-    PyErr_Format(PyExc_TypeError, "array interface: %s must be a tuple", what);
-    return -1;
-  }
-  Py_ssize_t len = PyTuple_Size(t);
-  if (len > UK_MAX_NDIM) {
-    PyErr_Format(PyExc_ValueError, "arrays have at most %d dimensions, got %zd", UK_MAX_NDIM, len);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < len; i++) {
-    long long v = PyLong_AsLongLong(PyTuple_GetItem(t, i));
-    if (v == -1 && PyErr_Occurred()) return -1;
-    vals[i] = v;
-  }
-  *n = (int)len;
-  return 0;
-}
-
-/* Fills *a from a __cuda_array_interface__ / __array_interface__ dict.
- * *stream_out gets the CAI v3 stream (or stays untouched); returns 1 when
- * one was given. *readonly: the data tuple's second element is true. */
-static int from_interface(PyObject *d, uk_array *a, void **stream_out, unsigned char *readonly) {
-  if (!PyDict_Check(d)) {
-    PyErr_SetString(PyExc_TypeError, "array interface is not a dict");
-    return -1;
-  }
-  PyObject *shape = PyDict_GetItem(d, str_shape), *data = PyDict_GetItem(d, str_data);
-  PyObject *strides = PyDict_GetItem(d, str_strides), *mask = PyDict_GetItem(d, str_mask);
-  if (!shape || !data) {
-    PyErr_SetString(PyExc_TypeError, "array interface without shape or data");
-    return -1;
-  }
-  if (mask && mask != Py_None) {
-    PyErr_SetString(PyExc_TypeError, "masked arrays are not supported");
-    return -1;
-  }
-  int ndim = 0;
-  int64_t sh[UK_MAX_NDIM];
-  if (int_tuple(shape, "shape", sh, &ndim) < 0 || pyk_typestr_dtype(PyDict_GetItem(d, str_typestr), &a->dtype) < 0)
-    return -1;
-  if (!PyTuple_Check(data) || PyTuple_Size(data) < 1) {
-    PyErr_SetString(PyExc_TypeError, "array interface: data must be (pointer, read_only)");
-    return -1;
-  }
-  unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GetItem(data, 0));
-  if (ptr == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-  int ro = PyTuple_Size(data) > 1 ? PyObject_IsTrue(PyTuple_GetItem(data, 1)) : 0;
-  if (ro < 0) return -1;
-  *readonly = (unsigned char)ro;
-  if (uk_array_init(a, ptr, a->dtype, ndim, sh) != UK_OK) {
-    pyk_raise(UK_ERR_INVALID);
-    return -1;
-  }
-  if (strides && strides != Py_None) {
-    int ns = 0;
-    if (int_tuple(strides, "strides", a->strides, &ns) < 0) return -1;
-    if (ns != ndim) {
-      PyErr_SetString(PyExc_ValueError, "array interface: strides and shape differ in length");
-      return -1;
-    }
-  }
-  PyObject *st = PyDict_GetItem(d, str_stream);
-  if (st && st != Py_None) {
-    unsigned long long s = PyLong_AsUnsignedLongLong(st);
-    if (s == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    *stream_out = pyk_stream_from_int(s);
-    return 1;
-  }
-  return 0;
-}
+/* ---- devices and DLPack ------------------------------------------------ */
 
 /* (type, id) of o's __dlpack_device__; type 0 when it has none. */
 static int dlpack_device(PyObject *o, int *type, int *id) {
@@ -474,7 +290,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     /* described from its attributes, as its CAI would describe it */
   } else if ((cai = PyObject_GetAttr(o, str_cai))) {
     void *s = NULL;
-    int rc = from_interface(cai, a, &s, &c->readonly[a - c->arr]);
+    int rc = pyk_interface_array(cai, a, &s, &c->readonly[a - c->arr]);
     Py_DECREF(cai);
     if (rc < 0 || cai_device(o, &devid) < 0) return -1;
     if (rc == 1) pyk_call_produced_on(c, s);
@@ -495,7 +311,7 @@ static int array_from(pyk_call *c, PyObject *o, uk_array *a) {
     PyErr_Clear();
     if (c->allow_host && (cai = PyObject_GetAttr(o, str_ai))) {
       void *s = NULL;
-      int rc = from_interface(cai, a, &s, &c->readonly[a - c->arr]);
+      int rc = pyk_interface_array(cai, a, &s, &c->readonly[a - c->arr]);
       Py_DECREF(cai);
       if (rc < 0) return -1;
       a->device = 0;

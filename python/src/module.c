@@ -1,66 +1,12 @@
 /*
- * module.c — the _ukern module: the shared context, status -> exception
- * mapping, small helpers and module initialisation.
- *
- * Kernels bind to the context that is current when they are made; a context
- * lives while any kernel, module or array made from it lives (each holds a
- * reference to its _Context object).
+ * module.c — the _ukern module: its functions (configure, cache_stats,
+ * device_count, synchronize and the internal hooks) and its initialisation,
+ * which makes the context type and the exception classes and calls each
+ * type's init. The top of python/src: nothing here is used by another file.
  */
 #include "pyukern.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-PyObject *pyk_CompileException;
-PyObject *pyk_JitifyException;
-PyObject *pyk_CUDADriverError;
-
-/* ---- context ----------------------------------------------------------- */
-
-typedef struct {
-  PyObject_HEAD
-  uk_context *ctx;
-} CtxObject;
-
-static PyTypeObject *CtxType;
-static PyObject *current_ctx; /* the context new kernels bind to; NULL until first use */
-
-static void ctx_dealloc(PyObject *self) {
-  PyTypeObject *tp = Py_TYPE(self);
-  uk_context_destroy(((CtxObject *)self)->ctx);
-  PyObject_Free(self);
-  Py_DECREF(tp);
-}
-
-static PyType_Slot ctx_slots[] = {
-    {Py_tp_dealloc, (void *)ctx_dealloc},
-    {Py_tp_doc, (void *)"A ukern context (caches, allocator, target arch); internal."},
-    {0, NULL}};
-static PyType_Spec ctx_spec = {"ukern._Context", sizeof(CtxObject), 0, Py_TPFLAGS_DEFAULT, ctx_slots};
-
-static PyObject *ctx_make(const uk_options *o) {
-  uk_context *c = NULL;
-  uk_status st;
-  Py_BEGIN_ALLOW_THREADS
-  st = uk_context_create(o, &c);
-  Py_END_ALLOW_THREADS
-  if (st != UK_OK) return pyk_raise(st);
-  CtxObject *self = PyObject_New(CtxObject, CtxType);
-  if (!self) {
-    uk_context_destroy(c);
-    return NULL;
-  }
-  self->ctx = c;
-  return (PyObject *)self;
-}
-
-PyObject *pyk_context_get(void) {
-  if (!current_ctx && !(current_ctx = ctx_make(NULL))) return NULL;
-  Py_INCREF(current_ctx);
-  return current_ctx;
-}
-
-uk_context *pyk_context_ptr(PyObject *ctx) { return ((CtxObject *)ctx)->ctx; }
 
 static PyObject *py_configure(PyObject *mod, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"arch", "cache_dir", "disable_disk_cache", "device", "options", NULL};
@@ -87,13 +33,10 @@ static PyObject *py_configure(PyObject *mod, PyObject *args, PyObject *kw) {
   if (opts && opts != Py_None && pyk_str_list(opts, &list, &n, &keep) < 0) return NULL;
   o.nvrtc_options = list;
   o.num_nvrtc_options = n;
-  PyObject *c = ctx_make(&o);
+  int rc = pyk_context_replace(&o);
   PyMem_Free(list);
   Py_XDECREF(keep);
-  if (!c) return NULL;
-  PyObject *old = current_ctx;
-  current_ctx = c;
-  Py_XDECREF(old);
+  if (rc < 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -181,178 +124,10 @@ static PyObject *py_synchronize(PyObject *mod, PyObject *unused) {
   if (st != UK_OK) return pyk_raise(st);
   Py_RETURN_NONE;
 }
-
-/* ---- errors ------------------------------------------------------------ */
-
-/* ukern._errors.compat_type: with CuPy imported, the class to raise for one
- * of ukern's (a subclass of it and of CuPy's class of that name). */
-static PyObject *error_type_hook;
-
 static PyObject *py_set_error_type_hook(PyObject *m, PyObject *hook) {
   (void)m;
-  if (!PyCallable_Check(hook)) {
-    PyErr_SetString(PyExc_TypeError, "_set_error_type_hook takes a callable");
-    return NULL;
-  }
-  PyObject *old = error_type_hook;
-  Py_INCREF(hook);
-  error_type_hook = hook;
-  Py_XDECREF(old);
+  if (pyk_set_error_type_hook(hook) < 0) return NULL;
   Py_RETURN_NONE;
-}
-
-PyObject *pyk_error_type(PyObject *base) {
-  PyObject *t = NULL;
-  if (error_type_hook &&
-      (base == pyk_CompileException || base == pyk_JitifyException || base == pyk_CUDADriverError)) {
-    PyObject *err_type, *err_value, *err_tb; /* an exception being replaced stays as it is */
-    PyErr_Fetch(&err_type, &err_value, &err_tb);
-    t = PyObject_CallFunctionObjArgs(error_type_hook, base, NULL);
-    if (!t || !PyType_Check(t) || !PyObject_IsSubclass(t, base)) Py_CLEAR(t); /* keep ukern's class */
-    PyErr_Restore(err_type, err_value, err_tb);
-  }
-  if (!t) {
-    t = base;
-    Py_INCREF(t);
-  }
-  return t;
-}
-
-PyObject *pyk_err_format(PyObject *base, const char *format, ...) {
-  PyObject *type = pyk_error_type(base);
-  va_list ap;
-  va_start(ap, format);
-  PyErr_FormatV(type, format, ap);
-  va_end(ap);
-  Py_DECREF(type);
-  return NULL;
-}
-
-PyObject *pyk_raise(uk_status st) { return pyk_raise_as(st, NULL); }
-
-PyObject *pyk_raise_as(uk_status st, PyObject *as) {
-  const char *msg = uk_last_error();
-  if (!msg || !*msg) msg = uk_status_message(st);
-  PyObject *type;
-  switch (st) {
-  case UK_ERR_NOMEM: type = PyExc_MemoryError; break;
-  case UK_ERR_SYNTAX:
-  case UK_ERR_SHAPE:
-  case UK_ERR_INVALID: type = PyExc_ValueError; break;
-  case UK_ERR_TYPE: type = PyExc_TypeError; break;
-  case UK_ERR_COMPILE: type = pyk_CompileException; break;
-  case UK_ERR_CUDA:
-  case UK_ERR_NO_DEVICE:
-  case UK_ERR_NOT_FOUND: type = pyk_CUDADriverError; break;
-  case UK_ERR_IO: type = PyExc_OSError; break;
-  default: type = PyExc_RuntimeError; break;
-  }
-  if (as) type = as;
-  type = pyk_error_type(type);
-  PyObject *exc = NULL;
-  PyObject *log = NULL;
-  /* in Python's words: ukern.configure(arch=...), the exception's .log (errtext.c) */
-  PyObject *words = pyk_python_message(msg);
-  if (!words) {
-    Py_DECREF(type);
-    return NULL;
-  }
-  if (st == UK_ERR_COMPILE) {
-    /* str(e) shows the log too, as CuPy's CompileException does. */
-    log = PyUnicode_FromString(uk_last_error_log());
-    PyObject *text = log ? PyUnicode_FromFormat("%U\n%U", words, log) : NULL;
-    exc = text ? PyObject_CallFunctionObjArgs(type, text, NULL) : NULL;
-    Py_XDECREF(text);
-  } else {
-    exc = PyObject_CallFunctionObjArgs(type, words, NULL);
-  }
-  Py_DECREF(words);
-  if (!exc) {
-    Py_XDECREF(log);
-    Py_DECREF(type);
-    return NULL;
-  }
-  if (log) {
-    if (PyObject_SetAttrString(exc, "log", log) < 0) PyErr_Clear();
-    Py_DECREF(log);
-  }
-  PyObject *name = PyUnicode_FromString(uk_status_name(st));
-  if (name) {
-    if (PyObject_SetAttrString(exc, "status", name) < 0) PyErr_Clear();
-    Py_DECREF(name);
-  }
-  PyErr_SetObject(type, exc);
-  Py_DECREF(exc);
-  Py_DECREF(type);
-  return NULL;
-}
-
-/* ---- helpers ----------------------------------------------------------- */
-
-int pyk_count_params(const char *p) {
-  int n = 0, any = 0;
-  for (; *p; p++) {
-    if (*p == ',') n++;
-    else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') any = 1;
-  }
-  return any ? n + 1 : 0;
-}
-
-int pyk_str_list(PyObject *seq, const char ***out, int *n, PyObject **keep) {
-  *out = NULL;
-  *n = 0;
-  *keep = NULL;
-  if (PyUnicode_Check(seq)) {
-    PyErr_SetString(PyExc_TypeError, "options must be a tuple or list of str, not a str");
-    return -1;
-  }
-  PyObject *fast = PySequence_Tuple(seq);
-  if (!fast) return -1;
-  Py_ssize_t len = PyTuple_Size(fast);
-  /* The tuple (handed to the caller in *keep) keeps the strings alive even
-   * if seq is a list that another thread changes while the GIL is released. */
-  const char **list = PyMem_Calloc((size_t)(len ? len : 1), sizeof *list);
-  if (!list) {
-    Py_DECREF(fast);
-    PyErr_NoMemory();
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < len; i++) {
-    PyObject *s = PyTuple_GetItem(fast, i);
-    const char *u = s && PyUnicode_Check(s) ? pyk_utf8_or_null(s) : NULL;
-    if (!u) {
-      if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "options[%zd] must be a str", i);
-      PyMem_Free(list);
-      Py_DECREF(fast);
-      return -1;
-    }
-    list[i] = u;
-  }
-  *keep = fast;
-  *out = list;
-  *n = (int)len;
-  return 0;
-}
-
-/* UTF-8 of a str, cached on the str object by CPython ("s" conversion):
- * valid while the str lives. NULL with an exception (embedded NUL, not str). */
-const char *pyk_utf8_or_null(PyObject *o) {
-  const char *u = NULL;
-  if (!PyArg_Parse(o, "s", &u)) return NULL;
-  return u;
-}
-
-PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec) {
-  PyObject *t = PyType_FromSpec(spec);
-  if (!t) return NULL;
-  const char *dot = strrchr(spec->name, '.');
-  Py_INCREF(t);
-  if (PyModule_AddObject(m, dot ? dot + 1 : spec->name, t) < 0) {
-    Py_DECREF(t);
-    Py_DECREF(t);
-    return NULL;
-  }
-  return (PyTypeObject *)t;
 }
 
 /* ---- module ------------------------------------------------------------ */
@@ -384,27 +159,7 @@ PyMODINIT_FUNC PyInit__ukern(void);
 PyMODINIT_FUNC PyInit__ukern(void) {
   PyObject *m = PyModule_Create(&moddef);
   if (!m) return NULL;
-  if (!(CtxType = (PyTypeObject *)PyType_FromSpec(&ctx_spec))) goto fail;
-  pyk_CompileException = PyErr_NewExceptionWithDoc(
-      "ukern.CompileException",
-      "NVRTC rejected the generated or given CUDA source. The message ends with the NVRTC log and the\n"
-      "line-numbered source; .log holds those alone.",
-      NULL, NULL);
-  pyk_JitifyException = pyk_CompileException ? PyErr_NewExceptionWithDoc(
-      "ukern.JitifyException",
-      "A CompileException of a module made with jitify=True (CuPy raises JitifyException there).",
-      pyk_CompileException, NULL) : NULL;
-  pyk_CUDADriverError = PyErr_NewExceptionWithDoc(
-      "ukern.CUDADriverError", "A CUDA driver call failed, no driver or device is present, or a name was not found.",
-      PyExc_RuntimeError, NULL);
-  if (!pyk_CompileException || !pyk_JitifyException || !pyk_CUDADriverError) goto fail;
-  Py_INCREF(pyk_CompileException);
-  Py_INCREF(pyk_JitifyException);
-  Py_INCREF(pyk_CUDADriverError);
-  if (PyModule_AddObject(m, "CompileException", pyk_CompileException) < 0 ||
-      PyModule_AddObject(m, "JitifyException", pyk_JitifyException) < 0 ||
-      PyModule_AddObject(m, "CUDADriverError", pyk_CUDADriverError) < 0)
-    goto fail;
+  if (pyk_context_init() < 0 || pyk_errors_init(m) < 0) goto fail;
   if (PyModule_AddStringConstant(m, "__version__", uk_version()) < 0) goto fail;
   if (pyk_args_init() < 0 || pyk_array_type_init(m) < 0 || pyk_elementwise_init(m) < 0 || pyk_reduction_init(m) < 0 ||
       pyk_raw_init(m) < 0 || pyk_bundle_init(m) < 0 ||

@@ -19,10 +19,26 @@
 /* Array producers the package knows how to answer in kind. */
 typedef enum pyk_kind { PYK_OTHER = 0, PYK_UKERN, PYK_CUPY, PYK_TORCH, PYK_HOST } pyk_kind;
 
-/* --- module.c: context, errors ------------------------------------------ */
-/* The context kernels made now bind to (created on first use); new ref. */
-PyObject *pyk_context_get(void);
-uk_context *pyk_context_ptr(PyObject *ctx);
+/* The files stand in layers, each above what it uses (no cycle:
+ * scripts/include-graph.py --src python/src; ctest test_layers_python),
+ * bottom up: errtext, strings, type_objects, outcache; errors; context,
+ * streams; interface; array, fast; args; call; the kernel types (raw_call,
+ * raw_options, elementwise, reduction, raw, fusion, bundle); module.c. */
+
+/* --- errtext.c: the library's messages in Python's words ---------------- */
+/* A library message with its C names (uk_options.arch, uk_last_error_log())
+ * replaced by Python's (ukern.configure(arch=...), the exception's .log);
+ * new ref, NULL on error. */
+PyObject *pyk_python_message(const char *c_message);
+/* The same for a str (new ref; NULL on error). */
+PyObject *pyk_python_text(PyObject *text);
+
+/* --- errors.c: exception classes, status -> exception ------------------- */
+/* Makes the exception classes and adds them to the module (at init). */
+int pyk_errors_init(PyObject *m);
+/* ukern._errors' hook: f(cls) gives the class to raise (pyk_error_type);
+ * -1 with TypeError when not callable. */
+int pyk_set_error_type_hook(PyObject *hook);
 /* Sets a Python exception for a failed ukern call; returns NULL. */
 PyObject *pyk_raise(uk_status st);
 /* The same, raised as `as` (a subclass of the status's class) unless NULL. */
@@ -37,18 +53,34 @@ extern PyObject *pyk_CompileException;
 extern PyObject *pyk_JitifyException; /* a CompileException, for modules made with jitify=True */
 extern PyObject *pyk_CUDADriverError;
 
-/* --- errtext.c: the library's messages in Python's words ---------------- */
-/* A library message with its C names (uk_options.arch, uk_last_error_log())
- * replaced by Python's (ukern.configure(arch=...), the exception's .log);
- * new ref, NULL on error. */
-PyObject *pyk_python_message(const char *c_message);
+/* --- context.c: the context kernels bind to ----------------------------- */
+int pyk_context_init(void); /* at module init: the _Context type */
+/* The context kernels made now bind to (created on first use); new ref. */
+PyObject *pyk_context_get(void);
+uk_context *pyk_context_ptr(PyObject *ctx);
+/* A new context made with o becomes the current one (ukern.configure);
+ * -1 with an exception, the current one kept. */
+int pyk_context_replace(const uk_options *o);
 /* pyk_raise, then the exception's message in Python's words; for a kernel
  * bound to kernel_ctx (may be NULL) that cannot choose an arch after a later
  * ukern.configure(), the message also says the kernel kept its context and
  * how to move on. Returns NULL. */
 PyObject *pyk_raise_kernel(uk_status st, PyObject *kernel_ctx);
 
-/* --- args.c: arrays, scalars and streams of one call -------------------- */
+/* --- strings.c: Python str and C strings -------------------------------- */
+/* Counts comma-separated parameters of a definition that create accepted. */
+int pyk_count_params(const char *params);
+/* A tuple/list of str as a C array (PyMem_Free it) of UTF-8 pointers that
+ * live while *keep (a new reference, Py_XDECREF it) lives. */
+int pyk_str_list(PyObject *seq, const char ***out, int *n, PyObject **keep);
+/* UTF-8 of a str, valid while it lives; NULL with an exception. */
+const char *pyk_utf8_or_null(PyObject *o);
+
+/* --- type_objects.c ------------------------------------------------------ */
+/* Adds a type made from spec to the module under its short name. */
+PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec);
+
+/* --- the state of one call (args.c fills it; streams.c, fast.c use it) --- */
 typedef struct pyk_call {
   uk_array arr[PYK_MAX_ARGS];
   uk_arg arg[PYK_MAX_ARGS];
@@ -67,8 +99,30 @@ typedef struct pyk_call {
   int have_cupy_stream;
 } pyk_call;
 
+/* --- streams.c: streams as the protocols give them, and their order ------ */
+/* Parses a stream object (None, int, object with .ptr or .cuda_stream). */
+int pyk_stream_from_object(PyObject *o, void **out);
+/* A protocol stream integer as a CUstream (0 and 1: legacy default, NULL). */
+void *pyk_stream_from_int(unsigned long long v);
+/* Makes `consumer` wait for the work queued so far on `producer` (an event
+ * on device); nothing when they are the same stream. -1 on error. */
+int pyk_stream_order(void *producer, void *consumer, int device);
+/* Records that an argument was produced on stream s (CAI v3): the first
+ * such stream is the launch stream unless one was chosen; the launch waits
+ * for the others (pyk_call_finish_stream). */
+void pyk_call_produced_on(pyk_call *c, void *s);
+
+/* --- interface.c: __cuda_array_interface__ / __array_interface__ dicts --- */
+int pyk_interface_init(void); /* at module init (pyk_args_init) */
+/* "<f4", "|b1", "<c16" -> dtype; -1 with TypeError otherwise. */
+int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
+/* Fills *a from an interface dict. *stream_out gets the CAI v3 stream (or
+ * stays untouched); returns 1 when one was given, 0 when not, -1 on error.
+ * *readonly: the data tuple's second element is true. */
+int pyk_interface_array(PyObject *d, uk_array *a, void **stream_out, unsigned char *readonly);
+
+/* --- args.c: arrays, scalars and the launch stream of one call ----------- */
 int pyk_args_init(void); /* at module init */
-int pyk_bundle_init(PyObject *m); /* bundle.c: ukern.load_bundle and friends */
 void pyk_call_init(pyk_call *c, int allow_host);
 void pyk_call_clear(pyk_call *c);
 /* stream= argument: None leaves the choice to the producer. -1 on error. */
@@ -83,20 +137,6 @@ int pyk_call_array(pyk_call *c, PyObject *o, uk_array **out);
 int pyk_call_finish_stream(pyk_call *c);
 /* Wraps arrays ukern allocated as the first input's array type (new ref). */
 PyObject *pyk_call_wrap_output(pyk_call *c, PyObject *ctx, uk_array *a);
-/* Parses a stream object (None, int, object with .ptr or .cuda_stream). */
-int pyk_stream_from_object(PyObject *o, void **out);
-/* A protocol stream integer as a CUstream (0 and 1: legacy default, NULL). */
-void *pyk_stream_from_int(unsigned long long v);
-/* Records that an argument was produced on stream s (CAI v3): the first
- * such stream is the launch stream unless one was chosen; the launch waits
- * for the others (pyk_call_finish_stream). */
-void pyk_call_produced_on(pyk_call *c, void *s);
-/* "<f4", "|b1", "<c16" -> dtype; -1 with TypeError otherwise. */
-int pyk_typestr_dtype(PyObject *ts, uk_dtype *out);
-
-/* Makes `consumer` wait for the work queued so far on `producer` (an event
- * on device); nothing when they are the same stream. -1 on error. */
-int pyk_stream_order(void *producer, void *consumer, int device);
 
 /* --- raw_options.c: CuPy's RawModule/RawKernel options ------------------ */
 /* 'nvrtc' -> UK_BACKEND_NVRTC, 'nvcc' -> UK_BACKEND_NVCC; -1 with ValueError. */
@@ -174,6 +214,10 @@ PyObject *pyk_fast_cupy_memptr(PyObject *owner, unsigned long long ptr, size_t b
 /* "pool" (default), "direct" or "dlpack": how outputs for CuPy are made
  * (fast.c says what each is). -1: unknown name. */
 int pyk_fast_set_output_route(const char *name);
+/* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
+ * such a type, -1 error. */
+int pyk_fast_scalar(PyObject *o, uk_arg *out);
+void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t);
 
 /* --- outcache.c: the outputs a kernel allocated, by input signature ------ */
 typedef struct pyk_outcache pyk_outcache;
@@ -188,10 +232,6 @@ int pyk_outcache_find(const pyk_outcache *oc, const uk_arg *in, int nin, const i
 void pyk_outcache_store(pyk_outcache **ocp, const uk_arg *in, int nin, const int64_t *extra, int nextra,
                         const uk_array *out, int nout);
 void pyk_outcache_free(pyk_outcache *oc);
-/* A NumPy scalar of a type pyk_fast_scalar_learn recorded: 1 done, 0 not
- * such a type, -1 error. */
-int pyk_fast_scalar(PyObject *o, uk_arg *out);
-void pyk_fast_scalar_learn(PyTypeObject *tp, uk_dtype t);
 
 /* --- array.c: ukern.Array ---------------------------------------------- */
 extern PyTypeObject *pyk_ArrayType;
@@ -207,19 +247,7 @@ int pyk_elementwise_init(PyObject *m);
 int pyk_reduction_init(PyObject *m);
 int pyk_raw_init(PyObject *m);
 int pyk_fusion_init(PyObject *m); /* 0 and nothing added when the library has no fusion */
-
-/* Helpers shared by the kernel types (module.c). */
-/* Counts comma-separated parameters of a definition that create accepted. */
-int pyk_count_params(const char *params);
-/* A tuple/list of str as a C array (PyMem_Free it) of UTF-8 pointers that
- * live while *keep (a new reference, Py_XDECREF it) lives. */
-int pyk_str_list(PyObject *seq, const char ***out, int *n, PyObject **keep);
-/* Adds a type made from spec to the module under its short name. */
-PyTypeObject *pyk_add_type(PyObject *m, PyType_Spec *spec);
-/* UTF-8 of a str, valid while it lives; NULL with an exception. */
-const char *pyk_utf8_or_null(PyObject *o);
-
-#endif
+int pyk_bundle_init(PyObject *m); /* bundle.c: ukern.load_bundle and friends */
 
 /* --- call.c: binding a kernel call's positional args, out= and kwargs --- */
 typedef struct pyk_frame {
@@ -268,3 +296,5 @@ PyObject *pyk_launch_do(void *k, pyk_run_fn fn, PyObject *ctx, const char *kname
                         PyObject *args, PyObject *kw, pyk_mode mode, pyk_outcache **oc);
 /* Frees arrays a failed wrap left behind; used by pyk_frame_outputs. */
 void pyk_frame_release(pyk_frame *f, PyObject *ctx, int from);
+
+#endif

@@ -30,7 +30,11 @@
  * - _UK_RK == 0, shared memory: a block a row; the row's elements of every
  *   array input are kept in shared memory (cp.async, _UK_RV elements an
  *   access), as many as fit; the part that does not fit is re-read in
- *   each pass (from L2, mostly).
+ *   each pass (from L2, mostly). Every pass takes each thread's own kept
+ *   vectors (one shared-memory access of _UK_RV elements, no barrier
+ *   between the copies and the passes) and the outputs of a vector are
+ *   stored as one (rows of 32768-65536 float32 ran 3-30% faster than one
+ *   element a step, H200).
  * - _UK_RC (sm_90+; the key's cluster flag), clusters: the shared-memory
  *   body over one block's slice of a row split over the C blocks of a
  *   thread-block cluster (fuse_row_cluster.c sizes it), its reductions
@@ -171,10 +175,12 @@ typedef struct row_em {
   char *final_;      /* per node: a per-row value that exists (a reduction's, or one hoisted) */
   char *rdiv;        /* per node: a per-row divisor with its _uk_d<id> */
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
-  uk_strbuf kept;    /* their arguments from shared memory */
+  uk_strbuf keptv;   /* their arguments from shared memory: the vectors _uk_vin<k> (element _i) */
   uk_strbuf loaded;  /* and loaded from memory */
   uk_strbuf regd;    /* and from registers */
+  uk_strbuf kvload;  /* those vectors' loads at _J0 */
   int reg;           /* emitting the registers variant */
+  int wvec;          /* the output function gathers into _uk_w_out<o>[_I] (vector stores) */
   int cluster;       /* emitting the cluster variant (fuse_row_cluster.c sizes it) */
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
@@ -216,13 +222,29 @@ static void hoist_rows(row_em *e, int L, uk_strbuf *b, uk_strbuf *tmp) {
   }
 }
 
-/* The loops of a pass over the row: kept elements, then the rest loaded;
- * each step is pre "fk(_J, kept)" post, then pre "fl(_J, loaded)" post. */
-static void pass_loops(uk_strbuf *b, const char *pre, const char *post, const char *fk, const char *kept, const char *fl,
-                       const char *loaded) {
-  uk__sb_addf(b, "      long long _J = _uk_t;\n#pragma unroll 4\n      for (; _J < _uk_nc; _J += _uk_T) %s%s(_J%s)%s;\n"
-                 "#pragma unroll 4\n      for (; _J < _uk_n; _J += _uk_T) %s%s(_J%s)%s;\n",
-              pre, fk, kept, post, pre, fl, loaded, post);
+/* A pass of the shared-memory variants over a row: each thread's _UK_RV
+ * consecutive kept elements at a time, the ones it kept itself (emit_keep's
+ * mapping: no barrier between the copies and the passes), read as one
+ * vector each (loads, at _J0), stepped in order by body (with _J and _i),
+ * then after; then the elements past the kept part loaded one a step
+ * (rest). */
+static void vec_loops(uk_strbuf *b, const char *loads, const char *body, const char *after, const char *rest) {
+  uk__sb_addf(b, "#pragma unroll 1\n      for (long long _J0 = (long long)_uk_t * _UK_RV; _J0 < _uk_nc; _J0 += (long long)_uk_T * _UK_RV) {\n"
+                 "%s#pragma unroll\n        for (int _i = 0; _i < _UK_RV; _i++) {\n          const long long _J = _J0 + _i;\n"
+                 "          %s\n        }\n%s      }\n#pragma unroll 4\n"
+                 "      for (long long _J = _uk_nc + _uk_t; _J < _uk_n; _J += _uk_T) %s\n",
+              loads, body, after, rest);
+}
+
+/* 1 where the shared-memory variant's passes store the value kept for the
+ * outputs as vectors (it is as wide as the input whose slots it takes),
+ * like the registers variant (a reference argument of the pass's
+ * function); else each element's own slot takes it. Not the cluster
+ * variant: its layer norms ran 2-7% slower so (H200). */
+static int keep_vec(const row_em *e) {
+  const uk_fuse_plan *p = e->c.p;
+  return !e->reg && !e->cluster && e->reuse >= 0 &&
+         uk_dtype_size(p->type[e->reuse].dtype) == uk_dtype_size(p->type[e->reuse_in].dtype);
 }
 
 /* The registers variant's loop over a thread's elements: element _J of
@@ -352,13 +374,14 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
    * indexed as its own type would land in another thread's element before
    * that one is read (seen on the H200: float32 over float64). Registers:
    * the slot _uk_rv[_I] of its own type. */
-  int keep = e->reuse >= 0 && L == e->reuse_level;
+  int keep = e->reuse >= 0 && L == e->reuse_level, kvec = keep && keep_vec(e);
   char kparam[96] = "";
+  const char *ta = keep ? uk__fuse_ctype(e->c.p->type[e->reuse].dtype) : "";
   if (keep) {
     uk_dtype t = e->c.p->type[e->reuse].dtype;
     uk__sb_reset(tmp);
     uk__fuse_value(&f, e->reuse, t, tmp);
-    if (e->reg) {
+    if (e->reg || kvec) {
       uk__sb_addf(&lb, "        // kept for the outputs: node %d\n        _uk_keepr = %s;\n", e->reuse, uk__sb_str(tmp));
       snprintf(kparam, sizeof kparam, ", %s &_uk_keepr", uk__fuse_ctype(t));
     } else {
@@ -380,9 +403,23 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     uk__sb_addf(&ka, "%s_uk_e)", acc);
     reg_loop(b, uk__sb_str(tmp), uk__sb_str(&ka));
   } else {
-    uk__sb_addf(&ka, "%s%s", uk__sb_str(&e->kept), keep ? ", true" : "");
-    uk__sb_addf(tmp, "%s%s", uk__sb_str(&e->loaded), keep ? ", false" : "");
-    pass_loops(b, acc, ")", "_uk_f", uk__sb_str(&ka), "_uk_f", uk__sb_str(tmp));
+    uk_strbuf vl, va;
+    uk__sb_init(&vl);
+    uk__sb_init(&va);
+    uk__sb_add(&vl, uk__sb_str(&e->kvload));
+    if (kvec) { /* the kept values of a vector, stored together */
+      uk__sb_addf(&vl, "        _uk_vec<%s, _UK_RV> _uk_kr;\n", ta);
+      uk__sb_addf(&ka, "%s_uk_f(_J%s, _uk_kr.v[_i]));", acc, uk__sb_str(&e->keptv));
+      uk__sb_addf(&va, "        *(_uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0) = _uk_kr;\n", ta, e->reuse_in);
+      uk__sb_addf(tmp, "{ %s _uk_kd; %s_uk_f(_J%s, _uk_kd)); }", ta, acc, uk__sb_str(&e->loaded));
+    } else {
+      uk__sb_addf(&ka, "%s_uk_f(_J%s%s));", acc, uk__sb_str(&e->keptv), keep ? ", true" : "");
+      uk__sb_addf(tmp, "%s_uk_f(_J%s%s));", acc, uk__sb_str(&e->loaded), keep ? ", false" : "");
+    }
+    vec_loops(b, uk__sb_str(&vl), uk__sb_str(&ka), uk__sb_str(&va), uk__sb_str(tmp));
+    if (vl.failed || va.failed) b->failed = 1;
+    uk__sb_release(&vl);
+    uk__sb_release(&va);
   }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
@@ -429,30 +466,51 @@ static void out_fn(row_em *e, const char *name, const char *params, uk_strbuf *b
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
     snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
-    write_out(e, &f, o, e->reg ? NULL : lv, &wb, tmp);
+    write_out(e, &f, o, e->reg || e->wvec ? NULL : lv, &wb, tmp);
   }
-  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, e->reg ? ", const int _I" : "", params,
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, e->reg || e->wvec ? ", const int _I" : "", params,
               uk__sb_str(&wb));
   if (wb.failed) b->failed = 1;
   uk__sb_release(&wb);
 }
 
-/* The per-element outputs. With a kept value: shared memory, one function
- * for the kept elements (it reads the value) and one for the rest (it
- * computes it); registers, the first only. Registers: then each output's
- * vectors stored. */
+/* The shared-memory variants' output pass: each thread's _UK_RV
+ * consecutive kept elements at a time (loads: their vectors), their
+ * outputs gathered by fv(_J, _I, args) and stored as one vector each; then
+ * the elements past the kept part one a step, rest(_J, loaded). */
+static void vec_outputs(row_em *e, const char *fv, const char *loads, const char *args, const char *rest,
+                        uk_strbuf *b) {
+  const uk_fuse_prog *g = e->c.g;
+  const uk_fuse_plan *p = e->c.p;
+  uk__sb_addf(b, "#pragma unroll 1\n      for (long long _J0 = (long long)_uk_t * _UK_RV; _J0 < _uk_nc; _J0 += (long long)_uk_T * _UK_RV) {\n%s",
+              loads);
+  uk__sb_addf(b, "#pragma unroll\n        for (int _i = 0; _i < _UK_RV; _i++) {\n          const long long _J = _J0 + _i;\n"
+                 "          %s(_J, _i%s);\n        }\n", fv, args);
+  for (int o = 0; o < g->nout; o++)
+    if (!p->row.out_per_row[o])
+      uk__sb_addf(b, "        _uk_stv<_UK_RV>(_uk_b_out%d, _J0, _uk_c_out%d, _uk_w_out%d);\n", o, o, o);
+  uk__sb_addf(b, "      }\n#pragma unroll 4\n      for (long long _J = _uk_nc + _uk_t; _J < _uk_n; _J += _uk_T) %s(_J%s);\n",
+              rest, uk__sb_str(&e->loaded));
+}
+
+/* The per-element outputs. Registers: one function, gathering a thread's
+ * outputs, then each output's vectors stored. Shared memory: one function
+ * for the kept elements, gathering a vector's outputs (with a kept value:
+ * it reads the value), and one for the rest (with a kept value: it
+ * computes it), storing each element. */
 static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   const uk_fuse_plan *p = e->c.p;
   const uk_fuse_row *r = &p->row;
   uk__sb_add(b, "    {\n");
-  if (e->reg)
-    for (int o = 0; o < g->nout; o++)
-      if (!r->out_per_row[o]) uk__sb_addf(b, "      %s _uk_w_out%d[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->out_dtype[o]), o);
+  for (int o = 0; o < g->nout; o++)
+    if (!r->out_per_row[o])
+      uk__sb_addf(b, "      %s _uk_w_out%d[%s];\n", uk__fuse_ctype(p->out_dtype[o]), o, e->reg ? "_UK_RK * _UK_RV" : "_UK_RV");
   if (e->reuse >= 0) {
-    uk_strbuf lp, ka;
+    uk_strbuf lp, ka, vl;
     uk__sb_init(&lp);
     uk__sb_init(&ka);
+    uk__sb_init(&vl);
     for (int j = 0; j < r->nparams; j++) {
       int k = r->param[j].index;
       const char *t = uk__fuse_ctype(p->type[k].dtype), *ta = uk__fuse_ctype(p->type[e->reuse].dtype);
@@ -460,16 +518,27 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
       if (k != e->reuse_in) {
         uk__sb_addf(&lp, ", const %s in%d", t, k);
         if (e->reg) uk__sb_addf(&ka, ", _uk_r_in%d[_I]", k);
-        else uk__sb_addf(&ka, ", _uk_k_in%d[_J]", k);
+        else {
+          uk__sb_addf(&ka, ", _uk_vin%d.v[_i]", k);
+          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_vin%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+                      t, k, t, k);
+        }
       } else {
         uk__sb_addf(&lp, ", const %s _uk_kv", ta);
         if (e->reg) uk__sb_add(&ka, ", _uk_rv[_I]");
-        else uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
+        else if (keep_vec(e)) {
+          uk__sb_add(&ka, ", _uk_vkv.v[_i]");
+          uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_vkv = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+                      ta, ta, k);
+        } else
+          uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
       }
     }
     char kv[] = "_uk_kv";
     e->c.leaf[e->reuse] = kv;
+    e->wvec = !e->reg;
     out_fn(e, "_uk_f", uk__sb_str(&lp), b, tmp);
+    e->wvec = 0;
     e->c.leaf[e->reuse] = NULL;
     if (e->reg) {
       uk__sb_reset(tmp);
@@ -477,19 +546,23 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
       reg_loop(b, uk__sb_str(tmp), "");
     } else {
       out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
-      pass_loops(b, "", "", "_uk_f", uk__sb_str(&ka), "_uk_g", uk__sb_str(&e->loaded));
+      vec_outputs(e, "_uk_f", uk__sb_str(&vl), uk__sb_str(&ka), "_uk_g", b);
     }
-    if (lp.failed || ka.failed) b->failed = 1;
+    if (lp.failed || ka.failed || vl.failed) b->failed = 1;
     uk__sb_release(&lp);
     uk__sb_release(&ka);
+    uk__sb_release(&vl);
   } else {
+    e->wvec = !e->reg;
     out_fn(e, "_uk_f", uk__sb_str(&e->lparams), b, tmp);
+    e->wvec = 0;
     if (e->reg) {
       uk__sb_reset(tmp);
       uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&e->regd));
       reg_loop(b, uk__sb_str(tmp), "");
     } else {
-      pass_loops(b, "", "", "_uk_f", uk__sb_str(&e->kept), "_uk_f", uk__sb_str(&e->loaded));
+      out_fn(e, "_uk_g", uk__sb_str(&e->lparams), b, tmp);
+      vec_outputs(e, "_uk_f", uk__sb_str(&e->kvload), uk__sb_str(&e->keptv), "_uk_g", b);
     }
   }
   if (e->reg) {
@@ -523,18 +596,19 @@ static void emit_bases(const uk_fuse_row *r, int nd, uk_strbuf *b) {
 }
 
 /* The shared-memory variants' copy of a row's first _uk_nc elements of
- * each array input into shared memory. */
+ * each array input into shared memory: each thread's _UK_RV consecutive
+ * elements at a time, the ones its passes and outputs read (vec_loops,
+ * vec_outputs): no barrier before (the last row's slots are its own) or
+ * after (it waits for its own copies). */
 static void emit_keep(const uk_fuse_row *r, uk_strbuf *b) {
-  /* vector copies land in other threads' elements: barriers around
-   * them (a row a block here) */
-  uk__sb_add(b, "    if (_UK_RV > 1) __syncthreads();\n#pragma unroll 4\n"
+  uk__sb_add(b, "#pragma unroll 4\n"
                 "    for (long long _J = (long long)_uk_t * _UK_RV; _J < _uk_nc; _J += (long long)_uk_T * _UK_RV) {\n");
   for (int j = 0; j < r->nparams; j++)
     if (r->param[j].kind == UK_ROW_IN) {
       int k = r->param[j].index;
       uk__sb_addf(b, "      _uk_keep_vec<_UK_RV>(_uk_k_in%d, _uk_b_in%d, _J, _uk_c_in%d);\n", k, k, k);
     }
-  uk__sb_add(b, "    }\n    _uk_keep_wait();\n    if (_UK_RV > 1) __syncthreads();\n");
+  uk__sb_add(b, "    }\n    _uk_keep_wait();\n");
 }
 
 /* The cluster variant's row loop (templates/ukern/fusion_row_cluster.cuh):
@@ -692,7 +766,9 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
     uk__sb_addf(&offset, " + ((_uk_nc * (long long)sizeof(%s) + 15) & ~15LL)", t);
     uk__sb_addf(&sig, "%s    const %s *_uk_p_in%d, const _uk_st<%d> _uk_s_in%d", sig.len ? ",\n" : "", t, k, nd, k);
     uk__sb_addf(&e->lparams, ", const %s in%d", t, k);
-    uk__sb_addf(&e->kept, ", _uk_k_in%d[_J]", k);
+    uk__sb_addf(&e->keptv, ", _uk_vin%d.v[_i]", k);
+    uk__sb_addf(&e->kvload, "        const _uk_vec<%s, _UK_RV> _uk_vin%d = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
+                t, k, t, k);
     uk__sb_addf(&e->regd, ", _uk_r_in%d[_I]", k);
     uk__sb_addf(&e->loaded, ", _uk_ld<%s>(_uk_b_in%d, _J, _uk_c_in%d)", t, k, k);
   }
@@ -743,8 +819,8 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   uk__sb_addf(&pre, "\nextern \"C\" __global__ void __launch_bounds__(%d) %s(\n%s,\n    const _uk_geo<%d> _uk_g) {\n",
               UK_ROW_MAX_THREADS, r->name, uk__sb_str(&sig), nd);
   uk__sb_add(&pre, uk__sb_str(&b));
-  if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed || e->kept.failed ||
-      e->loaded.failed || e->regd.failed)
+  if (pre.failed || sig.failed || b.failed || tmp.failed || regions.failed || offset.failed || e->lparams.failed ||
+      e->loaded.failed || e->regd.failed || e->keptv.failed || e->kvload.failed)
     goto nomem;
   r->source = uk__sb_detach(&pre);
   goto out;
@@ -776,7 +852,8 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
   e.cls = cls;
   e.level = level;
   uk__sb_init(&e.lparams);
-  uk__sb_init(&e.kept);
+  uk__sb_init(&e.keptv);
+  uk__sb_init(&e.kvload);
   uk__sb_init(&e.loaded);
   uk__sb_init(&e.regd);
   if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_ || !e.rdiv) {
@@ -809,7 +886,8 @@ out:
   free(cls);
   free(level);
   uk__sb_release(&e.lparams);
-  uk__sb_release(&e.kept);
+  uk__sb_release(&e.keptv);
+  uk__sb_release(&e.kvload);
   uk__sb_release(&e.loaded);
   uk__sb_release(&e.regd);
   return s;

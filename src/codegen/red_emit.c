@@ -23,30 +23,40 @@ void uk__red_scan(uk_red_kernel *k) {
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
+/* One define a key, in the table's order, with the key's last well-formed
+ * value: a repeated key overrides the earlier one (two defines of one macro
+ * would not compile), and one setting written in any order is one source. */
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}, {"rp", "RP"}, {"mb", "MB"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"},
+                                        {"trip", "TRIP"}, {"rp", "RP"},   {"mb", "MB"}};
   int n = 0;
-  if (size > 0) out[0] = 0;
-  for (const char *p = text; p && *p;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t kl = strlen(keys[k][0]), dl = len > kl + 1 ? len - kl - 1 : 0;
+  if (size <= 0) return;
+  out[0] = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    size_t kl = strlen(keys[k][0]), vl = 0;
+    const char *v = NULL;
+    for (const char *p = text; p && *p;) {
+      const char *e = strchr(p, ',');
+      size_t len = e ? (size_t)(e - p) : strlen(p), dl = len > kl + 1 ? len - kl - 1 : 0;
       const char *d = p + kl + 1;
       /* key=N, N of one or two digits */
-      int ok = (dl == 1 || dl == 2) && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && d[0] >= '0' && d[0] <= '9' &&
-               (dl == 1 || (d[1] >= '0' && d[1] <= '9'));
-      if (!ok) continue;
-      int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %.*s\n", keys[k][1], (int)dl, d);
-      if (w > 0 && w < size - n) n += w;
-      else out[n] = 0;
+      if ((dl == 1 || dl == 2) && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && d[0] >= '0' && d[0] <= '9' &&
+          (dl == 1 || (d[1] >= '0' && d[1] <= '9'))) {
+        v = d;
+        vl = dl;
+      }
+      p = e ? e + 1 : p + len;
     }
-    p = e ? e + 1 : p + len;
+    if (!v) continue;
+    int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %.*s\n", keys[k][1], (int)vl, v);
+    if (w > 0 && w < size - n) n += w;
+    else out[n] = 0;
   }
 }
 
 int uk__red_tune_value(const char *text, const char *key, int dflt) {
   size_t kl = strlen(key);
+  int got = dflt; /* the last well-formed value, as uk__red_tune_parse */
   for (const char *p = text; p && *p;) {
     const char *e = strchr(p, ',');
     size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -56,11 +66,11 @@ int uk__red_tune_value(const char *text, const char *key, int dflt) {
         ok &= p[i] >= '0' && p[i] <= '9';
         v = v * 10 + (p[i] - '0');
       }
-      if (ok) return v;
+      if (ok) got = v;
     }
     p = e ? e + 1 : p + len;
   }
-  return dflt;
+  return got;
 }
 
 /* The optional headers the texts and dtypes need (ukern/reduction.cuh has

@@ -21,41 +21,34 @@ uk_status uk_device_can_access_peer(int device, int peer, int *can) {
   return UK_OK;
 }
 
-uk_status uk_device_enable_peer_access(int device, int peer) {
+/* Opens (enable) or closes device's access to peer's memory;
+ * enabling twice is no error, disabling what is not enabled is the
+ * driver's UK_ERR_CUDA. */
+static uk_status peer_access(const char *api, int device, int peer, int enable) {
   uk__error_clear();
   if (device == peer)
-    return uk__errorf(UK_ERR_INVALID, "uk_device_enable_peer_access: device %d is its own peer already", device);
+    return uk__errorf(UK_ERR_INVALID, "%s: device %d is its own peer%s", api, device, enable ? " already" : "");
   CUcontext peer_ctx;
   uk_status st = uk__device_context(peer, &peer_ctx);
   if (st != UK_OK) return st;
   int pushed = 0;
   if ((st = uk__device_enter(device, &pushed)) != UK_OK) return st;
-  if ((st = uk__cu_need(cuCtxEnablePeerAccess)) == UK_OK) {
-    CUresult r = uk__cu.cuCtxEnablePeerAccess(peer_ctx, 0);
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
-      char what[96];
-      snprintf(what, sizeof what, "cuCtxEnablePeerAccess(device %d -> device %d)", device, peer);
-      st = uk__cu_error(r, what);
-    }
+  if ((st = enable ? uk__cu_need(cuCtxEnablePeerAccess) : uk__cu_need(cuCtxDisablePeerAccess)) == UK_OK) {
+    CUresult r = enable ? uk__cu.cuCtxEnablePeerAccess(peer_ctx, 0) : uk__cu.cuCtxDisablePeerAccess(peer_ctx);
+    if (r != CUDA_SUCCESS && !(enable && r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED))
+      st = uk__cu_errorf(r, "%s(device %d -> device %d)", enable ? "cuCtxEnablePeerAccess" : "cuCtxDisablePeerAccess",
+                         device, peer);
   }
   uk__device_leave(pushed);
   return st;
 }
 
+uk_status uk_device_enable_peer_access(int device, int peer) {
+  return peer_access("uk_device_enable_peer_access", device, peer, 1);
+}
+
 uk_status uk_device_disable_peer_access(int device, int peer) {
-  uk__error_clear();
-  if (device == peer)
-    return uk__errorf(UK_ERR_INVALID, "uk_device_disable_peer_access: device %d is its own peer", device);
-  CUcontext peer_ctx;
-  uk_status st = uk__device_context(peer, &peer_ctx);
-  if (st != UK_OK) return st;
-  int pushed = 0;
-  if ((st = uk__device_enter(device, &pushed)) != UK_OK) return st;
-  CUresult r;
-  if ((st = uk__cu_need(cuCtxDisablePeerAccess)) == UK_OK && (r = uk__cu.cuCtxDisablePeerAccess(peer_ctx)))
-    st = uk__cu_errorf(r, "cuCtxDisablePeerAccess(device %d -> device %d)", device, peer);
-  uk__device_leave(pushed);
-  return st;
+  return peer_access("uk_device_disable_peer_access", device, peer, 0);
 }
 
 static uk_status copy_peer(const char *api, uint64_t dst, int dst_device, uint64_t src, int src_device, size_t bytes,

@@ -254,9 +254,9 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       int nn = splits(in, t.grid_x, resident, n);
       /* At most as many pieces as the last block combines in one round of
        * loads (UK_RED_COLS_CW per thread, BLOCK / slots threads per slot):
-       * a second round waits another L2 latency, and every split column
-       * point of the session-11 run (16-256 MiB, H200) took 0.1-3 us less
-       * at about 64 pieces (one round of 32-slot tiles) than at a wave of
+       * a second round waits another L2 latency, and the split column
+       * points of the session-11 run (16-256 MiB, H200) took 0-3 us less at
+       * about 64 pieces (one round of 32-slot tiles) than at a wave of
        * 128-512 (docs/PERF.md); larger inputs, not measured, keep a wave. */
       int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (t.slots < UK_RED_BLOCK ? t.slots : UK_RED_BLOCK));
       if ((double)nout * (double)nred * (double)in->elem_bytes > (double)UK_RED_COLS_CAP_BYTES) most = INT64_MAX;

@@ -7,7 +7,11 @@
  * 2026-11-27, session 9: 24 column picks changed (64 MiB points of 256 blocks to 512:
  * the loads in flight at the loaded latency; 4 MiB and 64 KiB points to more blocks,
  * scalar tiles among them: a block's first round at its SM's share of the copy rate;
- * docs/PERF.md "Column reductions after the second sweep"). */
+ * docs/PERF.md "Column reductions after the second sweep").
+ * 2026-11-27, session 11: 5 split column picks to at most one round of the last
+ * block's loads (64 pieces of 32-slot tiles; docs/PERF.md "The column kernels at
+ * 64 MiB"); 3 middle-axis column picks of 64 MiB to one-round tiles of more threads
+ * per output, the same section). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -136,7 +140,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 1024 x 16384",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0313, 0.0000},
     {2, {65536, 256, 0}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 128 x 512",
+     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 64 x 1024",
      "threads across outputs, vector loads, 8 threads per output, 2 blocks, split 256 x 256", 0.0802, 0.0000},
     {2, {65536, 256, 0}, 0x2,
      "8 threads per output, vector loads, 2048 blocks",
@@ -154,7 +158,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 2048 blocks",
      "8 threads per output, vector loads, 2048 blocks", 0.0288, 0.0000},
     {3, {128, 512, 256}, 0x3,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 128 x 512",
+     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 64 x 1024",
      "threads across outputs, vector loads, 8 threads per output, 2 blocks, split 256 x 256", 0.0799, 0.0380},
     {3, {128, 512, 256}, 0x5,
      "a block per output, vector loads, 512 blocks",
@@ -170,13 +174,13 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 256 blocks, split 2 x 256", 0.0315, 0.0000},
     {3, {512, 128, 256}, 0x2,
-     "threads across outputs, vector loads, 8 threads per output, 1024 blocks",
+     "threads across outputs, vector loads, 32 threads per output, 4096 blocks",
      "threads across outputs, vector loads, 8 threads per output, 1024 blocks", 0.0300, 0.0000},
     {3, {512, 128, 256}, 0x4,
      "8 threads per output, vector loads, 2048 blocks",
      "8 threads per output, vector loads, 2048 blocks", 0.0286, 0.0000},
     {3, {512, 128, 256}, 0x3,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 128 x 512",
+     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 64 x 1024",
      "threads across outputs, vector loads, 8 threads per output, 2 blocks, split 256 x 256", 0.0804, 0.0392},
     /* issue 25, g kernels: as the point before (0x6) of the same shape */
     {3, {512, 128, 256}, 0x5,
@@ -192,13 +196,13 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 256 blocks, split 2 x 256", 0.0316, 0.0000},
     {3, {512, 256, 128}, 0x2,
-     "threads across outputs, vector loads, 8 threads per output, 512 blocks",
+     "threads across outputs, vector loads, 32 threads per output, 2048 blocks",
      "threads across outputs, vector loads, 8 threads per output, 512 blocks", 0.0308, 0.0000},
     {3, {512, 256, 128}, 0x4,
      "8 threads per output, vector loads, 4096 blocks",
      "8 threads per output, vector loads, 4096 blocks", 0.0282, 0.0000},
     {3, {512, 256, 128}, 0x3,
-     "threads across outputs, vector loads, 32 threads per output, 4 blocks, split 256 x 512",
+     "threads across outputs, vector loads, 32 threads per output, 4 blocks, split 64 x 2048",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 512 x 256", 0.1287, 0.0396},
     /* issue 25, g kernels: 256 blocks: 24% occupancy, 0.7 of the bandwidth (ncu session 9: 23.5 us, one block per output); 1024 blocks */
     {3, {512, 256, 128}, 0x5,
@@ -214,7 +218,7 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 1 threads per output, 512 blocks",
      "threads across outputs, vector loads, 1 threads per output, 512 blocks", 0.0294, 0.0000},
     {3, {32, 32, 16384}, 0x2,
-     "threads across outputs, vector loads, 1 threads per output, 512 blocks",
+     "threads across outputs, vector loads, 8 threads per output, 4096 blocks",
      "threads across outputs, vector loads, 1 threads per output, 512 blocks", 0.0296, 0.0000},
     {3, {32, 32, 16384}, 0x4,
      "a block per output, vector loads, 1024 blocks",
@@ -301,7 +305,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 512 blocks",
      "8 threads per output, vector loads, 512 blocks", 0.0091, 0.0000},
     {3, {128, 128, 64}, 0x3,
-     "threads across outputs, vector loads, 32 threads per output, 2 blocks, split 128 x 128",
+     "threads across outputs, vector loads, 32 threads per output, 2 blocks, split 64 x 256",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 64 x 256", 0.0286, 0.0179},
     {3, {128, 128, 64}, 0x5,
      "a warp per output, vector loads, 16 blocks, split 16 x 512",

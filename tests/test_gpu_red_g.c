@@ -323,13 +323,16 @@ static void argmax_fused(void) {
  * ((65536, 256) axis 0), a column sum without a split ((512, 256, 128) axis
  * 1), rows ((4099, 1000) axis 1) and a split full sum past 128 MiB (2^25 +
  * 5: plain loads unless a knob sets them) every variant is right, and each
- * variant gives the default's bits except trip=8 and the split column
- * sum: more registers (trip=8; ld=2 and cw=16 on the column kernel), fewer
- * blocks per SM, can move the planner's split, and with it the order of the
- * partials. */
+ * variant gives the default's bits except trip=8, the split column sum,
+ * rp=1 and the plan knobs: more registers (trip=8; ld=2 and cw=16 on the
+ * column kernel), fewer blocks per SM, can move the planner's split, and
+ * with it the order of the partials; rp=1 gives each thread other rows, a
+ * plan knob another plan (swz=1 alone keeps the order: the same bits). */
 static void tune_bits(void) {
-  static const char *const tunes[] = {"",     "ld=1",   "ld=2", "ld=3", "ld=4",  "ld=5",
-                                      "ld=6", "last=1", "cw=1", "cw=8", "cw=16", "trip=8,ld=1,last=1,cw=16"};
+  static const char *const tunes[] = {"",      "ld=1",   "ld=2",        "ld=3",        "ld=4",
+                                      "ld=5",  "ld=6",   "last=1",      "cw=1",        "cw=8",
+                                      "cw=16", "rp=1",   "swz=1",       "trip=8,mb=4", "trip=8,ld=1,last=1,cw=16",
+                                      "swz=1,by=16,sp=4", "by=64,cv=0", "rp=1,swz=1,by=4,sp=8"};
   static const struct {
     int ndim;
     int64_t shape[3];
@@ -369,7 +372,7 @@ static void tune_bits(void) {
       /* Bits are compared where the plan cannot move: a column sum's split
        * (case 1) follows blocks per SM, which follow the variant's
        * registers, and another split combines in another order. */
-      if (strstr(tunes[t], "trip") || c == 1) {
+      if (strstr(tunes[t], "trip") || strstr(tunes[t], "rp=") || strstr(tunes[t], "by=") || c == 1) {
         free(got);
         continue;
       }

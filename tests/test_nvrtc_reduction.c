@@ -234,12 +234,16 @@ static void cub_variants(void) {
 
 /* Every value of the device code's measurement knobs (UKERN_RED_TUNE,
  * red_emit.h; read when a reduction is created) compiles: the loads' cache
- * policies, the last block's fences and combine widths, eight loads a trip;
- * over a split full sum (red_group), a split column sum and a struct argmax
- * (red_cols), each program led by its defines (these in the parser's order
- * ld, last, cw, trip: the first one given leads). */
+ * policies, the last block's fences and combine widths, eight loads a trip,
+ * red_cols' row runs, least resident blocks; over a split full sum
+ * (red_group), a split column sum and a struct argmax (red_cols), each
+ * program led by its defines (these in the parser's order ld, last, cw,
+ * trip, rp, mb: the first in that order leads). */
 static void tune_variants(const char *pre) {
-  static const char *const tunes[] = {"ld=1", "ld=2", "ld=3", "ld=4", "ld=5", "ld=6,last=1,cw=16", "cw=1", "cw=3,trip=8"};
+  static const char *const tunes[] = {"ld=1", "ld=2",        "ld=3", "ld=4",        "ld=5",       "ld=6,last=1,cw=16",
+                                      "cw=1", "cw=3,trip=8", "rp=1", "swz=1,cw=16", "mb=4,trip=8"};
+  /* the first define of each */
+  static const char *const first[] = {"LD", "LD", "LD", "LD", "LD", "LD", "CW", "CW", "RP", "CW", "TRIP"};
   int64_t sfull[] = {1 << 20}, scol[] = {65536, 256};
   int ax0[] = {0};
   for (size_t j = 0; j < sizeof tunes / sizeof tunes[0]; j++) {
@@ -265,12 +269,10 @@ static void tune_variants(const char *pre) {
       CHECK_OK(uk_reduction_source(k[c], in, 1, &y, 1, &l, &src));
       CHECK_OK(uk_reduction_nvrtc_options(k[c], in, 1, &y, 1, &l, &opts));
       snprintf(label, sizeof label, "%s %s", tunes[j], c == 0 ? "full sum" : c == 1 ? "column sum" : "argmax columns");
-      snprintf(def, sizeof def, "#define _UK_RED_%.2s", tunes[j][0] == 'l' && tunes[j][1] == 'a' ? "LA"
-                                                          : tunes[j][0] == 'l'                    ? "LD"
-                                                          : tunes[j][0] == 'c'                    ? "CW"
-                                                                                                  : "TR");
+      snprintf(def, sizeof def, "#define _UK_RED_%s ", first[j]);
       CHECK(src && strncmp(src, def, strlen(def)) == 0);
       CHECK_CONTAINS(src, c ? "ukern::red_cols<" : "ukern::red_group<");
+      if (strstr(tunes[j], "mb=4")) CHECK_CONTAINS(src, "__launch_bounds__(256, 4)"); /* least resident blocks */
       if (src) compile_src(label, src, opts);
       uk_free(opts);
       uk_free(src);

@@ -458,6 +458,15 @@ static void tune_knobs(void) {
   char b[128];
   uk__red_tune_parse("ld=1,last=1,cw=8,trip=8", b, sizeof b);
   CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_LAST 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n");
+  uk__red_tune_parse("rp=1,swz=1,mb=4,by=16,sp=2,cv=0", b, sizeof b);
+  CHECK_STREQ(b, "#define _UK_RED_RP 1\n#define _UK_RED_MB 4\n"); /* plan knobs: no define */
+  /* the planner's knobs: key=N of 1 to 5 digits, else the default */
+  CHECK(uk__red_tune_value("rp=1,by=16,sp=2", "by", 0) == 16 && uk__red_tune_value("rp=1,by=16,sp=2", "sp", 0) == 2);
+  CHECK(uk__red_tune_value("by=16", "cv", -1) == -1 && uk__red_tune_value(NULL, "by", 7) == 7);
+  CHECK(uk__red_tune_value("cv=0,sp=65535", "cv", -1) == 0 && uk__red_tune_value("cv=0,sp=65535", "sp", 0) == 65535);
+  CHECK(uk__red_tune_value("by=1x,sp=123456,by=,bys=4,b=4", "by", -2) == -2);
+  CHECK(uk__red_tune_value("by=8,sp=2,by=16,by=x", "by", 0) == 16); /* the last well-formed one */
+  CHECK(uk__red_tune_value("sp=123456", "sp", -2) == -2);
   uk__red_tune_parse("", b, sizeof b);
   CHECK_STREQ(b, "");
   uk__red_tune_parse(NULL, b, sizeof b);

@@ -27,7 +27,8 @@ void uk__red_scan(uk_red_kernel *k) {
  * value: a repeated key overrides the earlier one (two defines of one macro
  * would not compile), and one setting written in any order is one source. */
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"}, {"trip", "TRIP"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"},
+                                        {"trip", "TRIP"}, {"rp", "RP"},   {"mb", "MB"}};
   int n = 0;
   if (size <= 0) return;
   out[0] = 0;
@@ -51,6 +52,25 @@ void uk__red_tune_parse(const char *text, char *out, int size) {
     if (w > 0 && w < size - n) n += w;
     else out[n] = 0;
   }
+}
+
+int uk__red_tune_value(const char *text, const char *key, int dflt) {
+  size_t kl = strlen(key);
+  int got = dflt; /* the last well-formed value, as uk__red_tune_parse */
+  for (const char *p = text; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > kl + 1 && len <= kl + 6 && !strncmp(p, key, kl) && p[kl] == '=') {
+      int v = 0, ok = 1;
+      for (size_t i = kl + 1; i < len; i++) {
+        ok &= p[i] >= '0' && p[i] <= '9';
+        v = v * 10 + (p[i] - '0');
+      }
+      if (ok) got = v;
+    }
+    p = e ? e + 1 : p + len;
+  }
+  return got;
 }
 
 /* The optional headers the texts and dtypes need (ukern/reduction.cuh has
@@ -472,6 +492,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   char vec[8], head[256], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
+  const char *mb = strstr(k->tune, "_UK_RED_MB "); /* a knob's least resident blocks */
+  if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob

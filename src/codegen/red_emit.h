@@ -44,7 +44,7 @@ typedef struct uk_red_kernel {
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
   int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
-  char tune[96];     /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
+  char tune[160];     /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
 
 /* The device code's measurement knobs, from a text such as "ld=1,last=1"
@@ -53,12 +53,19 @@ typedef struct uk_red_kernel {
  * program's headers (templates/ukern/reduction.cuh says what each does):
  * ld (the loads' cache policy), last (the split's last-block fences), cw
  * (loads in flight in a split column's last-block combine: 1 to 32), trip (vectors
- * or rows loaded per trip: 4, or 8).
+ * or rows loaded per trip: 4, or 8), rp (red_cols' rows: 1, a run of consecutive
+ * rows a thread), mb (also a least number of resident blocks in every kernel's
+ * __launch_bounds__, uk__red_emit).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". A key
  * given twice gives one define, of its last well-formed value; the defines
  * stand in the order above, whatever the text's. They change the source
  * text, so the caches keep each variant apart. */
 void uk__red_tune_parse(const char *text, char *out, int size);
+
+/* The last value of `key`=N (1 to 5 digits) in such a text, else dflt: the
+ * planner's measurement knobs (by, cv, sp, swz: uk__red_cols_force), which
+ * change the launch, not the source. */
+int uk__red_tune_value(const char *text, const char *key, int dflt);
 
 /* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
 void uk__red_scan(uk_red_kernel *k);

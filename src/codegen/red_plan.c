@@ -195,9 +195,43 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
  * with vectors of adjacent outputs where the loops allow them, then
  * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
  * which spreads a small problem over more SMs). */
+/* Slabs (kept loop of two or more axes) of UK_RED_COLS_SLAB_BYTES / 4 to
+ * UK_RED_COLS_SLAB_BYTES: the tile of the most threads per output that
+ * leaves each thread a round of loads (4 rows) and each tile row a whole
+ * 128-byte line, unsplit, when that fills every SM and leaves each thread
+ * at most two rounds (8 rows). The model prices these tiles the same as
+ * fewer threads per output over more rows; on an H200 (session 11) they
+ * took 0.3-1.9 us less at 16 and 64 MiB (65536 outputs of 256 from (512,
+ * 256, 128): 24.8 -> 22.9 us), where the model's plan read 16-32 rows a
+ * thread; a tile of 16 rows a thread (32768 outputs of 512) was 0.3 us
+ * slower, and at 256 MiB none gained. 0: no such plan (s untouched). */
+static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
+  double bytes = (double)in->nout * (double)in->nred * (double)in->elem_bytes;
+  if (!in->slabs || bytes > (double)UK_RED_COLS_SLAB_BYTES || bytes < (double)(UK_RED_COLS_SLAB_BYTES / 4)) return 0;
+  int64_t nv = in->vec_ok ? in->vec : 1;
+  for (int by = 64; by >= 1; by /= 2) {
+    int64_t bx = UK_RED_BLOCK / by;
+    if (in->nred < 4 * (int64_t)by || bx * nv * in->itemsize < 128) continue;
+    uk_red_strategy t;
+    memset(&t, 0, sizeof t);
+    t.kernel = UK_RED_COLS;
+    t.vec = in->vec_ok;
+    t.by = by;
+    t.slots = bx * nv;
+    t.grid_x = cdiv(in->nout, t.slots);
+    t.nsplit = 1;
+    t.chunk = in->nred;
+    if (t.grid_x < in->sms || in->nred > 8 * (int64_t)by) return 0; /* every SM; two rounds a thread at most */
+    *s = t;
+    return 1;
+  }
+  return 0;
+}
+
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;
+  if (cols_slab_plan(in, s)) return;
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
@@ -218,9 +252,17 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       t.grid_x = cdiv(nout, t.slots);
       int64_t n[5];
       int nn = splits(in, t.grid_x, resident, n);
+      /* At most as many pieces as the last block combines in one round of
+       * loads (UK_RED_COLS_CW per thread, BLOCK / slots threads per slot):
+       * a second round waits another L2 latency, and the split column
+       * points of the session-11 run (16-256 MiB, H200) took 0-3 us less at
+       * about 64 pieces (one round of 32-slot tiles) than at a wave of
+       * 128-512 (docs/PERF.md); larger inputs, not measured, keep a wave. */
+      int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (t.slots < UK_RED_BLOCK ? t.slots : UK_RED_BLOCK));
+      if ((double)nout * (double)nred * (double)in->elem_bytes > (double)UK_RED_COLS_CAP_BYTES) most = INT64_MAX;
       for (int i = 0; i < nn; i++) {
         /* a piece: at least a round of loads (4 rows) per thread */
-        split_n(&t, nred, n[i], 4 * (int64_t)by, by);
+        split_n(&t, nred, n[i] < most ? n[i] : most, 4 * (int64_t)by, by);
         consider(&t, f, sms, s, &best);
       }
     }
@@ -296,6 +338,23 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
   return vc;
 }
 
+void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s) {
+  if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0 && swz < 0)) return;
+  if (by <= 0) by = s->by;
+  if (by > 64 || (by & (by - 1))) return;
+  if (vec < 0) vec = s->vec;
+  vec = vec && in->vec_ok;
+  if (nsplit <= 0) nsplit = s->nsplit;
+  int64_t nv = vec ? in->vec : 1;
+  s->by = by;
+  s->vec = vec;
+  s->slots = (UK_RED_BLOCK / by) * nv;
+  s->grid_x = cdiv(in->nout, s->slots);
+  split_n(s, in->nred, nsplit, 4 * (int64_t)by, by);
+  if (swz >= 0) s->swz = swz;
+  s->swz = s->swz && s->nsplit > 1;
+}
+
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in) {
   memset(in, 0, sizeof *in);
@@ -314,6 +373,7 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
   if (!red_contig && cols) {
     in->group = UK_RED_GROUP_COLS;
     in->vec_ok = cols_vec_ok(R, aligned, vec);
+    in->slabs = R->kept.ndim >= 2;
   } else if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
     in->group = UK_RED_GROUP_PACK;
   } else {

@@ -11,6 +11,17 @@
 /* Threads per block of every reduction kernel. */
 #define UK_RED_BLOCK 256
 
+/* Partials each thread of red_cols' last block loads at once (_UK_RED_CW's
+ * default in ukern/reduction.cuh): the planner splits a column into at most
+ * one round of them. */
+#define UK_RED_COLS_CW 8
+/* Inputs (all loop inputs' bytes) up to which that bound holds: as far as it
+ * was measured. */
+#define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
+/* Inputs up to which a column reduction over slabs (a middle axis) takes
+ * its widest one-round tile (red_plan.c): as far as it was measured. */
+#define UK_RED_COLS_SLAB_BYTES ((int64_t)64 << 20)
+
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */
 #define UK_RED_TINY (UK_RED_BLOCK * 16)
@@ -79,6 +90,8 @@ typedef struct uk_red_strategy {
                       thread; PACK: always */
   int by;          /* COLS: threads per output (a power of two, 1 to 64) */
   int64_t slots;   /* outputs per block (partials per block when split) */
+  int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
+                      tile's pieces consecutive (else a grid of grid_x by nsplit) */
 } uk_red_strategy;
 
 /* Threads that share an output: 1, 8, 32 or UK_RED_BLOCK by strategy; COLS: by.
@@ -116,11 +129,21 @@ typedef struct uk_red_plan_in {
                          caller that knows the loaded kernel's occupancy sets it */
   int32_t deep;       /* the program keeps a trip of loads of several inputs in flight
                          (uk_red_key.deep): 0 from uk__red_plan_in; the caller sets it */
-  int32_t spare;      /* 0 (no padding: memcmp compares every byte) */
+  int32_t slabs;      /* COLS: 1 when the kept loop has two or more axes (the output axis
+                         is cut into slabs apart in memory: a middle axis reduced); else 0
+                         (every byte written: memcmp compares them all) */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);
 void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
+
+/* Measurement only (UKERN_RED_TUNE's by, cv, sp and swz): a COLS plan s
+ * made into one of `by` threads per output (0: as chosen; a power of two up
+ * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
+ * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
+ * pieces' block order `swz` (-1: as chosen; 1 only when split). Any other
+ * strategy is left alone. */
+void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
 
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it

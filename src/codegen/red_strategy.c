@@ -41,6 +41,7 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
     n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);
   if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);
   if (s->nsplit > 1 && n >= 0 && n < size)
-    snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld", (long long)s->nsplit, (long long)s->chunk);
+    snprintf(buf + n, (size_t)(size - n), ", split %lld x %lld%s", (long long)s->nsplit, (long long)s->chunk,
+             s->swz ? " (a tile's pieces together)" : "");
   return buf;
 }

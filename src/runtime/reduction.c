@@ -49,6 +49,7 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
+  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
 };
 
 /* Everything a call decides before touching the device. */
@@ -218,7 +219,12 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
                          k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, {0}};
   k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
-  uk__red_tune_parse(getenv("UKERN_RED_TUNE"), k->k.tune, (int)sizeof k->k.tune);
+  const char *tune = getenv("UKERN_RED_TUNE");
+  uk__red_tune_parse(tune, k->k.tune, (int)sizeof k->k.tune);
+  k->force_by = uk__red_tune_value(tune, "by", 0);
+  k->force_vec = uk__red_tune_value(tune, "cv", -1);
+  k->force_split = uk__red_tune_value(tune, "sp", 0);
+  k->force_swz = uk__red_tune_value(tune, "swz", -1);
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -489,11 +495,12 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   choose(&pr, uk__device_sm_count(f.device), e->occupancy, &s);
+  uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;
   }
-  if (s.grid_x > INT32_MAX) {
+  if (s.grid_x > INT32_MAX || (s.swz && s.grid_x * s.nsplit > INT32_MAX)) {
     st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->base.name,
                     (long long)R->nout);
     goto out;
@@ -507,7 +514,8 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.grid_x, s.nsplit, UK_RED_BLOCK, 0, buf, e->plan.bytes);
+  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit, UK_RED_BLOCK, 0, buf,
+                        e->plan.bytes);
 out:
   if (temp_scratch) {
     uk__context_free(k->base.ctx, count, f.stream);

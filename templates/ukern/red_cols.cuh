@@ -19,25 +19,26 @@ namespace ukern {
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   typedef typename K::template row<W> R;
+  // N rows' loads, then their uses; rows from cnt on neither (a constant
+  // cnt of N: no test left).
+  template <int N>
+  static __device__ __forceinline__ void rows(const typename K::args &A, const typename K::koff &ko, idx r, idx by,
+                                              int cnt, red_acc<K> *acc) {
+    R v[N];
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
+  }
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-    for (; r + 3 * by < rend; r += 4 * by) {
-      R v[4];
-#pragma unroll
-      for (int n = 0; n < 4; n++) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll
-      for (int n = 0; n < 4; n++) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
-    }
-    if (r < rend) {
-      const int cnt = r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3;
-      R v[3];
-#pragma unroll
-      for (int n = 0; n < 3; n++)
-        if (n < cnt) K::template load_row<W>(A, ko, r + n * by, v[n]);
-#pragma unroll
-      for (int n = 0; n < 3; n++)
-        if (n < cnt) K::template use_row<W>(A, ko, v[n], r + n * by, acc);
-    }
+#if _UK_RED_TRIP >= 8
+    for (; r + 7 * by < rend; r += 8 * by) rows<8>(A, ko, r, by, 8, acc);
+#endif
+    for (; r + 3 * by < rend; r += 4 * by) rows<4>(A, ko, r, by, 4, acc);
+    if (r < rend) rows<3>(A, ko, r, by, r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3, acc);
   }
 };
 
@@ -97,21 +98,40 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
   const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx split = blockIdx.y, nsplit = gridDim.y;
+  // A split's pieces: blockIdx.y, or in a 1-D grid (the plan's `swz`) the
+  // consecutive blocks of one column tile, so that the blocks resident at
+  // a time read fewer tiles, each whole.
+  const idx nsplit = (idx)A._uk_nsplit;
+  idx tile = blockIdx.x, split = blockIdx.y;
+  if (gridDim.y == 1 && nsplit > 1) {
+    tile = (idx)blockIdx.x / nsplit;
+    split = (idx)blockIdx.x - tile * nsplit;
+  }
   const idx rbeg = split * chunk;
   const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
   const idx slots = bx * (idx)nv; // outputs per block
-  const idx o0 = ((idx)blockIdx.x * bx + tx) * (idx)nv;
+  const idx o0 = (tile * bx + tx) * (idx)nv;
   red_acc<K> acc[NV];
 #pragma unroll
   for (int j = 0; j < NV; j++) acc[j].seed(A);
   if (o0 < nout) {
     typename K::koff ko;
     K::kept(A, o0, ko);
+#if _UK_RED_RP
+    // Blocked rows: thread row ty walks its own run of consecutive rows
+    // (the block's rows at a time spread over its whole range).
+    const idx per = (rend - rbeg + by - 1) / by, r0 = rbeg + ty * per < rend ? rbeg + ty * per : rend;
+    const idx r1 = rend - r0 < per ? rend : r0 + per;
+    if (VEC)
+      cols_loop<K, NV>::run(A, ko, r0, r1, (idx)1, acc);
+    else
+      cols_loop<K, 1>::run(A, ko, r0, r1, (idx)1, acc);
+#else
     if (VEC)
       cols_loop<K, NV>::run(A, ko, rbeg + ty, rend, by, acc);
     else
       cols_loop<K, 1>::run(A, ko, rbeg + ty, rend, by, acc);
+#endif
   }
   typename C::op op;
   opt res[NV];
@@ -139,7 +159,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       // Row 0's whole warps post their nv outputs each, lane-consecutively
       // (through this warp's part of sm, free after the combine).
       if (ty == 0)
-        post_warp<K, NV>(A, res, ((idx)blockIdx.x * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
+        post_warp<K, NV>(A, res, (tile * bx + (tx & ~(idx)31)) * (idx)nv, nout, sm + (threadIdx.x & ~31u),
                          nv);
       return;
     }
@@ -153,12 +173,12 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     __syncthreads();
   } else {
     // Split: this block's partials; only the last block of the column goes on.
-    P *part = (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + split) * slots;
+    P *part = (P *)A._uk_partial + (tile * nsplit + split) * slots;
     if (ty == 0)
 #pragma unroll
       for (int j = 0; j < NV; j++)
         if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
-    if (!detail::last_block(A._uk_count)) return;
+    if (!detail::last_block(A._uk_count, (unsigned)tile, (unsigned)nsplit)) return;
   }
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most
@@ -166,7 +186,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   // [q * per, (q + 1) * per) with _UK_RED_CW loads in flight, then the Q runs
   // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
   // thread s < slots posts the staged sm[s].
-  const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * slots;
+  const P *col = (const P *)A._uk_partial + tile * nsplit * slots;
   const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK;
   const int ls = __ffs((int)S) - 1, lq = __ffs(BLOCK) - 1 - ls;
   const idx Q = (idx)BLOCK >> ls, sq = threadIdx.x & (S - 1), q = threadIdx.x >> ls;
@@ -174,7 +194,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   const idx ke = nsplit - kb < per ? nsplit : kb + per;
 #pragma unroll 1
   for (idx base = 0; base < slots; base += S) { // the same trip count for the whole block
-    const idx s = base + sq, o = (idx)blockIdx.x * slots + s;
+    const idx s = base + sq, o = tile * slots + s;
     opt c;
     if (nsplit == 1) {
       c = sm[s];

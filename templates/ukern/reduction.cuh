@@ -38,10 +38,11 @@
 // cub::BlockReduce<T, BLOCK> with the same functor (struct reduce types
 // too); every other combine is the same in both variants.
 //
-// Splitting: gridDim.y > 1 splits each output's reduced range into chunks of
-// A._uk_chunk elements. Each block writes its partials to A._uk_partial; the
-// last block of a column to finish (counted in A._uk_count[blockIdx.x])
-// combines the column's partials and runs the post-map. Every combine has a
+// Splitting: A._uk_nsplit > 1 splits each output's reduced range into chunks
+// of A._uk_chunk elements, piece blockIdx.y (red_cols: or, in a 1-D grid,
+// consecutive blocks of one column tile). Each block writes its partials
+// to A._uk_partial; the last block of a column to finish (counted in
+// A._uk_count[column]) combines the column's partials and runs the post-map. Every combine has a
 // fixed order (none depends on which block finishes last), so results do
 // not depend on timing. It resets the counter for the next launch. red_cols'
 // last block spreads the combine over all its threads, each a run of splits
@@ -321,17 +322,18 @@ __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gp
 // _UK_RED_LAST 1: only thread 0 fences, after the barrier (the barrier
 // orders the block's partials before its fence, as cooperative groups'
 // grid barrier does), and again after the count; 0: every thread fences.
+// col: the counter of the block's column; pieces: the blocks counted there.
 #ifndef _UK_RED_LAST
 #define _UK_RED_LAST 0
 #endif
-__device__ __forceinline__ bool last_block(unsigned int *count) {
+__device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
   if (!_UK_RED_LAST) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
     if (_UK_RED_LAST) fence_acq_rel();
-    unsigned int *cnt = count + blockIdx.x;
-    last = atomicAdd(cnt, 1u) == gridDim.y - 1;
+    unsigned int *cnt = count + col;
+    last = atomicAdd(cnt, 1u) == pieces - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
     if (_UK_RED_LAST && last) fence_acq_rel();
   }
@@ -339,11 +341,17 @@ __device__ __forceinline__ bool last_block(unsigned int *count) {
   if (!_UK_RED_LAST && last) fence_acq_rel();
   return last;
 }
+__device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
 // red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
+#endif
+// How red_cols' `by` thread rows share a column's rows (_UK_RED_RP): 0,
+// interleaved (row ty, ty + by, ...); 1, a run of consecutive rows each.
+#ifndef _UK_RED_RP
+#define _UK_RED_RP 0
 #endif
 // Loads in flight per trip of red_cols' last block (combine_strided; a
 // thread there walks nsplit / Q partials, red_group's a few): 8 took the

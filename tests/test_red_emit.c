@@ -219,7 +219,8 @@ static void goldens(void) {
     CHECK(strstr(plain, "#line ") != NULL && strlen(a) < strlen(src));
     free(a);
     free(b);
-    CHECK_CONTAINS(src, "argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }");
+    /* 4 x 5 x 6 elements: never split, so no split pass (CUB's block combine too) */
+    CHECK_CONTAINS(src, "argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, false>(_uk_a); }");
   }
   uk_free(src);
   uk_free(plain);
@@ -452,6 +453,46 @@ static void launch_bounds(void) {
   }
 }
 
+/* A group program the planner never splits (UK_RED_TINY elements or fewer
+ * in all, uk__red_tiny) is red_group<K, 256, false>: no split pass; one
+ * element more, or a column or packed program of any size, the default
+ * (SPLIT true). */
+static void unsplit(void) {
+  CHECK(uk__red_tiny(1, UK_RED_TINY) && !uk__red_tiny(1, UK_RED_TINY + 1));
+  CHECK(uk__red_tiny(64, UK_RED_TINY / 64) && !uk__red_tiny(64, UK_RED_TINY / 64 + 1));
+  CHECK(uk__red_tiny(0, INT64_MAX) && uk__red_tiny(INT64_MAX, 0) && !uk__red_tiny(UK_RED_TINY + 1, 1));
+  static const struct {
+    int64_t r, c;
+    int axis; /* -1: all */
+    uk_dtype t;
+    const char *want; /* the kernel's call */
+  } cases[] = {
+      {1, UK_RED_TINY, -1, UK_FLOAT64, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
+      {1, UK_RED_TINY + 1, -1, UK_FLOAT64, "ukern::red_group<_uk_k, 256>(_uk_a);"},
+      {64, 64, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
+      {64, 65, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"},
+      {16, 256, 1, UK_INT8, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
+      {2, 2049, 1, UK_INT8, "ukern::red_group<_uk_k, 256>(_uk_a);"},
+      {7, 0, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
+      {64, 64, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256>(_uk_a);"},
+      {64, 2, 1, UK_FLOAT32, "ukern::red_pack<_uk_k, 256>(_uk_a);"},
+  };
+  uk_reduction *k = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "tiny", NULL, NULL);
+  for (size_t j = 0; k && j < sizeof cases / sizeof cases[0]; j++) {
+    int64_t shape[] = {cases[j].r, cases[j].c};
+    uk_array x = arr(0x100000, cases[j].t, 2, shape), y[1];
+    memset(y, 0, sizeof y);
+    uk_arg in[1] = {uk_arg_array(&x)};
+    int ax[] = {cases[j].axis};
+    char *src = source(k, in, 1, y, 1, cases[j].axis < 0 ? NULL : ax, cases[j].axis < 0 ? 0 : 1);
+    CHECK_CONTAINS(src, cases[j].want);
+    int never = strstr(cases[j].want, "false") != NULL;
+    CHECK(src && (strstr(src, "; at most 4096 elements: never split, no split pass\n") != NULL) == never);
+    uk_free(src);
+  }
+  uk_reduction_destroy(k);
+}
+
 /* UKERN_RED_TUNE: the device code's measurement knobs, as defines before
  * every header; none (the default source, the goldens') without it. */
 static void tune_knobs(void) {
@@ -576,6 +617,7 @@ int main(void) {
   call_errors();
   spec_forms();
   launch_bounds();
+  unsplit();
   uk_context_destroy(ctx);
   return ut_finish("test_red_emit");
 }

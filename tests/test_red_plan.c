@@ -605,6 +605,8 @@ static void test_tiny(void) {
             in.per_sm = per_sm;
             uk__red_choose_in(&in, &s);
             splits += s.nsplit != 1 || uk__red_scratch_bytes(&s, 16) != 0;
+            /* the key's test (its group program then has no split pass) agrees */
+            splits += !uk__red_tiny(in.nout, in.nred);
           }
   CHECK(splits == 0);
   int64_t n1[] = {1}, n1024[] = {1024}, n8192[] = {8192}, item = 4;
@@ -624,7 +626,7 @@ static void test_tiny(void) {
   L = loop_of(1, n8192, 4, 0);
   uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
   uk__red_choose(&R, &item, 0, 4, 132, &s); /* not aligned: scalar loads */
-  CHECK(s.nsplit > 1 && s.grid_x == 1);
+  CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred));
 }
 
 int main(void) {

@@ -443,6 +443,8 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
                                        "rows of 2, packed"};
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
+  if (key->unsplit && key->group == UK_RED_GROUP_G)
+    uk__sb_addf(sb, "; at most %d elements: never split, no split pass", UK_RED_TINY);
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
 
@@ -517,8 +519,10 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               /* the end of the prefix every CUB program shares: NVRTC's -pch
                                  stores the headers up to here */
                               {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
-                              {"launch_bounds", lb}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 11, src);
+                              {"launch_bounds", lb},
+                              /* red_group's SPLIT: false for a plan that never splits */
+                              {"unsplit", key->unsplit && g == UK_RED_GROUP_G ? ", false" : ""}};
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 12, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

@@ -132,13 +132,15 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   return k;
 }
 
+int uk__red_tiny(int64_t nout, int64_t nred) { return nout <= 0 || nred <= UK_RED_TINY / nout; }
+
 /* Split counts for a candidate of gx block columns: none for a tiny
  * reduction (UK_RED_TINY elements or fewer in all: one block's worth,
  * whose time is the launch's), since a split adds the last block's
  * combine and, on a stream's first split, the scratch's allocation and
  * zeroing; else split_counts. */
 static int splits(const uk_red_plan_in *in, int64_t gx, int64_t resident, int64_t *n) {
-  if (in->nout <= 0 || in->nred <= UK_RED_TINY / in->nout) {
+  if (uk__red_tiny(in->nout, in->nred)) {
     n[0] = 1;
     return 1;
   }

@@ -26,6 +26,11 @@
  * a thread) runs in one pass with no split: no scratch, no second step. */
 #define UK_RED_TINY (UK_RED_BLOCK * 16)
 
+/* Whether nout outputs of nred elements each are at most UK_RED_TINY
+ * elements in all, a plan the planner never splits: its group program is
+ * compiled without the split pass (uk_red_key.unsplit). */
+int uk__red_tiny(int64_t nout, int64_t nred);
+
 /* The strategies of one reduction program (all compiled together). T1, G8,
  * G32 and B are one kernel whose group size is a run-time argument. */
 typedef enum uk_red_kernel_id {

@@ -51,8 +51,10 @@ template <class T, int BLOCK> struct group_reduce {
 
 // A._uk_by threads per output (1, 8, 32 or BLOCK: a power of two). A split
 // launch has one group of outputs per blockIdx.x (no grid-stride loop), so
-// that a column of blocks can combine.
-template <class K, int BLOCK> __device__ __forceinline__ void red_group(const typename K::args &A) {
+// that a column of blocks can combine. SPLIT false: the plan never splits
+// (a tiny reduction: the key's `unsplit`), and the program holds no second
+// pass (partials, counter, combine), which was a third of its NVRTC time.
+template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void red_group(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef comb<K> C;
   typedef typename C::type opt;
@@ -65,9 +67,9 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
   const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
   const idx lane = threadIdx.x & (g - 1), grp = threadIdx.x >> lg;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
-  const idx split = blockIdx.y, nsplit = gridDim.y;
+  const idx split = SPLIT ? (idx)blockIdx.y : 0, nsplit = SPLIT ? (idx)gridDim.y : 1;
   const idx rbeg = split * chunk;
-  const idx rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+  const idx rend = !SPLIT ? nred : nred - rbeg < chunk ? nred : rbeg + chunk;
   typename C::op op;
   // The loop bound is the same for the whole block, so every thread takes
   // part in every group reduction.
@@ -106,11 +108,14 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_group(const ty
     for (int pass = 0;; pass++) {
       res = GR::reduce(smem, v, g, op);
       if (nsplit == 1 || pass == 1) break;
-      if (lane == 0) detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
-      if (!detail::last_block(A._uk_count)) return;
-      const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
-      v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
-                                  [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
+      if constexpr (SPLIT) {
+        if (lane == 0)
+          detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
+        if (!detail::last_block(A._uk_count)) return;
+        const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
+        v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
+                                    [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
+      }
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
     if (nsplit > 1) return;

@@ -7,7 +7,7 @@
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; at most 4096 elements: never split, no split pass
 // block combine: cub::BlockReduce (block_reduce = cub)
 
 typedef float T;
@@ -128,4 +128,4 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_g(const _uk_args _uk_a) { ukern::red_group<_uk_k, 256, false>(_uk_a); }

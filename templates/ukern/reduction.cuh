@@ -12,7 +12,9 @@
 //                        With A._uk_vec set, whole aligned vectors of K::vec
 //                        elements along the contiguous innermost reduced
 //                        axis (outer reduced axes too: K::map_vec finds
-//                        each vector's row).
+//                        each vector's row). red_group<K, BLOCK, false>:
+//                        a program the plan never splits (a tiny
+//                        reduction), with no split pass.
 //   red_cols<K, BLOCK>   threads across a contiguous output axis, A._uk_by
 //                        (a power of two up to BLOCK / 4) threads per output
 //                        splitting the reduced axis, combined by halving;

@@ -7,7 +7,7 @@
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; at most 4096 elements: never split, no split pass
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; never split: no split pass
 // block combine: cub::BlockReduce (block_reduce = cub)
 
 typedef float T;

@@ -5,8 +5,9 @@
  * ukern's own warp shuffles and include no CUB or libcu++ header. The
  * cub::BlockReduce variant (block_reduce = UK_BLOCK_REDUCE_CUB) of every
  * strategy compiles too, for several dtypes and a struct argmax, with -pch.
- * Tiny reductions' group programs (UK_RED_TINY elements or fewer, every
- * dtype) have no split pass (red_group<K, 256, false>) and compile too.
+ * Tiny reductions' group and column programs (UK_RED_TINY elements or
+ * fewer: rows and columns of every dtype) have no split pass
+ * (red_group / red_cols<K, 256, false>) and compile too.
  * A precompiled reduction is a disk hit for a second context; the CUB
  * variant of the same reduction is a disk miss (its own key). No GPU needed. */
 #include <time.h>
@@ -98,12 +99,12 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
       size_t n = strcspn(inc + 16, ".");
       CHECK(strncmp(inc + 16, call + 7, n) == 0 && call[7 + n] == '<');
     }
-    /* the group program without its split pass exactly where the planner
-       never splits: UK_RED_TINY elements or fewer */
+    /* group and column programs without their split pass exactly where
+       the planner never splits: UK_RED_TINY elements or fewer */
     int64_t elems = 1;
     for (int d = 0; d < ndim; d++) elems *= shape[d];
-    if (call) CHECK((strncmp(call, "ukern::red_group<_uk_k, 256, false>(", 36) == 0) ==
-                    (strncmp(call, "ukern::red_group<", 17) == 0 && elems <= UK_RED_TINY));
+    if (call) CHECK((strstr(call, "<_uk_k, 256, false>(") == call + strcspn(call, "<")) ==
+                    (strncmp(call, "ukern::red_pack<", 16) != 0 && elems <= UK_RED_TINY));
     CHECK_CONTAINS(src, "struct _uk_reduce_op {");
     compile_src(label, src, opts);
   }
@@ -311,9 +312,11 @@ int main(void) {
     case_of(label, &s, d, 2, s2, ax1, 1, 1, NULL, 0, "red_g(");
     snprintf(label, sizeof label, "%s columns", uk_dtype_name(d));
     case_of(label, &s, d, 2, s2, ax0, 1, 1, NULL, 0, "red_cols(");
-    /* 16 x 96: a tiny reduction, the group program without its split pass */
+    /* 16 x 96: a tiny reduction, the programs without their split pass */
     snprintf(label, sizeof label, "%s rows, tiny", uk_dtype_name(d));
     case_of(label, &s, d, 2, s16, ax1, 1, 1, NULL, 0, "red_g(");
+    snprintf(label, sizeof label, "%s columns, tiny", uk_dtype_name(d));
+    case_of(label, &s, d, 2, s16, ax0, 1, 1, NULL, 0, "red_cols(");
   }
   uk_reduction_spec ps = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
   int64_t sp[] = {64, 2};

@@ -453,10 +453,11 @@ static void launch_bounds(void) {
   }
 }
 
-/* A group program the planner never splits (UK_RED_TINY elements or fewer
- * in all, uk__red_tiny) is red_group<K, 256, false>: no split pass; one
- * element more, or a column or packed program of any size, the default
- * (SPLIT true). */
+/* A group or column program the planner never splits (UK_RED_TINY
+ * elements or fewer in all, uk__red_tiny) is red_group / red_cols<K, 256,
+ * false>: no split pass; one element more the default (SPLIT true), as is
+ * a packed program (never split, no such pass) and a column program whose
+ * UKERN_RED_TUNE forces pieces (sp). */
 static void unsplit(void) {
   CHECK(uk__red_tiny(1, UK_RED_TINY) && !uk__red_tiny(1, UK_RED_TINY + 1));
   CHECK(uk__red_tiny(64, UK_RED_TINY / 64) && !uk__red_tiny(64, UK_RED_TINY / 64 + 1));
@@ -474,7 +475,9 @@ static void unsplit(void) {
       {16, 256, 1, UK_INT8, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
       {2, 2049, 1, UK_INT8, "ukern::red_group<_uk_k, 256>(_uk_a);"},
       {7, 0, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
-      {64, 64, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256>(_uk_a);"},
+      {64, 64, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256, false>(_uk_a);"},
+      {65, 64, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256>(_uk_a);"},
+      {2048, 2, 0, UK_INT16, "ukern::red_cols<_uk_k, 256, false>(_uk_a);"},
       {64, 2, 1, UK_FLOAT32, "ukern::red_pack<_uk_k, 256>(_uk_a);"},
   };
   uk_reduction *k = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "tiny", NULL, NULL);
@@ -490,6 +493,18 @@ static void unsplit(void) {
     CHECK(src && (strstr(src, "; never split: no split pass\n") != NULL) == never);
     uk_free(src);
   }
+  uk_reduction_destroy(k);
+  setenv("UKERN_RED_TUNE", "sp=2", 1);
+  k = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "tiny", NULL, NULL);
+  unsetenv("UKERN_RED_TUNE");
+  int64_t s64[] = {64, 64};
+  uk_array x = arr(0x100000, UK_FLOAT32, 2, s64), y[1];
+  memset(y, 0, sizeof y);
+  uk_arg in[1] = {uk_arg_array(&x)};
+  int ax0[] = {0};
+  char *src = k ? source(k, in, 1, y, 1, ax0, 1) : NULL;
+  CHECK_CONTAINS(src, "ukern::red_cols<_uk_k, 256>(_uk_a);");
+  uk_free(src);
   uk_reduction_destroy(k);
 }
 

@@ -444,7 +444,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
-  if (key->unsplit && key->group == UK_RED_GROUP_G) uk__sb_add(sb, "; never split: no split pass");
+  if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
 
@@ -520,8 +520,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                  stores the headers up to here */
                               {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
                               {"launch_bounds", lb},
-                              /* red_group's SPLIT: false for a plan that never splits */
-                              {"unsplit", key->unsplit && g == UK_RED_GROUP_G ? ", false" : ""}};
+                              /* red_group's and red_cols' SPLIT: false for a plan that never splits */
+                              {"unsplit", key->unsplit && g != UK_RED_GROUP_PACK ? ", false" : ""}};
   st = uk__emit_expand("reduction.cu", names, b, NB, extra, 12, src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);

@@ -27,8 +27,8 @@
 #define UK_RED_TINY (UK_RED_BLOCK * 16)
 
 /* Whether nout outputs of nred elements each are at most UK_RED_TINY
- * elements in all, a plan the planner never splits: its group program is
- * compiled without the split pass (uk_red_key.unsplit). */
+ * elements in all, a plan the planner never splits: its group or column
+ * program is compiled without the split pass (uk_red_key.unsplit). */
 int uk__red_tiny(int64_t nout, int64_t nred);
 
 /* The strategies of one reduction program (all compiled together). T1, G8,

@@ -336,8 +336,10 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
   pr->in.deep = key->deep;
   key->block_cub = (uint8_t)k->k.block_cub;
-  /* the planner never splits it (splits() in red_plan.c): no split pass in the program */
-  key->unsplit = (uint8_t)(key->group == UK_RED_GROUP_G && uk__red_tiny(pr->in.nout, pr->in.nred));
+  /* the planner never splits it (splits() in red_plan.c): no split pass in the program
+     (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
+  key->unsplit = (uint8_t)(key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
+                           k->force_split <= 1);
   /* bytes the loop inputs hold: the load policy (no overflow: each input's size fits the address space) */
   key->plain_loads = (uint8_t)(pr->loops.nout > 0 && pr->in.elem_bytes > 0 &&
                                pr->loops.nred > UK_RED_STREAM_MAX_BYTES / pr->in.elem_bytes / pr->loops.nout);

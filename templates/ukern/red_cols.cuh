@@ -80,7 +80,9 @@ template <unsigned S, int N, int BLOCK> struct fit_slices<S, N, BLOCK, true> {
 // `by` threads share each output's reduced range, combined in shared memory
 // by halving. Narrow tiles (bx of 4..16) let few outputs fill the GPU: a
 // warp then reads several rows, each a whole 128-byte line or more.
-template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typename K::args &A) {
+// SPLIT false: the plan never splits (a tiny reduction, as red_group's), and
+// the program holds no partials, counter or last block's combine.
+template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void red_cols(const typename K::args &A) {
   typedef typename K::idx idx;
   typedef comb<K> C;
   typedef typename C::type opt;
@@ -101,8 +103,8 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
   // A split's pieces: blockIdx.y, or in a 1-D grid (the plan's `swz`) the
   // consecutive blocks of one column tile, so that the blocks resident at
   // a time read fewer tiles, each whole.
-  const idx nsplit = (idx)A._uk_nsplit;
-  idx tile = blockIdx.x, split = blockIdx.y;
+  const idx nsplit = SPLIT ? (idx)A._uk_nsplit : 1;
+  idx tile = blockIdx.x, split = SPLIT ? (idx)blockIdx.y : 0;
   if (gridDim.y == 1 && nsplit > 1) {
     tile = (idx)blockIdx.x / nsplit;
     split = (idx)blockIdx.x - tile * nsplit;
@@ -171,7 +173,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
       for (int j = 0; j < NV; j++)
         if (j < nv) sm[tx * (idx)nv + j] = res[j];
     __syncthreads();
-  } else {
+  } else if constexpr (SPLIT) {
     // Split: this block's partials; only the last block of the column goes on.
     P *part = (P *)A._uk_partial + (tile * nsplit + split) * slots;
     if (ty == 0)
@@ -198,7 +200,7 @@ template <class K, int BLOCK> __device__ __forceinline__ void red_cols(const typ
     opt c;
     if (nsplit == 1) {
       c = sm[s];
-    } else {
+    } else if constexpr (SPLIT) {
       c = C::empty(A);
       if (o < nout) {
         // _UK_RED_CW loads per trip, all issued before any is used (a

@@ -4,7 +4,7 @@
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
-// loops: kept ndim 2, reduced ndim 1, 32-bit index; kernel: threads across the outputs
+// loops: kept ndim 2, reduced ndim 1, 32-bit index; kernel: threads across the outputs; never split: no split pass
 
 typedef float T;
 #line 1 "preamble"
@@ -135,4 +135,4 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(256) argmax_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(256) argmax_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256, false>(_uk_a); }

@@ -21,7 +21,8 @@
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
 //                        inside one instantiation); four rows' loads
-//                        (K::load_row) issued before any use (K::use_row).
+//                        (K::load_row) issued before any use (K::use_row);
+//                        red_cols<K, BLOCK, false> as red_group's.
 //   red_pack<K, BLOCK>   rows of 2 contiguous elements, back to back: each
 //                        vector load holds K::vec / 2 whole rows, so a
 //                        thread reduces several outputs from 16 bytes.

@@ -290,6 +290,14 @@ static void strategies(void) {
       {2, 1001, 0, 0, UK_FLOAT32},    /* 2 outer rows, odd: an output per thread */
       {200, 3000, 0, 0, UK_FLOAT32},  /* columns, 8 threads per output, not split */
       {16384, 256, 0, 0, UK_FLOAT32}, /* columns, split over whole waves */
+      /* short rows of 64-255 bytes (uk__red_narrow_lanes): 2 or 4 threads a row */
+      {(1 << 16) + 3, 32, 1, 0, UK_FLOAT32}, /* 128 bytes: 4 threads, 2 vectors each */
+      {4099, 24, 1, 0, UK_FLOAT32},          /* 96 bytes: 2 threads, 3 and 3 vectors */
+      {3001, 20, 1, 0, UK_FLOAT32},          /* 80 bytes: 2 threads, 3 and 2 vectors */
+      {5001, 16, 1, 0, UK_FLOAT64},          /* 128 bytes of doubles: 4 threads */
+      {4097, 32, 1, 0, UK_INT32},            /* exact integers, 4 threads */
+      {4097, 32, 1, 4, UK_FLOAT32},          /* misaligned: 8 threads, scalars, narrow program */
+      {8193, 30, 1, 0, UK_FLOAT32},          /* rows of 120 bytes: no vectors, 8 threads */
   };
   uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "ssum", NULL, NULL);
   uk_reduction *hsum = mk("T x", "T y", "x", "a + b", "y = a", "0", "hsum", "float", NULL);

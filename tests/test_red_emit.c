@@ -508,6 +508,48 @@ static void unsplit(void) {
   uk_reduction_destroy(k);
 }
 
+/* Short rows of 64-255 bytes over the loop inputs (uk__red_narrow_lanes):
+ * the program is narrow (its define first, its banner says so, groups of 2
+ * and 4 threads combine); other row lengths, and other kernels, are not. */
+static void narrow_rows(void) {
+  static const struct {
+    int64_t r, c;
+    int axis, nin;
+    uk_dtype t;
+    int narrow;
+  } cases[] = {
+      {5000, 32, 1, 1, UK_FLOAT32, 1},  /* 128 bytes */
+      {5000, 16, 1, 2, UK_FLOAT32, 1},  /* 2 x 64 bytes */
+      {5000, 20, 1, 1, UK_FLOAT32, 1},  /* 80 bytes */
+      {5000, 16, 1, 1, UK_FLOAT32, 0},  /* 64 bytes: a thread a row */
+      {5000, 32, 1, 2, UK_FLOAT32, 0},  /* 256 bytes: 8 threads a row */
+      {5000, 64, 1, 1, UK_FLOAT32, 0},  /* more than 8 vectors */
+      {5000, 16, 1, 1, UK_FLOAT64, 1},  /* 128 bytes of doubles */
+      {5000, 4, 1, 2, UK_FLOAT32, 0},   /* one vector a row */
+      {5000, 32, 0, 1, UK_FLOAT32, 0},  /* columns */
+      {5000, 2, 1, 1, UK_FLOAT32, 0},   /* packed rows of 2 */
+  };
+  uk_reduction *k1 = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "nar1", NULL, NULL);
+  uk_reduction *k2 = mk("T x, T z", "T y", "(x - z) * (x - z)", "a + b", "y = a", "0", "nar2", NULL, NULL);
+  for (size_t j = 0; k1 && k2 && j < sizeof cases / sizeof cases[0]; j++) {
+    int64_t shape[] = {cases[j].r, cases[j].c};
+    uk_array x = arr(0x100000, cases[j].t, 2, shape), z = arr(0x8000000, cases[j].t, 2, shape), y[1];
+    memset(y, 0, sizeof y);
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&z)};
+    int ax[] = {cases[j].axis};
+    char *src = source(cases[j].nin == 1 ? k1 : k2, in, cases[j].nin, y, 1, ax, 1);
+    int def = src && strstr(src, "#define _UK_RED_NARROW 1\n") != NULL;
+    int banner = src && strstr(src, "; short rows: 2 or 4 threads an output too") != NULL;
+    CHECK(src && def == cases[j].narrow && banner == cases[j].narrow);
+    if (!(src && def == cases[j].narrow))
+      fprintf(stderr, "  narrow case %zu: (%lld, %lld) axis %d, %d inputs\n", j, (long long)cases[j].r,
+              (long long)cases[j].c, cases[j].axis, cases[j].nin);
+    uk_free(src);
+  }
+  uk_reduction_destroy(k1);
+  uk_reduction_destroy(k2);
+}
+
 /* UKERN_RED_TUNE: the device code's measurement knobs, as defines before
  * every header; none (the default source, the goldens') without it. */
 static void tune_knobs(void) {
@@ -633,6 +675,7 @@ int main(void) {
   spec_forms();
   launch_bounds();
   unsplit();
+  narrow_rows();
   uk_context_destroy(ctx);
   return ut_finish("test_red_emit");
 }

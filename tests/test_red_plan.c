@@ -324,7 +324,7 @@ static void test_cols_sweep(void) {
   /* A struct argmax over the first axis of 1024 x 16384 (ncu: 256 blocks, 23.7%
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
-  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0};
+  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0};
   uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0};
   uk__red_choose_in(&am, &s);
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0};
@@ -333,8 +333,8 @@ static void test_cols_sweep(void) {
   /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 32 blocks of
    * scalars (CuPy's 32 blocks took 3.04 us in the kernel, ukern's 4 took
    * 4.06); 32768 outputs of 512 at 64 MiB: 512 blocks, not 256. */
-  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0},
-                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0};
+  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0},
+                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
   uk__red_choose_in(&sm, &s);
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 16);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 8 threads per output, 32 blocks");
@@ -352,7 +352,7 @@ static void test_split_cap(void) {
   } cases[] = {{256, 65536, 64}, {128, 131072, 64}, {64, 65536, 64}, {256, 16384, 64}, {256, 262144, 64},
                {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {1024, 256, 8}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (s.slots < UK_RED_BLOCK ? s.slots : UK_RED_BLOCK));
@@ -376,7 +376,7 @@ static void test_slab_tiles(void) {
                {32768, 512, 1, 16, 512},   {262144, 256, 1, 8, 2048},  {16384, 64, 1, 32, 512},
                {65536, 256, 0, 8, 512},    {524288, 32, 0, 1, 512}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec && s.nsplit == 1 && s.by == cases[j].by && s.grid_x == cases[j].blocks);
@@ -398,7 +398,7 @@ static void test_slab_tiles(void) {
  * column plan remade with the given threads per output, vectors and split;
  * anything else, or nothing asked, left alone. */
 static void test_cols_force(void) {
-  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0};
+  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
   uk_red_strategy s, chosen;
   uk__red_choose_in(&in, &chosen);
   s = chosen;
@@ -421,11 +421,50 @@ static void test_cols_force(void) {
   nv.vec_ok = 0;
   uk__red_cols_force(&nv, 8, 1, 0, -1, &s); /* no vectors where the loops forbid them */
   CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
-  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0};
+  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0};
   uk__red_choose_in(&g, &chosen);
   s = chosen;
   uk__red_cols_force(&g, 16, 1, 4, 1, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
+}
+
+/* Short vector rows (uk__red_narrow_lanes): threads a row whose loads are
+ * about 32 bytes each, in a narrow program only; the measured H200 cases. */
+static void test_narrow_lanes(void) {
+  CHECK(uk__red_narrow_lanes(16, 8, 4) == 4);  /* two float32 inputs, rows of 16 (a thread each before) */
+  CHECK(uk__red_narrow_lanes(32, 4, 4) == 4);  /* one float32 input, rows of 32 (8 threads before) */
+  CHECK(uk__red_narrow_lanes(24, 4, 4) == 2 && uk__red_narrow_lanes(17, 4, 4) == 2);
+  CHECK(uk__red_narrow_lanes(16, 4, 4) == 0);  /* 64 bytes: a thread */
+  CHECK(uk__red_narrow_lanes(32, 8, 4) == 0);  /* 256 bytes: 8 threads */
+  CHECK(uk__red_narrow_lanes(33, 4, 4) == 0);  /* more than 8 vectors */
+  CHECK(uk__red_narrow_lanes(4, 32, 4) == 0);  /* one vector */
+  CHECK(uk__red_narrow_lanes(32, 4, 1) == 0 && uk__red_narrow_lanes(32, 0, 4) == 0);
+  CHECK(uk__red_narrow_lanes(16, 8, 2) == 4);  /* rows of 16 float64 */
+  CHECK(uk__red_narrow_lanes(INT64_MAX, 4, 4) == 0);
+  /* the plan: G8 of that many threads where the program is narrow and vectors go; else as before */
+  static const struct {
+    int64_t nout, nred, elem;
+    int vec_ok, narrow, kernel, threads;
+  } cases[] = {
+      {1 << 20, 16, 8, 1, 1, UK_RED_G8, 4}, {1 << 20, 16, 8, 1, 0, UK_RED_T1, 1},
+      {1 << 20, 16, 8, 0, 1, UK_RED_T1, 1}, {1 << 19, 32, 4, 1, 1, UK_RED_G8, 4},
+      {1 << 19, 32, 4, 1, 0, UK_RED_G8, 8}, {1 << 19, 32, 4, 0, 1, UK_RED_G8, 8},
+      {1 << 19, 24, 4, 1, 1, UK_RED_G8, 2}, {1 << 20, 16, 4, 1, 1, UK_RED_T1, 1},
+      {100, 32, 4, 1, 1, UK_RED_G8, 4},
+  };
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, cases[j].elem, UK_RED_GROUP_G, cases[j].vec_ok, 4, 4, 132, 8,
+                         0, 0, cases[j].narrow};
+    uk_red_strategy s;
+    uk__red_choose_in(&in, &s);
+    CHECK(s.kernel == cases[j].kernel && uk__red_threads_per_output(&s) == cases[j].threads && s.nsplit == 1);
+    CHECK(s.vec == cases[j].vec_ok && s.slots * uk__red_threads_per_output(&s) == UK_RED_BLOCK);
+    if (s.kernel != cases[j].kernel || uk__red_threads_per_output(&s) != cases[j].threads)
+      fprintf(stderr, "  narrow plan %zu: kernel %d, %d threads\n", j, s.kernel, uk__red_threads_per_output(&s));
+  }
+  uk_red_strategy s = {UK_RED_G8, 4096, 1, 16, 1, 4, 64, 0};
+  char buf[96];
+  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "4 threads per output, vector loads, 4096 blocks");
 }
 
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
@@ -639,6 +678,7 @@ int main(void) {
   test_split_cap();
   test_slab_tiles();
   test_cost_terms();
+  test_narrow_lanes();
   test_deep_grid();
   test_first_round_deep_only();
   test_empty_huge();

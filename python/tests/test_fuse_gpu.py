@@ -54,6 +54,25 @@ def test_distance_reduction(dtype, rtol):
     check(dist(x, y), np.sqrt(np.sum((xh - yh) ** 2, axis=-1)), rtol)
 
 
+@pytest.mark.parametrize("width,dtype,rtol", [(8, "float32", 1e-5), (16, "float32", 1e-5), (20, "float32", 1e-5),
+                                              (24, "float32", 1e-5), (32, "float32", 1e-5), (16, "float64", 1e-12),
+                                              (8, "float64", 1e-12)])
+def test_short_row_sums_of_two_inputs(width, dtype, rtol):
+    """Rows of 64-255 bytes over two inputs: 2 or 4 threads a row (uk__red_narrow_lanes); an odd row
+    count, so that the last block's groups are partly past the end."""
+    @ukern.fuse(kernel_name="short_rows")
+    def rs(x, y):
+        return np.sum((x - y) * (x - y), axis=-1)
+
+    x, y = rand((4099, width), dtype), rand((4099, width), dtype)
+    xh, yh = x.get().astype(np.float64), y.get().astype(np.float64)
+    ref = np.sum((xh - yh) ** 2, axis=-1).astype(dtype)
+    check(rs(x, y), ref, rtol)
+    # a narrow program and a misaligned view of the same key (no vectors): still right
+    xs, ys = x.ravel()[1:].reshape(-1)[: 4098 * width].reshape(4098, width), y[1:]
+    check(rs(xs, ys), np.sum((xs.get().astype(np.float64) - ys.get()) ** 2, axis=-1).astype(dtype), rtol)
+
+
 def test_mixed_types_follow_numpy2():
     @ukern.fuse
     def f(x, y, i):

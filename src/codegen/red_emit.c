@@ -445,6 +445,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
+  if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
 
@@ -491,7 +492,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8], head[256], lb[24];
+  char vec[8], head[320], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
   const char *mb = strstr(k->tune, "_UK_RED_MB "); /* a knob's least resident blocks */
@@ -500,8 +501,9 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
      sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
-  snprintf(head, sizeof head, "%s%s%s", k->tune,
+  snprintf(head, sizeof head, "%s%s%s%s", k->tune,
            key->plain_loads && !strstr(k->tune, "_UK_RED_LD ") ? "#define _UK_RED_LD 0\n" : "",
+           key->narrow ? "#define _UK_RED_NARROW 1\n" : "",
            key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
   size_t hl = strlen(head);
   if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */

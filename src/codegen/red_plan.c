@@ -134,6 +134,12 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
 
 int uk__red_tiny(int64_t nout, int64_t nred) { return nout <= 0 || nred <= UK_RED_TINY / nout; }
 
+int uk__red_narrow_lanes(int64_t nred, int64_t elem_bytes, int vec) {
+  if (vec < 2 || nred <= vec || nred > 8 * (int64_t)vec || elem_bytes <= 0) return 0;
+  const int64_t row = nred * elem_bytes;
+  return row <= 64 || row >= 256 ? 0 : row < 128 ? 2 : 4;
+}
+
 /* Split counts for a candidate of gx block columns: none for a tiny
  * reduction (UK_RED_TINY elements or fewer in all: one block's worth,
  * whose time is the launch's), since a split adds the last block's
@@ -283,6 +289,14 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
   int t1[] = {UK_RED_T1};
   const int *ids = nred <= 16 ? t1 : nred >= 1024 || (nred >= 256 && nout < resident) ? long_first : short_first;
   int nids = nred <= 16 ? 1 : 3;
+  /* Short vector rows in a program that combines narrow groups: 2 or 4
+   * threads a row (uk__red_narrow_lanes), before the model as T1 is. */
+  const int lanes = in->narrow && vec_ok ? uk__red_narrow_lanes(nred, in->elem_bytes, vec) : 0;
+  static const int narrow[] = {UK_RED_G8};
+  if (lanes) {
+    ids = narrow;
+    nids = 1;
+  }
   /* A deep program reading 128 MiB or more: the largest group whose
    * threads still load 64 bytes an output, where the model, at the copy
    * rate for every group, ties (H200, two float32 inputs of 64 MiB to 1
@@ -307,6 +321,7 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     memset(&t, 0, sizeof t);
     t.kernel = ids[j];
     t.vec = vec_ok;
+    if (t.kernel == UK_RED_G8 && lanes) t.by = lanes;
     int64_t g = uk__red_threads_per_output(&t), v = vec_ok ? vec : 1;
     /* A grid-stride loop over at most 4 waves; a deep program whose threads
      * load 64 bytes or more an output runs one group a block instead (H200,

@@ -31,6 +31,16 @@
  * program is compiled without the split pass (uk_red_key.unsplit). */
 int uk__red_tiny(int64_t nout, int64_t nred);
 
+/* Short vector rows (at most 8 vectors of `vec` elements, more than one)
+ * of more than 64 and fewer than 256 bytes over the loop inputs
+ * (elem_bytes a reduced element): the threads a row whose loads are about
+ * 32 bytes each, 2 (rows under 128 bytes) or 4; else 0. Rows of 64 bytes
+ * or fewer keep a thread each, rows of 256 bytes 8 threads. Measured on an
+ * H200 (docs/PERF.md "Short rows"): two float32 inputs in rows of 16, a
+ * thread each: 2.3x the time of 4 threads at 64 MiB; one float32 input in
+ * rows of 32, 8 threads: 9-10% slower than 4. */
+int uk__red_narrow_lanes(int64_t nred, int64_t elem_bytes, int vec);
+
 /* The strategies of one reduction program (all compiled together). T1, G8,
  * G32 and B are one kernel whose group size is a run-time argument. */
 typedef enum uk_red_kernel_id {
@@ -93,13 +103,14 @@ typedef struct uk_red_strategy {
   int vec;         /* 1 = vector loads: T1/G8/G32/B along the innermost
                       reduced axis, COLS across `vec` adjacent outputs per
                       thread; PACK: always */
-  int by;          /* COLS: threads per output (a power of two, 1 to 64) */
+  int by;          /* COLS: threads per output (a power of two, 1 to 64); G8: 2 or 4
+                      in a narrow program (uk__red_narrow_lanes), else 0 (8) */
   int64_t slots;   /* outputs per block (partials per block when split) */
   int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
                       tile's pieces consecutive (else a grid of grid_x by nsplit) */
 } uk_red_strategy;
 
-/* Threads that share an output: 1, 8, 32 or UK_RED_BLOCK by strategy; COLS: by.
+/* Threads that share an output: 1, 8 (G8: by when set), 32 or UK_RED_BLOCK by strategy; COLS: by.
  * The kernels read it from their _uk_by argument. */
 int uk__red_threads_per_output(const uk_red_strategy *s);
 
@@ -137,6 +148,8 @@ typedef struct uk_red_plan_in {
   int32_t slabs;      /* COLS: 1 when the kept loop has two or more axes (the output axis
                          is cut into slabs apart in memory: a middle axis reduced); else 0
                          (every byte written: memcmp compares them all) */
+  int32_t narrow;     /* G: the program also combines groups of 2 or 4 threads
+                         (uk_red_key.narrow): 0 from uk__red_plan_in; the caller sets it */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

@@ -18,7 +18,7 @@ int uk__red_pack_unroll(int vec) { return vec >= 8 ? 1 : 2; }
 int uk__red_threads_per_output(const uk_red_strategy *s) {
   switch (s->kernel) {
   case UK_RED_T1: return 1;
-  case UK_RED_G8: return 8;
+  case UK_RED_G8: return s->by > 0 ? s->by : 8; /* 2 or 4 for short rows (uk__red_narrow_lanes) */
   case UK_RED_G32: return 32;
   case UK_RED_B: return UK_RED_BLOCK;
   default: return s->by > 0 ? s->by : 1;
@@ -36,7 +36,9 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
                                                     "threads across outputs",
                                                     "rows of 2 packed in vectors"};
   const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
-  int n = snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
+  int n = s->kernel == UK_RED_G8 ? snprintf(buf, (size_t)size, "%d threads per output%s", uk__red_threads_per_output(s),
+                                            s->vec ? ", vector loads" : "")
+                                 : snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");
   if (s->kernel == UK_RED_COLS && n >= 0 && n < size)
     n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);
   if (n >= 0 && n < size) n += snprintf(buf + n, (size_t)(size - n), ", %lld blocks", (long long)s->grid_x);

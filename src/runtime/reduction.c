@@ -336,6 +336,10 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
   pr->in.deep = key->deep;
   key->block_cub = (uint8_t)k->k.block_cub;
+  /* short rows: the planner may give 2 or 4 threads a row, which the program must combine (the loops
+     decide, not the call's alignment, so one program serves every call of the key) */
+  key->narrow = (uint8_t)(key->group == UK_RED_GROUP_G && uk__red_narrow_lanes(pr->in.nred, pr->in.elem_bytes, vec));
+  pr->in.narrow = key->narrow;
   /* the planner never splits it (splits() in red_plan.c): no split pass in the program
      (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
   key->unsplit = (uint8_t)(key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&

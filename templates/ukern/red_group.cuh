@@ -8,7 +8,7 @@
 namespace ukern {
 namespace detail {
 
-// Combines within groups of `g` threads (1, 8, 32 or BLOCK, the same for
+// Combines within groups of `g` threads (1, 8, 32 or BLOCK, or 2 and 4 in a narrow program; the same for
 // the whole block); thread 0 of each group gets the result. Every thread of
 // the block takes part.
 template <class T, int BLOCK> struct group_reduce {
@@ -25,7 +25,14 @@ template <class T, int BLOCK> struct group_reduce {
 #endif
   template <class Op> static __device__ __forceinline__ T reduce(storage &s, const T &v, int g, Op op) {
     if (g == 1) return v;
+#ifdef _UK_RED_NARROW
+    // Short rows (the key's narrow): 2, 4 or 8 threads an output. Only such
+    // programs have the width as a variable: it costs a deep program at 32
+    // registers a spill.
+    if (g < 32) return warp_reduce<T, 8>::reduce(v, op, g);
+#else
     if (g == 8) return warp_reduce<T, 8>::reduce(v, op);
+#endif
 #ifdef UKERN_RED_BLOCK_CUB
     if (g == 32) return warp_reduce<T, 32>::reduce(v, op);
     T x = block(s.cub).Reduce(v, op); // valid in thread 0
@@ -49,7 +56,7 @@ template <class T, int BLOCK> struct group_reduce {
 
 } // namespace detail
 
-// A._uk_by threads per output (1, 8, 32 or BLOCK: a power of two). A split
+// A._uk_by threads per output (1, 2, 4, 8, 32 or BLOCK: a power of two; 2 and 4 only where the key is narrow). A split
 // launch has one group of outputs per blockIdx.x (no grid-stride loop), so
 // that a column of blocks can combine. SPLIT false: the plan never splits
 // (a tiny reduction: the key's `unsplit`), and the program holds no second

@@ -273,8 +273,10 @@ template <class T> struct words {
 // gets the result. A lane combines only values from inside its logical
 // warp. Every lane of the warp must call it (full mask).
 template <class T, int W> struct warp_reduce {
-  template <class Op> static __device__ __forceinline__ T reduce(T v, Op op) {
-    const int lane = threadIdx.x % W;
+  // n < W (a power of two): groups of n lanes side by side inside each
+  // logical warp, each combined alone (red_group's short rows).
+  template <class Op> static __device__ __forceinline__ T reduce(T v, Op op, int n = W) {
+    const int lane = threadIdx.x & (n - 1);
 #pragma unroll
     for (int off = W / 2; off > 0; off /= 2) {
       words<T> a, b;
@@ -283,7 +285,7 @@ template <class T, int W> struct warp_reduce {
       for (int k = 0; k < words<T>::N; k++) b.w[k] = __shfl_down_sync(0xffffffffu, a.w[k], off, W);
       T o;
       b.get(o);
-      if (lane + off < W) v = op(v, o);
+      if (lane + off < n) v = op(v, o);
     }
     return v;
   }

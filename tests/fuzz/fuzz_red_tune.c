@@ -4,7 +4,7 @@
  * The first byte picks the output buffer's size (0 to 127), the rest (up to
  * a NUL) is the text. Findings are crashes and broken invariants (abort()):
  *   - nothing is written past the buffer, which ends in a NUL (size > 0);
- *   - with room for every key (96 bytes), the output is lines
+ *   - with room for every key (160 bytes, the tune field's size), the output is lines
  *     "#define _UK_RED_<KEY> N\n" (N one or two digits), each key at most
  *     once, in the table's order;
  *   - a smaller buffer holds some of those lines, whole and in order;
@@ -17,7 +17,7 @@
 #include "codegen/red_emit.h"
 #include "fuzz_util.h"
 
-enum { FULL = 96, CANARY = 16 };
+enum { FULL = 160, CANARY = 16 };
 
 /* Runs the parser into a buffer of `size` bytes guarded by a canary. */
 static void parse(const char *text, char *out, int size) {
@@ -52,15 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   text[size - 1] = '\0';
 
   parse(text, full, FULL);
-  static const char *const order[] = {"#define _UK_RED_LD ", "#define _UK_RED_LAST ", "#define _UK_RED_CW ",
-                                      "#define _UK_RED_TRIP "};
+  static const char *const order[] = {"#define _UK_RED_LD ",   "#define _UK_RED_LAST ", "#define _UK_RED_CW ",
+                                      "#define _UK_RED_TRIP ", "#define _UK_RED_RP ",   "#define _UK_RED_MB "};
+  enum { NKEYS = sizeof order / sizeof order[0] };
   size_t next = 0;
   for (const char *l = full; *l;) {
     const char *e = strchr(l, '\n');
     require(e != NULL);
     size_t k = next;
-    while (k < 4 && strncmp(l, order[k], strlen(order[k]))) k++;
-    require(k < 4); /* a known key, after the ones before it */
+    while (k < NKEYS && strncmp(l, order[k], strlen(order[k]))) k++;
+    require(k < NKEYS); /* a known key, after the ones before it */
     const char *d = l + strlen(order[k]);
     require(e - d == 1 || e - d == 2);
     for (const char *q = d; q < e; q++) require(*q >= '0' && *q <= '9');

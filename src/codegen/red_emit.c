@@ -23,6 +23,25 @@ void uk__red_scan(uk_red_kernel *k) {
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
 }
 
+/* The last well-formed item `key`=N of a comma-separated text, N of 1 to
+ * `digits` decimal digits: *n's first digit and count (NULL, 0 for none). */
+static const char *last_item(const char *text, const char *key, size_t digits, size_t *n) {
+  size_t kl = strlen(key);
+  const char *got = NULL;
+  *n = 0;
+  for (const char *p = text; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p), dl = len > kl + 1 ? len - kl - 1 : 0;
+    if (dl >= 1 && dl <= digits && !strncmp(p, key, kl) && p[kl] == '=' &&
+        strspn(p + kl + 1, "0123456789") >= dl) {
+      got = p + kl + 1;
+      *n = dl;
+    }
+    p = e ? e + 1 : p + len;
+  }
+  return got;
+}
+
 /* One define a key, in the table's order, with the key's last well-formed
  * value: a repeated key overrides the earlier one (two defines of one macro
  * would not compile), and one setting written in any order is one source. */
@@ -33,20 +52,8 @@ void uk__red_tune_parse(const char *text, char *out, int size) {
   if (size <= 0) return;
   out[0] = 0;
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-    size_t kl = strlen(keys[k][0]), vl = 0;
-    const char *v = NULL;
-    for (const char *p = text; p && *p;) {
-      const char *e = strchr(p, ',');
-      size_t len = e ? (size_t)(e - p) : strlen(p), dl = len > kl + 1 ? len - kl - 1 : 0;
-      const char *d = p + kl + 1;
-      /* key=N, N of one or two digits */
-      if ((dl == 1 || dl == 2) && !strncmp(p, keys[k][0], kl) && p[kl] == '=' && d[0] >= '0' && d[0] <= '9' &&
-          (dl == 1 || (d[1] >= '0' && d[1] <= '9'))) {
-        v = d;
-        vl = dl;
-      }
-      p = e ? e + 1 : p + len;
-    }
+    size_t vl;
+    const char *v = last_item(text, keys[k][0], 2, &vl); /* one or two digits */
     if (!v) continue;
     int w = snprintf(out + n, (size_t)(size - n), "#define _UK_RED_%s %.*s\n", keys[k][1], (int)vl, v);
     if (w > 0 && w < size - n) n += w;
@@ -55,21 +62,11 @@ void uk__red_tune_parse(const char *text, char *out, int size) {
 }
 
 int uk__red_tune_value(const char *text, const char *key, int dflt) {
-  size_t kl = strlen(key);
-  int got = dflt; /* the last well-formed value, as uk__red_tune_parse */
-  for (const char *p = text; p && *p;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len > kl + 1 && len <= kl + 6 && !strncmp(p, key, kl) && p[kl] == '=') {
-      int v = 0, ok = 1;
-      for (size_t i = kl + 1; i < len; i++) {
-        ok &= p[i] >= '0' && p[i] <= '9';
-        v = v * 10 + (p[i] - '0');
-      }
-      if (ok) got = v;
-    }
-    p = e ? e + 1 : p + len;
-  }
+  size_t vl;
+  const char *v = last_item(text, key, 5, &vl); /* the last well-formed value, as uk__red_tune_parse */
+  if (!v) return dflt;
+  int got = 0;
+  for (size_t i = 0; i < vl; i++) got = got * 10 + (v[i] - '0');
   return got;
 }
 

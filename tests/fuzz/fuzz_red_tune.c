@@ -9,7 +9,9 @@
  *     once, in the table's order;
  *   - a smaller buffer holds some of those lines, whole and in order;
  *   - the same text gives the same output, and the text twice (joined by a
- *     comma) gives it too: the last well-formed value of a key wins. */
+ *     comma) gives it too: the last well-formed value of a key wins;
+ *   - uk__red_tune_value gives a value of at most 5 digits for every key
+ *     that has a define. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (const char *q = d; q < e; q++) require(*q >= '0' && *q <= '9');
     next = k + 1;
     l = e + 1;
+  }
+
+  /* uk__red_tune_value reads the last well-formed item of up to 5 digits: a
+     value wherever there is a define (whose item has 1 or 2), within 5 digits */
+  static const char *const names[NKEYS] = {"ld", "last", "cw", "trip", "rp", "mb"};
+  for (int k = 0; k < NKEYS; k++) {
+    const char *def = strstr(full, order[k]);
+    int v = uk__red_tune_value(text, names[k], -1);
+    require(v >= -1 && v <= 99999);
+    if (def) require(v >= 0);
   }
 
   parse(text, again, FULL);

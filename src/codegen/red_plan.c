@@ -132,13 +132,7 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   return k;
 }
 
-int uk__red_tiny(int64_t nout, int64_t nred) { return nout <= 0 || nred <= UK_RED_TINY / nout; }
 
-int uk__red_narrow_lanes(int64_t nred, int64_t elem_bytes, int vec) {
-  if (vec < 2 || nred <= vec || nred > 8 * (int64_t)vec || elem_bytes <= 0) return 0;
-  const int64_t row = nred * elem_bytes;
-  return row <= 64 || row >= 256 ? 0 : row < 128 ? 2 : 4;
-}
 
 /* Split counts for a candidate of gx block columns: none for a tiny
  * reduction (UK_RED_TINY elements or fewer in all: one block's worth,

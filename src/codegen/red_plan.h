@@ -29,7 +29,10 @@
 /* Whether nout outputs of nred elements each are at most UK_RED_TINY
  * elements in all, a plan the planner never splits: its group or column
  * program is compiled without the split pass (uk_red_key.unsplit). */
-int uk__red_tiny(int64_t nout, int64_t nred);
+static inline int uk__red_tiny(int64_t nout, int64_t nred) {
+  /* both at most UK_RED_TINY: the product cannot overflow (no division on every call) */
+  return nout <= 0 || nred <= 0 || (nout <= UK_RED_TINY && nred <= UK_RED_TINY && nout * nred <= UK_RED_TINY);
+}
 
 /* Short vector rows (at most 8 vectors of `vec` elements, more than one)
  * of more than 64 and fewer than 256 bytes over the loop inputs
@@ -39,7 +42,11 @@ int uk__red_tiny(int64_t nout, int64_t nred);
  * H200 (docs/PERF.md "Short rows"): two float32 inputs in rows of 16, a
  * thread each: 2.3x the time of 4 threads at 64 MiB; one float32 input in
  * rows of 32, 8 threads: 9-10% slower than 4. */
-int uk__red_narrow_lanes(int64_t nred, int64_t elem_bytes, int vec);
+static inline int uk__red_narrow_lanes(int64_t nred, int64_t elem_bytes, int vec) {
+  if (vec < 2 || nred <= vec || nred > 8 * (int64_t)vec || elem_bytes <= 0) return 0;
+  const int64_t row = nred * elem_bytes;
+  return row <= 64 || row >= 256 ? 0 : row < 128 ? 2 : 4;
+}
 
 /* The strategies of one reduction program (all compiled together). T1, G8,
  * G32 and B are one kernel whose group size is a run-time argument. */

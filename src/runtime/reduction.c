@@ -49,7 +49,8 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
-  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
+  int force_by, force_vec, force_split, force_swz;
+  int forced; /* any of them set: uk__red_cols_force runs */ /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
 };
 
 /* Everything a call decides before touching the device. */
@@ -225,6 +226,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->force_vec = uk__red_tune_value(tune, "cv", -1);
   k->force_split = uk__red_tune_value(tune, "sp", 0);
   k->force_swz = uk__red_tune_value(tune, "swz", -1);
+  k->forced = k->force_by > 0 || k->force_vec >= 0 || k->force_split > 0 || k->force_swz >= 0;
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -503,7 +505,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   choose(&pr, uk__device_sm_count(f.device), e->occupancy, &s);
-  uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
+  if (k->forced) uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

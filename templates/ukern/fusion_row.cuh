@@ -83,18 +83,20 @@ template <int S> struct _uk_ld_row {
 #if __CUDA_ARCH__ >= 800
 template <> struct _uk_ld_row<16> {
   template <class X> static __device__ __forceinline__ void load(X *d, const char *p) {
-    unsigned *r = (unsigned *)d;
+    unsigned r[4];
     asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "l"(p), "l"(_uk_evict_last()));
+    memcpy(d, r, sizeof r); /* the words as X's bytes, not X through another type */
   }
 };
 template <> struct _uk_ld_row<8> {
   template <class X> static __device__ __forceinline__ void load(X *d, const char *p) {
-    unsigned *r = (unsigned *)d;
+    unsigned r[2];
     asm volatile("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;"
                  : "=r"(r[0]), "=r"(r[1])
                  : "l"(p), "l"(_uk_evict_last()));
+    memcpy(d, r, sizeof r);
   }
 };
 #endif

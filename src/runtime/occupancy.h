@@ -48,11 +48,11 @@ int uk__occupancy_blocks(const uk_occ_device *d, const uk_occ_kernel *k, int blo
  * attributes every such device reports), else 0. Pure. */
 int uk__occupancy_known_limits(int major, int minor, uk_occ_device *out);
 
-/* The limits of `device` (an ordinal), once per process and device, kept:
- * its compute capability (uk__device_cc), the rest from
- * uk__occupancy_known_limits, or from the driver (9 attributes) for
- * another capability. UK_OK; UK_ERR_INVALID for an ordinal out of range,
- * or the driver's error. Thread-safe. */
+/* The limits of `device` (an ordinal): its compute capability
+ * (uk__device_cc), the rest from uk__occupancy_known_limits (no state), or
+ * for another capability from the driver (9 attributes, once per process
+ * and device, kept). UK_OK; UK_ERR_INVALID for an ordinal out of range, or
+ * the driver's error. Thread-safe. */
 uk_status uk__occupancy_device(int device, uk_occ_device *out);
 
 /* uk__occupancy_blocks for kernel `symbol` of a cubin image on `device`:

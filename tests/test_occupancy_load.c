@@ -23,10 +23,24 @@ static CUresult counting(int *n, CUfunction f, int block, size_t shared) {
 /* Device attributes read, by attribute (forwarded to the stand-in's). */
 static CUresult (*real_attr)(int *, CUdevice_attribute, CUdevice);
 static int attr_reads[256], attr_other;
+/* Device 1 (not the stand-in's): an architecture the table does not
+ * know, compute capability 10.0, with its own limits. */
+static const int other_limits[9] = {32, 1024, 1536, 24, 65536, 65536, 102400, 49152, 1024};
 static CUresult counting_attr(int *v, CUdevice_attribute a, CUdevice d) {
   if ((int)a >= 0 && (int)a < 256) attr_reads[a]++;
   else attr_other++;
-  return real_attr(v, a, d);
+  if (d != 1) return real_attr(v, a, d);
+  static const CUdevice_attribute order[9] = {
+      CU_DEVICE_ATTRIBUTE_WARP_SIZE,                   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+      CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+      CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK};
+  if (a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) return *v = 10, CUDA_SUCCESS;
+  if (a == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) return *v = 0, CUDA_SUCCESS;
+  for (int j = 0; j < 9; j++)
+    if (a == order[j]) return *v = other_limits[j], CUDA_SUCCESS;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 static uk_context *ctx;
@@ -129,6 +143,29 @@ int main(void) {
   CHECK(uk__occupancy_known_limits(9, 0, &t) == 1 && memcmp(&t, &d, sizeof t) == 0);
   CHECK(uk__occupancy_known_limits(8, 6, &t) == 1 && t.max_threads_per_sm == 1536 && t.max_blocks_per_sm == 16);
   CHECK(uk__occupancy_known_limits(10, 0, &t) == 0 && uk__occupancy_known_limits(6, 1, &t) == 0);
+  /* A known architecture's limits: no attribute read, however often asked. */
+  memset(attr_reads, 0, sizeof attr_reads);
+  for (int k = 0; k < 3; k++) CHECK_OK(uk__occupancy_device(0, &d));
+  int reads = 0;
+  for (int j = 0; j < 256; j++) reads += attr_reads[j];
+  CHECK(reads == 0);
+  CHECK(uk__occupancy_known_limits(9, 0, &t) == 1 && memcmp(&t, &d, sizeof t) == 0);
+  /* Another architecture: its capability and 9 attributes on the first
+   * call, nothing on the next (kept per device). */
+  uk_occ_device o;
+  CHECK_OK(uk__occupancy_device(1, &o));
+  reads = 0;
+  for (int j = 0; j < 256; j++) reads += attr_reads[j];
+  CHECK(reads == 11);
+  CHECK(o.cc_major == 10 && o.cc_minor == 0 && o.warp_size == 32 && o.max_threads_per_block == 1024 &&
+        o.max_threads_per_sm == 1536 && o.max_blocks_per_sm == 24 && o.regs_per_sm == 65536 &&
+        o.regs_per_block == 65536 && o.smem_per_sm == 102400 && o.smem_per_block == 49152 &&
+        o.reserved_smem_per_block == 1024);
+  uk_occ_device o2;
+  CHECK_OK(uk__occupancy_device(1, &o2));
+  reads = 0;
+  for (int j = 0; j < 256; j++) reads += attr_reads[j];
+  CHECK(reads == 11 && memcmp(&o, &o2, sizeof o) == 0);
   CHECK_STATUS(uk__occupancy_device(-1, &d), UK_ERR_INVALID);
   CHECK_CONTAINS(uk_last_error(), "device -1 is out of range");
 

@@ -46,7 +46,7 @@ typedef struct uk_red_kernel {
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
   int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
-  char tune[160];     /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
+  char tune[160];    /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
 
 /* The device code's measurement knobs, from a text such as "ld=1,last=1"

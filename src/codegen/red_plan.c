@@ -132,8 +132,6 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
   return k;
 }
 
-
-
 /* Split counts for a candidate of gx block columns: none for a tiny
  * reduction (UK_RED_TINY elements or fewer in all: one block's worth,
  * whose time is the launch's), since a split adds the last block's
@@ -192,11 +190,6 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
   return 1;
 }
 
-/* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
- * by from whole 128-byte lines per row up, each with its split counts;
- * with vectors of adjacent outputs where the loops allow them, then
- * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
- * which spreads a small problem over more SMs). */
 /* Slabs (kept loop of two or more axes) of UK_RED_COLS_SLAB_BYTES / 4 to
  * UK_RED_COLS_SLAB_BYTES: the tile of the most threads per output that
  * leaves each thread a round of loads (4 rows) and each tile row a whole
@@ -230,6 +223,11 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
   return 0;
 }
 
+/* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
+ * by from whole 128-byte lines per row up, each with its split counts;
+ * with vectors of adjacent outputs where the loops allow them, then
+ * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
+ * which spreads a small problem over more SMs). */
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;

@@ -49,8 +49,8 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
-  int force_by, force_vec, force_split, force_swz;
-  int forced; /* any of them set: uk__red_cols_force runs */ /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
+  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
+  int forced;                                       /* any of them set: uk__red_cols_force runs */
 };
 
 /* Everything a call decides before touching the device. */

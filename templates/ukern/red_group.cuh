@@ -8,9 +8,9 @@
 namespace ukern {
 namespace detail {
 
-// Combines within groups of `g` threads (1, 8, 32 or BLOCK, or 2 and 4 in a narrow program; the same for
-// the whole block); thread 0 of each group gets the result. Every thread of
-// the block takes part.
+// Combines within groups of `g` threads (1, 8, 32 or BLOCK, or 2 and 4 in a
+// narrow program; the same for the whole block); thread 0 of each group
+// gets the result. Every thread of the block takes part.
 template <class T, int BLOCK> struct group_reduce {
   enum { NW = BLOCK / 32 };
 #ifdef UKERN_RED_BLOCK_CUB
@@ -56,8 +56,9 @@ template <class T, int BLOCK> struct group_reduce {
 
 } // namespace detail
 
-// A._uk_by threads per output (1, 2, 4, 8, 32 or BLOCK: a power of two; 2 and 4 only where the key is narrow). A split
-// launch has one group of outputs per blockIdx.x (no grid-stride loop), so
+// A._uk_by threads per output (1, 2, 4, 8, 32 or BLOCK: a power of two; 2
+// and 4 only where the key is narrow). A split launch has one group of
+// outputs per blockIdx.x (no grid-stride loop), so
 // that a column of blocks can combine. SPLIT false: the plan never splits
 // (a tiny reduction: the key's `unsplit`), and the program holds no second
 // pass (partials, counter, combine), which was a third of its NVRTC time.

@@ -45,8 +45,8 @@
 // of A._uk_chunk elements, piece blockIdx.y (red_cols: or, in a 1-D grid,
 // consecutive blocks of one column tile). Each block writes its partials
 // to A._uk_partial; the last block of a column to finish (counted in
-// A._uk_count[column]) combines the column's partials and runs the post-map. Every combine has a
-// fixed order (none depends on which block finishes last), so results do
+// A._uk_count[column]) combines the column's partials and runs the
+// post-map. Every combine has a fixed order (none depends on which block finishes last), so results do
 // not depend on timing. It resets the counter for the next launch. red_cols'
 // last block spreads the combine over all its threads, each a run of splits
 // with _UK_RED_CW (8) loads in flight: one thread per output walking hundreds of

@@ -377,8 +377,9 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
   const uk_red_loops *R = &pr->loops;
   for (int j = 0; j < e->plan.nslots; j++) {
     const uk_slot *sl = &e->plan.slots[j];
-    if (uk__call_pack(sl, &pr->c, ptr, buf)) continue;
     int64_t v = 0;
+    /* Most of a reduction's slots are its own (loop strides and extents, the plan's numbers):
+       their switch first, the shared ones (pointers, scalars) in its default, one jump a slot */
     switch (sl->kind) {
     case UK_RED_SLOT_KSTRIDE: v = R->kept.strides[sl->op][sl->dim]; break;
     case UK_RED_SLOT_RSTRIDE: v = R->red.strides[sl->op][sl->dim]; break;
@@ -393,6 +394,7 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
     case UK_RED_SLOT_BY: v = uk__red_threads_per_output(s); break;
     case UK_RED_SLOT_PARTIAL: v = (int64_t)partial; break;
     case UK_RED_SLOT_COUNT: v = (int64_t)count; break;
+    default: uk__call_pack(sl, &pr->c, ptr, buf); continue;
     }
     memcpy(buf + sl->offset, &v, 8);
   }

@@ -459,31 +459,41 @@ out:
 
 /* The last plans this thread chose: uk__red_choose_in is pure in its
  * input, and a repeated call then skips the cost model's candidates (a few
- * thousand instructions). Per thread: no lock on the hot path. */
+ * thousand instructions). Per thread: no lock on the hot path. An unused
+ * entry is zeros, which no input is (sms >= 1). */
 #define RED_MEMO 4
 typedef struct red_memo {
   uk_red_plan_in in;
   uk_red_strategy s;
-  int used;
 } red_memo;
 static _Thread_local red_memo memo[RED_MEMO];
-static _Thread_local int memo_next;
+static _Thread_local int memo_next, memo_last;
+
+/* The entry last used first: a loop of one call hits it at the first compare. */
+static const red_memo *memo_find(const uk_red_plan_in *in) {
+  if (memcmp(&memo[memo_last].in, in, sizeof *in) == 0) return &memo[memo_last];
+  for (int j = 0; j < RED_MEMO; j++)
+    if (memcmp(&memo[j].in, in, sizeof *in) == 0) {
+      memo_last = j;
+      return &memo[j];
+    }
+  return NULL;
+}
 
 static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
   uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
   in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
-  for (int j = 0; j < RED_MEMO; j++)
-    if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {
-      *s = memo[j].s;
-      return;
-    }
+  const red_memo *hit = memo_find(&in);
+  if (hit) {
+    *s = hit->s;
+    return;
+  }
   uk__red_choose_in(&in, s);
-  red_memo *m = &memo[memo_next];
+  memo_last = memo_next;
   memo_next = (memo_next + 1) % RED_MEMO;
-  m->in = in;
-  m->s = *s;
-  m->used = 1;
+  memo[memo_last].in = in;
+  memo[memo_last].s = *s;
 }
 
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,

@@ -64,8 +64,8 @@ typedef struct prep {
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
- * the output strides and the unmerged loop, and 4 KiB of other locals. */
-_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t) * UK_MAX_PARAMS * UK_MAX_NDIM +
+ * the output strides' pointers and the unmerged loop, and 4 KiB of other locals. */
+_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t *) * UK_MAX_PARAMS +
                    sizeof(uk_loop) + 4096 <=
                UK_CALL_STACK_BYTES,
                "UK_CALL_STACK_BYTES");
@@ -316,9 +316,9 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   int64_t out_shape[UK_MAX_NDIM];
   uk__red_result_shape(L.ndim, L.shape, reduced, keepdims, &out_ndim, out_shape);
   if ((st = uk__call_outputs(kd, &pr->c, out, out_ndim, out_shape, "result", 0)) != UK_OK) return st;
-  int64_t ostrides[UK_MAX_PARAMS][UK_MAX_NDIM];
-  for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
-  uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
+  const int64_t *ostrides[UK_MAX_PARAMS];
+  for (int j = 0; j < nout; j++) ostrides[j] = pr->c.outv[j].strides;
+  uk__red_split(&L, reduced, keepdims, nout, ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
     return uk__errorf(UK_ERR_SHAPE, "zero-size array to reduction operation %s which has no identity", name);
 

@@ -59,6 +59,7 @@ typedef struct prep {
   uk_red_key key;
   uk_red_loops loops;
   int64_t itemsize[UK_MAX_ARRAY_OPERANDS]; /* per loop input */
+  int64_t max_itemsize;                    /* the largest of them */
   int aligned;                             /* every loop input's base is 16-byte aligned */
   uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
 } prep;
@@ -257,6 +258,7 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
   uk_operand_view views[UK_MAX_ARRAY_OPERANDS];
   int nviews = 0;
   *raw_param = -1;
+  pr->max_itemsize = 0;
   for (int p = 0; p < kd->in.count; p++) {
     const uk_array *a = pr->c.arr[p];
     const uk_param *prm = uk__kernel_param(kd, p);
@@ -270,6 +272,7 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
                         UK_MAX_ARRAY_OPERANDS);
     int v = nviews++;
     pr->itemsize[v] = (int64_t)uk__dtype_size(a->dtype);
+    if (pr->itemsize[v] > pr->max_itemsize) pr->max_itemsize = pr->itemsize[v];
     views[v] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, pr->itemsize[v]};
   }
   if (nviews == 0)
@@ -332,7 +335,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
   /* Once per call: the program's group (the key's) and the planner's input. */
-  int vec = uk__red_key_vec(&k->k, key);
+  int vec = uk__red_items_vec(&k->k, pr->max_itemsize); /* uk__red_key_vec(key): the loop inputs are the key's */
   uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, vec, 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
   key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);

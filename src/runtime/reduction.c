@@ -349,9 +349,12 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
      (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
   key->unsplit = (uint8_t)(key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
                            k->force_split <= 1);
-  /* bytes the loop inputs hold: the load policy (no overflow: each input's size fits the address space) */
-  key->plain_loads = (uint8_t)(pr->loops.nout > 0 && pr->in.elem_bytes > 0 &&
-                               pr->loops.nred > UK_RED_STREAM_MAX_BYTES / pr->in.elem_bytes / pr->loops.nout);
+  /* bytes the loop inputs hold: the load policy (multiplied, not divided: two divisions cost more
+     cycles than the rest of this; a product past int64 is past the bound too) */
+  int64_t bytes;
+  key->plain_loads = (uint8_t)(__builtin_mul_overflow(pr->loops.nout, pr->loops.nred, &bytes) ||
+                               __builtin_mul_overflow(bytes, pr->in.elem_bytes, &bytes) ||
+                               bytes > UK_RED_STREAM_MAX_BYTES);
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;

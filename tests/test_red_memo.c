@@ -70,25 +70,12 @@ static void *fresh(void *arg) {
 }
 
 int main(void) {
-  int ndev = 0;
-  uk_device_info info;
-  if (uk_device_count(&ndev) != UK_OK || ndev != 1 || uk_device_info_get(0, &info) != UK_OK ||
-      !strstr(info.name, "stand-in")) {
-    printf("SKIP: the stand-in driver was not loaded (%s)\n", uk_last_error());
-    return 77;
-  }
+  ut_require_stand_in();
   uk__cu.cuLaunchKernel = record;
   uk_context *ctx;
   CHECK_OK(uk_context_create(NULL, &ctx));
-  uk_reduction_spec s;
-  memset(&s, 0, sizeof s);
-  s.in_params = "T x";
-  s.out_params = "T y";
-  s.map_expr = "x";
-  s.reduce_expr = "a + b";
-  s.post_map_expr = "y = a";
-  s.identity = "0";
-  s.name = "memo_sum";
+  const uk_reduction_spec s = {.in_params = "T x", .out_params = "T y", .map_expr = "x", .reduce_expr = "a + b",
+                               .post_map_expr = "y = a", .identity = "0", .name = "memo_sum"};
   CHECK_OK(uk_reduction_create(ctx, &s, &sum));
   for (int i = 0; i < NSHAPES; i++) {
     int64_t shape[2] = {shapes[i].rows, shapes[i].cols};

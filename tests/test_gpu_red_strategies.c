@@ -47,7 +47,7 @@ static uk_red_strategy note_plan(const char *label, const uk_array *a, const uin
     st *= oshape[d] > 0 ? oshape[d] : 1;
   }
   uk_red_loops R;
-  uk__red_split(&L, red, keepdims, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, red, keepdims, 1, (const int64_t *const[]){os[0]}, &R);
   if (R.nout == 0) return s;
   uk__red_choose(&R, &item, a->data % 16 == 0, uk__red_vec(item), sms, &s);
   char buf[160];

@@ -68,13 +68,7 @@ static void call(uk_reduction *k, int64_t rows, int64_t cols, int axis) {
 }
 
 int main(void) {
-  int ndev = 0;
-  uk_device_info info;
-  if (uk_device_count(&ndev) != UK_OK || ndev != 1 || uk_device_info_get(0, &info) != UK_OK ||
-      !strstr(info.name, "stand-in")) {
-    printf("SKIP: the stand-in driver was not loaded (%s)\n", uk_last_error());
-    return 77;
-  }
+  ut_require_stand_in();
   uk__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor = counting;
   real_attr = uk__cu.cuDeviceGetAttribute;
   uk__cu.cuDeviceGetAttribute = counting_attr;

@@ -83,7 +83,7 @@ static void plan(int ndim, const int64_t *shape, const uint8_t *red, int transpo
     os[0][d] = st;
     st *= oshape[d];
   }
-  uk__red_split(&L, red, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, R);
+  uk__red_split(&L, red, 0, 1, (const int64_t *const[]){os[0]}, R);
   int64_t item = 4;
   uk__red_choose(R, &item, 1, uk__red_vec(4), 132, s);
   /* the program's one kernel is known before the device: every SM count
@@ -160,11 +160,11 @@ static void test_loops_and_strategy(void) {
     uk_loop L = loop_of(2, (int64_t[]){8, 2}, 4, 0);
     L.strides[0][0] = 16;
     int64_t os[1][UK_MAX_NDIM] = {{4}}, item = 4;
-    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_split(&L, rows, 0, 1, (const int64_t *const[]){os[0]}, &R);
     uk__red_choose(&R, &item, 1, 4, 132, &s);
     CHECK(R.nred == 2 && s.kernel == UK_RED_T1);
     L.strides[0][0] = 8; /* back to back again */
-    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_split(&L, rows, 0, 1, (const int64_t *const[]){os[0]}, &R);
     uk__red_choose(&R, &item, 1, 4, 132, &s);
     CHECK(s.kernel == UK_RED_PACK);
     uk__red_choose(&R, &item, 0, 4, 132, &s); /* a base not 16-byte aligned */
@@ -186,7 +186,7 @@ static void test_loops_and_strategy(void) {
     uk_loop L = loop_of(2, (int64_t[]){64, 1001}, 4, 0);
     L.strides[0][0] = 4096;
     int64_t os[1][UK_MAX_NDIM] = {{4}}, item = 4;
-    uk__red_split(&L, rows, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+    uk__red_split(&L, rows, 0, 1, (const int64_t *const[]){os[0]}, &R);
     uk__red_choose(&R, &item, 1, 4, 132, &s);
     CHECK(s.vec && s.kernel != UK_RED_T1 && s.kernel != UK_RED_COLS);
   }
@@ -495,7 +495,7 @@ static void test_cost_terms(void) {
   uint8_t cols[UK_MAX_NDIM] = {1, 0};
   int64_t os[1][UK_MAX_NDIM] = {{4}};
   uk_red_loops R;
-  uk__red_split(&L, cols, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, cols, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk_red_plan_in in;
   uk_red_strategy s8, s3, s0;
   uk__red_plan_in(&R, &item, 1, 4, 132, &in);
@@ -600,13 +600,13 @@ static void test_empty_huge(void) {
   int64_t os[1][UK_MAX_NDIM] = {{8, 8, 8}};
   uk_red_loops R;
   uint8_t r01[UK_MAX_NDIM] = {1, 1, 0}, r2[UK_MAX_NDIM] = {0, 0, 1};
-  uk__red_split(&L, r01, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, r01, 0, 1, (const int64_t *const[]){os[0]}, &R);
   CHECK(R.nout == 0 && R.nred == INT64_MAX && R.kept.size == 0);
   uk_red_strategy s;
   int64_t item = 8;
   uk__red_choose(&R, &item, 1, uk__red_vec(8), 132, &s);
   CHECK(s.grid_x == 0);
-  uk__red_split(&L, r2, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, r2, 0, 1, (const int64_t *const[]){os[0]}, &R);
   CHECK(R.nout == INT64_MAX && R.nred == 0 && R.red.ndim == 0);
   uk__red_choose(&R, &item, 1, uk__red_vec(8), 132, &s); /* sizes a grid only: nothing divides by 0 or overflows */
   CHECK(s.grid_x > 0 && s.nsplit == 1);
@@ -637,7 +637,7 @@ static void test_tiny(void) {
             else red[shapes[j].axis] = 1;
             int64_t os[1][UK_MAX_NDIM] = {{item}}, it = item;
             uk_red_loops R;
-            uk__red_split(&L, red, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+            uk__red_split(&L, red, 0, 1, (const int64_t *const[]){os[0]}, &R);
             uk_red_plan_in in;
             uk_red_strategy s;
             uk__red_plan_in(&R, &it, aligned, uk__red_vec(item), sms[m], &in);
@@ -655,15 +655,15 @@ static void test_tiny(void) {
   char buf[128];
   uk_loop L = loop_of(1, n1, 4, 0);
   int64_t os[1][UK_MAX_NDIM] = {{4}};
-  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 1, 4, 132, &s);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a thread per output, 1 blocks");
   L = loop_of(1, n1024, 4, 0);
-  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 1, 4, 132, &s);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a block per output, vector loads, 1 blocks");
   L = loop_of(1, n8192, 4, 0);
-  uk__red_split(&L, all, 0, 1, (const int64_t(*)[UK_MAX_NDIM])os, &R);
+  uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 0, 4, 132, &s); /* not aligned: scalar loads */
   CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred));
 }

@@ -24,6 +24,16 @@ void ut_require_gpu(void) {
   }
 }
 
+void ut_require_stand_in(void) {
+  int n = 0;
+  uk_device_info info;
+  if (uk_device_count(&n) != UK_OK || n != 1 || uk_device_info_get(0, &info) != UK_OK ||
+      !strstr(info.name, "stand-in")) {
+    printf("SKIP: the stand-in driver was not loaded (%s)\n", uk_last_error());
+    exit(77);
+  }
+}
+
 void ut_require_cluster_launch(const char *test) {
   ut_require_gpu();
   uk_device_info info;

@@ -76,6 +76,11 @@ int ut_finish(const char *name);
  * (uk_device_count) finds no device. */
 void ut_require_gpu(void);
 
+/* For tests against the stand-in driver (bench/tools/fake_driver.c, put
+ * first in LD_LIBRARY_PATH by the test's cmake): prints "SKIP: <reason>"
+ * and exits 77 unless it is the driver loaded (one device, "stand-in"). */
+void ut_require_stand_in(void);
+
 /* For gpu tests of cluster launches: ut_require_gpu, then "SKIP: <reason>"
  * and exit 77 unless device 0 is sm_90+ with cluster launch; a failed
  * device query is a failed check (exits through ut_finish). */

@@ -109,15 +109,19 @@ static int has_raw_object(const uk_red_kernel *k, const uk_red_key *key, int p) 
   return uk__key_has_raw_object(param_at(k, p), &key->p, k->raw_view_mask, p);
 }
 
-int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key) {
+int uk__red_items_vec(const uk_red_kernel *k, int64_t max_itemsize) {
   if (k->uses_j) return 1; /* every map call then sees one output (use_row, no map_pack) */
+  return uk__red_vec(max_itemsize);
+}
+
+int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key) {
   int64_t most = 0;
   for (int p = 0; p < k->in->count; p++) {
     if (!is_loop_input(k, key, p)) continue;
     int64_t s = (int64_t)uk__dtype_info((uk_dtype)key->p.dtype[p])->size;
     if (s > most) most = s;
   }
-  return uk__red_vec(most);
+  return uk__red_items_vec(k, most);
 }
 
 static const char *type_name(const uk_red_kernel *k, int p, char *buf) { return uk__emit_type(param_at(k, p), buf); }

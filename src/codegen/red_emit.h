@@ -91,6 +91,9 @@ typedef enum uk_red_slot_kind {
 
 /* Elements per vector load of the program (16 bytes over the largest loop input). */
 int uk__red_key_vec(const uk_red_kernel *k, const uk_red_key *key);
+/* The same from the largest loop input's itemsize, which a call already
+ * has (its loop's operands): no walk of the key's parameters per call. */
+int uk__red_items_vec(const uk_red_kernel *k, int64_t max_itemsize);
 
 /* The least resident blocks red_group's __launch_bounds__ asks of ptxas (0:
  * none) for a program of kernel group `group`, `nloop` loop inputs and

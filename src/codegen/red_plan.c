@@ -47,8 +47,8 @@ static void times(int64_t *size, int64_t e) {
   if (__builtin_mul_overflow(*size, e, size)) *size = INT64_MAX;
 }
 
-void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
-                   const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out) {
+void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts, const int64_t *const *ostrides,
+                   uk_red_loops *out) {
   /* No clearing (it ran per call): every entry below each loop's ndim and
    * nops is written, and nothing reads past them. */
   uk_loop *K = &out->kept, *R = &out->red;

@@ -91,10 +91,11 @@ typedef struct uk_red_loops {
 } uk_red_loops;
 
 /* Splits the broadcast input loop L (its operands are the loop inputs) into
- * kept and reduced loops and merges each. ostrides[j] are output j's byte
- * strides over the result dims (keepdims or not, as `keepdims` says). */
-void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts,
-                   const int64_t (*ostrides)[UK_MAX_NDIM], uk_red_loops *out);
+ * kept and reduced loops and merges each. ostrides[j] points at output j's
+ * byte strides over the result dims (keepdims or not, as `keepdims` says):
+ * a call passes its outputs' own, uncopied. */
+void uk__red_split(const uk_loop *L, const uint8_t *reduced, int keepdims, int nouts, const int64_t *const *ostrides,
+                   uk_red_loops *out);
 
 /* Elements per vector load for a largest loop-input itemsize (16 bytes). */
 int uk__red_vec(int64_t max_itemsize);

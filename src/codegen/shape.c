@@ -188,9 +188,10 @@ int uk__shape_fits_int32(const uk_loop *loop) {
       if (e <= 0) continue;
       /* |s| as unsigned: -INT64_MIN does not exist in int64 */
       uint64_t m = s < 0 ? 0 - (uint64_t)s : (uint64_t)s;
-      if (m > (uint64_t)(lim / e)) return 0;
-      if (s > 0) pos += (int64_t)m * e;
-      else neg += (int64_t)m * e;
+      uint64_t me; /* m * e > lim, multiplied (a division costs tens of cycles, and this runs per call) */
+      if (__builtin_mul_overflow(m, (uint64_t)e, &me) || me > (uint64_t)lim) return 0;
+      if (s > 0) pos += (int64_t)me;
+      else neg += (int64_t)me;
       if (pos > lim || neg > lim) return 0;
     }
   }

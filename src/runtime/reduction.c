@@ -59,13 +59,14 @@ typedef struct prep {
   uk_red_key key;
   uk_red_loops loops;
   int64_t itemsize[UK_MAX_ARRAY_OPERANDS]; /* per loop input */
+  int64_t max_itemsize;                    /* the largest of them */
   int aligned;                             /* every loop input's base is 16-byte aligned */
   uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
- * the output strides and the unmerged loop, and 4 KiB of other locals. */
-_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t) * UK_MAX_PARAMS * UK_MAX_NDIM +
+ * the output strides' pointers and the unmerged loop, and 4 KiB of other locals. */
+_Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(int64_t *) * UK_MAX_PARAMS +
                    sizeof(uk_loop) + 4096 <=
                UK_CALL_STACK_BYTES,
                "UK_CALL_STACK_BYTES");
@@ -257,6 +258,7 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
   uk_operand_view views[UK_MAX_ARRAY_OPERANDS];
   int nviews = 0;
   *raw_param = -1;
+  pr->max_itemsize = 0;
   for (int p = 0; p < kd->in.count; p++) {
     const uk_array *a = pr->c.arr[p];
     const uk_param *prm = uk__kernel_param(kd, p);
@@ -270,6 +272,7 @@ static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_p
                         UK_MAX_ARRAY_OPERANDS);
     int v = nviews++;
     pr->itemsize[v] = (int64_t)uk__dtype_size(a->dtype);
+    if (pr->itemsize[v] > pr->max_itemsize) pr->max_itemsize = pr->itemsize[v];
     views[v] = (uk_operand_view){prm->name, a->ndim, a->shape, a->strides, pr->itemsize[v]};
   }
   if (nviews == 0)
@@ -316,9 +319,9 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   int64_t out_shape[UK_MAX_NDIM];
   uk__red_result_shape(L.ndim, L.shape, reduced, keepdims, &out_ndim, out_shape);
   if ((st = uk__call_outputs(kd, &pr->c, out, out_ndim, out_shape, "result", 0)) != UK_OK) return st;
-  int64_t ostrides[UK_MAX_PARAMS][UK_MAX_NDIM];
-  for (int j = 0; j < nout; j++) memcpy(ostrides[j], pr->c.outv[j].strides, sizeof ostrides[j]);
-  uk__red_split(&L, reduced, keepdims, nout, (const int64_t(*)[UK_MAX_NDIM])ostrides, &pr->loops);
+  const int64_t *ostrides[UK_MAX_PARAMS];
+  for (int j = 0; j < nout; j++) ostrides[j] = pr->c.outv[j].strides;
+  uk__red_split(&L, reduced, keepdims, nout, ostrides, &pr->loops);
   if (pr->loops.nred == 0 && pr->loops.nout > 0 && !k->identity)
     return uk__errorf(UK_ERR_SHAPE, "zero-size array to reduction operation %s which has no identity", name);
 
@@ -332,7 +335,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   key->nd_r = (uint8_t)pr->loops.red.ndim;
   key->index64 = (uint8_t)pr->loops.index64;
   /* Once per call: the program's group (the key's) and the planner's input. */
-  int vec = uk__red_key_vec(&k->k, key);
+  int vec = uk__red_items_vec(&k->k, pr->max_itemsize); /* uk__red_key_vec(key): the loop inputs are the key's */
   uk__red_plan_in(&pr->loops, pr->itemsize, pr->aligned, vec, 1, &pr->in);
   key->group = (uint8_t)pr->in.group;
   key->deep = (uint8_t)uk__red_deep(key->group, pr->loops.nin, vec, pr->loops.nred);
@@ -346,9 +349,12 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
      (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
   key->unsplit = (uint8_t)(key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
                            k->force_split <= 1);
-  /* bytes the loop inputs hold: the load policy (no overflow: each input's size fits the address space) */
-  key->plain_loads = (uint8_t)(pr->loops.nout > 0 && pr->in.elem_bytes > 0 &&
-                               pr->loops.nred > UK_RED_STREAM_MAX_BYTES / pr->in.elem_bytes / pr->loops.nout);
+  /* bytes the loop inputs hold: the load policy (multiplied, not divided: two divisions cost more
+     cycles than the rest of this; a product past int64 is past the bound too) */
+  int64_t bytes;
+  key->plain_loads = (uint8_t)(__builtin_mul_overflow(pr->loops.nout, pr->loops.nred, &bytes) ||
+                               __builtin_mul_overflow(bytes, pr->in.elem_bytes, &bytes) ||
+                               bytes > UK_RED_STREAM_MAX_BYTES);
   pr->c.key = key;
   pr->c.empty = pr->loops.nout == 0;
   return UK_OK;
@@ -377,8 +383,9 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
   const uk_red_loops *R = &pr->loops;
   for (int j = 0; j < e->plan.nslots; j++) {
     const uk_slot *sl = &e->plan.slots[j];
-    if (uk__call_pack(sl, &pr->c, ptr, buf)) continue;
     int64_t v = 0;
+    /* Most of a reduction's slots are its own (loop strides and extents, the plan's numbers):
+       their switch first, the shared ones (pointers, scalars) in its default, one jump a slot */
     switch (sl->kind) {
     case UK_RED_SLOT_KSTRIDE: v = R->kept.strides[sl->op][sl->dim]; break;
     case UK_RED_SLOT_RSTRIDE: v = R->red.strides[sl->op][sl->dim]; break;
@@ -393,6 +400,7 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
     case UK_RED_SLOT_BY: v = uk__red_threads_per_output(s); break;
     case UK_RED_SLOT_PARTIAL: v = (int64_t)partial; break;
     case UK_RED_SLOT_COUNT: v = (int64_t)count; break;
+    default: uk__call_pack(sl, &pr->c, ptr, buf); continue;
     }
     memcpy(buf + sl->offset, &v, 8);
   }
@@ -457,31 +465,41 @@ out:
 
 /* The last plans this thread chose: uk__red_choose_in is pure in its
  * input, and a repeated call then skips the cost model's candidates (a few
- * thousand instructions). Per thread: no lock on the hot path. */
+ * thousand instructions). Per thread: no lock on the hot path. An unused
+ * entry is zeros, which no input is (sms >= 1). */
 #define RED_MEMO 4
 typedef struct red_memo {
   uk_red_plan_in in;
   uk_red_strategy s;
-  int used;
 } red_memo;
 static _Thread_local red_memo memo[RED_MEMO];
-static _Thread_local int memo_next;
+static _Thread_local int memo_next, memo_last;
+
+/* The entry last used first: a loop of one call hits it at the first compare. */
+static const red_memo *memo_find(const uk_red_plan_in *in) {
+  if (memcmp(&memo[memo_last].in, in, sizeof *in) == 0) return &memo[memo_last];
+  for (int j = 0; j < RED_MEMO; j++)
+    if (memcmp(&memo[j].in, in, sizeof *in) == 0) {
+      memo_last = j;
+      return &memo[j];
+    }
+  return NULL;
+}
 
 static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
   uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
   in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
-  for (int j = 0; j < RED_MEMO; j++)
-    if (memo[j].used && memcmp(&memo[j].in, &in, sizeof in) == 0) {
-      *s = memo[j].s;
-      return;
-    }
+  const red_memo *hit = memo_find(&in);
+  if (hit) {
+    *s = hit->s;
+    return;
+  }
   uk__red_choose_in(&in, s);
-  red_memo *m = &memo[memo_next];
+  memo_last = memo_next;
   memo_next = (memo_next + 1) % RED_MEMO;
-  m->in = in;
-  m->s = *s;
-  m->used = 1;
+  memo[memo_last].in = in;
+  memo[memo_last].s = *s;
 }
 
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,

@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (__builtin_mul_overflow(s, rshape[d] ? rshape[d] : 1, &s)) return 0;
   }
   uk_red_loops R;
-  uk__red_split(&L, reduced, launch.keepdims, 1, (const int64_t(*)[UK_MAX_NDIM])ostr, &R);
+  uk__red_split(&L, reduced, launch.keepdims, 1, (const int64_t *const[]){ostr[0]}, &R);
   require(R.nin == nops && R.kept.size == R.nout && R.red.size == R.nred);
   int64_t prod;
   require(!__builtin_mul_overflow(R.nout, R.nred, &prod) && prod == L.size);

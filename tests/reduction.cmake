@@ -34,3 +34,8 @@ set_property(TEST test_occupancy_load APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PA
 uk_test(test_red_memo LABELS nvrtc SOURCES test_red_memo.c)
 add_dependencies(test_red_memo uk_test_old_cuda)
 set_property(TEST test_red_memo APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")
+# Two threads on one stream: a split call's launch is queued before the other's growth frees its scratch
+# (stand-in driver, the context's allocator recording frees).
+uk_test(test_red_scratch LABELS nvrtc SOURCES test_red_scratch.c)
+add_dependencies(test_red_scratch uk_test_old_cuda)
+set_property(TEST test_red_scratch APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")

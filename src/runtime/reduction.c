@@ -408,9 +408,14 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
 
 /* Counters and partials for a split launch on `stream`: the stream's
  * scratch, grown when short; with every slot taken by other streams, new
- * buffers for this call alone (*temp set: free them after the launch). */
+ * buffers for this call alone (*temp set: free them after the launch).
+ * The stream's own scratch comes back with k->scratch_lock held (*held
+ * set): the caller unlocks once its launch is queued. Otherwise another
+ * thread on the same stream could grow it in between, and its free (stream
+ * ordered) would come before this call's launch, which would then use
+ * freed memory. */
 static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncount, int64_t pbytes, uint64_t *count,
-                         uint64_t *partial, int *temp) {
+                         uint64_t *partial, int *temp, int *held) {
   uk_status st = UK_OK;
   pthread_mutex_lock(&k->scratch_lock);
   red_scratch *sc = NULL, tmp;
@@ -459,7 +464,8 @@ out:
     uk__context_free(k->base.ctx, sc->count, stream);
     uk__context_free(k->base.ctx, sc->partial, stream);
   }
-  pthread_mutex_unlock(&k->scratch_lock);
+  *held = st == UK_OK && !*temp;
+  if (!*held) pthread_mutex_unlock(&k->scratch_lock);
   return st;
 }
 
@@ -509,7 +515,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   prep pr;
   uk_status st = prepare(&k->base, in, nin, out, nout, launch, &pr);
   if (st != UK_OK) return st;
-  int temp_scratch = 0;
+  int temp_scratch = 0, scratch_held = 0;
   uint64_t partial = 0, count = 0;
   uk__frame f;
   uk__spec *e = NULL;
@@ -538,12 +544,13 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
   if (s.nsplit > 1 &&
       (st = scratch(k, f.device, f.stream, s.grid_x, uk__red_scratch_bytes(&s, (int64_t)e->aux), &count, &partial,
-                    &temp_scratch)) != UK_OK)
+                    &temp_scratch, &scratch_held)) != UK_OK)
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
   st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit, UK_RED_BLOCK, 0, buf,
                         e->plan.bytes);
+  if (scratch_held) pthread_mutex_unlock(&k->scratch_lock); /* the launch is queued: growth may free it now */
 out:
   if (temp_scratch) {
     uk__context_free(k->base.ctx, count, f.stream);

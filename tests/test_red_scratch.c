@@ -51,14 +51,12 @@ static uk_reduction *sum;
 static uk_array xa, ya, xb, yb;
 static uk_status status_b = UK_OK;
 
+static const int axis0 = 0;
+static const uk_launch over_axis0 = {.axes = &axis0, .num_axes = 1};
+
 static uk_status call(uk_array *x, uk_array *y) {
   uk_arg in = uk_arg_array(x);
-  uk_launch l;
-  memset(&l, 0, sizeof l);
-  int axis = 0;
-  l.axes = &axis;
-  l.num_axes = 1;
-  return uk_reduction_call(sum, &in, 1, y, 1, &l);
+  return uk_reduction_call(sum, &in, 1, y, 1, &over_axis0);
 }
 
 static void *run_b(void *arg) {
@@ -102,17 +100,10 @@ int main(void) {
   memset(&ya, 0, sizeof ya);
   memset(&yb, 0, sizeof yb);
   CHECK_OK(call(&xa, &ya)); /* the stream's scratch, sized for A; ya allocated (given from now on) */
-  {
-    uk_arg in = uk_arg_array(&xb);
-    int axis = 0;
-    uk_launch l;
-    memset(&l, 0, sizeof l);
-    l.axes = &axis;
-    l.num_axes = 1;
-    CHECK_OK(uk_reduction_precompile(sum, &in, 1, &yb, 1, &l)); /* B's program: no compile during the race */
-    int64_t ob[1] = {B_COLS};
-    CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 1, ob, 0, NULL, &yb));
-  }
+  uk_arg in_b = uk_arg_array(&xb);
+  CHECK_OK(uk_reduction_precompile(sum, &in_b, 1, &yb, 1, &over_axis0)); /* B's program: no compile in the race */
+  int64_t ob[1] = {B_COLS};
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 1, ob, 0, NULL, &yb));
   atomic_store(&racing, 1);
   CHECK_OK(call(&xa, &ya));
   CHECK(splits_a == 1); /* A's call was a split launch: it took the stream's scratch */

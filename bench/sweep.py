@@ -17,8 +17,7 @@ torch.compile warm-up) happen before the timed runs and are never timed.
 
 A point's `bytes` is the traffic of an ideal kernel (inputs read once, outputs
 written once); `copy_ms` is a cudaMemcpy device-to-device of bytes/2 (it reads
-and writes bytes/2, so it moves the same bytes); from 8 MiB of traffic the faster of
-that copy and one 64 KiB larger, scaled (copy_ms()). share_of_copy = copy_ms/ukern_ms.
+and writes bytes/2, so it moves the same bytes). share_of_copy = copy_ms/ukern_ms.
 Targets (issue 25 item 2) are evaluated per point; `met` and `reason` say which
 part failed. A failing point records its error and the sweep goes on.
 
@@ -156,33 +155,17 @@ def gpu_ms(fn, flush=True, reps=None, nbytes=None):
 _copy_cache = {}
 
 
-COPY_SHIFT = 64 << 10      # bytes added to the second copy of copy_ms
-COPY_TWO_FROM = 4 << 20    # copies of at least this many bytes are timed at both sizes
-
-
 def copy_ms(nbytes):
-    """cudaMemcpy device to device of nbytes/2 (moves nbytes), cached per size. From
-    COPY_TWO_FROM bytes, the faster of that copy and one COPY_SHIFT larger (its time scaled to
-    nbytes/2): at 16-256 MiB a copy of an exact power of two (+ at most 4 KiB) ran 3.5-24% slower
-    than one 32 KiB or more larger (H200, docs/PERF.md "Session 14"), so a point's target
-    depended on how many bytes its output adds. One reference for every point instead."""
+    """cudaMemcpy device to device of nbytes/2 (moves nbytes), cached per size."""
     half = max(int(nbytes) // 2, 4)
     if half not in _copy_cache:
-        t = _copy_once(half, nbytes)
-        if half >= COPY_TWO_FROM:
-            t = min(t, _copy_once(half + COPY_SHIFT, nbytes) * half / (half + COPY_SHIFT))
-        _copy_cache[half] = t
+        src, dst = cp.empty(half, cp.uint8), cp.empty(half, cp.uint8)
+        src.fill(3)
+        rt = cp.cuda.runtime
+        _copy_cache[half] = gpu_ms(lambda: rt.memcpyAsync(dst.data.ptr, src.data.ptr, half,
+                                                          rt.memcpyDeviceToDevice, STREAM_PTR), nbytes=nbytes)
+        del src, dst
     return _copy_cache[half]
-
-
-def _copy_once(half, nbytes):
-    src, dst = cp.empty(half, cp.uint8), cp.empty(half, cp.uint8)
-    src.fill(3)
-    rt = cp.cuda.runtime
-    t = gpu_ms(lambda: rt.memcpyAsync(dst.data.ptr, src.data.ptr, half, rt.memcpyDeviceToDevice, STREAM_PTR),
-               nbytes=nbytes)
-    del src, dst
-    return t
 
 
 def empty_kernel_ms():
@@ -579,8 +562,6 @@ def main():
                     **prof, "few_reps_bytes": plan.FEW_REPS_BYTES,
                     "l2_flushed": True, "dtype": "float32", "budget_s": BUDGET, "torch_max": TORCH_MAX,
                     "noise_rule": f"slower means > {NOISE}x + {NOISE_MS} ms", "big_bytes": BIG,
-                    "copy_ref": f"the faster of bytes/2 and bytes/2 + {COPY_SHIFT >> 10} KiB (scaled) from "
-                                f"{2 * COPY_TWO_FROM >> 20} MiB of traffic",
                     "sizes": SIZES, "kinds": KINDS, "widths": WIDTHS, "only": ARGS.only,
                     "planned": len(PLAN), "estimate_s": round(LOADS[index], 1)},
            "points": []}

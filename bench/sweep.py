@@ -11,13 +11,17 @@ squared-distance row sums, softmax, layer norm, x - mean(x, -1, keepdims)).
 
 Timing: CUDA events around the call alone, median of REPS after WARM warm-ups
 (from 64 MiB: 5 after 1, and REPS more where those 5 spread by more than 5%);
-before each timed call a 256 MiB buffer is written (L2 flushed), so every size
-is measured from HBM like the copy beside it. Compiles (ukern, CuPy, the
+before each timed call a kernel reads a 256 MiB buffer (L2 flushed), so every size
+is measured from HBM like the copy beside it, and the L2 holds no dirty lines
+(--flush write: the buffer is written instead, as before session 15; the timed
+call then also pays for writing back the L2's dirty lines, which cost a read-only
+kernel of 64 MiB about 6 us and a copy 2.4 us on an H200: docs/PERF.md "Session 15"). Compiles (ukern, CuPy, the
 torch.compile warm-up) happen before the timed runs and are never timed.
 
 A point's `bytes` is the traffic of an ideal kernel (inputs read once, outputs
 written once); `copy_ms` is a cudaMemcpy device-to-device of bytes/2 (it reads
-and writes bytes/2, so it moves the same bytes). share_of_copy = copy_ms/ukern_ms.
+and writes bytes/2, so it moves the same bytes), rounded down to whole 4 KiB from
+8 KiB (copy_half: the driver's copy of other sizes takes 2.4-2.8 us more). share_of_copy = copy_ms/ukern_ms.
 Targets (issue 25 item 2) are evaluated per point; `met` and `reason` say which
 part failed. A failing point records its error and the sweep goes on.
 
@@ -55,6 +59,8 @@ ap.add_argument("--out", default="sweep.json")
 ap.add_argument("--quick", action="store_true")
 ap.add_argument("--budget", type=float, default=None, help="seconds; points after it are recorded as skipped")
 ap.add_argument("--kinds", default=",".join(plan.KINDS))
+ap.add_argument("--flush", choices=("read", "write"), default="read",
+                help="L2 flush before each timed call: read 256 MiB (default; no dirty lines left) or write them")
 ap.add_argument("--torch-max", type=int, default=None, help="most torch.compile compiles")
 ap.add_argument("--no-torch", action="store_true")
 ap.add_argument("--sizes", default=None, help="log2 sizes in bytes, e.g. 30,26 (default: the profile's)")
@@ -112,6 +118,28 @@ except Exception:  # torch is optional: the torch column stays empty
 
 x_f32 = cp.float32
 FLUSH = cp.empty(256 << 20, cp.uint8)
+FLUSH.fill(1)
+# Reads FLUSH and stores nothing (n is never negative), so that the
+# L2 ends full of clean lines: the dirty lines of earlier calls are written back
+# here, outside the timed call.
+_FLUSH_READ = cp.RawKernel(r"""
+extern "C" __global__ void uk_sweep_flush(const uint4 *p, long long n, unsigned int *sink) {  // sink: never written
+  unsigned int a = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    uint4 v = p[i];
+    a += v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (a == 0u && n < 0) sink[0] = a;
+}""", "uk_sweep_flush")
+
+
+def flush_l2():
+    if ARGS.flush == "write":
+        FLUSH.fill(1)
+    else:
+        _FLUSH_READ((1024,), (256,), (FLUSH, np.int64((256 << 20) // 16), FLUSH))
+
+
 STREAM_PTR = cp.cuda.get_current_stream().ptr
 
 
@@ -137,7 +165,7 @@ def gpu_ms(fn, flush=True, reps=None, nbytes=None):
     def timed(count):
         for _ in range(count):
             if flush:
-                FLUSH.fill(1)
+                flush_l2()
             start.record()
             fn()
             end.record()
@@ -155,9 +183,20 @@ def gpu_ms(fn, flush=True, reps=None, nbytes=None):
 _copy_cache = {}
 
 
-def copy_ms(nbytes):
-    """cudaMemcpy device to device of nbytes/2 (moves nbytes), cached per size."""
+def copy_half(nbytes):
+    """The bytes the reference copies for a point of nbytes: half of them, rounded down to
+    whole 4 KiB from 8 KiB up. A device-to-device cudaMemcpy of any other size takes a
+    fixed 2.4-2.8 us more (H200: 32 MiB + 2 B, 512 B, 2 KiB or 64 KiB + 2 B: 20.2-20.8 us;
+    32 MiB + 4, 16, 32 or 64 KiB: 17.7-18.1 us; the same at 8 and 128 MiB, in one
+    allocation or two: docs/PERF.md "Session 15"), which is the driver's, not the copy
+    rate's. Rounding down moves at most 4 KiB less: never a slower reference."""
     half = max(int(nbytes) // 2, 4)
+    return half - half % 4096 if half >= 8192 else half
+
+
+def copy_ms(nbytes):
+    """cudaMemcpy device to device of copy_half(nbytes) (moves about nbytes), cached per size."""
+    half = copy_half(nbytes)
     if half not in _copy_cache:
         src, dst = cp.empty(half, cp.uint8), cp.empty(half, cp.uint8)
         src.fill(3)
@@ -560,7 +599,7 @@ def main():
     doc = {"meta": {"device": device_info(), "cupy": cp.__version__, "ukern": ukern.__version__,
                     "torch": getattr(torch, "__version__", None), "quick": QUICK, "reps": REPS, "warm": WARM,
                     **prof, "few_reps_bytes": plan.FEW_REPS_BYTES,
-                    "l2_flushed": True, "dtype": "float32", "budget_s": BUDGET, "torch_max": TORCH_MAX,
+                    "l2_flushed": True, "l2_flush": ARGS.flush, "dtype": "float32", "budget_s": BUDGET, "torch_max": TORCH_MAX,
                     "noise_rule": f"slower means > {NOISE}x + {NOISE_MS} ms", "big_bytes": BIG,
                     "sizes": SIZES, "kinds": KINDS, "widths": WIDTHS, "only": ARGS.only,
                     "planned": len(PLAN), "estimate_s": round(LOADS[index], 1)},

@@ -105,7 +105,8 @@ for name in ("run_ew_contig", "run_ew_row", "run_ew_col", "run_ew_transposed", "
              "run_axpy", "run_rowop"):
     setattr(sw, name, runner)
 sw.main()
-print(json.dumps({"cfg": vars(cfg), "state": state}))
+halves = [sw.copy_half(n) for n in (8, 16383, 16384, (1 << 26) + 4, (1 << 26) + 131072, (1 << 26) + 131074)]
+print(json.dumps({"cfg": vars(cfg), "state": state, "halves": halves, "flush": sw.ARGS.flush}))
 '''
 
 
@@ -127,6 +128,10 @@ def test_shards_run_and_merge(tmp_path):
     finally:
         sys.path.pop(0)
     (d0, s0, log0), (d1, _, _) = run_shard(tmp_path, 0), run_shard(tmp_path, 1)
+    # the copy reference: half the bytes, whole 4 KiB from 8 KiB (the driver's other sizes cost 2.5 us)
+    assert s0["halves"] == [4, 8191, 8192, 1 << 25, (1 << 25) + 65536, (1 << 25) + 65536]
+    assert s0["flush"] == "read"
+    assert d0["meta"]["l2_flush"] == "read"
     m0 = d0["meta"]
     assert m0["shard"] == [0, 2] and m0["done"] is True and m0["planned"] == len(d0["points"])
     assert m0["reps_big"] == 5 and m0["warm_big"] == 1 and m0["estimate_s"] > 0

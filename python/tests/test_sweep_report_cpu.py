@@ -38,6 +38,11 @@ def test_summary_and_misses():
     assert "- argmax 64 KiB full 16: skipped: time budget spent" in text
     assert "cut short" not in text
     assert "cut short: partial JSON" in sr.markdown(doc(done=False))
+    # the flush: a JSON without l2_flush was made by a sweep that wrote the buffer
+    assert "(a 256 MiB buffer written: the timed call also writes back" in text
+    read = doc()
+    read["meta"]["l2_flush"] = "read"
+    assert "(a 256 MiB buffer read: no dirty lines left)" in sr.markdown(read)
 
 
 def test_perf_section_replaced(tmp_path):

@@ -11,7 +11,10 @@
  * 2026-11-27, session 11: 5 split column picks to at most one round of the last
  * block's loads (64 pieces of 32-slot tiles; docs/PERF.md "The column kernels at
  * 64 MiB"); 3 middle-axis column picks of 64 MiB to one-round tiles of more threads
- * per output, the same section). */
+ * per output, the same section).
+ * 2026-11-28, session 15: the 6 full sums of 64 MiB to half a wave of pieces (512 of
+ * 32768: the model's per-piece arrival at the split's counter; docs/PERF.md "Session
+ * 15"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -137,7 +140,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 32 blocks, split 32 x 2048",
      "a block per output, vector loads, 256 blocks, split 4 x 16384", 0.0302, 0.0000},
     {2, {256, 65536, 0}, 0x3,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0313, 0.0000},
     {2, {65536, 256, 0}, 0x1,
      "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 64 x 1024",
@@ -146,7 +149,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 2048 blocks",
      "8 threads per output, vector loads, 2048 blocks", 0.0284, 0.0000},
     {2, {65536, 256, 0}, 0x3,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0314, 0.0000},
     {3, {128, 512, 256}, 0x1,
      "threads across outputs, vector loads, 8 threads per output, 1024 blocks",
@@ -168,7 +171,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 16 blocks, split 64 x 2048",
      "a block per output, vector loads, 128 blocks, split 8 x 16384", 0.0301, 0.0320},
     {3, {128, 512, 256}, 0x7,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0313, 0.0000},
     {3, {512, 128, 256}, 0x1,
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
@@ -190,7 +193,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 512 blocks",
      "a block per output, vector loads, 512 blocks, split 2 x 16384", 0.0307, 0.0320},
     {3, {512, 128, 256}, 0x7,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0316, 0.0000},
     {3, {512, 256, 128}, 0x1,
      "threads across outputs, vector loads, 16 threads per output, 512 blocks",
@@ -212,7 +215,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 512 blocks",
      "a block per output, vector loads, 512 blocks, split 2 x 16384", 0.0304, 0.0321},
     {3, {512, 256, 128}, 0x7,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0311, 0.0000},
     {3, {32, 32, 16384}, 0x1,
      "threads across outputs, vector loads, 1 threads per output, 512 blocks",
@@ -233,7 +236,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 32 blocks, split 32 x 16384",
      "a block per output, vector loads, 32 blocks, split 32 x 16384", 0.0301, 0.0319},
     {3, {32, 32, 16384}, 0x7,
-     "a block per output, vector loads, 1 blocks, split 1024 x 16384",
+     "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0312, 0.0000},
     {2, {256, 4096, 0}, 0x1,
      "threads across outputs, 8 threads per output, 128 blocks, split 8 x 32",

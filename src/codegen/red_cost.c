@@ -52,6 +52,14 @@
  * 65536x256 axis 0), (0.1287 - 0.0245) / 512 ms (64 MiB 512x256x128 axes
  * 0,1): 0.215, 0.218, 0.204 us. */
 #define L2DEP_US 0.21
+/* Each piece of a split group launch at its column's counter: the last
+ * block's combine starts later the more blocks count there, as they all
+ * finish together (one column measured: a full sum). Bare one-kernel sums of 64 MiB (H200, session 15, L2 flushed
+ * by a read; docs/PERF.md "Session 15"): 18.7 us without the counting and
+ * combine at 512, 1024 and 2048 blocks; with them 20.2, 21.0 and 22.4 us
+ * (every thread fencing) and 19.9, 20.7 and 22.0 us (thread 0's acquire-
+ * release count): 1.4-1.6 ns a block, on about 0.8 us. */
+#define ARRIVE_US 0.0015
 /* A block-wide combine and post between two outputs: 1 GiB 262144x1024
  * axis 2, a block per output, 248 outputs in sequence per block slot, one
  * round each: 0.3285 ms - T0 = 322 us = 248 x (LAT + 0.40). */
@@ -169,7 +177,8 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     chain = waves * seq * (rounds * LAT_US + comb) +
             maxd(0, round_bytes - ROUND_FREE_B) / (BW_B_PER_US / (sms > 0 ? sms : 1));
     /* the last block's combine: each thread's partials, four loads in flight a trip */
-    if (s->nsplit > 1) split = 2 * L2DEP_US + cdivd(cdivd((double)s->nsplit, g), 4) * L2DEP_US + comb;
+    if (s->nsplit > 1)
+      split = 2 * L2DEP_US + cdivd(cdivd((double)s->nsplit, g), 4) * L2DEP_US + comb + ARRIVE_US * (double)s->nsplit;
   }
   return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, lat, sms), chain) + split;
 }

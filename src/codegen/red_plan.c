@@ -119,15 +119,20 @@ static void consider(const uk_red_strategy *t, const uk_red_facts *f, int sms, u
 
 /* Split counts worth weighing for gx block columns: those that fill 1, 2,
  * 3 or 4 whole waves of `resident` blocks (a last, partial wave runs alone
- * at a fraction of the bandwidth), then none. Listed first, a split keeps
+ * at a fraction of the bandwidth), with `half` also half a wave, then none. Listed first, a split keeps
  * its place against no split unless that is 0.5% cheaper: with fewer blocks
  * than the GPU holds, the model's bandwidth is the least certain. */
-static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
+static int split_counts(int64_t gx, int64_t resident, int half_wave, int64_t *n) {
   int k = 0;
   for (int64_t w = 1; gx > 0 && gx < resident && w <= 4; w++) {
     int64_t c = w * resident / gx;
     if (c >= 2 && (k == 0 || c != n[k - 1])) n[k++] = c;
   }
+  /* Half a wave (group kernels): fewer blocks for the last block of a
+   * column to wait for (red_cost.c's ARRIVE_US), where the loads in flight
+   * still fill the memory (the model's streaming term decides) */
+  int64_t half = gx > 0 ? resident / 2 / gx : 0;
+  if (half_wave && gx < resident && half >= 2 && (k == 0 || half != n[k - 1])) n[k++] = half;
   n[k++] = 1;
   return k;
 }
@@ -137,12 +142,12 @@ static int split_counts(int64_t gx, int64_t resident, int64_t *n) {
  * whose time is the launch's), since a split adds the last block's
  * combine and, on a stream's first split, the scratch's allocation and
  * zeroing; else split_counts. */
-static int splits(const uk_red_plan_in *in, int64_t gx, int64_t resident, int64_t *n) {
+static int splits(const uk_red_plan_in *in, int64_t gx, int64_t resident, int half_wave, int64_t *n) {
   if (uk__red_tiny(in->nout, in->nred)) {
     n[0] = 1;
     return 1;
   }
-  return split_counts(gx, resident, n);
+  return split_counts(gx, resident, half_wave, n);
 }
 
 /* PACK: rows of exactly 2 contiguous elements, back to back along the last
@@ -250,8 +255,8 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       t.by = by;
       t.slots = bx * nv;
       t.grid_x = cdiv(nout, t.slots);
-      int64_t n[5];
-      int nn = splits(in, t.grid_x, resident, n);
+      int64_t n[6];
+      int nn = splits(in, t.grid_x, resident, 0, n);
       /* At most as many pieces as the last block combines in one round of
        * loads (UK_RED_COLS_CW per thread, BLOCK / slots threads per slot):
        * a second round waits another L2 latency, and the split column
@@ -323,8 +328,8 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     if (in->deep && cdiv(nred, g) * in->elem_bytes >= 64) cap = INT32_MAX;
     t.slots = per_block;
     t.grid_x = blocks < cap ? blocks : cap;
-    int64_t n[5];
-    int nn = splits(in, t.grid_x, resident, n);
+    int64_t n[6];
+    int nn = splits(in, t.grid_x, resident, 1, n);
     for (int i = 0; i < nn; i++) {
       /* a piece: at least a round of loads per thread (4 vectors or 8 elements) */
       split_n(&t, nred, n[i], g * (vec_ok ? 4 * v : 8), g * v);

@@ -320,36 +320,65 @@ template <class T> struct padded {
 // Release and acquire at GPU scope (PTX fence.acq_rel.gpu): the partials
 // stored before it are visible to a block that reads the counter after its
 // own fence. __threadfence() is fence.sc.gpu (MEMBAR.SC: a sequentially
-// consistent fence, slower, and more than this pattern needs); one of those
-// sat on the critical path of every split launch's last block.
+// consistent fence, slower, and more than this pattern needs).
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
-// _UK_RED_LAST 1: only thread 0 fences, after the barrier (the barrier
-// orders the block's partials before its fence, as cooperative groups'
-// grid barrier does), and again after the count; 0: every thread fences.
-// col: the counter of the block's column; pieces: the blocks counted there.
+// The count of a column's pieces with release and acquire semantics at GPU
+// scope in one operation (sm_70 and later): the release covers the partials
+// the whole block stored, which the barrier before it orders first (the
+// pattern of cooperative groups' grid barrier, whose master thread fences),
+// and the barrier after it orders the acquire before every thread's loads
+// of the partials. On an H200 it took a one-kernel sum of 64 MiB 0.35 us
+// less than every thread fencing around a relaxed count (_UK_RED_LAST 0),
+// and thread 0 fencing (1) saved nothing (docs/PERF.md "Session 15").
+__device__ __forceinline__ unsigned int count_acq_rel(unsigned int *cnt) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  unsigned int old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
+  return old;
+#else
+  fence_acq_rel(); // not reached (_UK_RED_LAST falls back to 0 there)
+  return atomicAdd(cnt, 1u);
+#endif
+}
+
+// Whether this block is the last of its column to finish (col: the
+// counter of the block's column; pieces: the blocks counted there). Every
+// thread of the block calls it after storing its partials.
+// _UK_RED_LAST (measurement only): 0, every thread fences around a relaxed
+// count; 1, thread 0 fences, after the barrier, and again when last;
+// default (2), thread 0's count_acq_rel between two barriers.
 #ifndef _UK_RED_LAST
+#define _UK_RED_LAST 2
+#endif
+#if _UK_RED_LAST == 2 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+#undef _UK_RED_LAST
 #define _UK_RED_LAST 0
 #endif
 __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
-  if (!_UK_RED_LAST) fence_acq_rel();
+  if (_UK_RED_LAST == 0) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
-    if (_UK_RED_LAST) fence_acq_rel();
     unsigned int *cnt = count + col;
-    last = atomicAdd(cnt, 1u) == pieces - 1;
+    if (_UK_RED_LAST == 2) {
+      last = count_acq_rel(cnt) == pieces - 1;
+    } else {
+      if (_UK_RED_LAST == 1) fence_acq_rel();
+      last = atomicAdd(cnt, 1u) == pieces - 1;
+      if (_UK_RED_LAST == 1 && last) fence_acq_rel();
+    }
     if (last) *cnt = 0; // ready for the next launch (stream order)
-    if (_UK_RED_LAST && last) fence_acq_rel();
   }
   __syncthreads();
-  if (!_UK_RED_LAST && last) fence_acq_rel();
+  if (_UK_RED_LAST == 0 && last) fence_acq_rel();
   return last;
 }
 __device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
-// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4).
+// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4; 9: 8 then 4 in
+// red_group only).
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
 #endif

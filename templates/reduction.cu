@@ -3,6 +3,7 @@ ${block_reduce}
 ${header_stop}
 ${type_includes}
 // The planned strategy's header only (the others are never parsed).
+${strategy_defs}
 #include <ukern/${strategy}.cuh>
 ${banner}
 

@@ -97,6 +97,10 @@ static void case_of(const char *label, const uk_reduction_spec *s, uk_dtype t, i
       CHECK(is_narrow == (strstr(src, "; short rows: 2 or 4 threads an output too") != NULL));
       if (is_narrow) h += sizeof narrow - 1;
       CHECK(strncmp(h, head, sizeof head - 1) == 0);
+      /* 8 vectors a trip: red_group over one reduced axis of one input, in a plan that may split */
+      if (strstr(src, "#define _UK_RED_G8TRIP 1\n"))
+        CHECK(strstr(src, "#include <ukern/red_group.cuh>") && strstr(src, "reduced ndim 1") &&
+              !strstr(src, "never split"));
       CHECK(!strstr(src, "cub/") && !strstr(src, "cuda/std") && !strstr(src, "CCCL"));
       for (int j = 0; opts && opts[j]; j++) CHECK(strcmp(opts[j], "-pch") != 0);
     }

@@ -378,7 +378,7 @@ __device__ __forceinline__ bool last_block(unsigned int *count) { return last_bl
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
 // red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4; 9: 8 then 4 in
-// red_group only).
+// red_group only, as the emitter's _UK_RED_G8TRIP where no knob sets a trip).
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
 #endif

@@ -1,6 +1,7 @@
 #include <ukern/reduction.cuh>
 #include <ukern/half.cuh>
 // The planned strategy's header only (the others are never parsed).
+#define _UK_RED_G8TRIP 1
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'hsum' (template reduction.cu)
 // parameters: T x (float16) -> T y (float16)
@@ -16,7 +17,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 20 "hsum"
+#line 21 "hsum"
 );
   }
 };
@@ -68,14 +69,14 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 72 "hsum"
+#line 73 "hsum"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x
-#line 79 "hsum"
+#line 80 "hsum"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -111,7 +112,7 @@ x
     T &y = ukern::at(_uk_a._uk_p_y, 0);
 #line 1 "post_map_expr"
 y = a;
-#line 115 "hsum"
+#line 116 "hsum"
   }
 };
 

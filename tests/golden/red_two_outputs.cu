@@ -1,6 +1,7 @@
 #define _UK_RED_LD 0
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
+#define _UK_RED_G8TRIP 1
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'wmean' (template reduction.cu)
 // parameters: T x (float64), T w (float64, scalar) -> T s (float64), T m (float64)
@@ -16,7 +17,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 20 "wmean"
+#line 21 "wmean"
 );
   }
 };
@@ -74,7 +75,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 78 "wmean"
+#line 79 "wmean"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -82,7 +83,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w
-#line 86 "wmean"
+#line 87 "wmean"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -122,7 +123,7 @@ x * w
 #line 1 "post_map_expr"
 s = a;
 m = a / (_in_ind.size() / _out_ind.size());
-#line 126 "wmean"
+#line 127 "wmean"
   }
 };
 

@@ -500,12 +500,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
-  /* red_group's vector loop takes 8 vectors a trip where one input is loaded along one
-     reduced axis in a plan that may split: H200, session 15, sums of 64 and 256 MiB 1-5%
-     faster (rows of 128 to 65536 elements; full sums at half a wave of pieces); where each
-     vector's place is unravelled over several reduced axes it spilled, two or more inputs
-     keep their registers (and their bounds), and a tiny program keeps its compile time */
-  const int trip8 = g == UK_RED_GROUP_G && key->nd_r <= 1 && nloop_inputs(k, key) == 1 && !key->unsplit;
+  /* red_group's 8 vectors a trip (the key's trip8), unless a knob sets the trip */
+  const int trip8 = g == UK_RED_GROUP_G && key->trip8;
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
      sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
   snprintf(head, sizeof head, "%s%s%s%s", k->tune,

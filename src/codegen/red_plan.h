@@ -26,6 +26,11 @@
  * a thread) runs in one pass with no split: no scratch, no second step. */
 #define UK_RED_TINY (UK_RED_BLOCK * 16)
 
+/* Rows (reduced elements an output) from which a one-input red_group
+ * program loads 8 vectors a trip (uk_red_key.trip8): 8 threads a row of 256
+ * float32 hold 8 vectors each. */
+#define UK_RED_TRIP8_ROWS 256
+
 /* Whether nout outputs of nred elements each are at most UK_RED_TINY
  * elements in all, a plan the planner never splits: its group or column
  * program is compiled without the split pass (uk_red_key.unsplit). */

@@ -1,6 +1,5 @@
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
-#define _UK_RED_G8TRIP 1
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'l2norm' (template reduction.cu)
 // parameters: T x (float32) -> T y (float32)
@@ -16,7 +15,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 20 "l2norm"
+#line 19 "l2norm"
 );
   }
 };
@@ -71,14 +70,14 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 75 "l2norm"
+#line 74 "l2norm"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x * x
-#line 82 "l2norm"
+#line 81 "l2norm"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -114,7 +113,7 @@ x * x
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = sqrt(a);
-#line 118 "l2norm"
+#line 117 "l2norm"
   }
 };
 

@@ -54,11 +54,12 @@
 #define L2DEP_US 0.21
 /* Each piece of a split group launch at its column's counter: the last
  * block's combine starts later the more blocks count there, as they all
- * finish together (one column measured: a full sum). Bare one-kernel sums of 64 MiB (H200, session 15, L2 flushed
- * by a read; docs/PERF.md "Session 15"): 18.7 us without the counting and
- * combine at 512, 1024 and 2048 blocks; with them 20.2, 21.0 and 22.4 us
- * (every thread fencing) and 19.9, 20.7 and 22.0 us (thread 0's acquire-
- * release count): 1.4-1.6 ns a block, on about 0.8 us. */
+ * finish together (one column measured: a full sum). Bare one-kernel sums
+ * of 64 MiB (H200, session 15, L2 flushed by a read; docs/PERF.md "Session
+ * 15"): 18.7 us without the counting and combine at 512, 1024 and 2048
+ * blocks; with them 20.2, 21.0 and 22.4 us (every thread fencing) and
+ * 19.9, 20.7 and 22.0 us (thread 0's acquire-release count): 1.4-1.6 ns a
+ * block, on about 0.8 us. */
 #define ARRIVE_US 0.0015
 /* A block-wide combine and post between two outputs: 1 GiB 262144x1024
  * axis 2, a block per output, 248 outputs in sequence per block slot, one

@@ -119,9 +119,10 @@ static void consider(const uk_red_strategy *t, const uk_red_facts *f, int sms, u
 
 /* Split counts worth weighing for gx block columns: those that fill 1, 2,
  * 3 or 4 whole waves of `resident` blocks (a last, partial wave runs alone
- * at a fraction of the bandwidth), with `half` also half a wave, then none. Listed first, a split keeps
- * its place against no split unless that is 0.5% cheaper: with fewer blocks
- * than the GPU holds, the model's bandwidth is the least certain. */
+ * at a fraction of the bandwidth), with half_wave also half a wave, then
+ * none. Listed first, a split keeps its place against no split unless that
+ * is 0.5% cheaper: with fewer blocks than the GPU holds, the model's
+ * bandwidth is the least certain. */
 static int split_counts(int64_t gx, int64_t resident, int half_wave, int64_t *n) {
   int k = 0;
   for (int64_t w = 1; gx > 0 && gx < resident && w <= 4; w++) {

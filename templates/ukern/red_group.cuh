@@ -93,8 +93,8 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
         const idx vend = rbeg + (rend - rbeg) / V * V, step = G * V;
         idx rv = rbeg + lane * V;
         // Four vectors per trip (eight first where the emitter defines
-        // _UK_RED_G8TRIP: one input along one reduced axis), loaded before
-        // any is used.
+        // _UK_RED_G8TRIP: one input along one reduced axis, rows of 256 or
+        // more), loaded before any is used.
 #if _UK_RED_TRIP >= 8 || defined(_UK_RED_G8TRIP)
         for (; rv + 7 * step < vend; rv += 8 * step) K::template map_vec<8>(A, ko, rv, step, acc);
 #endif

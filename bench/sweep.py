@@ -207,9 +207,13 @@ def copy_ms(nbytes):
     return _copy_cache[half]
 
 
-def empty_kernel_ms():
+def empty_kernel_ms(flush=True):
+    """An empty kernel's launch, timed as every point is (flush=True): the flush runs
+    long enough that the host has queued the call before the start event, so neither
+    this nor a point holds the host's launch overhead (H200: 2.75 us). flush=False puts
+    that overhead inside (CuPy's Python launch: 5-8 us), the reference before session 15."""
     k = cp.RawKernel('extern "C" __global__ void uk_sweep_empty() {}', "uk_sweep_empty")
-    return gpu_ms(lambda: k((1,), (32,), ()), flush=False, reps=51, nbytes=0)
+    return gpu_ms(lambda: k((1,), (32,), ()), flush=flush, reps=51, nbytes=0)
 
 
 def rand(shape, seed=1):
@@ -610,6 +614,8 @@ def main():
     log(plan.estimate_text(LOADS, NSELECTED, index if ARGS.shard else None))
     EMPTY_MS = empty_kernel_ms()
     doc["meta"]["empty_kernel_ms"] = EMPTY_MS
+    doc["meta"]["empty_kernel_timing"] = "flushed"   # as the points; JSONs without it: host launch inside
+    doc["meta"]["empty_kernel_host_ms"] = empty_kernel_ms(flush=False)
     COPY_RATE[0] = (1 << 30) / copy_ms(1 << 30) * 1e3   # bytes/s moved by a 512 MiB copy
     doc["meta"]["copy_rate_Bps"] = COPY_RATE[0]
     runners = {"ew_contig": run_ew_contig, "ew_row": run_ew_row, "ew_col": run_ew_col,

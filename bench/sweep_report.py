@@ -76,6 +76,15 @@ def flush_text(m):
     return "a 256 MiB buffer read: no dirty lines left"
 
 
+def empty_text(m):
+    """How the empty kernel was timed (JSONs before session 15 have no empty_kernel_timing)."""
+    if m.get("empty_kernel_timing") == "flushed":
+        host = m.get("empty_kernel_host_ms")
+        return ("timed as the points are, the host's launch before the start event"
+                + (f"; with it inside: {host:.4f} ms" if host else ""))
+    return "the host's launch inside the timed interval, unlike the points'"
+
+
 def reps_text(m):
     s = f"median of {m['reps']} after {m['warm']} warm-ups"
     if m.get("reps_big"):
@@ -106,7 +115,7 @@ def markdown(doc):
            f"({dev['sms']} SMs), CuPy {m['cupy']}, torch {m.get('torch')}, ukern {m['ukern']}, "
            f"{'--quick' if m.get('quick') else 'full'} profile, float32, {reps_text(m)}, "
            f"L2 flushed before each timed call ({flush_text(m)}), empty-kernel launch "
-           f"{m['empty_kernel_ms']:.4f} ms, {m.get('elapsed_s')} s{parts_text(m)}"
+           f"{m['empty_kernel_ms']:.4f} ms ({empty_text(m)}), {m.get('elapsed_s')} s{parts_text(m)}"
            f"{'' if m.get('done') else ' (cut short: partial JSON' + missing_text(m) + ')'}. "
            f"`bytes` is an ideal kernel's traffic; copy = cudaMemcpy D2D moving the same bytes; "
            f"share = copy ms / ukern ms. Targets (issue 25): >= 32 MiB, 90% of the copy rate "

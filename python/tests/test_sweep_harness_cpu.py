@@ -132,6 +132,7 @@ def test_shards_run_and_merge(tmp_path):
     assert s0["halves"] == [4, 8191, 8192, 1 << 25, (1 << 25) + 65536, (1 << 25) + 65536]
     assert s0["flush"] == "read"
     assert d0["meta"]["l2_flush"] == "read"
+    assert d0["meta"]["empty_kernel_timing"] == "flushed" and "empty_kernel_host_ms" in d0["meta"]
     m0 = d0["meta"]
     assert m0["shard"] == [0, 2] and m0["done"] is True and m0["planned"] == len(d0["points"])
     assert m0["reps_big"] == 5 and m0["warm_big"] == 1 and m0["estimate_s"] > 0

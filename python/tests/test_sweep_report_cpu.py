@@ -43,6 +43,11 @@ def test_summary_and_misses():
     read = doc()
     read["meta"]["l2_flush"] = "read"
     assert "(a 256 MiB buffer read: no dirty lines left)" in sr.markdown(read)
+    # the empty kernel: timed unlike the points before session 15, as they are after
+    assert "(the host's launch inside the timed interval, unlike the points')" in text
+    read["meta"].update(empty_kernel_timing="flushed", empty_kernel_host_ms=0.0061)
+    assert "(timed as the points are, the host's launch before the start event; with it inside: 0.0061 ms)" \
+        in sr.markdown(read)
 
 
 def test_perf_section_replaced(tmp_path):

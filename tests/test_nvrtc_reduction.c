@@ -295,6 +295,9 @@ static void tune_variants(const char *pre) {
       CHECK(src && strncmp(src, def, strlen(def)) == 0);
       CHECK_CONTAINS(src, c ? "ukern::red_cols<" : "ukern::red_group<");
       if (strstr(tunes[j], "mb=4")) CHECK_CONTAINS(src, "__launch_bounds__(256, 4)"); /* least resident blocks */
+      /* the full sum (one input, one axis of 2^20) loads 8 vectors a trip unless a knob sets the trip */
+      if (c == 0) CHECK(src && (strstr(src, "#define _UK_RED_G8TRIP 1\n") != NULL) == (strstr(tunes[j], "trip=") == NULL));
+      if (c > 0) CHECK(src && !strstr(src, "_UK_RED_G8TRIP"));
       if (src) compile_src(label, src, opts);
       uk_free(opts);
       uk_free(src);

@@ -15,13 +15,15 @@ before each timed call a kernel reads a 256 MiB buffer (L2 flushed), so every si
 is measured from HBM like the copy beside it, and the L2 holds no dirty lines
 (--flush write: the buffer is written instead, as before session 15; the timed
 call then also pays for writing back the L2's dirty lines, which cost a read-only
-kernel of 64 MiB about 6 us and a copy 2.4 us on an H200: docs/PERF.md "Session 15"). Compiles (ukern, CuPy, the
-torch.compile warm-up) happen before the timed runs and are never timed.
+kernel of 64 MiB about 6 us and a copy 2.4 us on an H200: docs/PERF.md "Session
+15"). Compiles (ukern, CuPy, the torch.compile warm-up) happen before the timed
+runs and are never timed.
 
 A point's `bytes` is the traffic of an ideal kernel (inputs read once, outputs
 written once); `copy_ms` is a cudaMemcpy device-to-device of bytes/2 (it reads
 and writes bytes/2, so it moves the same bytes), rounded down to whole 4 KiB from
-8 KiB (copy_half: the driver's copy of other sizes takes 2.4-2.8 us more). share_of_copy = copy_ms/ukern_ms.
+8 KiB (copy_half: the driver's copy of other sizes takes 2.4-2.8 us more).
+share_of_copy = copy_ms/ukern_ms.
 Targets (issue 25 item 2) are evaluated per point; `met` and `reason` say which
 part failed. A failing point records its error and the sweep goes on.
 
@@ -117,19 +119,20 @@ except Exception:  # torch is optional: the torch column stays empty
     torch = None
 
 x_f32 = cp.float32
-FLUSH = cp.empty(256 << 20, cp.uint8)
+FLUSH_BYTES = 256 << 20
+FLUSH = cp.empty(FLUSH_BYTES, cp.uint8)
 FLUSH.fill(1)
-# Reads FLUSH and stores nothing (n is never negative), so that the
-# L2 ends full of clean lines: the dirty lines of earlier calls are written back
+# Reads FLUSH and stores nothing (n is never negative: the store only keeps the loads), so
+# that the L2 ends full of clean lines: the dirty lines of earlier calls are written back
 # here, outside the timed call.
 _FLUSH_READ = cp.RawKernel(r"""
-extern "C" __global__ void uk_sweep_flush(const uint4 *p, long long n, unsigned int *sink) {  // sink: never written
+extern "C" __global__ void uk_sweep_flush(const uint4 *p, long long n, unsigned int *sink) {
   unsigned int a = 0;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     uint4 v = p[i];
     a += v.x ^ v.y ^ v.z ^ v.w;
   }
-  if (a == 0u && n < 0) sink[0] = a;
+  if (n < 0) sink[0] = a;
 }""", "uk_sweep_flush")
 
 
@@ -137,7 +140,7 @@ def flush_l2():
     if ARGS.flush == "write":
         FLUSH.fill(1)
     else:
-        _FLUSH_READ((1024,), (256,), (FLUSH, np.int64((256 << 20) // 16), FLUSH))
+        _FLUSH_READ((1024,), (256,), (FLUSH, np.int64(FLUSH_BYTES // 16), FLUSH))
 
 
 STREAM_PTR = cp.cuda.get_current_stream().ptr
@@ -603,7 +606,8 @@ def main():
     doc = {"meta": {"device": device_info(), "cupy": cp.__version__, "ukern": ukern.__version__,
                     "torch": getattr(torch, "__version__", None), "quick": QUICK, "reps": REPS, "warm": WARM,
                     **prof, "few_reps_bytes": plan.FEW_REPS_BYTES,
-                    "l2_flushed": True, "l2_flush": ARGS.flush, "dtype": "float32", "budget_s": BUDGET, "torch_max": TORCH_MAX,
+                    "l2_flushed": True, "l2_flush": ARGS.flush, "dtype": "float32", "budget_s": BUDGET,
+                    "torch_max": TORCH_MAX,
                     "noise_rule": f"slower means > {NOISE}x + {NOISE_MS} ms", "big_bytes": BIG,
                     "sizes": SIZES, "kinds": KINDS, "widths": WIDTHS, "only": ARGS.only,
                     "planned": len(PLAN), "estimate_s": round(LOADS[index], 1)},

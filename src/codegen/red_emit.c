@@ -500,8 +500,6 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
   else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
-  /* red_group's 8 vectors a trip (the key's trip8), unless a knob sets the trip */
-  const int trip8 = g == UK_RED_GROUP_G && key->trip8;
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
      sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
   snprintf(head, sizeof head, "%s%s%s%s", k->tune,
@@ -525,8 +523,9 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                  stores the headers up to here */
                               {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
                               {"launch_bounds", lb},
-                              /* after the precompiled prefix: red_group's 8-vector trips */
-                              {"strategy_defs", trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : ""},
+                              /* after the precompiled prefix: red_group's 8-vector trips (the
+                                 key's trip8, a group program's only), unless a knob sets the trip */
+                              {"strategy_defs", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : ""},
                               /* red_group's and red_cols' SPLIT: false for a plan that never splits */
                               {"unsplit", key->unsplit && g != UK_RED_GROUP_PACK ? ", false" : ""}};
   st = uk__emit_expand("reduction.cu", names, b, NB, extra, 13, src);

@@ -56,10 +56,9 @@ typedef struct uk_red_kernel {
  * program's headers (templates/ukern/reduction.cuh says what each does):
  * ld (the loads' cache policy), last (the split's last-block count: 0, 1
  * or 2), cw (loads in flight in a split column's last-block combine: 1 to
- * 32), trip (vectors or rows loaded per trip: 4, 8, or 9: 8 in red_group
- * only), rp (red_cols' rows: 1, a run of consecutive rows a thread), mb
- * (also a least number of resident blocks in every kernel's
- * __launch_bounds__, uk__red_emit).
+ * 32), trip (vectors or rows loaded per trip: 4, or 8), rp (red_cols'
+ * rows: 1, a run of consecutive rows a thread), mb (also a least number of
+ * resident blocks in every kernel's __launch_bounds__, uk__red_emit).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". A key
  * given twice gives one define, of its last well-formed value; the defines
  * stand in the order above, whatever the text's. They change the source

@@ -34,7 +34,7 @@ template <class K, int W> struct cols_loop {
   }
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-#if _UK_RED_TRIP == 8
+#if _UK_RED_TRIP >= 8
     for (; r + 7 * by < rend; r += 8 * by) rows<8>(A, ko, r, by, 8, acc);
 #endif
     for (; r + 3 * by < rend; r += 4 * by) rows<4>(A, ko, r, by, 4, acc);

@@ -377,8 +377,8 @@ __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col
 __device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
-// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4; 9: 8 then 4 in
-// red_group only, as the emitter's _UK_RED_G8TRIP where no knob sets a trip).
+// red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4; red_group also
+// takes 8 then 4 where the emitter defines _UK_RED_G8TRIP and no knob sets a trip).
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
 #endif

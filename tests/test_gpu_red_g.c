@@ -19,7 +19,9 @@
  *    after a larger value too), rows of -inf only for argmax and +inf only
  *    for argmin (a tie with the identity's value: index 0), constant rows,
  *    one element, and the zero-size error;
- *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits). */
+ *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits);
+ *  - one kernel's split scratch reused by plans of other layouts, float32
+ *    and float64 partials (scratch_reuse). */
 #include <math.h>
 
 #include "red_gpu_util.h"
@@ -317,8 +319,8 @@ static void argmax_fused(void) {
 }
 
 /* The device code's measurement knobs (UKERN_RED_TUNE, read when a
- * reduction is created) change how loads are cached, the last block's
- * fences, how many partials it loads at once and loads per trip, never a
+ * reduction is created) change how loads are cached, how many partials
+ * the last block loads at once and loads per trip, never a
  * combine order; on a split full sum (2^24 + 3), a split column sum
  * ((65536, 256) axis 0), a column sum without a split ((512, 256, 128) axis
  * 1), rows ((4099, 1000) axis 1) and a split full sum past 128 MiB (2^25 +
@@ -330,8 +332,8 @@ static void argmax_fused(void) {
  * plan knob another plan (swz=1 alone keeps the order: the same bits). */
 static void tune_bits(void) {
   static const char *const tunes[] = {"",      "ld=1",   "ld=2",        "ld=3",        "ld=4",
-                                      "ld=5",  "ld=6",   "last=1",      "cw=1",        "cw=8",
-                                      "cw=16", "rp=1",   "swz=1",       "trip=8,mb=4", "trip=8,ld=1,last=1,cw=16",
+                                      "ld=5",  "ld=6",   "cw=4",        "cw=1",        "cw=8",
+                                      "cw=16", "rp=1",   "swz=1",       "trip=8,mb=4", "trip=8,ld=1,cw=16",
                                       "swz=1,by=16,sp=4", "by=64,cv=0", "rp=1,swz=1,by=4,sp=8"};
   static const struct {
     int ndim;
@@ -394,6 +396,65 @@ static void tune_bits(void) {
   for (int t = 0; t < NT; t++) uk_reduction_destroy(k[t]);
 }
 
+/* Split scratch reused across plans: one kernel object (one scratch per
+ * stream) runs shapes whose splits lay their partials out differently (a
+ * full sum of thousands of pieces, column sums of two tile widths, a warp a
+ * row split, rows unsplit), float32 (one tagged word a partial) and float64
+ * (two), each shape after every other, three rounds in alternating order:
+ * a partial word left tagged "written" by one launch would be taken for
+ * another launch's. Each result against the double reference. */
+static void scratch_reuse(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[2];
+    int ax;
+  } cases[] = {{1, {((int64_t)1 << 22) + 7}, 0}, {2, {65536, 257}, 0}, {2, {64, 300001}, 1},
+               {2, {20000, 33}, 0},              {2, {3001, 4001}, 1}, {1, {100003}, 0}};
+  enum { NC = sizeof cases / sizeof cases[0] };
+  static const uk_dtype types[] = {UK_FLOAT32, UK_FLOAT64};
+  for (int t = 0; t < 2; t++) {
+    uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", t ? "gsum_reuse64" : "gsum_reuse32", NULL, NULL);
+    if (!sum) continue;
+    darr x[NC];
+    double *v[NC], *want[NC], *absum[NC];
+    int64_t no[NC], oshape[NC][2];
+    int on[NC];
+    for (int c = 0; c < NC; c++) {
+      int nd = cases[c].ndim;
+      int64_t n = size_of(nd, cases[c].shape), got_n;
+      uint8_t red[UK_MAX_NDIM] = {0};
+      red[cases[c].ax] = 1;
+      on[c] = 0;
+      no[c] = 1;
+      for (int d = 0; d < nd; d++)
+        if (d != cases[c].ax) oshape[c][on[c]++] = cases[c].shape[d], no[c] *= cases[c].shape[d];
+      v[c] = randv(n, 0.25, 1);
+      if (!t)
+        for (int64_t j = 0; j < n; j++) v[c][j] = (float)v[c][j];
+      x[c] = make(types[t], nd, cases[c].shape, NULL, 0, 0, v[c]);
+      want[c] = malloc(sizeof(double) * (size_t)no[c]);
+      absum[c] = malloc(sizeof(double) * (size_t)no[c]);
+      ref(R_SUM, nd, cases[c].shape, red, v[c], want[c], absum[c], &got_n);
+    }
+    for (int round = 0; round < 3; round++)
+      for (int j = 0; j < NC; j++) {
+        int c = round % 2 ? NC - 1 - j : j, ax[1] = {cases[c].ax};
+        char label[96];
+        snprintf(label, sizeof label, "scratch reuse, %s, round %d, case %d", t ? "float64" : "float32", round, c);
+        double *got = run_given(label, sum, &x[c], ax, 1, types[t], on[c], oshape[c]);
+        close_all(label, got, want[c], absum[c], no[c], t ? 1e-12 : 1e-5);
+        free(got);
+      }
+    for (int c = 0; c < NC; c++) {
+      drop(&x[c]);
+      free(v[c]);
+      free(want[c]);
+      free(absum[c]);
+    }
+    uk_reduction_destroy(sum);
+  }
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -404,6 +465,7 @@ int main(void) {
   two_inputs();
   argmax_fused();
   tune_bits();
+  scratch_reuse();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");
 }

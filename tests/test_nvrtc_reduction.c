@@ -259,10 +259,10 @@ static void cub_variants(void) {
  * policies, the last block's fences and combine widths, eight loads a trip,
  * red_cols' row runs, least resident blocks; over a split full sum
  * (red_group), a split column sum and a struct argmax (red_cols), each
- * program led by its defines (these in the parser's order ld, last, cw,
- * trip, rp, mb: the first in that order leads). */
+ * program led by its defines (these in the parser's order ld, cw, trip,
+ * rp, mb: the first in that order leads). */
 static void tune_variants(const char *pre) {
-  static const char *const tunes[] = {"ld=1", "ld=2",        "ld=3", "ld=4",        "ld=5",       "ld=6,last=1,cw=16",
+  static const char *const tunes[] = {"ld=1", "ld=2",        "ld=3", "ld=4",        "ld=5",       "ld=6,cw=16",
                                       "cw=1", "cw=3,trip=8", "rp=1", "swz=1,cw=16", "mb=4,trip=8"};
   /* the first define of each */
   static const char *const first[] = {"LD", "LD", "LD", "LD", "LD", "LD", "CW", "CW", "RP", "CW", "TRIP"};

@@ -46,8 +46,8 @@ static const char *last_item(const char *text, const char *key, size_t digits, s
  * value: a repeated key overrides the earlier one (two defines of one macro
  * would not compile), and one setting written in any order is one source. */
 void uk__red_tune_parse(const char *text, char *out, int size) {
-  static const char *const keys[][2] = {{"ld", "LD"}, {"last", "LAST"}, {"cw", "CW"},
-                                        {"trip", "TRIP"}, {"rp", "RP"},   {"mb", "MB"}};
+  static const char *const keys[][2] = {{"ld", "LD"}, {"cw", "CW"}, {"trip", "TRIP"},
+                                        {"rp", "RP"}, {"mb", "MB"}};
   int n = 0;
   if (size <= 0) return;
   out[0] = 0;

@@ -50,13 +50,12 @@ typedef struct uk_red_kernel {
   char tune[160];    /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
 
-/* The device code's measurement knobs, from a text such as "ld=1,last=1"
+/* The device code's measurement knobs, from a text such as "ld=1,cw=16"
  * (the environment variable UKERN_RED_TUNE): each key=N (one or two
  * digits) becomes a line "#define _UK_RED_<KEY> N" in out (size bytes), placed before the
  * program's headers (templates/ukern/reduction.cuh says what each does):
- * ld (the loads' cache policy), last (the split's last-block count: 0, 1
- * or 2), cw (loads in flight in a split column's last-block combine: 1 to
- * 32), trip (vectors or rows loaded per trip: 4, or 8), rp (red_cols'
+ * ld (the loads' cache policy), cw (loads in flight in a split column's
+ * last-block combine: 1 to 32), trip (vectors or rows loaded per trip: 4, or 8), rp (red_cols'
  * rows: 1, a run of consecutive rows a thread), mb (also a least number of
  * resident blocks in every kernel's __launch_bounds__, uk__red_emit).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". A key

@@ -14,8 +14,9 @@
  * Split launches combine their partials in the last block of each column
  * (red_plan.h): the partials and counters live in a scratch buffer per
  * stream, kept by the kernel object and grown on demand, so a call
- * allocates nothing and launches once. Counters are zeroed when allocated
- * and reset by the kernels. */
+ * allocates nothing and launches once. Counters and partials (tagged words:
+ * zero is "not written") are zeroed when allocated and reset by the
+ * kernels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,7 +462,13 @@ static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncou
     sc->partial = 0;
     sc->partial_bytes = 0;
     int64_t n = pbytes < 65536 ? 65536 : pbytes;
-    if ((st = uk__context_alloc(k->base.ctx, (size_t)n, stream, &sc->partial)) != UK_OK) goto out;
+    /* zeros: every partial word's tag says "not written" (the last block of
+     * each launch clears the words it used; ukern/reduction.cuh) */
+    n = (n + 3) & ~(int64_t)3;
+    if ((st = uk__context_alloc(k->base.ctx, (size_t)n, stream, &sc->partial)) != UK_OK ||
+        (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->partial, 0, (size_t)n / 4, (CUstream)stream),
+                           "cuMemsetD32Async")) != UK_OK)
+      goto out;
     sc->partial_bytes = n;
   }
   *count = sc->count;

@@ -179,7 +179,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
     if (ty == 0)
 #pragma unroll
       for (int j = 0; j < NV; j++)
-        if (j < nv) detail::put_partial((opt *)&part[tx * (idx)nv + j], res[j]);
+        if (j < nv) detail::put_partial(&part[tx * (idx)nv + j], res[j]);
     if (!detail::last_block(A._uk_count, (unsigned)tile, (unsigned)nsplit)) return;
   }
   // The last block of a split column combines the column's nsplit x slots
@@ -206,7 +206,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
         // _UK_RED_CW loads per trip, all issued before any is used (a
         // run of consecutive splits: G = 1).
         c = detail::combine_strided<_UK_RED_CW>(c, kb, ke, (idx)1, op,
-                                    [=](idx k) { return detail::get_partial((const opt *)&col[k * slots + s]); });
+                                    [=](idx k) { return &col[k * slots + s]; });
       }
       if (Q > 1) { // then S == slots: one trip
         sm[threadIdx.x] = c;
@@ -217,6 +217,8 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
     }
     if (q == 0 && o < nout) red_post<K>(A, c, o);
   }
+  if constexpr (SPLIT)
+    if (nsplit > 1) detail::clear_partials((P *)A._uk_partial + tile * nsplit * slots, nsplit * slots, BLOCK);
 }
 
 } // namespace ukern

@@ -120,11 +120,12 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
       if (nsplit == 1 || pass == 1) break;
       if constexpr (SPLIT) {
         if (lane == 0)
-          detail::put_partial((opt *)&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
+          detail::put_partial(&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
         if (!detail::last_block(A._uk_count)) return;
-        const P *col = (const P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
+        P *col = (P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
         v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
-                                    [=](idx k) { return detail::get_partial((const opt *)&col[k * RPB]); });
+                                       [=](idx k) { return (const P *)&col[k * RPB + grp]; });
+        detail::clear_partials(col, nsplit * RPB, BLOCK);
       }
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);

@@ -291,87 +291,87 @@ template <class T, int W> struct warp_reduce {
   }
 };
 
-// Stores this block's `n` partials (p[s] from thread s's value) and tells
-// whether this block is the last of its column; then the caller combines.
-// Partials go through L2 only (the last block reads other blocks' writes).
-template <class T> __device__ __forceinline__ void put_partial(T *p, const T &v) {
-  words<T> a;
-  a.put(v);
-  unsigned int *q = (unsigned int *)p;
-#pragma unroll
-  for (int k = 0; k < words<T>::N; k++) __stcg(q + k, a.w[k]);
-}
-
-template <class T> __device__ __forceinline__ T get_partial(const T *p) {
-  words<T> a;
-  const unsigned int *q = (const unsigned int *)p;
-#pragma unroll
-  for (int k = 0; k < words<T>::N; k++) a.w[k] = __ldcg(q + k);
-  T r;
-  a.get(r);
-  return r;
-}
-
-// Partials are stored as whole words.
+// A split's partials travel as tagged words: each 32-bit word of a partial
+// sits in the low half of a 64-bit word whose high half is 1 ("written"),
+// stored and loaded whole (single-copy atomic at GPU scope). The last block
+// waits on each word's tag instead of on a release/acquire pair around the
+// count: no block waits for its partials' stores to reach L2 before it
+// counts, which took one L2 round trip off the last block's path (bare
+// sums of 64 KiB-64 MiB 0.2-0.4 us faster than the acq_rel count, H200,
+// docs/PERF.md "Session 16"). After combining, the last block clears its
+// column's words (tag 0) so that the next launch (stream order) finds them
+// unwritten; the host zeroes new scratch.
 template <class T> struct padded {
-  unsigned int w[words<T>::N];
+  unsigned long long w[words<T>::N];
 };
 
-// Release and acquire at GPU scope (PTX fence.acq_rel.gpu): the partials
-// stored before it are visible to a block that reads the counter after its
-// own fence. __threadfence() is fence.sc.gpu (MEMBAR.SC: a sequentially
-// consistent fence, slower, and more than this pattern needs).
-__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
 
-// The count of a column's pieces with release and acquire semantics at GPU
-// scope in one operation (sm_70 and later): the release covers the partials
-// the whole block stored, which the barrier before it orders first (the
-// pattern of cooperative groups' grid barrier, whose master thread fences),
-// and the barrier after it orders the acquire before every thread's loads
-// of the partials. On an H200 it took a one-kernel sum of 64 MiB 0.35 us
-// less than every thread fencing around a relaxed count (_UK_RED_LAST 0),
-// and thread 0 fencing (1) saved nothing (docs/PERF.md "Session 15").
-__device__ __forceinline__ unsigned int count_acq_rel(unsigned int *cnt) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  unsigned int old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
-  return old;
-#else
-  fence_acq_rel(); // not reached (_UK_RED_LAST falls back to 0 there)
-  return atomicAdd(cnt, 1u);
-#endif
+// Stores one partial (a thread's value), tagged.
+template <class T> __device__ __forceinline__ void put_partial(padded<T> *p, const T &v) {
+  words<T> a;
+  a.put(v);
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) st_relaxed(&p->w[k], (1ull << 32) | a.w[k]);
+}
+
+// A partial's words as loaded (tags unchecked): load_partial issues the
+// loads; take_partial waits for each word's tag (reloading a word whose
+// writer's store is still on its way) and returns the value. Loads of
+// several partials go out before any is waited on.
+template <class T> __device__ __forceinline__ padded<T> load_partial(const padded<T> *p) {
+  padded<T> r;
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) r.w[k] = ld_relaxed(&p->w[k]);
+  return r;
+}
+template <class T> __device__ __forceinline__ T take_partial(padded<T> r, const padded<T> *p) {
+  words<T> a;
+#pragma unroll
+  for (int k = 0; k < words<T>::N; k++) {
+    while ((r.w[k] >> 32) != 1ull) r.w[k] = ld_relaxed(&p->w[k]);
+    a.w[k] = (unsigned int)r.w[k];
+  }
+  T v;
+  a.get(v);
+  return v;
+}
+
+// Clears partials p[0, n) (every thread of the block, after a barrier that
+// follows the block's last take_partial: a load past a run's end repeats
+// another thread's partial).
+template <class T, class I> __device__ __forceinline__ void clear_partials(padded<T> *p, I n, int block) {
+  __syncthreads();
+  for (I i = (I)threadIdx.x; i < n; i += (I)block)
+#pragma unroll
+    for (int k = 0; k < words<T>::N; k++) p[i].w[k] = 0ull;
 }
 
 // Whether this block is the last of its column to finish (col: the
 // counter of the block's column; pieces: the blocks counted there). Every
-// thread of the block calls it after storing its partials.
-// _UK_RED_LAST (measurement only): 0, every thread fences around a relaxed
-// count; 1, thread 0 fences, after the barrier, and again when last;
-// default (2), thread 0's count_acq_rel between two barriers.
-#ifndef _UK_RED_LAST
-#define _UK_RED_LAST 2
-#endif
-#if _UK_RED_LAST == 2 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-#undef _UK_RED_LAST
-#define _UK_RED_LAST 0
-#endif
+// thread of the block calls it after storing its partials. A relaxed count:
+// the tags, not the count, tell the last block that a partial has arrived.
 __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
-  if (_UK_RED_LAST == 0) fence_acq_rel();
   __syncthreads();
   if (threadIdx.x == 0) {
-    unsigned int *cnt = count + col;
-    if (_UK_RED_LAST == 2) {
-      last = count_acq_rel(cnt) == pieces - 1;
-    } else {
-      if (_UK_RED_LAST == 1) fence_acq_rel();
-      last = atomicAdd(cnt, 1u) == pieces - 1;
-      if (_UK_RED_LAST == 1 && last) fence_acq_rel();
-    }
+    unsigned int *cnt = count + col, old;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
+#else
+    old = atomicAdd(cnt, 1u);
+#endif
+    last = old == pieces - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
   }
   __syncthreads();
-  if (_UK_RED_LAST == 0 && last) fence_acq_rel();
   return last;
 }
 __device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
@@ -397,21 +397,22 @@ __device__ __forceinline__ bool last_block(unsigned int *count) { return last_bl
 #endif
 // Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
 // order, W loads in flight per trip (past the end a load repeats the last
-// partial and is not combined). The order is the one a loop of one load at
-// a time would take, so results do not change, only the time: the last
-// block of a split column waited one dependent L2 load per partial.
+// partial and is not combined); p(k) is the partial's address. The order is
+// the one a loop of one load at a time would take, so results do not
+// change, only the time: the last block of a split column waited one
+// dependent L2 load per partial.
 template <int W, class T, class I, class Op, class P>
 __device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
 #pragma unroll 1
   for (I k = k0; k < n; k += W * G) {
     const I l = n - 1;
-    T x[W];
+    padded<T> x[W];
 #pragma unroll
-    for (int i = 0; i < W; i++) x[i] = p(k + i * G < l ? k + i * G : l);
-    v = op(v, x[0]);
+    for (int i = 0; i < W; i++) x[i] = load_partial(p(k + i * G < l ? k + i * G : l));
+    v = op(v, take_partial(x[0], p(k)));
 #pragma unroll
     for (int i = 1; i < W; i++)
-      if (k + i * G < n) v = op(v, x[i]);
+      if (k + i * G < n) v = op(v, take_partial(x[i], p(k + i * G)));
   }
   return v;
 }

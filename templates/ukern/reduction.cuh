@@ -291,18 +291,30 @@ template <class T, int W> struct warp_reduce {
   }
 };
 
-// A split's partials travel as tagged words: each 32-bit word of a partial
-// sits in the low half of a 64-bit word whose high half is 1 ("written"),
-// stored and loaded whole (single-copy atomic at GPU scope). The last block
-// waits on each word's tag instead of on a release/acquire pair around the
-// count: no block waits for its partials' stores to reach L2 before it
-// counts, which took one L2 round trip off the last block's path (bare
-// sums of 64 KiB-64 MiB 0.2-0.4 us faster than the acq_rel count, H200,
-// docs/PERF.md "Session 16"). After combining, the last block clears its
-// column's words (tag 0) so that the next launch (stream order) finds them
-// unwritten; the host zeroes new scratch.
-template <class T> struct padded {
-  unsigned long long w[words<T>::N];
+// A split's partials, two protocols by the partial's size:
+// - one 32-bit word (float32 and narrower sums): tagged. The word sits in
+//   the low half of a 64-bit word whose high half is 1 ("written"), stored
+//   and loaded whole (single-copy atomic at GPU scope); the count is
+//   relaxed and the last block waits on each partial's tag instead, so no
+//   block waits for its partial's store to reach L2 before it counts (one
+//   L2 round trip off the last block's path: bare sums of 64 KiB-64 MiB
+//   0.2-0.4 us faster, H200, docs/PERF.md "Session 16"). The thread that
+//   takes a partial then clears it (tag 0; clear_run), so the next launch
+//   (stream order) finds every word unwritten; the host zeroes new scratch.
+//   Every partial written is taken: red_cols writes only real outputs',
+//   red_group's last block takes every group's.
+// - more words (float64, complex, argmax pairs): plain words behind a count
+//   with release and acquire semantics (count_acq_rel). Tagging each word
+//   made struct argmax splits up to 2 us slower (twice the bytes, a strong
+//   load and store per word).
+template <class T> struct tagged {
+  enum { value = words<T>::N == 1 };
+};
+template <class T, bool TAG = tagged<T>::value> struct padded {
+  unsigned int w[words<T>::N];
+};
+template <class T> struct padded<T, true> {
+  unsigned long long w;
 };
 
 __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v) {
@@ -314,59 +326,74 @@ __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long lon
   return v;
 }
 
-// Stores one partial (a thread's value), tagged.
+// Stores one partial (a thread's value). Partials go through L2 only (the
+// last block reads other blocks' writes).
 template <class T> __device__ __forceinline__ void put_partial(padded<T> *p, const T &v) {
   words<T> a;
   a.put(v);
+  if constexpr (tagged<T>::value) {
+    st_relaxed(&p->w, (1ull << 32) | a.w[0]);
+  } else {
 #pragma unroll
-  for (int k = 0; k < words<T>::N; k++) st_relaxed(&p->w[k], (1ull << 32) | a.w[k]);
+    for (int k = 0; k < words<T>::N; k++) __stcg(&p->w[k], a.w[k]);
+  }
 }
 
-// A partial's words as loaded (tags unchecked): load_partial issues the
-// loads; take_partial waits for each word's tag (reloading a word whose
-// writer's store is still on its way) and returns the value. Loads of
-// several partials go out before any is waited on.
+// A partial as loaded: load_partial issues the loads (tags unchecked), so
+// that several partials' loads go out before any is waited on;
+// take_partial returns the value, first waiting for a tagged word's tag
+// (reloading it while its writer's store is on its way).
 template <class T> __device__ __forceinline__ padded<T> load_partial(const padded<T> *p) {
   padded<T> r;
+  if constexpr (tagged<T>::value) {
+    r.w = ld_relaxed(&p->w);
+  } else {
 #pragma unroll
-  for (int k = 0; k < words<T>::N; k++) r.w[k] = ld_relaxed(&p->w[k]);
+    for (int k = 0; k < words<T>::N; k++) r.w[k] = __ldcg(&p->w[k]);
+  }
   return r;
 }
 template <class T> __device__ __forceinline__ T take_partial(padded<T> r, const padded<T> *p) {
   words<T> a;
+  if constexpr (tagged<T>::value) {
+    while ((r.w >> 32) != 1ull) r.w = ld_relaxed(&p->w);
+    a.w[0] = (unsigned int)r.w;
+  } else {
 #pragma unroll
-  for (int k = 0; k < words<T>::N; k++) {
-    while ((r.w[k] >> 32) != 1ull) r.w[k] = ld_relaxed(&p->w[k]);
-    a.w[k] = (unsigned int)r.w[k];
+    for (int k = 0; k < words<T>::N; k++) a.w[k] = r.w[k];
   }
   T v;
   a.get(v);
   return v;
 }
 
-// Clears partials p[0, n) (every thread of the block, after a barrier that
-// follows the block's last take_partial: a load past a run's end repeats
-// another thread's partial).
-template <class T, class I> __device__ __forceinline__ void clear_partials(padded<T> *p, I n, int block) {
-  __syncthreads();
-  for (I i = (I)threadIdx.x; i < n; i += (I)block)
-#pragma unroll
-    for (int k = 0; k < words<T>::N; k++) p[i].w[k] = 0ull;
-}
+// Release and acquire at GPU scope (PTX fence.acq_rel.gpu) where atom.acq_rel
+// is not available (before sm_70).
+__device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
 // Whether this block is the last of its column to finish (col: the
-// counter of the block's column; pieces: the blocks counted there). Every
-// thread of the block calls it after storing its partials. A relaxed count:
-// the tags, not the count, tell the last block that a partial has arrived.
+// counter of the block's column; pieces: the blocks counted there), for
+// partials of type T. Every thread of the block calls it after storing its
+// partials; thread 0 counts between two barriers. Tagged partials: a
+// relaxed count (the tags tell the last block what has arrived). Others:
+// release and acquire at GPU scope in the count itself (sm_70 and later;
+// the barrier before it orders the block's partial stores first, the one
+// after it orders every thread's loads after the acquire).
+template <class T>
 __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned int *cnt = count + col, old;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
+    if constexpr (tagged<T>::value)
+      asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
+    else
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
 #else
+    fence_acq_rel();
     old = atomicAdd(cnt, 1u);
+    fence_acq_rel();
 #endif
     last = old == pieces - 1;
     if (last) *cnt = 0; // ready for the next launch (stream order)
@@ -374,7 +401,9 @@ __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col
   __syncthreads();
   return last;
 }
-__device__ __forceinline__ bool last_block(unsigned int *count) { return last_block(count, blockIdx.x, gridDim.y); }
+template <class T> __device__ __forceinline__ bool last_block(unsigned int *count) {
+  return last_block<T>(count, blockIdx.x, gridDim.y);
+}
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
 // red_cols' loop before using any (_UK_RED_TRIP: 4, or 8 then 4; red_group also
@@ -397,7 +426,8 @@ __device__ __forceinline__ bool last_block(unsigned int *count) { return last_bl
 #endif
 // Combines partials p(k) for k = k0, k0 + G, ... below n into v in that
 // order, W loads in flight per trip (past the end a load repeats the last
-// partial and is not combined); p(k) is the partial's address. The order is
+// partial, not waited on, not combined); p(k) is the partial's address, and
+// each partial is taken by one thread only. The order is
 // the one a loop of one load at a time would take, so results do not
 // change, only the time: the last block of a split column waited one
 // dependent L2 load per partial.
@@ -408,13 +438,24 @@ __device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
     const I l = n - 1;
     padded<T> x[W];
 #pragma unroll
-    for (int i = 0; i < W; i++) x[i] = load_partial(p(k + i * G < l ? k + i * G : l));
-    v = op(v, take_partial(x[0], p(k)));
+    for (int i = 0; i < W; i++) x[i] = load_partial<T>(p(k + i * G < l ? k + i * G : l));
+    v = op(v, take_partial<T>(x[0], p(k)));
 #pragma unroll
     for (int i = 1; i < W; i++)
-      if (k + i * G < n) v = op(v, take_partial(x[i], p(k + i * G)));
+      if (k + i * G < n) v = op(v, take_partial<T>(x[i], p(k + i * G)));
   }
   return v;
+}
+
+// After combine_strided over the same run: clears the tagged partials p(k)
+// for k = k0, k0 + G, ... below n (the ones this thread took; a load past
+// another thread's run is never waited on, so clearing needs no barrier).
+// A separate loop: clearing inside the combine kept its addresses live and
+// spilled at 32 registers.
+template <class T, class I, class P> __device__ __forceinline__ void clear_run(I k0, I n, I G, P p) {
+  if constexpr (tagged<T>::value)
+#pragma unroll 1
+    for (I k = k0; k < n; k += G) st_relaxed(&p(k)->w, 0ull);
 }
 
 } // namespace detail

@@ -76,4 +76,4 @@ extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }
 
-extern "C" __global__ void __launch_bounds__(${launch_bounds}) ${name}${suffix}(const _uk_args _uk_a) { ukern::${strategy}<_uk_k, 256${unsplit}>(_uk_a); }
+extern "C" __global__ void __launch_bounds__(${launch_bounds}) ${name}${suffix}(const _uk_args _uk_a) { ukern::${strategy}<_uk_k, ${block}${unsplit}>(_uk_a); }

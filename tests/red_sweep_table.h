@@ -14,7 +14,9 @@
  * per output, the same section).
  * 2026-11-28, session 15: the 6 full sums of 64 MiB to half a wave of pieces (512 of
  * 32768: the model's per-piece arrival at the split's counter; docs/PERF.md "Session
- * 15"). */
+ * 15").
+ * 2026-11-28, session 16: the 6 full sums of 64 KiB to one block of 1024 threads (the
+ * key's `wide`: no split; docs/PERF.md "Session 16"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -349,7 +351,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 8 blocks",
      "8 threads per output, vector loads, 8 blocks", 0.0073, 0.0000},
     {2, {256, 64, 0}, 0x3,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0103, 0.0000},
     {2, {64, 256, 0}, 0x1,
      "threads across outputs, vector loads, 32 threads per output, 8 blocks",
@@ -358,7 +360,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 8 blocks",
      "a block per output, vector loads, 64 blocks", 0.0074, 0.0000},
     {2, {64, 256, 0}, 0x3,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0102, 0.0000},
     {3, {16, 32, 32}, 0x1,
      "threads across outputs, 8 threads per output, 32 blocks",
@@ -379,7 +381,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 16 blocks",
      "a block per output, vector loads, 16 blocks", 0.0074, 0.0101},
     {3, {16, 32, 32}, 0x7,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0102, 0.0000},
     {3, {32, 16, 32}, 0x1,
      "threads across outputs, 8 threads per output, 16 blocks",
@@ -400,7 +402,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 4 blocks",
      "a block per output, vector loads, 32 blocks", 0.0074, 0.0097},
     {3, {32, 16, 32}, 0x7,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0102, 0.0000},
     {3, {32, 32, 16}, 0x1,
      "threads across outputs, 8 threads per output, 16 blocks",
@@ -421,7 +423,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 4 blocks",
      "a block per output, vector loads, 32 blocks", 0.0073, 0.0096},
     {3, {32, 32, 16}, 0x7,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0105, 0.0000},
     {3, {8, 8, 256}, 0x1,
      "threads across outputs, 8 threads per output, 64 blocks",
@@ -442,7 +444,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 8 blocks",
      "a block per output, vector loads, 8 blocks", 0.0072, 0.0098},
     {3, {8, 8, 256}, 0x7,
-     "a warp per output, vector loads, 1 blocks, split 32 x 512",
+     "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0107, 0.0000},
 };
 

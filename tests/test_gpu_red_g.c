@@ -21,7 +21,9 @@
  *    one element, and the zero-size error;
  *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits);
  *  - one kernel's split scratch reused by plans of other layouts, float32
- *    and float64 partials (scratch_reuse). */
+ *    and float64 partials (scratch_reuse);
+ *  - one output of 4097-16384 elements in one block of 1024 threads
+ *    (wide_plans). */
 #include <math.h>
 
 #include "red_gpu_util.h"
@@ -396,6 +398,70 @@ static void tune_bits(void) {
   for (int t = 0; t < NT; t++) uk_reduction_destroy(k[t]);
 }
 
+/* One output of 4097 to 16384 aligned elements: one block of 1024 threads,
+ * unsplit (the key's wide): float32 sums of odd and whole-vector lengths (a
+ * vector loop and a scalar tail), float64 (two trips of vectors), float16
+ * in float32 (vectors of 8), a post-map (the mean), the CUB block combine
+ * (cub::BlockReduce<T, 1024>), and a fused argmax (a struct pair). Each into
+ * a poisoned output against the double reference; past 16384 the split
+ * plan again. */
+static void wide_plans(void) {
+  static const struct {
+    int64_t n;
+    uk_dtype t;
+  } cases[] = {{4097, UK_FLOAT32}, {8192, UK_FLOAT32}, {16383, UK_FLOAT32}, {16384, UK_FLOAT32},
+               {16385, UK_FLOAT32}, {16384, UK_FLOAT64}, {9999, UK_FLOAT64}, {16000, UK_FLOAT16}};
+  int64_t one = 1;
+  int ax0[] = {0};
+  for (int cub = 0; cub < 2; cub++) {
+    mk_block_reduce = cub ? UK_BLOCK_REDUCE_CUB : UK_BLOCK_REDUCE_UKERN;
+    uk_reduction *sum = mk("T x", "float64 y", "(double)x", "a + b", "y = a", "0", cub ? "wsum_cub" : "wsum", NULL,
+                           NULL);
+    uk_reduction *mean = mk("T x", "float32 y", "(float)x", "a + b", "y = a / _in_ind.size()", "0", "wmean", NULL, NULL);
+    mk_block_reduce = UK_BLOCK_REDUCE_UKERN;
+    for (size_t c = 0; sum && mean && c < sizeof cases / sizeof cases[0]; c++) {
+      int64_t n = cases[c].n;
+      double *v = randv(n, -1, 2), want = 0, absum = 0;
+      for (int64_t j = 0; j < n; j++) {
+        if (cases[c].t == UK_FLOAT32) v[j] = (float)v[j];
+        if (cases[c].t == UK_FLOAT16) v[j] = round(v[j] * 256) / 256; /* exact in half */
+        want += v[j];
+        absum += fabs(v[j]);
+      }
+      darr x = make(cases[c].t, 1, &n, NULL, 0, 0, v);
+      char label[96];
+      snprintf(label, sizeof label, "wide sum of %lld (dtype %d, %s)", (long long)n, (int)cases[c].t,
+               cub ? "cub" : "ukern");
+      double *got = run_given(label, sum, &x, ax0, 1, UK_FLOAT64, 0, &one);
+      close_all(label, got, &want, &absum, 1, cases[c].t == UK_FLOAT64 ? 1e-12 : 1e-6);
+      free(got);
+      double wmean = want / (double)n, amean = absum / (double)n;
+      snprintf(label, sizeof label, "wide mean of %lld (dtype %d)", (long long)n, (int)cases[c].t);
+      got = run_given(label, mean, &x, ax0, 1, UK_FLOAT32, 0, &one);
+      close_all(label, got, &wmean, &amean, 1, 1e-5);
+      free(got);
+      drop(&x);
+      free(v);
+    }
+    uk_reduction_destroy(sum);
+    uk_reduction_destroy(mean);
+  }
+  /* argmax: a struct partial; the largest value once, near the end, and ties before it */
+  int64_t n = 12345, rows = 1;
+  double *v = randv(n, -1, 1);
+  for (int64_t j = 0; j < n; j++) v[j] = (float)v[j];
+  v[100] = v[7000] = 1.5;
+  v[12000] = 3.0;
+  darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  fused_arg("wide argmax", 1, &x, 0, v, n, rows);
+  v[12000] = 0;
+  drop(&x);
+  x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  fused_arg("wide argmax, a tie", 1, &x, 0, v, n, rows);
+  drop(&x);
+  free(v);
+}
+
 /* Split scratch reused across plans: one kernel object (one scratch per
  * stream) runs shapes whose splits lay their partials out differently (a
  * full sum of thousands of pieces, column sums of two tile widths, a warp a
@@ -466,6 +532,7 @@ int main(void) {
   argmax_fused();
   tune_bits();
   scratch_reuse();
+  wide_plans();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");
 }

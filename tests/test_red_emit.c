@@ -457,7 +457,9 @@ static void launch_bounds(void) {
  * elements or fewer in all, uk__red_tiny) is red_group / red_cols<K, 256,
  * false>: no split pass; one element more the default (SPLIT true), as is
  * a packed program (never split, no such pass) and a column program whose
- * UKERN_RED_TUNE forces pieces (sp). */
+ * UKERN_RED_TUNE forces pieces (sp). One output of up to UK_RED_WIDE_MAX
+ * aligned elements is red_group<K, 1024, false> under
+ * __launch_bounds__(1024) (the key's wide). */
 static void unsplit(void) {
   CHECK(uk__red_tiny(1, UK_RED_TINY) && !uk__red_tiny(1, UK_RED_TINY + 1));
   CHECK(uk__red_tiny(64, UK_RED_TINY / 64) && !uk__red_tiny(64, UK_RED_TINY / 64 + 1));
@@ -469,7 +471,11 @@ static void unsplit(void) {
     const char *want; /* the kernel's call */
   } cases[] = {
       {1, UK_RED_TINY, -1, UK_FLOAT64, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
-      {1, UK_RED_TINY + 1, -1, UK_FLOAT64, "ukern::red_group<_uk_k, 256>(_uk_a);"},
+      {1, UK_RED_TINY + 1, -1, UK_FLOAT64, "ukern::red_group<_uk_k, 1024, false>(_uk_a);"}, /* wide */
+      {1, UK_RED_WIDE_MAX, -1, UK_FLOAT32, "ukern::red_group<_uk_k, 1024, false>(_uk_a);"},
+      {1, UK_RED_WIDE_MAX + 1, -1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"},
+      {2, UK_RED_TINY, -1, UK_FLOAT32, "ukern::red_group<_uk_k, 1024, false>(_uk_a);"}, /* merged: one row */
+      {2, UK_RED_TINY, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"},             /* two outputs */
       {64, 64, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
       {64, 65, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"},
       {16, 256, 1, UK_INT8, "ukern::red_group<_uk_k, 256, false>(_uk_a);"},
@@ -490,7 +496,10 @@ static void unsplit(void) {
     char *src = source(k, in, 1, y, 1, cases[j].axis < 0 ? NULL : ax, cases[j].axis < 0 ? 0 : 1);
     CHECK_CONTAINS(src, cases[j].want);
     int never = strstr(cases[j].want, "false") != NULL;
-    CHECK(src && (strstr(src, "; never split: no split pass\n") != NULL) == never);
+    CHECK(src && (strstr(src, "; never split: no split pass") != NULL) == never);
+    int wide = strstr(cases[j].want, "1024") != NULL;
+    CHECK(src && (strstr(src, "; one block of 1024 threads\n") != NULL) == wide &&
+          (strstr(src, "__launch_bounds__(1024)") != NULL) == wide);
     uk_free(src);
   }
   uk_reduction_destroy(k);

@@ -325,7 +325,7 @@ static void test_cols_sweep(void) {
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
   uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0};
-  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0};
+  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0, 0};
   uk__red_choose_in(&am, &s);
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
@@ -462,7 +462,7 @@ static void test_narrow_lanes(void) {
     if (s.kernel != cases[j].kernel || uk__red_threads_per_output(&s) != cases[j].threads)
       fprintf(stderr, "  narrow plan %zu: kernel %d, %d threads\n", j, s.kernel, uk__red_threads_per_output(&s));
   }
-  uk_red_strategy s = {UK_RED_G8, 4096, 1, 16, 1, 4, 64, 0};
+  uk_red_strategy s = {UK_RED_G8, 4096, 1, 16, 1, 4, 64, 0, 0};
   char buf[96];
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "4 threads per output, vector loads, 4096 blocks");
 }
@@ -470,7 +470,7 @@ static void test_narrow_lanes(void) {
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
   uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0};
-  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0}, w = b;
+  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0, 0}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
   /* a block per 1024-element row waits on a block-wide combine per output;
@@ -483,7 +483,7 @@ static void test_cost_terms(void) {
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
   uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0};
-  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0};
+  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
    * in more waves, and the planner fills the waves that fit */
@@ -675,7 +675,27 @@ static void test_tiny(void) {
   L = loop_of(1, n8192, 4, 0);
   uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 0, 4, 132, &s); /* not aligned: scalar loads */
-  CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred));
+  CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred) && !s.wide);
+  /* aligned, one output of UK_RED_TINY + 1 to UK_RED_WIDE_MAX elements: one block of 1024
+     threads, unsplit (uk__red_wide), its threads per output the block's */
+  const int64_t wides[] = {UK_RED_TINY + 4, 8192, UK_RED_WIDE_MAX};
+  for (int j = 0; j < 3; j++) {
+    L = loop_of(1, &wides[j], 4, 0);
+    uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
+    uk__red_choose(&R, &item, 1, 4, 132, &s);
+    CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a block of 1024 threads per output, vector loads, 1 blocks");
+    CHECK(s.wide && s.nsplit == 1 && s.chunk == wides[j] && uk__red_threads_per_output(&s) == UK_RED_WIDE_BLOCK &&
+          uk__red_block_threads(&s) == UK_RED_WIDE_BLOCK && uk__red_scratch_bytes(&s, 4) == 0);
+  }
+  /* past it, two outputs, or another group: not wide */
+  CHECK(uk__red_wide(UK_RED_GROUP_G, 1, UK_RED_WIDE_MAX, 1) && !uk__red_wide(UK_RED_GROUP_G, 1, UK_RED_WIDE_MAX + 1, 1));
+  CHECK(!uk__red_wide(UK_RED_GROUP_G, 1, UK_RED_TINY, 1) && !uk__red_wide(UK_RED_GROUP_G, 2, 8192, 1));
+  CHECK(!uk__red_wide(UK_RED_GROUP_COLS, 1, 8192, 1) && !uk__red_wide(UK_RED_GROUP_G, 1, 8192, 0));
+  int64_t past = UK_RED_WIDE_MAX + 4;
+  L = loop_of(1, &past, 4, 0);
+  uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
+  uk__red_choose(&R, &item, 1, 4, 132, &s);
+  CHECK(!s.wide && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK);
 }
 
 int main(void) {

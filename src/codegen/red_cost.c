@@ -117,7 +117,7 @@ static double stream_us(double bytes, double conc_blocks, double inflight, doubl
 
 double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms) {
   if (f->nout <= 0 || s->grid_x <= 0) return 0;
-  const double B = UK_RED_BLOCK,
+  const double B = uk__red_block_threads(s),
                resident = (double)(sms > 0 ? sms : 1) * (f->per_sm > 0 ? f->per_sm : 2048 / UK_RED_BLOCK);
   const double nout = (double)f->nout, nred = (double)f->nred, chunk = (double)(s->chunk > 0 ? s->chunk : 1);
   const double bytes = nout * nred * (double)f->elem_bytes;

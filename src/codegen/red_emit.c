@@ -446,6 +446,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
+  if (key->wide) uk__sb_add(sb, "; one block of 1024 threads");
   if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
@@ -498,8 +499,11 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
   const char *mb = strstr(k->tune, "_UK_RED_MB "); /* a knob's least resident blocks */
   if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
-  if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", UK_RED_BLOCK, minb);
-  else snprintf(lb, sizeof lb, "%d", UK_RED_BLOCK);
+  const int block = key->wide ? UK_RED_WIDE_BLOCK : UK_RED_BLOCK;
+  char bl[8];
+  snprintf(bl, sizeof bl, "%d", block);
+  if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", block, minb);
+  else snprintf(lb, sizeof lb, "%d", block);
   /* the measurement knobs (none by default), the large inputs' load policy (unless a knob
      sets it), then CUB's header before ukern's, which then uses it (reduction.cuh) */
   snprintf(head, sizeof head, "%s%s%s%s", k->tune,
@@ -523,12 +527,13 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                  stores the headers up to here */
                               {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
                               {"launch_bounds", lb},
+                              {"block", bl},
                               /* after the precompiled prefix: red_group's 8-vector trips (the
                                  key's trip8, a group program's only), unless a knob sets the trip */
                               {"strategy_defs", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : ""},
                               /* red_group's and red_cols' SPLIT: false for a plan that never splits */
                               {"unsplit", key->unsplit && g != UK_RED_GROUP_PACK ? ", false" : ""}};
-  st = uk__emit_expand("reduction.cu", names, b, NB, extra, 13, src);
+  st = uk__emit_expand("reduction.cu", names, b, NB, extra, (int)(sizeof extra / sizeof extra[0]), src);
 out:
   return uk__emit_finish(st, k->name, src, b, NB, &pl, plan);
 }

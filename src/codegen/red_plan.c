@@ -400,6 +400,16 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
 void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
   memset(s, 0, sizeof *s);
   uk_red_plan_in fixed = *given, *in = &fixed;
+  if (uk__red_wide(in->group, in->nout, in->nred, in->vec_ok)) { /* one block, no model: its only plan */
+    s->kernel = UK_RED_B;
+    s->wide = 1;
+    s->vec = in->vec_ok;
+    s->slots = 1;
+    s->grid_x = 1;
+    s->nsplit = 1;
+    s->chunk = in->nred;
+    return;
+  }
   if (in->sms < 1) in->sms = 1;
   if (in->per_sm < 1 || in->per_sm > 2048 / UK_RED_BLOCK) in->per_sm = 2048 / UK_RED_BLOCK;
   uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize, in->per_sm, in->deep};

@@ -73,6 +73,24 @@ const char *uk__red_kernel_suffix(int id);
  * instead of all three costs NVVM and ptxas less than half the time, and a
  * program is only ~0.1 s of NVRTC since it includes no CUB (docs/PERF.md). */
 typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_PACK } uk_red_group;
+
+/* Threads of the one block of a wide plan (uk__red_wide). */
+#define UK_RED_WIDE_BLOCK 1024
+/* Elements a wide plan takes at most: 16 a thread, loaded in one trip. */
+#define UK_RED_WIDE_MAX ((int64_t)UK_RED_WIDE_BLOCK * 16)
+
+/* Whether one output of more than UK_RED_TINY and at most UK_RED_WIDE_MAX
+ * elements in a group program with vector loads (vec_ok, uk_red_plan_in's:
+ * a scalar loop would wait on its loads) runs one block of
+ * UK_RED_WIDE_BLOCK threads, never split (the key's `wide` and `unsplit`):
+ * every load in flight at once and no combine through L2. Bare float32 sums on an H200 (session
+ * 16): 64 KiB in 4.03 us in one block of 1024 threads, 4.9-5.3 us split
+ * over 4-16 blocks of 256 (the last block's count and loads are L2 round
+ * trips), 4.9 us in one block of 256 (16 vectors a thread); at 256 KiB
+ * one block of 1024 and a split tie (5.1 us). */
+static inline int uk__red_wide(int group, int64_t nout, int64_t nred, int vec_ok) {
+  return group == UK_RED_GROUP_G && vec_ok && nout == 1 && nred > UK_RED_TINY && nred <= UK_RED_WIDE_MAX;
+}
 int uk__red_kernel_group(int id);
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
@@ -121,7 +139,11 @@ typedef struct uk_red_strategy {
   int64_t slots;   /* outputs per block (partials per block when split) */
   int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
                       tile's pieces consecutive (else a grid of grid_x by nsplit) */
+  int wide;        /* B: one block of UK_RED_WIDE_BLOCK threads (uk__red_wide), else UK_RED_BLOCK */
 } uk_red_strategy;
+
+/* Threads per block of the plan's launch. */
+static inline int uk__red_block_threads(const uk_red_strategy *s) { return s->wide ? UK_RED_WIDE_BLOCK : UK_RED_BLOCK; }
 
 /* Threads that share an output: 1, 8 (G8: by when set), 32 or UK_RED_BLOCK by strategy; COLS: by.
  * The kernels read it from their _uk_by argument. */

@@ -20,7 +20,7 @@ int uk__red_threads_per_output(const uk_red_strategy *s) {
   case UK_RED_T1: return 1;
   case UK_RED_G8: return s->by > 0 ? s->by : 8; /* 2 or 4 for short rows (uk__red_narrow_lanes) */
   case UK_RED_G32: return 32;
-  case UK_RED_B: return UK_RED_BLOCK;
+  case UK_RED_B: return uk__red_block_threads(s);
   default: return s->by > 0 ? s->by : 1;
   }
 }
@@ -35,7 +35,8 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
                                                     "a warp per output",  "a block per output",
                                                     "threads across outputs",
                                                     "rows of 2 packed in vectors"};
-  const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
+  const char *w = s->wide ? "a block of 1024 threads per output"
+                 : s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
   int n = s->kernel == UK_RED_G8 ? snprintf(buf, (size_t)size, "%d threads per output%s", uk__red_threads_per_output(s),
                                             s->vec ? ", vector loads" : "")
                                  : snprintf(buf, (size_t)size, "%s%s", w, s->vec ? ", vector loads" : "");

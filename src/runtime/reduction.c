@@ -348,8 +348,10 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
   pr->in.narrow = key->narrow;
   /* the planner never splits it (splits() in red_plan.c): no split pass in the program
      (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
-  key->unsplit = (uint8_t)(key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
-                           k->force_split <= 1);
+  /* the planner's one plan then; vec_ok follows the call's alignment: an unaligned call has its own program */
+  key->wide = (uint8_t)uk__red_wide(key->group, pr->in.nout, pr->in.nred, pr->in.vec_ok);
+  key->unsplit = (uint8_t)(key->wide || (key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
+                                         k->force_split <= 1));
   /* red_group's 8 vectors a trip: one loop input along one reduced axis, rows long enough for a
      thread to hold 8 vectors of a row (H200, session 15: sums of 64 and 256 MiB 1-8% faster over
      rows of 256 to 2^24 elements). Several reduced axes spilled (each vector's place unravelled),
@@ -562,7 +564,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit, UK_RED_BLOCK, 0, buf,
+  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit, uk__red_block_threads(&s), 0, buf,
                         e->plan.bytes);
   if (scratch_held) pthread_mutex_unlock(&k->scratch_lock); /* the launch is queued: growth may free it now */
 out:

@@ -86,7 +86,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   typedef typename K::idx idx;
   typedef comb<K> C;
   typedef typename C::type opt;
-  typedef detail::padded<opt> P;
+  typedef detail::padded<opt, false> P; // plain words (ukern/reduction.cuh)
   enum { NV = K::vec, NS = detail::fit_slices<sizeof(opt), NV, BLOCK>::value };
   // Raw storage: reduce types may have constructors (complex). NS slices
   // of BLOCK values: the combine of NS outputs per thread at once.
@@ -180,7 +180,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
 #pragma unroll
       for (int j = 0; j < NV; j++)
         if (j < nv && tile * slots + tx * (idx)nv + j < nout) detail::put_partial(&part[tx * (idx)nv + j], res[j]);
-    if (!detail::last_block<opt>(A._uk_count, (unsigned)tile, (unsigned)nsplit)) return;
+    if (!detail::last_block<false>(A._uk_count, (unsigned)tile, (unsigned)nsplit)) return;
   }
   // The last block of a split column combines the column's nsplit x slots
   // partials with every thread: S slots at a time (S = slots, at most
@@ -188,7 +188,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   // [q * per, (q + 1) * per) with _UK_RED_CW loads in flight, then the Q runs
   // halved in shared memory. Unsplit (a narrow tile: one trip, S = slots),
   // thread s < slots posts the staged sm[s].
-  P *col = (P *)A._uk_partial + tile * nsplit * slots;
+  const P *col = (const P *)A._uk_partial + tile * nsplit * slots;
   const idx S = slots < (idx)BLOCK ? slots : (idx)BLOCK;
   const int ls = __ffs((int)S) - 1, lq = __ffs(BLOCK) - 1 - ls;
   const idx Q = (idx)BLOCK >> ls, sq = threadIdx.x & (S - 1), q = threadIdx.x >> ls;
@@ -207,7 +207,6 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
         // run of consecutive splits: G = 1).
         c = detail::combine_strided<_UK_RED_CW>(c, kb, ke, (idx)1, op,
                                     [=](idx k) { return &col[k * slots + s]; });
-        detail::clear_run<opt>(kb, ke, (idx)1, [=](idx k) { return &col[k * slots + s]; });
       }
       if (Q > 1) { // then S == slots: one trip
         sm[threadIdx.x] = c;

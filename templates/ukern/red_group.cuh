@@ -121,18 +121,15 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
       if constexpr (SPLIT) {
         if (lane == 0)
           detail::put_partial(&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
-        if (!detail::last_block<opt>(A._uk_count)) return;
-        P *col = (P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB + grp;
-        v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op, [=](idx k) { return &col[k * RPB]; });
+        if (!detail::last_block<detail::one_word<opt>::value>(A._uk_count)) return;
+        P *col = (P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
+        v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
+                                       [=](idx k) { return (const P *)&col[k * RPB + grp]; });
+        detail::clear_partials(col, nsplit * RPB, BLOCK);
       }
     }
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
-    if (nsplit > 1) {
-      if constexpr (SPLIT) // the last block: clears the partials each thread took (detail::clear_run)
-        detail::clear_run<opt>(lane, nsplit, G,
-                               [=](idx k) { return (P *)A._uk_partial + ((idx)blockIdx.x * nsplit + k) * RPB + grp; });
-      return;
-    }
+    if (nsplit > 1) return;
   }
 }
 

@@ -291,30 +291,30 @@ template <class T, int W> struct warp_reduce {
   }
 };
 
-// A split's partials, two protocols by the partial's size:
-// - one 32-bit word (float32 and narrower sums): tagged. The word sits in
-//   the low half of a 64-bit word whose high half is 1 ("written"), stored
-//   and loaded whole (single-copy atomic at GPU scope); the count is
-//   relaxed and the last block waits on each partial's tag instead, so no
-//   block waits for its partial's store to reach L2 before it counts (one
-//   L2 round trip off the last block's path: bare sums of 64 KiB-64 MiB
-//   0.2-0.4 us faster, H200, docs/PERF.md "Session 16"). The thread that
-//   takes a partial then clears it (tag 0; clear_run), so the next launch
-//   (stream order) finds every word unwritten; the host zeroes new scratch.
-//   Every partial written is taken: red_cols writes only real outputs',
-//   red_group's last block takes every group's.
-// - more words (float64, complex, argmax pairs): plain words behind a count
-//   with release and acquire semantics (count_acq_rel). Tagging each word
-//   made struct argmax splits up to 2 us slower (twice the bytes, a strong
-//   load and store per word).
-template <class T> struct tagged {
+// A split's partials, two protocols:
+// - tagged (red_group's partials of one 32-bit word: float32 and narrower
+//   sums). The word sits in the low half of a 64-bit word whose high half
+//   is 1 ("written"), stored and loaded whole (single-copy atomic at GPU
+//   scope); the count is relaxed and the last block waits on each
+//   partial's tag instead, so no block waits for its partial's store to
+//   reach L2 before it counts (one L2 round trip off the last block's
+//   path: bare sums of 64 KiB-64 MiB 0.2-0.4 us faster, H200, docs/PERF.md
+//   "Session 16"). The last block clears its column's partials (tag 0)
+//   after combining, so that the next launch (stream order) finds every
+//   word unwritten; the host zeroes new scratch.
+// - plain words behind a count with release and acquire semantics (wider
+//   partials: float64, complex, argmax pairs; and red_cols', whose last
+//   block keeps 8 loads in flight: 64-bit words took its programs from 32
+//   to 45 registers). Tagging each word of a struct made argmax splits up
+//   to 2 us slower.
+template <class T> struct one_word {
   enum { value = words<T>::N == 1 };
 };
-template <class T, bool TAG = tagged<T>::value> struct padded {
+template <class T, bool TAG = one_word<T>::value> struct padded {
   unsigned int w[words<T>::N];
 };
 template <class T> struct padded<T, true> {
-  unsigned long long w;
+  unsigned long long w[1];
 };
 
 __device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v) {
@@ -328,11 +328,11 @@ __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long lon
 
 // Stores one partial (a thread's value). Partials go through L2 only (the
 // last block reads other blocks' writes).
-template <class T> __device__ __forceinline__ void put_partial(padded<T> *p, const T &v) {
+template <class T, bool TAG> __device__ __forceinline__ void put_partial(padded<T, TAG> *p, const T &v) {
   words<T> a;
   a.put(v);
-  if constexpr (tagged<T>::value) {
-    st_relaxed(&p->w, (1ull << 32) | a.w[0]);
+  if constexpr (TAG) {
+    st_relaxed(&p->w[0], (1ull << 32) | a.w[0]);
   } else {
 #pragma unroll
     for (int k = 0; k < words<T>::N; k++) __stcg(&p->w[k], a.w[k]);
@@ -343,21 +343,21 @@ template <class T> __device__ __forceinline__ void put_partial(padded<T> *p, con
 // that several partials' loads go out before any is waited on;
 // take_partial returns the value, first waiting for a tagged word's tag
 // (reloading it while its writer's store is on its way).
-template <class T> __device__ __forceinline__ padded<T> load_partial(const padded<T> *p) {
-  padded<T> r;
-  if constexpr (tagged<T>::value) {
-    r.w = ld_relaxed(&p->w);
+template <class T, bool TAG> __device__ __forceinline__ padded<T, TAG> load_partial(const padded<T, TAG> *p) {
+  padded<T, TAG> r;
+  if constexpr (TAG) {
+    r.w[0] = ld_relaxed(&p->w[0]);
   } else {
 #pragma unroll
     for (int k = 0; k < words<T>::N; k++) r.w[k] = __ldcg(&p->w[k]);
   }
   return r;
 }
-template <class T> __device__ __forceinline__ T take_partial(padded<T> r, const padded<T> *p) {
+template <class T, bool TAG> __device__ __forceinline__ T take_partial(padded<T, TAG> r, const padded<T, TAG> *p) {
   words<T> a;
-  if constexpr (tagged<T>::value) {
-    while ((r.w >> 32) != 1ull) r.w = ld_relaxed(&p->w);
-    a.w[0] = (unsigned int)r.w;
+  if constexpr (TAG) {
+    while ((r.w[0] >> 32) != 1ull) r.w[0] = ld_relaxed(&p->w[0]);
+    a.w[0] = (unsigned int)r.w[0];
   } else {
 #pragma unroll
     for (int k = 0; k < words<T>::N; k++) a.w[k] = r.w[k];
@@ -367,26 +367,39 @@ template <class T> __device__ __forceinline__ T take_partial(padded<T> r, const 
   return v;
 }
 
+// Clears tagged partials p[0, n) (the whole block, after a barrier that
+// follows its last take_partial: a load past a run's end repeats another
+// thread's partial). Here rather than in each taker's loop, which moved
+// ptxas's schedule of red_group's main loop (2 of a trip's loads issued
+// first instead of 4, SASS; unsplit row sums of 64 KiB 0.5 us slower).
+template <class T, bool TAG, class I>
+__device__ __forceinline__ void clear_partials(padded<T, TAG> *p, I n, int block) {
+  if constexpr (TAG) {
+    __syncthreads();
+    for (I i = (I)threadIdx.x; i < n; i += (I)block) p[i].w[0] = 0ull;
+  }
+}
+
 // Release and acquire at GPU scope (PTX fence.acq_rel.gpu) where atom.acq_rel
 // is not available (before sm_70).
 __device__ __forceinline__ void fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 
 // Whether this block is the last of its column to finish (col: the
 // counter of the block's column; pieces: the blocks counted there), for
-// partials of type T. Every thread of the block calls it after storing its
-// partials; thread 0 counts between two barriers. Tagged partials: a
-// relaxed count (the tags tell the last block what has arrived). Others:
+// partials of protocol TAG. Every thread of the block calls it after
+// storing its partials; thread 0 counts between two barriers. Tagged: a
+// relaxed count (the tags tell the last block what has arrived). Plain:
 // release and acquire at GPU scope in the count itself (sm_70 and later;
 // the barrier before it orders the block's partial stores first, the one
 // after it orders every thread's loads after the acquire).
-template <class T>
+template <bool TAG>
 __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col, unsigned int pieces) {
   __shared__ bool last;
   __syncthreads();
   if (threadIdx.x == 0) {
     unsigned int *cnt = count + col, old;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    if constexpr (tagged<T>::value)
+    if constexpr (TAG)
       asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
     else
       asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cnt) : "memory");
@@ -401,8 +414,8 @@ __device__ __forceinline__ bool last_block(unsigned int *count, unsigned int col
   __syncthreads();
   return last;
 }
-template <class T> __device__ __forceinline__ bool last_block(unsigned int *count) {
-  return last_block<T>(count, blockIdx.x, gridDim.y);
+template <bool TAG> __device__ __forceinline__ bool last_block(unsigned int *count) {
+  return last_block<TAG>(count, blockIdx.x, gridDim.y);
 }
 
 // Vectors (rows) a thread loads per trip in red_group's vector loop and
@@ -436,26 +449,15 @@ __device__ __forceinline__ T combine_strided(T v, I k0, I n, I G, Op op, P p) {
 #pragma unroll 1
   for (I k = k0; k < n; k += W * G) {
     const I l = n - 1;
-    padded<T> x[W];
+    decltype(load_partial(p(k))) x[W];
 #pragma unroll
-    for (int i = 0; i < W; i++) x[i] = load_partial<T>(p(k + i * G < l ? k + i * G : l));
-    v = op(v, take_partial<T>(x[0], p(k)));
+    for (int i = 0; i < W; i++) x[i] = load_partial(p(k + i * G < l ? k + i * G : l));
+    v = op(v, take_partial(x[0], p(k)));
 #pragma unroll
     for (int i = 1; i < W; i++)
-      if (k + i * G < n) v = op(v, take_partial<T>(x[i], p(k + i * G)));
+      if (k + i * G < n) v = op(v, take_partial(x[i], p(k + i * G)));
   }
   return v;
-}
-
-// After combine_strided over the same run: clears the tagged partials p(k)
-// for k = k0, k0 + G, ... below n (the ones this thread took; a load past
-// another thread's run is never waited on, so clearing needs no barrier).
-// A separate loop: clearing inside the combine kept its addresses live and
-// spilled at 32 registers.
-template <class T, class I, class P> __device__ __forceinline__ void clear_run(I k0, I n, I G, P p) {
-  if constexpr (tagged<T>::value)
-#pragma unroll 1
-    for (I k = k0; k < n; k += G) st_relaxed(&p(k)->w, 0ull);
 }
 
 } // namespace detail

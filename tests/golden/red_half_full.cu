@@ -116,7 +116,8 @@ y = a;
   }
 };
 
-// Bytes of a split partial: the host reads the size of this symbol.
+// Bytes of a split partial: the host reads the size of this symbol (a one-word
+// partial's tagged size, which red_cols' plain words take half of).
 extern "C" {
 __device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
 }

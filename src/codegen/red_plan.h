@@ -83,11 +83,12 @@ typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_
  * elements in a group program with vector loads (vec_ok, uk_red_plan_in's:
  * a scalar loop would wait on its loads) runs one block of
  * UK_RED_WIDE_BLOCK threads, never split (the key's `wide` and `unsplit`):
- * every load in flight at once and no combine through L2. Bare float32 sums on an H200 (session
- * 16): 64 KiB in 4.03 us in one block of 1024 threads, 4.9-5.3 us split
- * over 4-16 blocks of 256 (the last block's count and loads are L2 round
- * trips), 4.9 us in one block of 256 (16 vectors a thread); at 256 KiB
- * one block of 1024 and a split tie (5.1 us). */
+ * every load in flight at once and no combine through L2. Bare float32
+ * sums on an H200 (session 16): 64 KiB in 4.03 us in one block of 1024
+ * threads, 4.9-5.3 us split over 4-16 blocks of 256 (the last block's
+ * count and loads are L2 round trips), 4.9 us in one block of 256 (16
+ * vectors a thread); at 256 KiB one block of 1024 and a split tie (5.1
+ * us). In ukern's sweep, 64 KiB full sums 5.2 -> 4.5 us. */
 static inline int uk__red_wide(int group, int64_t nout, int64_t nred, int vec_ok) {
   return group == UK_RED_GROUP_G && vec_ok && nout == 1 && nred > UK_RED_TINY && nred <= UK_RED_WIDE_MAX;
 }

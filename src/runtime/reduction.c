@@ -564,8 +564,8 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit, uk__red_block_threads(&s), 0, buf,
-                        e->plan.bytes);
+  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit,
+                        uk__red_block_threads(&s), 0, buf, e->plan.bytes);
   if (scratch_held) pthread_mutex_unlock(&k->scratch_lock); /* the launch is queued: growth may free it now */
 out:
   if (temp_scratch) {

@@ -39,3 +39,8 @@ set_property(TEST test_red_memo APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${C
 uk_test(test_red_scratch LABELS nvrtc SOURCES test_red_scratch.c)
 add_dependencies(test_red_scratch uk_test_old_cuda)
 set_property(TEST test_red_scratch APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")
+# Split calls of both partial protocols on one stream: tagged partials in a zeroed buffer of their own
+# (stand-in driver, allocations, memsets and launches recorded).
+uk_test(test_red_partials LABELS nvrtc SOURCES test_red_partials.c)
+add_dependencies(test_red_partials uk_test_old_cuda)
+set_property(TEST test_red_partials APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")

@@ -14,9 +14,11 @@
  * Split launches combine their partials in the last block of each column
  * (red_plan.h): the partials and counters live in a scratch buffer per
  * stream, kept by the kernel object and grown on demand, so a call
- * allocates nothing and launches once. Counters and partials (tagged words:
- * zero is "not written") are zeroed when allocated and reset by the
- * kernels. */
+ * allocates nothing and launches once. Counters are zeroed when allocated
+ * and reset by the kernels. Tagged partials (red_group's one-word ones,
+ * ukern/reduction.cuh: zero is "not written") have a buffer of their own,
+ * zeroed when allocated and cleared by the kernels; plain partials (any
+ * bits) never share it, so no stale word reads as written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +37,14 @@
 
 _Static_assert(UK_RED_NKERNELS <= UK__SPEC_FUNCTIONS, "a reduction module's kernels fit uk__spec.fn");
 
-/* Split scratch of one stream: counters (zero between launches) and partials. */
+/* Split scratch of one stream: counters (zero between launches) and
+ * partials, [0] plain words and [1] tagged words (zero between launches). */
 #define RED_SCRATCH_STREAMS 8
 typedef struct red_scratch {
   int used, device;
   void *stream;
-  uint64_t count, partial;
-  int64_t ncount, partial_bytes;
+  uint64_t count, partial[2];
+  int64_t ncount, partial_bytes[2];
 } red_scratch;
 
 struct uk_reduction {
@@ -103,7 +106,8 @@ static void kind_compile(const uk__kernel *kd, const void *key, uk__kind_compile
   else if (!self(kd)->k.needs_runtime) out->extra = minimal;
 }
 
-/* The symbol's size is the partial's: no copy, no synchronisation. The
+/* The symbol's size is the partial's plain words' (a group program's 4:
+ * tagged words, uk_reduction_call): no copy, no synchronisation. The
  * program's kernel's resident blocks per SM size the planner's waves
  * (struct reduce types take more registers: fewer blocks fit): from what
  * the cubin states (occupancy.h), with no driver call; the driver's query
@@ -149,7 +153,8 @@ void uk_reduction_destroy(uk_reduction *k) {
     if (!sc->used || uk__device_enter(sc->device, &pushed) != UK_OK) continue;
     /* The stream may be gone: free in the default stream's order. */
     uk__context_free(k->base.ctx, sc->count, NULL);
-    uk__context_free(k->base.ctx, sc->partial, NULL);
+    uk__context_free(k->base.ctx, sc->partial[0], NULL);
+    uk__context_free(k->base.ctx, sc->partial[1], NULL);
     uk__device_leave(pushed);
   }
   uk__kernel_free(&k->base);
@@ -423,9 +428,10 @@ static void pack(const uk__spec *e, const prep *pr, const uk_red_strategy *s, co
  * set): the caller unlocks once its launch is queued. Otherwise another
  * thread on the same stream could grow it in between, and its free (stream
  * ordered) would come before this call's launch, which would then use
- * freed memory. */
-static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncount, int64_t pbytes, uint64_t *count,
-                         uint64_t *partial, int *temp, int *held) {
+ * freed memory. tag: tagged partials (their own buffer, zeroed when
+ * allocated). */
+static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncount, int64_t pbytes, int tag,
+                         uint64_t *count, uint64_t *partial, int *temp, int *held) {
   uk_status st = UK_OK;
   pthread_mutex_lock(&k->scratch_lock);
   red_scratch *sc = NULL, tmp;
@@ -459,26 +465,26 @@ static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncou
       goto out;
     sc->ncount = n;
   }
-  if (sc->partial_bytes < pbytes) {
-    uk__context_free(k->base.ctx, sc->partial, stream);
-    sc->partial = 0;
-    sc->partial_bytes = 0;
+  if (sc->partial_bytes[tag] < pbytes) {
+    uk__context_free(k->base.ctx, sc->partial[tag], stream);
+    sc->partial[tag] = 0;
+    sc->partial_bytes[tag] = 0;
     int64_t n = pbytes < 65536 ? 65536 : pbytes;
-    /* zeros: every partial word's tag says "not written" (the last block of
-     * each launch clears the words it used; ukern/reduction.cuh) */
-    n = (n + 3) & ~(int64_t)3;
-    if ((st = uk__context_alloc(k->base.ctx, (size_t)n, stream, &sc->partial)) != UK_OK ||
-        (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->partial, 0, (size_t)n / 4, (CUstream)stream),
-                           "cuMemsetD32Async")) != UK_OK)
+    n = (n + 7) & ~(int64_t)7;
+    /* tagged: zeros, every word's tag "not written" (each launch's last
+     * blocks clear the words they took: ukern/reduction.cuh) */
+    if ((st = uk__context_alloc(k->base.ctx, (size_t)n, stream, &sc->partial[tag])) != UK_OK ||
+        (tag && (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->partial[tag], 0, (size_t)n / 4, (CUstream)stream),
+                                   "cuMemsetD32Async")) != UK_OK))
       goto out;
-    sc->partial_bytes = n;
+    sc->partial_bytes[tag] = n;
   }
   *count = sc->count;
-  *partial = sc->partial;
+  *partial = sc->partial[tag];
 out:
   if (st != UK_OK && *temp) {
     uk__context_free(k->base.ctx, sc->count, stream);
-    uk__context_free(k->base.ctx, sc->partial, stream);
+    uk__context_free(k->base.ctx, sc->partial[tag], stream);
   }
   *held = st == UK_OK && !*temp;
   if (!*held) pthread_mutex_unlock(&k->scratch_lock);
@@ -558,9 +564,10 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   CUfunction fn;
   if ((st = uk__spec_function(&k->base, e, s.kernel, uk__red_kernel_suffix(s.kernel), &fn)) != UK_OK) goto out;
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
-  if (s.nsplit > 1 &&
-      (st = scratch(k, f.device, f.stream, s.grid_x, uk__red_scratch_bytes(&s, (int64_t)e->aux), &count, &partial,
-                    &temp_scratch, &scratch_held)) != UK_OK)
+  /* red_group's partials of one 32-bit word are tagged 64-bit words (ukern/reduction.cuh) */
+  const int tag = pr.key.group == UK_RED_GROUP_G && e->aux == 4;
+  if (s.nsplit > 1 && (st = scratch(k, f.device, f.stream, s.grid_x, uk__red_scratch_bytes(&s, tag ? 8 : (int64_t)e->aux),
+                                    tag, &count, &partial, &temp_scratch, &scratch_held)) != UK_OK)
     goto out;
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, &pr, &s, f.ptr, partial, count, buf);

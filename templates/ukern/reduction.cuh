@@ -301,7 +301,8 @@ template <class T, int W> struct warp_reduce {
 //   path: bare sums of 64 KiB-64 MiB 0.2-0.4 us faster, H200, docs/PERF.md
 //   "Session 16"). The last block clears its column's partials (tag 0)
 //   after combining, so that the next launch (stream order) finds every
-//   word unwritten; the host zeroes new scratch.
+//   word unwritten; the host gives tagged partials a zeroed buffer of
+//   their own (plain words' bits could read as a tag).
 // - plain words behind a count with release and acquire semantics (wider
 //   partials: float64, complex, argmax pairs; and red_cols', whose last
 //   block keeps 8 loads in flight: 64-bit words took its programs from 32

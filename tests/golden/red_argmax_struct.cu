@@ -130,10 +130,10 @@ y = a.i;
   }
 };
 
-// Bytes of a split partial: the host reads the size of this symbol (a one-word
-// partial's tagged size, which red_cols' plain words take half of).
+// Bytes of a split partial's plain words: the host reads the size of this symbol
+// (4 in a group program: tagged 64-bit words, in a buffer of their own).
 extern "C" {
-__device__ ukern::detail::padded<ukern::comb<_uk_k>::type> _uk_partial_size[1];
+__device__ ukern::detail::padded<ukern::comb<_uk_k>::type, false> _uk_partial_size[1];
 }
 
 extern "C" __global__ void __launch_bounds__(256) argmax_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256, false>(_uk_a); }

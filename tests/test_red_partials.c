@@ -96,14 +96,12 @@ int main(void) {
   uk__cu.cuLaunchKernel = rec_launch;
   memset_d32 = uk__cu.cuMemsetD32Async;
   uk__cu.cuMemsetD32Async = rec_memset;
-  uk_options o;
-  memset(&o, 0, sizeof o);
-  o.allocator = (uk_allocator){rec_alloc, rec_free, NULL};
   uk_context *ctx;
-  CHECK_OK(uk_context_create(&o, &ctx));
-  const uk_reduction_spec spec = {.in_params = "T x", .out_params = "T y", .map_expr = "x", .reduce_expr = "a + b",
-                                  .post_map_expr = "y = a", .identity = "0", .name = "partials_sum"};
-  CHECK_OK(uk_reduction_create(ctx, &spec, &sum));
+  sum = ut_sum_with_allocator((uk_allocator){rec_alloc, rec_free, NULL}, "partials_sum", &ctx);
+  if (!sum) {
+    uk_context_destroy(ctx);
+    return ut_finish("test_red_partials");
+  }
   int64_t n = ((int64_t)1 << 20) + 1, cols[2] = {65536, 257};
   uk_array d, f, c;
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 1, &n, 0, NULL, &d));

@@ -85,14 +85,12 @@ int main(void) {
   ut_require_stand_in();
   uk__cu.cuLaunchKernel = rec_launch;
   thread_a = pthread_self();
-  uk_options o;
-  memset(&o, 0, sizeof o);
-  o.allocator = (uk_allocator){rec_alloc, rec_free, NULL};
   uk_context *ctx;
-  CHECK_OK(uk_context_create(&o, &ctx));
-  const uk_reduction_spec spec = {.in_params = "T x", .out_params = "T y", .map_expr = "x", .reduce_expr = "a + b",
-                                  .post_map_expr = "y = a", .identity = "0", .name = "scratch_sum"};
-  CHECK_OK(uk_reduction_create(ctx, &spec, &sum));
+  sum = ut_sum_with_allocator((uk_allocator){rec_alloc, rec_free, NULL}, "scratch_sum", &ctx);
+  if (!sum) {
+    uk_context_destroy(ctx);
+    return ut_finish("test_red_scratch");
+  }
   /* A: columns split into pieces (small scratch); B: more columns, more pieces (more scratch) */
   int64_t sa[2] = {A_ROWS, A_COLS}, sb[2] = {B_ROWS, B_COLS};
   CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 2, sa, 0, NULL, &xa));

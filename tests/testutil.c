@@ -34,6 +34,19 @@ void ut_require_stand_in(void) {
   }
 }
 
+uk_reduction *ut_sum_with_allocator(uk_allocator a, const char *name, uk_context **ctx) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.allocator = a;
+  *ctx = NULL;
+  CHECK_OK(uk_context_create(&o, ctx));
+  const uk_reduction_spec spec = {.in_params = "T x", .out_params = "T y", .map_expr = "x", .reduce_expr = "a + b",
+                                  .post_map_expr = "y = a", .identity = "0", .name = name};
+  uk_reduction *k = NULL;
+  if (*ctx) CHECK_OK(uk_reduction_create(*ctx, &spec, &k));
+  return k;
+}
+
 void ut_require_cluster_launch(const char *test) {
   ut_require_gpu();
   uk_device_info info;

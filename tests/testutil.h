@@ -86,6 +86,12 @@ void ut_require_stand_in(void);
  * device query is a failed check (exits through ut_finish). */
 void ut_require_cluster_launch(const char *test);
 
+/* For tests of a reduction's scratch: a new context (*ctx) whose device
+ * memory comes from `a`, and on it a sum reduction (`T x -> T y`, a + b,
+ * identity 0) named `name`, each step a check. Returns the reduction, or
+ * NULL; *ctx is the caller's to destroy either way. */
+uk_reduction *ut_sum_with_allocator(uk_allocator a, const char *name, uk_context **ctx);
+
 /* For gpu tests of one hand-written kernel: a new context (*ctx), src
  * compiled into *m and its kernel `name` given the signature sig, each step
  * a check. Returns the function, or NULL when there is none; *ctx and *m

@@ -1,8 +1,8 @@
 /* The group kernels after issue 25's changes (a thread, 8 threads, a warp
  * or a block per output; a split's last block combining its partials four
  * loads at a time; a fusion's argmax/argmin stepping each thread's running
- * pair in order, _uk_argmax_step) on a real GPU, into poisoned given
- * outputs:
+ * pair in order, _uk_argmax_step, and combining pairs with predicated
+ * selects, _uk_argmax_comb) on a real GPU, into poisoned given outputs:
  *  - a full float32 sum of 2^24 + 3 elements (a block, about a thousand
  *    splits: the last block's threads combine 4 partials each, the last
  *    trip partly) against a double reference, twice, bitwise the same;
@@ -19,6 +19,8 @@
  *    after a larger value too), rows of -inf only for argmax and +inf only
  *    for argmin (a tie with the identity's value: index 0), constant rows,
  *    one element, and the zero-size error;
+ *  - argmax/argmin combines: ties and NaN in every position between
+ *    threads, blocks and pieces, over rows and columns (argmax_combine_ties);
  *  - each UKERN_RED_TUNE variant: the default's bits (tune_bits);
  *  - one kernel's split scratch reused by plans of other layouts, float32
  *    and float64 partials (scratch_reuse);
@@ -320,6 +322,80 @@ static void argmax_fused(void) {
   drop(&x0);
 }
 
+/* A fused argmax/argmin's combine of two pairs (threads', blocks',
+ * pieces': _uk_argmax_comb, predicated selects) against NumPy's rule, the
+ * first NaN else the first extreme: small integers (ties within a vector,
+ * across threads, blocks and pieces) and a NaN in about one element in
+ * 600 (none in every other row), over rows of 4096 and 65541 (a group of
+ * threads per row, scalar tails), one output of 16384 (one block of 1024
+ * threads) and of 2^20 + 3 (split), and over the first axis of 4096 x 64
+ * and 1001 x 999 (columns: halving in shared memory, split). */
+/* `i = argmax(x, axis=0)` (argmin) of a rows x cols float32 x of values v
+ * into a poisoned given output, against host_arg of each column. */
+static void fused_arg_cols(const char *label, int is_max, const double *v, int64_t rows, int64_t cols) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .name = "gargc",
+                                                   .program = is_max ? "i = argmax(x, axis=0)" : "i = argmin(x, axis=0)"},
+                            &f));
+  if (!f) return;
+  const int64_t shape[2] = {rows, cols};
+  darr x = make(UK_FLOAT32, 2, shape, NULL, 0, 0, v);
+  darr y = make(UK_INT64, 1, &cols, NULL, 0, 0, NULL);
+  uk_arg in = uk_arg_array(&x.a);
+  CHECK_OK(uk_fusion_call(f, &in, 1, &y.a, 1, NULL));
+  int64_t *h = malloc(sizeof(int64_t) * (size_t)cols);
+  double *col = malloc(sizeof(double) * (size_t)rows);
+  CHECK_OK(uk_memcpy_dtoh(h, y.a.data, (size_t)cols * 8));
+  int bad = 0;
+  for (int64_t c = 0; c < cols; c++) {
+    for (int64_t r = 0; r < rows; r++) col[r] = v[r * cols + c];
+    const int64_t want = host_arg(col, rows, is_max);
+    if (h[c] != want && bad++ < 5)
+      fprintf(stderr, "%s: column %lld: got %lld, want %lld\n", label, (long long)c, (long long)h[c], (long long)want);
+  }
+  ut_checks++;
+  if (bad) ut_failures++;
+  free(col);
+  free(h);
+  drop(&y);
+  drop(&x);
+  uk_fusion_destroy(f);
+}
+
+static void argmax_combine_ties(void) {
+  static const int64_t shapes[][2] = {{50, 4096}, {3, 65541}, {1, 16384}, {1, 1048579}, {4096, 64}, {1001, 999}};
+  uint64_t seed = 12345;
+  for (int j = 0; j < 6; j++) {
+    const int64_t rows = shapes[j][0], cols = shapes[j][1], n = rows * cols;
+    double *v = malloc(sizeof(double) * (size_t)n);
+    for (int64_t k = 0; k < n; k++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const unsigned r = (unsigned)(seed >> 33);
+      v[k] = r % 600 == 0 ? NAN : (double)(r % 8) - 3;
+    }
+    /* every other output with no NaN: the first extreme wins among many ties */
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < cols; c++)
+        if ((j >= 4 ? c : r) % 2 == 0 && isnan(v[r * cols + c])) v[r * cols + c] = 1;
+    char label[64];
+    if (j >= 4) { /* over the first axis: columns (red_cols) */
+      snprintf(label, sizeof label, "argmax ties %lldx%lld axis 0", (long long)rows, (long long)cols);
+      fused_arg_cols(label, 1, v, rows, cols);
+      snprintf(label, sizeof label, "argmin ties %lldx%lld axis 0", (long long)rows, (long long)cols);
+      fused_arg_cols(label, 0, v, rows, cols);
+      free(v);
+      continue;
+    }
+    darr x = make(UK_FLOAT32, 2, shapes[j], NULL, 0, 0, v);
+    snprintf(label, sizeof label, "argmax ties %lldx%lld", (long long)rows, (long long)cols);
+    fused_arg(label, 1, &x, rows > 1, v, rows, cols);
+    snprintf(label, sizeof label, "argmin ties %lldx%lld", (long long)rows, (long long)cols);
+    fused_arg(label, 0, &x, rows > 1, v, rows, cols);
+    drop(&x);
+    free(v);
+  }
+}
+
 /* The device code's measurement knobs (UKERN_RED_TUNE, read when a
  * reduction is created) change how loads are cached, how many partials
  * the last block loads at once and loads per trip, never a
@@ -530,6 +606,7 @@ int main(void) {
   new_plans();
   two_inputs();
   argmax_fused();
+  argmax_combine_ties();
   tune_bits();
   scratch_reuse();
   wide_plans();

@@ -334,17 +334,21 @@ template <class T> _UK_FD _uk_argpair<T> _uk_argpair_make(T v, long long i) {
   r.i = i;
   return r;
 }
+// The combine of any two pairs (threads', blocks'): b wins if it is the
+// extreme (a NaN, or not NaN against a value it passes), or ties a (both
+// NaN, or equal) with a lower index. Bitwise, not short-circuit: predicates
+// and selects. The branchy form diverged at every shuffle step: most of a
+// one-block argmax's time (16384 float32: 6.2 us against 4.5 for a sum),
+// and 3-7 registers more (35 for a full argmax, 55 for a column one).
 template <class T> _UK_FD _uk_argpair<T> _uk_argmax_comb(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
-  bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
-  if (na != nb) return na ? a : b;
-  if (!na && a.v != b.v) return a.v > b.v ? a : b;
-  return a.i <= b.i ? a : b;
+  const bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
+  const bool wins = (!na) & (nb | (b.v > a.v)), tie = na ? nb : ((!nb) & (a.v == b.v));
+  return (wins | (tie & (b.i < a.i))) ? b : a;
 }
 template <class T> _UK_FD _uk_argpair<T> _uk_argmin_comb(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
-  bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
-  if (na != nb) return na ? a : b;
-  if (!na && a.v != b.v) return a.v < b.v ? a : b;
-  return a.i <= b.i ? a : b;
+  const bool na = _uk_isnan(a.v), nb = _uk_isnan(b.v);
+  const bool wins = (!na) & (nb | (b.v < a.v)), tie = na ? nb : ((!nb) & (a.v == b.v));
+  return (wins | (tie & (b.i < a.i))) ? b : a;
 }
 
 // The in-order steps of one thread's running pair (reduction.cuh's red_acc:

@@ -224,36 +224,45 @@ static void two_inputs(void) {
   uk_reduction_destroy(k);
 }
 
-/* NumPy's argmax/argmin of a row: the first NaN, else the first extreme. */
-static int64_t host_arg(const double *v, int64_t n, int is_max) {
+/* NumPy's argmax/argmin of n values `stride` apart: the first NaN, else the
+ * first extreme. */
+static int64_t host_arg(const double *v, int64_t n, int64_t stride, int is_max) {
   int64_t b = 0;
   for (int64_t k = 1; k < n; k++) {
-    if (isnan(v[b])) break;
-    if (isnan(v[k]) || (is_max ? v[k] > v[b] : v[k] < v[b])) b = k;
+    if (isnan(v[b * stride])) break;
+    if (isnan(v[k * stride]) || (is_max ? v[k * stride] > v[b * stride] : v[k * stride] < v[b * stride])) b = k;
   }
   return b;
 }
 
-/* uk_fusion `i = argmax(x[, axis=1])` into a poisoned given int64 output. */
-static void fused_arg(const char *label, int is_max, const darr *x, int axis1, const double *v, int64_t rows,
+/* What fused_arg reduces a rows x cols x over. */
+enum { ARG_ALL, ARG_ROWS /* axis=1 */, ARG_COLS /* axis=0 */ };
+
+/* uk_fusion `i = argmax(x[, axis=1 or 0])` (argmin) of a rows x cols x
+ * holding v, into a poisoned given int64 output, against host_arg. */
+static void fused_arg(const char *label, int is_max, const darr *x, int over, const double *v, int64_t rows,
                       int64_t cols) {
+  static const char *const progs[2][3] = {{"i = argmin(x)", "i = argmin(x, axis=1)", "i = argmin(x, axis=0)"},
+                                          {"i = argmax(x)", "i = argmax(x, axis=1)", "i = argmax(x, axis=0)"}};
   uk_fusion *f = NULL;
-  const char *prog = is_max ? (axis1 ? "i = argmax(x, axis=1)" : "i = argmax(x)")
-                            : (axis1 ? "i = argmin(x, axis=1)" : "i = argmin(x)");
-  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = prog, .name = "garg"},
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = progs[is_max][over],
+                                                   .name = "garg"},
                             &f));
   if (!f) return;
-  int64_t no = axis1 ? rows : 1;
-  darr y = make(UK_INT64, axis1 ? 1 : 0, &rows, NULL, 0, 0, NULL);
+  int64_t no = over == ARG_ROWS ? rows : over == ARG_COLS ? cols : 1;
+  darr y = make(UK_INT64, over == ARG_ALL ? 0 : 1, &no, NULL, 0, 0, NULL);
   uk_arg in = uk_arg_array(&x->a);
   CHECK_OK(uk_fusion_call(f, &in, 1, &y.a, 1, NULL));
   int64_t *h = malloc(sizeof(int64_t) * (size_t)no);
   CHECK_OK(uk_memcpy_dtoh(h, y.a.data, (size_t)no * 8));
   int bad = 0;
   for (int64_t r = 0; r < no; r++) {
-    int64_t want = axis1 ? host_arg(v + r * cols, cols, is_max) : host_arg(v, rows * cols, is_max);
+    int64_t want = over == ARG_ROWS   ? host_arg(v + r * cols, cols, 1, is_max)
+                   : over == ARG_COLS ? host_arg(v + r, rows, cols, is_max)
+                                      : host_arg(v, rows * cols, 1, is_max);
     if (h[r] != want && bad++ < 5)
-      fprintf(stderr, "%s: row %lld: got %lld, want %lld\n", label, (long long)r, (long long)h[r], (long long)want);
+      fprintf(stderr, "%s: output %lld: got %lld, want %lld\n", label, (long long)r, (long long)h[r],
+              (long long)want);
   }
   ut_checks++;
   if (bad) ut_failures++;
@@ -271,14 +280,14 @@ static void argmax_fused(void) {
   v[1000002] = -5;
   v[2000001] = v[4000000] = -5;
   darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
-  fused_arg("argmax, ties", 1, &x, 0, v, n, 1);
-  fused_arg("argmin, ties", 0, &x, 0, v, n, 1);
+  fused_arg("argmax, ties", 1, &x, ARG_ALL, v, n, 1);
+  fused_arg("argmin, ties", 0, &x, ARG_ALL, v, n, 1);
   drop(&x);
   v[3500001] = NAN; /* after the maxima: NaN wins */
   v[3999999] = NAN;
   x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
-  fused_arg("argmax, NaN", 1, &x, 0, v, n, 1);
-  fused_arg("argmin, NaN", 0, &x, 0, v, n, 1);
+  fused_arg("argmax, NaN", 1, &x, ARG_ALL, v, n, 1);
+  fused_arg("argmin, NaN", 0, &x, ARG_ALL, v, n, 1);
   drop(&x);
   free(v);
   /* rows: odd (scalar loads) and 1024 wide (vectors), special rows */
@@ -298,8 +307,8 @@ static void argmax_fused(void) {
     v[8 * cols + 0] = NAN;                                           /* a NaN first */
     v[9 * cols + cols - 1] = NAN;                                    /* a NaN last */
     darr xr = make(UK_FLOAT32, 2, shapes[j], NULL, 0, 0, v);
-    fused_arg(j ? "argmax, rows of 1024" : "argmax, rows of 1029", 1, &xr, 1, v, rows, cols);
-    fused_arg(j ? "argmin, rows of 1024" : "argmin, rows of 1029", 0, &xr, 1, v, rows, cols);
+    fused_arg(j ? "argmax, rows of 1024" : "argmax, rows of 1029", 1, &xr, ARG_ROWS, v, rows, cols);
+    fused_arg(j ? "argmin, rows of 1024" : "argmin, rows of 1029", 0, &xr, ARG_ROWS, v, rows, cols);
     drop(&xr);
     free(v);
   }
@@ -307,7 +316,7 @@ static void argmax_fused(void) {
   int64_t one = 1, zero = 0;
   double v1 = -2;
   darr x1 = make(UK_FLOAT32, 1, &one, NULL, 0, 0, &v1);
-  fused_arg("argmax, one element", 1, &x1, 0, &v1, 1, 1);
+  fused_arg("argmax, one element", 1, &x1, ARG_ALL, &v1, 1, 1);
   drop(&x1);
   darr x0 = make(UK_FLOAT32, 1, &zero, NULL, 0, 0, NULL);
   uk_fusion *f = NULL;
@@ -330,38 +339,6 @@ static void argmax_fused(void) {
  * threads per row, scalar tails), one output of 16384 (one block of 1024
  * threads) and of 2^20 + 3 (split), and over the first axis of 4096 x 64
  * and 1001 x 999 (columns: halving in shared memory, split). */
-/* `i = argmax(x, axis=0)` (argmin) of a rows x cols float32 x of values v
- * into a poisoned given output, against host_arg of each column. */
-static void fused_arg_cols(const char *label, int is_max, const double *v, int64_t rows, int64_t cols) {
-  uk_fusion *f = NULL;
-  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .name = "gargc",
-                                                   .program = is_max ? "i = argmax(x, axis=0)" : "i = argmin(x, axis=0)"},
-                            &f));
-  if (!f) return;
-  const int64_t shape[2] = {rows, cols};
-  darr x = make(UK_FLOAT32, 2, shape, NULL, 0, 0, v);
-  darr y = make(UK_INT64, 1, &cols, NULL, 0, 0, NULL);
-  uk_arg in = uk_arg_array(&x.a);
-  CHECK_OK(uk_fusion_call(f, &in, 1, &y.a, 1, NULL));
-  int64_t *h = malloc(sizeof(int64_t) * (size_t)cols);
-  double *col = malloc(sizeof(double) * (size_t)rows);
-  CHECK_OK(uk_memcpy_dtoh(h, y.a.data, (size_t)cols * 8));
-  int bad = 0;
-  for (int64_t c = 0; c < cols; c++) {
-    for (int64_t r = 0; r < rows; r++) col[r] = v[r * cols + c];
-    const int64_t want = host_arg(col, rows, is_max);
-    if (h[c] != want && bad++ < 5)
-      fprintf(stderr, "%s: column %lld: got %lld, want %lld\n", label, (long long)c, (long long)h[c], (long long)want);
-  }
-  ut_checks++;
-  if (bad) ut_failures++;
-  free(col);
-  free(h);
-  drop(&y);
-  drop(&x);
-  uk_fusion_destroy(f);
-}
-
 static void argmax_combine_ties(void) {
   static const int64_t shapes[][2] = {{50, 4096}, {3, 65541}, {1, 16384}, {1, 1048579}, {4096, 64}, {1001, 999}};
   uint64_t seed = 12345;
@@ -377,20 +354,14 @@ static void argmax_combine_ties(void) {
     for (int64_t r = 0; r < rows; r++)
       for (int64_t c = 0; c < cols; c++)
         if ((j >= 4 ? c : r) % 2 == 0 && isnan(v[r * cols + c])) v[r * cols + c] = 1;
-    char label[64];
-    if (j >= 4) { /* over the first axis: columns (red_cols) */
-      snprintf(label, sizeof label, "argmax ties %lldx%lld axis 0", (long long)rows, (long long)cols);
-      fused_arg_cols(label, 1, v, rows, cols);
-      snprintf(label, sizeof label, "argmin ties %lldx%lld axis 0", (long long)rows, (long long)cols);
-      fused_arg_cols(label, 0, v, rows, cols);
-      free(v);
-      continue;
-    }
+    /* over the first axis from 4 on: columns (red_cols) */
+    const int over = j >= 4 ? ARG_COLS : rows > 1 ? ARG_ROWS : ARG_ALL;
     darr x = make(UK_FLOAT32, 2, shapes[j], NULL, 0, 0, v);
-    snprintf(label, sizeof label, "argmax ties %lldx%lld", (long long)rows, (long long)cols);
-    fused_arg(label, 1, &x, rows > 1, v, rows, cols);
-    snprintf(label, sizeof label, "argmin ties %lldx%lld", (long long)rows, (long long)cols);
-    fused_arg(label, 0, &x, rows > 1, v, rows, cols);
+    char label[64];
+    snprintf(label, sizeof label, "argmax ties %lldx%lld over %d", (long long)rows, (long long)cols, over);
+    fused_arg(label, 1, &x, over, v, rows, cols);
+    snprintf(label, sizeof label, "argmin ties %lldx%lld over %d", (long long)rows, (long long)cols, over);
+    fused_arg(label, 0, &x, over, v, rows, cols);
     drop(&x);
     free(v);
   }
@@ -529,11 +500,11 @@ static void wide_plans(void) {
   v[100] = v[7000] = 1.5;
   v[12000] = 3.0;
   darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
-  fused_arg("wide argmax", 1, &x, 0, v, n, rows);
+  fused_arg("wide argmax", 1, &x, ARG_ALL, v, n, rows);
   v[12000] = 0;
   drop(&x);
   x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
-  fused_arg("wide argmax, a tie", 1, &x, 0, v, n, rows);
+  fused_arg("wide argmax, a tie", 1, &x, ARG_ALL, v, n, rows);
   drop(&x);
   free(v);
 }

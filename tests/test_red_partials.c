@@ -9,7 +9,7 @@
  * the context's allocator recording allocations, cuMemsetD32Async and
  * cuLaunchKernel recording their arguments (no kernel runs): each split
  * launch's partials are the allocation of 64 KiB or more its argument
- * buffer names. */
+ * buffer names. Last, an allocator whose partials are not 16-byte aligned. */
 #include "runtime/cudadrv.h"
 #include "testutil.h"
 
@@ -71,6 +71,43 @@ static CUresult rec_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, 
   return CUDA_SUCCESS;
 }
 
+/* An allocator whose buffers of 64 KiB or more (the partials) start 8 bytes
+ * past a 16-byte boundary. */
+static int off_alloc(void *user, size_t bytes, void *stream, uint64_t *dptr) {
+  (void)user, (void)stream;
+  unsigned char *m = aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  *dptr = (uint64_t)(uintptr_t)(m && bytes >= MIN_PARTIAL ? m + 8 : m);
+  return m ? 0 : 1;
+}
+
+static void off_free(void *user, uint64_t dptr, void *stream) {
+  (void)user, (void)stream;
+  free((void *)(uintptr_t)(dptr & ~(uint64_t)255));
+}
+
+/* Partials move as 16-byte words: an allocator's pointer off that
+ * boundary fails the call with a hint, and nothing leaks (ASan). */
+static void misaligned_allocator(void) {
+  uk_context *ctx;
+  uk_reduction *k = ut_sum_with_allocator((uk_allocator){off_alloc, off_free, NULL}, "misaligned_sum", &ctx);
+  if (!k) {
+    uk_context_destroy(ctx);
+    return;
+  }
+  int64_t n = ((int64_t)1 << 20) + 1;
+  uk_array x, y;
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT64, 1, &n, 0, NULL, &x));
+  uk_arg in = uk_arg_array(&x);
+  CHECK_STATUS(uk_reduction_call(k, &in, 1, &y, 1, NULL), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "misaligned_sum: the context's allocator returned 0x");
+  CHECK_CONTAINS(uk_last_error(), "not aligned to 16 bytes");
+  uk_array_free(ctx, &x, NULL);
+  uk_array_free(ctx, &y, NULL);
+  uk_reduction_destroy(k);
+  uk_context_destroy(ctx);
+}
+
 static uk_reduction *sum;
 
 /* The partials of one call over `axes` (NULL: all) of x into a fresh output. */
@@ -128,5 +165,6 @@ int main(void) {
   uk_array_free(ctx, &c, NULL);
   uk_reduction_destroy(sum);
   uk_context_destroy(ctx);
+  misaligned_allocator();
   return ut_finish("test_red_partials");
 }

@@ -245,7 +245,7 @@ static void plan_point(int ndim, const int64_t *shape, unsigned reduced, uk_red_
   for (int d = 0; d < ndim; d++) red[d] = (uint8_t)((reduced >> d) & 1);
   uk_red_loops R;
   plan(ndim, shape, red, 0, s, &R);
-  uk_red_facts g = {R.nout, R.nred, 4, 4, 4, 0, 0};
+  uk_red_facts g = {R.nout, R.nred, 4, 4, 4, 0, 0, 0};
   *f = g;
 }
 
@@ -324,17 +324,17 @@ static void test_cols_sweep(void) {
   /* A struct argmax over the first axis of 1024 x 16384 (ncu: 256 blocks, 23.7%
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
-  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0};
+  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0, 0};
   uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0, 0};
   uk__red_choose_in(&am, &s);
-  uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0};
+  uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
   CHECK(s.nsplit * s.by >= 32 && uk__red_cost_us(&s, &af, 132) < uk__red_cost_us(&old, &af, 132) / 1.15);
   /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 32 blocks of
    * scalars (CuPy's 32 blocks took 3.04 us in the kernel, ukern's 4 took
    * 4.06); 32768 outputs of 512 at 64 MiB: 512 blocks, not 256. */
-  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0},
-                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
+  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0},
+                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk__red_choose_in(&sm, &s);
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 16);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 8 threads per output, 32 blocks");
@@ -352,7 +352,7 @@ static void test_split_cap(void) {
   } cases[] = {{256, 65536, 64}, {128, 131072, 64}, {64, 65536, 64}, {256, 16384, 64}, {256, 262144, 64},
                {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {1024, 256, 8}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (s.slots < UK_RED_BLOCK ? s.slots : UK_RED_BLOCK));
@@ -376,7 +376,7 @@ static void test_slab_tiles(void) {
                {32768, 512, 1, 16, 512},   {262144, 256, 1, 8, 2048},  {16384, 64, 1, 32, 512},
                {65536, 256, 0, 8, 512},    {524288, 32, 0, 1, 512}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec && s.nsplit == 1 && s.by == cases[j].by && s.grid_x == cases[j].blocks);
@@ -398,7 +398,7 @@ static void test_slab_tiles(void) {
  * column plan remade with the given threads per output, vectors and split;
  * anything else, or nothing asked, left alone. */
 static void test_cols_force(void) {
-  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0};
+  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk_red_strategy s, chosen;
   uk__red_choose_in(&in, &chosen);
   s = chosen;
@@ -421,7 +421,7 @@ static void test_cols_force(void) {
   nv.vec_ok = 0;
   uk__red_cols_force(&nv, 8, 1, 0, -1, &s); /* no vectors where the loops forbid them */
   CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
-  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0};
+  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk__red_choose_in(&g, &chosen);
   s = chosen;
   uk__red_cols_force(&g, 16, 1, 4, 1, &s);
@@ -454,7 +454,7 @@ static void test_narrow_lanes(void) {
   };
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, cases[j].elem, UK_RED_GROUP_G, cases[j].vec_ok, 4, 4, 132, 8,
-                         0, 0, cases[j].narrow};
+                         0, 0, cases[j].narrow, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == cases[j].kernel && uk__red_threads_per_output(&s) == cases[j].threads && s.nsplit == 1);
@@ -469,7 +469,7 @@ static void test_narrow_lanes(void) {
 
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
-  uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0};
+  uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0, 0};
   uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0, 0}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
@@ -477,12 +477,12 @@ static void test_cost_terms(void) {
    * a warp per row streams */
   CHECK(uk__red_cost_us(&b, &f, 132) > 1.2 * uk__red_cost_us(&w, &f, 132));
   /* no outputs: nothing runs */
-  uk_red_facts none = {0, 1024, 4, 4, 4, 0, 0};
+  uk_red_facts none = {0, 1024, 4, 4, 4, 0, 0, 0};
   CHECK(uk__red_cost_us(&b, &none, 132) == 0);
   /* the same plan on fewer SMs is never faster */
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
-  uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0};
+  uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0, 0};
   uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
@@ -698,8 +698,33 @@ static void test_tiny(void) {
   CHECK(!s.wide && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK);
 }
 
+/* Partials wider than a word cost each block (red_cost.c's WIDE_BLOCK_US):
+ * a column argmax (16-byte pairs, 4 blocks per SM) over the first axis of
+ * 1024 x 4096 took 16.5 us with the 1024 blocks a float32's plan has, 12.4
+ * with 512 of 32 threads an output (H200, session 18); the float32 plan
+ * (4-byte partials, or 0: not known) does not move. */
+static void test_wide_partials(void) {
+  uk_red_plan_in f32 = {4096, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 4, 0, 0, 0, 0}, f32b = f32, pair = f32;
+  f32b.partial_bytes = 4;
+  pair.partial_bytes = 16;
+  uk_red_strategy a, b, p;
+  uk__red_choose_in(&f32, &a);
+  uk__red_choose_in(&f32b, &b);
+  uk__red_choose_in(&pair, &p);
+  CHECK(memcmp(&a, &b, sizeof a) == 0);
+  CHECK(a.kernel == UK_RED_COLS && a.grid_x * a.nsplit == 1024);
+  CHECK(p.kernel == UK_RED_COLS && p.grid_x * p.nsplit <= 512 && p.grid_x * p.nsplit >= 132);
+  uk_red_facts wf = {4096, 1024, 4, 4, 4, 4, 0, 0}, wp = wf;
+  wp.partial_bytes = 16;
+  CHECK(uk__red_cost_us(&a, &wf, 132) == uk__red_cost_us(&a, &(uk_red_facts){4096, 1024, 4, 4, 4, 4, 0, 4}, 132));
+  /* each block past the first per SM: 3 words past the first, WIDE_BLOCK_US each */
+  const double extra = uk__red_cost_us(&a, &wp, 132) - uk__red_cost_us(&a, &wf, 132);
+  CHECK(extra > 3 * 0.4 * 7.5 && extra < 3 * 0.4 * 8.5);
+}
+
 int main(void) {
   test_axes();
+  test_wide_partials();
   test_tiny();
   test_loops_and_strategy();
   test_sweep_plans();

@@ -132,7 +132,9 @@ UK_API uk_status uk_dtype_encode(uk_dtype t, double v, void *out);
 typedef struct uk_context uk_context;
 
 /* Allocator hooks. alloc writes a device pointer for `bytes` bytes on the
- * current device, ordered on `stream`; free releases it, ordered on `stream`. */
+ * current device, ordered on `stream`, aligned to at least 16 bytes (as
+ * cuMemAlloc's, 256, and CuPy's and PyTorch's pools'); free releases it,
+ * ordered on `stream`. */
 typedef struct uk_allocator {
   int (*alloc)(void *user, size_t bytes, void *stream, uint64_t *dptr); /* 0 = ok */
   void (*free)(void *user, uint64_t dptr, void *stream);

@@ -4,16 +4,16 @@
  * bytes at the rate its loads in flight can sustain (Little's law), and
  * the longest chain of dependent steps one thread runs (rounds of loads,
  * each a memory latency, and the combines between outputs); then, for a
- * split launch, the last block's combine of the partials.
+ * split launch, the last block's combine of the partials; for partials
+ * wider than one word, a cost per block (WIDE_BLOCK_US).
  *
  * Constants: the H200 sweep of 2026-11-27 (bench/results/sweep-2026-11-27-
  * h200.json, float32, L2 flushed, event-timed from Python; docs/PERF.md
  * "Sweep"), each from the points named beside it, read with the plans the
  * planner of that day chose for them. Those marked "model" had no point
  * that isolates them. Residency (blocks per SM) is the loaded kernel's
- * (cuOccupancyMaxActiveBlocksPerMultiprocessor, uk_red_facts.per_sm): 8
- * for the float32 sum programs (30-32 registers), 3 for an argmax pair's
- * column kernel (77). */
+ * (occupancy.h, uk_red_facts.per_sm): 8 for the float32 sum programs
+ * (30-32 registers), 4 for an argmax pair's column kernel (56). */
 #include "codegen/red_cost.h"
 
 
@@ -88,6 +88,19 @@
  * blocks: 8 threads per output over rows of 128, a warp over rows of 512)
  * 5.8-6.2 us; 32 KiB at 1/132 of the copy rate is 1.0 us. */
 #define ROUND_FREE_B 8192.0
+/* Each block of a column kernel, per SM, per 32-bit word of its partial
+ * past the first: a block's halving in shared memory, its partial's store
+ * and the last block's loads move the whole reduce type (an argmax pair:
+ * 4 words), so wide partials make every block dearer, which neither the
+ * streaming nor the chain sees. Fused argmax over axis 0 (H200, session
+ * 18, L2 flushed; docs/PERF.md "Session 18"), 9 shapes of 4 MiB-64 MiB
+ * timed at every tile width 8/16/32 and 1-32 pieces: at 1024 x 4096 the
+ * kernel took 12.3, 13.6 and 16.5 us with 256, 512 and 1024 blocks, the
+ * float32 sum 10.1-10.3 at all three; float64 sums in between. 0.3-0.5
+ * puts the plan of every argmax shape within 0.1-1.1 us of its best timed
+ * one (0.4 the fewest us lost in all, with vector partials or without);
+ * one word (float32 sums) adds nothing, so their plans do not move. */
+#define WIDE_BLOCK_US 0.4
 /* Elements per round of a thread reading one element at a time: the
  * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
  * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
@@ -126,7 +139,7 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
   /* INFLIGHT_US was measured on the group kernels; the column and packed
    * kernels' plans were fitted with LAT_US (their own recalibration is
    * separate work) */
-  double chain = 0, split = 0, inflight = 0, lat = LAT_US;
+  double chain = 0, split = 0, inflight = 0, lat = LAT_US, wide = 0;
   if (s->kernel == UK_RED_COLS) {
     const double by = s->by > 0 ? s->by : 1, bx = B / by, slots = (double)s->slots, nv = slots / bx;
     const double trip = 4; /* rows per round: red_cols issues 4 rows' loads, vectors or not */
@@ -146,6 +159,7 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
      * barriers in all, a saving not measured yet. */
     chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
             round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
+    if (f->partial_bytes > 4) wide = (f->partial_bytes / 4.0 - 1) * cdivd(blocks, sms > 0 ? sms : 1) * WIDE_BLOCK_US;
     if (s->nsplit > 1) {
       const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
       const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */
@@ -181,5 +195,5 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
     if (s->nsplit > 1)
       split = 2 * L2DEP_US + cdivd(cdivd((double)s->nsplit, g), 4) * L2DEP_US + comb + ARRIVE_US * (double)s->nsplit;
   }
-  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, lat, sms), chain) + split;
+  return T0_US + mind(bytes / BW_B_PER_US, RAMP_US) + maxd(stream_us(bytes, conc, inflight, lat, sms), chain) + split + wide;
 }

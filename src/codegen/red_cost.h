@@ -18,6 +18,7 @@ typedef struct uk_red_facts {
   int itemsize;       /* the largest loop input's bytes per element */
   int per_sm;         /* blocks of UK_RED_BLOCK threads resident per SM (0: 2048 / UK_RED_BLOCK) */
   int deep;           /* uk_red_plan_in.deep: several inputs' loads a trip in flight */
+  int partial_bytes;  /* uk_red_plan_in.partial_bytes: a block's value per output (0: 4) */
 } uk_red_facts;
 
 /* Predicted microseconds of a call with strategy s (as event-timed from

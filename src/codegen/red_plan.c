@@ -412,7 +412,7 @@ void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
   }
   if (in->sms < 1) in->sms = 1;
   if (in->per_sm < 1 || in->per_sm > 2048 / UK_RED_BLOCK) in->per_sm = 2048 / UK_RED_BLOCK;
-  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize, in->per_sm, in->deep};
+  uk_red_facts f = {in->nout, in->nred, in->elem_bytes, in->vec, in->itemsize, in->per_sm, in->deep, in->partial_bytes};
   if (in->group == UK_RED_GROUP_COLS) {
     choose_cols(in, &f, s);
   } else if (in->group == UK_RED_GROUP_PACK) {

@@ -186,6 +186,9 @@ typedef struct uk_red_plan_in {
                          (every byte written: memcmp compares them all) */
   int32_t narrow;     /* G: the program also combines groups of 2 or 4 threads
                          (uk_red_key.narrow): 0 from uk__red_plan_in; the caller sets it */
+  int32_t partial_bytes; /* bytes of the program's partial (its reduce type's words: an
+                            argmax pair 16): 0 from uk__red_plan_in (taken as 4); a caller
+                            that knows the loaded program sets it, as per_sm */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

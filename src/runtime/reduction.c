@@ -474,6 +474,12 @@ static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncou
     /* tagged: zeros, every word's tag "not written" (each launch's last
      * blocks clear the words they took: ukern/reduction.cuh) */
     if ((st = uk__context_alloc(k->base.ctx, (size_t)n, stream, &sc->partial[tag])) != UK_OK ||
+        (sc->partial[tag] % 16 &&
+         (st = uk__errorf(UK_ERR_INVALID,
+                          "%s: the context's allocator returned 0x%llx, not aligned to 16 bytes; a split "
+                          "reduction's partials move as 16-byte words (hint: return pointers aligned as "
+                          "cuMemAlloc's, to 256 bytes)",
+                          k->base.name, (unsigned long long)sc->partial[tag])) != UK_OK) ||
         (tag && (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->partial[tag], 0, (size_t)n / 4, (CUstream)stream),
                                    "cuMemsetD32Async")) != UK_OK))
       goto out;
@@ -514,10 +520,11 @@ static const red_memo *memo_find(const uk_red_plan_in *in) {
   return NULL;
 }
 
-static void choose(const prep *pr, int sms, int per_sm, uk_red_strategy *s) {
+static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, uk_red_strategy *s) {
   uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
   in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
+  in.partial_bytes = partial_bytes <= 64 ? (int32_t)partial_bytes : 64;
   const red_memo *hit = memo_find(&in);
   if (hit) {
     *s = hit->s;
@@ -550,7 +557,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  choose(&pr, uk__device_sm_count(f.device), e->occupancy, &s);
+  choose(&pr, uk__device_sm_count(f.device), e->occupancy, e->aux, &s);
   if (k->forced) uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);

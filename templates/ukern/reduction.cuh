@@ -311,7 +311,9 @@ template <class T, int W> struct warp_reduce {
 template <class T> struct one_word {
   enum { value = words<T>::N == 1 };
 };
-template <class T, bool TAG = one_word<T>::value> struct padded {
+// Plain words of 8 or 16 bytes are aligned so that they move as one vector
+// access (an argmax pair: one 128-bit store, not four 32-bit ones).
+template <class T, bool TAG = one_word<T>::value> struct alignas(words<T>::N == 4 ? 16 : words<T>::N == 2 ? 8 : 4) padded {
   unsigned int w[words<T>::N];
 };
 template <class T> struct padded<T, true> {
@@ -334,6 +336,10 @@ template <class T, bool TAG> __device__ __forceinline__ void put_partial(padded<
   a.put(v);
   if constexpr (TAG) {
     st_relaxed(&p->w[0], (1ull << 32) | a.w[0]);
+  } else if constexpr (words<T>::N == 4) {
+    __stcg((uint4 *)p->w, make_uint4(a.w[0], a.w[1], a.w[2], a.w[3]));
+  } else if constexpr (words<T>::N == 2) {
+    __stcg((uint2 *)p->w, make_uint2(a.w[0], a.w[1]));
   } else {
 #pragma unroll
     for (int k = 0; k < words<T>::N; k++) __stcg(&p->w[k], a.w[k]);
@@ -348,6 +354,12 @@ template <class T, bool TAG> __device__ __forceinline__ padded<T, TAG> load_part
   padded<T, TAG> r;
   if constexpr (TAG) {
     r.w[0] = ld_relaxed(&p->w[0]);
+  } else if constexpr (words<T>::N == 4) {
+    const uint4 v = __ldcg((const uint4 *)p->w);
+    r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
+  } else if constexpr (words<T>::N == 2) {
+    const uint2 v = __ldcg((const uint2 *)p->w);
+    r.w[0] = v.x, r.w[1] = v.y;
   } else {
 #pragma unroll
     for (int k = 0; k < words<T>::N; k++) r.w[k] = __ldcg(&p->w[k]);

@@ -720,6 +720,15 @@ static void test_wide_partials(void) {
   /* each block past the first per SM: 3 words past the first, WIDE_BLOCK_US each */
   const double extra = uk__red_cost_us(&a, &wp, 132) - uk__red_cost_us(&a, &wf, 132);
   CHECK(extra > 3 * 0.4 * 7.5 && extra < 3 * 0.4 * 8.5);
+  /* below 4 MiB in proportion to the bytes: 256 outputs of 1024 (1 MiB), a quarter */
+  uk_red_facts sf = {256, 1024, 4, 4, 4, 4, 0, 0}, sp = sf;
+  sp.partial_bytes = 16;
+  uk_red_strategy t = a;
+  t.grid_x = 8;
+  t.nsplit = 32;
+  t.chunk = 32;
+  const double small = uk__red_cost_us(&t, &sp, 132) - uk__red_cost_us(&t, &sf, 132);
+  CHECK(small > 3 * 0.4 * 2 / 4 * 0.99 && small < 3 * 0.4 * 2 / 4 * 1.01); /* 256 blocks: 2 per SM */
 }
 
 int main(void) {

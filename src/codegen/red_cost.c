@@ -101,6 +101,10 @@
  * one (0.4 the fewest us lost in all, with vector partials or without);
  * one word (float32 sums) adds nothing, so their plans do not move. */
 #define WIDE_BLOCK_US 0.4
+/* ... in full from 4 MiB; below, in proportion to the bytes: there the
+ * blocks' pair work hides behind the latency (1024 x 256 over axis 0, 1
+ * MiB: 7.3 us with 256 blocks, 7.7 with the 64 the whole term chose). */
+#define WIDE_FULL_BYTES (4.0 * 1048576.0)
 /* Elements per round of a thread reading one element at a time: the
  * scalar loops keep about 2 loads in flight (the non-adjacent 1 GiB points
  * above: 0.468 ms for 2 waves of 512 elements per thread is 0.46 us per
@@ -159,7 +163,9 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
      * barriers in all, a saving not measured yet. */
     chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
             round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
-    if (f->partial_bytes > 4) wide = (f->partial_bytes / 4.0 - 1) * cdivd(blocks, sms > 0 ? sms : 1) * WIDE_BLOCK_US;
+    if (f->partial_bytes > 4)
+      wide = (f->partial_bytes / 4.0 - 1) * cdivd(blocks, sms > 0 ? sms : 1) * WIDE_BLOCK_US *
+             mind(1, bytes / WIDE_FULL_BYTES);
     if (s->nsplit > 1) {
       const double S = mind(slots, B), Q = B / S, per = cdivd((double)s->nsplit, Q);
       const double loads = floord(per / 4) + (per - 4 * floord(per / 4)); /* four in flight, then the rest */

@@ -86,7 +86,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   typedef typename K::idx idx;
   typedef comb<K> C;
   typedef typename C::type opt;
-  typedef detail::padded<opt, false> P; // plain words (ukern/reduction.cuh)
+  typedef detail::padded<opt, false, true> P; // plain words, one vector access each (ukern/reduction.cuh)
   enum { NV = K::vec, NS = detail::fit_slices<sizeof(opt), NV, BLOCK>::value };
   // Raw storage: reduce types may have constructors (complex). NS slices
   // of BLOCK values: the combine of NS outputs per thread at once.

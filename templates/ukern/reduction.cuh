@@ -311,12 +311,13 @@ template <class T, int W> struct warp_reduce {
 template <class T> struct one_word {
   enum { value = words<T>::N == 1 };
 };
-// Plain words of 8 or 16 bytes are aligned so that they move as one vector
+// VEC: plain words of 8 or 16 bytes aligned so that they move as one vector
 // access (an argmax pair: one 128-bit store, not four 32-bit ones).
-template <class T, bool TAG = one_word<T>::value> struct alignas(words<T>::N == 4 ? 16 : words<T>::N == 2 ? 8 : 4) padded {
+template <class T, bool TAG = one_word<T>::value, bool VEC = false>
+struct alignas(VEC && words<T>::N == 4 ? 16 : VEC && words<T>::N == 2 ? 8 : 4) padded {
   unsigned int w[words<T>::N];
 };
-template <class T> struct padded<T, true> {
+template <class T, bool VEC> struct padded<T, true, VEC> {
   unsigned long long w[1];
 };
 
@@ -331,14 +332,14 @@ __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long lon
 
 // Stores one partial (a thread's value). Partials go through L2 only (the
 // last block reads other blocks' writes).
-template <class T, bool TAG> __device__ __forceinline__ void put_partial(padded<T, TAG> *p, const T &v) {
+template <class T, bool TAG, bool VEC> __device__ __forceinline__ void put_partial(padded<T, TAG, VEC> *p, const T &v) {
   words<T> a;
   a.put(v);
   if constexpr (TAG) {
     st_relaxed(&p->w[0], (1ull << 32) | a.w[0]);
-  } else if constexpr (words<T>::N == 4) {
+  } else if constexpr (VEC && words<T>::N == 4) {
     __stcg((uint4 *)p->w, make_uint4(a.w[0], a.w[1], a.w[2], a.w[3]));
-  } else if constexpr (words<T>::N == 2) {
+  } else if constexpr (VEC && words<T>::N == 2) {
     __stcg((uint2 *)p->w, make_uint2(a.w[0], a.w[1]));
   } else {
 #pragma unroll
@@ -350,14 +351,15 @@ template <class T, bool TAG> __device__ __forceinline__ void put_partial(padded<
 // that several partials' loads go out before any is waited on;
 // take_partial returns the value, first waiting for a tagged word's tag
 // (reloading it while its writer's store is on its way).
-template <class T, bool TAG> __device__ __forceinline__ padded<T, TAG> load_partial(const padded<T, TAG> *p) {
-  padded<T, TAG> r;
+template <class T, bool TAG, bool VEC>
+__device__ __forceinline__ padded<T, TAG, VEC> load_partial(const padded<T, TAG, VEC> *p) {
+  padded<T, TAG, VEC> r;
   if constexpr (TAG) {
     r.w[0] = ld_relaxed(&p->w[0]);
-  } else if constexpr (words<T>::N == 4) {
+  } else if constexpr (VEC && words<T>::N == 4) {
     const uint4 v = __ldcg((const uint4 *)p->w);
     r.w[0] = v.x, r.w[1] = v.y, r.w[2] = v.z, r.w[3] = v.w;
-  } else if constexpr (words<T>::N == 2) {
+  } else if constexpr (VEC && words<T>::N == 2) {
     const uint2 v = __ldcg((const uint2 *)p->w);
     r.w[0] = v.x, r.w[1] = v.y;
   } else {
@@ -366,7 +368,8 @@ template <class T, bool TAG> __device__ __forceinline__ padded<T, TAG> load_part
   }
   return r;
 }
-template <class T, bool TAG> __device__ __forceinline__ T take_partial(padded<T, TAG> r, const padded<T, TAG> *p) {
+template <class T, bool TAG, bool VEC>
+__device__ __forceinline__ T take_partial(padded<T, TAG, VEC> r, const padded<T, TAG, VEC> *p) {
   words<T> a;
   if constexpr (TAG) {
     while ((r.w[0] >> 32) != 1ull) r.w[0] = ld_relaxed(&p->w[0]);
@@ -385,8 +388,8 @@ template <class T, bool TAG> __device__ __forceinline__ T take_partial(padded<T,
 // thread's partial). Here rather than in each taker's loop, which moved
 // ptxas's schedule of red_group's main loop (2 of a trip's loads issued
 // first instead of 4, SASS; unsplit row sums of 64 KiB 0.5 us slower).
-template <class T, bool TAG, class I>
-__device__ __forceinline__ void clear_partials(padded<T, TAG> *p, I n, int block) {
+template <class T, bool TAG, bool VEC, class I>
+__device__ __forceinline__ void clear_partials(padded<T, TAG, VEC> *p, I n, int block) {
   if constexpr (TAG) {
     __syncthreads();
     for (I i = (I)threadIdx.x; i < n; i += (I)block) p[i].w[0] = 0ull;

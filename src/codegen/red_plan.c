@@ -353,7 +353,17 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
   return vc;
 }
 
-void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s) {
+/* A group plan's split remade (the model's pieces: a round of loads per
+ * thread at least); one block column per output group, as a split needs. */
+static void group_force(const uk_red_plan_in *in, int64_t nsplit, uk_red_strategy *s) {
+  if (nsplit <= 0 || s->wide) return;
+  int64_t g = uk__red_threads_per_output(s), v = s->vec ? in->vec : 1;
+  if (nsplit > 1) s->grid_x = cdiv(in->nout, s->slots);
+  split_n(s, in->nred, nsplit, g * (s->vec ? 4 * v : 8), g * v);
+}
+
+void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s) {
+  if (s->kernel != UK_RED_COLS && s->kernel != UK_RED_PACK) group_force(in, nsplit, s);
   if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0 && swz < 0)) return;
   if (by <= 0) by = s->by;
   if (by > 64 || (by & (by - 1))) return;

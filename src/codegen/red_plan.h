@@ -198,9 +198,10 @@ void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
  * made into one of `by` threads per output (0: as chosen; a power of two up
  * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
  * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
- * pieces' block order `swz` (-1: as chosen; 1 only when split). Any other
- * strategy is left alone. */
-void uk__red_cols_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
+ * pieces' block order `swz` (-1: as chosen; 1 only when split). A group
+ * plan (T1, G8, G32, B; not a wide one) takes `nsplit` only; packed rows
+ * are left alone. */
+void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
 
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it

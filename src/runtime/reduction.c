@@ -53,8 +53,8 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
-  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_cols_force) */
-  int forced;                                       /* any of them set: uk__red_cols_force runs */
+  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_force) */
+  int forced;                                       /* any of them set: uk__red_force runs */
 };
 
 /* Everything a call decides before touching the device. */
@@ -558,7 +558,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   choose(&pr, uk__device_sm_count(f.device), e->occupancy, e->aux, &s);
-  if (k->forced) uk__red_cols_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
+  if (k->forced) uk__red_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

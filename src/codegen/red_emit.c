@@ -446,7 +446,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
-  if (key->wide) uk__sb_add(sb, "; one block of 1024 threads");
+  if (key->wide) uk__sb_addf(sb, "; one block of %d threads", UK_RED_WIDE_BLOCK);
   if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }

@@ -477,8 +477,8 @@ static uk_status scratch(uk_reduction *k, int device, void *stream, int64_t ncou
         (sc->partial[tag] % 16 &&
          (st = uk__errorf(UK_ERR_INVALID,
                           "%s: the context's allocator returned 0x%llx, not aligned to 16 bytes; a split "
-                          "reduction's partials move as 16-byte words (hint: return pointers aligned as "
-                          "cuMemAlloc's, to 256 bytes)",
+                          "reduction's partials move as words of up to 16 bytes (hint: return pointers "
+                          "aligned as cuMemAlloc's, to 256 bytes)",
                           k->base.name, (unsigned long long)sc->partial[tag])) != UK_OK) ||
         (tag && (st = uk__cu_check(uk__cu.cuMemsetD32Async(sc->partial[tag], 0, (size_t)n / 4, (CUstream)stream),
                                    "cuMemsetD32Async")) != UK_OK))
@@ -524,6 +524,7 @@ static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, uk
   uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
   in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
+  /* the model charges its words past the first; a struct's beyond 16 words add nothing measured */
   in.partial_bytes = partial_bytes <= 64 ? (int32_t)partial_bytes : 64;
   const red_memo *hit = memo_find(&in);
   if (hit) {

@@ -40,12 +40,12 @@ static const char cluster_reduce_src[] =
     "  unsigned it = 0;\n"
     "  for (int row = (int)_uk_cl_id(); row < rows; row += (int)_uk_cl_count(), it++) {\n"
     "    int a = _uk_row_reduce(row * 7 + (int)rank * 1000 + (int)threadIdx.x, cr_add(), 0, sm1, (int)blockDim.x);\n"
-    "    a = _uk_cluster_reduce(a, cr_add(), cs1, it);\n"
+    "    a = _uk_cluster_reduce(a, cr_add(), cs1, it, true);\n"
     "    cr_pair p;\n"
     "    p.s = (int)rank + 1;\n"
     "    p.m = row + (int)rank;\n"
     "    __syncthreads();\n"
-    "    const cr_pair q = _uk_cluster_reduce(p, cr_fold(), cs2, it);\n"
+    "    const cr_pair q = _uk_cluster_reduce(p, cr_fold(), cs2, it, false);\n"
     "    if (threadIdx.x == 0) {\n"
     "      int *o = out + 3 * ((long long)row * c + rank);\n"
     "      o[0] = a;\n"
@@ -53,7 +53,6 @@ static const char cluster_reduce_src[] =
     "      o[2] = q.m;\n"
     "    }\n"
     "  }\n"
-    "  _uk_cl_sync();\n"
     "}\n";
 
 #define CLUSTER_REDUCE_SIGNATURE "int rows, int* out"

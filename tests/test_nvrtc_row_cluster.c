@@ -2,10 +2,12 @@
  * ukern/fusion_row_cluster.cuh) compiles with NVRTC for sm_90 (the
  * device's arch on a GPU machine): softmax, a layer norm (a scalar and a
  * broadcast weight), centering and row sums with a per-row output, over
- * float32, float16 and float64, by scalars and by 16-byte vectors; its
- * source has the cluster reduction once a level and the per-row outputs
- * written by the cluster's first block only; test_gpu_cluster_reduce's kernel
- * (the cluster reduction alone) compiles too. Needs NVRTC, no GPU. */
+ * float32, float16 and float64, by scalars and by 16-byte vectors, with
+ * slices in shared memory and in registers; its source has the cluster
+ * reduction once a level in each, no cluster barrier at the exit, and the
+ * per-row outputs written by the cluster's first block only;
+ * test_gpu_cluster_reduce's kernel (the cluster reduction alone) compiles
+ * too. Needs NVRTC, no GPU. */
 #include "cluster_reduce_kernel.h"
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
@@ -47,13 +49,25 @@ static void check(const char *ins, const char *outs, const char *prog, uk_dtype 
   if (src) {
     CHECK(count(src, "#elif _UK_RC\n") == 1);
     CHECK(count(src, "#include <ukern/fusion_row_cluster.cuh>") == 1);
-    if (count(src, "= _uk_cluster_reduce(") != levels)
-      fprintf(stderr, "'%s': %d cluster reductions, want %d\n", prog, count(src, "= _uk_cluster_reduce("), levels);
-    CHECK(count(src, "= _uk_cluster_reduce(") == levels);
+    /* once a level in each cluster variant: shared-memory slices, and
+     * register slices (the registers variant under _UK_RC) */
+    if (count(src, "= _uk_cluster_reduce(") != 2 * levels)
+      fprintf(stderr, "'%s': %d cluster reductions, want %d\n", prog, count(src, "= _uk_cluster_reduce("), 2 * levels);
+    CHECK(count(src, "= _uk_cluster_reduce(") == 2 * levels);
+    CHECK(count(src, "_uk_par, true);") == 2 && count(src, "_uk_par, false);") == 2 * (levels - 1));
     CHECK(count(src, "if (_uk_t == 0 && _uk_cr == 0) {") == per_row);
-    CHECK(count(src, "_uk_cl_sync();") == 1);
+    CHECK(count(src, "if (_uk_t == 0 && _uk_live && _uk_cr == 0) {") == per_row);
+    /* no cluster barrier at the exit (fusion_row_cluster.cuh) */
+    CHECK(count(src, "barrier.cluster") == 0 && count(src, "_uk_cl_sync") == 0);
     /* each level's mbarriers set up once, before the row loop */
-    CHECK(count(src, "  _uk_cl_init(_uk_cs") == levels && count(src, "_uk_cl_init_done();") == 1);
+    CHECK(count(src, "  _uk_cl_init(_uk_cs") == 2 * levels && count(src, "_uk_cl_init_done();") == 2);
+    const char *rg = strstr(src, "#if _UK_RK\n"), *rg_end = rg ? strstr(rg, "#elif _UK_RC\n") : NULL;
+    CHECK(rg_end != NULL);
+    if (rg_end) { /* the register slices' argmax index moved to the row's */
+      char *part = strndup(rg, (size_t)(rg_end - rg));
+      CHECK(count(part, ", _J + _uk_lo)") == args);
+      free(part);
+    }
     /* the slice's index and length moved to the row's */
     const char *cl = strstr(src, "#elif _UK_RC\n"), *cl_end = cl ? strstr(cl, "#else\n") : NULL;
     CHECK(cl_end != NULL);
@@ -63,13 +77,15 @@ static void check(const char *ins, const char *outs, const char *prog, uk_dtype 
       CHECK(count(part, ", _J + _uk_lo)") == args);
       free(part);
     }
-    int size = (int)uk_dtype_size(t), vecs[2] = {1, 16 / size};
-    for (int vi = 0; vi < 2; vi++) {
+    int size = (int)uk_dtype_size(t), vecs[3] = {1, 16 / size, 16 / size};
+    for (int vi = 0; vi < 3; vi++) {
       char pre[160];
-      uk_row_grid gv; /* as row_kernel.c keys it: threads 0 (the cluster's T is the launch's) */
+      uk_row_grid gv; /* as row_kernel.c keys it: shared slices threads 0 (the cluster's T is the launch's) */
       memset(&gv, 0, sizeof gv);
       gv.mode = UK_ROW_SHARED;
       gv.vec = vecs[vi];
+      if (vi == 2) /* slices in registers: 256 threads of 4 vectors */
+        gv.mode = UK_ROW_REGS, gv.regs = 4, gv.threads = 256;
       uk__row_variant(&gv, 0, pre, 96);
       strcat(pre, "#define _UK_RC 1\n");
       size_t len = strlen(pre) + strlen(src) + 1;
@@ -129,6 +145,6 @@ int main(void) {
   CHECK(fn != NULL);
   uk_module_destroy(m);
   uk_context_destroy(ctx);
-  CHECK(compiled == 3 * 5 * 2);
+  CHECK(compiled == 3 * 5 * 3);
   return ut_finish("test_nvrtc_row_cluster");
 }

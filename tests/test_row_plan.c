@@ -226,7 +226,7 @@ typedef struct cl_case {
 
 static const cl_case cl_cases[] = {
     /* issue 25's worst points (float32 softmax, 132 SMs, 227 KiB) */
-    {"16 x 65536: C 8, 128 SMs busy", 16, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 128, 8192, 32768},
+    {"16 x 65536: C 8, 128 SMs busy, slices in registers", 16, 65536, 1, {4}, 4, 16, K227, 8, R, 512, 4, 128, 8192, 0},
     {"256 x 65536: C 8, no re-read, slices of a quarter budget (several blocks an SM)", 256, 65536, 1, {4}, 4, 16,
      K227, 8, S, 256, 4, 2048, 8192, 32768},
     {"64 x 65536 (16 MiB): C 8", 64, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 512, 8192, 32768},
@@ -236,18 +236,20 @@ static const cl_case cl_cases[] = {
      4, 2112, 32768, 131072},
     {"128 x 32768: few rows that fit a block: C 2 (half the budget)", 128, 32768, 1, {4}, 4, 16, K227, 2, S, 512, 4,
      256, 16384, 65536},
-    {"32 x 32768: C 4 for the SMs", 32, 32768, 1, {4}, 4, 16, K227, 4, S, 256, 4, 128, 8192, 32768},
-    {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, S, 128, 4, 16, 4096, 16384},
-    {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, S, 256, 4, 8, 8192, 32768},
-    {"16 x 40000: a row fits a block, the rows fill 16 SMs: C 8", 16, 40000, 1, {4}, 4, 16, K227, 8, S, 256, 4, 128,
-     5000, 20000},
-    {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, S, 256, 1, 128, 5001, 20016},
-    {"3 x 200000: 4 blocks hold a row, C 16 for the SMs", 3, 200000, 1, {4}, 4, 16, K227, 16, S, 512, 4, 48, 12500,
-     50000},
+    {"32 x 32768: C 4 for the SMs", 32, 32768, 1, {4}, 4, 16, K227, 4, R, 512, 4, 128, 8192, 0},
+    {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, R, 256, 4, 16, 4096, 0},
+    {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, R, 512, 4, 8, 8192, 0},
+    {"16 x 40000: a row fits a block, the rows fill 16 SMs: C 8", 16, 40000, 1, {4}, 4, 16, K227, 8, R, 512, 4, 128,
+     5000, 0},
+    {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, R, 512, 1, 128, 5001, 0},
+    {"3 x 200000: 4 blocks hold a row, C 16 for the SMs (32 elements a thread)", 3, 200000, 1, {4}, 4, 16, K227, 16, R,
+     512, 4, 48, 12500, 0},
+    {"9 x 65536: 9 x C 16 > 132 SMs: shared-memory slices", 9, 65536, 1, {4}, 4, 16, K227, 16, S, 128, 4, 144, 4096,
+     16384},
     {"300 x 200000: C 16, 264 clusters striding", 300, 200000, 1, {4}, 4, 16, K227, 16, S, 512, 4, 4224, 12500,
      50000},
     {"3 x 200000 float64, portable: C 8 holds it", 3, 200000, 1, {8}, 2, 8, K227, 8, S, 1024, 2, 24, 25000, 200000},
-    {"f32 + f64 inputs, 8 x 65536: C 16", 8, 65536, 2, {4, 8}, 2, 16, K227, 16, S, 128, 2, 128, 4096, 49152},
+    {"f32 + f64 inputs, 8 x 65536: C 16", 8, 65536, 2, {4, 8}, 2, 16, K227, 16, R, 256, 2, 128, 4096, 0},
     /* today's plans */
     {"4 x 2^20: 16 blocks do not hold a row: re-read", 4, 1 << 20, 1, {4}, 4, 16, K227, 0, G, 1024, 4, 4, 58108,
      232432},
@@ -284,8 +286,17 @@ static void cluster(void) {
     CHECK(g.kept * g.cluster >= t->n && g.kept * (g.cluster - 1) < t->n && g.kept % g.vec == 0);
     CHECK(g.rowbytes <= t->smem && g.shared == g.rowbytes);
     CHECK(g.blocks % g.cluster == 0 && g.blocks / g.cluster <= t->rows);
-    CHECK(g.block == g.threads && g.rows_per_block == 1 && g.regs == 0 && g.threads >= 64 &&
-          g.threads <= UK_ROW_MAX_THREADS);
+    CHECK(g.block == g.threads && g.rows_per_block == 1 && g.threads >= 64 && g.threads <= UK_ROW_MAX_THREADS);
+    CHECK(g.staged == 0);
+    if (g.mode == R) { /* slices in registers: a cluster a row, at most a block an SM, every slot of a slice */
+      CHECK(g.rowbytes == 0 && g.blocks == t->rows * g.cluster && g.blocks <= 132);
+      CHECK((int64_t)g.threads * g.regs * g.vec >= g.kept && g.threads <= UK_ROW_REG_THREADS);
+      char v[128]; /* never whole rows: the slots past a block's slice are tested */
+      uk__row_variant(&g, t->n, v, sizeof v);
+      CHECK(strstr(v, "#define _UK_RW 0\n") != NULL);
+      continue;
+    }
+    CHECK(g.regs == 0);
     for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
   }
   /* few long rows: the cluster variant rather than the split plan while a

@@ -39,6 +39,9 @@
  *   body over one block's slice of a row split over the C blocks of a
  *   thread-block cluster (fuse_row_cluster.c sizes it), its reductions
  *   combined over the cluster (templates/ukern/fusion_row_cluster.cuh).
+ *   With _UK_RK as well, the registers body over the slice instead (a
+ *   block of _UK_RT threads a slice; few rows: fuse_row_plan.c
+ *   cluster_regs).
  *
  * The last level's pass keeps, in place of an input's kept elements, an
  * elementwise value it computes that the outputs use again (softmax's
@@ -365,7 +368,8 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   for (int m = 0; m < nm; m++) {
     uk__sb_reset(tmp);
     uk__fuse_member_map(&f, &ms[m], tmp);
-    if (e->cluster && (ms[m].red == UK_RED_ARGMAX || ms[m].red == UK_RED_ARGMIN)) cluster_fix(tmp, ", _J)", ", _J + _uk_lo)");
+    if ((e->cluster || e->reg) && (ms[m].red == UK_RED_ARGMAX || ms[m].red == UK_RED_ARGMIN))
+      cluster_fix(tmp, ", _J)", ", _J + _uk_lo)"); /* registers: _uk_lo 0 but with _UK_RC */
     if (nm == 1) uk__sb_addf(&lb, "        _uk_r = %s;\n", uk__sb_str(tmp));
     else uk__sb_addf(&lb, "        _uk_r.m%d = %s;\n", m, uk__sb_str(tmp));
   }
@@ -426,8 +430,9 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   uk__sb_release(&ka);
   uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
               L);
-  if (e->cluster) /* the blocks' partials, combined in rank order: the same value in every block */
-    uk__sb_addf(b, "    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par);\n", L, L, L, L);
+  if (e->cluster || e->reg) /* the blocks' partials, combined in rank order: the same value in every block */
+    uk__sb_addf(b, "%s    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par, %s);\n%s",
+                e->reg ? "#if _UK_RC\n" : "", L, L, L, L, L == 1 ? "true" : "false", e->reg ? "#endif\n" : "");
   for (int m = 0; m < nm; m++) {
     char x[32];
     snprintf(x, sizeof x, "_uk_a%d.m%d", L, m);
@@ -593,6 +598,17 @@ static void emit_bases(const uk_fuse_row *r, int nd, uk_strbuf *b) {
   }
 }
 
+/* The cluster variants' bases moved to the block's slice, from element
+ * _uk_lo of the row. */
+static void emit_slice_bases(const uk_fuse_row *r, uk_strbuf *b) {
+  for (int j = 0; j < r->nparams; j++) {
+    int k = r->param[j].index;
+    if (r->param[j].kind == UK_ROW_IN) uk__sb_addf(b, "    _uk_b_in%d += _uk_lo * _uk_c_in%d;\n", k, k);
+    else if (r->param[j].kind == UK_ROW_OUT) /* a per-row output's last stride is 0 */
+      uk__sb_addf(b, "    _uk_b_out%d += _uk_lo * _uk_c_out%d;\n", k, k);
+  }
+}
+
 /* The shared-memory variants' copy of a row's first _uk_nc elements of
  * each array input into shared memory: each thread's _UK_RV consecutive
  * elements at a time, the ones its passes and outputs read (vec_loops,
@@ -631,12 +647,7 @@ static void emit_cluster_head(const uk_fuse_row *r, int nd, int nlevels, const c
                  "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
               nd);
   emit_bases(r, nd, b);
-  for (int j = 0; j < r->nparams; j++) {
-    int k = r->param[j].index;
-    if (r->param[j].kind == UK_ROW_IN) uk__sb_addf(b, "    _uk_b_in%d += _uk_lo * _uk_c_in%d;\n", k, k);
-    else if (r->param[j].kind == UK_ROW_OUT) /* a per-row output's last stride is 0 */
-      uk__sb_addf(b, "    _uk_b_out%d += _uk_lo * _uk_c_out%d;\n", k, k);
-  }
+  emit_slice_bases(r, b);
   emit_keep(r, b);
 }
 
@@ -651,18 +662,42 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
   memset(e->final_, 0, (size_t)g->nnodes + 1);
   memset(e->rdiv, 0, (size_t)g->nnodes + 1);
   if (e->reg) {
-    uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
-                   "  const int _uk_t = (int)threadIdx.x & (_uk_T - 1), _uk_rpb = (int)blockDim.x / _uk_T;\n"
-                   "  const long long _uk_n = _uk_g.n;\n"
-                   "  for (long long _uk_r0 = (long long)blockIdx.x * _uk_rpb; _uk_r0 < _uk_g.nrows; "
-                   "_uk_r0 += (long long)gridDim.x * _uk_rpb) {\n"
-                   "    long long _uk_row = _uk_r0 + (long long)(threadIdx.x / _uk_T);\n"
+    /* with _UK_RC, a row over a cluster: the block of rank R (T threads, a
+     * row a block) holds elements [R * nc, R * nc + _uk_lim) of it in
+     * registers, its bases moved there (the cluster variant's slices) */
+    uk__sb_add(b, "  constexpr int _uk_T = _UK_RT;\n"
+                  "  const long long _uk_n = _uk_g.n;\n"
+                  "#if _UK_RC\n"
+                  "  const int _uk_t = (int)threadIdx.x;\n"
+                  "  const unsigned _uk_cr = _uk_cl_rank();\n"
+                  "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_n ? _uk_lo0 : _uk_n;\n"
+                  "  const int _uk_sl = (int)(_uk_n - _uk_lo < _uk_g.nc ? _uk_n - _uk_lo : _uk_g.nc);\n");
+    for (int L = 1; L <= nlevels; L++) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
+    uk__sb_add(b, "  _uk_cl_init_done();\n"
+                  "  unsigned _uk_par = 0; /* rows run: which partial slot and mbarrier phase a reduction uses */\n"
+                  "  for (long long _uk_r0 = _uk_cl_id(); _uk_r0 < _uk_g.nrows; _uk_r0 += _uk_cl_count(), _uk_par++) {\n"
+                  "#endif\n#if !_UK_RC\n"
+                  "  const int _uk_t = (int)threadIdx.x & (_uk_T - 1), _uk_rpb = (int)blockDim.x / _uk_T;\n"
+                  "  constexpr unsigned _uk_cr = 0;\n"
+                  "  constexpr long long _uk_lo = 0;\n"
+                  "  (void)_uk_cr, (void)_uk_lo;\n"
+                  "  for (long long _uk_r0 = (long long)blockIdx.x * _uk_rpb; _uk_r0 < _uk_g.nrows; "
+                  "_uk_r0 += (long long)gridDim.x * _uk_rpb) {\n"
+                  "#endif\n");
+    uk__sb_addf(b, "    long long _uk_row = _uk_r0 + (long long)(threadIdx.x / _uk_T);\n"
                    "    const bool _uk_live = _uk_row < _uk_g.nrows;\n"
                    "    if (!_uk_live) _uk_row = _uk_g.nrows - 1;\n"
+                   "#if _UK_RC\n"
+                   "    const int _uk_lim = _uk_sl;\n"
+                   "#endif\n#if !_UK_RC\n"
                    "    const int _uk_lim = _uk_live ? (int)_uk_n : 0; /* a row in registers is short */\n"
+                   "#endif\n"
                    "    const _uk_rowix<%d> _uk_ix(_uk_g, _uk_row);\n",
                 nd);
     emit_bases(r, nd, b);
+    uk__sb_add(b, "#if _UK_RC\n");
+    emit_slice_bases(r, b);
+    uk__sb_add(b, "#endif\n");
     for (int j = 0; j < r->nparams; j++)
       if (r->param[j].kind == UK_ROW_IN) {
         int k = r->param[j].index;
@@ -709,7 +744,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
   if (nelem) emit_outputs(e, b, tmp);
   if (nelem < g->nout) {
     uk_fuse_fn f;
-    uk__sb_add(b, e->reg       ? "    if (_uk_t == 0 && _uk_live) {\n"
+    uk__sb_add(b, e->reg       ? "    if (_uk_t == 0 && _uk_live && _uk_cr == 0) {\n"
                   : e->cluster ? "    if (_uk_t == 0 && _uk_cr == 0) {\n"
                                : "    if (_uk_t == 0) {\n");
     uk_strbuf wb;
@@ -727,7 +762,6 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     uk__sb_add(b, "    }\n");
   }
   uk__sb_add(b, "  }\n");
-  if (e->cluster) uk__sb_add(b, "  _uk_cl_sync(); /* no block exits while another reads its partials */\n");
   return UK_OK;
 }
 
@@ -800,6 +834,9 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
   for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
   uk__sb_add(&b, "#if _UK_RK\n#if _UK_RX\n  __shared__ __align__(16) unsigned char _uk_stg[8 * 32 * _UK_RK * 16]; /* a slot a warp */\n#endif\n");
+  uk__sb_add(&b, "#if _UK_RC\n");
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_clpart<_uk_acc%d> _uk_cs%d;\n", L, L);
+  uk__sb_add(&b, "#endif\n");
   e->reg = 1;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   /* the cluster variant: the shared-memory one over a block's slice */

@@ -129,7 +129,9 @@ int uk__row_staged(const uk_row_grid *g, int64_t n);
  * rows * C leave over 1/8 of the SMs idle, as long as a slice keeps
  * UK_ROW_CLUSTER_MIN_SLICE elements. Fills g (mode UK_ROW_SHARED, a block
  * per slice, blocks = clusters * C) and returns 1, else leaves g and
- * returns 0. */
+ * returns 0. uk__row_size then puts the slices of few rows (rows x C at
+ * most the SMs) in registers where a block's threads hold one (mode
+ * UK_ROW_REGS with cluster C, kept the slice, no shared memory). */
 int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
 
 /* 1 when a few long rows (fewer than SMs) run the cluster variant rather

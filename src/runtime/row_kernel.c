@@ -28,8 +28,9 @@ typedef struct row_key {
   int device;
   uk_row_grid g; /* mode, regs, vec and threads matter (uk__row_variant); the rest is zero */
   int64_t n;     /* the row's length where the variant depends on it (whole rows), else 0 */
-  int cluster;   /* 1: the cluster variant (a row over a cluster's blocks; threads 0: its
-                    T is the launch's, sized with the budget only the launch knows) */
+  int cluster;   /* 1: a row over a cluster's blocks (shared-memory slices: threads 0, their
+                    T is the launch's, sized with the budget only the launch knows; slices in
+                    registers: T compiled in) */
 } row_key;
 
 typedef struct prep {
@@ -56,8 +57,9 @@ static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src
 static void kind_describe(const uk__kernel *kd, const void *key, char *buf, size_t size) {
   const row_key *rk = key;
   if (rk->g.regs)
-    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows in registers, %d threads a row, %d x %d elements a "
-             "thread)", kd->name, rk->g.threads, rk->g.regs, rk->g.vec);
+    snprintf(buf, size, "compiling the fusion row kernel '%s' (rows %sin registers, %d threads a %s, %d x %d elements "
+             "a thread)", kd->name, rk->cluster ? "over thread-block clusters, " : "", rk->g.threads,
+             rk->cluster ? "block" : "row", rk->g.regs, rk->g.vec);
   else if (rk->cluster)
     snprintf(buf, size, "compiling the fusion row kernel '%s' (rows over thread-block clusters, %d elements an access)",
              kd->name, rk->g.vec);
@@ -96,7 +98,10 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk_
   if (st != UK_OK) return st;
   const row_key *rk = (const row_key *)e->key;
   e->aux = 0;
-  if (rk->g.regs) return UK_OK;
+  if (rk->g.regs) {
+    if (rk->cluster) uk__row_cluster_loaded(f, e->device);
+    return UK_OK;
+  }
   int optin = device_optin(e->device), fixed = 0;
   if (uk__cu.cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS) fixed = 0;
   int want = optin - fixed;
@@ -295,9 +300,9 @@ static void key_of(row_key *key, int device, const uk_row_shape *s, const uk_row
   key->g.mode = g->mode == UK_ROW_REGS ? UK_ROW_REGS : UK_ROW_SHARED; /* one variant for shared and re-read */
   key->g.regs = g->regs;
   key->g.vec = g->vec;
-  key->g.threads = key->cluster ? 0 : g->threads; /* shared: from n alone, as the launch's */
+  key->g.threads = key->cluster && !g->regs ? 0 : g->threads; /* shared clusters: the launch's */
   key->g.staged = g->staged;
-  if (g->mode == UK_ROW_REGS && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
+  if (g->mode == UK_ROW_REGS && g->cluster < 2 && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
 }
 
 /* The variant of a call (its key) and its geometry before the budget. */
@@ -315,7 +320,11 @@ void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   uk_row_shape s;
   uk_row_grid g;
   row_key_of(k, in, outs, ms, device, &key, &s, &g);
-  if (g.regs)
+  if (g.regs && g.cluster > 1)
+    snprintf(buf, size, "rows over clusters of %d blocks (each holds its slice of %lld elements in registers), "
+             "%d threads a block, %d x %d element%s a thread, %lld blocks",
+             g.cluster, (long long)g.kept, g.threads, g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", (long long)g.blocks);
+  else if (g.regs)
     snprintf(buf, size, "rows in registers, %d thread%s a row, %d x %d element%s a thread, %d row%s a block, %lld blocks%s",
              g.threads, g.threads > 1 ? "s" : "", g.regs, g.vec, g.regs * g.vec > 1 ? "s" : "", g.rows_per_block,
              g.rows_per_block > 1 ? "s" : "", (long long)g.blocks, g.staged ? ", staged through shared memory" : "");

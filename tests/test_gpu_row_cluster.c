@@ -8,17 +8,46 @@
  * values; given outputs poisoned (NaN) in buffers with poisoned margins.
  * On sm_90+ each such call is one row kernel whose plan says clusters
  * (but 300 rows of 40000: a block a row fills the SMs). Then views (a row
- * pitch, a reversed and a transposed last axis), float64, and a cluster
+ * pitch, a reversed and a transposed last axis), float64, calls captured
+ * into CUDA graphs (register and shared-memory slices), and a cluster
  * launch the device refuses (forced clusters of 32 blocks): the call falls
  * back to the plain variant, succeeds with the same values and no error
  * message, and the device is asked for clusters of 8, then none. */
 #include <math.h>
 
+#include "graph_api.h"
 #include "runtime/row_cluster.h"
 #include "testutil.h"
 
 static uk_context *ctx;
 static int arch;
+
+/* In a CUDA graph (graphed()): each call captured on `stream`, the graph
+ * instantiated and launched once; the capture must end cleanly. */
+static int in_graph;
+static CUstream stream;
+static ut_graph_api gr;
+
+/* The fusion's call, directly or through a graph (in_graph). */
+static uk_status fusion_call(uk_fusion *f, const uk_arg *in, uk_array *out, int nout, const char *label) {
+  if (!in_graph) return uk_fusion_call(f, in, 1, out, nout, NULL);
+  uk_launch l = {.stream = stream};
+  CUgraph graph = NULL;
+  CUgraphExec exec = NULL;
+  CHECK(gr.begin_capture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+  uk_status st = uk_fusion_call(f, in, 1, out, nout, &l);
+  CUresult r = gr.end_capture(stream, &graph);
+  if (r != CUDA_SUCCESS) fprintf(stderr, "%s: cuStreamEndCapture returned %d\n", label, (int)r);
+  CHECK(r == CUDA_SUCCESS && graph);
+  if (graph) CHECK(gr.instantiate(&exec, graph, 0) == CUDA_SUCCESS && exec);
+  if (exec) {
+    CHECK(gr.launch(exec, stream) == CUDA_SUCCESS);
+    CHECK(uk__cu.cuStreamSynchronize(stream) == CUDA_SUCCESS);
+    gr.exec_destroy(exec);
+  }
+  if (graph) gr.destroy(graph);
+  return st;
+}
 
 enum { P_SOFTMAX, P_CENTER, P_NORM, P_STATS, NPROGS };
 
@@ -169,7 +198,7 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluste
     CHECK(kc == 1 && cl == cluster);
     uk_free(src);
   }
-  uk_status st = uk_fusion_call(f, in, 1, out, nout, NULL);
+  uk_status st = fusion_call(f, in, out, nout, label);
   if (st) fprintf(stderr, "%s: %s\n", label, uk_last_error());
   CHECK(st == UK_OK);
   unsigned char *h = fetch(&zb, 0xFF, &margins);
@@ -232,6 +261,24 @@ static void views(void) {
   run_case(P_NORM, 3, 65536, &f64, 1);
 }
 
+/* Calls captured into CUDA graphs (cold: each fusion's first call is
+ * inside the capture): register slices, shared-memory slices and per-row
+ * outputs, float32 and float64. */
+static void graphed(void) {
+  CHECK_OK(ut_graph_api_load(&gr));
+  CHECK(uk__cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  if (ut_failures) return;
+  in_graph = 1;
+  layout l = {UK_FLOAT32, 0, 1, 0, "contiguous, in a graph"};
+  run_case(P_SOFTMAX, 2, 32768, &l, 1); /* slices in registers */
+  run_case(P_NORM, 64, 65536, &l, 1);   /* slices in shared memory */
+  run_case(P_STATS, 3, 65537, &l, 1);
+  layout f64 = {UK_FLOAT64, 0, 1, 0, "contiguous, in a graph"};
+  run_case(P_CENTER, 3, 65536, &f64, 1);
+  in_graph = 0;
+  CHECK(uk__cu.cuStreamDestroy(stream) == CUDA_SUCCESS);
+}
+
 /* A cluster launch the device refuses: the call still succeeds. */
 static void refused(void) {
   layout l = {UK_FLOAT32, 0, 1, 0, "clusters of 32 refused"};
@@ -266,6 +313,7 @@ int main(void) {
   CHECK_OK(uk_context_create(NULL, &ctx));
   widths();
   views();
+  graphed();
   CHECK(arch < 90 || uk__row_cluster_max(0) == 16); /* no launch was refused */
   refused();
   uk_context_destroy(ctx);

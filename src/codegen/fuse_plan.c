@@ -333,7 +333,11 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     }
   }
   s = uk__fuse_emit(g, p, name, user_preamble, group_of, mat, domain);
-  if (!s && p->nkernels > 1) s = uk__fuse_row(g, p, name, user_preamble);
+  /* one kernel already: the row plan only for few long rows (fits) */
+  if (!s && p->nkernels >= 1) {
+    p->row.single = p->nkernels == 1;
+    s = uk__fuse_row(g, p, name, user_preamble);
+  }
   goto out;
 nomem:
   s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");

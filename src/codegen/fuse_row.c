@@ -120,6 +120,12 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
     if (!r->out_per_row[o]) bytes += (int64_t)uk_dtype_size(p->out_dtype[o]);
   if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count) && !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))
     return 0;
+  /* a lone reduction (its split plan one kernel, as fast over many rows):
+   * the row plan for fewer rows than SMs split over clusters only, where
+   * each row's blocks combine through distributed shared memory rather
+   * than the split's count and last block (float32 row sums of 1-8 rows of
+   * 32768-65536, H200: docs/PERF.md "Session 19") */
+  if (r->single && (rows >= sm_count || !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))) return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];
     if (!p->needed[id] || n->kind != UK_FN_RED) continue;

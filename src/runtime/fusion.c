@@ -361,8 +361,15 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
  * other than as the very same view (a block reads its row before it
  * writes it; other overlaps go to the split plan, which copies). */
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
-  if (!c->e->row || !uk__fuse_row_fits(f->prog, c->e->plan, c->shapes, uk__row_sm_count(c->device),
+  const uk_fuse_plan *p = c->e->plan;
+  if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__row_sm_count(c->device),
                                          uk__row_cluster_max(c->device)))
+    return 0;
+  /* a lone reduction: only where its rows go over clusters with light
+   * register slices (call I, docs/PERF.md "Session 20": shared-memory
+   * slices and 32 elements a thread were slower than the split) */
+  if (p->row.single &&
+      !uk__row_light_clusters(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM, c->device))
     return 0;
   for (int k = 0; k < f->prog->nin; k++) {
     if (in[k].kind != UK_ARG_ARRAY) continue;

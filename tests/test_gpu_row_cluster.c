@@ -9,7 +9,8 @@
  * 16 and 300 rows, against host references in double from the same
  * values; given outputs poisoned (NaN) in buffers with poisoned margins.
  * On sm_90+ each such call is one row kernel whose plan says clusters
- * (but 300 rows of 40000: a block a row fills the SMs). Then views (a row
+ * (but 300 rows of 40000 of one reduction level: a block a row fills the
+ * SMs). Then views (a row
  * pitch, a reversed and a transposed last axis), float64, calls captured
  * into CUDA graphs (register and shared-memory slices), and a cluster
  * launch the device refuses (forced clusters of 32 blocks): the call falls
@@ -257,6 +258,11 @@ static int lone_clusters(int64_t rows, int64_t n) {
   return !(rows == 16 && n == 65537);
 }
 
+/* Softmax and the layer norm run two reductions one after another: many
+ * rows that a block holds alone on its SM (300 x 40000: 1024 threads) go
+ * over clusters too (uk__row_cluster). */
+static int two_levels(int p) { return p == P_SOFTMAX || p == P_NORM; }
+
 /* Every width and row count, float32, contiguous rows. */
 static void widths(void) {
   static const int64_t ns[] = {65536, 65537, 40000, 200000};
@@ -265,7 +271,8 @@ static void widths(void) {
   for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
     for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++)
       for (int p = 0; p < NPROGS; p++)
-        run_case(p, rs[r], ns[k], &l, p == P_SUMSQ ? lone_clusters(rs[r], ns[k]) : !(rs[r] == 300 && ns[k] == 40000));
+        run_case(p, rs[r], ns[k], &l,
+                 p == P_SUMSQ ? lone_clusters(rs[r], ns[k]) : !(rs[r] == 300 && ns[k] == 40000) || two_levels(p));
 }
 
 /* Views and float64. */

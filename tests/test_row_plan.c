@@ -98,7 +98,7 @@ static const row_case cases[] = {
 static void geometry(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const row_case *t = &cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0, 1};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0, 1, 0};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
@@ -163,7 +163,8 @@ static void staged(void) {
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
     for (int contig = 0; contig < 2; contig++) {
       int f64 = cs[c].vec == 2, want = contig && cs[c].want;
-      uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0, contig};
+      uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0,
+                         contig, 0};
       uk_row_grid g;
       uk__row_size(&sh, &g);
       /* not staged: blocks of 64 for rows of at most a warp (fewer rows: fewer) */
@@ -222,51 +223,68 @@ typedef struct cl_case {
   /* expected */
   int cluster, mode, threads, vec_out;
   int64_t blocks, kept, rowbytes;
+  int levels; /* the row's reductions one after another (0: unknown, as 1) */
 } cl_case;
 
 static const cl_case cl_cases[] = {
     /* issue 25's worst points (float32 softmax, 132 SMs, 227 KiB) */
-    {"16 x 65536: C 8, 128 SMs busy, slices in registers", 16, 65536, 1, {4}, 4, 16, K227, 8, R, 512, 4, 128, 8192, 0},
+    {"16 x 65536: C 8, 128 SMs busy, slices in registers", 16, 65536, 1, {4}, 4, 16, K227, 8, R, 512, 4, 128, 8192, 0,
+     0},
     {"256 x 65536: C 8, no re-read, slices of a quarter budget (several blocks an SM)", 256, 65536, 1, {4}, 4, 16,
-     K227, 8, S, 256, 4, 2048, 8192, 32768},
-    {"64 x 65536 (16 MiB): C 8", 64, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 512, 8192, 32768},
+     K227, 8, S, 256, 4, 2048, 8192, 32768, 0},
+    {"64 x 65536 (16 MiB): C 8", 64, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 512, 8192, 32768, 0},
     {"4096 x 65536 (1 GiB): C 8, 1056 clusters striding", 4096, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 8448, 8192,
-     32768},
+     32768, 0},
     {"8192 x 32768: a block a row holds it (clusters of 2-8 ran slower)", 8192, 32768, 1, {4}, 4, 16, K227, 0, S, 1024,
-     4, 2112, 32768, 131072},
+     4, 2112, 32768, 131072, 0},
+    {"8192 x 32768, one level: a block a row", 8192, 32768, 1, {4}, 4, 16, K227, 0, S, 1024, 4, 2112, 32768, 131072,
+     1},
+    {"8192 x 32768, two levels (layer norm): a row alone on an SM goes over C 4 (a quarter budget), 2112 clusters",
+     8192, 32768, 1, {4}, 4, 16, K227, 4, S, 256, 4, 8448, 8192, 32768, 2},
+    {"512 x 32768, three levels: C 4", 512, 32768, 1, {4}, 4, 16, K227, 4, S, 256, 4, 2048, 8192, 32768, 3},
+    {"1024 x 20000, two levels: 1024 threads a row alone: C 2", 1024, 20000, 1, {4}, 4, 16, K227, 2, S, 512, 4, 2048,
+     10000, 40000, 2},
+    {"4096 x 16384, two levels: registers", 4096, 16384, 1, {4}, 4, 16, K227, 0, R, 512, 4, 4096, 0, 0, 2},
+    {"8192 x 20000 float64, two levels: C 4", 8192, 20000, 1, {8}, 2, 16, K227, 4, S, 256, 2, 8448, 5000, 40000, 2},
+    {"8192 x 20000 float64, one level: a block a row", 8192, 20000, 1, {8}, 2, 16, K227, 0, S, 1024, 2, 2112, 20000,
+     160000, 1},
+    {"8192 x 32768, two levels, portable clusters only: C 4", 8192, 32768, 1, {4}, 4, 8, K227, 4, S, 256, 4, 8448,
+     8192, 32768, 2},
+    {"8192 x 32768, two levels, before sm_90: a block a row", 8192, 32768, 1, {4}, 4, 0, K227, 0, S, 1024, 4, 2112,
+     32768, 131072, 2},
     {"128 x 32768: few rows that fit a block: C 2 (half the budget)", 128, 32768, 1, {4}, 4, 16, K227, 2, S, 512, 4,
-     256, 16384, 65536},
-    {"32 x 32768: C 4 for the SMs", 32, 32768, 1, {4}, 4, 16, K227, 4, R, 512, 4, 128, 8192, 0},
-    {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, R, 256, 4, 16, 4096, 0},
-    {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, R, 512, 4, 8, 8192, 0},
+     256, 16384, 65536, 0},
+    {"32 x 32768: C 4 for the SMs", 32, 32768, 1, {4}, 4, 16, K227, 4, R, 512, 4, 128, 8192, 0, 0},
+    {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, R, 256, 4, 16, 4096, 0, 0},
+    {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, R, 512, 4, 8, 8192, 0, 0},
     {"16 x 40000: a row fits a block, the rows fill 16 SMs: C 8", 16, 40000, 1, {4}, 4, 16, K227, 8, R, 512, 4, 128,
-     5000, 0},
-    {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, R, 512, 1, 128, 5001, 0},
+     5000, 0, 0},
+    {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, R, 512, 1, 128, 5001, 0, 0},
     {"3 x 200000: 4 blocks hold a row, C 16 for the SMs (32 elements a thread)", 3, 200000, 1, {4}, 4, 16, K227, 16, R,
-     512, 4, 48, 12500, 0},
+     512, 4, 48, 12500, 0, 0},
     {"9 x 65536: 9 x C 16 > 132 SMs: shared-memory slices", 9, 65536, 1, {4}, 4, 16, K227, 16, S, 128, 4, 144, 4096,
-     16384},
+     16384, 0},
     {"300 x 200000: C 16, 264 clusters striding", 300, 200000, 1, {4}, 4, 16, K227, 16, S, 512, 4, 4224, 12500,
-     50000},
-    {"3 x 200000 float64, portable: C 8 holds it", 3, 200000, 1, {8}, 2, 8, K227, 8, S, 1024, 2, 24, 25000, 200000},
-    {"f32 + f64 inputs, 8 x 65536: C 16", 8, 65536, 2, {4, 8}, 2, 16, K227, 16, R, 256, 2, 128, 4096, 0},
+     50000, 0},
+    {"3 x 200000 float64, portable: C 8 holds it", 3, 200000, 1, {8}, 2, 8, K227, 8, S, 1024, 2, 24, 25000, 200000, 0},
+    {"f32 + f64 inputs, 8 x 65536: C 16", 8, 65536, 2, {4, 8}, 2, 16, K227, 16, R, 256, 2, 128, 4096, 0, 0},
     /* today's plans */
     {"4 x 2^20: 16 blocks do not hold a row: re-read", 4, 1 << 20, 1, {4}, 4, 16, K227, 0, G, 1024, 4, 4, 58108,
-     232432},
+     232432, 0},
     {"16384 x 16384: registers (512 threads x 8 float4)", 16384, 16384, 1, {4}, 4, 16, K227, 0, R, 512, 4, 16384, 0,
-     0},
+     0, 0},
     {"16384 x 16388: a block a row fills the SMs", 16384, 16388, 1, {4}, 4, 16, K227, 0, S, 1024, 4, 2112, 16388,
-     65552},
-    {"100 x 12289: few rows, but short", 100, 12289, 1, {4}, 1, 16, K227, 0, S, 512, 1, 100, 12289, 49168},
-    {"16 x 65536 before sm_90", 16, 65536, 1, {4}, 4, 0, K227, 0, G, 1024, 4, 16, 58108, 232432},
-    {"16 x 65536 without a budget", 16, 65536, 1, {4}, 4, 16, 0, 0, G, 1024, 4, 16, 0, 0},
-    {"4 x 4096: registers", 4, 4096, 1, {4}, 4, 16, K227, 0, R, 256, 4, 4, 0, 0},
+     65552, 0},
+    {"100 x 12289: few rows, but short", 100, 12289, 1, {4}, 1, 16, K227, 0, S, 512, 1, 100, 12289, 49168, 0},
+    {"16 x 65536 before sm_90", 16, 65536, 1, {4}, 4, 0, K227, 0, G, 1024, 4, 16, 58108, 232432, 0},
+    {"16 x 65536 without a budget", 16, 65536, 1, {4}, 4, 16, 0, 0, G, 1024, 4, 16, 0, 0, 0},
+    {"4 x 4096: registers", 4, 4096, 1, {4}, 4, 16, K227, 0, R, 256, 4, 4, 0, 0, 0},
 };
 
 static void cluster(void) {
   for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) {
     const cl_case *t = &cl_cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1, t->levels};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);

@@ -787,6 +787,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   int nlevels = 0;
   for (int id = 0; id < g->nnodes; id++)
     if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] > nlevels) nlevels = e->level[id];
+  r->levels = nlevels;
   uk__sb_add(&pre, "#include <ukern/fusion_row.cuh>\n");
   uk__fuse_banner(&e->c, &pre, user_preamble);
   /* parameters: array inputs, scalars, outputs, geometry */

@@ -33,6 +33,15 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
   while (c <= cmax && slice_bytes(s, slice(s->n, v, c)) > s->smem) c *= 2;
   if (c > cmax) return 0; /* not even cmax blocks hold a row: re-read as today */
   int few = s->rows < sm && s->n >= UK_ROW_CLUSTER_MIN_N;
+  /* many rows of two or more reductions that a block holds only alone on
+   * its SM (1024 threads, or over half the budget): the row over C blocks
+   * all the same, several an SM, so that one block's loads overlap another's
+   * reductions (layer norm and softmax of 512-2048 rows of 32768 float32
+   * 3-8% faster; x - mean's one reduction up to 5% slower, H200:
+   * docs/PERF.md "Session 20") */
+  if (c == 1 && !few && s->levels >= 2 && s->n >= UK_ROW_CLUSTER_MIN_N &&
+      (g->threads >= UK_ROW_MAX_THREADS || 2 * slice_bytes(s, s->n) > s->smem))
+    c = 2;
   if (c == 1 && !few) return 0; /* a block a row holds it and the rows fill the SMs */
   /* several blocks an SM, so that one block's loads overlap another's
    * reductions and stores: a slice in at most a quarter of the budget where

@@ -67,6 +67,8 @@ typedef struct uk_row_shape {
                           no clusters */
   int contig;          /* 1: every row array's rows follow one another in memory
                           (a warp's rows are one chunk: uk__row_staged) */
+  int levels;          /* reductions a row runs one after another (uk_fuse_row.levels;
+                          0: unknown, taken as 1) */
 } uk_row_shape;
 
 /* How a call's rows run. */
@@ -120,12 +122,14 @@ int uk__row_staged(const uk_row_grid *g, int64_t n);
 /* The cluster variant (uk__row_size calls it last, outside registers
  * mode): when s->cluster_max >= 2 and either a row does not fit one
  * block's s->smem but fits C blocks' (no re-read), or there are fewer rows
- * than SMs of >= UK_ROW_CLUSTER_MIN_N elements, each row is split over
+ * than SMs of >= UK_ROW_CLUSTER_MIN_N elements, or rows of that many
+ * elements and s->levels >= 2 take a block alone on its SM (g->threads
+ * UK_ROW_MAX_THREADS, or over half of s->smem), each row is split over
  * the C blocks of a cluster (C a power of two <= cluster_max), each
  * keeping its slice of kept elements (a multiple of the vector) in shared
- * memory. C: the fewest blocks that hold a row, doubled while a block's
- * slice takes more than a quarter of the budget where one block does not
- * hold a row (four blocks an SM), more than half where it does, and while
+ * memory. C: the fewest blocks that hold a row (2 for rows alone on an
+ * SM), doubled while a block's slice takes more than a quarter of the
+ * budget where C > 1 (four blocks an SM), more than half where not, and while
  * rows * C leave over 1/8 of the SMs idle, as long as a slice keeps
  * UK_ROW_CLUSTER_MIN_SLICE elements. Fills g (mode UK_ROW_SHARED, a block
  * per slice, blocks = clusters * C) and returns 1, else leaves g and

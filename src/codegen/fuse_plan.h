@@ -75,9 +75,10 @@ typedef struct uk_fuse_row {
     int kind, index;
   } param[2 * UK_FUSE_MAX_INPUTS];
   unsigned char out_per_row[UK_FUSE_MAX_INPUTS]; /* output k is one value per row */
-  int levels;   /* reductions a row runs one after another (softmax, layer norm: 2) */
+  int levels; /* reductions a row runs one after another (softmax, layer norm: 2) */
   int single; /* the split plan is one kernel (a lone reduction): the row plan runs only
-                 few long rows over clusters (uk__fuse_row_fits) */
+                 few long rows over clusters (uk__fuse_row_fits), in light register
+                 slices (runtime/fusion.c row_usable) */
 } uk_fuse_row;
 
 typedef struct uk_fuse_plan {

@@ -124,7 +124,8 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
    * the row plan for fewer rows than SMs split over clusters only, where
    * each row's blocks combine through distributed shared memory rather
    * than the split's count and last block (float32 row sums of 1-8 rows of
-   * 32768-65536, H200: docs/PERF.md "Session 19") */
+   * 32768-65536, H200: docs/PERF.md "Session 20"; the runtime narrows it to
+   * light register slices, fusion.c row_usable) */
   if (r->single && (rows >= sm_count || !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))) return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];

@@ -9,9 +9,11 @@
  * splits over a cluster and over how many blocks (uk__row_cluster), and
  * when few long rows take it rather than the split plan. Then the argument
  * buffer's layout
- * (each parameter on its alignment) of hand-made and planned programs.
- * Pure arithmetic, no GPU. */
+ * (each parameter on its alignment) of hand-made and planned programs, and
+ * planned programs' reduction levels and which rows a lone last-axis
+ * reduction's row plan fits (uk__fuse_row_fits). Pure arithmetic, no GPU. */
 #include "codegen/dtype.h"
+#include "codegen/fuse_row.h"
 #include "codegen/fuse_row_plan.h"
 #include "testutil.h"
 
@@ -389,22 +391,29 @@ static void args_layout(void) {
   CHECK(pl.slots == NULL);
 }
 
-/* A planned softmax: its kept sizes and its argument buffer. */
-static void planned(void) {
-  uk_fuse_prog *g = NULL;
-  CHECK_OK(uk__fuse_parse("x", "z",
-                          "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)",
-                          &g));
-  if (!g) return;
+/* The program planned for one array input x of dtype t and ndim dims (the
+ * kernels' name "sm"): NULL on failure; *g its parse. */
+static uk_fuse_plan *plan_for(const char *outs, const char *program, uk_dtype t, int ndim, uk_fuse_prog **g) {
+  *g = NULL;
+  CHECK_OK(uk__fuse_parse("x", outs, program, g));
+  if (!*g) return NULL;
   uk_fuse_sig sig;
   memset(&sig, 0, sizeof sig);
   sig.nin = 1;
   sig.nout = 1;
-  sig.in[0].dtype = UK_FLOAT64;
+  sig.in[0].dtype = t;
   sig.is_array[0] = 1;
-  sig.ndim[0] = 3;
+  sig.ndim[0] = ndim;
   uk_fuse_plan *p = NULL;
-  CHECK_OK(uk__fuse_plan(g, &sig, "sm", "", &p));
+  CHECK_OK(uk__fuse_plan(*g, &sig, "sm", "", &p));
+  return p;
+}
+
+/* A planned softmax: its kept sizes and its argument buffer. */
+static void planned(void) {
+  uk_fuse_prog *g = NULL;
+  uk_fuse_plan *p = plan_for(
+      "z", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)", UK_FLOAT64, 3, &g);
   if (p) {
     CHECK(p->row.source != NULL && p->row.ndim == 3);
     int size[4];
@@ -421,6 +430,54 @@ static void planned(void) {
   uk__fuse_prog_free(g);
 }
 
+/* A planned program over rows of n float32 (its one input x), every node's
+ * shape (rows, n): which calls the row plan fits (uk__fuse_row_fits) on
+ * 132 SMs with clusters of up to cmax blocks. */
+static int fits(uk_fuse_prog *g, const uk_fuse_plan *p, int64_t rows, int64_t n, int cmax) {
+  int64_t *shapes = calloc((size_t)g->nnodes * UK_MAX_NDIM, sizeof *shapes);
+  if (!shapes) return -1;
+  for (int id = 0; id < g->nnodes; id++) {
+    shapes[(size_t)id * UK_MAX_NDIM] = rows;
+    shapes[(size_t)id * UK_MAX_NDIM + 1] = n;
+  }
+  int r = uk__fuse_row_fits(g, p, shapes, 132, cmax);
+  free(shapes);
+  return r;
+}
+
+/* A lone last-axis reduction (its split plan one kernel) has a row plan
+ * for few long rows over clusters only; softmax's two levels and the rows
+ * it fits. */
+static void lone_and_levels(void) {
+  uk_fuse_prog *g = NULL;
+  uk_fuse_plan *p = plan_for("t", "t = sum(x * x, axis=-1)", UK_FLOAT32, 2, &g);
+  if (p) {
+    CHECK(p->nkernels == 1 && p->row.source != NULL && p->row.single == 1 && p->row.levels == 1);
+    CHECK(fits(g, p, 2, 32768, 16) == 1);
+    CHECK(fits(g, p, 131, 65536, 16) == 1);
+    CHECK(fits(g, p, 132, 65536, 16) == 0); /* as many rows as SMs: the split plan */
+    CHECK(fits(g, p, 2, 32768, 0) == 0);    /* no clusters */
+    CHECK(fits(g, p, 2, 8192, 16) == 0);    /* short rows */
+    CHECK(fits(g, p, 2, 1 << 22, 16) == 0); /* past 16 blocks' 128 KiB */
+    uk__fuse_plan_free(p);
+  }
+  uk__fuse_prog_free(g);
+  p = plan_for("z", "e = exp(x - max(x, axis=-1, keepdims=True)); z = e / sum(e, axis=-1, keepdims=True)",
+               UK_FLOAT32, 2, &g);
+  if (p) {
+    CHECK(p->row.source != NULL && p->row.single == 0 && p->row.levels == 2);
+    CHECK(fits(g, p, 512, 32768, 16) == 1 && fits(g, p, 512, 32768, 0) == 1); /* many rows: the row plan */
+    uk__fuse_plan_free(p);
+  }
+  uk__fuse_prog_free(g);
+  p = plan_for("z", "z = x - mean(x, axis=-1, keepdims=True)", UK_FLOAT32, 2, &g);
+  if (p) {
+    CHECK(p->row.single == 0 && p->row.levels == 1);
+    uk__fuse_plan_free(p);
+  }
+  uk__fuse_prog_free(g);
+}
+
 int main(void) {
   geometry();
   staged();
@@ -428,5 +485,6 @@ int main(void) {
   cluster();
   args_layout();
   planned();
+  lone_and_levels();
   return ut_finish("test_row_plan");
 }

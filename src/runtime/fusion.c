@@ -367,7 +367,9 @@ static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
     return 0;
   /* a lone reduction: only where its rows go over clusters with light
    * register slices (call I, docs/PERF.md "Session 20": shared-memory
-   * slices and 32 elements a thread were slower than the split) */
+   * slices and 32 elements a thread were slower than the split); sized
+   * here and again by the call, but only for the few long rows that
+   * uk__fuse_row_fits lets through */
   if (p->row.single &&
       !uk__row_light_clusters(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM, c->device))
     return 0;

@@ -412,8 +412,9 @@ static uk_fuse_plan *plan_for(const char *outs, const char *program, uk_dtype t,
 /* A planned softmax: its kept sizes and its argument buffer. */
 static void planned(void) {
   uk_fuse_prog *g = NULL;
-  uk_fuse_plan *p = plan_for(
-      "z", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)", UK_FLOAT64, 3, &g);
+  uk_fuse_plan *p =
+      plan_for("z", "m = max(x, axis=-1, keepdims=True); e = exp(x - m); z = e / sum(e, axis=-1, keepdims=True)",
+               UK_FLOAT64, 3, &g);
   if (p) {
     CHECK(p->row.source != NULL && p->row.ndim == 3);
     int size[4];

@@ -4,7 +4,7 @@
  * program with per-row outputs (a sum and an argmax: the slices' partial
  * indices and the row's first block writing them) and a lone row sum
  * (clusters only for few rows in light register slices, else the split
- * plan's one reduction kernel) at widths 65536, 65537,
+ * plan's one reduction kernel; also rows of 8192) at widths 65536, 65537,
  * 40000 and 200000 (a row wider than one block's shared memory) over 1, 3,
  * 16 and 300 rows, against host references in double from the same
  * values; given outputs poisoned (NaN) in buffers with poisoned margins.
@@ -258,6 +258,23 @@ static int lone_clusters(int64_t rows, int64_t n) {
   return !(rows == 16 && n == 65537);
 }
 
+/* A lone row sum's rows of 8192 and a little more (UK_ROW_LONE_MIN_N):
+ * over clusters in register slices for fewer rows than SMs on 132 SMs
+ * (34 rows: C 2), a block a row for 128 rows of 8192 (the split plan) and
+ * for rows of 8188 (too short); softmax's rows of 8192 stay a block a row
+ * (plain registers). */
+static void lone_short(void) {
+  static const int64_t rs[] = {2, 8, 34};
+  layout l = {UK_FLOAT32, 0, 1, 0, "contiguous"};
+  for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++) {
+    run_case(P_SUMSQ, rs[r], 8192, &l, sms == 132 ? 1 : -1);
+    run_case(P_SUMSQ, rs[r], 8196, &l, sms == 132 ? 1 : -1);
+  }
+  run_case(P_SUMSQ, 128, 8192, &l, sms == 132 ? 0 : -1);
+  run_case(P_SUMSQ, 8, 8188, &l, sms == 132 ? 0 : -1);
+  run_case(P_SOFTMAX, 8, 8192, &l, 0);
+}
+
 /* Softmax and the layer norm run two reductions one after another: many
  * rows that a block holds alone on its SM (300 x 40000: 1024 threads) go
  * over clusters too (uk__row_cluster). */
@@ -343,6 +360,7 @@ int main(void) {
   if (arch < 90) fprintf(stderr, "sm_%d: no clusters; values only\n", arch);
   CHECK_OK(uk_context_create(NULL, &ctx));
   widths();
+  lone_short();
   views();
   graphed();
   CHECK(arch < 90 || uk__row_cluster_max(0) == 16); /* no launch was refused */

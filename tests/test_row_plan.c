@@ -100,7 +100,7 @@ static const row_case cases[] = {
 static void geometry(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const row_case *t = &cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0, 1, 0};
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, t->reg_bytes, t->vec, t->sm, t->smem, 0, 1, 0, 0};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
@@ -166,7 +166,7 @@ static void staged(void) {
     for (int contig = 0; contig < 2; contig++) {
       int f64 = cs[c].vec == 2, want = contig && cs[c].want;
       uk_row_shape sh = {cs[c].rows, cs[c].n, 1, (int[]){f64 ? 8 : 4}, f64 ? 24 : 12, cs[c].vec, 132, K227, 0,
-                         contig, 0};
+                         contig, 0, 0};
       uk_row_grid g;
       uk__row_size(&sh, &g);
       /* not staged: blocks of 64 for rows of at most a warp (fewer rows: fewer) */
@@ -283,21 +283,47 @@ static const cl_case cl_cases[] = {
     {"4 x 4096: registers", 4, 4096, 1, {4}, 4, 16, K227, 0, R, 256, 4, 4, 0, 0, 0},
 };
 
-static void cluster(void) {
-  for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) {
-    const cl_case *t = &cl_cases[c];
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1, t->levels};
+/* A lone reduction's rows (uk_row_shape.single; two float32 inputs of
+ * row sums, or one), 132 SMs, 227 KiB: its few rows of 8192 and more go
+ * over clusters in register slices, with fewer blocks a row where
+ * shared-memory slices would put rows x C past the SMs; elsewhere as any
+ * program's. */
+static const cl_case lone_cases[] = {
+    {"2 x 8192: C 4 of 2048 (128 threads x 4 float4)", 2, 8192, 2, {4, 4}, 4, 16, K227, 4, R, 128, 4, 8, 2048, 0, 1},
+    {"8 x 8192: C 4", 8, 8192, 2, {4, 4}, 4, 16, K227, 4, R, 128, 4, 32, 2048, 0, 1},
+    {"32 x 8192: C 4 (128 SMs)", 32, 8192, 2, {4, 4}, 4, 16, K227, 4, R, 128, 4, 128, 2048, 0, 1},
+    {"33 x 8192: C 4, every SM", 33, 8192, 2, {4, 4}, 4, 16, K227, 4, R, 128, 4, 132, 2048, 0, 1},
+    {"34 x 8192: C 2 (C 4 would take 136 SMs)", 34, 8192, 2, {4, 4}, 4, 16, K227, 2, R, 256, 4, 68, 4096, 0, 1},
+    {"128 x 8192: a block a row fills the SMs", 128, 8192, 2, {4, 4}, 4, 16, K227, 0, R, 512, 4, 128, 0, 0, 1},
+    {"8 x 8196: C 4 of 2052 (the last slice shorter)", 8, 8196, 2, {4, 4}, 4, 16, K227, 4, R, 256, 4, 32, 2052, 0, 1},
+    {"8 x 8188: too short", 8, 8188, 2, {4, 4}, 4, 16, K227, 0, R, 512, 4, 8, 0, 0, 1},
+    {"8 x 4096: too short", 8, 4096, 2, {4, 4}, 4, 16, K227, 0, R, 256, 4, 8, 0, 0, 1},
+    {"8 x 8192 before sm_90: a block a row", 8, 8192, 2, {4, 4}, 4, 0, K227, 0, R, 512, 4, 8, 0, 0, 1},
+    {"32 x 32768: C 4 in registers, not C 8 in shared memory", 32, 32768, 2, {4, 4}, 4, 16, K227, 4, R, 512, 4, 128,
+     8192, 0, 1},
+    {"16 x 65536: C 8 in registers, not C 16 in shared memory", 16, 65536, 2, {4, 4}, 4, 16, K227, 8, R, 512, 4, 128,
+     8192, 0, 1},
+    {"64 x 65536: C 2 slices of 32768 do not fit registers: C 16 in shared memory", 64, 65536, 2, {4, 4}, 4, 16, K227,
+     16, S, 128, 4, 1024, 4096, 32768, 1},
+    {"1 x 65536, one input: C 16 (as before)", 1, 65536, 1, {4}, 4, 16, K227, 16, R, 256, 4, 16, 4096, 0, 1},
+};
+
+/* Case t's plan (s.single: single) against the table, then what the
+ * kernel relies on. */
+static void check_cluster_case(const cl_case *t, int single) {
+  {
+    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1, t->levels, single};
     uk_row_grid g;
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
     int ok = g.cluster == t->cluster && g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out &&
              g.blocks == t->blocks && g.kept == t->kept && g.rowbytes == t->rowbytes;
     if (!ok)
-      fprintf(stderr, "cluster case '%s': C %d mode %d threads %d vec %d blocks %lld kept %lld rowbytes %lld\n",
-              t->label, g.cluster, g.mode, g.threads, g.vec, (long long)g.blocks, (long long)g.kept,
-              (long long)g.rowbytes);
+      fprintf(stderr, "cluster case '%s'%s: C %d mode %d threads %d vec %d blocks %lld kept %lld rowbytes %lld\n",
+              t->label, single ? " (lone)" : "", g.cluster, g.mode, g.threads, g.vec, (long long)g.blocks,
+              (long long)g.kept, (long long)g.rowbytes);
     CHECK(ok);
-    if (g.cluster == 0) continue;
+    if (g.cluster == 0) return;
     /* what the kernel relies on: C blocks cover a row, none of them empty,
      * each slice a whole number of vectors in the budget; the grid is
      * whole clusters of one-slice blocks */
@@ -314,22 +340,32 @@ static void cluster(void) {
       char v[128]; /* never whole rows: the slots past a block's slice are tested */
       uk__row_variant(&g, t->n, v, sizeof v);
       CHECK(strstr(v, "#define _UK_RW 0\n") != NULL);
-      continue;
+      return;
     }
     CHECK(g.regs == 0);
     for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
   }
+}
+
+static void cluster(void) {
+  for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) check_cluster_case(&cl_cases[c], 0);
+  for (size_t c = 0; c < sizeof lone_cases / sizeof lone_cases[0]; c++) check_cluster_case(&lone_cases[c], 1);
+  /* the same rows as any program's: a block a row (registers) */
+  check_cluster_case(&(cl_case){"8 x 8192, softmax", 8, 8192, 1, {4}, 4, 16, K227, 0, R, 512, 4, 8, 0, 0, 2}, 0);
   /* few long rows: the cluster variant rather than the split plan while a
    * block moves at most 128 KiB */
-  CHECK(uk__row_prefer_cluster(200000, 8, 16) == 1); /* 1.6 MB over 16 blocks */
-  CHECK(uk__row_prefer_cluster(200000, 8, 8) == 0);
-  CHECK(uk__row_prefer_cluster(262144, 8, 16) == 1);
-  CHECK(uk__row_prefer_cluster(262145, 8, 16) == 0);
-  CHECK(uk__row_prefer_cluster(300000, 8, 32) == 0); /* 16 at most */
-  CHECK(uk__row_prefer_cluster(1000, 8, 1) == 0 && uk__row_prefer_cluster(1000, 8, 0) == 0);
-  CHECK(uk__row_prefer_cluster(16384, 0, 8) == 1);
-  CHECK(uk__row_prefer_cluster(16383, 128, 16) == 0); /* 2 MiB, but too short to split */
-  CHECK(uk__row_prefer_cluster(16384, 128, 16) == 1);
+  CHECK(uk__row_prefer_cluster(200000, 8, 16, 0) == 1); /* 1.6 MB over 16 blocks */
+  CHECK(uk__row_prefer_cluster(200000, 8, 8, 0) == 0);
+  CHECK(uk__row_prefer_cluster(262144, 8, 16, 0) == 1);
+  CHECK(uk__row_prefer_cluster(262145, 8, 16, 0) == 0);
+  CHECK(uk__row_prefer_cluster(300000, 8, 32, 0) == 0); /* 16 at most */
+  CHECK(uk__row_prefer_cluster(1000, 8, 1, 0) == 0 && uk__row_prefer_cluster(1000, 8, 0, 1) == 0);
+  CHECK(uk__row_prefer_cluster(16384, 0, 8, 0) == 1);
+  CHECK(uk__row_prefer_cluster(16383, 128, 16, 0) == 0); /* 2 MiB, but too short to split */
+  CHECK(uk__row_prefer_cluster(16384, 128, 16, 0) == 1);
+  CHECK(uk__row_prefer_cluster(8192, 8, 16, 1) == 1); /* a lone reduction's from 8192 */
+  CHECK(uk__row_prefer_cluster(8191, 8, 16, 1) == 0);
+  CHECK(uk__row_prefer_cluster(8192, 8, 16, 0) == 0);
 }
 
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */
@@ -458,7 +494,8 @@ static void lone_and_levels(void) {
     CHECK(fits(g, p, 131, 65536, 16) == 1);
     CHECK(fits(g, p, 132, 65536, 16) == 0); /* as many rows as SMs: the split plan */
     CHECK(fits(g, p, 2, 32768, 0) == 0);    /* no clusters */
-    CHECK(fits(g, p, 2, 8192, 16) == 0);    /* short rows */
+    CHECK(fits(g, p, 2, 8192, 16) == 1);    /* rows of 8192 (UK_ROW_LONE_MIN_N) */
+    CHECK(fits(g, p, 2, 8188, 16) == 0);    /* short rows */
     CHECK(fits(g, p, 2, 1 << 22, 16) == 0); /* past 16 blocks' 128 KiB */
     uk__fuse_plan_free(p);
   }

@@ -118,7 +118,8 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
     if (p->needed[id] && !p->scalar[id]) bytes += (int64_t)uk_dtype_size(p->type[id].dtype);
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o]) bytes += (int64_t)uk_dtype_size(p->out_dtype[o]);
-  if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count) && !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))
+  if (!uk__row_prefer(rows, ms[nd - 1], bytes, sm_count) &&
+      !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max, r->single))
     return 0;
   /* a lone reduction (its split plan one kernel, as fast over many rows):
    * the row plan for fewer rows than SMs split over clusters only, where
@@ -126,7 +127,7 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
    * than the split's count and last block (float32 row sums of 1-8 rows of
    * 32768-65536, H200: docs/PERF.md "Session 20"; the runtime narrows it to
    * light register slices, fusion.c row_usable) */
-  if (r->single && (rows >= sm_count || !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max))) return 0;
+  if (r->single && (rows >= sm_count || !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max, 1))) return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];
     if (!p->needed[id] || n->kind != UK_FN_RED) continue;

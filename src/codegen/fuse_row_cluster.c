@@ -11,9 +11,7 @@
  * global memory, on rows * C SMs. */
 #include "codegen/fuse_row_plan.h"
 
-/* Elements of a block's slice of n over c blocks: a whole number of
- * v-element vectors. */
-static int64_t slice(int64_t n, int v, int c) {
+int64_t uk__row_slice(int64_t n, int v, int c) {
   int64_t nv = (n + v - 1) / v;
   return (nv + c - 1) / c * v;
 }
@@ -30,9 +28,10 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
   int cmax = s->cluster_max > 16 ? 16 : s->cluster_max, v = g->vec > 0 ? g->vec : 1, c = 1, t = 64;
   int64_t sm = s->sm_count > 0 ? s->sm_count : 1;
   if (cmax < 2 || s->smem <= 0 || s->nkept < 1 || s->rows < 1 || s->n < 2) return 0;
-  while (c <= cmax && slice_bytes(s, slice(s->n, v, c)) > s->smem) c *= 2;
+  while (c <= cmax && slice_bytes(s, uk__row_slice(s->n, v, c)) > s->smem) c *= 2;
   if (c > cmax) return 0; /* not even cmax blocks hold a row: re-read as today */
-  int few = s->rows < sm && s->n >= UK_ROW_CLUSTER_MIN_N;
+  int few = s->rows < sm && s->n >= uk__row_few_min_n(s->single);
+  const int64_t min_slice = s->single && s->n < UK_ROW_CLUSTER_MIN_N ? UK_ROW_LONE_MIN_SLICE : UK_ROW_CLUSTER_MIN_SLICE;
   /* many rows of two or more reductions that a block holds only alone on
    * its SM (1024 threads, or over half the budget): the row over C blocks
    * all the same, several an SM, so that one block's loads overlap another's
@@ -49,13 +48,13 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
    * faster than C 4 of 64 KiB, H200), half where it does (32768 float32 over
    * clusters of 2-8 rather than a block a row: up to 17% slower) */
   int share = c > 1 ? 4 : 2;
-  while (c < cmax && share * slice_bytes(s, slice(s->n, v, c)) > s->smem &&
-         slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE)
+  while (c < cmax && share * slice_bytes(s, uk__row_slice(s->n, v, c)) > s->smem &&
+         uk__row_slice(s->n, v, 2 * c) >= min_slice)
     c *= 2;
   /* few rows: at least 7/8 of the SMs busy */
-  while (few && c < cmax && s->rows * c * 8 < sm * 7 && slice(s->n, v, 2 * c) >= UK_ROW_CLUSTER_MIN_SLICE) c *= 2;
+  while (few && c < cmax && s->rows * c * 8 < sm * 7 && uk__row_slice(s->n, v, 2 * c) >= min_slice) c *= 2;
   if (c < 2) return 0;
-  int64_t e = slice(s->n, v, c), clusters;
+  int64_t e = uk__row_slice(s->n, v, c), clusters;
   while (t < UK_ROW_MAX_THREADS && (int64_t)t * 32 < e) t *= 2;
   clusters = (int64_t)sm * (2048 / t) * 8 / c; /* the kernel strides over the rest */
   if (clusters > s->rows) clusters = s->rows;
@@ -75,8 +74,8 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g) {
   return 1;
 }
 
-int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max) {
-  if (cluster_max < 2 || n < UK_ROW_CLUSTER_MIN_N) return 0; /* uk__row_cluster's few rows */
+int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max, int single) {
+  if (cluster_max < 2 || n < uk__row_few_min_n(single)) return 0; /* uk__row_cluster's few rows */
   if (cluster_max > 16) cluster_max = 16;
   return n <= (int64_t)cluster_max * (128 * 1024) / (bytes > 0 ? bytes : 1);
 }

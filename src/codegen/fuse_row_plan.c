@@ -78,18 +78,39 @@ static void size_shared(const uk_row_shape *s, int v, uk_row_grid *g) {
  * of 1-32 rows of 32768-200000 elements ran 8-35% faster (H200). */
 static void cluster_regs(const uk_row_shape *s, uk_row_grid *g) {
   int64_t sm = s->sm_count > 0 ? s->sm_count : 1; /* rows x C <= SMs: fewer rows than SMs */
-  if (g->cluster < 2 || s->n < UK_ROW_CLUSTER_MIN_N || s->rows * g->cluster > sm) return;
+  int c = g->cluster;
+  if (c < 2 || s->n < uk__row_few_min_n(s->single)) return;
+  /* a lone reduction: fewer blocks a row where shared-memory slices would
+   * put rows x C past the SMs, so that registers hold the slices (its
+   * shared-memory slices lose to the split plan, fusion.c row_usable):
+   * float32 row sums of 32 x 32768 and 16 x 65536 over C 4 and 8 in
+   * registers 6.7-6.8 us, 7.1-7.3 in the split plan (H200, docs/PERF.md
+   * "Session 21") */
+  while (s->single && c > 2 && s->rows * c > sm) c /= 2;
+  if (s->rows * c > sm) return;
   uk_row_shape slice = *s;
   uk_row_grid r = *g;
-  slice.n = g->kept;
+  slice.n = uk__row_slice(s->n, g->vec, c); /* g->kept with g's C */
   if (!size_regs(&slice, g->vec, &r)) return;
-  /* blocks: a cluster a row already (rows x C <= SMs) */
+  g->cluster = c;
+  g->kept = slice.n;
+  g->blocks = s->rows * c; /* a cluster a row */
   g->mode = UK_ROW_REGS;
   g->threads = g->block = r.threads;
   g->vec = r.vec;
   g->regs = r.regs;
   g->rowbytes = g->shared = 0;
   g->staged = 0;
+}
+
+/* A lone reduction's few rows (fewer than SMs) that a block's registers
+ * hold: over clusters all the same where uk__row_cluster splits them and
+ * registers hold the slices (UK_ROW_LONE_MIN_N). */
+static void lone_clusters(const uk_row_shape *s, uk_row_grid *g) {
+  uk_row_grid h = *g;
+  if (!uk__row_cluster(s, &h)) return;
+  cluster_regs(s, &h);
+  if (h.mode == UK_ROW_REGS && h.cluster >= 2) *g = h;
 }
 
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
@@ -113,7 +134,11 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->blocks = min64(min64(blocks, cap), 0x7fffffff);
   if (g->blocks < 1) g->blocks = 1;
   g->shared = g->rowbytes * g->rows_per_block;
-  if (g->mode != UK_ROW_REGS && uk__row_cluster(s, g)) cluster_regs(s, g);
+  if (g->mode != UK_ROW_REGS) {
+    if (uk__row_cluster(s, g)) cluster_regs(s, g);
+  } else if (s->single && s->rows < sm) {
+    lone_clusters(s, g);
+  }
 }
 
 int uk__row_staged(const uk_row_grid *g, int64_t n) {

@@ -69,6 +69,8 @@ typedef struct uk_row_shape {
                           (a warp's rows are one chunk: uk__row_staged) */
   int levels;          /* reductions a row runs one after another (uk_fuse_row.levels;
                           0: unknown, taken as 1) */
+  int single;          /* 1: a lone reduction (uk_fuse_row.single): its few rows go over
+                          clusters from UK_ROW_LONE_MIN_N elements */
 } uk_row_shape;
 
 /* How a call's rows run. */
@@ -118,11 +120,31 @@ int uk__row_staged(const uk_row_grid *g, int64_t n);
 #define UK_ROW_CLUSTER_MIN_N 16384
 /* Elements of a row a cluster's block takes at least. */
 #define UK_ROW_CLUSTER_MIN_SLICE 4096
+/* A lone reduction's (uk_row_shape.single) few rows go over clusters from
+ * this many elements, in slices of at least UK_ROW_LONE_MIN_SLICE below
+ * UK_ROW_CLUSTER_MIN_N: each row's blocks combine through distributed
+ * shared memory instead of the split plan's count and last block, and
+ * rows a block's registers hold spread over more SMs (float32 row sums of
+ * 2-32 rows of 8192: 5.3-6.0 us in the split plan, 4.3-4.8 over clusters
+ * of 4 blocks of 128 threads; slices of 1024 no faster. Two-level rows of
+ * 8192, softmax and layer norms, and x - mean's stay a block a row: up to
+ * 0.6 us slower over clusters. H200, docs/PERF.md "Session 21"). */
+#define UK_ROW_LONE_MIN_N 8192
+#define UK_ROW_LONE_MIN_SLICE 2048
+
+/* The shortest rows that go over clusters when there are fewer rows than
+ * SMs: UK_ROW_LONE_MIN_N for a lone reduction, else UK_ROW_CLUSTER_MIN_N. */
+static inline int64_t uk__row_few_min_n(int single) { return single ? UK_ROW_LONE_MIN_N : UK_ROW_CLUSTER_MIN_N; }
+
+/* Elements of a block's slice of a row of n over c blocks: a whole number
+ * of v-element vectors. */
+int64_t uk__row_slice(int64_t n, int v, int c);
 
 /* The cluster variant (uk__row_size calls it last, outside registers
- * mode): when s->cluster_max >= 2 and either a row does not fit one
- * block's s->smem but fits C blocks' (no re-read), or there are fewer rows
- * than SMs of >= UK_ROW_CLUSTER_MIN_N elements, or rows of that many
+ * mode, and for a lone reduction's few rows in registers mode too): when
+ * s->cluster_max >= 2 and either a row does not fit one block's s->smem
+ * but fits C blocks' (no re-read), or there are fewer rows than SMs of
+ * >= uk__row_few_min_n(s->single) elements, or rows of UK_ROW_CLUSTER_MIN_N
  * elements and s->levels >= 2 take a block alone on its SM (g->threads
  * UK_ROW_MAX_THREADS, or over half of s->smem), each row is split over
  * the C blocks of a cluster (C a power of two <= cluster_max), each
@@ -131,19 +153,21 @@ int uk__row_staged(const uk_row_grid *g, int64_t n);
  * SM), doubled while a block's slice takes more than a quarter of the
  * budget where C > 1 (four blocks an SM), more than half where not, and while
  * rows * C leave over 1/8 of the SMs idle, as long as a slice keeps
- * UK_ROW_CLUSTER_MIN_SLICE elements. Fills g (mode UK_ROW_SHARED, a block
- * per slice, blocks = clusters * C) and returns 1, else leaves g and
- * returns 0. uk__row_size then puts the slices of few rows (rows x C at
- * most the SMs) in registers where a block's threads hold one (mode
+ * UK_ROW_CLUSTER_MIN_SLICE elements (UK_ROW_LONE_MIN_SLICE for a lone
+ * reduction's rows shorter than UK_ROW_CLUSTER_MIN_N). Fills g (mode
+ * UK_ROW_SHARED, a block per slice, blocks = clusters * C) and returns 1,
+ * else leaves g and returns 0. uk__row_size then puts the slices of few
+ * rows (rows x C at most the SMs; a lone reduction's C halved, down to 2,
+ * until they are) in registers where a block's threads hold one (mode
  * UK_ROW_REGS with cluster C, kept the slice, no shared memory). */
 int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
 
 /* 1 when a few long rows (fewer than SMs) run the cluster variant rather
  * than the split plan: clusters of cluster_max blocks, rows of at least
- * UK_ROW_CLUSTER_MIN_N elements (uk__row_cluster splits them) and each
- * block moving at most 128 KiB of the row's `bytes` an element (its slice
- * then fits a block's shared memory). */
-int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max);
+ * uk__row_few_min_n(single) elements (uk__row_cluster splits them) and
+ * each block moving at most 128 KiB of the row's `bytes` an element (its
+ * slice then fits a block's shared memory). */
+int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max, int single);
 
 /* 1 when rows of n elements moving `bytes` bytes each (reads and writes of
  * a row's arrays) run the row kernel rather than the split plan: unless

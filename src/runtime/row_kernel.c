@@ -283,6 +283,7 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->cluster_max = uk__row_cluster_max(device);
   s->contig = row_contig(k, in, outs, ms);
   s->levels = k->p->row.levels;
+  s->single = k->p->row.single;
 }
 
 /* Before the function is loaded, the cluster variant's choice assumes the

@@ -328,6 +328,30 @@ def test_row_kernel_widths(name, width):
             assert (err <= 0).all(), (name, rows, width, float(err.max()))
 
 
+@pytest.mark.parametrize("rows,width", [(5, 64), (3, 1000), (7, 8192), (2, 32768), (300, 24)])
+def test_row_division_is_exact(rows, width):
+    """x / (a row's float32 value) in the row kernel is x / d rounded once, as NumPy's,
+    for every x: the registers variant divides without a branch and takes the exact
+    division again where an element (zeros' signs, denormals, values past 2^63,
+    infinities, NaN) or the row's divisor (2^-84) is out of that path's range."""
+    fu = ukern.fuse(lambda x, y: x / np.sum(y, axis=-1, keepdims=True))
+    specials = np.array([0.0, -0.0, 1e-40, -3e-39, 1e-30, -2e-19, 3e38, -9.3e18, np.inf, -np.inf, np.nan, 1.0],
+                        dtype=np.float32)
+    xh = RNG.uniform(-4, 4, (rows, width)).astype(np.float32)
+    for r in range(rows):
+        at = RNG.choice(width, size=min(width, len(specials)), replace=False)
+        xh[r, at] = specials[:len(at)]
+    yh = np.zeros((rows, width), np.float32)
+    yh[:, 0] = 3.0  # exact sums in any order: divisors 3 (in range) and 2^-84 (not)
+    yh[rows // 2, 0] = np.float32(2.0 ** -84)
+    x, y = cp.asarray(xh), cp.asarray(yh)
+    assert fu.kernel_count(x, y) == 1
+    want = xh / yh.sum(axis=-1, keepdims=True, dtype=np.float32)
+    got = fu(x, y).get()
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
 @pytest.mark.parametrize("view", ["pitch", "offset", "reversed", "float64"])
 def test_row_kernel_views(view):
     """Rows that are not contiguous or not on the 16-byte grid: scalar accesses,

@@ -152,7 +152,8 @@ static void emit_op(fn *f, int id, uk_strbuf *e) {
   if (n->op == UK_OP_WHERE) uk__sb_addf(e, "(%s ? %s : %s)", x, y, z);
   else if (n->op == UK_OP_DIV && loop == UK_FLOAT32 && f->rdiv && f->rdiv[n->arg[1]] &&
            f->p->type[n->arg[1]].dtype == UK_FLOAT32)
-    uk__sb_addf(e, "_uk_rdiv(%s, _uk_d%d)", x, n->arg[1]); /* the same value as x / y */
+    uk__sb_addf(e, f->rdiv_try ? "_uk_rdiv_try(%s, _uk_d%d, _uk_exact, _uk_bad)" : "_uk_rdiv(%s, _uk_d%d)", x,
+                n->arg[1]); /* the same value as x / y */
   else if (c[0] != '_' && n->nargs == 2) uk__sb_addf(e, "(%s %s %s)", x, c, y);
   else if (c[0] != '_') uk__sb_addf(e, "(%s%s)", c, x);
   else if (n->nargs == 1) uk__sb_addf(e, "%s(%s)", c, x);
@@ -260,6 +261,7 @@ void uk__fuse_fn_begin(ctx *c, fn *f, uk_strbuf *body, const char *indent) {
   f->domain = c->domain;
   f->own_domain = -2;
   f->rdiv = NULL;
+  f->rdiv_try = 0;
 }
 
 static uk_status add_kernel(uk_fuse_plan *p, uk_fuse_kernel **out) {
@@ -376,7 +378,7 @@ static uk_status finish(uk_strbuf *const *sbs, int n, char **const *dst) {
 }
 
 static uk_status emit_elementwise(ctx *c, const char *name, const char *user_preamble, int suffix) {
-  uk_fuse_kernel *k;
+  uk_fuse_kernel *k = NULL; /* set on success (GCC cannot tell across add_kernel) */
   uk_status s = add_kernel(c->p, &k);
   if (s) return s;
   if (!(k->out_dst = malloc((size_t)(c->g->nout + c->g->nnodes + 1) * sizeof *k->out_dst)))
@@ -539,7 +541,7 @@ static int needs_count(const member *ms, int n) {
 
 static uk_status emit_reduction(ctx *c, int group, const char *name, const char *user_preamble) {
   const uk_fuse_prog *g = c->g;
-  uk_fuse_kernel *k;
+  uk_fuse_kernel *k = NULL; /* set on success (GCC cannot tell across add_kernel) */
   uk_status s = add_kernel(c->p, &k);
   if (s) return s;
   member *ms = calloc((size_t)g->nnodes + 1, sizeof *ms);

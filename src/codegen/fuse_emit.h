@@ -23,6 +23,10 @@ typedef struct uk_fuse_fn {
    * row's value, the row plan) goes through its `_uk_d<id>` (_uk_rdiv,
    * ukern/fusion_row.cuh) */
   const char *rdiv;
+  /* 1: those divisions take their branch-free form (_uk_rdiv_try), which
+   * flags `_uk_bad` where it does not hold and gives the exact one with
+   * `_uk_exact` (the registers variant's output pass, fuse_row.c) */
+  int rdiv_try;
 } uk_fuse_fn;
 
 /* The state of one program's emission. */

@@ -468,6 +468,17 @@ static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf
   else uk__sb_addf(b, "%s_uk_w_out%d[_I] = %s;\n", f->indent, o, uk__sb_str(tmp));
 }
 
+/* 1 when divisions by a row's float32 value go through its _uk_d<id>
+ * (hoist_rows): the registers variant's output pass then divides without
+ * a branch an element (_uk_rdiv_try: softmax and layer norms of few long
+ * rows 0.3-0.6 us faster, H200, docs/PERF.md "Session 21") and computes
+ * a thread's outputs again with the exact division where one flagged. */
+static int row_divides(const row_em *e) {
+  for (int id = 0; id < e->c.g->nnodes; id++)
+    if (e->rdiv[id]) return 1;
+  return 0;
+}
+
 /* The function "auto name = [&](_J, params) {...};" that writes the
  * per-element outputs of element _J, or with gather "[&](_J, _I, params)"
  * that puts them at _I of _uk_w_out<o> (stored as vectors after). */
@@ -477,14 +488,15 @@ static void out_fn(row_em *e, const char *name, int gather, const char *params, 
   uk_strbuf wb;
   uk__sb_init(&wb);
   fn_start(e, &f, &wb, "        ");
+  f.rdiv_try = e->reg && gather && row_divides(e);
   for (int o = 0; o < g->nout; o++) {
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
     snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
     write_out(e, &f, o, gather ? NULL : lv, &wb, tmp);
   }
-  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s) {\n%s      };\n", name, gather ? ", const int _I" : "", params,
-              uk__sb_str(&wb));
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s%s) {\n%s      };\n", name, gather ? ", const int _I" : "", params,
+              f.rdiv_try ? ", const bool _uk_exact" : "", uk__sb_str(&wb));
   if (wb.failed) b->failed = 1;
   uk__sb_release(&wb);
 }
@@ -508,6 +520,25 @@ static void vec_outputs(row_em *e, const char *fv, const char *loads, const char
               rest, uk__sb_str(&e->loaded));
 }
 
+/* The registers variant's output pass: _uk_f(_J, _I, args) over every
+ * slot; with branch-free divisions (row_divides), first so, then, where
+ * one flagged its element (out of _uk_rdiv's range, or the row's divisor
+ * out of it), again with exact ones; exact ones at once with more than
+ * UK_ROW_REG_ELEMS elements a thread (the kept values live through the
+ * first pass spilled at 64 registers, NVRTC 13: test_nvrtc_row_args). */
+static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tmp) {
+  int d = row_divides(e);
+  uk__sb_reset(tmp);
+  uk__sb_addf(tmp, "_uk_f(_J, _I%s%s);", args, d ? ", !_uk_try" : "");
+  reg_loop(b, uk__sb_str(tmp), "");
+  if (!d) return;
+  uk__sb_reset(tmp);
+  uk__sb_addf(tmp, "_uk_f(_J, _I%s, true);", args);
+  uk__sb_add(b, "      if (_uk_try && _uk_bad) {\n");
+  reg_loop(b, uk__sb_str(tmp), "");
+  uk__sb_add(b, "      }\n");
+}
+
 /* The per-element outputs. Registers: one function, gathering a thread's
  * outputs, then each output's vectors stored. Shared memory: one function
  * for the kept elements, gathering a vector's outputs (with a kept value:
@@ -518,6 +549,11 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_plan *p = e->c.p;
   const uk_fuse_row *r = &p->row;
   uk__sb_add(b, "    {\n");
+  if (e->reg && row_divides(e))
+    uk__sb_addf(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n"
+                   "      /* not with the wide budget: keeping the kept values for the second pass spilled */\n"
+                   "      constexpr bool _uk_try = _UK_RK * _UK_RV <= %d;\n",
+                UK_ROW_REG_ELEMS);
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o])
       uk__sb_addf(b, "      %s _uk_w_out%d[%s];\n", uk__fuse_ctype(p->out_dtype[o]), o, e->reg ? "_UK_RK * _UK_RV" : "_UK_RV");
@@ -554,9 +590,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
     out_fn(e, "_uk_f", 1, uk__sb_str(&lp), b, tmp);
     e->c.leaf[e->reuse] = NULL;
     if (e->reg) {
-      uk__sb_reset(tmp);
-      uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&ka));
-      reg_loop(b, uk__sb_str(tmp), "");
+      reg_outputs(e, uk__sb_str(&ka), b, tmp);
     } else {
       out_fn(e, "_uk_g", 0, uk__sb_str(&e->lparams), b, tmp);
       vec_outputs(e, "_uk_f", uk__sb_str(&vl), uk__sb_str(&ka), "_uk_g", b);
@@ -568,9 +602,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   } else {
     out_fn(e, "_uk_f", 1, uk__sb_str(&e->lparams), b, tmp);
     if (e->reg) {
-      uk__sb_reset(tmp);
-      uk__sb_addf(tmp, "_uk_f(_J, _I%s);", uk__sb_str(&e->regd));
-      reg_loop(b, uk__sb_str(tmp), "");
+      reg_outputs(e, uk__sb_str(&e->regd), b, tmp);
     } else {
       out_fn(e, "_uk_g", 0, uk__sb_str(&e->lparams), b, tmp);
       vec_outputs(e, "_uk_f", uk__sb_str(&e->kvload), uk__sb_str(&e->keptv), "_uk_g", b);

@@ -495,8 +495,8 @@ static void out_fn(row_em *e, const char *name, int gather, const char *params, 
     snprintf(lv, sizeof lv, "_uk_b_out%d + _J * _uk_c_out%d", o, o);
     write_out(e, &f, o, gather ? NULL : lv, &wb, tmp);
   }
-  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s%s) {\n%s      };\n", name, gather ? ", const int _I" : "", params,
-              f.rdiv_try ? ", const bool _uk_exact" : "", uk__sb_str(&wb));
+  uk__sb_addf(b, "      auto %s = [&](const long long _J%s%s%s) {\n%s      };\n", name,
+              gather ? ", const int _I" : "", params, f.rdiv_try ? ", const bool _uk_exact" : "", uk__sb_str(&wb));
   if (wb.failed) b->failed = 1;
   uk__sb_release(&wb);
 }

@@ -105,6 +105,7 @@ static void geometry(void) {
     memset(&g, 0xff, sizeof g);
     uk__row_size(&s, &g);
     CHECK(g.staged == (g.mode == UK_ROW_REGS && uk__row_staged(&g, t->n)));
+    CHECK(g.try_div == uk__row_try_div(&g, t->sm));
     CHECK(!g.staged || g.block <= 256); /* the kernel's 8 slots */
     int ok = g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out && g.regs == t->regs &&
              g.block == t->block && g.rows_per_block == t->rpb && g.blocks == t->blocks && g.kept == t->kept &&
@@ -186,7 +187,20 @@ static void staged(void) {
   g.mode = UK_ROW_REGS, g.staged = 1;
   char v[128];
   uk__row_variant(&g, 32, v, sizeof v);
-  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n#define _UK_RX 1\n") == 0);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n"
+                  "#define _UK_RD 0\n#define _UK_RX 1\n") == 0);
+  /* branch-free divisions: registers, at most 16 elements a thread, at most 2 blocks an SM */
+  g.try_div = 1, g.staged = 0;
+  uk__row_variant(&g, 32, v, sizeof v);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n#define _UK_RD 1\n") == 0);
+  g.blocks = 264;
+  CHECK(uk__row_try_div(&g, 132) == 1);
+  g.blocks = 265;
+  CHECK(uk__row_try_div(&g, 132) == 0);
+  g.blocks = 8, g.regs = 8;
+  CHECK(uk__row_try_div(&g, 132) == 0); /* 32 elements a thread */
+  g.regs = 4, g.mode = UK_ROW_SHARED;
+  CHECK(uk__row_try_div(&g, 132) == 0);
 }
 
 static void prefer(void) {
@@ -205,12 +219,13 @@ static void prefer(void) {
   g.mode = UK_ROW_REGS;
   g.regs = 4, g.vec = 4, g.threads = 128;
   uk__row_variant(&g, 2048, v, sizeof v);
-  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 1\n") == 0);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 1\n#define _UK_RD 0\n") == 0);
   uk__row_variant(&g, 2044, v, sizeof v);
-  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 0\n") == 0);
+  CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 128\n#define _UK_RW 0\n#define _UK_RD 0\n") == 0);
   g.mode = UK_ROW_SHARED, g.regs = 0, g.vec = 1, g.threads = 1024;
   uk__row_variant(&g, 1024, v, sizeof v); /* shared memory: never whole */
-  CHECK(strcmp(v, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n") == 0);
+  CHECK(strcmp(v, "#define _UK_RK 0\n#define _UK_RV 1\n#define _UK_RT 1024\n#define _UK_RW 0\n"
+                  "#define _UK_RD 0\n") == 0);
 }
 
 /* The cluster variant: the rows, the device's budget and cluster size,

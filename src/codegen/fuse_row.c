@@ -469,10 +469,10 @@ static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf
 }
 
 /* 1 when divisions by a row's float32 value go through its _uk_d<id>
- * (hoist_rows): the registers variant's output pass then divides without
- * a branch an element (_uk_rdiv_try: softmax and layer norms of few long
- * rows 0.3-0.6 us faster, H200, docs/PERF.md "Session 21") and computes
- * a thread's outputs again with the exact division where one flagged. */
+ * (hoist_rows): the registers variant's output pass may then divide
+ * without a branch an element (_uk_rdiv_try, where the variant's _UK_RD
+ * says: uk__row_try_div) and compute a thread's outputs again with the
+ * exact division where one flagged. */
 static int row_divides(const row_em *e) {
   for (int id = 0; id < e->c.g->nnodes; id++)
     if (e->rdiv[id]) return 1;
@@ -523,9 +523,10 @@ static void vec_outputs(row_em *e, const char *fv, const char *loads, const char
 /* The registers variant's output pass: _uk_f(_J, _I, args) over every
  * slot; with branch-free divisions (row_divides), first so, then, where
  * one flagged its element (out of _uk_rdiv's range, or the row's divisor
- * out of it), again with exact ones; exact ones at once with more than
- * UK_ROW_REG_ELEMS elements a thread (the kept values live through the
- * first pass spilled at 64 registers, NVRTC 13: test_nvrtc_row_args). */
+ * out of it), again with exact ones; exact ones at once unless the variant
+ * says so (_UK_RD, uk__row_try_div: few blocks an SM, at most
+ * UK_ROW_REG_ELEMS elements a thread; with the wide budget the values kept
+ * for the second pass spilled at 64 registers, NVRTC 13). */
 static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tmp) {
   int d = row_divides(e);
   uk__sb_reset(tmp);
@@ -550,10 +551,8 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_row *r = &p->row;
   uk__sb_add(b, "    {\n");
   if (e->reg && row_divides(e))
-    uk__sb_addf(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n"
-                   "      /* not with the wide budget: keeping the kept values for the second pass spilled */\n"
-                   "      constexpr bool _uk_try = _UK_RK * _UK_RV <= %d;\n",
-                UK_ROW_REG_ELEMS);
+    uk__sb_add(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n"
+                   "      constexpr bool _uk_try = _UK_RD; /* uk__row_try_div */\n");
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o])
       uk__sb_addf(b, "      %s _uk_w_out%d[%s];\n", uk__fuse_ctype(p->out_dtype[o]), o, e->reg ? "_UK_RK * _UK_RV" : "_UK_RV");
@@ -870,7 +869,7 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   /* the kernel: the registers variant, then the shared-memory one */
   uk__sb_add(&pre, "#ifndef _UK_RK\n#define _UK_RK 0\n#endif\n#ifndef _UK_RV\n#define _UK_RV 1\n#endif\n"
                    "#ifndef _UK_RT\n#define _UK_RT 256\n#endif\n#ifndef _UK_RW\n#define _UK_RW 0\n#endif\n"
-                   "#ifndef _UK_RX\n#define _UK_RX 0\n#endif\n");
+                   "#ifndef _UK_RX\n#define _UK_RX 0\n#endif\n#ifndef _UK_RD\n#define _UK_RD 0\n#endif\n");
   uk__sb_add(&pre, "#ifndef _UK_RC\n#define _UK_RC 0\n#endif\n#if _UK_RC\n#include <ukern/fusion_row_cluster.cuh>\n#endif\n");
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
   for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);

@@ -139,6 +139,13 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   } else if (s->single && s->rows < sm) {
     lone_clusters(s, g);
   }
+  g->try_div = uk__row_try_div(g, sm);
+}
+
+int uk__row_try_div(const uk_row_grid *g, int sm_count) {
+  int64_t sm = sm_count > 0 ? sm_count : 1;
+  return g->mode == UK_ROW_REGS && g->regs * g->vec <= UK_ROW_REG_ELEMS &&
+         g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm;
 }
 
 int uk__row_staged(const uk_row_grid *g, int64_t n) {
@@ -153,8 +160,10 @@ int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count) {
 
 void uk__row_variant(const uk_row_grid *g, int64_t n, char *buf, size_t size) {
   int whole = g->mode == UK_ROW_REGS && g->cluster < 2 && (int64_t)g->threads * g->regs * g->vec == n;
-  snprintf(buf, size, "#define _UK_RK %d\n#define _UK_RV %d\n#define _UK_RT %d\n#define _UK_RW %d\n%s", g->regs, g->vec,
-           g->threads, whole, g->staged ? "#define _UK_RX 1\n" : "");
+  snprintf(buf, size,
+           "#define _UK_RK %d\n#define _UK_RV %d\n#define _UK_RT %d\n#define _UK_RW %d\n"
+           "#define _UK_RD %d\n%s",
+           g->regs, g->vec, g->threads, whole, g->try_div, g->staged ? "#define _UK_RX 1\n" : "");
 }
 
 int uk__row_kept_sizes(const uk_fuse_plan *p, int *size) {

@@ -89,7 +89,21 @@ typedef struct uk_row_grid {
                          (uk__row_cluster; kept is a block's slice), else 0 */
   int staged;         /* 1: whole narrow rows of contiguous arrays move through a warp's
                          shared slot (uk__row_staged; _UK_RX), else 0 */
+  int try_div;        /* 1: the registers variant's output pass divides without a branch
+                         an element (_UK_RD; uk__row_try_div), else 0 */
 } uk_row_grid;
+
+/* Grids of at most this many blocks an SM take the branch-free divisions
+ * of the registers variant (fuse_row.c reg_outputs, _uk_rdiv_try) where a
+ * thread holds at most UK_ROW_REG_ELEMS elements: few blocks an SM wait on
+ * each step's latency (softmax and layer norms up to 4 MiB 2-16% faster),
+ * while many blocks an SM lost occupancy to the values kept for a second
+ * pass (rows of 2048-8192 from 16 MiB 4-8% slower, H200: docs/PERF.md
+ * "Session 21"). */
+#define UK_ROW_TRY_DIV_BLOCKS_PER_SM 2
+
+/* 1 where g (sized for sm_count SMs) takes the branch-free divisions. */
+int uk__row_try_div(const uk_row_grid *g, int sm_count);
 
 /* Sizes the rows of s: in registers when a thread's share (at most
  * UK_ROW_REG_ELEMS elements and UK_ROW_REG_BYTES bytes, or twice both for
@@ -177,9 +191,10 @@ int uk__row_prefer(int64_t rows, int64_t n, int64_t bytes, int sm_count);
 
 /* The lines that select the variant of a row kernel's source that g runs
  * for rows of n elements (prefixed to it): "#define _UK_RK <regs>\n
- * #define _UK_RV <vec>\n#define _UK_RT <threads>\n#define _UK_RW <whole>\n";
+ * #define _UK_RV <vec>\n#define _UK_RT <threads>\n#define _UK_RW <whole>\n
+ * #define _UK_RD <try_div>\n";
  * whole: 1 where the registers variant's T x K x V slots are exactly the
- * row (no element needs a bounds test). At most 96 bytes. */
+ * row (no element needs a bounds test). At most 112 bytes. */
 void uk__row_variant(const uk_row_grid *g, int64_t n, char *buf, size_t size);
 
 /* The slots of the row kernel's argument buffer (UK_ROW_SLOT_*: `param` is

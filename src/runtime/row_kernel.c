@@ -304,6 +304,7 @@ static void key_of(row_key *key, int device, const uk_row_shape *s, const uk_row
   key->g.vec = g->vec;
   key->g.threads = key->cluster && !g->regs ? 0 : g->threads; /* shared clusters: the launch's */
   key->g.staged = g->staged;
+  key->g.try_div = g->try_div;
   if (g->mode == UK_ROW_REGS && g->cluster < 2 && (int64_t)g->threads * g->regs * g->vec == s->n) key->n = s->n;
 }
 

@@ -326,40 +326,38 @@ static const cl_case lone_cases[] = {
 /* Case t's plan (s.single: single) against the table, then what the
  * kernel relies on. */
 static void check_cluster_case(const cl_case *t, int single) {
-  {
-    uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1, t->levels, single};
-    uk_row_grid g;
-    memset(&g, 0xff, sizeof g);
-    uk__row_size(&s, &g);
-    int ok = g.cluster == t->cluster && g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out &&
-             g.blocks == t->blocks && g.kept == t->kept && g.rowbytes == t->rowbytes;
-    if (!ok)
-      fprintf(stderr, "cluster case '%s'%s: C %d mode %d threads %d vec %d blocks %lld kept %lld rowbytes %lld\n",
-              t->label, single ? " (lone)" : "", g.cluster, g.mode, g.threads, g.vec, (long long)g.blocks,
-              (long long)g.kept, (long long)g.rowbytes);
-    CHECK(ok);
-    if (g.cluster == 0) return;
-    /* what the kernel relies on: C blocks cover a row, none of them empty,
-     * each slice a whole number of vectors in the budget; the grid is
-     * whole clusters of one-slice blocks */
-    int64_t cmax = t->cmax > 16 ? 16 : t->cmax;
-    CHECK(g.cluster >= 2 && g.cluster <= cmax && (g.cluster & (g.cluster - 1)) == 0);
-    CHECK(g.kept * g.cluster >= t->n && g.kept * (g.cluster - 1) < t->n && g.kept % g.vec == 0);
-    CHECK(g.rowbytes <= t->smem && g.shared == g.rowbytes);
-    CHECK(g.blocks % g.cluster == 0 && g.blocks / g.cluster <= t->rows);
-    CHECK(g.block == g.threads && g.rows_per_block == 1 && g.threads >= 64 && g.threads <= UK_ROW_MAX_THREADS);
-    CHECK(g.staged == 0);
-    if (g.mode == R) { /* slices in registers: a cluster a row, at most a block an SM, every slot of a slice */
-      CHECK(g.rowbytes == 0 && g.blocks == t->rows * g.cluster && g.blocks <= 132);
-      CHECK((int64_t)g.threads * g.regs * g.vec >= g.kept && g.threads <= UK_ROW_REG_THREADS);
-      char v[128]; /* never whole rows: the slots past a block's slice are tested */
-      uk__row_variant(&g, t->n, v, sizeof v);
-      CHECK(strstr(v, "#define _UK_RW 0\n") != NULL);
-      return;
-    }
-    CHECK(g.regs == 0);
-    for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
+  uk_row_shape s = {t->rows, t->n, t->nkept, t->size, 12, t->vec, 132, t->smem, t->cmax, 1, t->levels, single};
+  uk_row_grid g;
+  memset(&g, 0xff, sizeof g);
+  uk__row_size(&s, &g);
+  int ok = g.cluster == t->cluster && g.mode == t->mode && g.threads == t->threads && g.vec == t->vec_out &&
+           g.blocks == t->blocks && g.kept == t->kept && g.rowbytes == t->rowbytes;
+  if (!ok)
+    fprintf(stderr, "cluster case '%s'%s: C %d mode %d threads %d vec %d blocks %lld kept %lld rowbytes %lld\n",
+            t->label, single ? " (lone)" : "", g.cluster, g.mode, g.threads, g.vec, (long long)g.blocks,
+            (long long)g.kept, (long long)g.rowbytes);
+  CHECK(ok);
+  if (g.cluster == 0) return;
+  /* what the kernel relies on: C blocks cover a row, none of them empty,
+   * each slice a whole number of vectors in the budget; the grid is
+   * whole clusters of one-slice blocks */
+  int64_t cmax = t->cmax > 16 ? 16 : t->cmax;
+  CHECK(g.cluster >= 2 && g.cluster <= cmax && (g.cluster & (g.cluster - 1)) == 0);
+  CHECK(g.kept * g.cluster >= t->n && g.kept * (g.cluster - 1) < t->n && g.kept % g.vec == 0);
+  CHECK(g.rowbytes <= t->smem && g.shared == g.rowbytes);
+  CHECK(g.blocks % g.cluster == 0 && g.blocks / g.cluster <= t->rows);
+  CHECK(g.block == g.threads && g.rows_per_block == 1 && g.threads >= 64 && g.threads <= UK_ROW_MAX_THREADS);
+  CHECK(g.staged == 0);
+  if (g.mode == R) { /* slices in registers: a cluster a row, at most a block an SM, every slot of a slice */
+    CHECK(g.rowbytes == 0 && g.blocks == t->rows * g.cluster && g.blocks <= 132);
+    CHECK((int64_t)g.threads * g.regs * g.vec >= g.kept && g.threads <= UK_ROW_REG_THREADS);
+    char v[128]; /* never whole rows: the slots past a block's slice are tested */
+    uk__row_variant(&g, t->n, v, sizeof v);
+    CHECK(strstr(v, "#define _UK_RW 0\n") != NULL);
+    return;
   }
+  CHECK(g.regs == 0);
+  for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
 }
 
 static void cluster(void) {

@@ -148,6 +148,10 @@ static void check_rel(const char *what, const unsigned char *h, uk_dtype t, cons
 
 /* Program p over rows x n with x laid out as l; on sm_90+, cluster: the
  * plan must be the cluster variant (1), a plain one (0) or either (-1). */
+/* run_case's plan to check (-1: none): not over clusters, over clusters, a
+ * row kernel with rows in registers not over clusters, the split plan. */
+enum { WANT_NO_CLUSTERS = 0, WANT_CLUSTERS = 1, WANT_REGS = 2, WANT_SPLIT = 3, WANT_OTHER = 4 };
+
 static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluster) {
   int64_t es = (int64_t)uk_dtype_size(l->t), rs = l->rs ? l->rs : n, total = rows * n, margins = 0;
   int64_t hi = l->start + (rows - 1) * rs + (l->cs > 0 ? (n - 1) * l->cs : 0) + 1; /* x's elements */
@@ -199,8 +203,13 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluste
     CHECK_OK(uk_fusion_kernel_count(f, in, 1, outs, nout, NULL, &kc));
     CHECK_OK(uk_fusion_source(f, in, 1, outs, nout, NULL, &src));
     int cl = src && strstr(src, "\n// row plan: rows over clusters of") != NULL;
-    if (kc != 1 || cl != cluster) fprintf(stderr, "%s: %d kernels, clusters %d (want 1, %d)\n", label, kc, cl, cluster);
-    CHECK(kc == 1 && cl == cluster);
+    int how = cl                                                          ? WANT_CLUSTERS
+              : src && strstr(src, "\n// row plan: rows in registers") ? WANT_REGS
+              : src && !strstr(src, "\n// row plan: ")                 ? WANT_SPLIT
+                                                                          : WANT_OTHER;
+    int ok = cluster == WANT_NO_CLUSTERS ? !cl : how == cluster;
+    if (kc != 1 || !ok) fprintf(stderr, "%s: %d kernels, plan %d (want 1, %d)\n", label, kc, how, cluster);
+    CHECK(kc == 1 && ok);
     uk_free(src);
   }
   uk_status st = fusion_call(f, in, outs, nout, label);
@@ -260,19 +269,27 @@ static int lone_clusters(int64_t rows, int64_t n) {
 
 /* A lone row sum's rows of 8192 and a little more (UK_ROW_LONE_MIN_N):
  * over clusters in register slices for fewer rows than SMs on 132 SMs
- * (34 rows: C 2), a block a row for 128 rows of 8192 (the split plan) and
- * for rows of 8188 (too short); softmax's rows of 8192 stay a block a row
- * (plain registers). */
+ * (34 and 66 rows: C 2); a block a row in registers for 67-264 rows of
+ * 4097-8192 (uk__row_lone_block); the split plan for 265 rows, for 65 rows
+ * of 6144 and 8 of 8188 (too few, too short for clusters), for rows of
+ * 4096, 8193 (scalars past 16 a thread) and 16384 (32 elements a thread);
+ * softmax's rows of 8192 stay a block a row (plain registers). */
 static void lone_short(void) {
-  static const int64_t rs[] = {2, 8, 34};
+  static const int64_t rs[] = {2, 8, 34, 66};
   layout l = {UK_FLOAT32, 0, 1, 0, "contiguous"};
+  int on132 = sms == 132 && arch >= 90;
   for (size_t r = 0; r < sizeof rs / sizeof rs[0]; r++) {
-    run_case(P_SUMSQ, rs[r], 8192, &l, sms == 132 ? 1 : -1);
-    run_case(P_SUMSQ, rs[r], 8196, &l, sms == 132 ? 1 : -1);
+    run_case(P_SUMSQ, rs[r], 8192, &l, on132 ? WANT_CLUSTERS : -1);
+    run_case(P_SUMSQ, rs[r], 8196, &l, on132 ? WANT_CLUSTERS : -1);
   }
-  run_case(P_SUMSQ, 128, 8192, &l, sms == 132 ? 0 : -1);
-  run_case(P_SUMSQ, 8, 8188, &l, sms == 132 ? 0 : -1);
-  run_case(P_SOFTMAX, 8, 8192, &l, 0);
+  static const int64_t blocks[][2] = {{67, 8192}, {128, 8192}, {131, 8192}, {132, 8192},
+                                       {264, 8192}, {128, 6144}, {100, 4100}};
+  for (size_t r = 0; r < sizeof blocks / sizeof blocks[0]; r++)
+    run_case(P_SUMSQ, blocks[r][0], blocks[r][1], &l, on132 ? WANT_REGS : -1);
+  static const int64_t split[][2] = {{265, 8192}, {65, 6144}, {8, 8188}, {128, 4096}, {128, 8193}, {128, 16384}};
+  for (size_t r = 0; r < sizeof split / sizeof split[0]; r++)
+    run_case(P_SUMSQ, split[r][0], split[r][1], &l, on132 ? WANT_SPLIT : -1);
+  run_case(P_SOFTMAX, 8, 8192, &l, WANT_NO_CLUSTERS);
 }
 
 /* Softmax and the layer norm run two reductions one after another: many

@@ -360,6 +360,62 @@ static void check_cluster_case(const cl_case *t, int single) {
   for (int j = 0; j < t->nkept; j++) CHECK(g.rowbytes >= g.kept * t->size[j]);
 }
 
+/* Which of a lone reduction's planned grids run the row kernel
+ * (uk__row_lone_light): light register slices over clusters, or a block a
+ * row of 4097-8192 elements over 66-264 rows (half to twice the 132 SMs,
+ * uk__row_lone_block); row sums of two float32 inputs. */
+static void lone_light(void) {
+  static const struct {
+    int64_t rows, n;
+    int cmax, light;
+  } t[] = {
+      {128, 8192, 16, 1}, /* a block a row, 128 SMs */
+      {131, 8192, 16, 1}, {67, 8192, 16, 1}, /* 67 x C 2 > 132: a block a row */
+      {66, 8192, 16, 1},                     /* C 2 */
+      {8, 8192, 16, 1},                      /* C 4 */
+      {66, 8192, 0, 1},                      /* before sm_90: a block a row, half the SMs */
+      {65, 8192, 0, 0},                      /* fewer: the split */
+      {8, 8192, 0, 0},   {128, 16384, 16, 0}, /* 32 elements a thread */
+      {64, 65536, 16, 0},                     /* shared-memory slices */
+      {132, 8192, 16, 1}, {264, 8192, 16, 1}, /* up to twice the SMs */
+      {265, 8192, 16, 0}, {1024, 8192, 16, 0}, {128, 6144, 16, 1}, {67, 4100, 16, 1},
+      {65, 6144, 16, 0},                      /* shorter than 8192: no clusters, and too few */
+      {128, 4096, 16, 0}, {128, 2048, 16, 0}, /* 256 and 128 threads a row */
+      {128, 8193, 16, 0},                     /* scalars past 16 a thread */
+  };
+  static const int size[2] = {4, 4};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    uk_row_shape s = {t[i].rows, t[i].n, 2, size, 12, 4, 132, K227, t[i].cmax, 1, 1, 1};
+    uk_row_grid g;
+    memset(&g, 0xff, sizeof g);
+    uk__row_size(&s, &g);
+    int got = uk__row_lone_light(&s, &g);
+    if (got != t[i].light)
+      fprintf(stderr, "lone light %lld x %lld (cmax %d): %d, want %d (C %d mode %d regs %d rows a block %d)\n",
+              (long long)t[i].rows, (long long)t[i].n, t[i].cmax, got, t[i].light, g.cluster, g.mode, g.regs,
+              g.rows_per_block);
+    CHECK(got == t[i].light);
+  }
+  /* a program's grid that is not a lone reduction's shape still follows the rule */
+  uk_row_grid g = {0};
+  uk_row_shape s = {128, 8192, 2, size, 12, 4, 132, K227, 16, 1, 1, 1};
+  g.mode = UK_ROW_REGS, g.regs = 4, g.vec = 4, g.rows_per_block = 2;
+  CHECK(uk__row_lone_light(&s, &g) == 0); /* two rows a block */
+  g.rows_per_block = 1, g.regs = 8;
+  CHECK(uk__row_lone_light(&s, &g) == 0); /* 32 elements a thread */
+  g.regs = 4, g.mode = UK_ROW_SHARED;
+  CHECK(uk__row_lone_light(&s, &g) == 0);
+  g.mode = UK_ROW_REGS;
+  CHECK(uk__row_lone_light(&s, &g) == 1);
+  s.sm_count = 0; /* unknown: taken as 1, 128 rows past twice as many */
+  CHECK(uk__row_lone_light(&s, &g) == 0);
+  /* the bounds of uk__row_lone_block */
+  CHECK(uk__row_lone_block(66, 4097, 132) == 1 && uk__row_lone_block(264, 8192, 132) == 1);
+  CHECK(uk__row_lone_block(65, 8192, 132) == 0 && uk__row_lone_block(265, 8192, 132) == 0);
+  CHECK(uk__row_lone_block(128, 4096, 132) == 0 && uk__row_lone_block(128, 8193, 132) == 0);
+  CHECK(uk__row_lone_block(1, 8192, 0) == 1 && uk__row_lone_block(3, 8192, 1) == 0);
+}
+
 static void cluster(void) {
   for (size_t c = 0; c < sizeof cl_cases / sizeof cl_cases[0]; c++) check_cluster_case(&cl_cases[c], 0);
   for (size_t c = 0; c < sizeof lone_cases / sizeof lone_cases[0]; c++) check_cluster_case(&lone_cases[c], 1);
@@ -506,6 +562,9 @@ static void lone_and_levels(void) {
     CHECK(fits(g, p, 2, 32768, 16) == 1);
     CHECK(fits(g, p, 131, 65536, 16) == 1);
     CHECK(fits(g, p, 132, 65536, 16) == 0); /* as many rows as SMs: the split plan */
+    CHECK(fits(g, p, 264, 8192, 16) == 1);  /* a block a row (uk__row_lone_block) */
+    CHECK(fits(g, p, 265, 8192, 16) == 0);
+    CHECK(fits(g, p, 100, 6144, 0) == 1 && fits(g, p, 100, 4096, 16) == 0);
     CHECK(fits(g, p, 2, 32768, 0) == 0);    /* no clusters */
     CHECK(fits(g, p, 2, 8192, 16) == 1);    /* rows of 8192 (UK_ROW_LONE_MIN_N) */
     CHECK(fits(g, p, 2, 8188, 16) == 0);    /* short rows */
@@ -534,6 +593,7 @@ int main(void) {
   staged();
   prefer();
   cluster();
+  lone_light();
   args_layout();
   planned();
   lone_and_levels();

@@ -77,8 +77,8 @@ typedef struct uk_fuse_row {
   unsigned char out_per_row[UK_FUSE_MAX_INPUTS]; /* output k is one value per row */
   int levels; /* reductions a row runs one after another (softmax, layer norm: 2) */
   int single; /* the split plan is one kernel (a lone reduction): the row plan runs only
-                 few long rows over clusters (uk__fuse_row_fits), in light register
-                 slices (runtime/fusion.c row_usable) */
+                 rows in light register slices over clusters, or a block a row
+                 (uk__fuse_row_fits, uk__row_lone_light, runtime/fusion.c row_usable) */
 } uk_fuse_row;
 
 typedef struct uk_fuse_plan {

@@ -122,12 +122,15 @@ int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_
       !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max, r->single))
     return 0;
   /* a lone reduction (its split plan one kernel, as fast over many rows):
-   * the row plan for fewer rows than SMs split over clusters only, where
-   * each row's blocks combine through distributed shared memory rather
-   * than the split's count and last block (float32 row sums of 1-8 rows of
-   * 32768-65536, H200: docs/PERF.md "Session 20"; the runtime narrows it to
-   * light register slices, fusion.c row_usable) */
-  if (r->single && (rows >= sm_count || !uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max, 1))) return 0;
+   * the row plan for fewer rows than SMs of at least UK_ROW_LONE_MIN_N
+   * over clusters, where each row's blocks combine through distributed
+   * shared memory rather than the split's count and last block (float32
+   * row sums of 1-8 rows of 32768-65536, H200: docs/PERF.md "Session 20"),
+   * or a block a row (uk__row_lone_block); the runtime narrows it to light
+   * register slices (fusion.c row_usable, uk__row_lone_light) */
+  if (r->single && !(rows < sm_count && uk__row_prefer_cluster(ms[nd - 1], bytes, cluster_max, 1)) &&
+      !uk__row_lone_block(rows, ms[nd - 1], sm_count))
+    return 0;
   for (int id = 0; id < g->nnodes; id++) {
     const uk_fuse_node *n = &g->nodes[id];
     if (!p->needed[id] || n->kind != UK_FN_RED) continue;

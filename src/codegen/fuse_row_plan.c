@@ -148,6 +148,11 @@ int uk__row_try_div(const uk_row_grid *g, int sm_count) {
          g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm;
 }
 
+int uk__row_lone_light(const uk_row_shape *s, const uk_row_grid *g) {
+  if (g->mode != UK_ROW_REGS || g->regs * g->vec > UK_ROW_REG_ELEMS) return 0;
+  return g->cluster >= 2 || (g->rows_per_block == 1 && uk__row_lone_block(s->rows, s->n, s->sm_count));
+}
+
 int uk__row_staged(const uk_row_grid *g, int64_t n) {
   return g->mode == UK_ROW_REGS && g->vec > 1 && (int64_t)g->threads * g->regs * g->vec == n && g->threads < 8 &&
          g->threads * g->regs >= 8 && UK_ROW_STAGED;

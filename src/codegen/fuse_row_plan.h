@@ -183,6 +183,25 @@ int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
  * slice then fits a block's shared memory). */
 int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max, int single);
 
+/* 1 where a lone reduction's rows of n can run a block a row in registers
+ * rather than in the split plan: rows that take a whole block of
+ * UK_ROW_REG_THREADS threads at UK_ROW_REG_ELEMS elements a thread (4097-8192),
+ * from half the SMs to twice as many rows. A block's own combine costs less
+ * than the split's count and last block: float32 sums, maxima, argmax and
+ * row sums of (x - y)^2 over 67-264 rows of 6144-8192 ran 0.1-1.6 us faster
+ * (H200, docs/PERF.md "Session 22"). Fewer rows spread better over every SM
+ * in the split; more, or rows of 2048-4096, gain little or lose. */
+static inline int uk__row_lone_block(int64_t rows, int64_t n, int sm_count) {
+  int64_t sm = sm_count > 0 ? sm_count : 1, most = (int64_t)UK_ROW_REG_THREADS * UK_ROW_REG_ELEMS;
+  return n > most / 2 && n <= most && 2 * rows >= sm && rows <= 2 * sm;
+}
+
+/* 1 when a lone reduction's rows (s->single), sized into g by
+ * uk__row_size, run the row kernel rather than the split plan: each
+ * thread holds at most UK_ROW_REG_ELEMS elements in registers, and the
+ * rows go over clusters, or a block a row (uk__row_lone_block). */
+int uk__row_lone_light(const uk_row_shape *s, const uk_row_grid *g);
+
 /* 1 when rows of n elements moving `bytes` bytes each (reads and writes of
  * a row's arrays) run the row kernel rather than the split plan: unless
  * there are fewer rows than SMs and each SM would move more than 1 MiB

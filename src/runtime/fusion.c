@@ -365,13 +365,14 @@ static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
   if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__row_sm_count(c->device),
                                          uk__row_cluster_max(c->device)))
     return 0;
-  /* a lone reduction: only where its rows go over clusters with light
-   * register slices (call I, docs/PERF.md "Session 20": shared-memory
-   * slices and 32 elements a thread were slower than the split); sized
-   * here and again by the call, but only for the few long rows that
-   * uk__fuse_row_fits lets through */
+  /* a lone reduction: only where its rows go over clusters, or a block a
+   * row (uk__row_lone_block), with light register slices
+   * (uk__row_lone_light; docs/PERF.md "Session 20": shared-memory slices
+   * and 32 elements a thread were slower than the split); sized here and
+   * again by the call, but only for the rows that uk__fuse_row_fits lets
+   * through */
   if (p->row.single &&
-      !uk__row_light_clusters(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM, c->device))
+      !uk__row_lone_usable(c->e->row, in, c->outs, c->shapes + (size_t)p->row.map_node * UK_MAX_NDIM, c->device))
     return 0;
   for (int k = 0; k < f->prog->nin; k++) {
     if (in[k].kind != UK_ARG_ARRAY) continue;

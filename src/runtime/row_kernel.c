@@ -341,13 +341,13 @@ void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array 
              g.vec > 1 ? "s" : "", (long long)g.blocks);
 }
 
-int uk__row_light_clusters(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms,
-                           int device) {
+int uk__row_lone_usable(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms,
+                        int device) {
   row_key key;
   uk_row_shape s;
   uk_row_grid g;
   row_key_of(k, in, outs, ms, device, &key, &s, &g);
-  return key.cluster && g.mode == UK_ROW_REGS && g.regs * g.vec <= UK_ROW_REG_ELEMS;
+  return uk__row_lone_light(&s, &g);
 }
 
 uk_status uk__row_offline(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,

@@ -40,12 +40,11 @@ uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs
 void uk__row_describe(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                       char *buf, size_t size);
 
-/* 1 when a call with these arguments (as uk__row_call's) runs its rows over
- * thread-block clusters with each block's slice in registers, at most
- * UK_ROW_REG_ELEMS elements a thread (as planned before the function's
- * budget is known). */
-int uk__row_light_clusters(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms,
-                           int device);
+/* 1 when a lone reduction's call with these arguments (as uk__row_call's)
+ * runs its rows in light register slices (uk__row_lone_light, as planned
+ * before the function's budget is known). */
+int uk__row_lone_usable(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms,
+                        int device);
 
 /* The kernel variant a call with these arguments (as uk__row_call's) would
  * run, without running it, for `device` (uk__kernel_offline): SOURCE gives

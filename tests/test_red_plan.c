@@ -745,8 +745,53 @@ static void test_wide_partials(void) {
   CHECK(small > 3 * 0.4 * 2 / 4 * 0.99 && small < 3 * 0.4 * 2 / 4 * 1.01); /* 256 blocks: 2 per SM */
 }
 
+/* Half to twice as many outputs as SMs of 4097-16384 elements with vector
+ * loads: a block of UK_RED_BLOCK threads an output, never split
+ * (uk__red_block_rows, before the model); elsewhere the model's plan. */
+static void test_block_rows(void) {
+  static const struct {
+    int64_t shape[3];
+    int ndim;
+    unsigned reduced;
+    int block; /* 1: a block an output, unsplit */
+  } t[] = {
+      {{128, 8192}, 2, 0x2, 1},       {{66, 8192}, 2, 0x2, 1},       {{264, 16384}, 2, 0x2, 1},
+      {{128, 4100}, 2, 0x2, 1},       {{128, 64, 128}, 3, 0x6, 1},   {{64, 128, 128}, 3, 0x5, 1},
+      {{65, 8192}, 2, 0x2, 0},        {{64, 16384}, 2, 0x2, 0},      {{265, 8192}, 2, 0x2, 1}, /* the model's */
+      {{128, 16388}, 2, 0x2, 0},      {{8192, 128}, 2, 0x1, 0}, /* columns: COLS */
+  };
+  for (size_t j = 0; j < sizeof t / sizeof t[0]; j++) {
+    uint8_t red[UK_MAX_NDIM] = {0};
+    for (int d = 0; d < t[j].ndim; d++) red[d] = (uint8_t)((t[j].reduced >> d) & 1);
+    uk_red_strategy s;
+    uk_red_loops R;
+    plan(t[j].ndim, t[j].shape, red, 0, &s, &R);
+    int block = s.kernel == UK_RED_B && !s.wide && s.nsplit == 1 && s.grid_x == R.nout && s.slots == 1 && s.vec;
+    if (block != t[j].block) {
+      char buf[160];
+      fprintf(stderr, "block rows (%lld, %lld, %lld) reduced 0x%x: %s\n", (long long)t[j].shape[0],
+              (long long)t[j].shape[1], (long long)t[j].shape[2], t[j].reduced, uk__red_describe(&s, buf, sizeof buf));
+    }
+    CHECK(block == t[j].block);
+  }
+  CHECK(uk__red_block_rows(128, 8192, 1, 132) == 1 && uk__red_block_rows(128, 8192, 0, 132) == 0);
+  CHECK(uk__red_block_rows(66, 4097, 1, 132) == 1 && uk__red_block_rows(66, 4096, 1, 132) == 0);
+  CHECK(uk__red_block_rows(264, 16384, 1, 132) == 1 && uk__red_block_rows(264, 16385, 1, 132) == 0);
+  CHECK(uk__red_block_rows(1, 8192, 1, 0) == 1 && uk__red_block_rows(3, 8192, 1, 1) == 0);
+  /* unaligned (no vector loads): the model's plan */
+  uk_loop L = loop_of(2, (int64_t[]){128, 8192}, 4, 0);
+  uint8_t red[UK_MAX_NDIM] = {0, 1};
+  int64_t os[1][UK_MAX_NDIM] = {{4}}, item = 4;
+  uk_red_loops R;
+  uk__red_split(&L, red, 0, 1, (const int64_t *const[]){os[0]}, &R);
+  uk_red_strategy s;
+  uk__red_choose(&R, &item, 0, uk__red_vec(4), 132, &s);
+  CHECK(!s.vec && s.nsplit > 1);
+}
+
 int main(void) {
   test_axes();
+  test_block_rows();
   test_wide_partials();
   test_tiny();
   test_loops_and_strategy();

@@ -313,6 +313,15 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     ids = pick;
     nids = 1;
   }
+  if (!lanes && uk__red_block_rows(nout, nred, vec_ok, sms)) { /* a block an output: no model */
+    s->kernel = UK_RED_B;
+    s->vec = vec_ok;
+    s->slots = 1;
+    s->grid_x = nout;
+    s->nsplit = 1;
+    s->chunk = nred;
+    return;
+  }
   double best = -1;
   for (int j = 0; j < nids; j++) {
     uk_red_strategy t;

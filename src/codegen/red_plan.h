@@ -94,6 +94,20 @@ static inline int uk__red_wide(int group, int64_t nout, int64_t nred, int vec_ok
 }
 int uk__red_kernel_group(int id);
 
+/* Whether nout outputs of nred elements with vector loads (vec_ok) run a
+ * block of UK_RED_BLOCK threads each, never split, before the cost model
+ * weighs the rest: from half to twice as many outputs as the sms SMs (one
+ * wave, every SM busy), rows of 4097-16384 elements (each thread's 16-64
+ * elements in one or two trips of loads). The model's split (a warp per
+ * output, 12-32 pieces) pays the last block's count and L2 round trips:
+ * float32 sums of 67-264 outputs of 6144-16384 (2-D rows, and axes (1, 2)
+ * or (0, 2) of 3-D arrays) and row sums of (x - y)^2 ran 0.3-1.0 us faster
+ * as a block an output, none slower (H200, docs/PERF.md "Session 22"). */
+static inline int uk__red_block_rows(int64_t nout, int64_t nred, int vec_ok, int sms) {
+  int64_t sm = sms > 0 ? sms : 1;
+  return vec_ok && 2 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4;
+}
+
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
  * (1 = reduced). NULL launch or num_axes 0: every axis (none with
  * reduce_none). Errors: UK_ERR_SHAPE for an axis out of range or repeated;
@@ -160,7 +174,9 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
  * program; sms: multiprocessors of the device. The candidates the loops
  * allow (threads per output, tile width, split count) are weighed with the
  * measured cost model of red_cost.h; the cheapest wins (a candidate listed
- * earlier keeps its place unless another is 0.5% cheaper). A split launch
+ * earlier keeps its place unless another is 0.5% cheaper). Some shapes
+ * take a measured plan before the model (uk__red_wide, uk__red_block_rows,
+ * thread-per-output and narrow rows). A split launch
  * has one output group per block column (the last block of each column
  * combines that column's partials); a tiny one (UK_RED_TINY) is never
  * split. Pure: the same inputs, the same plan. */

@@ -188,7 +188,7 @@ int uk__row_prefer_cluster(int64_t n, int64_t bytes, int cluster_max, int single
  * UK_ROW_REG_THREADS threads at UK_ROW_REG_ELEMS elements a thread (4097-8192),
  * from half the SMs to twice as many rows. A block's own combine costs less
  * than the split's count and last block: float32 sums, maxima, argmax and
- * row sums of (x - y)^2 over 67-264 rows of 6144-8192 ran 0.1-1.6 us faster
+ * row sums of (x - y)^2 over 67-264 rows of 6144-8192 ran 0.1-1.9 us faster
  * (H200, docs/PERF.md "Session 22"). Fewer rows spread better over every SM
  * in the split; more, or rows of 2048-4096, gain little or lose. */
 static inline int uk__row_lone_block(int64_t rows, int64_t n, int sm_count) {

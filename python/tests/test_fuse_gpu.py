@@ -328,6 +328,51 @@ def test_row_kernel_widths(name, width):
             assert (err <= 0).all(), (name, rows, width, float(err.max()))
 
 
+LONE_PROGS = {
+    "sum": lambda x, y: np.sum(x, axis=-1),
+    "max": lambda x, y: np.max(x * y, axis=-1),
+    "argmax": lambda x, y: np.argmax(x, axis=-1),
+    "sqdist": lambda x, y: np.sum((x - y) * (x - y), axis=-1),
+}
+
+
+@pytest.mark.parametrize("rows,width,row_plan", [(67, 8192, True), (128, 8192, True), (264, 8192, True),
+                                                  (100, 4100, True), (265, 8192, False), (65, 6144, False),
+                                                  (128, 4096, False), (128, 16384, False)])
+@pytest.mark.parametrize("name", sorted(LONE_PROGS))
+def test_lone_reduction_rows(name, rows, width, row_plan):
+    """Session 22: one reduction over the last axis of half to twice as many rows as
+    132 SMs, of 4097-8192 elements, runs the row kernel a block a row; other shapes
+    the split plan. The same values either way: NumPy's in float64, argmax's index
+    exactly (each row's maximum planted twice: the first wins)."""
+    fn = LONE_PROGS[name]
+    fu = ukern.fuse(fn)
+    xh = RNG.uniform(-4, 4, (rows, width)).astype(np.float32)
+    yh = RNG.uniform(-4, 4, (rows, width)).astype(np.float32)
+    for r in range(rows):  # ties: the maximum at two places, the first one random
+        a = RNG.integers(0, width // 2)
+        b = RNG.integers(width // 2, width)
+        xh[r, a] = xh[r, b] = 5.0 + r / rows
+    x, y = cp.asarray(xh), cp.asarray(yh)
+    assert fu.kernel_count(x, y) == 1
+    if cp.cuda.Device().attributes["MultiProcessorCount"] == 132:
+        src = fu.source(x, y)
+        assert ("// row plan: rows in registers" in src) == row_plan, (name, rows, width)
+    x64, y64 = xh.astype(np.float64), yh.astype(np.float64)
+    want = fn(x64, y64)
+    got = fu(x, y)
+    assert got.shape == want.shape
+    if name == "argmax":
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got.get(), want)
+        return
+    assert got.dtype == np.float32
+    # a float32 sum's rounding: a few ulps of the sum of the terms' magnitudes
+    mag = {"sum": np.abs(x64), "sqdist": (x64 - y64) ** 2, "max": np.zeros_like(x64)}[name].sum(axis=-1)
+    tol = 2e-6 * mag + 2e-7 * np.abs(want)
+    assert (np.abs(got.get() - want) <= tol).all(), (name, rows, width, float((np.abs(got.get() - want) - tol).max()))
+
+
 @pytest.mark.parametrize("rows,width", [(5, 64), (3, 1000), (7, 8192), (2, 32768), (300, 24), (20000, 256)])
 def test_row_division_is_exact(rows, width):
     """x / (a row's float32 value) in the row kernel is x / d rounded once, as NumPy's,

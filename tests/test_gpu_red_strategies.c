@@ -177,6 +177,7 @@ static void strategies(void) {
       {2, {20001, 256}, 0x1, "columns of 256, split"},
       {2, {257, 4100}, 0x1, "columns, many outputs"},
       {2, {131, 8192}, 0x2, "a block per 8192-row, unsplit"},
+      {2, {40, 8192}, 0x2, "a block per 8192-row, 40 outputs, unsplit"},
       {3, {128, 67, 64}, 0x5, "a block, non-adjacent, unsplit"},
       {2, {33, 65540}, 0x1, "short columns"},
       {2, {16, 1048580}, 0x1, "columns of 16, a thread per output"},

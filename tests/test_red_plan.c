@@ -745,8 +745,9 @@ static void test_wide_partials(void) {
   CHECK(small > 3 * 0.4 * 2 / 4 * 0.99 && small < 3 * 0.4 * 2 / 4 * 1.01); /* 256 blocks: 2 per SM */
 }
 
-/* Half to twice as many outputs as SMs of 4097-16384 elements with vector
- * loads: a block of UK_RED_BLOCK threads an output, never split
+/* A quarter to twice as many outputs as SMs of 4097-16384 elements with
+ * vector loads (below half the SMs, at most 32768 x outputs / SMs): a
+ * block of UK_RED_BLOCK threads an output, never split
  * (uk__red_block_rows, before the model); elsewhere the model's plan. */
 static void test_block_rows(void) {
   static const struct {
@@ -757,7 +758,9 @@ static void test_block_rows(void) {
   } t[] = {
       {{128, 8192}, 2, 0x2, 1},       {{66, 8192}, 2, 0x2, 1},       {{264, 16384}, 2, 0x2, 1},
       {{128, 4100}, 2, 0x2, 1},       {{128, 64, 128}, 3, 0x6, 1},   {{64, 128, 128}, 3, 0x5, 1},
-      {{65, 8192}, 2, 0x2, 0},        {{64, 16384}, 2, 0x2, 0},      {{265, 8192}, 2, 0x2, 1}, /* the model's */
+      {{65, 8192}, 2, 0x2, 1},        {{64, 12288}, 2, 0x2, 1},      {{33, 8192}, 2, 0x2, 1},
+      {{64, 16384}, 2, 0x2, 0},       {{32, 8192}, 2, 0x2, 0},       {{40, 12288}, 2, 0x2, 0},
+      {{265, 8192}, 2, 0x2, 1}, /* the model's */
       {{128, 16388}, 2, 0x2, 0},      {{8192, 128}, 2, 0x1, 0}, /* columns: COLS */
   };
   for (size_t j = 0; j < sizeof t / sizeof t[0]; j++) {
@@ -776,6 +779,9 @@ static void test_block_rows(void) {
   }
   CHECK(uk__red_block_rows(128, 8192, 1, 132) == 1 && uk__red_block_rows(128, 8192, 0, 132) == 0);
   CHECK(uk__red_block_rows(66, 4097, 1, 132) == 1 && uk__red_block_rows(66, 4096, 1, 132) == 0);
+  CHECK(uk__red_block_rows(66, 16384, 1, 132) == 1 && uk__red_block_rows(65, 16384, 1, 132) == 0);
+  CHECK(uk__red_block_rows(33, 8192, 1, 132) == 1 && uk__red_block_rows(33, 8193, 1, 132) == 0);
+  CHECK(uk__red_block_rows(32, 4100, 1, 132) == 0); /* fewer than a quarter of the SMs */
   CHECK(uk__red_block_rows(264, 16384, 1, 132) == 1 && uk__red_block_rows(264, 16385, 1, 132) == 0);
   CHECK(uk__red_block_rows(1, 8192, 1, 0) == 1 && uk__red_block_rows(3, 8192, 1, 1) == 0);
   /* unaligned (no vector loads): the model's plan */

@@ -96,16 +96,20 @@ int uk__red_kernel_group(int id);
 
 /* Whether nout outputs of nred elements with vector loads (vec_ok) run a
  * block of UK_RED_BLOCK threads each, never split, before the cost model
- * weighs the rest: from half to twice as many outputs as the sms SMs (one
- * wave, every SM busy), rows of 4097-16384 elements (each thread's 16-64
- * elements in one or two trips of loads). The model's split (a warp per
- * output, 12-32 pieces) pays the last block's count and L2 round trips:
- * float32 sums of 67-264 outputs of 6144-16384 (2-D rows, and axes (1, 2)
- * or (0, 2) of 3-D arrays) and row sums of (x - y)^2 ran 0.3-1.0 us faster
- * as a block an output, none slower (H200, docs/PERF.md "Session 22"). */
+ * weighs the rest: from a quarter to twice as many outputs as the sms SMs
+ * (one wave), rows of 4097-16384 elements (each thread's 16-64 elements in
+ * one or two trips of loads), and with fewer outputs than half the SMs
+ * rows of at most 32768 x nout / sms elements (the busy SMs' longer reads
+ * against the split's tail). The model's split (a warp per output, 12-32
+ * pieces) pays the last block's count and L2 round trips: float32 sums of
+ * 40-264 outputs of 6144-16384 (2-D rows, and axes (1, 2) or (0, 2) of 3-D
+ * arrays) and row sums of (x - y)^2 ran 0.2-1.0 us faster as a block an
+ * output; 33-64 outputs of 16384 0.0-0.35 us slower (H200, docs/PERF.md
+ * "Session 22"). */
 static inline int uk__red_block_rows(int64_t nout, int64_t nred, int vec_ok, int sms) {
   int64_t sm = sms > 0 ? sms : 1;
-  return vec_ok && 2 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4;
+  return vec_ok && 4 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4 &&
+         nred * sm <= UK_RED_TINY * 8 * nout;
 }
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]

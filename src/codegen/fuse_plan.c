@@ -333,7 +333,8 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
     }
   }
   s = uk__fuse_emit(g, p, name, user_preamble, group_of, mat, domain);
-  /* one kernel already: the row plan only for few long rows (fits) */
+  /* one kernel already (a lone reduction): the row plan only for the rows
+   * uk__fuse_row_fits lets through */
   if (!s && p->nkernels >= 1) {
     p->row.single = p->nkernels == 1;
     s = uk__fuse_row(g, p, name, user_preamble);

@@ -188,6 +188,7 @@ typedef struct row_em {
   const int *cls, *level;
   char *final_;      /* per node: a per-row value that exists (a reduction's, or one hoisted) */
   char *rdiv;        /* per node: a per-row divisor with its _uk_d<id> */
+  int ndiv;          /* how many of them (hoist_rows): the output pass may divide without a branch */
   uk_strbuf lparams; /* the lambdas' element parameters: ", const float in0, ..." */
   uk_strbuf keptv;   /* their arguments from shared memory: the vectors _uk_vin<k> (element _i) */
   uk_strbuf loaded;  /* and loaded from memory */
@@ -231,6 +232,7 @@ static void hoist_rows(row_em *e, int L, uk_strbuf *b, uk_strbuf *tmp) {
         !e->final_[d] || e->cls[d] != C_ROW || p->type[id].dtype != UK_FLOAT32 || p->type[d].dtype != UK_FLOAT32)
       continue;
     e->rdiv[d] = 1;
+    e->ndiv++;
     uk__sb_addf(b, "    const _uk_rd _uk_d%d = _uk_rd_make(_uk_v%d);\n", d, d);
   }
 }
@@ -471,17 +473,6 @@ static void write_out(row_em *e, uk_fuse_fn *f, int o, const char *at, uk_strbuf
   else uk__sb_addf(b, "%s_uk_w_out%d[_I] = %s;\n", f->indent, o, uk__sb_str(tmp));
 }
 
-/* 1 when divisions by a row's float32 value go through its _uk_d<id>
- * (hoist_rows): the registers variant's output pass may then divide
- * without a branch an element (_uk_rdiv_try, where the variant's _UK_RD
- * says: uk__row_try_div) and compute a thread's outputs again with the
- * exact division where one flagged. */
-static int row_divides(const row_em *e) {
-  for (int id = 0; id < e->c.g->nnodes; id++)
-    if (e->rdiv[id]) return 1;
-  return 0;
-}
-
 /* The function "auto name = [&](_J, params) {...};" that writes the
  * per-element outputs of element _J, or with gather "[&](_J, _I, params)"
  * that puts them at _I of _uk_w_out<o> (stored as vectors after). */
@@ -491,7 +482,7 @@ static void out_fn(row_em *e, const char *name, int gather, const char *params, 
   uk_strbuf wb;
   uk__sb_init(&wb);
   fn_start(e, &f, &wb, "        ");
-  f.rdiv_try = e->reg && gather && row_divides(e);
+  f.rdiv_try = e->reg && gather && e->ndiv > 0;
   for (int o = 0; o < g->nout; o++) {
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
@@ -524,14 +515,15 @@ static void vec_outputs(row_em *e, const char *fv, const char *loads, const char
 }
 
 /* The registers variant's output pass: _uk_f(_J, _I, args) over every
- * slot; with branch-free divisions (row_divides), first so, then, where
+ * slot; where divisions by a row's float32 value go through its _uk_d<id>
+ * (e->ndiv), branch-free (_uk_rdiv_try) first, then, where
  * one flagged its element (out of _uk_rdiv's range, or the row's divisor
  * out of it), again with exact ones; exact ones at once unless the variant
  * says so (_UK_RD, uk__row_try_div: few blocks an SM, at most
  * UK_ROW_REG_ELEMS elements a thread; with the wide budget the values kept
  * for the second pass spilled at 64 registers, NVRTC 13). */
 static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tmp) {
-  int d = row_divides(e);
+  int d = e->ndiv > 0;
   uk__sb_reset(tmp);
   uk__sb_addf(tmp, "_uk_f(_J, _I%s%s);", args, d ? ", !_uk_try" : "");
   reg_loop(b, uk__sb_str(tmp), "");
@@ -553,7 +545,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_plan *p = e->c.p;
   const uk_fuse_row *r = &p->row;
   uk__sb_add(b, "    {\n");
-  if (e->reg && row_divides(e))
+  if (e->reg && e->ndiv > 0)
     uk__sb_add(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n"
                    "      constexpr bool _uk_try = _UK_RD; /* uk__row_try_div */\n");
   for (int o = 0; o < g->nout; o++)
@@ -703,6 +695,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
   uk_status s = UK_OK;
   memset(e->final_, 0, (size_t)g->nnodes + 1);
   memset(e->rdiv, 0, (size_t)g->nnodes + 1);
+  e->ndiv = 0;
   if (e->reg) {
     /* with _UK_RC, a row over a cluster: the block of rank R (T threads, a
      * row a block) holds elements [R * nc, R * nc + _uk_lim) of it in

@@ -17,9 +17,9 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
  * ones better spread over the device's sm_count SMs by the split plan
  * (uk__row_prefer) unless clusters of cluster_max blocks (0: none) spread
  * them (uk__row_prefer_cluster); a program whose split plan is one kernel
- * (p->row.single) only for such rows, fewer than SMs (from
- * UK_ROW_LONE_MIN_N elements). Memory overlap is
- * the runtime's check. */
+ * (p->row.single) only for fewer such rows than SMs (from
+ * UK_ROW_LONE_MIN_N elements), or rows a block takes alone
+ * (uk__row_lone_block). Memory overlap is the runtime's check. */
 int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count,
                       int cluster_max);
 

@@ -142,15 +142,18 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->try_div = uk__row_try_div(g, sm);
 }
 
+/* Registers mode without the wide budget: at most UK_ROW_REG_ELEMS
+ * elements a thread. */
+static int light_regs(const uk_row_grid *g) { return g->mode == UK_ROW_REGS && g->regs * g->vec <= UK_ROW_REG_ELEMS; }
+
 int uk__row_try_div(const uk_row_grid *g, int sm_count) {
   int64_t sm = sm_count > 0 ? sm_count : 1;
-  return g->mode == UK_ROW_REGS && g->regs * g->vec <= UK_ROW_REG_ELEMS &&
-         g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm;
+  return light_regs(g) && g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm;
 }
 
 int uk__row_lone_light(const uk_row_shape *s, const uk_row_grid *g) {
-  if (g->mode != UK_ROW_REGS || g->regs * g->vec > UK_ROW_REG_ELEMS) return 0;
-  return g->cluster >= 2 || (g->rows_per_block == 1 && uk__row_lone_block(s->rows, s->n, s->sm_count));
+  return light_regs(g) &&
+         (g->cluster >= 2 || (g->rows_per_block == 1 && uk__row_lone_block(s->rows, s->n, s->sm_count)));
 }
 
 int uk__row_staged(const uk_row_grid *g, int64_t n) {

@@ -18,7 +18,10 @@
  * 2026-11-28, session 16: the 6 full sums of 64 KiB to one block of 1024 threads (the
  * key's `wide`: no split; docs/PERF.md "Session 16").
  * 2026-11-28, session 22: the 4 sums of 128 outputs of 8192 (4 MiB, axes (1, 2) and
- * (0, 2)) to a block per output unsplit (uk__red_block_rows; docs/PERF.md "Session 22"). */
+ * (0, 2)) to a block per output unsplit (uk__red_block_rows; docs/PERF.md "Session 22").
+ * 2026-11-28, session 23: those 4 and the 2 sums of 64 outputs of 16384 (axes (1, 2) and
+ * (0, 2)) to a block of 512 threads an output, unsplit (UK_RED_ROWS_BLOCK; docs/PERF.md
+ * "Session 23"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -273,10 +276,10 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 32 threads per output, 4 blocks, split 64 x 128",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 32 x 256", 0.0232, 0.0206},
     {3, {64, 128, 128}, 0x5,
-     "a block per output, vector loads, 128 blocks",
+     "a block of 512 threads per output, vector loads, 128 blocks",
      "a block per output, 128 blocks, split 2 x 4096", 0.0161, 0.0158},
     {3, {64, 128, 128}, 0x6,
-     "a warp per output, vector loads, 8 blocks, split 32 x 512",
+     "a block of 512 threads per output, vector loads, 64 blocks",
      "a block per output, vector loads, 64 blocks", 0.0115, 0.0121},
     {3, {64, 128, 128}, 0x7,
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
@@ -294,10 +297,10 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 32 threads per output, 4 blocks, split 64 x 128",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 32 x 256", 0.0230, 0.0232},
     {3, {128, 64, 128}, 0x5,
-     "a warp per output, vector loads, 8 blocks, split 32 x 512",
+     "a block of 512 threads per output, vector loads, 64 blocks",
      "a block per output, 64 blocks, split 4 x 4096", 0.0164, 0.0144},
     {3, {128, 64, 128}, 0x6,
-     "a block per output, vector loads, 128 blocks",
+     "a block of 512 threads per output, vector loads, 128 blocks",
      "a block per output, vector loads, 128 blocks", 0.0100, 0.0123},
     {3, {128, 64, 128}, 0x7,
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
@@ -315,10 +318,10 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 32 threads per output, 2 blocks, split 64 x 256",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 64 x 256", 0.0286, 0.0179},
     {3, {128, 128, 64}, 0x5,
-     "a block per output, vector loads, 128 blocks",
+     "a block of 512 threads per output, vector loads, 128 blocks",
      "a block per output, 128 blocks, split 2 x 4096", 0.0164, 0.0143},
     {3, {128, 128, 64}, 0x6,
-     "a block per output, vector loads, 128 blocks",
+     "a block of 512 threads per output, vector loads, 128 blocks",
      "a block per output, vector loads, 128 blocks", 0.0101, 0.0117},
     {3, {128, 128, 64}, 0x7,
      "a block per output, vector loads, 1 blocks, split 256 x 4096",

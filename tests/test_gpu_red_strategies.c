@@ -20,8 +20,8 @@
 static int sms; /* the device's multiprocessors: the planner's input */
 
 /* What the planner may pick: each must run at least once. */
-enum { C_T1, C_G8, C_G32, C_B, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_N };
-static const char *const class_names[C_N] = {"a thread",     "8 threads",   "a warp",       "a block",
+enum { C_T1, C_G8, C_G32, C_B, C_ROWS, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_N };
+static const char *const class_names[C_N] = {"a thread",     "8 threads",   "a warp",       "a block", "a block of 512",
                                              "group split",  "nd vectors",  "columns by 1", "columns by 2-8",
                                              "narrow tiles", "column split", "column vectors"};
 static int seen[C_N];
@@ -56,7 +56,7 @@ static uk_red_strategy note_plan(const char *label, const uk_array *a, const uin
   case UK_RED_T1: seen[C_T1]++; break;
   case UK_RED_G8: seen[C_G8]++; break;
   case UK_RED_G32: seen[C_G32]++; break;
-  case UK_RED_B: seen[C_B]++; break;
+  case UK_RED_B: seen[s.block == UK_RED_ROWS_BLOCK ? C_ROWS : C_B]++; break;
   case UK_RED_COLS:
     seen[s.by == 1 ? C_COLS1 : s.by <= 8 ? C_COLS8 : C_NARROW]++;
     if (s.nsplit > 1) seen[C_CSPLIT]++;
@@ -179,6 +179,8 @@ static void strategies(void) {
       {2, {131, 8192}, 0x2, "a block per 8192-row, unsplit"},
       {2, {40, 8192}, 0x2, "a block per 8192-row, 40 outputs, unsplit"},
       {3, {128, 67, 64}, 0x5, "a block, non-adjacent, unsplit"},
+      {2, {64, 16384}, 0x2, "a block per 16384-row, 64 outputs, unsplit"},
+      {3, {37, 96, 160}, 0x6, "a block per 15360-row, 37 outputs, unsplit"},
       {2, {33, 65540}, 0x1, "short columns"},
       {2, {16, 1048580}, 0x1, "columns of 16, a thread per output"},
       {3, {31, 1001, 64}, 0x3, "columns, two reduced axes"},

@@ -459,7 +459,9 @@ static void launch_bounds(void) {
  * a packed program (never split, no such pass) and a column program whose
  * UKERN_RED_TUNE forces pieces (sp). One output of up to UK_RED_WIDE_MAX
  * aligned elements is red_group<K, 1024, false> under
- * __launch_bounds__(1024) (the key's wide). */
+ * __launch_bounds__(1024), and a quarter to twice as many outputs as SMs
+ * (132 offline) of 4097-16384 elements red_group<K, 512, false> (the
+ * key's block). */
 static void unsplit(void) {
   CHECK(uk__red_tiny(1, UK_RED_TINY) && !uk__red_tiny(1, UK_RED_TINY + 1));
   CHECK(uk__red_tiny(64, UK_RED_TINY / 64) && !uk__red_tiny(64, UK_RED_TINY / 64 + 1));
@@ -485,6 +487,13 @@ static void unsplit(void) {
       {65, 64, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256>(_uk_a);"},
       {2048, 2, 0, UK_INT16, "ukern::red_cols<_uk_k, 256, false>(_uk_a);"},
       {64, 2, 1, UK_FLOAT32, "ukern::red_pack<_uk_k, 256>(_uk_a);"},
+      {128, 8192, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 512, false>(_uk_a);"}, /* block rows */
+      {33, 16384, 1, UK_FLOAT64, "ukern::red_group<_uk_k, 512, false>(_uk_a);"},
+      {264, 4112, 1, UK_INT8, "ukern::red_group<_uk_k, 512, false>(_uk_a);"},
+      {264, 4100, 1, UK_INT8, "ukern::red_group<_uk_k, 256>(_uk_a);"}, /* rows of part vectors: no vector loads */
+      {32, 8192, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"},  /* too few outputs */
+      {265, 8192, 1, UK_FLOAT32, "ukern::red_group<_uk_k, 256>(_uk_a);"}, /* too many */
+      {8192, 128, 0, UK_FLOAT32, "ukern::red_cols<_uk_k, 256>(_uk_a);"},  /* columns */
   };
   uk_reduction *k = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "tiny", NULL, NULL);
   for (size_t j = 0; k && j < sizeof cases / sizeof cases[0]; j++) {
@@ -497,9 +506,11 @@ static void unsplit(void) {
     CHECK_CONTAINS(src, cases[j].want);
     int never = strstr(cases[j].want, "false") != NULL;
     CHECK(src && (strstr(src, "; never split: no split pass") != NULL) == never);
-    int wide = strstr(cases[j].want, "1024") != NULL;
-    CHECK(src && (strstr(src, "; one block of 1024 threads\n") != NULL) == wide &&
-          (strstr(src, "__launch_bounds__(1024)") != NULL) == wide);
+    int block = strstr(cases[j].want, "1024") ? 1024 : strstr(cases[j].want, "512") ? 512 : 0;
+    char banner[64], bounds[32];
+    snprintf(banner, sizeof banner, "; blocks of %d threads, one an output\n", block);
+    snprintf(bounds, sizeof bounds, "__launch_bounds__(%d)", block ? block : 256);
+    CHECK(src && (strstr(src, banner) != NULL) == (block > 0) && strstr(src, bounds) != NULL);
     uk_free(src);
   }
   uk_reduction_destroy(k);

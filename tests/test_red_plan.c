@@ -689,7 +689,7 @@ static void test_tiny(void) {
   L = loop_of(1, n8192, 4, 0);
   uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 0, 4, 132, &s); /* not aligned: scalar loads */
-  CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred) && !s.wide);
+  CHECK(s.nsplit > 1 && s.grid_x == 1 && !uk__red_tiny(R.nout, R.nred) && !s.block);
   /* aligned, one output of UK_RED_TINY + 1 to UK_RED_WIDE_MAX elements: one block of 1024
      threads, unsplit (uk__red_wide), its threads per output the block's */
   const int64_t wides[] = {UK_RED_TINY + 4, 8192, UK_RED_WIDE_MAX};
@@ -698,7 +698,7 @@ static void test_tiny(void) {
     uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
     uk__red_choose(&R, &item, 1, 4, 132, &s);
     CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a block of 1024 threads per output, vector loads, 1 blocks");
-    CHECK(s.wide && s.nsplit == 1 && s.chunk == wides[j] && uk__red_threads_per_output(&s) == UK_RED_WIDE_BLOCK &&
+    CHECK(s.block == UK_RED_WIDE_BLOCK && s.nsplit == 1 && s.chunk == wides[j] && uk__red_threads_per_output(&s) == UK_RED_WIDE_BLOCK &&
           uk__red_block_threads(&s) == UK_RED_WIDE_BLOCK && uk__red_scratch_bytes(&s, 4) == 0);
   }
   /* past it, two outputs, or another group: not wide */
@@ -709,7 +709,7 @@ static void test_tiny(void) {
   L = loop_of(1, &past, 4, 0);
   uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 1, 4, 132, &s);
-  CHECK(!s.wide && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK);
+  CHECK(!s.block && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK);
 }
 
 /* Partials wider than a word cost each block (red_cost.c's WIDE_BLOCK_US):
@@ -746,8 +746,7 @@ static void test_wide_partials(void) {
 }
 
 /* A quarter to twice as many outputs as SMs of 4097-16384 elements with
- * vector loads (below half the SMs, at most 32768 x outputs / SMs): a
- * block of UK_RED_BLOCK threads an output, never split
+ * vector loads: a block of UK_RED_ROWS_BLOCK threads an output, never split
  * (uk__red_block_rows, before the model); elsewhere the model's plan. */
 static void test_block_rows(void) {
   static const struct {
@@ -759,8 +758,9 @@ static void test_block_rows(void) {
       {{128, 8192}, 2, 0x2, 1},       {{66, 8192}, 2, 0x2, 1},       {{264, 16384}, 2, 0x2, 1},
       {{128, 4100}, 2, 0x2, 1},       {{128, 64, 128}, 3, 0x6, 1},   {{64, 128, 128}, 3, 0x5, 1},
       {{65, 8192}, 2, 0x2, 1},        {{64, 12288}, 2, 0x2, 1},      {{33, 8192}, 2, 0x2, 1},
-      {{64, 16384}, 2, 0x2, 0},       {{32, 8192}, 2, 0x2, 0},       {{40, 12288}, 2, 0x2, 0},
-      {{265, 8192}, 2, 0x2, 1}, /* the model's */
+      {{64, 16384}, 2, 0x2, 1},       {{32, 8192}, 2, 0x2, 0},       {{40, 12288}, 2, 0x2, 1},
+      {{33, 16384}, 2, 0x2, 1},       {{16, 16384}, 2, 0x2, 0},      {{128, 64, 128}, 3, 0x5, 1},
+      {{265, 8192}, 2, 0x2, 0}, /* the model's */
       {{128, 16388}, 2, 0x2, 0},      {{8192, 128}, 2, 0x1, 0}, /* columns: COLS */
   };
   for (size_t j = 0; j < sizeof t / sizeof t[0]; j++) {
@@ -769,7 +769,10 @@ static void test_block_rows(void) {
     uk_red_strategy s;
     uk_red_loops R;
     plan(t[j].ndim, t[j].shape, red, 0, &s, &R);
-    int block = s.kernel == UK_RED_B && !s.wide && s.nsplit == 1 && s.grid_x == R.nout && s.slots == 1 && s.vec;
+    int block = s.kernel == UK_RED_B && s.block == UK_RED_ROWS_BLOCK && s.nsplit == 1 && s.grid_x == R.nout &&
+                s.slots == 1 && s.vec && uk__red_block_threads(&s) == UK_RED_ROWS_BLOCK &&
+                uk__red_threads_per_output(&s) == UK_RED_ROWS_BLOCK && uk__red_scratch_bytes(&s, 4) == 0;
+    CHECK(block || s.block == 0);
     if (block != t[j].block) {
       char buf[160];
       fprintf(stderr, "block rows (%lld, %lld, %lld) reduced 0x%x: %s\n", (long long)t[j].shape[0],
@@ -779,11 +782,24 @@ static void test_block_rows(void) {
   }
   CHECK(uk__red_block_rows(128, 8192, 1, 132) == 1 && uk__red_block_rows(128, 8192, 0, 132) == 0);
   CHECK(uk__red_block_rows(66, 4097, 1, 132) == 1 && uk__red_block_rows(66, 4096, 1, 132) == 0);
-  CHECK(uk__red_block_rows(66, 16384, 1, 132) == 1 && uk__red_block_rows(65, 16384, 1, 132) == 0);
-  CHECK(uk__red_block_rows(33, 8192, 1, 132) == 1 && uk__red_block_rows(33, 8193, 1, 132) == 0);
+  CHECK(uk__red_block_rows(33, 16384, 1, 132) == 1 && uk__red_block_rows(33, 16385, 1, 132) == 0);
   CHECK(uk__red_block_rows(32, 4100, 1, 132) == 0); /* fewer than a quarter of the SMs */
+  CHECK(uk__red_block_rows(16, 8192, 1, 64) == 1 && uk__red_block_rows(15, 8192, 1, 64) == 0);
   CHECK(uk__red_block_rows(264, 16384, 1, 132) == 1 && uk__red_block_rows(264, 16385, 1, 132) == 0);
   CHECK(uk__red_block_rows(1, 8192, 1, 0) == 1 && uk__red_block_rows(3, 8192, 1, 1) == 0);
+  /* the program's block: a wide plan's, a block-rows plan's on these SMs, else 0 */
+  uk_red_plan_in in = {128, 8192, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  CHECK(uk__red_unsplit_block(&in) == UK_RED_ROWS_BLOCK);
+  in.sms = 600; /* fewer outputs than a quarter of the SMs */
+  CHECK(uk__red_unsplit_block(&in) == 0);
+  in.sms = 132, in.group = UK_RED_GROUP_COLS;
+  CHECK(uk__red_unsplit_block(&in) == 0);
+  in.group = UK_RED_GROUP_G, in.vec_ok = 0;
+  CHECK(uk__red_unsplit_block(&in) == 0);
+  in.vec_ok = 1, in.nout = 1;
+  CHECK(uk__red_unsplit_block(&in) == UK_RED_WIDE_BLOCK);
+  in.nred = 4096; /* tiny: one block of UK_RED_BLOCK, the model's */
+  CHECK(uk__red_unsplit_block(&in) == 0);
   /* unaligned (no vector loads): the model's plan */
   uk_loop L = loop_of(2, (int64_t[]){128, 8192}, 4, 0);
   uint8_t red[UK_MAX_NDIM] = {0, 1};

@@ -239,6 +239,52 @@ def test_reduction_block_reduce_cub_struct_argmax():
     same(kc(x, axis=1), cp.argmax(x, axis=1))
 
 
+BLOCK_ROWS_ARGMAX = ("struct amax { float v; long long i; };\n"
+                     "__device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }\n"
+                     "__device__ amax first_max(amax a, amax b) {\n"
+                     "  return a.v > b.v || (a.v == b.v && a.i < b.i) ? a : b;\n}\n")
+
+
+@pytest.mark.parametrize("shape,axis", [
+    ((128, 8192), 1), ((64, 16384), 1), ((33, 16384), 1), ((264, 4100), 1), ((40, 12288), -1),
+    ((128, 64, 128), (1, 2)), ((64, 128, 128), (0, 2)),
+    ((32, 8192), 1), ((265, 8192), 1),  # outside the rule: the model's plans
+])
+@pytest.mark.parametrize("kind", ["sum", "sum_cub", "dot", "argmax"])
+def test_reduction_block_rows(shape, axis, kind):
+    """Session 23: a quarter to twice as many outputs as 132 SMs of 4097-16384 elements
+    each run a block of 512 threads an output with no split pass. The results must match
+    NumPy's (float64 reference), for a sum, the CUB block combine, a two-input dot (a
+    deep program: its launch bounds ask for no resident blocks then) and a struct argmax
+    whose rows hold their maximum twice (the first index must win)."""
+    xh = RNG.uniform(-2, 2, shape).astype(np.float32)
+    if kind == "argmax":
+        if len(shape) != 2:
+            pytest.skip("_J numbers one reduced axis here")
+        for r in range(shape[0]):
+            a, b = RNG.integers(0, shape[1] // 2), RNG.integers(shape[1] // 2, shape[1])
+            xh[r, a] = xh[r, b] = 3.0 + r / shape[0]
+        k = ukern.ReductionKernel("T x", "int64 y", "mk(x, _J)", "first_max(a, b)", "y = a.i", None, "brargmax",
+                                  reduce_type="amax", preamble=BLOCK_ROWS_ARGMAX)
+        got = k(cp.asarray(xh), axis=axis)
+        np.testing.assert_array_equal(got.get(), xh.argmax(axis=axis))
+        return
+    yh = RNG.uniform(-2, 2, shape).astype(np.float32)
+    x, y = cp.asarray(xh), cp.asarray(yh)
+    x64, y64 = xh.astype(np.float64), yh.astype(np.float64)
+    if kind == "dot":
+        k = ukern.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "brdot")
+        got, want, mag = k(x, y, axis=axis), (x64 * y64).sum(axis=axis), np.abs(x64 * y64).sum(axis=axis)
+    else:
+        k = ukern.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "brsum",
+                                  **({"block_reduce": "cub"} if kind == "sum_cub" else {}))
+        got, want, mag = k(x, axis=axis), x64.sum(axis=axis), np.abs(x64).sum(axis=axis)
+    assert got.dtype == np.float32 and got.shape == want.shape
+    # a float32 sum's rounding: a few ulps of the sum of the terms' magnitudes
+    err = np.abs(got.get() - want)
+    assert (err <= 2e-6 * mag + 1e-30).all(), float((err / mag).max())
+
+
 def test_reduction_int_exact_and_views():
     args = ("T x", "T y", "x", "a + b", "y = a", "0", "isum")
     ck, uk = both("ReductionKernel", *args)

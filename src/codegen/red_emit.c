@@ -446,7 +446,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
               key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
-  if (key->wide) uk__sb_addf(sb, "; one block of %d threads", UK_RED_WIDE_BLOCK);
+  if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);
   if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
@@ -496,10 +496,12 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "type_includes"};
   char vec[8], head[320], lb[24];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
-  int minb = key->deep ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
+  /* resident blocks of UK_RED_BLOCK threads: a larger block (a block an output, never more than
+     one wave) keeps its registers */
+  int minb = key->deep && !key->block ? uk__red_min_blocks(g, nloop_inputs(k, key), uk__red_key_vec(k, key)) : 0;
   const char *mb = strstr(k->tune, "_UK_RED_MB "); /* a knob's least resident blocks */
   if (mb) minb = atoi(mb + strlen("_UK_RED_MB "));
-  const int block = key->wide ? UK_RED_WIDE_BLOCK : UK_RED_BLOCK;
+  const int block = key->block ? key->block : UK_RED_BLOCK;
   char bl[8];
   snprintf(bl, sizeof bl, "%d", block);
   if (minb > 0) snprintf(lb, sizeof lb, "%d, %d", block, minb);

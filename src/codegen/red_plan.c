@@ -313,15 +313,6 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     ids = pick;
     nids = 1;
   }
-  if (!lanes && uk__red_block_rows(nout, nred, vec_ok, sms)) { /* a block an output: no model */
-    s->kernel = UK_RED_B;
-    s->vec = vec_ok;
-    s->slots = 1;
-    s->grid_x = nout;
-    s->nsplit = 1;
-    s->chunk = nred;
-    return;
-  }
   double best = -1;
   for (int j = 0; j < nids; j++) {
     uk_red_strategy t;
@@ -365,7 +356,7 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
 /* A group plan's split remade (the model's pieces: a round of loads per
  * thread at least); one block column per output group, as a split needs. */
 static void group_force(const uk_red_plan_in *in, int64_t nsplit, uk_red_strategy *s) {
-  if (nsplit <= 0 || s->wide) return;
+  if (nsplit <= 0 || s->block) return;
   int64_t g = uk__red_threads_per_output(s), v = s->vec ? in->vec : 1;
   if (nsplit > 1) s->grid_x = cdiv(in->nout, s->slots);
   split_n(s, in->nred, nsplit, g * (s->vec ? 4 * v : 8), g * v);
@@ -416,15 +407,24 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
   }
 }
 
+int uk__red_unsplit_block(const uk_red_plan_in *in) {
+  if (uk__red_wide(in->group, in->nout, in->nred, in->vec_ok)) return UK_RED_WIDE_BLOCK;
+  /* (rows of more than UK_RED_TINY: never short rows that narrow groups take) */
+  if (in->group == UK_RED_GROUP_G && uk__red_block_rows(in->nout, in->nred, in->vec_ok, in->sms))
+    return UK_RED_ROWS_BLOCK;
+  return 0;
+}
+
 void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
   memset(s, 0, sizeof *s);
   uk_red_plan_in fixed = *given, *in = &fixed;
-  if (uk__red_wide(in->group, in->nout, in->nred, in->vec_ok)) { /* one block, no model: its only plan */
+  int block = uk__red_unsplit_block(in);
+  if (block) { /* a block an output, no model: the program's only plan */
     s->kernel = UK_RED_B;
-    s->wide = 1;
+    s->block = block;
     s->vec = in->vec_ok;
     s->slots = 1;
-    s->grid_x = 1;
+    s->grid_x = in->nout;
     s->nsplit = 1;
     s->chunk = in->nred;
     return;

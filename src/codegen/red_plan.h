@@ -82,7 +82,7 @@ typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_
 /* Whether one output of more than UK_RED_TINY and at most UK_RED_WIDE_MAX
  * elements in a group program with vector loads (vec_ok, uk_red_plan_in's:
  * a scalar loop would wait on its loads) runs one block of
- * UK_RED_WIDE_BLOCK threads, never split (the key's `wide` and `unsplit`):
+ * UK_RED_WIDE_BLOCK threads, never split (the key's `block` and `unsplit`):
  * every load in flight at once and no combine through L2. Bare float32
  * sums on an H200 (session 16): 64 KiB in 4.03 us in one block of 1024
  * threads, 4.9-5.3 us split over 4-16 blocks of 256 (the last block's
@@ -94,22 +94,25 @@ static inline int uk__red_wide(int group, int64_t nout, int64_t nred, int vec_ok
 }
 int uk__red_kernel_group(int id);
 
+/* Threads of the block of a block-rows plan (uk__red_block_rows). */
+#define UK_RED_ROWS_BLOCK 512
+
 /* Whether nout outputs of nred elements with vector loads (vec_ok) run a
- * block of UK_RED_BLOCK threads each, never split, before the cost model
- * weighs the rest: from a quarter to twice as many outputs as the sms SMs
- * (one wave), rows of 4097-16384 elements (each thread's 16-64 elements in
- * one or two trips of loads), and with fewer outputs than half the SMs
- * rows of at most 32768 x nout / sms elements (the busy SMs' longer reads
- * against the split's tail). The model's split (a warp per output, 12-32
- * pieces) pays the last block's count and L2 round trips: float32 sums of
- * 40-264 outputs of 6144-16384 (2-D rows, and axes (1, 2) or (0, 2) of 3-D
- * arrays) and row sums of (x - y)^2 ran 0.2-1.0 us faster as a block an
- * output; 33-64 outputs of 16384 0.0-0.35 us slower (H200, docs/PERF.md
- * "Session 22"). */
+ * block of UK_RED_ROWS_BLOCK threads each, never split (the key's `block`
+ * and `unsplit`), before the cost model weighs the rest: from a quarter to
+ * twice as many outputs as the sms SMs (one wave) and rows of 4097-16384
+ * elements (each thread's 8-32 elements in one or two trips of loads).
+ * The model's split (a warp per output, 12-32 pieces) pays the last
+ * block's count and L2 round trips. Float32 sums on an H200 (docs/PERF.md
+ * "Session 22", "Session 23"): 40-264 outputs of 6144-16384 (2-D rows,
+ * axes (1, 2) or (0, 2) of 3-D arrays) 0.2-1.0 us faster as a block of 256
+ * an output than split, and a block of 512 with no split pass 0.0-0.4 us
+ * faster again (maxima up to 1.2 us); 33-64 outputs of 16384, which a block
+ * of 256 took 0.0-0.35 us longer than the split, 0.25-0.7 us faster at 512;
+ * a block of 1024 0.1-0.3 us slower than 512 on most shapes. */
 static inline int uk__red_block_rows(int64_t nout, int64_t nred, int vec_ok, int sms) {
   int64_t sm = sms > 0 ? sms : 1;
-  return vec_ok && 4 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4 &&
-         nred * sm <= UK_RED_TINY * 8 * nout;
+  return vec_ok && 4 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4;
 }
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]
@@ -158,11 +161,11 @@ typedef struct uk_red_strategy {
   int64_t slots;   /* outputs per block (partials per block when split) */
   int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
                       tile's pieces consecutive (else a grid of grid_x by nsplit) */
-  int wide;        /* B: one block of UK_RED_WIDE_BLOCK threads (uk__red_wide), else UK_RED_BLOCK */
+  int block;       /* B, never split: the threads of its block (uk__red_unsplit_block); 0: UK_RED_BLOCK */
 } uk_red_strategy;
 
 /* Threads per block of the plan's launch. */
-static inline int uk__red_block_threads(const uk_red_strategy *s) { return s->wide ? UK_RED_WIDE_BLOCK : UK_RED_BLOCK; }
+static inline int uk__red_block_threads(const uk_red_strategy *s) { return s->block ? s->block : UK_RED_BLOCK; }
 
 /* Threads that share an output: 1, 8 (G8: by when set), 32 or UK_RED_BLOCK by strategy; COLS: by.
  * The kernels read it from their _uk_by argument. */
@@ -179,7 +182,7 @@ int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
  * allow (threads per output, tile width, split count) are weighed with the
  * measured cost model of red_cost.h; the cheapest wins (a candidate listed
  * earlier keeps its place unless another is 0.5% cheaper). Some shapes
- * take a measured plan before the model (uk__red_wide, uk__red_block_rows,
+ * take a measured plan before the model (uk__red_unsplit_block,
  * thread-per-output and narrow rows). A split launch
  * has one output group per block column (the last block of each column
  * combines that column's partials); a tiny one (UK_RED_TINY) is never
@@ -214,12 +217,19 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
                      uk_red_plan_in *in);
 void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
 
+/* The threads of the block of a plan that runs a block an output, never
+ * split, whatever the model would say: UK_RED_WIDE_BLOCK (uk__red_wide),
+ * UK_RED_ROWS_BLOCK (uk__red_block_rows, on in->sms SMs); else 0 (the plans
+ * of UK_RED_BLOCK threads). uk__red_choose_in takes such a plan first, and
+ * the program is compiled for that block (the key's `block`). */
+int uk__red_unsplit_block(const uk_red_plan_in *in);
+
 /* Measurement only (UKERN_RED_TUNE's by, cv, sp and swz): a COLS plan s
  * made into one of `by` threads per output (0: as chosen; a power of two up
  * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
  * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
  * pieces' block order `swz` (-1: as chosen; 1 only when split). A group
- * plan (T1, G8, G32, B; not a wide one) takes `nsplit` only; packed rows
+ * plan (T1, G8, G32, B; not an unsplit block's) takes `nsplit` only; packed rows
  * are left alone. */
 void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
 

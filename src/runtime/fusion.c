@@ -362,7 +362,7 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
  * writes it; other overlaps go to the split plan, which copies). */
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
   const uk_fuse_plan *p = c->e->plan;
-  if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__row_sm_count(c->device),
+  if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__device_sm_count(c->device),
                                          uk__row_cluster_max(c->device)))
     return 0;
   /* a lone reduction: only where its rows go over clusters, or a block a

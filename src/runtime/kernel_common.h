@@ -36,7 +36,10 @@ static inline uk_status uk__launch_check(const char *kernel, const uk_launch *l,
   return bad ? uk__launch_reject(kernel, l, takes) : UK_OK;
 }
 
-/* Multiprocessors of a device (cached; 132 if the driver can't say). */
+/* Multiprocessors of a device (cached; UK_SM_OFFLINE if the driver can't
+ * say, or without a driver: source and precompile calls on a machine
+ * without a GPU size their plans for an H100/H200's count). */
+#define UK_SM_OFFLINE 132
 int uk__device_sm_count(int device);
 
 /* Inputs in[0..nin) (NULL entries are scalars) that partly overlap one of

@@ -66,6 +66,7 @@ typedef struct prep {
   int64_t max_itemsize;                    /* the largest of them */
   int aligned;                             /* every loop input's base is 16-byte aligned */
   uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
+  int sms;                                 /* SMs the key was made for (key_blocks) */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
@@ -257,6 +258,29 @@ uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, 
 /* Preparing a call (no device work)                                         */
 /* ------------------------------------------------------------------------ */
 
+/* The key's block, split pass and trips, for a device of `sms` SMs (the
+ * block-rows plan depends on them). */
+static void key_blocks(const uk_reduction *k, prep *pr, int sms) {
+  uk_red_key *key = &pr->key;
+  pr->sms = pr->in.sms = sms;
+  /* a plan of a block an output, its block's size (vec_ok follows the call's alignment: an
+     unaligned call has its own program) */
+  key->block = (uint16_t)uk__red_unsplit_block(&pr->in);
+  /* plans the planner never splits (splits() in red_plan.c): no split pass in the program
+     (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
+  key->unsplit = (uint8_t)(key->block || (key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
+                                          k->force_split <= 1));
+  /* red_group's 8 vectors a trip: one loop input along one reduced axis, rows long enough for a
+     thread to hold 8 vectors of a row (H200, session 15: sums of 64 and 256 MiB 1-8% faster over
+     rows of 256 to 2^24 elements). Several reduced axes spilled (each vector's place unravelled),
+     several inputs keep their registers and bounds, and short rows (one vector a thread: 4-element
+     rows 10% slower at 1 GiB) keep the occupancy of a 32-register program; a tiny one its compile.
+     An unsplit block an output loads 4 a trip: rows of 6144-16384 in blocks of 512 were 0.0-0.2 us
+     faster so (session 23) */
+  key->trip8 = (uint8_t)(key->group == UK_RED_GROUP_G && pr->loops.nin == 1 && pr->loops.red.ndim <= 1 &&
+                         pr->in.nred >= UK_RED_TRIP8_ROWS && !key->unsplit && !key->narrow);
+}
+
 /* The loop of the non-raw array inputs, broadcast; *raw_param: the first
  * raw array input (-1: none). */
 static uk_status loop_of(const uk_reduction *k, prep *pr, uk_loop *L, int *raw_param) {
@@ -351,19 +375,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
      decide, not the call's alignment, so one program serves every call of the key) */
   key->narrow = (uint8_t)(key->group == UK_RED_GROUP_G && uk__red_narrow_lanes(pr->in.nred, pr->in.elem_bytes, vec));
   pr->in.narrow = key->narrow;
-  /* the planner never splits it (splits() in red_plan.c): no split pass in the program
-     (packed rows never split: no such pass; UKERN_RED_TUNE's sp may split a column plan) */
-  /* the planner's one plan then; vec_ok follows the call's alignment: an unaligned call has its own program */
-  key->wide = (uint8_t)uk__red_wide(key->group, pr->in.nout, pr->in.nred, pr->in.vec_ok);
-  key->unsplit = (uint8_t)(key->wide || (key->group != UK_RED_GROUP_PACK && uk__red_tiny(pr->in.nout, pr->in.nred) &&
-                                         k->force_split <= 1));
-  /* red_group's 8 vectors a trip: one loop input along one reduced axis, rows long enough for a
-     thread to hold 8 vectors of a row (H200, session 15: sums of 64 and 256 MiB 1-8% faster over
-     rows of 256 to 2^24 elements). Several reduced axes spilled (each vector's place unravelled),
-     several inputs keep their registers and bounds, and short rows (one vector a thread: 4-element
-     rows 10% slower at 1 GiB) keep the occupancy of a 32-register program; a tiny one its compile */
-  key->trip8 = (uint8_t)(key->group == UK_RED_GROUP_G && pr->loops.nin == 1 && pr->loops.red.ndim <= 1 &&
-                         pr->in.nred >= UK_RED_TRIP8_ROWS && !key->unsplit && !key->narrow);
+  key_blocks(k, pr, uk__device_sm_count(pr->c.device >= 0 ? pr->c.device : kd->ctx->opts.device));
   /* bytes the loop inputs hold: the load policy (multiplied, not divided: two divisions cost more
      cycles than the rest of this; a product past int64 is past the bound too) */
   int64_t bytes;
@@ -553,12 +565,14 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (R->nout > 0) {
     pr.key.device = f.device;
+    const int sms = uk__device_sm_count(f.device);
+    if (sms != pr.sms) key_blocks(k, &pr, sms); /* prepare guessed another device */
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
   }
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
-  choose(&pr, uk__device_sm_count(f.device), e->occupancy, e->aux, &s);
+  choose(&pr, pr.sms, e->occupancy, e->aux, &s);
   if (k->forced) uk__red_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);

@@ -263,10 +263,6 @@ static int row_contig(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   return 1;
 }
 
-int uk__row_sm_count(int device) {
-  return uk__cu_load() == UK_OK ? uk__device_sm_count(device) : UK_ROW_SM_OFFLINE;
-}
-
 /* The call's rows as the sizing sees them (smem: the budget). */
 static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                       int64_t smem, uk_row_shape *s) {
@@ -278,7 +274,7 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->kept_size = k->kept_size;
   s->reg_bytes = k->p->row.reg_bytes;
   s->vec = row_vec(k, in, outs, s->n);
-  s->sm_count = uk__row_sm_count(device);
+  s->sm_count = uk__device_sm_count(device);
   s->smem = smem;
   s->cluster_max = uk__row_cluster_max(device);
   s->contig = row_contig(k, in, outs, ms);

@@ -20,12 +20,6 @@ uk_status uk__row_create(uk_context *ctx, const uk_fuse_plan *p, const char *con
                          uk__row_kernel **out);
 void uk__row_destroy(uk__row_kernel *k);
 
-/* The multiprocessors of `device` that the row plan sizes for;
- * UK_ROW_SM_OFFLINE without a driver (source and precompile calls on a
- * machine without a GPU: an H100/H200's count). */
-#define UK_ROW_SM_OFFLINE 132
-int uk__row_sm_count(int device);
-
 /* Runs the rows of map shape ms (p->row.ndim axes) on the stream: in are
  * the program's inputs, outs its outputs (allocated or given), all on
  * `device`, which must be the launch's. Compiles at the first call per

@@ -513,6 +513,18 @@ static void unsplit(void) {
     CHECK(src && (strstr(src, banner) != NULL) == (block > 0) && strstr(src, bounds) != NULL);
     uk_free(src);
   }
+  /* two inputs (a deep program): a block of 256 an output, the split program's resident blocks */
+  uk_reduction *dot = mk("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "dot", NULL, NULL);
+  int64_t ds[] = {128, 8192};
+  uk_array dx = arr(0x100000, UK_FLOAT32, 2, ds), dw = arr(0x200000, UK_FLOAT32, 2, ds), dy[1];
+  memset(dy, 0, sizeof dy);
+  uk_arg din[2] = {uk_arg_array(&dx), uk_arg_array(&dw)};
+  int dax[] = {1};
+  char *dsrc = dot ? source(dot, din, 2, dy, 1, dax, 1) : NULL;
+  CHECK_CONTAINS(dsrc, "ukern::red_group<_uk_k, 256>(_uk_a);");
+  CHECK_CONTAINS(dsrc, "__launch_bounds__(256, 4)");
+  uk_free(dsrc);
+  uk_reduction_destroy(dot);
   uk_reduction_destroy(k);
   setenv("UKERN_RED_TUNE", "sp=2", 1);
   k = mk("T x", "T y", "x * x", "a + b", "y = a", "0", "tiny", NULL, NULL);

@@ -747,7 +747,9 @@ static void test_wide_partials(void) {
 
 /* A quarter to twice as many outputs as SMs of 4097-16384 elements with
  * vector loads: a block of UK_RED_ROWS_BLOCK threads an output, never split
- * (uk__red_block_rows, before the model); elsewhere the model's plan. */
+ * (uk__red_block_rows, before the model); a deep program's a block of
+ * UK_RED_BLOCK, below half the SMs rows of at most 32768 x outputs / SMs;
+ * elsewhere the model's plan. */
 static void test_block_rows(void) {
   static const struct {
     int64_t shape[3];
@@ -780,13 +782,17 @@ static void test_block_rows(void) {
     }
     CHECK(block == t[j].block);
   }
-  CHECK(uk__red_block_rows(128, 8192, 1, 132) == 1 && uk__red_block_rows(128, 8192, 0, 132) == 0);
-  CHECK(uk__red_block_rows(66, 4097, 1, 132) == 1 && uk__red_block_rows(66, 4096, 1, 132) == 0);
-  CHECK(uk__red_block_rows(33, 16384, 1, 132) == 1 && uk__red_block_rows(33, 16385, 1, 132) == 0);
-  CHECK(uk__red_block_rows(32, 4100, 1, 132) == 0); /* fewer than a quarter of the SMs */
-  CHECK(uk__red_block_rows(16, 8192, 1, 64) == 1 && uk__red_block_rows(15, 8192, 1, 64) == 0);
-  CHECK(uk__red_block_rows(264, 16384, 1, 132) == 1 && uk__red_block_rows(264, 16385, 1, 132) == 0);
-  CHECK(uk__red_block_rows(1, 8192, 1, 0) == 1 && uk__red_block_rows(3, 8192, 1, 1) == 0);
+  CHECK(uk__red_block_rows(128, 8192, 1, 132, 0) == 1 && uk__red_block_rows(128, 8192, 0, 132, 0) == 0);
+  CHECK(uk__red_block_rows(66, 4097, 1, 132, 0) == 1 && uk__red_block_rows(66, 4096, 1, 132, 0) == 0);
+  CHECK(uk__red_block_rows(33, 16384, 1, 132, 0) == 1 && uk__red_block_rows(33, 16385, 1, 132, 0) == 0);
+  CHECK(uk__red_block_rows(32, 4100, 1, 132, 0) == 0); /* fewer than a quarter of the SMs */
+  CHECK(uk__red_block_rows(16, 8192, 1, 64, 0) == 1 && uk__red_block_rows(15, 8192, 1, 64, 0) == 0);
+  CHECK(uk__red_block_rows(264, 16384, 1, 132, 0) == 1 && uk__red_block_rows(264, 16385, 1, 132, 0) == 0);
+  CHECK(uk__red_block_rows(1, 8192, 1, 0, 0) == 1 && uk__red_block_rows(3, 8192, 1, 1, 0) == 0);
+  /* deep: below half the SMs, rows of at most 32768 x outputs / SMs */
+  CHECK(uk__red_block_rows(66, 16384, 1, 132, 1) == 1 && uk__red_block_rows(65, 16384, 1, 132, 1) == 0);
+  CHECK(uk__red_block_rows(33, 8192, 1, 132, 1) == 1 && uk__red_block_rows(33, 8193, 1, 132, 1) == 0);
+  CHECK(uk__red_block_rows(128, 8192, 1, 132, 1) == 1 && uk__red_block_rows(32, 4100, 1, 132, 1) == 0);
   /* the program's block: a wide plan's, a block-rows plan's on these SMs, else 0 */
   uk_red_plan_in in = {128, 8192, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   CHECK(uk__red_unsplit_block(&in) == UK_RED_ROWS_BLOCK);
@@ -800,6 +806,15 @@ static void test_block_rows(void) {
   CHECK(uk__red_unsplit_block(&in) == UK_RED_WIDE_BLOCK);
   in.nred = 4096; /* tiny: one block of UK_RED_BLOCK, the model's */
   CHECK(uk__red_unsplit_block(&in) == 0);
+  /* deep (two float32 inputs): a block of UK_RED_BLOCK an output, unsplit, in the split program */
+  uk_red_plan_in dp = {128, 8192, 8, UK_RED_GROUP_G, 1, 4, 4, 132, 4, 1, 0, 0, 0};
+  uk_red_strategy ds;
+  CHECK(uk__red_unsplit_block(&dp) == 0);
+  uk__red_choose_in(&dp, &ds);
+  CHECK(ds.kernel == UK_RED_B && !ds.block && ds.nsplit == 1 && ds.grid_x == 128 && ds.vec);
+  dp.nout = 64, dp.nred = 16384; /* past 32768 x 64 / 132: the model's split */
+  uk__red_choose_in(&dp, &ds);
+  CHECK(ds.nsplit > 1 && !ds.block);
   /* unaligned (no vector loads): the model's plan */
   uk_loop L = loop_of(2, (int64_t[]){128, 8192}, 4, 0);
   uint8_t red[UK_MAX_NDIM] = {0, 1};

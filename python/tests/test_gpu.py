@@ -253,10 +253,10 @@ BLOCK_ROWS_ARGMAX = ("struct amax { float v; long long i; };\n"
 @pytest.mark.parametrize("kind", ["sum", "sum_cub", "dot", "argmax"])
 def test_reduction_block_rows(shape, axis, kind):
     """Session 23: a quarter to twice as many outputs as 132 SMs of 4097-16384 elements
-    each run a block of 512 threads an output with no split pass. The results must match
-    NumPy's (float64 reference), for a sum, the CUB block combine, a two-input dot (a
-    deep program: its launch bounds ask for no resident blocks then) and a struct argmax
-    whose rows hold their maximum twice (the first index must win)."""
+    each run a block of 512 threads an output with no split pass (a two-input program a
+    block of 256). The results must match NumPy's (float64 reference), for a sum, the
+    CUB block combine, a two-input dot and a struct argmax whose rows hold their maximum
+    twice (the first index must win)."""
     xh = RNG.uniform(-2, 2, shape).astype(np.float32)
     if kind == "argmax":
         if len(shape) != 2:

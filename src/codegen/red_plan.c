@@ -313,6 +313,15 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     ids = pick;
     nids = 1;
   }
+  if (!lanes && in->deep && uk__red_block_rows(nout, nred, vec_ok, sms, 1)) { /* a block an output: no model */
+    s->kernel = UK_RED_B;
+    s->vec = vec_ok;
+    s->slots = 1;
+    s->grid_x = nout;
+    s->nsplit = 1;
+    s->chunk = nred;
+    return;
+  }
   double best = -1;
   for (int j = 0; j < nids; j++) {
     uk_red_strategy t;
@@ -410,7 +419,7 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
 int uk__red_unsplit_block(const uk_red_plan_in *in) {
   if (uk__red_wide(in->group, in->nout, in->nred, in->vec_ok)) return UK_RED_WIDE_BLOCK;
   /* (rows of more than UK_RED_TINY: never short rows that narrow groups take) */
-  if (in->group == UK_RED_GROUP_G && uk__red_block_rows(in->nout, in->nred, in->vec_ok, in->sms))
+  if (in->group == UK_RED_GROUP_G && !in->deep && uk__red_block_rows(in->nout, in->nred, in->vec_ok, in->sms, 0))
     return UK_RED_ROWS_BLOCK;
   return 0;
 }

@@ -98,21 +98,26 @@ int uk__red_kernel_group(int id);
 #define UK_RED_ROWS_BLOCK 512
 
 /* Whether nout outputs of nred elements with vector loads (vec_ok) run a
- * block of UK_RED_ROWS_BLOCK threads each, never split (the key's `block`
- * and `unsplit`), before the cost model weighs the rest: from a quarter to
- * twice as many outputs as the sms SMs (one wave) and rows of 4097-16384
- * elements (each thread's 8-32 elements in one or two trips of loads).
- * The model's split (a warp per output, 12-32 pieces) pays the last
- * block's count and L2 round trips. Float32 sums on an H200 (docs/PERF.md
- * "Session 22", "Session 23"): 40-264 outputs of 6144-16384 (2-D rows,
- * axes (1, 2) or (0, 2) of 3-D arrays) 0.2-1.0 us faster as a block of 256
- * an output than split, and a block of 512 with no split pass 0.0-0.4 us
- * faster again (maxima up to 1.2 us); 33-64 outputs of 16384, which a block
- * of 256 took 0.0-0.35 us longer than the split, 0.25-0.7 us faster at 512;
- * a block of 1024 0.1-0.3 us slower than 512 on most shapes. */
-static inline int uk__red_block_rows(int64_t nout, int64_t nred, int vec_ok, int sms) {
+ * block an output, never split, before the cost model weighs the rest:
+ * from a quarter to twice as many outputs as the sms SMs (one wave) and
+ * rows of 4097-16384 elements (each thread's 8-64 elements in one or two
+ * trips of loads). The model's split (a warp per output, 12-32 pieces)
+ * pays the last block's count and L2 round trips. One loop input: a block
+ * of UK_RED_ROWS_BLOCK threads, compiled without the split pass (the key's
+ * `block` and `unsplit`; uk__red_unsplit_block). A deep program (several
+ * inputs: `deep`) keeps UK_RED_BLOCK threads and its resident blocks' launch
+ * bounds, and below half the SMs rows of at most 32768 x nout / sms.
+ * H200, docs/PERF.md "Session 22" and "Session 23": float32 sums of 40-264
+ * outputs of 6144-16384 (2-D rows, axes (1, 2) or (0, 2) of 3-D arrays)
+ * 0.2-1.0 us faster as a block of 256 an output than split, and 0.1-0.9 us
+ * faster again in a block of 512 (maxima up to 1.2 us), 33-64 outputs of
+ * 16384 included (a block of 256 was 0.0-0.35 us slower than the split
+ * there); a block of 1024 was 0.1-0.3 us slower than 512. Dot products of
+ * two float32 inputs took 0.1-1.1 us longer in blocks of 512 than of 256. */
+static inline int uk__red_block_rows(int64_t nout, int64_t nred, int vec_ok, int sms, int deep) {
   int64_t sm = sms > 0 ? sms : 1;
-  return vec_ok && 4 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4;
+  return vec_ok && 4 * nout >= sm && nout <= 2 * sm && nred > UK_RED_TINY && nred <= UK_RED_TINY * 4 &&
+         (!deep || nred * sm <= UK_RED_TINY * 8 * nout);
 }
 
 /* Normalises the axes of a call on an input of `ndim` dims into reduced[d]

@@ -16,7 +16,7 @@
  * 32768: the model's per-piece arrival at the split's counter; docs/PERF.md "Session
  * 15").
  * 2026-11-28, session 16: the 6 full sums of 64 KiB to one block of 1024 threads (the
- * key's `wide`: no split; docs/PERF.md "Session 16").
+ * key's `wide`, now its `block`: no split; docs/PERF.md "Session 16").
  * 2026-11-28, session 22: the 4 sums of 128 outputs of 8192 (4 MiB, axes (1, 2) and
  * (0, 2)) to a block per output unsplit (uk__red_block_rows; docs/PERF.md "Session 22").
  * 2026-11-28, session 23: those 4 and the 2 sums of 64 outputs of 16384 (axes (1, 2) and

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""col_plans.py SWEEP_JSON [MAX_MIB]: every column-style reduction point of a sweep
+"""col_plans.py SWEEP_JSON [MAX_MIB] [--all FILE]: every column-style reduction point of a sweep
 (ReductionKernel `sum` over float32, the planner's "threads across the outputs" kernel)
 up to MAX_MIB (default 64), timed under the planner's own plan and under forced plans
 (UKERN_RED_TUNE's by, sp and cv: threads an output, pieces, vector tiles), as the sweep
 times (the L2 flushed by a 256 MiB read before each call, event-timed, medians). Prints
 per point the three fastest plans and the planner's, from three alternating rounds:
-the data the column cost model is fitted against (docs/PERF.md "Session 23"). Every
+the data the column cost model is fitted against (docs/PERF.md "Session 23"). --all
+also writes every plan's first timing (median of 11) a point, as JSON lines. Every
 result is checked against NumPy's float64 sum first. GPU, CuPy."""
 import itertools
 import json
@@ -43,8 +44,14 @@ def timed_us(fn, reps):
 
 
 def main():
-    sweep = json.load(open(sys.argv[1]))
-    most = int(sys.argv[2]) << 20 if len(sys.argv) > 2 else 64 << 20
+    args = sys.argv[1:]
+    everything = None
+    if "--all" in args:
+        i = args.index("--all")
+        everything = open(args[i + 1], "w")
+        del args[i:i + 2]
+    sweep = json.load(open(args[0]))
+    most = int(args[1]) << 20 if len(args) > 1 else 64 << 20
     points = [(tuple(p["shape"]), tuple(p["axes"])) for p in sweep["points"]
               if p["kind"] == "reduction" and "threads across the outputs" in (p.get("plan") or "")
               and p["size_bytes"] <= most]
@@ -64,6 +71,9 @@ def main():
                 wrong.append(t)
                 continue
             first[t] = timed_us(lambda: k(x, axis=axes), 11)
+        if everything:
+            everything.write(json.dumps({"shape": shape, "axes": axes, "us": first, "wrong": wrong}) + "\n")
+            everything.flush()
         top = sorted(first, key=first.get)[:3]
         if "" in first and "" not in top:
             top.append("")

@@ -27,6 +27,7 @@ static char *source(uk_fusion *f, const uk_arg *in, int nin, int nout, uk_status
   memset(out, 0, sizeof out);
   char *src = NULL;
   CHECK_STATUS(uk_fusion_source(f, in, nin, out, nout, NULL, &src), want);
+  if (want == UK_OK) CHECK_STREQ(uk_last_error(), ""); /* a success leaves no error, with a driver or without */
   return src;
 }
 

@@ -78,6 +78,7 @@ static char *source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, i
   l.num_axes = nax;
   char *src = NULL;
   CHECK_OK(uk_reduction_source(k, in, nin, out, nout, &l, &src));
+  CHECK_STREQ(uk_last_error(), ""); /* a success leaves no error, with a driver or without */
   return src;
 }
 

@@ -80,6 +80,11 @@ uk_status uk__cu_load(void) {
   return UK_OK;
 }
 
+int uk__cu_usable(void) {
+  pthread_once(&load_once, load);
+  return load_status == UK_OK;
+}
+
 uk_status uk__cu_resolve(void **slot, const char *name) {
   if (__atomic_load_n(slot, __ATOMIC_ACQUIRE)) return UK_OK;
   uk_status st = uk__cu_load();

@@ -78,6 +78,11 @@ extern uk__cu_api uk__cu;
  * driver, cuInit fails, or no device exists. Cheap after the first call. */
 uk_status uk__cu_load(void);
 
+/* Whether uk__cu_load succeeds, recording no error: for callers with an
+ * answer of their own when there is no driver (offline plans), whose
+ * success must leave uk_last_error() empty. */
+int uk__cu_usable(void);
+
 /* Resolves lazy entry point `fn` (loading the driver first): UK_OK, or
  * UK_ERR_CUDA saying the driver lacks it. Thread-safe; one atomic load once
  * resolved. */

@@ -78,7 +78,7 @@ int uk__device_sm_count(int device) {
   int in_range = device >= 0 && device < UK__MAX_DEVICES;
   int n = in_range ? atomic_load_explicit(&sm_count[device], memory_order_relaxed) : 0;
   if (n > 0) return n;
-  if (uk__cu_load() != UK_OK) return UK_SM_OFFLINE; /* offline: no device to ask */
+  if (!uk__cu_usable()) return UK_SM_OFFLINE; /* offline: no device to ask */
   if (uk__cu.cuDeviceGetAttribute(&n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, (CUdevice)device) != CUDA_SUCCESS ||
       n <= 0)
     n = UK_SM_OFFLINE;

@@ -14,7 +14,7 @@ int uk__row_cluster_max(int device) {
   if (device < 0 || device >= UK__MAX_DEVICES) return 0;
   int c = atomic_load_explicit(&cap[device], memory_order_relaxed);
   if (c) return c > 0 ? c : 0;
-  if (uk__cu_load() != UK_OK) return 0; /* offline: no device to ask */
+  if (!uk__cu_usable()) return 0; /* offline: no device to ask */
   int major = 0, launch = 0;
   if (uk__cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, (CUdevice)device) !=
           CUDA_SUCCESS ||

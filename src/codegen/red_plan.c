@@ -275,6 +275,19 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
   }
 }
 
+/* B unsplit, a block of `block` threads (0: UK_RED_BLOCK) an output: the
+ * plan uk__red_unsplit_block's shapes and a deep program's block rows take
+ * before the model. */
+static void block_per_output(const uk_red_plan_in *in, int block, uk_red_strategy *s) {
+  s->kernel = UK_RED_B;
+  s->block = block;
+  s->vec = in->vec_ok;
+  s->slots = 1;
+  s->grid_x = in->nout;
+  s->nsplit = 1;
+  s->chunk = in->nred;
+}
+
 /* T1, G8, G32 or B: threads per output by row length, with split counts. */
 static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
@@ -313,13 +326,8 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     ids = pick;
     nids = 1;
   }
-  if (!lanes && in->deep && uk__red_block_rows(nout, nred, vec_ok, sms, 1)) { /* a block an output: no model */
-    s->kernel = UK_RED_B;
-    s->vec = vec_ok;
-    s->slots = 1;
-    s->grid_x = nout;
-    s->nsplit = 1;
-    s->chunk = nred;
+  if (in->deep && uk__red_block_rows(nout, nred, vec_ok, sms, 1)) { /* no model (rows too long for lanes) */
+    block_per_output(in, 0, s);
     return;
   }
   double best = -1;
@@ -428,14 +436,8 @@ void uk__red_choose_in(const uk_red_plan_in *given, uk_red_strategy *s) {
   memset(s, 0, sizeof *s);
   uk_red_plan_in fixed = *given, *in = &fixed;
   int block = uk__red_unsplit_block(in);
-  if (block) { /* a block an output, no model: the program's only plan */
-    s->kernel = UK_RED_B;
-    s->block = block;
-    s->vec = in->vec_ok;
-    s->slots = 1;
-    s->grid_x = in->nout;
-    s->nsplit = 1;
-    s->chunk = in->nred;
+  if (block) { /* no model: the program's only plan */
+    block_per_output(in, block, s);
     return;
   }
   if (in->sms < 1) in->sms = 1;

@@ -698,7 +698,8 @@ static void test_tiny(void) {
     uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
     uk__red_choose(&R, &item, 1, 4, 132, &s);
     CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "a block of 1024 threads per output, vector loads, 1 blocks");
-    CHECK(s.block == UK_RED_WIDE_BLOCK && s.nsplit == 1 && s.chunk == wides[j] && uk__red_threads_per_output(&s) == UK_RED_WIDE_BLOCK &&
+    CHECK(s.block == UK_RED_WIDE_BLOCK && s.nsplit == 1 && s.chunk == wides[j] &&
+          uk__red_threads_per_output(&s) == UK_RED_WIDE_BLOCK &&
           uk__red_block_threads(&s) == UK_RED_WIDE_BLOCK && uk__red_scratch_bytes(&s, 4) == 0);
   }
   /* past it, two outputs, or another group: not wide */

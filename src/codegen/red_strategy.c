@@ -38,7 +38,7 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
   const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
   const char *v = s->vec ? ", vector loads" : "";
   int n = s->kernel == UK_RED_G8 ? snprintf(buf, (size_t)size, "%d threads per output%s", uk__red_threads_per_output(s), v)
-          : s->block ? snprintf(buf, (size_t)size, "a block of %d threads per output%s", uk__red_threads_per_output(s), v)
+          : s->block ? snprintf(buf, (size_t)size, "a block of %d threads per output%s", s->block, v)
                     : snprintf(buf, (size_t)size, "%s%s", w, v);
   if (s->kernel == UK_RED_COLS && n >= 0 && n < size)
     n += snprintf(buf + n, (size_t)(size - n), ", %d threads per output", s->by);

@@ -229,11 +229,6 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
   return 0;
 }
 
-/* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
- * by from whole 128-byte lines per row up, each with its split counts;
- * with vectors of adjacent outputs where the loops allow them, then
- * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
- * which spreads a small problem over more SMs). */
 /* Whether a column tile of half-line rows (UK_RED_COLS_NARROW_ROW to 127
  * bytes: 16-64 threads an output) may run: unsplit, each thread a whole
  * trip of 4 rows at least. Timed against the planner's whole-line tiles
@@ -243,6 +238,11 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
  * were up to 0.5 us slower (64 MiB: 3-5 us), and 32-byte rows 0.2 us. */
 static int narrow_ok(const uk_red_strategy *t, int64_t nred) { return t->nsplit <= 1 && nred >= 4 * (int64_t)t->by; }
 
+/* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
+ * by from whole 128-byte lines per row up (half lines unsplit: narrow_ok), each with its split counts;
+ * with vectors of adjacent outputs where the loops allow them, then
+ * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
+ * which spreads a small problem over more SMs). */
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;

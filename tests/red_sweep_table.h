@@ -21,7 +21,9 @@
  * (0, 2)) to a block per output unsplit (uk__red_block_rows; docs/PERF.md "Session 22").
  * 2026-11-28, session 23: those 4 and the 2 sums of 64 outputs of 16384 (axes (1, 2) and
  * (0, 2)) to a block of 512 threads an output, unsplit (UK_RED_ROWS_BLOCK; docs/PERF.md
- * "Session 23"). */
+ * "Session 23").
+ * 2026-11-28, session 23 (branch s23-col-narrow): 6 column picks of 64 KiB-4 MiB to
+ * half-line tiles unsplit (red_plan.c's narrow_ok; docs/PERF.md "Session 23"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -246,7 +248,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 512 x 32768",
      "a block per output, vector loads, 1 blocks, split 1024 x 16384", 0.0312, 0.0000},
     {2, {256, 4096, 0}, 0x1,
-     "threads across outputs, 8 threads per output, 128 blocks, split 8 x 32",
+     "threads across outputs, vector loads, 64 threads per output, 256 blocks",
      "threads across outputs, vector loads, 8 threads per output, 32 blocks", 0.0162, 0.0000},
     {2, {256, 4096, 0}, 0x2,
      "a block per output, vector loads, 256 blocks",
@@ -264,7 +266,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0130, 0.0000},
     {3, {64, 128, 128}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 512 blocks",
+     "threads across outputs, 16 threads per output, 1024 blocks",
      "threads across outputs, vector loads, 1 threads per output, 16 blocks, split 2 x 32", 0.0176, 0.0000},
     {3, {64, 128, 128}, 0x2,
      "threads across outputs, vector loads, 32 threads per output, 256 blocks",
@@ -288,7 +290,7 @@ static const red_sweep_point red_sweep[] = {
      "threads across outputs, vector loads, 32 threads per output, 256 blocks",
      "threads across outputs, vector loads, 8 threads per output, 64 blocks", 0.0124, 0.0000},
     {3, {128, 64, 128}, 0x2,
-     "threads across outputs, vector loads, 32 threads per output, 512 blocks",
+     "threads across outputs, 16 threads per output, 1024 blocks",
      "threads across outputs, vector loads, 1 threads per output, 16 blocks, split 2 x 32", 0.0179, 0.0000},
     {3, {128, 64, 128}, 0x4,
      "8 threads per output, vector loads, 256 blocks",
@@ -336,7 +338,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 256 blocks",
      "a block per output, vector loads, 256 blocks", 0.0094, 0.0000},
     {3, {16, 16, 4096}, 0x3,
-     "threads across outputs, 8 threads per output, 128 blocks, split 8 x 32",
+     "threads across outputs, vector loads, 64 threads per output, 256 blocks",
      "threads across outputs, vector loads, 8 threads per output, 32 blocks", 0.0158, 0.0169},
     /* issue 25, g kernels: the same 256 blocks, a warp's combine instead of a block's */
     {3, {16, 16, 4096}, 0x5,
@@ -359,7 +361,7 @@ static const red_sweep_point red_sweep[] = {
      "a block of 1024 threads per output, vector loads, 1 blocks",
      "a block per output, vector loads, 1 blocks", 0.0103, 0.0000},
     {2, {64, 256, 0}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks",
+     "threads across outputs, 16 threads per output, 16 blocks",
      "threads across outputs, vector loads, 1 threads per output, 1 blocks, split 2 x 32", 0.0149, 0.0000},
     {2, {64, 256, 0}, 0x2,
      "a warp per output, vector loads, 8 blocks",
@@ -440,7 +442,7 @@ static const red_sweep_point red_sweep[] = {
      "a warp per output, vector loads, 8 blocks",
      "a block per output, vector loads, 64 blocks", 0.0073, 0.0000},
     {3, {8, 8, 256}, 0x3,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks",
+     "threads across outputs, 16 threads per output, 16 blocks",
      "threads across outputs, vector loads, 1 threads per output, 1 blocks, split 2 x 32", 0.0148, 0.0127},
     {3, {8, 8, 256}, 0x5,
      "a block per output, vector loads, 8 blocks",

@@ -220,10 +220,29 @@ static void test_loops_and_strategy(void) {
   CHECK(uk__red_scratch_bytes(&s, 8) == 0);
   plan(2, f128, cols, 0, &s, &R);
   CHECK(s.kernel == UK_RED_COLS && s.by == 8 && s.vec);
-  /* an odd row length cannot take vectors of 4 adjacent outputs */
+  /* an odd row length cannot take vectors of 4 adjacent outputs; columns of 100 rows take
+     half-line tiles of 16 threads an output, unsplit (narrow_ok) */
   int64_t odd[] = {100, 1001};
   plan(2, odd, cols, 0, &s, &R);
-  CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 32);
+  CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 16 && s.by == 16 && s.nsplit == 1);
+  /* half-line tiles: never split, never under 4 rows a thread, never under 64 bytes a row */
+  static const struct {
+    int64_t nout, nred;
+    int by, vec;
+  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 16, 0}};
+  for (size_t j = 0; j < sizeof narrow / sizeof narrow[0]; j++) {
+    uk_red_plan_in in = {narrow[j].nout, narrow[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+    uk__red_choose_in(&in, &s);
+    CHECK(s.kernel == UK_RED_COLS && s.by == narrow[j].by && s.vec == narrow[j].vec && s.nsplit == 1);
+  }
+  for (int64_t nout = 16; nout <= ((int64_t)1 << 20); nout *= 4)
+    for (int64_t nred = 8; nred <= ((int64_t)1 << 16); nred *= 2)
+      for (int vec_ok = 0; vec_ok <= 1; vec_ok++) {
+        uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, vec_ok, 4, 4, 132, 8, 0, 0, 0, 0};
+        uk__red_choose_in(&in, &s);
+        const int64_t row = (UK_RED_BLOCK / s.by) * (s.vec ? 4 : 1) * 4;
+        CHECK(s.by == 1 || row >= 128 || (row >= UK_RED_COLS_NARROW_ROW && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
+      }
   /* large offsets need 64-bit arithmetic */
   int64_t big[] = {(int64_t)1 << 20, 1024};
   plan(2, big, rows, 0, &s, &R);
@@ -365,21 +384,24 @@ static void test_split_cap(void) {
  * two axes) of 16 to 64 MiB: the widest one-round tile that fills the SMs
  * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
  * thread (32768 outputs of 512), nor at 256 MiB or 4 MiB, nor without
- * slabs (the model's plan: the default's). */
+ * slabs (the model's plan: the default's; at 4 MiB, 16384 outputs of 64
+ * rows, a half-line tile of 16 threads an output, session 23). */
 static void test_slab_tiles(void) {
   static const struct {
     int64_t nout, nred;
     int slabs, by;
     int64_t blocks;
-  } cases[] = {{65536, 256, 1, 32, 2048},  {131072, 128, 1, 32, 4096}, {524288, 32, 1, 8, 4096},
-               {65536, 64, 1, 16, 1024},   {16384, 256, 1, 32, 512},   {131072, 32, 1, 8, 1024},
-               {32768, 512, 1, 16, 512},   {262144, 256, 1, 8, 2048},  {16384, 64, 1, 32, 512},
-               {65536, 256, 0, 8, 512},    {524288, 32, 0, 1, 512}};
+    int vec;
+  } cases[] = {{65536, 256, 1, 32, 2048, 1},  {131072, 128, 1, 32, 4096, 1}, {524288, 32, 1, 8, 4096, 1},
+               {65536, 64, 1, 16, 1024, 1},   {16384, 256, 1, 32, 512, 1},   {131072, 32, 1, 8, 1024, 1},
+               {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 16, 1024, 0},
+               {65536, 256, 0, 8, 512, 1},    {524288, 32, 0, 1, 512, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
-    CHECK(s.kernel == UK_RED_COLS && s.vec && s.nsplit == 1 && s.by == cases[j].by && s.grid_x == cases[j].blocks);
+    CHECK(s.kernel == UK_RED_COLS && s.vec == cases[j].vec && s.nsplit == 1 && s.by == cases[j].by &&
+          s.grid_x == cases[j].blocks);
     if (s.by != cases[j].by || s.grid_x != cases[j].blocks)
       fprintf(stderr, "slab case %zu: %d threads per output, %lld blocks\n", j, s.by, (long long)s.grid_x);
   }

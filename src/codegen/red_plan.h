@@ -21,6 +21,9 @@
 /* Inputs up to which a column reduction over slabs (a middle axis) takes
  * its widest one-round tile (red_plan.c): as far as it was measured. */
 #define UK_RED_COLS_SLAB_BYTES ((int64_t)64 << 20)
+/* The shortest row of a column tile, in bytes, where the planner weighs it
+ * (red_plan.c's narrow_ok: shorter than a 128-byte line only unsplit). */
+#define UK_RED_COLS_NARROW_ROW 64
 
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */

@@ -23,7 +23,9 @@
  * (0, 2)) to a block of 512 threads an output, unsplit (UK_RED_ROWS_BLOCK; docs/PERF.md
  * "Session 23").
  * 2026-11-28, session 23 (branch s23-col-narrow): 6 column picks of 64 KiB-4 MiB to
- * half-line tiles unsplit (red_plan.c's narrow_ok; docs/PERF.md "Session 23"). */
+ * half-line tiles unsplit (red_plan.c's narrow_ok; docs/PERF.md "Session 23").
+ * 2026-11-28, session 24: (256, 64) over axis 0 (64 KiB) to 16-byte tile rows unsplit
+ * (UK_RED_COLS_SMALL_ROW; docs/PERF.md "Session 24"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -352,7 +354,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0128, 0.0000},
     {2, {256, 64, 0}, 0x1,
-     "threads across outputs, 8 threads per output, 2 blocks, split 8 x 32",
+     "threads across outputs, 64 threads per output, 16 blocks",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks", 0.0145, 0.0000},
     {2, {256, 64, 0}, 0x2,
      "8 threads per output, vector loads, 8 blocks",

@@ -225,11 +225,13 @@ static void test_loops_and_strategy(void) {
   int64_t odd[] = {100, 1001};
   plan(2, odd, cols, 0, &s, &R);
   CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 16 && s.by == 16 && s.nsplit == 1);
-  /* half-line tiles: never split, never under 4 rows a thread, never under 64 bytes a row */
+  /* rows shorter than a line: never split, never under 4 rows a thread, never under 64 bytes a row but of
+   * inputs up to UK_RED_COLS_SMALL_BYTES (there down to 16: the last three) */
   static const struct {
     int64_t nout, nred;
     int by, vec;
-  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 16, 0}};
+  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 16, 0},
+                {64, 256, 64, 0},   {256, 256, 64, 0}, {1024, 256, 64, 0}};
   for (size_t j = 0; j < sizeof narrow / sizeof narrow[0]; j++) {
     uk_red_plan_in in = {narrow[j].nout, narrow[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
     uk__red_choose_in(&in, &s);
@@ -241,7 +243,8 @@ static void test_loops_and_strategy(void) {
         uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, vec_ok, 4, 4, 132, 8, 0, 0, 0, 0};
         uk__red_choose_in(&in, &s);
         const int64_t row = (UK_RED_BLOCK / s.by) * (s.vec ? 4 : 1) * 4;
-        CHECK(s.by == 1 || row >= 128 || (row >= UK_RED_COLS_NARROW_ROW && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
+        const int64_t shortest = nout * nred * 4 <= UK_RED_COLS_SMALL_BYTES ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW;
+        CHECK(s.by == 1 || row >= 128 || (row >= shortest && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
       }
   /* large offsets need 64-bit arithmetic */
   int64_t big[] = {(int64_t)1 << 20, 1024};
@@ -369,7 +372,7 @@ static void test_split_cap(void) {
   static const struct {
     int64_t nout, nred, nsplit;
   } cases[] = {{256, 65536, 64}, {128, 131072, 64}, {64, 65536, 64}, {256, 16384, 64}, {256, 262144, 64},
-               {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {1024, 256, 8}};
+               {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {1024, 512, 16}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
     uk_red_strategy s;

@@ -229,17 +229,17 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
   return 0;
 }
 
-/* Whether a column tile of half-line rows (UK_RED_COLS_NARROW_ROW to 127
- * bytes: 16-64 threads an output) may run: unsplit, each thread a whole
+/* Whether a column tile of rows shorter than a line (half lines, UK_RED_COLS_NARROW_ROW to 127 bytes, 16-64
+ * threads an output; of small inputs, from UK_RED_COLS_SMALL_ROW bytes) may run: unsplit, each thread a whole
  * trip of 4 rows at least. Timed against the planner's whole-line tiles
  * on an H200 (docs/PERF.md "Session 23", bench/results/col-plans-*):
  * 1024-16384 outputs of 64-256 rows, and slabs of 64 rows, 0.2-1.0 us
  * faster at 64 KiB-4 MiB; half-line tiles split, or with 2 rows a thread,
- * were up to 0.5 us slower (64 MiB: 3-5 us), and 32-byte rows 0.2 us. */
+ * were up to 0.5 us slower (64 MiB: 3-5 us), and 32-byte rows 0.2 us at 4 MiB. */
 static int narrow_ok(const uk_red_strategy *t, int64_t nred) { return t->nsplit <= 1 && nred >= 4 * (int64_t)t->by; }
 
 /* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
- * by from whole 128-byte lines per row up (half lines unsplit: narrow_ok), each with its split counts;
+ * by from whole 128-byte lines per row up (shorter rows unsplit: narrow_ok), each with its split counts;
  * with vectors of adjacent outputs where the loops allow them, then
  * without (a tile of scalars is 4x narrower in outputs: 4x the blocks,
  * which spreads a small problem over more SMs). */
@@ -247,6 +247,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;
   if (cols_slab_plan(in, s)) return;
+  const int small = (double)nout * (double)nred * (double)in->elem_bytes <= (double)UK_RED_COLS_SMALL_BYTES;
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
@@ -257,8 +258,10 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
     for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
       int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];
       int64_t bx = UK_RED_BLOCK / by, tile_row = bx * nv * f->itemsize;
-      /* a row of the tile: at least one whole line, or half a line unsplit (narrow_ok) */
-      if (by > 1 && tile_row < UK_RED_COLS_NARROW_ROW) continue;
+      /* a row of the tile: at least one whole line, or half a line unsplit (narrow_ok); of a small input, down to
+       * UK_RED_COLS_SMALL_ROW bytes (a 32-byte sector shared by two blocks is read twice, a cost only the
+       * copy rate sees) */
+      if (by > 1 && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW)) continue;
       uk_red_strategy t;
       memset(&t, 0, sizeof t);
       t.kernel = UK_RED_COLS;

@@ -24,6 +24,11 @@
 /* The shortest row of a column tile, in bytes, where the planner weighs it
  * (red_plan.c's narrow_ok: shorter than a 128-byte line only unsplit). */
 #define UK_RED_COLS_NARROW_ROW 64
+/* ... and of inputs up to UK_RED_COLS_SMALL_BYTES, where a call waits on
+ * latency more than on bytes (H200: 64 KiB-1 MiB, 0.1-0.9 us faster; 4
+ * MiB, 0.1-0.2 us slower; docs/PERF.md "Session 24"). */
+#define UK_RED_COLS_SMALL_ROW 16
+#define UK_RED_COLS_SMALL_BYTES ((int64_t)1 << 20)
 
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */

@@ -243,7 +243,8 @@ static void test_loops_and_strategy(void) {
         uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, vec_ok, 4, 4, 132, 8, 0, 0, 0, 0};
         uk__red_choose_in(&in, &s);
         const int64_t row = (UK_RED_BLOCK / s.by) * (s.vec ? 4 : 1) * 4;
-        const int64_t shortest = nout * nred * 4 <= UK_RED_COLS_SMALL_BYTES ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW;
+        const int64_t shortest =
+            nout * nred * 4 <= UK_RED_COLS_SMALL_BYTES ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW;
         CHECK(s.by == 1 || row >= 128 || (row >= shortest && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
       }
   /* large offsets need 64-bit arithmetic */

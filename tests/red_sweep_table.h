@@ -25,7 +25,9 @@
  * 2026-11-28, session 23 (branch s23-col-narrow): 6 column picks of 64 KiB-4 MiB to
  * half-line tiles unsplit (red_plan.c's narrow_ok; docs/PERF.md "Session 23").
  * 2026-11-28, session 24: (256, 64) over axis 0 (64 KiB) to 16-byte tile rows unsplit
- * (UK_RED_COLS_SMALL_ROW; docs/PERF.md "Session 24"). */
+ * (UK_RED_COLS_SMALL_ROW; docs/PERF.md "Session 24"); (16, 32, 32) and (32, 16, 32) over
+ * axes (0, 1) (64 KiB) unsplit, 8 rows a thread: a column thread's later rounds of loads
+ * at half a latency (red_cost.c COLS_NEXT_ROUND, the same section). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -381,7 +383,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 16 blocks",
      "8 threads per output, vector loads, 16 blocks", 0.0073, 0.0000},
     {3, {16, 32, 32}, 0x3,
-     "threads across outputs, 4 threads per output, 1 blocks, split 32 x 16",
+     "threads across outputs, 64 threads per output, 8 blocks",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 2 x 256", 0.0156, 0.0181},
     {3, {16, 32, 32}, 0x5,
      "a warp per output, vector loads, 4 blocks",
@@ -402,7 +404,7 @@ static const red_sweep_point red_sweep[] = {
      "8 threads per output, vector loads, 16 blocks",
      "8 threads per output, vector loads, 16 blocks", 0.0072, 0.0000},
     {3, {32, 16, 32}, 0x3,
-     "threads across outputs, 4 threads per output, 1 blocks, split 32 x 16",
+     "threads across outputs, 64 threads per output, 8 blocks",
      "threads across outputs, vector loads, 8 threads per output, 1 blocks, split 2 x 256", 0.0155, 0.0164},
     {3, {32, 16, 32}, 0x5,
      "a block per output, vector loads, 16 blocks",

@@ -80,6 +80,14 @@
  * the same kernel took 28.5-30.0 (ncu: 24.0 us, 23.6% occupancy, DRAM
  * 60%); 1.4 us puts both within 5%. */
 #define COLS_LAT_US 1.4
+/* Each of a column thread's rounds after its first, in latencies: a
+ * round's loads do not wait for the last round's combines, so they issue
+ * while those are in flight. Fused argmax over axis 0 of 1024 x 16 (H200,
+ * session 24: 16-128 rows a thread, 4-32 rounds, unsplit, on 4-1 blocks)
+ * took 0.38, 0.50 and 0.36 us for each doubling's added round, against
+ * LAT_US for a call's first (docs/PERF.md "Session 24"); the 8-row plans
+ * this moves from split to unsplit ran 0.03-0.8 us faster. */
+#define COLS_NEXT_ROUND 0.5
 /* The bytes of a block's first round of group loads that arrive in the
  * latency alone; past them the round waits at its SM's share of the copy
  * rate. The third sweep (bench/results/sweep-2026-11-27c-h200.json, fused
@@ -161,7 +169,7 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
      * counts a step per output as when each output had its own (the second
      * sweep's kernel): red_cols now halves all nv together, log2(by)
      * barriers in all, a saving not measured yet. */
-    chain = waves * (rounds * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
+    chain = waves * ((1 + (rounds - 1) * COLS_NEXT_ROUND) * LAT_US + (by > 1 ? nv * log2i(by) * SYNC_US : 0)) +
             round_bytes / (BW_B_PER_US / (sms > 0 ? sms : 1));
     if (f->partial_bytes > 4)
       wide = (f->partial_bytes / 4.0 - 1) * cdivd(blocks, sms > 0 ? sms : 1) * WIDE_BLOCK_US *

@@ -247,6 +247,18 @@ static void test_loops_and_strategy(void) {
             nout * nred * 4 <= UK_RED_COLS_SMALL_BYTES ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW;
         CHECK(s.by == 1 || row >= 128 || (row >= shortest && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
       }
+  /* partials of 16 bytes (argmax's pair): scalar tiles up to UK_RED_COLS_PAIR_SCALAR_BYTES of input, vectors
+   * weighed past it; one-word partials keep their vector plans */
+  static const struct {
+    int64_t nout, nred;
+    int partial, vec;
+  } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0}, {1024, 1024, 4, 1},
+               {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {256, 4096, 4, 1}};
+  for (size_t j = 0; j < sizeof pairs / sizeof pairs[0]; j++) {
+    uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0, pairs[j].partial};
+    uk__red_choose_in(&in, &s);
+    CHECK(s.kernel == UK_RED_COLS && s.vec == pairs[j].vec);
+  }
   /* large offsets need 64-bit arithmetic */
   int64_t big[] = {(int64_t)1 << 20, 1024};
   plan(2, big, rows, 0, &s, &R);

@@ -247,13 +247,16 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;
   if (cols_slab_plan(in, s)) return;
-  const int small = (double)nout * (double)nred * (double)in->elem_bytes <= (double)UK_RED_COLS_SMALL_BYTES;
+  const double bytes = (double)nout * (double)nred * (double)in->elem_bytes;
+  const int small = bytes <= (double)UK_RED_COLS_SMALL_BYTES;
+  /* tiles of a small input with wide partials (an argmax pair): scalar (UK_RED_COLS_PAIR_SCALAR_BYTES) */
+  const int vec_ok = in->vec_ok && !(in->partial_bytes >= 16 && bytes <= (double)UK_RED_COLS_PAIR_SCALAR_BYTES);
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
   static const int bys[] = {8, 1, 2, 4, 16, 32, 64};
   double best = -1;
-  for (int vc = in->vec_ok; vc >= 0; vc--) {
+  for (int vc = vec_ok; vc >= 0; vc--) {
     int64_t nv = vc ? in->vec : 1;
     for (size_t j = 0; j < sizeof bys / sizeof bys[0]; j++) {
       int by = nred <= 64 ? (j == 0 ? 1 : j == 1 ? 8 : bys[j]) : bys[j];

@@ -255,7 +255,8 @@ static void test_loops_and_strategy(void) {
   } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0}, {1024, 1024, 4, 1},
                {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {256, 4096, 4, 1}};
   for (size_t j = 0; j < sizeof pairs / sizeof pairs[0]; j++) {
-    uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0, pairs[j].partial};
+    uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0,
+                         pairs[j].partial};
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec == pairs[j].vec);
   }

@@ -34,7 +34,7 @@
  * scalar tiles only: a thread's steps of 4 adjacent outputs' partials cost
  * more than the vector loads save. Fused float32 argmax over axis 0 (H200,
  * session 24): 1024 x 1024, 4096 x 256 and 64 x 16384 0.5-0.7 us faster,
- * 21 other shapes of 64 KiB-64 MiB within 0.1 us; to 16 MiB, 1024 x 4096
+ * 21 other shapes of 64 KiB-64 MiB within 0.12 us; to 16 MiB, 1024 x 4096
  * 0.7 us slower; to 64 MiB, 65536 x 256 and 1024 x 16384 4 us slower
  * (docs/PERF.md "Session 24"). */
 #define UK_RED_COLS_PAIR_SCALAR_BYTES ((int64_t)4 << 20)

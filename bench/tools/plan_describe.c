@@ -19,6 +19,7 @@
 #include "codegen/red_cost.h"
 #include "codegen/red_emit.h"
 #include "codegen/red_plan.h"
+#include "codegen/shape.h"
 
 #define SMS 132
 
@@ -40,18 +41,16 @@ static int describe(const char *shape_text, unsigned mask, int itemsize, int par
   int nd;
   int64_t shape[UK_MAX_NDIM];
   if (!parse_shape(shape_text, &nd, shape) || itemsize < 1 || itemsize > 16 || (mask >> nd) || !mask) return 0;
-  uk_loop L;
-  memset(&L, 0, sizeof L);
-  L.ndim = nd;
-  L.nops = 1;
-  L.size = 1;
-  int64_t stride = itemsize;
+  int64_t strides[UK_MAX_NDIM], stride = itemsize;
   for (int d = nd - 1; d >= 0; d--) {
-    L.shape[d] = shape[d];
-    L.strides[0][d] = stride;
+    if (stride > INT64_MAX / shape[d]) return 0;
+    strides[d] = stride;
     stride *= shape[d];
-    L.size *= shape[d];
   }
+  /* the loop as a call builds it (the runtime's broadcast of its one input) */
+  uk_operand_view view = {"x", nd, shape, strides, itemsize};
+  uk_loop L;
+  if (uk__shape_broadcast(1, &view, &L) != UK_OK) return 0;
   uint8_t reduced[UK_MAX_NDIM] = {0};
   for (int d = 0; d < nd; d++) reduced[d] = (uint8_t)((mask >> d) & 1);
   int on;

@@ -281,7 +281,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
        * about 64 pieces (one round of 32-slot tiles) than at a wave of
        * 128-512 (docs/PERF.md); larger inputs, not measured, keep a wave. */
       int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (t.slots < UK_RED_BLOCK ? t.slots : UK_RED_BLOCK));
-      if ((double)nout * (double)nred * (double)in->elem_bytes > (double)UK_RED_COLS_CAP_BYTES) most = INT64_MAX;
+      if (bytes > (double)UK_RED_COLS_CAP_BYTES) most = INT64_MAX;
       for (int i = 0; i < nn; i++) {
         /* a piece: at least a round of loads (4 rows) per thread */
         split_n(&t, nred, n[i] < most ? n[i] : most, 4 * (int64_t)by, by);

@@ -111,6 +111,7 @@ if ARGS.estimate:   # no CuPy needed: the plan alone
 import cupy as cp          # noqa: E402  (after --estimate, which runs without CuPy)
 import numpy as np         # noqa: E402
 
+import sweep_floor         # noqa: E402  (bench/: bare kernels, CuPy at import)
 import ukern               # noqa: E402
 
 try:
@@ -248,32 +249,81 @@ def red_kernels():
     return _red
 
 
+def target_miss(p, t_ms, c, traffic, target_ms=None, row_rule=None):
+    """Why t_ms misses p's target (issue 25 item 2, CuPy and torch.compile aside), or None;
+    sets p["target"]. c: the copy's ms for traffic."""
+    if target_ms is not None and p["size_bytes"] >= BIG:  # fused row programs: a multiple of the copy time
+        p["target"] = f"<= {target_ms / c:.3g}x copy ({row_rule})"
+        return f"{t_ms / c:.2f}x the copy time > {target_ms / c:.3g}x ({row_rule})" if t_ms > target_ms else None
+    if p["size_bytes"] >= BIG:
+        p["target"] = ">= 90% of copy rate"
+        return f"{100 * c / t_ms:.0f}% of the copy rate < 90%" if c / t_ms < 0.9 else None
+    at_rate = traffic / COPY_RATE[0] * 1e3
+    bound = EMPTY_MS + at_rate + 0.002
+    p["target"] = f"<= empty launch + bytes at the copy rate + 2 us ({bound:.4f} ms)"
+    if t_ms <= bound:
+        return None
+    return (f"{t_ms:.4f} ms > {bound:.4f} ms (launch {EMPTY_MS:.4f} + bytes at "
+            f"{COPY_RATE[0] / 1e12:.2f} TB/s {at_rate:.4f} + 2 us)")
+
+
+_floor_cache = {}
+
+
+def combine_free(p):
+    """Whether p's outputs alone give every SM two blocks, so that a kernel needs no combine
+    across blocks: a block an output where the innermost axis is reduced, a warp's 32 columns
+    a block where it is kept (a full reduction never)."""
+    shape, axes = p["shape"], p["axes"] if p["axes"] is not None else list(range(len(p["shape"])))
+    nout = int(np.prod([n for i, n in enumerate(shape) if i not in axes])) if len(axes) < len(shape) else 1
+    sms = 2 * DEVICE_SMS[0]
+    return nout >= (sms if axes[-1] == len(shape) - 1 else 32 * sms)
+
+
+def floor_reason(p, c, traffic):
+    """The bare floors of a reduction or argmax point's input bytes (bench/sweep_floor.py,
+    cached per size) into p, and what they say about its miss (p["floor_verdict"]): "read",
+    even a bare read of the bytes misses; "combine", the read meets, the fastest bare
+    deterministic combine across blocks misses, and the point needs one (combine_free); else
+    "ukern": a bare kernel of the kind the point needs meets the target."""
+    nb = p["size_bytes"]
+    if nb not in _floor_cache:
+        sweep_floor.check(nb)
+        _floor_cache[nb] = sweep_floor.floors(nb, lambda fn: gpu_ms(fn, nbytes=nb))
+    f = _floor_cache[nb]
+    for k, v in f.items():
+        p[f"floor_{k}"] = v
+    how = (f"one cluster of {f['cluster_grid']}" if f["cluster_ms"] is not None and f["det_ms"] == f["cluster_ms"]
+           else f"split over {f['split_grid']} blocks")
+    read, det = f"bare read {f['read_ms']:.4f} ms", f"bare deterministic combine {f['det_ms']:.4f} ms, {how}"
+    if target_miss(dict(p), f["read_ms"], c, traffic):
+        p["floor_verdict"] = "read"
+        return f"at the read floor: a kernel that only reads these bytes misses too ({read})"
+    if not target_miss(dict(p), f["det_ms"], c, traffic):
+        p["floor_verdict"] = "ukern"
+        return f"ukern's: bare kernels of these bytes meet it ({det}; {read})"
+    if combine_free(p):
+        p["floor_verdict"] = "ukern"
+        return (f"ukern's: outputs enough to need no combine across blocks, and a {read} meets it "
+                f"(the {det} misses)")
+    p["floor_verdict"] = "combine"
+    return f"at the combine floor: the {det} misses too ({read}: met only without a combine)"
+
+
 def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, row_rule=None):
     """Fill timings, copy rate and the target verdict into p."""
     p["bytes"] = int(traffic)
     p["ukern_ms"], p["cupy_ms"], p["torch_ms"], p["cub_ms"] = u_ms, c_ms, torch_ms, cub_ms
     p["copy_ms"] = c = copy_ms(traffic)
     p["share_of_copy"] = round(c / u_ms, 4) if u_ms else None
-    reasons = []
-    if target_ms is not None and p["size_bytes"] >= BIG:  # fused row programs: a multiple of the copy time
-        p["target"] = f"<= {target_ms / c:.3g}x copy ({row_rule})"
-        if u_ms > target_ms:
-            reasons.append(f"{u_ms / c:.2f}x the copy time > {target_ms / c:.3g}x ({row_rule})")
-    elif p["size_bytes"] >= BIG:
-        p["target"] = ">= 90% of copy rate"
-        if c / u_ms < 0.9:
-            reasons.append(f"{100 * c / u_ms:.0f}% of the copy rate < 90%")
-    else:
-        at_rate = traffic / COPY_RATE[0] * 1e3
-        bound = EMPTY_MS + at_rate + 0.002
-        p["target"] = f"<= empty launch + bytes at the copy rate + 2 us ({bound:.4f} ms)"
-        if u_ms > bound:
-            reasons.append(f"{u_ms:.4f} ms > {bound:.4f} ms (launch {EMPTY_MS:.4f} + bytes at "
-                           f"{COPY_RATE[0] / 1e12:.2f} TB/s {at_rate:.4f} + 2 us)")
+    miss = target_miss(p, u_ms, c, traffic, target_ms, row_rule)
+    reasons = [miss] if miss else []
     for name, other in (("CuPy", c_ms), ("torch.compile", torch_ms)):
         if other is not None and u_ms > other * NOISE + NOISE_MS:
             reasons.append(f"{u_ms / other:.2f}x {name} ({other:.4f} ms)")
     p["met"] = not reasons
+    if miss and p["kind"] in ("reduction", "argmax"):
+        reasons.append(floor_reason(p, c, traffic))
     hint = shape_hint(p) if reasons else ""
     alts = [f"{n} {p[f'alt_{n}_ms']:.4f} ms" for n in ("two_level", "transpose")
             if p.get(f"alt_{n}_ms") is not None and p[f"alt_{n}_ms"] < u_ms]
@@ -588,6 +638,7 @@ def run_rowop(p):
 # ---------------------------------------------------------------- main
 def device_info():
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    DEVICE_SMS[0] = props["multiProcessorCount"]
     return {"name": props["name"].decode(), "sms": props["multiProcessorCount"],
             "l2_bytes": props.get("l2CacheSize"), "smem_per_block_optin": props.get("sharedMemPerBlockOptin")}
 
@@ -666,5 +717,6 @@ def main():
 
 EMPTY_MS = 0.0
 COPY_RATE = [1.0]
+DEVICE_SMS = [132]
 if __name__ == "__main__":
     main()

@@ -107,6 +107,48 @@ def missing_text(m):
     return f"; missing {', '.join(m['missing'])}" if m.get("missing") else ""
 
 
+AT_FLOOR = ("read", "combine")   # sweep.py's floor_verdict of a miss no bare kernel of its kind meets
+
+
+def floor_count(points, kind):
+    """'N of M': the kind's misses at a bare floor (bench/sweep_floor.py; sweep.py floor_reason),
+    of its misses with floors; '-' where none has them (the kind, or JSONs before session 25)."""
+    ms = [p for p in points if p["kind"] == kind and p.get("ukern_ms") is not None and not p.get("met")
+          and p.get("floor_verdict")]
+    return f"{sum(p['floor_verdict'] in AT_FLOOR for p in ms)} of {len(ms)}" if ms else "-"
+
+
+def floor_table(points):
+    """Reduction and argmax misses by size: at the bare floor or over it, with the floors' ms
+    (issue 25 item 5: what the GPU allows against what ukern's kernels cost)."""
+    by = OrderedDict()
+    for p in sorted(points, key=lambda p: p["size_bytes"]):
+        if p.get("floor_verdict") and p.get("ukern_ms") is not None and not p.get("met"):
+            by.setdefault(p["size_bytes"], []).append(p)
+    if not by:
+        return []
+    out = ["", "### Reduction and argmax misses against bare kernels of the same bytes", "",
+           "Each miss's input bytes timed in the same run by bare float32 sums (`bench/sweep_floor.py`): a "
+           "read (each block stores its sum and ends: the floor of any kernel reading the bytes) and the "
+           "fastest deterministic combine across blocks (a split with a count and the last block's combine, "
+           "ukern's ending, or one thread-block cluster up to 4 MiB). At the read floor: the read misses the "
+           "point's target. At the combine floor: the read meets it, the combine misses, and the point's "
+           "outputs are too few to give every SM two blocks without a combine. ukern's: a bare kernel of the "
+           "kind the point needs meets it.", "",
+           "| size | misses | at the read floor | at the combine floor | ukern's | bare read ms | "
+           "bare combine ms (how) | ukern ms, range |",
+           "|---|---|---|---|---|---|---|---|"]
+    for nb, ps in by.items():
+        f = ps[0]
+        n = {v: sum(p["floor_verdict"] == v for p in ps) for v in ("read", "combine", "ukern")}
+        how = f"one cluster of {f['floor_cluster_grid']}" if f.get("floor_cluster_ms") is not None and \
+            f["floor_det_ms"] == f["floor_cluster_ms"] else f"split over {f['floor_split_grid']} blocks"
+        us = sorted(p["ukern_ms"] for p in ps)
+        out.append(f"| {size_str(nb)} | {len(ps)} | {n['read']} | {n['combine']} | {n['ukern']} | "
+                   f"{fmt(f['floor_read_ms'])} | {fmt(f['floor_det_ms'])} ({how}) | {fmt(us[0])} - {fmt(us[-1])} |")
+    return out
+
+
 def markdown(doc):
     m, points = doc["meta"], doc["points"]
     dev = m["device"]
@@ -124,13 +166,14 @@ def markdown(doc):
            f"never slower than CuPy or torch.compile ({m['noise_rule']}). Reductions over several "
            f"(not all) axes also time a two-level reduction and, for non-adjacent axes, a transposing "
            f"pass with today's kernels (issue 25 item 3's candidates).", "",
-           "| kind | met / timed | points (errors) | worst point | share of copy | reason |",
-           "|---|---|---|---|---|---|"]
+           "| kind | met / timed | points (errors) | misses at the bare floor | worst point | share of copy | reason |",
+           "|---|---|---|---|---|---|---|"]
     for kind, met, timed, total, errs, w in summary(points):
         ws = f"{size_str(w['size_bytes'])} {label(w)}" if w else ""
-        out.append(f"| {kind} | {met} / {timed} | {total} ({errs}) | {ws} | "
+        out.append(f"| {kind} | {met} / {timed} | {total} ({errs}) | {floor_count(points, kind)} | {ws} | "
                    f"{fmt(share(w, 'ukern_ms'), 2) if w else ''} | {(w or {}).get('reason') or ''} |")
     misses = [p for p in points if p.get("ukern_ms") is not None and not p.get("met")]
+    out += floor_table(points)
     out += ["", f"### Points missing the target ({len(misses)})", ""]
     if misses:
         out += ["| kind | size | point | ukern ms | copy ms | CuPy ms | torch ms | reason | ukern's plan |",

@@ -15,7 +15,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 
-DRIVER = r'''
+SETUP = r'''
 import collections, json, os, random, sys, types
 import numpy as np
 
@@ -91,7 +91,9 @@ import importlib.util
 spec = importlib.util.spec_from_file_location("sweep", "bench/sweep.py")
 sw = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(sw)
+'''
 
+DRIVER = SETUP + r'''
 
 def runner(p):
     if p["kind"] == "argmax" and p["log2_size"] == 16 and p["variant"] == "full":
@@ -169,3 +171,50 @@ def test_only(tmp_path, args, msg):
     d, _, log = run_shard(tmp_path, 0, extra=args)
     assert f"estimate: {msg}," in log
     assert all(p["variant"] == "axpy" for p in d["points"])
+
+
+FLOORS = SETUP + r'''
+sw.EMPTY_MS, sw.COPY_RATE[0], sw.DEVICE_SMS[0] = 0.003, 4e12, 132
+# 4 MiB: bound 0.003 + 2^22 / 4e12 s + 0.002 = 0.006049 ms; 64 MiB: 90% of the copy's rate
+sw._floor_cache[1 << 22] = dict(read_ms=0.0050, read_grid=128, split_ms=0.0063, split_grid=128,
+                                cluster_ms=0.0070, cluster_grid=8, det_ms=0.0063)
+sw._floor_cache[1 << 26] = dict(read_ms=0.0188, read_grid=2048, split_ms=0.0199, split_grid=512,
+                                cluster_ms=None, cluster_grid=None, det_ms=0.0199)
+sw._floor_cache[1 << 18] = dict(read_ms=0.0049, read_grid=64, split_ms=0.0052, split_grid=64,
+                                cluster_ms=0.0047, cluster_grid=4, det_ms=0.0047)
+sw._floor_cache[1 << 20] = dict(read_ms=0.0060, read_grid=64, split_ms=0.0070, split_grid=64,
+                                cluster_ms=None, cluster_grid=None, det_ms=0.0070)
+out = []
+for size, shape, axes, c in ((22, [1024, 1024], [0, 1], None), (22, [1024, 1024], [1], None),
+                             (22, [16, 256, 256], [0], None), (22, [1024, 1024], [0], None),
+                             (26, [4096, 4096], [0, 1], 0.0176), (18, [256, 256], [0, 1], None),
+                             (20, [512, 512], [1], None)):
+    p = dict(kind="reduction", shape=shape, axes=axes, size_bytes=1 << size)
+    r = sw.floor_reason(p, c or 0.004, 1 << size)
+    out.append([p["floor_verdict"], r, sw.combine_free(p), p["floor_det_ms"]])
+print(json.dumps(out))
+'''
+
+
+def test_floor_reason(tmp_path):
+    """sweep.py's verdict on a miss from the bare floors (stand-in floors, no GPU): at the
+    combine floor where the point needs a combine across blocks and the bare combine misses,
+    ukern's where its outputs fill the SMs without one (the bare read meets), at the read
+    floor where even the read misses, ukern's where the bare combine meets."""
+    drv = tmp_path / "floors.py"
+    drv.write_text(FLOORS)
+    r = subprocess.run([sys.executable, str(drv)], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, GRAPHS_PER_COMPILE="1", PYTHONDONTWRITEBYTECODE="1"))
+    assert r.returncode == 0, r.stderr[-3000:]
+    full, rows, cols16k, cols1k, big, small, slow = json.loads(r.stdout.strip().splitlines()[-1])
+    assert full[0] == "combine" and not full[2]
+    assert full[1] == ("at the combine floor: the bare deterministic combine 0.0063 ms, split over 128 blocks "
+                       "misses too (bare read 0.0050 ms: met only without a combine)")
+    assert rows[0] == "ukern" and rows[2]             # 1024 outputs, innermost reduced: >= 264
+    assert "outputs enough to need no combine" in rows[1]
+    assert cols16k[0] == "ukern" and cols16k[2]       # 65536 columns kept: >= 32 x 264
+    assert cols1k[0] == "combine" and not cols1k[2]   # 1024 columns: too few for 264 blocks of 32
+    assert big[0] == "combine" and "0.0199 ms, split over 512 blocks" in big[1]
+    assert small[0] == "ukern" and small[3] == 0.0047 and "one cluster of 4" in small[1]
+    assert slow[0] == "read" and slow[1] == ("at the read floor: a kernel that only reads these bytes misses too "
+                                             "(bare read 0.0060 ms)")

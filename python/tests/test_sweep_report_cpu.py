@@ -31,9 +31,11 @@ def doc(done=True):
 def test_summary_and_misses():
     text = sr.markdown(doc())
     assert text.startswith("## Sweep\n")
-    assert "| reduction | 1 / 2 | 2 (0) | 64 MiB 3-D 256x1024x1024 256x1024x1024 axes 0,2 | 0.40 | reduction slow 26 |" in text
-    assert "| fusion | 1 / 2 | 2 (0) | 64 MiB softmax 4096x4096 | 0.40 | fusion slow 26 |" in text
-    assert "| argmax | 0 / 0 | 1 (1) |" in text
+    assert "| reduction | 1 / 2 | 2 (0) | - | 64 MiB 3-D 256x1024x1024 256x1024x1024 axes 0,2 | 0.40 | " \
+        "reduction slow 26 |" in text
+    assert "| fusion | 1 / 2 | 2 (0) | - | 64 MiB softmax 4096x4096 | 0.40 | fusion slow 26 |" in text
+    assert "| argmax | 0 / 0 | 1 (1) | - |" in text
+    assert "against bare kernels" not in text   # no floors in this JSON (before session 25)
     assert "### Points missing the target (2)" in text
     assert "- argmax 64 KiB full 16: skipped: time budget spent" in text
     assert "cut short" not in text
@@ -73,3 +75,31 @@ def test_cli_md(tmp_path):
     assert r.returncode == 0, r.stderr
     assert md.read_text() == sr.markdown(doc())
     assert "reduction: 1/2 met (2 points, 0 not measured); worst: 64 MiB" in r.stderr
+
+
+def floored(p, verdict, det, split, cluster=None, grid=512, cgrid=None):
+    p.update(floor_verdict=verdict, floor_det_ms=det, floor_split_ms=split, floor_split_grid=grid,
+             floor_cluster_ms=cluster, floor_cluster_grid=cgrid, floor_read_ms=0.0185, floor_read_grid=2048)
+    return p
+
+
+def test_floors():
+    """Misses with bare floors (sweep.py's floor_reason): counted per kind (at the read or the
+    combine floor), tabled per size with the floor that decided (a split's blocks, or a
+    cluster's where it was faster)."""
+    d = doc()
+    red64 = d["points"][0]
+    floored(red64, "combine", 0.0201, 0.0201)
+    extra = []
+    for k, (verdict, cl) in enumerate((("ukern", 0.00474), ("combine", None), ("read", None))):
+        q = dict(red64, size_bytes=1 << 18, log2_size=18, ukern_ms=0.0057 + k * 0.0001, met=False)
+        extra.append(floored(q, verdict, cl or 0.00525, 0.00525, cluster=cl, grid=64, cgrid=4 if cl else None))
+    d["points"] += extra
+    text = sr.markdown(d)
+    assert "| reduction | 1 / 5 | 5 (0) | 3 of 4 |" in text
+    assert "| fusion | 1 / 2 | 2 (0) | - |" in text
+    assert "### Reduction and argmax misses against bare kernels of the same bytes" in text
+    # sizes in order; the first point of a size names its floor (all of a size share it)
+    assert "| 256 KiB | 3 | 1 | 1 | 1 | 0.0185 | 0.0047 (one cluster of 4) | 0.0057 - 0.0059 |" in text
+    assert "| 64 MiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0201 (split over 512 blocks) | 0.5000 - 0.5000 |" in text
+    assert text.index("| 256 KiB | 3 |") < text.index("| 64 MiB | 1 |")

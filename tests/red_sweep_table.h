@@ -27,7 +27,12 @@
  * 2026-11-28, session 24: (256, 64) over axis 0 (64 KiB) to 16-byte tile rows unsplit
  * (UK_RED_COLS_SMALL_ROW; docs/PERF.md "Session 24"); (16, 32, 32) and (32, 16, 32) over
  * axes (0, 1) (64 KiB) unsplit, 8 rows a thread: a column thread's later rounds of loads
- * at half a latency (red_cost.c COLS_NEXT_ROUND, the same section). */
+ * at half a latency (red_cost.c COLS_NEXT_ROUND, the same section).
+ * 2026-11-28, session 25: 7 column picks of 4 MiB to scalar tiles, whose loops now take 8
+ * rows a trip (ukern/red_cols.cuh; red_cost.c's trip): (4096, 256) over axis 0 7.52 -> 7.10
+ * us, (64, 128, 128) over axis 0 6.14 -> 5.60, over axis 1 6.40 -> 6.08, (128, 64, 128)
+ * over axis 1 6.43 -> 5.79, (128, 128, 64) over axis 0 6.21 -> 5.95, over axis 1 6.46 ->
+ * 6.08 (the planner's plan in each table, H200; docs/PERF.md "Session 25"). */
 #ifndef UK_TESTS_RED_SWEEP_TABLE_H
 #define UK_TESTS_RED_SWEEP_TABLE_H
 
@@ -261,7 +266,7 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0127, 0.0000},
     {2, {4096, 256, 0}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 8 blocks, split 32 x 128",
+     "threads across outputs, 8 threads per output, 8 blocks, split 64 x 64",
      "threads across outputs, vector loads, 8 threads per output, 2 blocks, split 16 x 256", 0.0205, 0.0000},
     {2, {4096, 256, 0}, 0x2,
      "a warp per output, vector loads, 512 blocks",
@@ -270,10 +275,10 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0130, 0.0000},
     {3, {64, 128, 128}, 0x1,
-     "threads across outputs, 16 threads per output, 1024 blocks",
+     "threads across outputs, 8 threads per output, 512 blocks",
      "threads across outputs, vector loads, 1 threads per output, 16 blocks, split 2 x 32", 0.0176, 0.0000},
     {3, {64, 128, 128}, 0x2,
-     "threads across outputs, vector loads, 32 threads per output, 256 blocks",
+     "threads across outputs, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 64 blocks", 0.0128, 0.0000},
     {3, {64, 128, 128}, 0x4,
      "8 threads per output, vector loads, 256 blocks",
@@ -291,10 +296,10 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0129, 0.0000},
     {3, {128, 64, 128}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 256 blocks",
+     "threads across outputs, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 64 blocks", 0.0124, 0.0000},
     {3, {128, 64, 128}, 0x2,
-     "threads across outputs, 16 threads per output, 1024 blocks",
+     "threads across outputs, 8 threads per output, 512 blocks",
      "threads across outputs, vector loads, 1 threads per output, 16 blocks, split 2 x 32", 0.0179, 0.0000},
     {3, {128, 64, 128}, 0x4,
      "8 threads per output, vector loads, 256 blocks",
@@ -312,10 +317,10 @@ static const red_sweep_point red_sweep[] = {
      "a block per output, vector loads, 1 blocks, split 256 x 4096",
      "a block per output, vector loads, 1 blocks, split 64 x 16384", 0.0130, 0.0000},
     {3, {128, 128, 64}, 0x1,
-     "threads across outputs, vector loads, 32 threads per output, 256 blocks",
+     "threads across outputs, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 64 blocks", 0.0125, 0.0000},
     {3, {128, 128, 64}, 0x2,
-     "threads across outputs, vector loads, 32 threads per output, 256 blocks",
+     "threads across outputs, 16 threads per output, 512 blocks",
      "threads across outputs, vector loads, 8 threads per output, 64 blocks", 0.0132, 0.0000},
     {3, {128, 128, 64}, 0x4,
      "8 threads per output, vector loads, 512 blocks",

@@ -226,11 +226,12 @@ static void test_loops_and_strategy(void) {
   plan(2, odd, cols, 0, &s, &R);
   CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 16 && s.by == 16 && s.nsplit == 1);
   /* rows shorter than a line: never split, never under 4 rows a thread, never under 64 bytes a row but of
-   * inputs up to UK_RED_COLS_SMALL_BYTES (there down to 16: the last three) */
+   * inputs up to UK_RED_COLS_SMALL_BYTES (there down to 16: the last three); 16384 outputs of 64 rows take a
+   * line of scalars, 8 rows a trip (session 25) */
   static const struct {
     int64_t nout, nred;
     int by, vec;
-  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 16, 0},
+  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 8, 0},
                 {64, 256, 64, 0},   {256, 256, 64, 0}, {1024, 256, 64, 0}};
   for (size_t j = 0; j < sizeof narrow / sizeof narrow[0]; j++) {
     uk_red_plan_in in = {narrow[j].nout, narrow[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
@@ -246,6 +247,12 @@ static void test_loops_and_strategy(void) {
         const int64_t shortest =
             nout * nred * 4 <= UK_RED_COLS_SMALL_BYTES ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW;
         CHECK(s.by == 1 || row >= 128 || (row >= shortest && s.nsplit == 1 && nred >= 4 * (int64_t)s.by));
+        /* tiles of 2-4 threads an output only unsplit, one-word partials or pairs (session 25: split, the
+         * pair's were 0.4-0.5 us slower than 8 threads an output) */
+        CHECK(s.by == 1 || s.by >= 8 || s.nsplit == 1);
+        in.partial_bytes = 16;
+        uk__red_choose_in(&in, &s);
+        CHECK(s.by == 1 || s.by >= 8 || s.nsplit == 1);
       }
   /* partials of 16 bytes (argmax's pair): scalar tiles up to UK_RED_COLS_PAIR_SCALAR_BYTES of input, vectors
    * weighed past it; one-word partials keep their vector plans */
@@ -253,7 +260,7 @@ static void test_loops_and_strategy(void) {
     int64_t nout, nred;
     int partial, vec;
   } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0}, {1024, 1024, 4, 1},
-               {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {256, 4096, 4, 1}};
+               {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {4096, 256, 4, 1},  {4096, 256, 16, 0}};
   for (size_t j = 0; j < sizeof pairs / sizeof pairs[0]; j++) {
     uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0,
                          pairs[j].partial};
@@ -402,7 +409,7 @@ static void test_split_cap(void) {
  * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
  * thread (32768 outputs of 512), nor at 256 MiB or 4 MiB, nor without
  * slabs (the model's plan: the default's; at 4 MiB, 16384 outputs of 64
- * rows, a half-line tile of 16 threads an output, session 23). */
+ * rows, a whole line of scalars, 8 threads an output, session 25). */
 static void test_slab_tiles(void) {
   static const struct {
     int64_t nout, nred;
@@ -411,7 +418,7 @@ static void test_slab_tiles(void) {
     int vec;
   } cases[] = {{65536, 256, 1, 32, 2048, 1},  {131072, 128, 1, 32, 4096, 1}, {524288, 32, 1, 8, 4096, 1},
                {65536, 64, 1, 16, 1024, 1},   {16384, 256, 1, 32, 512, 1},   {131072, 32, 1, 8, 1024, 1},
-               {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 16, 1024, 0},
+               {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 8, 512, 0},
                {65536, 256, 0, 8, 512, 1},    {524288, 32, 0, 1, 512, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0};

@@ -154,7 +154,9 @@ double uk__red_cost_us(const uk_red_strategy *s, const uk_red_facts *f, int sms)
   double chain = 0, split = 0, inflight = 0, lat = LAT_US, wide = 0;
   if (s->kernel == UK_RED_COLS) {
     const double by = s->by > 0 ? s->by : 1, bx = B / by, slots = (double)s->slots, nv = slots / bx;
-    const double trip = 4; /* rows per round: red_cols issues 4 rows' loads, vectors or not */
+    /* rows per round: red_cols issues 4 rows' loads a trip, 8 for scalar
+     * loads of rows of at most 8 bytes (ukern/red_cols.cuh cols_loop) */
+    const double trip = !s->vec && f->elem_bytes <= 8 ? 8 : 4;
     const double rows = cdivd(mind(chunk, nred), by), rounds = maxd(1, cdivd(rows, trip));
     const double active = cdivd(mind(nout, slots), nv) * mind(by, chunk); /* threads of a block with work */
     const double round_bytes = active * mind(trip, rows) * nv * (double)f->elem_bytes; /* one block's round */

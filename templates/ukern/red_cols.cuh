@@ -15,10 +15,14 @@ namespace ukern {
 // used), not three copies for 3, 2 and 1 rows: NVRTC's time grows with
 // every copy of the step. (Picking the tail's rows in a rolled loop would
 // copy the step once, but keeps all three rows live: 64 registers instead
-// of 40 for an int8 sum.)
+// of 40 for an int8 sum.) Rows of at most 8 bytes (scalar loads of one or
+// two narrow inputs) go 8 rows a trip first, as many bytes in flight as a
+// trip of 16-byte vectors: scalar float32 column sums of 4-16 MiB were
+// 0.1-1.0 us faster so (H200, session 25; docs/PERF.md "Session 25").
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   typedef typename K::template row<W> R;
+  enum { TRIP8 = _UK_RED_TRIP >= 8 || sizeof(R) <= 8 };
   // N rows' loads, then their uses; rows from cnt on neither (a constant
   // cnt of N: no test left).
   template <int N>
@@ -34,9 +38,8 @@ template <class K, int W> struct cols_loop {
   }
   static __device__ __forceinline__ void run(const typename K::args &A, const typename K::koff &ko, idx r, idx rend,
                                              idx by, red_acc<K> *acc) {
-#if _UK_RED_TRIP >= 8
-    for (; r + 7 * by < rend; r += 8 * by) rows<8>(A, ko, r, by, 8, acc);
-#endif
+    if (TRIP8)
+      for (; r + 7 * by < rend; r += 8 * by) rows<8>(A, ko, r, by, 8, acc);
     for (; r + 3 * by < rend; r += 4 * by) rows<4>(A, ko, r, by, 4, acc);
     if (r < rend) rows<3>(A, ko, r, by, r + by >= rend ? 1 : r + 2 * by >= rend ? 2 : 3, acc);
   }

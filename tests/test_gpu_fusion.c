@@ -111,7 +111,7 @@ static dev upload(uk_dtype t, int ndim, const int64_t *shape, const double *vals
 static double *download(const uk_array *a, uint64_t base, size_t bytes) {
   int64_t n = numel(a);
   unsigned char *h = malloc(bytes ? bytes : 1);
-  double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  double *v = malloc(sizeof(double) * (n > 0 ? (size_t)n : 1));
   CHECK_OK(uk_device_synchronize());
   CHECK_OK(uk_memcpy_dtoh(h, base, bytes));
   for (int64_t k = 0; k < n; k++) v[k] = get(a->dtype, h + (a->data - base) + off(a, k));
@@ -245,7 +245,7 @@ static void table_programs(void) {
 /* Random data against host references                                       */
 
 static double *randv(int64_t n, double lo, double hi) {
-  double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  double *v = malloc(sizeof(double) * (n > 0 ? (size_t)n : 1));
   for (int64_t k = 0; k < n; k++) v[k] = ut_uniform(lo, hi);
   return v;
 }

@@ -91,6 +91,24 @@ double ut_uniform(double lo, double hi) {
   }
 }
 
+/* The directories ut_temp_dir made, removed when the process that made
+ * them exits (not a forked child: it may exit while the parent still uses
+ * them); UKERN_TEST_KEEP_TMP keeps them for a look after a failure. */
+static char *temp_made[64];
+static int temp_count;
+static pid_t temp_owner;
+
+static void remove_temp_dirs(void) {
+  if (getpid() != temp_owner || getenv("UKERN_TEST_KEEP_TMP")) return;
+  for (int i = 0; i < temp_count; i++) {
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", temp_made[i]);
+    if (system(cmd) != 0) fprintf(stderr, "testutil: could not remove %s\n", temp_made[i]);
+    free(temp_made[i]);
+  }
+  temp_count = 0;
+}
+
 char *ut_temp_dir(const char *tag) {
   const char *base = getenv("UKERN_CACHE_DIR");
   char path[4096];
@@ -99,5 +117,13 @@ char *ut_temp_dir(const char *tag) {
   char cmd[8300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", path, path);
   if (system(cmd) != 0) return NULL;
+  if (temp_count < (int)(sizeof temp_made / sizeof temp_made[0])) {
+    if (temp_count == 0 && temp_owner != getpid()) {
+      temp_owner = getpid();
+      atexit(remove_temp_dirs);
+    }
+    char *kept = strdup(path);
+    if (kept) temp_made[temp_count++] = kept;
+  }
   return strdup(path);
 }

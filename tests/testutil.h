@@ -105,7 +105,8 @@ void ut_seed(uint64_t seed);
 /* Uniform in [lo, hi), never exactly 0 when lo < 0 < hi. */
 double ut_uniform(double lo, double hi);
 
-/* A fresh empty directory under the test's cache dir (or /tmp); caller frees. */
+/* A fresh empty directory under the test's cache dir (or /tmp); caller frees the name. The
+ * directory goes when the process that made it exits (UKERN_TEST_KEEP_TMP keeps it). */
 char *ut_temp_dir(const char *tag);
 
 #endif

@@ -16,16 +16,21 @@ of W bytes and the rows cut into S pieces, ending three ways:
   barriers) and the last adds the partials in piece order (ukern's split ending).
 
 Each result is checked against NumPy once. Blocks of 256 threads: W / 16 across, 4096 / W
-thread rows, 8 loads in flight a thread. Timing as the sweep's (events, a 256 MiB read flush
-before each call, median of 21 after 3 warm-ups).
+thread rows, 8 loads in flight a thread. Timing as the sweep's (col_plans.py's timed_us: events,
+a 256 MiB read flush before each call, median of 21 after 3 warm-ups; col_plans.py imports
+ukern, so ukern's Python package must be on the path).
 
 Usage: python3 bench/tools/col_tiles.py OUT.jsonl [RxC ...]   (default: the sweep's shapes)
 """
 import json
+import os
 import sys
 
 import cupy as cp
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from col_plans import timed_us  # noqa: E402  (beside this file: the sweep's timing)
 
 THREADS = 256
 WIDTHS = (128, 256, 512, 1024, 2048)
@@ -133,31 +138,9 @@ ALL(1024)
 ALL(2048)
 """
 
-FLUSH = cp.empty(256 << 20, cp.uint8)
-_flush = cp.RawKernel(r"""
-extern "C" __global__ void col_tiles_flush(const uint4 *p, long long n, unsigned int *sink) {
-  unsigned int a = 0;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    uint4 v = p[i];
-    a += v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (n < 0) sink[0] = a;
-}""", "col_tiles_flush")
-
-
-def timed(fn, reps=21, warm=3):
-    for _ in range(warm):
-        fn()
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    t = []
-    for _ in range(reps):
-        _flush((1024,), (256,), (FLUSH, np.int64(FLUSH.nbytes // 16), FLUSH))
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        t.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(t)) * 1e3   # us
+def timed(fn, reps=21):
+    """us: median of reps after 3 warm-ups, the L2 flushed before each (col_plans.py's timer)."""
+    return timed_us(fn, reps)
 
 
 def main():

@@ -18,7 +18,7 @@ namespace ukern {
 // of 40 for an int8 sum.) Rows of at most 8 bytes (scalar loads of one or
 // two narrow inputs) go 8 rows a trip first, as many bytes in flight as a
 // trip of 16-byte vectors: scalar float32 column sums of 4-16 MiB were
-// 0.1-1.0 us faster so (H200, session 25; docs/PERF.md "Session 25").
+// 0.2-0.9 us faster so (H200, session 25; docs/PERF.md "Session 25").
 template <class K, int W> struct cols_loop {
   typedef typename K::idx idx;
   typedef typename K::template row<W> R;

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """argmax_plans.py OUT [--planner]: fused float32 argmax over axis 0 (the column kernel with a
 value-index pair for its partial) of 24 shapes of 64 KiB-64 MiB, timed under the planner's plan
-and 40 forced plans (UKERN_RED_TUNE's by 8-64 threads an output, sp 0/1/4/16/64 pieces, cv 0/1
-vector tiles), as the sweep times (L2 flushed by a 256 MiB read, event-timed, best of 2 medians
-of 11). Writes JSON lines {"tune", "shape", "us", "ok"} to OUT; each result is checked against
+and 48 forced plans (UKERN_RED_TUNE's by 8-64 threads an output, sp 0/1/4/16/64 pieces, cv 0/1
+vector tiles; by 2 and 4 with sp 0/1), as the sweep times (L2 flushed by a 256 MiB read,
+event-timed, best of 2 medians of 11). Writes JSON lines {"tune", "shape", "us", "ok"} to OUT; each result is checked against
 NumPy's argmax first (ok false: not timed). --planner: the planner's plan only. Each plan runs
 in a process of its own: a fusion's kernels are cached by expression, and the knobs are read
 when a kernel is made. The data the column model's wide-partial rules were judged against
@@ -49,6 +49,7 @@ def main():
     tunes = [""]
     if "--planner" not in args:
         tunes += [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((8, 16, 32, 64), (0, 1, 4, 16, 64), (0, 1))]
+        tunes += [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((2, 4), (0, 1), (0, 1))]
     status = 0
     for t in tunes:
         env = dict(os.environ, UKERN_RED_TUNE=t)

@@ -2,7 +2,7 @@
 """col_plans.py SWEEP_JSON [MAX_MIB] [--all FILE]: every column-style reduction point of a sweep
 (ReductionKernel `sum` over float32, the planner's "threads across the outputs" kernel)
 up to MAX_MIB (default 64), timed under the planner's own plan and under forced plans
-(UKERN_RED_TUNE's by, sp and cv: threads an output, pieces, vector tiles), as the sweep
+(UKERN_RED_TUNE's by 2-64, sp and cv: threads an output, pieces, vector tiles), as the sweep
 times (the L2 flushed by a 256 MiB read before each call, event-timed, medians). Prints
 per point the three fastest plans and the planner's, from three alternating rounds:
 the data the column cost model is fitted against (docs/PERF.md "Session 23"). --all
@@ -55,7 +55,7 @@ def main():
     points = [(tuple(p["shape"]), tuple(p["axes"])) for p in sweep["points"]
               if p["kind"] == "reduction" and "threads across the outputs" in (p.get("plan") or "")
               and p["size_bytes"] <= most]
-    tunes = [""] + [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((8, 16, 32, 64), (1, 0), (0, 1))]
+    tunes = [""] + [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((2, 4, 8, 16, 32, 64), (1, 0), (0, 1))]
     tunes += [f"by={b},sp={s}" for b, s in itertools.product((16, 32, 64), (8, 32, 128))]
     kernels = {}
     for i, t in enumerate(tunes):  # the knobs are read when a kernel is made

@@ -288,9 +288,15 @@ def floor_reason(p, c, traffic):
     "ukern": a bare kernel of the kind the point needs meets the target."""
     nb = p["size_bytes"]
     if nb not in _floor_cache:
-        sweep_floor.check(nb)
-        _floor_cache[nb] = sweep_floor.floors(nb, lambda fn: gpu_ms(fn, nbytes=nb))
+        try:
+            sweep_floor.check(nb)
+            _floor_cache[nb] = sweep_floor.floors(nb, lambda fn: gpu_ms(fn, nbytes=nb))
+        except Exception as e:  # the floors fail alone: the point keeps its timings
+            _floor_cache[nb] = f"{type(e).__name__}: {e}"[:300]
     f = _floor_cache[nb]
+    if isinstance(f, str):
+        p["floor_error"] = f
+        return "no bare floors: " + f
     for k, v in f.items():
         p[f"floor_{k}"] = v
     how = (f"one cluster of {f['cluster_grid']}" if f["cluster_ms"] is not None and f["det_ms"] == f["cluster_ms"]

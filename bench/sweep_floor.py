@@ -1,7 +1,7 @@
 """The bare-kernel floors beside the sweep's reduction and argmax points (issue 25 item 5).
 
 A reduction point that misses its target is either ukern's cost or the GPU's: these
-floors tell which, measured in the same run. Both read a size's bytes of float32 once
+floors tell which, measured in the same run. Each reads a size's bytes of float32 once
 with one hand-written kernel (no parameters beyond the pointers and counts, 16-byte loads,
 8 in flight a thread a trip, a warp-shuffle block sum):
 
@@ -185,7 +185,8 @@ def _buffers(nbytes):
 
 
 def check(nbytes):
-    """The split floor's sum against NumPy's (float64) on the same data; raises on a mismatch."""
+    """The split and cluster floors' sums against NumPy's (float64) on the same data, at every grid
+    they are timed with; raises on a mismatch."""
     read, split = _kernels()
     x, part, count, out = _buffers(nbytes)
     n = nbytes // 16

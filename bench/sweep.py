@@ -249,22 +249,21 @@ def red_kernels():
     return _red
 
 
-def target_miss(p, t_ms, c, traffic, target_ms=None, row_rule=None):
-    """Why t_ms misses p's target (issue 25 item 2, CuPy and torch.compile aside), or None;
-    sets p["target"]. c: the copy's ms for traffic."""
-    if target_ms is not None and p["size_bytes"] >= BIG:  # fused row programs: a multiple of the copy time
-        p["target"] = f"<= {target_ms / c:.3g}x copy ({row_rule})"
-        return f"{t_ms / c:.2f}x the copy time > {target_ms / c:.3g}x ({row_rule})" if t_ms > target_ms else None
-    if p["size_bytes"] >= BIG:
-        p["target"] = ">= 90% of copy rate"
-        return f"{100 * c / t_ms:.0f}% of the copy rate < 90%" if c / t_ms < 0.9 else None
+def target_miss(size_bytes, t_ms, c, traffic, target_ms=None, row_rule=None):
+    """(the target of a point of size_bytes, why t_ms misses it or None): issue 25 item 2,
+    CuPy and torch.compile aside. c: the copy's ms for traffic."""
+    if target_ms is not None and size_bytes >= BIG:  # fused row programs: a multiple of the copy time
+        return (f"<= {target_ms / c:.3g}x copy ({row_rule})",
+                f"{t_ms / c:.2f}x the copy time > {target_ms / c:.3g}x ({row_rule})" if t_ms > target_ms else None)
+    if size_bytes >= BIG:
+        return ">= 90% of copy rate", (f"{100 * c / t_ms:.0f}% of the copy rate < 90%" if c / t_ms < 0.9 else None)
     at_rate = traffic / COPY_RATE[0] * 1e3
     bound = EMPTY_MS + at_rate + 0.002
-    p["target"] = f"<= empty launch + bytes at the copy rate + 2 us ({bound:.4f} ms)"
+    target = f"<= empty launch + bytes at the copy rate + 2 us ({bound:.4f} ms)"
     if t_ms <= bound:
-        return None
-    return (f"{t_ms:.4f} ms > {bound:.4f} ms (launch {EMPTY_MS:.4f} + bytes at "
-            f"{COPY_RATE[0] / 1e12:.2f} TB/s {at_rate:.4f} + 2 us)")
+        return target, None
+    return target, (f"{t_ms:.4f} ms > {bound:.4f} ms (launch {EMPTY_MS:.4f} + bytes at "
+                    f"{COPY_RATE[0] / 1e12:.2f} TB/s {at_rate:.4f} + 2 us)")
 
 
 _floor_cache = {}
@@ -302,10 +301,10 @@ def floor_reason(p, c, traffic):
     how = (f"one cluster of {f['cluster_grid']}" if f["cluster_ms"] is not None and f["det_ms"] == f["cluster_ms"]
            else f"split over {f['split_grid']} blocks")
     read, det = f"bare read {f['read_ms']:.4f} ms", f"bare deterministic combine {f['det_ms']:.4f} ms, {how}"
-    if target_miss(dict(p), f["read_ms"], c, traffic):
+    if target_miss(nb, f["read_ms"], c, traffic)[1]:
         p["floor_verdict"] = "read"
         return f"at the read floor: a kernel that only reads these bytes misses too ({read})"
-    if not target_miss(dict(p), f["det_ms"], c, traffic):
+    if not target_miss(nb, f["det_ms"], c, traffic)[1]:
         p["floor_verdict"] = "ukern"
         return f"ukern's: bare kernels of these bytes meet it ({det}; {read})"
     if combine_free(p):
@@ -322,7 +321,7 @@ def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, r
     p["ukern_ms"], p["cupy_ms"], p["torch_ms"], p["cub_ms"] = u_ms, c_ms, torch_ms, cub_ms
     p["copy_ms"] = c = copy_ms(traffic)
     p["share_of_copy"] = round(c / u_ms, 4) if u_ms else None
-    miss = target_miss(p, u_ms, c, traffic, target_ms, row_rule)
+    p["target"], miss = target_miss(p["size_bytes"], u_ms, c, traffic, target_ms, row_rule)
     reasons = [miss] if miss else []
     for name, other in (("CuPy", c_ms), ("torch.compile", torch_ms)):
         if other is not None and u_ms > other * NOISE + NOISE_MS:

@@ -220,24 +220,29 @@ static void test_loops_and_strategy(void) {
   CHECK(uk__red_scratch_bytes(&s, 8) == 0);
   plan(2, f128, cols, 0, &s, &R);
   CHECK(s.kernel == UK_RED_COLS && s.by == 8 && s.vec);
-  /* an odd row length cannot take vectors of 4 adjacent outputs; columns of 100 rows take
-     half-line tiles of 16 threads an output, unsplit (narrow_ok) */
+  /* an odd row length cannot take vectors of 4 adjacent outputs; columns of 100 rows take a short-column
+     tile (cols_short_plan) of 8 threads an output, 12-13 rows each, unsplit */
   int64_t odd[] = {100, 1001};
   plan(2, odd, cols, 0, &s, &R);
-  CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 16 && s.by == 16 && s.nsplit == 1);
-  /* rows shorter than a line: never split, never under 4 rows a thread, never under 64 bytes a row but of
-   * inputs up to UK_RED_COLS_SMALL_BYTES (there down to 16: the last three); 16384 outputs of 64 rows take a
-   * line of scalars, 8 rows a trip (session 25) */
+  CHECK(s.kernel == UK_RED_COLS && !s.vec && s.slots == 32 && s.by == 8 && s.nsplit == 1);
+  /* short columns of float32 up to UK_RED_COLS_SHORT_BYTES (cols_short_plan, session 26): scalar tiles,
+   * unsplit, 8-32 rows a thread, the fewest threads an output whose grid gives 1.5 blocks an SM (4096 x 256:
+   * 16, 256 blocks; 16384 x 64: 4, 256 blocks), else the most within 8 rows a thread (1024 x 64: 8); rows
+   * of a tile never under 64 bytes but of inputs up to UK_RED_COLS_SMALL_BYTES (there down to 16) */
   static const struct {
     int64_t nout, nred;
     int by, vec;
-  } narrow[] = {{4096, 256, 64, 1}, {1024, 64, 16, 0}, {256, 64, 16, 0}, {16384, 64, 8, 0},
-                {64, 256, 64, 0},   {256, 256, 64, 0}, {1024, 256, 64, 0}};
+  } narrow[] = {{4096, 256, 16, 0}, {1024, 64, 8, 0},  {256, 64, 8, 0},   {16384, 64, 4, 0},
+                {64, 256, 32, 0},   {256, 256, 32, 0}, {1024, 256, 32, 0}, {131072, 32, 2, 0}};
   for (size_t j = 0; j < sizeof narrow / sizeof narrow[0]; j++) {
     uk_red_plan_in in = {narrow[j].nout, narrow[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.by == narrow[j].by && s.vec == narrow[j].vec && s.nsplit == 1);
   }
+  /* ... of 4-byte elements only: float64 columns keep the model's vector tiles (scalar ones not measured) */
+  uk_red_plan_in d64 = {16384, 64, 8, UK_RED_GROUP_COLS, 1, 2, 8, 132, 8, 0, 0, 0, 0};
+  uk__red_choose_in(&d64, &s);
+  CHECK(s.kernel == UK_RED_COLS && s.vec);
   for (int64_t nout = 16; nout <= ((int64_t)1 << 20); nout *= 4)
     for (int64_t nred = 8; nred <= ((int64_t)1 << 16); nred *= 2)
       for (int vec_ok = 0; vec_ok <= 1; vec_ok++) {
@@ -255,12 +260,13 @@ static void test_loops_and_strategy(void) {
         CHECK(s.by == 1 || s.by >= 8 || s.nsplit == 1);
       }
   /* partials of 16 bytes (argmax's pair): scalar tiles up to UK_RED_COLS_PAIR_SCALAR_BYTES of input, vectors
-   * weighed past it; one-word partials keep their vector plans */
+   * weighed past it but for short columns (cols_short_plan: 16384 outputs of 256, 16 MiB); one-word partials keep
+   * their vector plans past the short columns (256 x 16384, 4096 x 4096) */
   static const struct {
     int64_t nout, nred;
     int partial, vec;
-  } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0}, {1024, 1024, 4, 1},
-               {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {4096, 256, 4, 1},  {4096, 256, 16, 0}};
+  } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0},   {256, 16384, 4, 1},
+               {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {4096, 4096, 4, 1}, {16384, 256, 16, 0}};
   for (size_t j = 0; j < sizeof pairs / sizeof pairs[0]; j++) {
     uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0,
                          pairs[j].partial};
@@ -350,8 +356,12 @@ static void test_cols_sweep(void) {
      * session-11 run measured faster (red_plan.c): the bound, not the model. */
     int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (s.slots < UK_RED_BLOCK ? s.slots : UK_RED_BLOCK));
     int capped = s.nsplit > 1 && p->then.nsplit > most && f.nout * f.nred * 4 <= UK_RED_COLS_CAP_BYTES;
+    /* Short columns take cols_short_plan's tile, whatever the model says of it (the model chose vector tiles
+     * there that ran 0.2-0.9 us slower, session 26). */
+    int rule = f.nout * f.nred * 4 <= UK_RED_COLS_SHORT_BYTES && f.nred <= UK_RED_COLS_SHORT_ROWS;
     int ok = s.kernel == UK_RED_COLS && then > 0.85 * ms && then < 1.15 * ms &&
-             (capped ? s.nsplit <= most && s.nsplit >= most / 2 : now <= then);
+             (rule ? !s.vec && s.nsplit == 1 && s.by >= 2 && s.by * 32 >= f.nred
+                   : capped ? s.nsplit <= most && s.nsplit >= most / 2 : now <= then);
     if (p->ms > 0.02 && p->copy_ms / p->ms < 0.7)
       ok &= s.grid_x * s.nsplit >= 2 * p->then.grid_x * p->then.nsplit && now < then / 1.15;
     n++;
@@ -373,14 +383,17 @@ static void test_cols_sweep(void) {
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
   CHECK(s.nsplit * s.by >= 32 && uk__red_cost_us(&s, &af, 132) < uk__red_cost_us(&old, &af, 132) / 1.15);
-  /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 32 blocks of
-   * scalars (CuPy's 32 blocks took 3.04 us in the kernel, ukern's 4 took
-   * 4.06); 32768 outputs of 512 at 64 MiB: 512 blocks, not 256. */
+  /* A small problem spreads: 1024 outputs of 16 (64 KiB) over 8 blocks of
+   * scalars, 2 threads an output (CuPy's 32 blocks took 3.04 us in the
+   * kernel, ukern's vector tiles on 4 took 4.06; the 8 blocks were the
+   * fastest forced plan of (16, 32, 32) over axis 0 in session 26, 4.13 us
+   * a call against 4.35 on 16 or 32); 32768 outputs of 512 at 64 MiB: 512
+   * blocks, not 256. */
   uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0},
                  mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk__red_choose_in(&sm, &s);
-  CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 16);
-  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 8 threads per output, 32 blocks");
+  CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 8);
+  CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 2 threads per output, 8 blocks");
   uk__red_choose_in(&mid, &s);
   CHECK(s.vec && s.nsplit == 1 && s.grid_x >= 512);
 }
@@ -393,7 +406,7 @@ static void test_split_cap(void) {
   static const struct {
     int64_t nout, nred, nsplit;
   } cases[] = {{256, 65536, 64}, {128, 131072, 64}, {64, 65536, 64}, {256, 16384, 64}, {256, 262144, 64},
-               {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {1024, 512, 16}};
+               {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {512, 2048, 64}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
     uk_red_strategy s;
@@ -407,9 +420,10 @@ static void test_split_cap(void) {
 /* Column reductions over slabs (a middle axis reduced: the kept loop has
  * two axes) of 16 to 64 MiB: the widest one-round tile that fills the SMs
  * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
- * thread (32768 outputs of 512), nor at 256 MiB or 4 MiB, nor without
- * slabs (the model's plan: the default's; at 4 MiB, 16384 outputs of 64
- * rows, a whole line of scalars, 8 threads an output, session 25). */
+ * thread (32768 outputs of 512), nor at 256 MiB, nor without slabs (the
+ * model's plan: the default's); short columns of up to 16 MiB take
+ * cols_short_plan's scalar tile first (session 26: 65536 outputs of 64, 2
+ * threads an output, 8.5 us against the slab tile's 9.3). */
 static void test_slab_tiles(void) {
   static const struct {
     int64_t nout, nred;
@@ -417,8 +431,8 @@ static void test_slab_tiles(void) {
     int64_t blocks;
     int vec;
   } cases[] = {{65536, 256, 1, 32, 2048, 1},  {131072, 128, 1, 32, 4096, 1}, {524288, 32, 1, 8, 4096, 1},
-               {65536, 64, 1, 16, 1024, 1},   {16384, 256, 1, 32, 512, 1},   {131072, 32, 1, 8, 1024, 1},
-               {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 8, 512, 0},
+               {65536, 64, 1, 2, 512, 0},     {16384, 256, 1, 8, 512, 0},    {131072, 32, 1, 2, 1024, 0},
+               {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 4, 256, 0},
                {65536, 256, 0, 8, 512, 1},    {524288, 32, 0, 1, 512, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0};

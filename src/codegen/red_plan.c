@@ -238,6 +238,40 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
  * were up to 0.5 us slower (64 MiB: 3-5 us), and 32-byte rows 0.2 us at 4 MiB. */
 static int narrow_ok(const uk_red_strategy *t, int64_t nred) { return t->nsplit <= 1 && nred >= 4 * (int64_t)t->by; }
 
+/* Short columns of one 4-byte input (UK_RED_COLS_SHORT_*): a scalar tile,
+ * unsplit, of the fewest threads an output (2-64) that leave each thread 8
+ * to 32 rows (4-7 for columns under 16) and give the SMs 1.5 blocks each,
+ * else the most threads within 8 rows a thread (and rows of 64 bytes past
+ * UK_RED_COLS_SMALL_BYTES, as narrow_ok's). After the trip of 8 scalar
+ * rows (ukern/red_cols.cuh) such tiles were the fastest plans of nearly
+ * every such point, where the cost model chose vector tiles or too many
+ * blocks: col_plans.py --all over 69 float32 sums of 64 KiB-16 MiB and
+ * argmax_plans.py's 24 shapes (H200, session 26): 63 picks moved, 0.1-1.0
+ * us faster at 51, 11 within 0.05, one 0.16 slower; the summed regret against the
+ * fastest timed plan 22.1 -> 8.9 us (sums) and 8.6 -> 5.2 us (argmax).
+ * Longer columns keep the model (its split plans beat one thread walking
+ * them). 0: no such plan (s untouched). */
+static int cols_short_plan(const uk_red_plan_in *in, double bytes, int small, uk_red_strategy *s) {
+  if (in->itemsize != 4 || in->elem_bytes != 4 || bytes > (double)UK_RED_COLS_SHORT_BYTES ||
+      in->nred > UK_RED_COLS_SHORT_ROWS)
+    return 0;
+  int pick = 0;
+  for (int by = 2; by <= 64 && (by == 2 ? 4 : 8) * (int64_t)by <= in->nred; by *= 2) {
+    if (32 * (int64_t)by < in->nred) continue;
+    if (!small && (UK_RED_BLOCK / by) * in->itemsize < UK_RED_COLS_NARROW_ROW) break;
+    pick = by;
+    if (2 * cdiv(in->nout, UK_RED_BLOCK / by) >= 3 * (int64_t)in->sms) break;
+  }
+  if (!pick) return 0;
+  memset(s, 0, sizeof *s);
+  s->kernel = UK_RED_COLS;
+  s->by = pick;
+  s->slots = UK_RED_BLOCK / pick;
+  s->grid_x = cdiv(in->nout, s->slots);
+  split_n(s, in->nred, 1, 4 * (int64_t)pick, pick);
+  return 1;
+}
+
 /* Threads across the contiguous output axis (COLS): tile widths bx = 256 /
  * by from whole 128-byte lines per row up (shorter rows unsplit: narrow_ok), each with its split counts;
  * with vectors of adjacent outputs where the loops allow them, then
@@ -246,9 +280,9 @@ static int narrow_ok(const uk_red_strategy *t, int64_t nred) { return t->nsplit 
 static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_strategy *s) {
   int64_t nout = in->nout, nred = in->nred, resident = (int64_t)in->sms * in->per_sm;
   int sms = in->sms;
-  if (cols_slab_plan(in, s)) return;
   const double bytes = (double)nout * (double)nred * (double)in->elem_bytes;
   const int small = bytes <= (double)UK_RED_COLS_SMALL_BYTES;
+  if (cols_short_plan(in, bytes, small, s) || cols_slab_plan(in, s)) return;
   /* tiles of a small input with wide partials (an argmax pair): scalar (UK_RED_COLS_PAIR_SCALAR_BYTES) */
   const int vec_ok = in->vec_ok && !(in->partial_bytes >= 16 && bytes <= (double)UK_RED_COLS_PAIR_SCALAR_BYTES);
   /* First the width the planner used before the model (measured at the

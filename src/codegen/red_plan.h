@@ -39,6 +39,13 @@
  * (docs/PERF.md "Session 24"). */
 #define UK_RED_COLS_PAIR_SCALAR_BYTES ((int64_t)4 << 20)
 
+/* Column reductions of one 4-byte input up to UK_RED_COLS_SHORT_BYTES whose
+ * columns are at most UK_RED_COLS_SHORT_ROWS long take a scalar tile,
+ * unsplit, with 4-32 rows a thread (red_plan.c cols_short_plan): as far as
+ * it was measured (docs/PERF.md "Session 26"). */
+#define UK_RED_COLS_SHORT_BYTES ((int64_t)16 << 20)
+#define UK_RED_COLS_SHORT_ROWS 1024
+
 /* A reduction of at most this many input elements in all (one block, 16
  * a thread) runs in one pass with no split: no scratch, no second step. */
 #define UK_RED_TINY (UK_RED_BLOCK * 16)

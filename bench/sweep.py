@@ -271,21 +271,26 @@ _floor_cache = {}
 
 def combine_free(p):
     """Whether p's outputs alone give every SM two blocks, so that a kernel needs no combine
-    across blocks: a block an output where the innermost axis is reduced, a warp's 32 columns
-    a block where it is kept (a full reduction never)."""
+    across blocks: a block an output where the innermost axis is reduced (a fused row program's
+    rows), a warp's 32 columns a block where it is kept (a full reduction never)."""
+    if p["kind"] == "fusion":
+        return int(np.prod(p["shape"][:-1])) >= 2 * DEVICE_SMS[0]
     shape, axes = p["shape"], p["axes"] if p["axes"] is not None else list(range(len(p["shape"])))
     nout = int(np.prod([n for i, n in enumerate(shape) if i not in axes])) if len(axes) < len(shape) else 1
     sms = 2 * DEVICE_SMS[0]
     return nout >= (sms if axes[-1] == len(shape) - 1 else 32 * sms)
 
 
-def floor_reason(p, c, traffic):
-    """The bare floors of a reduction or argmax point's input bytes (bench/sweep_floor.py,
+def floor_reason(p, c, traffic, nbytes=None):
+    """The bare floors of a point's input bytes (nbytes, default its size: bench/sweep_floor.py,
     cached per size) into p, and what they say about its miss (p["floor_verdict"]): "read",
     even a bare read of the bytes misses; "combine", the read meets, the fastest bare
     deterministic combine across blocks misses, and the point needs one (combine_free); else
-    "ukern": a bare kernel of the kind the point needs meets the target."""
-    nb = p["size_bytes"]
+    "ukern": a bare kernel of the kind the point needs meets the target. A fused row program
+    (softmax, layer norm, ...) reads its inputs and combines each row's blocks at least as a
+    sum does, and writes besides: the sum's floors bound it from below too."""
+    nb = nbytes or p["size_bytes"]
+    p["floor_bytes"] = nb
     if nb not in _floor_cache:
         try:
             sweep_floor.check(nb)
@@ -301,10 +306,10 @@ def floor_reason(p, c, traffic):
     how = (f"one cluster of {f['cluster_grid']}" if f["cluster_ms"] is not None and f["det_ms"] == f["cluster_ms"]
            else f"split over {f['split_grid']} blocks")
     read, det = f"bare read {f['read_ms']:.4f} ms", f"bare deterministic combine {f['det_ms']:.4f} ms, {how}"
-    if target_miss(nb, f["read_ms"], c, traffic)[1]:
+    if target_miss(p["size_bytes"], f["read_ms"], c, traffic)[1]:
         p["floor_verdict"] = "read"
         return f"at the read floor: a kernel that only reads these bytes misses too ({read})"
-    if not target_miss(nb, f["det_ms"], c, traffic)[1]:
+    if not target_miss(p["size_bytes"], f["det_ms"], c, traffic)[1]:
         p["floor_verdict"] = "ukern"
         return f"ukern's: bare kernels of these bytes meet it ({det}; {read})"
     if combine_free(p):
@@ -315,8 +320,9 @@ def floor_reason(p, c, traffic):
     return f"at the combine floor: the {det} misses too ({read}: met only without a combine)"
 
 
-def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, row_rule=None):
-    """Fill timings, copy rate and the target verdict into p."""
+def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, row_rule=None, floor_bytes=None):
+    """Fill timings, copy rate and the target verdict into p; a miss of a reduction, an argmax or
+    (floor_bytes: its input bytes) a fused row program below BIG gets the bare floors' verdict."""
     p["bytes"] = int(traffic)
     p["ukern_ms"], p["cupy_ms"], p["torch_ms"], p["cub_ms"] = u_ms, c_ms, torch_ms, cub_ms
     p["copy_ms"] = c = copy_ms(traffic)
@@ -327,8 +333,8 @@ def finish(p, u_ms, c_ms, traffic, torch_ms=None, cub_ms=None, target_ms=None, r
         if other is not None and u_ms > other * NOISE + NOISE_MS:
             reasons.append(f"{u_ms / other:.2f}x {name} ({other:.4f} ms)")
     p["met"] = not reasons
-    if miss and p["kind"] in ("reduction", "argmax"):
-        reasons.append(floor_reason(p, c, traffic))
+    if miss and (p["kind"] in ("reduction", "argmax") or (floor_bytes and p["size_bytes"] < BIG)):
+        reasons.append(floor_reason(p, c, traffic, floor_bytes))
     hint = shape_hint(p) if reasons else ""
     alts = [f"{n} {p[f'alt_{n}_ms']:.4f} ms" for n in ("two_level", "transpose")
             if p.get(f"alt_{n}_ms") is not None and p[f"alt_{n}_ms"] < u_ms]
@@ -637,7 +643,7 @@ def run_rowop(p):
     else:
         p["torch_note"] = ("--quick: torch.compile timed at 64 MiB, rows of 128 and 2048 only" if QUICK
                            else "torch.compile timed at >= 32 MiB only")
-    finish(p, u, c, traffic, torch_ms=tm, target_ms=target, row_rule=rule)
+    finish(p, u, c, traffic, torch_ms=tm, target_ms=target, row_rule=rule, floor_bytes=ins)
 
 
 # ---------------------------------------------------------------- main

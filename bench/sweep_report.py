@@ -118,24 +118,32 @@ def floor_count(points, kind):
     return f"{sum(p['floor_verdict'] in AT_FLOOR for p in ms)} of {len(ms)}" if ms else "-"
 
 
+def floor_bytes(p):
+    """The input bytes a point's floors read (sweep.py floor_reason: a fused row sum's two inputs)."""
+    return p.get("floor_bytes") or p["size_bytes"]
+
+
 def floor_table(points):
-    """Reduction and argmax misses by size: at the bare floor or over it, with the floors' ms
-    (issue 25 item 5: what the GPU allows against what ukern's kernels cost)."""
+    """Reduction, argmax and fused row misses by the bytes their floors read: at the bare floor or
+    over it, with the floors' ms (issue 25 item 5: what the GPU allows against what ukern's
+    kernels cost)."""
     by = OrderedDict()
-    for p in sorted(points, key=lambda p: p["size_bytes"]):
+    for p in sorted(points, key=floor_bytes):
         if p.get("floor_verdict") and p.get("ukern_ms") is not None and not p.get("met"):
-            by.setdefault(p["size_bytes"], []).append(p)
+            by.setdefault(floor_bytes(p), []).append(p)
     if not by:
         return []
-    out = ["", "### Reduction and argmax misses against bare kernels of the same bytes", "",
+    out = ["", "### Reduction, argmax and fused row misses against bare kernels of the same bytes", "",
            "Each miss's input bytes timed in the same run by bare float32 sums (`bench/sweep_floor.py`): a "
            "read (each block stores its sum and ends: the floor of any kernel reading the bytes) and the "
            "fastest deterministic combine across blocks (a split with a count and the last block's combine, "
            "ukern's ending, or one thread-block cluster up to 4 MiB). At the read floor: the read misses the "
            "point's target. At the combine floor: the read meets it, the combine misses, and the point's "
            "outputs are too few to give every SM two blocks without a combine. ukern's: a bare kernel of the "
-           "kind the point needs meets it.", "",
-           "| size | misses | at the read floor | at the combine floor | ukern's | bare read ms | "
+           "kind the point needs meets it. A fused row program (below 32 MiB) is judged by the sum of its "
+           "inputs: it reads them and combines each row's blocks as the sum does, and writes besides; its "
+           "outputs are its rows.", "",
+           "| input bytes | misses | at the read floor | at the combine floor | ukern's | bare read ms | "
            "bare combine ms (how) | ukern ms, range |",
            "|---|---|---|---|---|---|---|---|"]
     for nb, ps in by.items():

@@ -198,7 +198,21 @@ for size, shape, axes, c in ((22, [1024, 1024], [0, 1], None), (22, [1024, 1024]
     p = dict(kind="reduction", shape=shape, axes=axes, size_bytes=1 << size)
     r = sw.floor_reason(p, c or 0.004, 1 << size)
     out.append([p["floor_verdict"], r, sw.combine_free(p), p["floor_det_ms"]])
-print(json.dumps(out + [failed]))
+# fused row programs through finish(): judged by the floors of their inputs' bytes, below BIG only
+sw._floor_cache[1 << 21] = dict(read_ms=0.0050, read_grid=128, split_ms=0.0058, split_grid=128,
+                                cluster_ms=0.0061, cluster_grid=8, det_ms=0.0058)
+sw.copy_ms = lambda nb: nb / 4e12 * 1e3
+fus = []
+for shape, size, ins, traffic in (([4, 65536], 20, 1 << 21, (1 << 21) + 16),  # two inputs of 1 MiB, 4 rows
+                                  ([16, 65536], 22, 1 << 22, 1 << 23),         # one in, one out: the combine meets
+                                  ([1024, 1024], 22, 1 << 22, 1 << 22)):       # 1024 rows need no combine
+    p = dict(kind="fusion", variant="softmax", shape=shape, axes=None, width=shape[-1], size_bytes=1 << size)
+    sw.finish(p, 0.02, 0.05, traffic, floor_bytes=ins)
+    fus.append([p.get("floor_verdict"), p.get("floor_bytes"), p["reason"], sw.combine_free(p)])
+p = dict(kind="fusion", variant="softmax", shape=[64, 1 << 20], axes=None, width=1 << 20, size_bytes=1 << 28)
+sw.finish(p, 1.0, 2.0, 1 << 29, target_ms=0.2, row_rule="two reads + one write", floor_bytes=1 << 28)
+fus.append([p.get("floor_verdict"), p["met"]])
+print(json.dumps(out + [failed, fus]))
 '''
 
 
@@ -207,13 +221,14 @@ def test_floor_reason(tmp_path):
     combine floor where the point needs a combine across blocks and the bare combine misses,
     ukern's where its outputs fill the SMs without one (the bare read meets), at the read
     floor where even the read misses, ukern's where the bare combine meets; floors that
-    fail are recorded and the point goes on."""
+    fail are recorded and the point goes on. A fused row program below 32 MiB is judged the
+    same by the floors of its inputs' bytes, its rows its outputs."""
     drv = tmp_path / "floors.py"
     drv.write_text(FLOORS)
     r = subprocess.run([sys.executable, str(drv)], cwd=ROOT, capture_output=True, text=True,
                        env=dict(os.environ, GRAPHS_PER_COMPILE="1", PYTHONDONTWRITEBYTECODE="1"))
     assert r.returncode == 0, r.stderr[-3000:]
-    full, rows, cols16k, cols1k, big, small, slow, failed = json.loads(r.stdout.strip().splitlines()[-1])
+    full, rows, cols16k, cols1k, big, small, slow, failed, fus = json.loads(r.stdout.strip().splitlines()[-1])
     # floors that fail leave the point its timings and say why (no verdict)
     assert failed == ["no bare floors: AssertionError: floor split of 64 bytes: wrong",
                       "AssertionError: floor split of 64 bytes: wrong", None]
@@ -228,3 +243,8 @@ def test_floor_reason(tmp_path):
     assert small[0] == "ukern" and small[3] == 0.0047 and "one cluster of 4" in small[1]
     assert slow[0] == "read" and slow[1] == ("at the read floor: a kernel that only reads these bytes misses too "
                                              "(bare read 0.0060 ms)")
+    # fused row programs: the floors of their inputs (a row sum's two), their rows as outputs
+    assert fus[0][:2] == ["combine", 1 << 21] and "at the combine floor" in fus[0][2] and not fus[0][3]
+    assert fus[1][:2] == ["ukern", 1 << 22] and "bare kernels of these bytes meet it" in fus[1][2]
+    assert fus[2][0] == "ukern" and "outputs enough to need no combine" in fus[2][2] and fus[2][3]
+    assert fus[3] == [None, False]                    # 256 MiB: the row rule's target, no floors

@@ -94,11 +94,17 @@ def test_floors():
     for k, (verdict, cl) in enumerate((("ukern", 0.00474), ("combine", None), ("read", None))):
         q = dict(red64, size_bytes=1 << 18, log2_size=18, ukern_ms=0.0057 + k * 0.0001, met=False)
         extra.append(floored(q, verdict, cl or 0.00525, 0.00525, cluster=cl, grid=64, cgrid=4 if cl else None))
+    # a fused row sum of 256 KiB reads two inputs: tabled under its floors' 512 KiB
+    fus = next(p for p in d["points"] if p["kind"] == "fusion")
+    extra.append(floored(dict(fus, size_bytes=1 << 18, log2_size=18, ukern_ms=0.0061, met=False, floor_bytes=1 << 19),
+                         "combine", 0.0058, 0.0058, grid=128))
     d["points"] += extra
     text = sr.markdown(d)
     assert "| reduction | 1 / 5 | 5 (0) | 3 of 4 |" in text
-    assert "| fusion | 1 / 2 | 2 (0) | - |" in text
-    assert "### Reduction and argmax misses against bare kernels of the same bytes" in text
+    assert "| fusion | 1 / 3 | 3 (0) | 1 of 1 |" in text
+    assert "### Reduction, argmax and fused row misses against bare kernels of the same bytes" in text
+    assert "| 512 KiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0058 (split over 128 blocks) | 0.0061 - 0.0061 |" in text
+    assert text.index("| 256 KiB | 3 |") < text.index("| 512 KiB | 1 |") < text.index("| 64 MiB | 1 |")
     # sizes in order; the first point of a size names its floor (all of a size share it)
     assert "| 256 KiB | 3 | 1 | 1 | 1 | 0.0185 | 0.0047 (one cluster of 4) | 0.0057 - 0.0059 |" in text
     assert "| 64 MiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0201 (split over 512 blocks) | 0.5000 - 0.5000 |" in text

@@ -485,7 +485,7 @@ static void cols_plans(void) {
     int i64; /* also int64 */
   } cases[] = {
       {3, {513, 127, 255}, 0x1, 0}, /* odd width: scalar tiles, 513 rows (1-3 row tails) */
-      {3, {3, 5, 1031}, 0x3, 1},    /* 1031 outputs of 15: a small problem spread */
+      {3, {3, 5, 1031}, 0x3, 1},    /* 1031 outputs of 15: a short-column tile of 2 threads an output */
       {3, {515, 128, 256}, 0x1, 0}, /* 32768 outputs of 515: vector tiles of 16-32 rows */
       {3, {128, 515, 256}, 0x2, 0}, /* the same over a middle axis (kept 2-D) */
       {3, {1031, 16, 1024}, 0x3, 1}, /* 1024 outputs of 16496 */
@@ -496,7 +496,7 @@ static void cols_plans(void) {
       {2, {4099, 256}, 0x1, 0},     /* float64 too (below) */
   };
   uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "csum", NULL, NULL);
-  int spread = 0, vec16 = 0, split = 0, scalar_split = 0;
+  int short2 = 0, vec16 = 0, split = 0, scalar_split = 0;
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     int64_t n = size_of(cases[j].ndim, cases[j].shape);
     for (int t = 0; t < 3; t++) {
@@ -513,7 +513,9 @@ static void cols_plans(void) {
       darr x = make(d, cases[j].ndim, cases[j].shape, NULL, 0, 0, v);
       uk_red_strategy s = run_given("column sum", sum, &x, v, cases[j].mask);
       CHECK(s.kernel == UK_RED_COLS);
-      spread += d == UK_FLOAT32 && !s.vec && (j == 1 || j == 7) && s.grid_x * s.nsplit >= 16;
+      /* short float32 columns (red_plan.c cols_short_plan): scalar tiles of 2 threads an output, unsplit, the
+       * 15-16 rows of an output over 2 threads (7-8 each: one trip of 8 with its tail) */
+      short2 += d == UK_FLOAT32 && !s.vec && (j == 1 || j == 7 || j == 8) && s.by == 2 && s.nsplit == 1;
       vec16 += s.vec && s.nsplit == 1 && s.by >= 16;
       split += s.nsplit > 1;
       scalar_split += !s.vec && s.nsplit > 1;
@@ -521,9 +523,9 @@ static void cols_plans(void) {
       free(v);
     }
   }
-  printf("column plans: %d spread small, %d vector tiles of 16+ rows, %d split, %d scalar split\n", spread, vec16, split,
-         scalar_split);
-  CHECK(spread >= 2 && vec16 >= 2 && split >= 2 && scalar_split >= 1);
+  printf("column plans: %d short tiles of 2 threads, %d vector tiles of 16+ rows, %d split, %d scalar split\n", short2,
+         vec16, split, scalar_split);
+  CHECK(short2 == 3 && vec16 >= 2 && split >= 2 && scalar_split >= 1);
   uk_reduction_destroy(sum);
 }
 

@@ -462,44 +462,80 @@ static void test_cols_force(void) {
   uk_red_strategy s, chosen;
   uk__red_choose_in(&in, &chosen);
   s = chosen;
-  uk__red_force(&in, 0, -1, 0, -1, &s);
+  uk__red_force(&in, 0, -1, 0, -1, 0, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
-  uk__red_force(&in, 16, -1, 0, -1, &s); /* 16 x 4 outputs a block, the chosen split (none) */
+  uk__red_force(&in, 16, -1, 0, -1, 0, &s); /* 16 x 4 outputs a block, the chosen split (none) */
   CHECK(s.kernel == UK_RED_COLS && s.by == 16 && s.vec == 1 && s.slots == 64 && s.grid_x == 1024 && s.nsplit == 1 &&
         s.chunk == 256);
-  uk__red_force(&in, 0, 0, 4, 1, &s); /* scalars: 16 outputs a block; 4 pieces of 64 */
+  uk__red_force(&in, 0, 0, 4, 1, 0, &s); /* scalars: 16 outputs a block; 4 pieces of 64 */
   CHECK(s.by == 16 && s.vec == 0 && s.slots == 16 && s.grid_x == 4096 && s.nsplit == 4 && s.chunk == 64 && s.swz);
-  uk__red_force(&in, 8, 1, 1000, -1, &s); /* swz kept */ /* pieces of at least 4 rows a thread: 8 of 32 */
+  uk__red_force(&in, 8, 1, 1000, -1, 0, &s); /* swz kept */ /* pieces of at least 4 rows a thread: 8 of 32 */
   CHECK(s.by == 8 && s.vec == 1 && s.slots == 128 && s.grid_x == 512 && s.nsplit == 8 && s.chunk == 32 && s.swz);
-  uk__red_force(&in, 1, 1, 1, -1, &s); /* no split: no swizzle */
+  uk__red_force(&in, 1, 1, 1, -1, 0, &s); /* no split: no swizzle */
   CHECK(s.by == 1 && s.slots == 1024 && s.grid_x == 64 && s.nsplit == 1 && s.chunk == 256 && !s.swz);
   s = chosen;
-  uk__red_force(&in, 3, -1, 0, -1, &s); /* not a power of two, or past 64: ignored */
-  uk__red_force(&in, 128, -1, 0, -1, &s);
+  uk__red_force(&in, 3, -1, 0, -1, 0, &s); /* not a power of two, or past 64: ignored */
+  uk__red_force(&in, 128, -1, 0, -1, 0, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
   uk_red_plan_in nv = in;
   nv.vec_ok = 0;
-  uk__red_force(&nv, 8, 1, 0, -1, &s); /* no vectors where the loops forbid them */
+  uk__red_force(&nv, 8, 1, 0, -1, 0, &s); /* no vectors where the loops forbid them */
   CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
   uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk__red_choose_in(&g, &chosen);
   s = chosen;
-  uk__red_force(&g, 16, 1, 0, 1, &s); /* a group plan: by, cv and swz ignored */
+  uk__red_force(&g, 16, 1, 0, 1, 0, &s); /* a group plan: by, cv and swz ignored */
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
   /* its split: one block column per output group, pieces of at least a round of loads */
   uk_red_plan_in full = {1, 1 << 20, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
   uk__red_choose_in(&full, &chosen);
   CHECK(chosen.kernel == UK_RED_B && chosen.nsplit > 1);
   s = chosen;
-  uk__red_force(&full, 0, -1, 64, -1, &s);
+  uk__red_force(&full, 0, -1, 64, -1, 0, &s);
   CHECK(s.kernel == UK_RED_B && s.grid_x == 1 && s.nsplit == 64 && s.chunk == 16384);
-  uk__red_force(&full, 0, -1, 1, -1, &s);
+  uk__red_force(&full, 0, -1, 1, -1, 0, &s);
   CHECK(s.nsplit == 1 && s.chunk == 1 << 20);
-  uk__red_force(&full, 0, -1, 1 << 20, -1, &s); /* at least 4 vectors a thread: 256 pieces */
+  uk__red_force(&full, 0, -1, 1 << 20, -1, 0, &s); /* at least 4 vectors a thread: 256 pieces */
   CHECK(s.nsplit == 256 && s.chunk == 4096);
   uk__red_choose_in(&g, &s);
-  uk__red_force(&g, 0, -1, 2, -1, &s); /* 65536 rows of 256 split in 2: a block column each group */
+  uk__red_force(&g, 0, -1, 2, -1, 0, &s); /* 65536 rows of 256 split in 2: a block column each group */
   CHECK(s.nsplit == 2 && s.chunk == 128 && s.grid_x * s.slots >= 65536);
+  /* g: another group of threads an output, unsplit unless sp says, on the model's grid (at most 4 waves) */
+  uk__red_choose_in(&g, &s);
+  uk__red_force(&g, 0, -1, 0, -1, 32, &s);
+  CHECK(s.kernel == UK_RED_G32 && s.slots == 8 && s.nsplit == 1 && s.chunk == 256 && s.grid_x == 132 * 8 * 4);
+  uk__red_force(&g, 0, -1, 4, -1, UK_RED_BLOCK, &s); /* a block's pieces need 4096 elements: rows of 256 unsplit */
+  CHECK(s.kernel == UK_RED_B && s.slots == 1 && s.nsplit == 1 && s.chunk == 256 && s.grid_x == 65536);
+  uk__red_force(&g, 0, -1, 0, -1, 1, &s);
+  CHECK(s.kernel == UK_RED_T1 && s.slots == UK_RED_BLOCK && s.nsplit == 1 && s.grid_x == 256);
+  uk__red_force(&g, 0, -1, 0, -1, 16, &s); /* not a group's width: ignored */
+  CHECK(s.kernel == UK_RED_T1 && s.nsplit == 1);
+  uk__red_choose_in(&in, &chosen); /* g leaves a column plan alone */
+  s = chosen;
+  uk__red_force(&in, 0, -1, 0, -1, 32, &s);
+  CHECK(s.kernel == UK_RED_COLS && memcmp(&s, &chosen, sizeof s) == 0);
+}
+
+/* Group plans with a partial of 16 bytes (argmax's pair, red_plan.c
+ * choose_group): the fewest threads an output first, unsplit where the
+ * outputs give every SM a block (H200, session 26, fused argmax over the
+ * last axis); one-word partials keep theirs. */
+static void test_wide_rows(void) {
+  static const struct {
+    int64_t nout, nred;
+    int partial, kernel, nsplit;
+  } cases[] = {{1024, 1024, 16, UK_RED_G32, 1},  {16384, 1024, 16, UK_RED_G8, 1}, {4096, 1024, 16, UK_RED_G32, 1},
+               {1024, 4096, 16, UK_RED_B, 1},    {16, 65536, 16, UK_RED_G32, 128}, {1024, 1024, 4, UK_RED_B, 1},
+               {16384, 1024, 4, UK_RED_G32, 1}};
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_G, 1, 4, 4, 132, cases[j].partial == 16 ? 5 : 8,
+                         0, 0, 0, cases[j].partial};
+    uk_red_strategy s;
+    uk__red_choose_in(&in, &s);
+    CHECK(s.kernel == cases[j].kernel && s.nsplit == cases[j].nsplit);
+    if (s.kernel != cases[j].kernel || s.nsplit != cases[j].nsplit)
+      fprintf(stderr, "wide rows case %zu: kernel %d, %lld pieces\n", j, s.kernel, (long long)s.nsplit);
+  }
 }
 
 /* Short vector rows (uk__red_narrow_lanes): threads a row whose loads are
@@ -896,6 +932,7 @@ int main(void) {
   test_sweep_plans();
   test_cols_sweep();
   test_cols_force();
+  test_wide_rows();
   test_split_cap();
   test_slab_tiles();
   test_cost_terms();

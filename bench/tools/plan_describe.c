@@ -72,7 +72,8 @@ static int describe(const char *shape_text, unsigned mask, int itemsize, int par
   uk__red_choose_in(&in, &s);
   if (strcmp(tune, "-") != 0)
     uk__red_force(&in, uk__red_tune_value(tune, "by", 0), uk__red_tune_value(tune, "cv", -1),
-                  uk__red_tune_value(tune, "sp", 0), uk__red_tune_value(tune, "swz", -1), &s);
+                  uk__red_tune_value(tune, "sp", 0), uk__red_tune_value(tune, "swz", -1),
+                  uk__red_tune_value(tune, "g", 0), &s);
   uk_red_facts f = {in.nout, in.nred, in.elem_bytes, in.vec, in.itemsize, in.per_sm, in.deep, in.partial_bytes};
   char buf[256];
   printf("%s\t%u\t%s\t%s\t%.3f\n", shape_text, mask, tune, uk__red_describe(&s, buf, sizeof buf),

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """plan_regret.py TABLE [--describe PATH] [--top N] [--max-regret US]: how far this build's reduction planner is
 from the fastest timed plan, offline (no GPU). TABLE is the JSON lines of
-bench/tools/col_plans.py --all (float32 sums: partials of 4 bytes, 8 blocks an SM) or of
-bench/tools/argmax_plans.py (fused float32 argmax over axis 0: a 16-byte pair, 5 blocks an SM).
+bench/tools/col_plans.py --all (float32 sums: partials of 4 bytes, 8 blocks an SM), of
+bench/tools/argmax_plans.py (fused float32 argmax over axis 0: a 16-byte pair, 5 blocks an SM) or of
+bench/tools/row_plans.py (argmax or sums over the last axis, as its lines say).
 For each point the planner's plan (bench/tools/plan_describe, built with the bench targets:
 --describe, default build/bench/plan_describe) is looked up among the forced plans the table
 timed by its description; its time is the fastest timing of a plan that matches. Prints the
@@ -25,10 +26,11 @@ def load(path):
     with open(path) as f:
         for line in f:
             r = json.loads(line)
-            if "tune" in r:  # argmax_plans.py: one plan of one shape a line
-                program = (16, 5)
+            if "tune" in r:  # argmax_plans.py, row_plans.py: one plan of one shape a line
+                program = (4, 8) if r.get("program") == "sum" else (16, 5)
+                mask = sum(1 << a for a in r.get("axes", [0]))
                 if r.get("ok") and r.get("us") is not None:
-                    points[(tuple(r["shape"]), 1)][r["tune"]] = r["us"]
+                    points[(tuple(r["shape"]), mask)][r["tune"]] = r["us"]
             else:  # col_plans.py --all: every plan of one point a line
                 mask = sum(1 << a for a in r["axes"])
                 points[(tuple(r["shape"]), mask)].update(r["us"])

@@ -67,7 +67,7 @@ typedef struct uk_red_kernel {
 void uk__red_tune_parse(const char *text, char *out, int size);
 
 /* The last value of `key`=N (1 to 5 digits) in such a text, else dflt: the
- * planner's measurement knobs (by, cv, sp, swz: uk__red_force), which
+ * planner's measurement knobs (by, cv, sp, swz, g: uk__red_force), which
  * change the launch, not the source. */
 int uk__red_tune_value(const char *text, const char *key, int dflt);
 

@@ -352,7 +352,18 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
    * The order puts the choice of the planner before the model first. */
   static const int long_first[] = {UK_RED_B, UK_RED_G32, UK_RED_G8}, short_first[] = {UK_RED_G8, UK_RED_G32, UK_RED_B};
   int t1[] = {UK_RED_T1};
-  const int *ids = nred <= 16 ? t1 : nred >= 1024 || (nred >= 256 && nout < resident) ? long_first : short_first;
+  /* Partials of 16 bytes or more (argmax's value-index pair): the fewest
+   * threads an output first, and no split where the outputs give every SM
+   * a block: each shuffle round and the last block's combine move the whole
+   * pair. Fused float32 argmax over the last axis (H200, session 26,
+   * bench/tools/row_plans.py): 1024 x 1024 7.55 -> 5.79 us (a warp an
+   * output, not 8 threads split 8 ways), 16384 x 1024 21.25 -> 19.87 (8
+   * threads, not a warp, which the model ties); 20 other shapes kept their
+   * plans (regret against the fastest timed plan 4.0 -> 1.3 us). */
+  const int wide = in->partial_bytes >= 16;
+  const int *ids = nred <= 16 ? t1
+                   : !wide && (nred >= 1024 || (nred >= 256 && nout < resident)) ? long_first
+                   : short_first;
   int nids = nred <= 16 ? 1 : 3;
   /* Short vector rows in a program that combines narrow groups: 2 or 4
    * threads a row (uk__red_narrow_lanes), before the model as T1 is. */
@@ -405,6 +416,7 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     for (int i = 0; i < nn; i++) {
       /* a piece: at least a round of loads per thread (4 vectors or 8 elements) */
       split_n(&t, nred, n[i], g * (vec_ok ? 4 * v : 8), g * v);
+      if (wide && nout >= sms && t.nsplit > 1) continue;
       consider(&t, f, sms, s, &best);
     }
   }
@@ -424,17 +436,32 @@ static int cols_vec_ok(const uk_red_loops *R, int aligned, int vec) {
   return vc;
 }
 
-/* A group plan's split remade (the model's pieces: a round of loads per
- * thread at least); one block column per output group, as a split needs. */
-static void group_force(const uk_red_plan_in *in, int64_t nsplit, uk_red_strategy *s) {
-  if (nsplit <= 0 || s->block) return;
+/* A group plan remade: `group` threads an output (1, 8, 32 or UK_RED_BLOCK;
+ * 0: as chosen), unsplit unless nsplit says, on the model's grid (a
+ * grid-stride loop over at most 4 waves); its split (the model's pieces: a
+ * round of loads per thread at least), one block column per output group,
+ * as a split needs. */
+static void group_force(const uk_red_plan_in *in, int group, int64_t nsplit, uk_red_strategy *s) {
+  if (s->block) return;
+  const int kind = group == 1 ? UK_RED_T1 : group == 8 ? UK_RED_G8 : group == 32 ? UK_RED_G32
+                   : group == UK_RED_BLOCK ? UK_RED_B : -1;
+  if (kind >= 0 && kind != s->kernel) {
+    int64_t blocks = cdiv(in->nout, UK_RED_BLOCK / group), cap = (int64_t)in->sms * in->per_sm * 4;
+    s->kernel = kind;
+    s->by = 0;
+    s->slots = UK_RED_BLOCK / group;
+    s->grid_x = blocks < cap ? blocks : cap;
+    if (nsplit <= 0) nsplit = 1;
+  }
+  if (nsplit <= 0) return;
   int64_t g = uk__red_threads_per_output(s), v = s->vec ? in->vec : 1;
   if (nsplit > 1) s->grid_x = cdiv(in->nout, s->slots);
   split_n(s, in->nred, nsplit, g * (s->vec ? 4 * v : 8), g * v);
 }
 
-void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s) {
-  if (s->kernel != UK_RED_COLS && s->kernel != UK_RED_PACK) group_force(in, nsplit, s);
+void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, int group,
+                   uk_red_strategy *s) {
+  if (s->kernel != UK_RED_COLS && s->kernel != UK_RED_PACK) group_force(in, group, nsplit, s);
   if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0 && swz < 0)) return;
   if (by <= 0) by = s->by;
   if (by > 64 || (by & (by - 1))) return;

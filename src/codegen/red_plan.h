@@ -253,14 +253,16 @@ void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
  * the program is compiled for that block (the key's `block`). */
 int uk__red_unsplit_block(const uk_red_plan_in *in);
 
-/* Measurement only (UKERN_RED_TUNE's by, cv, sp and swz): a COLS plan s
+/* Measurement only (UKERN_RED_TUNE's by, cv, sp, swz and g): a COLS plan s
  * made into one of `by` threads per output (0: as chosen; a power of two up
  * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
  * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
  * pieces' block order `swz` (-1: as chosen; 1 only when split). A group
- * plan (T1, G8, G32, B; not an unsplit block's) takes `nsplit` only; packed rows
- * are left alone. */
-void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, uk_red_strategy *s);
+ * plan (T1, G8, G32, B; not an unsplit block's) takes `group` threads an
+ * output (1, 8, 32 or UK_RED_BLOCK; 0: as chosen; another group runs
+ * unsplit unless `nsplit` says) and `nsplit`; packed rows are left alone. */
+void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, int swz, int group,
+                   uk_red_strategy *s);
 
 /* The group of the kernel uk__red_choose picks for these loops (it does not
  * depend on the device), so a call knows which program it needs before it

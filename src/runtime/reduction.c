@@ -53,7 +53,7 @@ struct uk_reduction {
   uk_red_kernel k;
   pthread_mutex_t scratch_lock;
   red_scratch scratch[RED_SCRATCH_STREAMS];
-  int force_by, force_vec, force_split, force_swz; /* UKERN_RED_TUNE's plan knobs (uk__red_force) */
+  int force_by, force_vec, force_split, force_swz, force_group; /* UKERN_RED_TUNE's plan knobs (uk__red_force) */
   int forced;                                       /* any of them set: uk__red_force runs */
 };
 
@@ -234,7 +234,8 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->force_vec = uk__red_tune_value(tune, "cv", -1);
   k->force_split = uk__red_tune_value(tune, "sp", 0);
   k->force_swz = uk__red_tune_value(tune, "swz", -1);
-  k->forced = k->force_by > 0 || k->force_vec >= 0 || k->force_split > 0 || k->force_swz >= 0;
+  k->force_group = uk__red_tune_value(tune, "g", 0);
+  k->forced = k->force_by > 0 || k->force_vec >= 0 || k->force_split > 0 || k->force_swz >= 0 || k->force_group > 0;
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -573,7 +574,8 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   uk_red_strategy s;
   choose(&pr, pr.sms, e->occupancy, e->aux, &s);
-  if (k->forced) uk__red_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, &s);
+  if (k->forced)
+    uk__red_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, &s);
   if (uk__red_kernel_group(s.kernel) != pr.key.group) {
     st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
     goto out;

@@ -518,24 +518,28 @@ static void test_cols_force(void) {
 
 /* Group plans with a partial of 16 bytes (argmax's pair, red_plan.c
  * choose_group): the fewest threads an output first, unsplit where the
- * outputs give every SM a block (H200, session 26, fused argmax over the
- * last axis); one-word partials keep theirs. */
+ * outputs give every SM a block, a block an output only for rows longer
+ * than 1024 or few outputs (H200, session 26, fused argmax over the last
+ * axis); one-word partials keep theirs. */
 static void test_wide_rows(void) {
   static const struct {
     int64_t nout, nred;
     int partial, kernel, nsplit;
   } cases[] = {{1024, 1024, 16, UK_RED_G32, 1},  {16384, 1024, 16, UK_RED_G8, 1}, {4096, 1024, 16, UK_RED_G32, 1},
                {1024, 4096, 16, UK_RED_B, 1},    {16, 65536, 16, UK_RED_G32, 128}, {1024, 1024, 4, UK_RED_B, 1},
+               {256, 1024, 16, UK_RED_B, 1},
                {16384, 1024, 4, UK_RED_G32, 1}};
-  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_G, 1, 4, 4, 132, cases[j].partial == 16 ? 5 : 8,
-                         0, 0, 0, cases[j].partial};
-    uk_red_strategy s;
-    uk__red_choose_in(&in, &s);
-    CHECK(s.kernel == cases[j].kernel && s.nsplit == cases[j].nsplit);
-    if (s.kernel != cases[j].kernel || s.nsplit != cases[j].nsplit)
-      fprintf(stderr, "wide rows case %zu: kernel %d, %lld pieces\n", j, s.kernel, (long long)s.nsplit);
-  }
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
+    for (int per_sm = cases[j].partial == 16 ? 5 : 8; per_sm <= 8; per_sm += 3) { /* column, row argmax kernels */
+      uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_G, 1, 4, 4, 132, per_sm, 0, 0, 0,
+                           cases[j].partial};
+      uk_red_strategy s;
+      uk__red_choose_in(&in, &s);
+      CHECK(s.kernel == cases[j].kernel && s.nsplit == cases[j].nsplit);
+      if (s.kernel != cases[j].kernel || s.nsplit != cases[j].nsplit)
+        fprintf(stderr, "wide rows case %zu (%d an SM): kernel %d, %lld pieces\n", j, per_sm, s.kernel,
+                (long long)s.nsplit);
+    }
 }
 
 /* Short vector rows (uk__red_narrow_lanes): threads a row whose loads are

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""plan_regret.py TABLE [--describe PATH] [--top N] [--max-regret US]: how far this build's reduction planner is
+"""plan_regret.py TABLE [--describe PATH] [--top N] [--per-sm N] [--max-regret US]: how far this build's reduction planner is
 from the fastest timed plan, offline (no GPU). TABLE is the JSON lines of
 bench/tools/col_plans.py --all (float32 sums: partials of 4 bytes, 8 blocks an SM), of
 bench/tools/argmax_plans.py (fused float32 argmax over axis 0: a 16-byte pair, 5 blocks an SM) or of
-bench/tools/row_plans.py (argmax or sums over the last axis, as its lines say).
+bench/tools/row_plans.py (argmax or sums over the last axis, as its lines say). --per-sm: the
+resident blocks an SM of the program the table ran, where it is not the default's (the row
+argmax's group kernel: 8).
 For each point the planner's plan (bench/tools/plan_describe, built with the bench targets:
 --describe, default build/bench/plan_describe) is looked up among the forced plans the table
 timed by its description; its time is the fastest timing of a plan that matches. Prints the
@@ -63,6 +65,11 @@ def main():
         i = args.index("--top")
         top = int(args[i + 1])
         del args[i:i + 2]
+    per_sm = None
+    if "--per-sm" in args:
+        i = args.index("--per-sm")
+        per_sm = int(args[i + 1])
+        del args[i:i + 2]
     most = None
     if "--max-regret" in args:
         i = args.index("--max-regret")
@@ -75,6 +82,8 @@ def main():
         print(f"plan_regret: no {exe} (build the bench targets, or pass --describe PATH)", file=sys.stderr)
         return 2
     points, program = load(args[0])
+    if per_sm is not None:
+        program = (program[0], per_sm)
     plans = describe(exe, points, program)
     total, unknown, rows = 0.0, [], []
     for (shape, mask), timed in sorted(points.items()):

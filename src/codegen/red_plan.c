@@ -353,13 +353,15 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
   static const int long_first[] = {UK_RED_B, UK_RED_G32, UK_RED_G8}, short_first[] = {UK_RED_G8, UK_RED_G32, UK_RED_B};
   int t1[] = {UK_RED_T1};
   /* Partials of 16 bytes or more (argmax's value-index pair): the fewest
-   * threads an output first, and no split where the outputs give every SM
-   * a block: each shuffle round and the last block's combine move the whole
-   * pair. Fused float32 argmax over the last axis (H200, session 26,
-   * bench/tools/row_plans.py): 1024 x 1024 7.55 -> 5.79 us (a warp an
-   * output, not 8 threads split 8 ways), 16384 x 1024 21.25 -> 19.87 (8
-   * threads, not a warp, which the model ties); 20 other shapes kept their
-   * plans (regret against the fastest timed plan 4.0 -> 1.3 us). */
+   * threads an output first; no split where the outputs give every SM a
+   * block; a block an output only for rows longer than 1024 or fewer
+   * outputs than two blocks an SM: each shuffle round, a block's combine
+   * and the last block's move the whole pair. Fused float32 argmax over the
+   * last axis (H200, session 26, bench/tools/row_plans.py, its group
+   * kernel 8 blocks an SM): 1024 x 1024 7.55 -> 5.79 us (a warp an output,
+   * not a block nor 8 threads split 8 ways), 16384 x 1024 21.25 -> 19.87
+   * (8 threads, not a warp, which the model ties); 20 other shapes kept
+   * their plans. */
   const int wide = in->partial_bytes >= 16;
   const int *ids = nred <= 16 ? t1
                    : !wide && (nred >= 1024 || (nred >= 256 && nout < resident)) ? long_first
@@ -400,6 +402,7 @@ static void choose_group(const uk_red_plan_in *in, const uk_red_facts *f, uk_red
     uk_red_strategy t;
     memset(&t, 0, sizeof t);
     t.kernel = ids[j];
+    if (wide && t.kernel == UK_RED_B && nred <= 1024 && nout >= 2 * (int64_t)sms && best >= 0) continue;
     t.vec = vec_ok;
     if (t.kernel == UK_RED_G8 && lanes) t.by = lanes;
     int64_t g = uk__red_threads_per_output(&t), v = vec_ok ? vec : 1;

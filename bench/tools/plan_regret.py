@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""plan_regret.py TABLE [--describe PATH] [--top N] [--per-sm N] [--max-regret US]: how far this build's reduction planner is
-from the fastest timed plan, offline (no GPU). TABLE is the JSON lines of
+"""plan_regret.py TABLE [--describe PATH] [--top N] [--per-sm N] [--max-regret US]: how far this
+build's reduction planner is from the fastest timed plan, offline (no GPU). TABLE is the JSON lines of
 bench/tools/col_plans.py --all (float32 sums: partials of 4 bytes, 8 blocks an SM), of
 bench/tools/argmax_plans.py (fused float32 argmax over axis 0: a 16-byte pair, 5 blocks an SM) or of
 bench/tools/row_plans.py (argmax or sums over the last axis, as its lines say). --per-sm: the

@@ -41,7 +41,7 @@
 
 /* Column reductions of one 4-byte input up to UK_RED_COLS_SHORT_BYTES whose
  * columns are at most UK_RED_COLS_SHORT_ROWS long take a scalar tile,
- * unsplit, with 4-32 rows a thread (red_plan.c cols_short_plan): as far as
+ * unsplit, with 8-32 rows a thread (red_plan.c cols_short_plan): as far as
  * it was measured (docs/PERF.md "Session 26"). */
 #define UK_RED_COLS_SHORT_BYTES ((int64_t)16 << 20)
 #define UK_RED_COLS_SHORT_ROWS 1024

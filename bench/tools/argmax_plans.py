@@ -11,8 +11,10 @@ when a kernel is made. The data the column model's wide-partial rules were judge
 import itertools
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plan_procs  # noqa: E402
 
 SHAPES = [(1024, 16), (1024, 64), (1024, 256), (1024, 1024), (1024, 4096), (1024, 16384), (256, 64), (256, 256),
           (256, 1024), (512, 64), (2048, 64), (128, 128), (128, 512), (4096, 256), (4096, 1024), (2048, 2048),
@@ -25,8 +27,7 @@ def one_plan(out_path):
     import numpy as np
 
     import ukern
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from col_plans import timed_us
+    from col_plans import timed_us  # this folder is on sys.path (above)
 
     tune = os.environ.get("UKERN_RED_TUNE", "")
     f = ukern.fuse(lambda a: np.argmax(a, axis=0))
@@ -50,14 +51,7 @@ def main():
     if "--planner" not in args:
         tunes += [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((8, 16, 32, 64), (0, 1, 4, 16, 64), (0, 1))]
         tunes += [f"by={b},sp={s},cv={c}" for b, s, c in itertools.product((2, 4), (0, 1), (0, 1))]
-    status = 0
-    for t in tunes:
-        env = dict(os.environ, UKERN_RED_TUNE=t)
-        rc = subprocess.call([sys.executable, os.path.abspath(__file__), "--one", args[0]], env=env)
-        if rc:
-            print(f"argmax_plans: plan '{t}' exited {rc}", file=sys.stderr)
-            status = 1
-    return status
+    return plan_procs.each_plan(__file__, tunes, args[0])
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ expression, and the knobs are read when a kernel is made). The data bench/tools/
 judges the group planner against offline. GPU, CuPy."""
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plan_procs  # noqa: E402
 
 # the sweep's argmax shapes over rows and whole arrays, and rows of other widths
 SHAPES = [(16, 1024), (64, 1024), (256, 1024), (1024, 1024), (4096, 1024), (16384, 1024), (1024, 64), (8192, 64),
@@ -28,8 +30,7 @@ def one_plan(prefix):
     import numpy as np
 
     import ukern
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from col_plans import timed_us
+    from col_plans import timed_us  # this folder is on sys.path (above)
 
     tune = os.environ.get("UKERN_RED_TUNE", "")
     argmax = {1: ukern.fuse(lambda a: np.argmax(a)), 2: ukern.fuse(lambda a: np.argmax(a, axis=-1))}
@@ -59,14 +60,7 @@ def main():
     if len(args) != 1:
         print(__doc__, file=sys.stderr)
         return 2
-    status = 0
-    for t in TUNES:
-        env = dict(os.environ, UKERN_RED_TUNE=t)
-        rc = subprocess.call([sys.executable, os.path.abspath(__file__), "--one", args[0]], env=env)
-        if rc:
-            print(f"row_plans: plan '{t}' exited {rc}", file=sys.stderr)
-            status = 1
-    return status
+    return plan_procs.each_plan(__file__, TUNES, args[0])
 
 
 if __name__ == "__main__":

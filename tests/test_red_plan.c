@@ -15,6 +15,12 @@ static uk_launch axes(const int *ax, int n) {
   return l;
 }
 
+/* The planner's input for one float32 loop input (vectors of 4) on 132 SMs. */
+static uk_red_plan_in f32_in(int group, int64_t nout, int64_t nred, int per_sm, int partial) {
+  uk_red_plan_in in = {nout, nred, 4, group, 1, 4, 4, 132, per_sm, 0, 0, 0, partial};
+  return in;
+}
+
 static void test_axes(void) {
   uint8_t r[UK_MAX_NDIM];
   CHECK_OK(uk__red_axes("k", 3, NULL, r));
@@ -235,7 +241,7 @@ static void test_loops_and_strategy(void) {
   } narrow[] = {{4096, 256, 16, 0}, {1024, 64, 8, 0},  {256, 64, 8, 0},   {16384, 64, 4, 0},
                 {64, 256, 32, 0},   {256, 256, 32, 0}, {1024, 256, 32, 0}, {131072, 32, 2, 0}};
   for (size_t j = 0; j < sizeof narrow / sizeof narrow[0]; j++) {
-    uk_red_plan_in in = {narrow[j].nout, narrow[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+    uk_red_plan_in in = f32_in(UK_RED_GROUP_COLS, narrow[j].nout, narrow[j].nred, 8, 0);
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.by == narrow[j].by && s.vec == narrow[j].vec && s.nsplit == 1);
   }
@@ -268,8 +274,7 @@ static void test_loops_and_strategy(void) {
   } pairs[] = {{1024, 1024, 16, 0}, {256, 4096, 16, 0}, {16384, 64, 16, 0},   {256, 16384, 4, 1},
                {256, 65536, 16, 1}, {16384, 1024, 16, 1}, {4096, 4096, 4, 1}, {16384, 256, 16, 0}};
   for (size_t j = 0; j < sizeof pairs / sizeof pairs[0]; j++) {
-    uk_red_plan_in in = {pairs[j].nout, pairs[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 5, 0, 0, 0,
-                         pairs[j].partial};
+    uk_red_plan_in in = f32_in(UK_RED_GROUP_COLS, pairs[j].nout, pairs[j].nred, 5, pairs[j].partial);
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec == pairs[j].vec);
   }
@@ -531,8 +536,7 @@ static void test_wide_rows(void) {
                {16384, 1024, 4, UK_RED_G32, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
     for (int per_sm = cases[j].partial == 16 ? 5 : 8; per_sm <= 8; per_sm += 3) { /* column, row argmax kernels */
-      uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_G, 1, 4, 4, 132, per_sm, 0, 0, 0,
-                           cases[j].partial};
+      uk_red_plan_in in = f32_in(UK_RED_GROUP_G, cases[j].nout, cases[j].nred, per_sm, cases[j].partial);
       uk_red_strategy s;
       uk__red_choose_in(&in, &s);
       CHECK(s.kernel == cases[j].kernel && s.nsplit == cases[j].nsplit);

@@ -196,6 +196,19 @@ static int group_vec_ok(const uk_red_loops *R, const int64_t *itemsize, int alig
   return 1;
 }
 
+/* An unsplit column tile of `by` threads an output, with vectors of
+ * adjacent outputs or not (the plans taken before the model). */
+static void cols_tile(const uk_red_plan_in *in, int by, int vec, uk_red_strategy *s) {
+  memset(s, 0, sizeof *s);
+  s->kernel = UK_RED_COLS;
+  s->vec = vec;
+  s->by = by;
+  s->slots = (UK_RED_BLOCK / by) * (vec ? in->vec : 1);
+  s->grid_x = cdiv(in->nout, s->slots);
+  s->nsplit = 1;
+  s->chunk = in->nred > 0 ? in->nred : 1;
+}
+
 /* Slabs (kept loop of two or more axes) of UK_RED_COLS_SLAB_BYTES / 4 to
  * UK_RED_COLS_SLAB_BYTES: the tile of the most threads per output that
  * leaves each thread a round of loads (4 rows) and each tile row a whole
@@ -214,14 +227,7 @@ static int cols_slab_plan(const uk_red_plan_in *in, uk_red_strategy *s) {
     int64_t bx = UK_RED_BLOCK / by;
     if (in->nred < 4 * (int64_t)by || bx * nv * in->itemsize < 128) continue;
     uk_red_strategy t;
-    memset(&t, 0, sizeof t);
-    t.kernel = UK_RED_COLS;
-    t.vec = in->vec_ok;
-    t.by = by;
-    t.slots = bx * nv;
-    t.grid_x = cdiv(in->nout, t.slots);
-    t.nsplit = 1;
-    t.chunk = in->nred;
+    cols_tile(in, by, in->vec_ok, &t);
     if (t.grid_x < in->sms || in->nred > 8 * (int64_t)by) return 0; /* every SM; two rounds a thread at most */
     *s = t;
     return 1;
@@ -263,12 +269,7 @@ static int cols_short_plan(const uk_red_plan_in *in, double bytes, int small, uk
     if (2 * cdiv(in->nout, UK_RED_BLOCK / by) >= 3 * (int64_t)in->sms) break;
   }
   if (!pick) return 0;
-  memset(s, 0, sizeof *s);
-  s->kernel = UK_RED_COLS;
-  s->by = pick;
-  s->slots = UK_RED_BLOCK / pick;
-  s->grid_x = cdiv(in->nout, s->slots);
-  split_n(s, in->nred, 1, 4 * (int64_t)pick, pick);
+  cols_tile(in, pick, 0, s);
   return 1;
 }
 

@@ -29,6 +29,11 @@ uk_test(test_gpu_occupancy LABELS gpu SOURCES test_gpu_occupancy.c red_gpu_util.
 uk_test(test_occupancy_load LABELS nvrtc SOURCES test_occupancy_load.c)
 add_dependencies(test_occupancy_load uk_test_old_cuda)
 set_property(TEST test_occupancy_load APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")
+# A wide plan over a thread-block cluster: compiled for sm_90, launched with the cluster (stand-in driver told
+# the device takes clusters, launches recorded), and the fallback of a refused cluster launch inside the call.
+uk_test(test_red_cluster LABELS nvrtc SOURCES test_red_cluster.c)
+add_dependencies(test_red_cluster uk_test_old_cuda)
+set_property(TEST test_red_cluster APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/old_cuda")
 # The per-thread plan memo gives each shape the plan a fresh choice does (launches recorded on the stand-in
 # driver: grid and argument buffer byte for byte), over more shapes than it keeps, in a mixed order.
 uk_test(test_red_memo LABELS nvrtc SOURCES test_red_memo.c)

@@ -15,16 +15,20 @@
 #include "codegen/red_plan.h"
 #include "codegen/scalar.h"
 #include "codegen/shape.h"
+#include "graph_api.h"
 #include "red_gpu_util.h"
+#include "runtime/row_cluster.h"
 
 static int sms; /* the device's multiprocessors: the planner's input */
 
 /* What the planner may pick: each must run at least once. */
-enum { C_T1, C_G8, C_G32, C_B, C_ROWS, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_N };
-static const char *const class_names[C_N] = {"a thread",     "8 threads",   "a warp",       "a block", "a block of 512",
-                                             "group split",  "nd vectors",  "columns by 1", "columns by 2-8",
-                                             "narrow tiles", "column split", "column vectors"};
+enum { C_T1, C_G8, C_G32, C_B, C_ROWS, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_CLUSTER, C_N };
+static const char *const class_names[C_N] = {"a thread",     "8 threads",    "a warp",         "a block",
+                                             "a block of 512", "group split", "nd vectors",     "columns by 1",
+                                             "columns by 2-8", "narrow tiles", "column split",  "column vectors",
+                                             "a cluster"};
 static int seen[C_N];
+static int cluster_max; /* the device's clusters (uk__row_cluster_max): the planner's input */
 
 /* The plan a call of a program of loop input itemsize `item` on view a
  * with these reduced axes gets (as prepare and uk_reduction_call do, with
@@ -49,14 +53,17 @@ static uk_red_strategy note_plan(const char *label, const uk_array *a, const uin
   uk_red_loops R;
   uk__red_split(&L, red, keepdims, 1, (const int64_t *const[]){os[0]}, &R);
   if (R.nout == 0) return s;
-  uk__red_choose(&R, &item, a->data % 16 == 0, uk__red_vec(item), sms, &s);
+  uk_red_plan_in in;
+  uk__red_plan_in(&R, &item, a->data % 16 == 0, uk__red_vec(item), sms, &in);
+  in.cluster_max = cluster_max;
+  uk__red_choose_in(&in, &s);
   char buf[160];
   printf("%-44s %s\n", label, uk__red_describe(&s, buf, sizeof buf));
   switch (s.kernel) {
   case UK_RED_T1: seen[C_T1]++; break;
   case UK_RED_G8: seen[C_G8]++; break;
   case UK_RED_G32: seen[C_G32]++; break;
-  case UK_RED_B: seen[s.block == UK_RED_ROWS_BLOCK ? C_ROWS : C_B]++; break;
+  case UK_RED_B: seen[s.cluster ? C_CLUSTER : s.block == UK_RED_ROWS_BLOCK ? C_ROWS : C_B]++; break;
   case UK_RED_COLS:
     seen[s.by == 1 ? C_COLS1 : s.by <= 8 ? C_COLS8 : C_NARROW]++;
     if (s.nsplit > 1) seen[C_CSPLIT]++;
@@ -65,7 +72,7 @@ static uk_red_strategy note_plan(const char *label, const uk_array *a, const uin
   default: break;
   }
   if (s.kernel != UK_RED_COLS && s.kernel != UK_RED_PACK) {
-    if (s.nsplit > 1) seen[C_GSPLIT]++;
+    if (s.nsplit > 1 && !s.cluster) seen[C_GSPLIT]++;
     if (s.vec && R.red.ndim > 1) seen[C_NDVEC]++;
   }
   return s;
@@ -204,6 +211,95 @@ static void strategies(void) {
       free(v);
     }
   }
+  uk_reduction_destroy(sum);
+  uk_reduction_destroy(hsum);
+  uk_reduction_destroy(mx);
+}
+
+/* A float32 sum of 65536 over a cluster captured into a CUDA graph on a
+ * non-blocking stream (its first call inside the capture), the graph
+ * launched twice into a poisoned given output. */
+static void graphed_cluster(uk_reduction *sum) {
+  static ut_graph_api gr; /* zeros: ut_graph_api_load resolves each empty slot */
+  uk_status ls = ut_graph_api_load(&gr);
+  CHECK_OK(ls);
+  if (ls != UK_OK) return;
+  CUstream st = NULL;
+  CHECK(uk__cu.cuStreamCreate(&st, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  int64_t n = 65536;
+  double *v = values(UK_FLOAT32, n), want = 0, absum = 0;
+  for (int64_t k = 0; k < n; k++) want += v[k], absum += fabs(v[k]);
+  darr x = make(UK_FLOAT32, 1, &n, NULL, 0, 0, v);
+  uk_array y;
+  CHECK_OK(uk_array_alloc(ctx, UK_FLOAT32, 0, NULL, 0, NULL, &y));
+  uk_arg in = uk_arg_array(&x.a);
+  uk_launch l;
+  memset(&l, 0, sizeof l);
+  l.stream = st;
+  CUgraph graph = NULL;
+  CUgraphExec exec = NULL;
+  CHECK(gr.begin_capture(st, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+  CHECK_OK(uk_reduction_call(sum, &in, 1, &y, 1, &l));
+  CHECK(gr.end_capture(st, &graph) == CUDA_SUCCESS && graph);
+  if (graph) CHECK(gr.instantiate(&exec, graph, 0) == CUDA_SUCCESS && exec);
+  for (int rep = 0; rep < 2 && exec; rep++) {
+    float poison = NAN, got = 0;
+    CHECK_OK(uk_memcpy_htod(y.data, &poison, sizeof poison));
+    CHECK(gr.launch(exec, st) == CUDA_SUCCESS && uk__cu.cuStreamSynchronize(st) == CUDA_SUCCESS);
+    CHECK_OK(uk_memcpy_dtoh(&got, y.data, sizeof got));
+    if (!(fabs(got - want) <= 2e-5 * absum)) fprintf(stderr, "graphed cluster sum: %.9g, want %.9g\n", got, want);
+    CHECK(fabs(got - want) <= 2e-5 * absum);
+  }
+  if (exec) gr.exec_destroy(exec);
+  if (graph) gr.destroy(graph);
+  uk_array_free(ctx, &y, NULL);
+  drop(&x);
+  free(v);
+  CHECK(uk__cu.cuStreamDestroy(st) == CUDA_SUCCESS);
+}
+
+/* One output over a thread-block cluster (uk__red_wide_cluster: 16385 to
+ * 131072 elements, 8 blocks of 256-1024 threads, sm_90+): sizes at each
+ * cluster's edges, odd ones (a tail past the last whole vector), whole
+ * 2-D and 3-D arrays; float32 sums and a max without identity (empty
+ * pieces), float64, float16 into float, int32. The program says it runs
+ * over a cluster where the device has them. */
+static void clusters(void) {
+  static const struct {
+    int ndim;
+    int64_t shape[3];
+  } cases[] = {{1, {16385}}, {1, {20001}}, {1, {32768}}, {1, {65536}}, {1, {65537}},
+               {1, {100003}}, {1, {131072}}, {2, {256, 256}}, {3, {16, 64, 64}}, {3, {3, 5, 7001}}};
+  static const uk_dtype types[] = {UK_FLOAT32, UK_FLOAT64, UK_FLOAT16, UK_INT32};
+  uk_reduction *sum = mk("T x", "T y", "x", "a + b", "y = a", "0", "csum", NULL, NULL);
+  uk_reduction *hsum = mk("T x", "T y", "x", "a + b", "y = a", "0", "chsum", "float", NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "cmax", NULL, NULL);
+  for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
+    int64_t n = size_of(cases[j].ndim, cases[j].shape);
+    unsigned all = (1u << cases[j].ndim) - 1;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+      uk_dtype d = types[t];
+      if (d != UK_FLOAT32 && j % 2 != t % 2) continue; /* every dtype on half of the shapes */
+      double *v = values(d, n);
+      darr x = make(d, cases[j].ndim, cases[j].shape, NULL, 0, 0, v);
+      char what[96];
+      snprintf(what, sizeof what, "whole, %s", uk_dtype_name(d));
+      run_mask(what, d == UK_FLOAT16 ? hsum : sum, R_SUM, &x, v, all, (int)(j & 1), tol_of(d), 0);
+      if (d == UK_FLOAT32) run_mask(what, mx, R_MAX, &x, v, all, 0, 0, 0);
+      if (d == UK_FLOAT32 && j == 3) { /* the program's banner names the cluster */
+        uk_arg in = uk_arg_array(&x.a);
+        uk_array y;
+        memset(&y, 0, sizeof y);
+        char *src = NULL;
+        CHECK_OK(uk_reduction_source(sum, &in, 1, &y, 1, NULL, &src));
+        CHECK(src && !strstr(src, "over a thread-block cluster") == !cluster_max);
+        free(src);
+      }
+      drop(&x);
+      free(v);
+    }
+  }
+  if (cluster_max) graphed_cluster(sum);
   uk_reduction_destroy(sum);
   uk_reduction_destroy(hsum);
   uk_reduction_destroy(mx);
@@ -597,10 +693,12 @@ int main(void) {
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   sms = info.multiprocessors > 0 ? info.multiprocessors : 1;
+  cluster_max = uk__row_cluster_max(0);
   printf("%s, %d SMs\n", info.name, sms);
   ut_seed(7);
   subsets();
   strategies();
+  clusters();
   negative_strides();
   zero_size();
   means();
@@ -609,6 +707,7 @@ int main(void) {
   numpy_argmax();
   for (int c = 0; c < C_N; c++) {
     printf("%-16s %d\n", class_names[c], seen[c]);
+    if (c == C_CLUSTER && !cluster_max) continue; /* a device without clusters */
     if (!seen[c]) fprintf(stderr, "no case ran %s\n", class_names[c]);
     CHECK(seen[c] > 0);
   }

@@ -17,7 +17,7 @@ static uk_launch axes(const int *ax, int n) {
 
 /* The planner's input for one float32 loop input (vectors of 4) on 132 SMs. */
 static uk_red_plan_in f32_in(int group, int64_t nout, int64_t nred, int per_sm, int partial) {
-  uk_red_plan_in in = {nout, nred, 4, group, 1, 4, 4, 132, per_sm, 0, 0, 0, partial};
+  uk_red_plan_in in = {nout, nred, 4, group, 1, 4, 4, 132, per_sm, 0, 0, 0, partial, 0, 0};
   return in;
 }
 
@@ -246,13 +246,13 @@ static void test_loops_and_strategy(void) {
     CHECK(s.kernel == UK_RED_COLS && s.by == narrow[j].by && s.vec == narrow[j].vec && s.nsplit == 1);
   }
   /* ... of 4-byte elements only: float64 columns keep the model's vector tiles (scalar ones not measured) */
-  uk_red_plan_in d64 = {16384, 64, 8, UK_RED_GROUP_COLS, 1, 2, 8, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in d64 = {16384, 64, 8, UK_RED_GROUP_COLS, 1, 2, 8, 132, 8, 0, 0, 0, 0, 0, 0};
   uk__red_choose_in(&d64, &s);
   CHECK(s.kernel == UK_RED_COLS && s.vec);
   for (int64_t nout = 16; nout <= ((int64_t)1 << 20); nout *= 4)
     for (int64_t nred = 8; nred <= ((int64_t)1 << 16); nred *= 2)
       for (int vec_ok = 0; vec_ok <= 1; vec_ok++) {
-        uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, vec_ok, 4, 4, 132, 8, 0, 0, 0, 0};
+        uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, vec_ok, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
         uk__red_choose_in(&in, &s);
         const int64_t row = (UK_RED_BLOCK / s.by) * (s.vec ? 4 : 1) * 4;
         const int64_t shortest =
@@ -382,8 +382,8 @@ static void test_cols_sweep(void) {
   /* A struct argmax over the first axis of 1024 x 16384 (ncu: 256 blocks, 23.7%
    * occupancy, 48.8 us against CuPy's 36.1): 6 blocks resident per SM, at
    * least twice the blocks, each thread's rows in 8 rounds or fewer. */
-  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0, 0};
-  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0, 0};
+  uk_red_plan_in am = {16384, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 6, 0, 0, 0, 0, 0, 0};
+  uk_red_strategy s, old = {UK_RED_COLS, 256, 1, 1024, 1, 16, 64, 0, 0, 0};
   uk__red_choose_in(&am, &s);
   uk_red_facts af = {16384, 1024, 4, 4, 4, 6, 0, 0};
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 512 && s.grid_x * s.nsplit <= 2 * 132 * 6);
@@ -394,8 +394,8 @@ static void test_cols_sweep(void) {
    * fastest forced plan of (16, 32, 32) over axis 0 in session 26, 4.13 us
    * a call against 4.35 on 16 or 32); 32768 outputs of 512 at 64 MiB: 512
    * blocks, not 256. */
-  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0},
-                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in sm = {1024, 16, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0},
+                 mid = {32768, 512, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
   uk__red_choose_in(&sm, &s);
   CHECK(s.kernel == UK_RED_COLS && s.grid_x * s.nsplit >= 8);
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "threads across outputs, 2 threads per output, 8 blocks");
@@ -413,7 +413,7 @@ static void test_split_cap(void) {
   } cases[] = {{256, 65536, 64}, {128, 131072, 64}, {64, 65536, 64}, {256, 16384, 64}, {256, 262144, 64},
                {512, 131072, 64}, {256, (int64_t)1 << 20, 132}, {512, 2048, 64}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (s.slots < UK_RED_BLOCK ? s.slots : UK_RED_BLOCK));
@@ -440,7 +440,7 @@ static void test_slab_tiles(void) {
                {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 4, 256, 0},
                {65536, 256, 0, 8, 512, 1},    {524288, 32, 0, 1, 512, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec == cases[j].vec && s.nsplit == 1 && s.by == cases[j].by &&
@@ -463,7 +463,7 @@ static void test_slab_tiles(void) {
  * column plan remade with the given threads per output, vectors and split;
  * anything else, or nothing asked, left alone. */
 static void test_cols_force(void) {
-  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in in = {65536, 256, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
   uk_red_strategy s, chosen;
   uk__red_choose_in(&in, &chosen);
   s = chosen;
@@ -486,13 +486,13 @@ static void test_cols_force(void) {
   nv.vec_ok = 0;
   uk__red_force(&nv, 8, 1, 0, -1, 0, &s); /* no vectors where the loops forbid them */
   CHECK(s.vec == 0 && s.slots == 32 && s.grid_x == 2048);
-  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in g = {65536, 256, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
   uk__red_choose_in(&g, &chosen);
   s = chosen;
   uk__red_force(&g, 16, 1, 0, 1, 0, &s); /* a group plan: by, cv and swz ignored */
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
   /* its split: one block column per output group, pieces of at least a round of loads */
-  uk_red_plan_in full = {1, 1 << 20, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in full = {1, 1 << 20, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
   uk__red_choose_in(&full, &chosen);
   CHECK(chosen.kernel == UK_RED_B && chosen.nsplit > 1);
   s = chosen;
@@ -572,7 +572,7 @@ static void test_narrow_lanes(void) {
   };
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
     uk_red_plan_in in = {cases[j].nout, cases[j].nred, cases[j].elem, UK_RED_GROUP_G, cases[j].vec_ok, 4, 4, 132, 8,
-                         0, 0, cases[j].narrow, 0};
+                         0, 0, cases[j].narrow, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == cases[j].kernel && uk__red_threads_per_output(&s) == cases[j].threads && s.nsplit == 1);
@@ -580,7 +580,7 @@ static void test_narrow_lanes(void) {
     if (s.kernel != cases[j].kernel || uk__red_threads_per_output(&s) != cases[j].threads)
       fprintf(stderr, "  narrow plan %zu: kernel %d, %d threads\n", j, s.kernel, uk__red_threads_per_output(&s));
   }
-  uk_red_strategy s = {UK_RED_G8, 4096, 1, 16, 1, 4, 64, 0, 0};
+  uk_red_strategy s = {UK_RED_G8, 4096, 1, 16, 1, 4, 64, 0, 0, 0};
   char buf[96];
   CHECK_STREQ(uk__red_describe(&s, buf, sizeof buf), "4 threads per output, vector loads, 4096 blocks");
 }
@@ -588,7 +588,7 @@ static void test_narrow_lanes(void) {
 /* The model's terms one at a time (132 SMs, float32 rows, vectors of 4). */
 static void test_cost_terms(void) {
   uk_red_facts f = {262144, 1024, 4, 4, 4, 0, 0, 0};
-  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0, 0}, w = b;
+  uk_red_strategy b = {UK_RED_B, 4224, 1, 1024, 1, 0, 1, 0, 0, 0}, w = b;
   w.kernel = UK_RED_G32;
   w.slots = 8;
   /* a block per 1024-element row waits on a block-wide combine per output;
@@ -601,7 +601,7 @@ static void test_cost_terms(void) {
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
   uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0, 0};
-  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0};
+  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0, 0};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
    * in more waves, and the planner fills the waves that fit */
@@ -746,6 +746,14 @@ static void test_empty_huge(void) {
  * plans are 080bbb4's (a thread per output for n=1; a block per output
  * with vector loads for 1024 aligned floats, one block). Past the limit a
  * lone output may split again (the model's choice). */
+
+/* The description of 65536 float32 elements' plan over a cluster. */
+static void in_cluster_describe(char *buf, int size) {
+  uk_red_plan_in in = {1, 65536, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0, 16, 0};
+  uk_red_strategy s;
+  uk__red_choose_in(&in, &s);
+  uk__red_describe(&s, buf, size);
+}
 static void test_tiny(void) {
   static const struct {
     int64_t r, c;
@@ -814,7 +822,45 @@ static void test_tiny(void) {
   L = loop_of(1, &past, 4, 0);
   uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
   uk__red_choose(&R, &item, 1, 4, 132, &s);
-  CHECK(!s.block && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK);
+  CHECK(!s.block && s.nsplit > 1 && uk__red_block_threads(&s) == UK_RED_BLOCK && !s.cluster);
+  /* with the device's clusters (cluster_max): one output of UK_RED_WIDE_MAX + 1 to 8 x
+     UK_RED_WIDE_MAX elements over a cluster of up to 8 blocks (the most first, of 256 threads,
+     then wider blocks), in pieces of whole vectors, no scratch; none past 8 blocks of 1024, past
+     the device's clusters, or without them */
+  static const struct {
+    int64_t nred;
+    int cmax, c, block;
+    int64_t chunk;
+  } cl[] = {{UK_RED_WIDE_MAX + 1, 16, 8, 256, 2052}, {32768, 16, 8, 256, 4096}, {32769, 16, 8, 512, 4100},
+            {65536, 16, 8, 512, 8192},              {65537, 16, 8, 1024, 8196}, {100003, 8, 8, 1024, 12504},
+            {131072, 16, 8, 1024, 16384},           {131073, 16, 0, 0, 0},      {65537, 4, 0, 0, 0},
+            {65536, 4, 4, 1024, 16384},             {20000, 2, 2, 1024, 10000}, {20000, 1, 0, 0, 0},
+            {20000, 0, 0, 0, 0}};
+  for (size_t j = 0; j < sizeof cl / sizeof cl[0]; j++) {
+    L = loop_of(1, &cl[j].nred, 4, 0);
+    uk__red_split(&L, all, 0, 1, (const int64_t *const[]){os[0]}, &R);
+    uk_red_plan_in in;
+    uk__red_plan_in(&R, &item, 1, 4, 132, &in);
+    in.cluster_max = cl[j].cmax;
+    uk__red_choose_in(&in, &s);
+    int block = -1;
+    CHECK(uk__red_wide_cluster(in.group, in.nout, in.nred, in.vec_ok, in.cluster_max, &block) == cl[j].c &&
+          block == cl[j].block);
+    CHECK(s.cluster == cl[j].c && (!s.cluster || (s.kernel == UK_RED_B && s.block == cl[j].block && s.grid_x == 1 &&
+                                                   s.nsplit == s.cluster && s.chunk == cl[j].chunk &&
+                                                   uk__red_threads_per_output(&s) == cl[j].block &&
+                                                   uk__red_scratch_bytes(&s, 8) == 0)));
+    CHECK(uk__red_unsplit_block(&in) == cl[j].block);
+    if (s.cluster != cl[j].c || s.block != cl[j].block)
+      fprintf(stderr, "  cluster plan %zu: %d blocks of %d\n", j, s.cluster, s.block);
+  }
+  in_cluster_describe(buf, sizeof buf);
+  CHECK_STREQ(buf, "a cluster of 8 blocks of 512 threads per output, vector loads, pieces of 8192");
+  /* two outputs, scalar loads or columns: no cluster */
+  CHECK(!uk__red_wide_cluster(UK_RED_GROUP_G, 2, 65536, 1, 16, NULL) &&
+        !uk__red_wide_cluster(UK_RED_GROUP_G, 1, 65536, 0, 16, NULL));
+  CHECK(!uk__red_wide_cluster(UK_RED_GROUP_COLS, 1, 65536, 1, 16, NULL) &&
+        !uk__red_wide_cluster(UK_RED_GROUP_G, 1, 16384, 1, 16, NULL));
 }
 
 /* Partials wider than a word cost each block (red_cost.c's WIDE_BLOCK_US):
@@ -823,7 +869,7 @@ static void test_tiny(void) {
  * with 512 of 32 threads an output (H200, session 18); the float32 plan
  * (4-byte partials, or 0: not known) does not move. */
 static void test_wide_partials(void) {
-  uk_red_plan_in f32 = {4096, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 4, 0, 0, 0, 0}, f32b = f32, pair = f32;
+  uk_red_plan_in f32 = {4096, 1024, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 4, 0, 0, 0, 0, 0, 0}, f32b = f32, pair = f32;
   f32b.partial_bytes = 4;
   pair.partial_bytes = 16;
   uk_red_strategy a, b, p;
@@ -899,7 +945,7 @@ static void test_block_rows(void) {
   CHECK(uk__red_block_rows(33, 8192, 1, 132, 1) == 1 && uk__red_block_rows(33, 8193, 1, 132, 1) == 0);
   CHECK(uk__red_block_rows(128, 8192, 1, 132, 1) == 1 && uk__red_block_rows(32, 4100, 1, 132, 1) == 0);
   /* the program's block: a wide plan's, a block-rows plan's on these SMs, else 0 */
-  uk_red_plan_in in = {128, 8192, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0};
+  uk_red_plan_in in = {128, 8192, 4, UK_RED_GROUP_G, 1, 4, 4, 132, 8, 0, 0, 0, 0, 0, 0};
   CHECK(uk__red_unsplit_block(&in) == UK_RED_ROWS_BLOCK);
   in.sms = 600; /* fewer outputs than a quarter of the SMs */
   CHECK(uk__red_unsplit_block(&in) == 0);
@@ -912,7 +958,7 @@ static void test_block_rows(void) {
   in.nred = 4096; /* tiny: one block of UK_RED_BLOCK, the model's */
   CHECK(uk__red_unsplit_block(&in) == 0);
   /* deep (two float32 inputs): a block of UK_RED_BLOCK an output, unsplit, in the split program */
-  uk_red_plan_in dp = {128, 8192, 8, UK_RED_GROUP_G, 1, 4, 4, 132, 4, 1, 0, 0, 0};
+  uk_red_plan_in dp = {128, 8192, 8, UK_RED_GROUP_G, 1, 4, 4, 132, 4, 1, 0, 0, 0, 0, 0};
   uk_red_strategy ds;
   CHECK(uk__red_unsplit_block(&dp) == 0);
   uk__red_choose_in(&dp, &ds);

@@ -9,7 +9,8 @@
  * occupancy); TUNE: '-' for the planner's own plan, else UKERN_RED_TUNE's by, sp and cv
  * ("by=16,sp=4,cv=0"). Prints per query: the query's SHAPE, MASK and TUNE, the plan's
  * description (uk__red_describe) and the model's cost in us, tab-separated. 132 SMs (an H200),
- * as the tables the planner is judged against were timed. Malformed lines are reported on
+ * as the tables the planner is judged against were timed; no thread-block clusters (the tables
+ * time no wide plan over one: uk__red_wide_cluster). Malformed lines are reported on
  * stderr and skipped (exit status 1 at the end). */
 #include <stdint.h>
 #include <stdio.h>

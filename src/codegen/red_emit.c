@@ -447,6 +447,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
   if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);
+  if (key->cluster) uk__sb_add(sb, " over a thread-block cluster");
   if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
@@ -494,7 +495,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8], head[320], lb[24];
+  char vec[8], head[320], lb[24], defs[96];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   /* resident blocks of UK_RED_BLOCK threads: a larger block (a block an output, never more than
      one wave) keeps its registers */
@@ -514,6 +515,10 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
            key->block_cub ? "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>" : "");
   size_t hl = strlen(head);
   if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */
+  /* after the precompiled prefix: red_group's 8-vector trips (the key's trip8, a group program's only)
+     unless a knob sets the trip; a wide plan's cluster */
+  snprintf(defs, sizeof defs, "%s%s", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : "",
+           key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},
@@ -530,9 +535,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                               {"header_stop", key->block_cub ? "#pragma nv_hdrstop" : ""},
                               {"launch_bounds", lb},
                               {"block", bl},
-                              /* after the precompiled prefix: red_group's 8-vector trips (the
-                                 key's trip8, a group program's only), unless a knob sets the trip */
-                              {"strategy_defs", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : ""},
+                              {"strategy_defs", defs},
                               /* red_group's and red_cols' SPLIT: false for a plan that never splits */
                               {"unsplit", key->unsplit && g != UK_RED_GROUP_PACK ? ", false" : ""}};
   st = uk__emit_expand("reduction.cu", names, b, NB, extra, (int)(sizeof extra / sizeof extra[0]), src);

@@ -33,6 +33,8 @@ typedef struct uk_red_key {
   uint8_t narrow;                  /* 1: group G of short rows (uk__red_narrow_lanes): groups of 2 or 4 threads too */
   uint8_t unsplit;                 /* 1: a tiny reduction (uk__red_tiny), not packed: no split pass (SPLIT false) */
   uint8_t trip8;                   /* 1: red_group loads 8 vectors a trip (UK_RED_TRIP8_ROWS, reduction.c) */
+  uint8_t cluster;                 /* 1: one output over a cluster's blocks (uk__red_wide_cluster; block and
+                                      unsplit set too), its pieces combined in distributed shared memory */
   uint16_t block;                  /* the threads of the program's block if not UK_RED_BLOCK (uk__red_unsplit_block:
                                       a block an output, unsplit too); 0: UK_RED_BLOCK */
   int32_t device;                  /* runtime only; the emitter ignores it */

@@ -341,6 +341,13 @@ static void block_per_output(const uk_red_plan_in *in, int block, uk_red_strateg
   s->grid_x = in->nout;
   s->nsplit = 1;
   s->chunk = in->nred;
+  int c = uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, in->cluster_max, NULL);
+  if (c) { /* pieces of whole vectors, so that each starts aligned */
+    int64_t v = in->vec > 1 ? in->vec : 1;
+    s->cluster = c;
+    s->nsplit = c;
+    s->chunk = cdiv(cdiv(in->nred, c), v) * v;
+  }
 }
 
 /* T1, G8, G32 or B: threads per output by row length, with split counts. */
@@ -510,7 +517,10 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
 }
 
 int uk__red_unsplit_block(const uk_red_plan_in *in) {
+  int cluster_block;
   if (uk__red_wide(in->group, in->nout, in->nred, in->vec_ok)) return UK_RED_WIDE_BLOCK;
+  if (uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, in->cluster_max, &cluster_block))
+    return cluster_block;
   /* (rows of more than UK_RED_TINY: never short rows that narrow groups take) */
   if (in->group == UK_RED_GROUP_G && !in->deep && uk__red_block_rows(in->nout, in->nred, in->vec_ok, in->sms, 0))
     return UK_RED_ROWS_BLOCK;

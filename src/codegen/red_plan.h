@@ -116,6 +116,39 @@ typedef enum uk_red_group { UK_RED_GROUP_G = 0, UK_RED_GROUP_COLS, UK_RED_GROUP_
 static inline int uk__red_wide(int group, int64_t nout, int64_t nred, int vec_ok) {
   return group == UK_RED_GROUP_G && vec_ok && nout == 1 && nred > UK_RED_TINY && nred <= UK_RED_WIDE_MAX;
 }
+
+/* The most blocks of a plan over a thread-block cluster: the portable
+ * cluster size (a non-portable one needs a kernel attribute). */
+#define UK_RED_CLUSTER_MAX 8
+/* The fewest threads of such a plan's blocks. */
+#define UK_RED_CLUSTER_MIN_BLOCK 256
+
+/* The thread-block cluster (sm_90+) that one output of more than
+ * UK_RED_WIDE_MAX and at most UK_RED_CLUSTER_MAX x UK_RED_WIDE_MAX elements
+ * runs over: its blocks (returned; 0 where no cluster takes it) and their
+ * threads (*block), at most 16 elements a thread, loaded in one trip, the
+ * blocks' values combined in rank order through distributed shared memory
+ * (the key's `cluster`). The most blocks first, of UK_RED_CLUSTER_MIN_BLOCK
+ * threads, up to UK_RED_CLUSTER_MAX and cluster_max (the device's most
+ * blocks a cluster: 0 without clusters), then wider blocks: a block's
+ * bytes come at its SM's rate. A split pays the last block's count and
+ * its loads of the partials, L2 round trips (float32 sums of 256 KiB on an
+ * H200: 5.7 us split, 5.3 over 4 blocks of 1024 threads, fused row sums
+ * over 16 blocks of 256 4.8; docs/PERF.md "Session 27"). */
+static inline int uk__red_wide_cluster(int group, int64_t nout, int64_t nred, int vec_ok, int cluster_max,
+                                       int *block) {
+  int most = cluster_max < UK_RED_CLUSTER_MAX ? cluster_max : UK_RED_CLUSTER_MAX, c = 2, t = UK_RED_CLUSTER_MIN_BLOCK;
+  if (block) *block = 0;
+  if (group != UK_RED_GROUP_G || !vec_ok || nout != 1 || nred <= UK_RED_WIDE_MAX || most < 2 ||
+      nred > most * UK_RED_WIDE_MAX)
+    return 0;
+  while ((int64_t)c * t * 16 < nred) {
+    if (c < most) c *= 2;
+    else t *= 2;
+  }
+  if (block) *block = t;
+  return c;
+}
 int uk__red_kernel_group(int id);
 
 /* Threads of the block of a block-rows plan (uk__red_block_rows). */
@@ -191,6 +224,8 @@ typedef struct uk_red_strategy {
   int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
                       tile's pieces consecutive (else a grid of grid_x by nsplit) */
   int block;       /* B, never split: the threads of its block (uk__red_unsplit_block); 0: UK_RED_BLOCK */
+  int cluster;     /* B over a cluster (uk__red_wide_cluster): its blocks, the output's nsplit pieces,
+                      combined in distributed shared memory (no partials or counter); 0: none */
 } uk_red_strategy;
 
 /* Threads per block of the plan's launch. */
@@ -200,7 +235,7 @@ static inline int uk__red_block_threads(const uk_red_strategy *s) { return s->bl
  * The kernels read it from their _uk_by argument. */
 int uk__red_threads_per_output(const uk_red_strategy *s);
 
-/* Bytes of partials a split launch needs (0 when not split): grid_x *
+/* Bytes of partials a split launch needs (0 when not split, or over a cluster): grid_x *
  * nsplit * slots partials of `partial_size` bytes. It also needs grid_x
  * counters (one per block column). */
 int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size);
@@ -241,6 +276,9 @@ typedef struct uk_red_plan_in {
   int32_t partial_bytes; /* bytes of the program's partial (its reduce type's words: an
                             argmax pair 16): 0 from uk__red_plan_in (taken as 4); a caller
                             that knows the loaded program sets it, as per_sm */
+  int32_t cluster_max;   /* the device's most blocks a thread-block cluster (uk__red_wide_cluster):
+                            0 from uk__red_plan_in (no clusters); the caller sets it */
+  int32_t unused;        /* 0: no padding bytes (memcmp) */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

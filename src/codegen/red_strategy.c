@@ -26,7 +26,7 @@ int uk__red_threads_per_output(const uk_red_strategy *s) {
 }
 
 int64_t uk__red_scratch_bytes(const uk_red_strategy *s, int64_t partial_size) {
-  if (s->nsplit <= 1) return 0;
+  if (s->nsplit <= 1 || s->cluster) return 0;
   return s->grid_x * s->nsplit * s->slots * partial_size;
 }
 
@@ -37,6 +37,11 @@ const char *uk__red_describe(const uk_red_strategy *s, char *buf, int size) {
                                                     "rows of 2 packed in vectors"};
   const char *w = s->kernel >= 0 && s->kernel < UK_RED_NKERNELS ? what[s->kernel] : "?";
   const char *v = s->vec ? ", vector loads" : "";
+  if (s->cluster) {
+    snprintf(buf, (size_t)size, "a cluster of %d blocks of %d threads per output%s, pieces of %lld", s->cluster,
+             s->block, v, (long long)s->chunk);
+    return buf;
+  }
   int n = s->kernel == UK_RED_G8 ? snprintf(buf, (size_t)size, "%d threads per output%s", uk__red_threads_per_output(s), v)
           : s->block ? snprintf(buf, (size_t)size, "a block of %d threads per output%s", s->block, v)
                     : snprintf(buf, (size_t)size, "%s%s", w, v);

@@ -34,6 +34,7 @@
 #include "runtime/kernel_common.h"
 #include "runtime/launch_frame.h"
 #include "runtime/occupancy.h"
+#include "runtime/row_cluster.h"
 
 _Static_assert(UK_RED_NKERNELS <= UK__SPEC_FUNCTIONS, "a reduction module's kernels fit uk__spec.fn");
 
@@ -67,6 +68,7 @@ typedef struct prep {
   int aligned;                             /* every loop input's base is 16-byte aligned */
   uk_red_plan_in in;                       /* what the strategy depends on, but the device's part (choose) */
   int sms;                                 /* SMs the key was made for (key_blocks) */
+  int device;                              /* the device the key was made for (key_blocks) */
 } prep;
 
 /* UK_CALL_STACK_BYTES bounds a call: prep, argument buffer, launch frame,
@@ -259,11 +261,21 @@ uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, 
 /* Preparing a call (no device work)                                         */
 /* ------------------------------------------------------------------------ */
 
-/* The key's block, split pass and trips, for a device of `sms` SMs (the
- * block-rows plan depends on them). */
-static void key_blocks(const uk_reduction *k, prep *pr, int sms) {
+/* The key's block, split pass, cluster and trips, for `device` (the
+ * block-rows plan depends on its SMs, a wide plan's cluster on its
+ * clusters). */
+static void key_blocks(const uk_reduction *k, prep *pr, int device) {
   uk_red_key *key = &pr->key;
-  pr->sms = pr->in.sms = sms;
+  pr->device = device;
+  pr->sms = pr->in.sms = uk__device_sm_count(device);
+  /* the device's clusters only where a cluster could take the call (two more attribute reads on a
+     device's first such call) */
+  const uk_red_plan_in *in = &pr->in;
+  pr->in.cluster_max = uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, UK_RED_CLUSTER_MAX, NULL)
+                           ? uk__row_cluster_max(device)
+                           : 0;
+  key->cluster =
+      (uint8_t)(uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, in->cluster_max, NULL) > 0);
   /* a plan of a block an output, its block's size (vec_ok follows the call's alignment: an
      unaligned call has its own program) */
   key->block = (uint16_t)uk__red_unsplit_block(&pr->in);
@@ -376,7 +388,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
      decide, not the call's alignment, so one program serves every call of the key) */
   key->narrow = (uint8_t)(key->group == UK_RED_GROUP_G && uk__red_narrow_lanes(pr->in.nred, pr->in.elem_bytes, vec));
   pr->in.narrow = key->narrow;
-  key_blocks(k, pr, uk__device_sm_count(pr->c.device >= 0 ? pr->c.device : kd->ctx->opts.device));
+  key_blocks(k, pr, pr->c.device >= 0 ? pr->c.device : kd->ctx->opts.device);
   /* bytes the loop inputs hold: the load policy (multiplied, not divided: two divisions cost more
      cycles than the rest of this; a product past int64 is past the bound too) */
   int64_t bytes;
@@ -551,6 +563,52 @@ static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, uk
   memo[memo_last].s = *s;
 }
 
+/* Chooses e's plan for the call and launches it; *refused: a launch over
+ * a thread-block cluster the device refused (no error set: the caller
+ * retries without one). */
+static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *e, int *refused) {
+  const uk_red_loops *R = &pr->loops;
+  int temp_scratch = 0, scratch_held = 0;
+  uint64_t partial = 0, count = 0;
+  uk_status st = UK_OK;
+  uk_red_strategy s;
+  *refused = 0;
+  choose(pr, pr->sms, e->occupancy, e->aux, &s);
+  if (k->forced)
+    uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, &s);
+  if (uk__red_kernel_group(s.kernel) != pr->key.group || !s.cluster != !pr->key.cluster)
+    return uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
+  if (s.grid_x > INT32_MAX || (s.swz && s.grid_x * s.nsplit > INT32_MAX))
+    return uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->base.name,
+                      (long long)R->nout);
+  CUfunction fn;
+  if ((st = uk__spec_function(&k->base, e, s.kernel, uk__red_kernel_suffix(s.kernel), &fn)) != UK_OK) return st;
+  /* red_group's partials of one 32-bit word are tagged 64-bit words (ukern/reduction.cuh) */
+  const int tag = pr->key.group == UK_RED_GROUP_G && e->aux == 4;
+  if (s.nsplit > 1 && !s.cluster &&
+      (st = scratch(k, f->device, f->stream, s.grid_x, uk__red_scratch_bytes(&s, tag ? 8 : (int64_t)e->aux), tag,
+                    &count, &partial, &temp_scratch, &scratch_held)) != UK_OK)
+    return st;
+  _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
+  pack(e, pr, &s, f->ptr, partial, count, buf);
+  if (s.cluster) { /* one output: a grid of one cluster */
+    if (uk__row_cluster_launch(f, fn, s.cluster, uk__red_block_threads(&s), s.cluster, 0, buf, e->plan.bytes) !=
+        CUDA_SUCCESS) {
+      uk__row_cluster_failed(f->device, s.cluster);
+      *refused = 1;
+    }
+  } else {
+    st = uk__frame_launch(f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit,
+                          uk__red_block_threads(&s), 0, buf, e->plan.bytes);
+  }
+  if (scratch_held) pthread_mutex_unlock(&k->scratch_lock); /* the launch is queued: growth may free it now */
+  if (temp_scratch) {
+    uk__context_free(k->base.ctx, count, f->stream);
+    uk__context_free(k->base.ctx, partial, f->stream);
+  }
+  return st;
+}
+
 uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                             const uk_launch *launch) {
   uk__error_clear();
@@ -558,51 +616,29 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   prep pr;
   uk_status st = prepare(&k->base, in, nin, out, nout, launch, &pr);
   if (st != UK_OK) return st;
-  int temp_scratch = 0, scratch_held = 0;
-  uint64_t partial = 0, count = 0;
   uk__frame f;
   uk__spec *e = NULL;
   const uk_red_loops *R = &pr.loops;
+  int refused = 0;
   if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (R->nout > 0) {
     pr.key.device = f.device;
-    const int sms = uk__device_sm_count(f.device);
-    if (sms != pr.sms) key_blocks(k, &pr, sms); /* prepare guessed another device */
+    if (f.device != pr.device) key_blocks(k, &pr, f.device); /* prepare guessed another device */
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
   }
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
-  uk_red_strategy s;
-  choose(&pr, pr.sms, e->occupancy, e->aux, &s);
-  if (k->forced)
-    uk__red_force(&pr.in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, &s);
-  if (uk__red_kernel_group(s.kernel) != pr.key.group) {
-    st = uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
-    goto out;
-  }
-  if (s.grid_x > INT32_MAX || (s.swz && s.grid_x * s.nsplit > INT32_MAX)) {
-    st = uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->base.name,
-                    (long long)R->nout);
-    goto out;
-  }
-  CUfunction fn;
-  if ((st = uk__spec_function(&k->base, e, s.kernel, uk__red_kernel_suffix(s.kernel), &fn)) != UK_OK) goto out;
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
-  /* red_group's partials of one 32-bit word are tagged 64-bit words (ukern/reduction.cuh) */
-  const int tag = pr.key.group == UK_RED_GROUP_G && e->aux == 4;
-  if (s.nsplit > 1 && (st = scratch(k, f.device, f.stream, s.grid_x, uk__red_scratch_bytes(&s, tag ? 8 : (int64_t)e->aux),
-                                    tag, &count, &partial, &temp_scratch, &scratch_held)) != UK_OK)
-    goto out;
-  _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
-  pack(e, &pr, &s, f.ptr, partial, count, buf);
-  st = uk__frame_launch(&f, fn, s.swz ? s.grid_x * s.nsplit : s.grid_x, s.swz ? 1 : s.nsplit,
-                        uk__red_block_threads(&s), 0, buf, e->plan.bytes);
-  if (scratch_held) pthread_mutex_unlock(&k->scratch_lock); /* the launch is queued: growth may free it now */
-out:
-  if (temp_scratch) {
-    uk__context_free(k->base.ctx, count, f.stream);
-    uk__context_free(k->base.ctx, partial, f.stream);
+  if ((st = launch_plan(k, &pr, &f, e, &refused)) == UK_OK && refused) {
+    /* the device refused the cluster and takes none from now on (uk__row_cluster_failed):
+       this call's program without it */
+    key_blocks(k, &pr, f.device);
+    if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) == UK_OK &&
+        (st = launch_plan(k, &pr, &f, e, &refused)) == UK_OK && refused)
+      st = uk__errorf(UK_ERR_CUDA, "%s: the device refused a launch over a thread-block cluster twice",
+                      k->base.name);
   }
+out:
   return uk__frame_leave(&f, &pr.c, st, out, nout);
 }
 

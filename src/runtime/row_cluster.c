@@ -61,11 +61,13 @@ CUresult uk__row_cluster_launch(const uk__frame *f, CUfunction fn, int64_t block
   return uk__cu.cuLaunchKernelEx(&cfg, fn, NULL, extra);
 }
 
-/* A refusal while non-portable sizes were allowed leaves the portable ones
- * (at most 8); a refusal within those leaves none. */
+/* A refusal of a non-portable size (above 8) leaves the portable ones; a
+ * refusal within those leaves none. c: the size launched (a test's forced
+ * size, uk__row_cluster_launch). */
 void uk__row_cluster_failed(int device, int c) {
-  (void)c;
-  lower(device, uk__row_cluster_max(device) > 8 ? 8 : -1);
+  int fc = atomic_load_explicit(&forced, memory_order_relaxed);
+  if (fc > 0) c = fc;
+  lower(device, c > 8 && uk__row_cluster_max(device) > 8 ? 8 : -1);
 }
 
 void uk__row_cluster_force(int c) {

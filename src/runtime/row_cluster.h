@@ -1,11 +1,12 @@
 /* The runtime side of the row kernel's cluster variant (sm_90+; the
  * sizing is codegen/fuse_row_cluster.c, the device code
- * templates/ukern/fusion_row_cluster.cuh): which devices take clusters and
- * of how many blocks, the function attributes a cluster launch needs, the
- * launch itself (cuLaunchKernelEx with a cluster dimension), and the
- * fallback's memory: a device whose cluster launch failed is asked for
- * smaller clusters, then none, for the rest of the process. Thread-safe
- * (per-device atomics). */
+ * templates/ukern/fusion_row_cluster.cuh), which a reduction's wide plan
+ * over a cluster shares (codegen/red_plan.h uk__red_wide_cluster): which
+ * devices take clusters and of how many blocks, the function attributes a
+ * cluster launch needs, the launch itself (cuLaunchKernelEx with a cluster
+ * dimension), and the fallback's memory: a device whose cluster launch
+ * failed is asked for smaller clusters, then none, for the rest of the
+ * process. Thread-safe (per-device atomics). */
 #ifndef UK_RUNTIME_ROW_CLUSTER_H
 #define UK_RUNTIME_ROW_CLUSTER_H
 
@@ -34,7 +35,7 @@ CUresult uk__row_cluster_launch(const uk__frame *f, CUfunction fn, int64_t block
                                 void *buf, size_t bytes);
 
 /* A cluster launch of c blocks failed on `device`: later calls use
- * clusters of at most 8 (c > 8) or none. */
+ * clusters of at most 8 (c > 8) or none (c <= 8). */
 void uk__row_cluster_failed(int device, int c);
 
 /* Tests: c > 0 launches every cluster variant with clusters of c blocks

@@ -54,6 +54,38 @@ template <class T, int BLOCK> struct group_reduce {
   }
 };
 
+#ifdef _UK_RED_CLUSTER
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#error "a reduction over a thread-block cluster needs sm_90 or later"
+#endif
+// One output over the blocks of one thread-block cluster (the key's
+// cluster: a 1-D grid of one cluster, piece blockIdx.x; rank order). Each
+// block's thread 0 stores its block's value into rank 0's shared memory
+// (a generic address from mapa) once every block has started; after the
+// barrier (release, acquire) rank 0's thread 0 folds them in rank order,
+// so the result never depends on timing. Only rank 0's shared memory is
+// touched from outside: the others may leave after the barrier. v: the
+// block's value (thread 0's); returns the output's in rank 0's thread 0.
+template <class T, class Op> __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsigned n) {
+  __shared__ __align__(16) unsigned char raw[sizeof(T) * 8]; // raw: T may have constructors; 8: UK_RED_CLUSTER_MAX
+  T *slot = (T *)raw;
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the start's arrive: every block is running
+  if (threadIdx.x == 0) {
+    unsigned long long dst;
+    asm volatile("mapa.u64 %0, %1, 0;" : "=l"(dst) : "l"((unsigned long long)(slot + rank)));
+    *(T *)dst = v;
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  T r = v;
+  if (rank == 0 && threadIdx.x == 0) {
+    r = slot[0];
+#pragma unroll 1
+    for (unsigned k = 1; k < n; k++) r = op(r, slot[k]);
+  }
+  return r;
+}
+#endif
+
 } // namespace detail
 
 // A._uk_by threads per output (1, 2, 4, 8, 32 or BLOCK: a power of two; 2
@@ -75,13 +107,23 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
   const idx lane = threadIdx.x & (g - 1), grp = threadIdx.x >> lg;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
+#ifdef _UK_RED_CLUSTER
+  // One output over the cluster (an unsplit program: no partials): piece
+  // blockIdx.x of gridDim.x; the start's arrive, waited for before the
+  // pieces combine (detail::cluster_fold).
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  const idx split = (idx)blockIdx.x, nsplit = (idx)gridDim.x, ob0 = 0, obs = nout;
+  const idx rbeg = split * chunk, rend = nred - rbeg < chunk ? nred : rbeg + chunk;
+#else
   const idx split = SPLIT ? (idx)blockIdx.y : 0, nsplit = SPLIT ? (idx)gridDim.y : 1;
+  const idx ob0 = (idx)blockIdx.x * RPB, obs = (idx)gridDim.x * RPB;
   const idx rbeg = split * chunk;
   const idx rend = !SPLIT ? nred : nred - rbeg < chunk ? nred : rbeg + chunk;
+#endif
   typename C::op op;
   // The loop bound is the same for the whole block, so every thread takes
   // part in every group reduction.
-  for (idx ob = (idx)blockIdx.x * RPB; ob < nout; ob += (idx)gridDim.x * RPB) {
+  for (idx ob = ob0; ob < nout; ob += obs) {
     const idx o = ob + grp;
     red_acc<K> acc;
     acc.seed(A);
@@ -117,7 +159,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
 #pragma unroll 1
     for (int pass = 0;; pass++) {
       res = GR::reduce(smem, v, g, op);
-      if (nsplit == 1 || pass == 1) break;
+      if (nsplit == 1 || pass == 1 || !SPLIT) break;
       if constexpr (SPLIT) {
         if (lane == 0)
           detail::put_partial(&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
@@ -128,6 +170,10 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
         detail::clear_partials(col, nsplit * RPB, BLOCK);
       }
     }
+#ifdef _UK_RED_CLUSTER
+    res = detail::cluster_fold(res, op, (unsigned)split, (unsigned)nsplit);
+    if (split != 0) return;
+#endif
     if (lane == 0 && o < nout) red_post<K>(A, res, o);
     if (nsplit > 1) return;
   }

@@ -22,7 +22,9 @@
 static int sms; /* the device's multiprocessors: the planner's input */
 
 /* What the planner may pick: each must run at least once. */
-enum { C_T1, C_G8, C_G32, C_B, C_ROWS, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_CLUSTER, C_N };
+enum {
+  C_T1, C_G8, C_G32, C_B, C_ROWS, C_GSPLIT, C_NDVEC, C_COLS1, C_COLS8, C_NARROW, C_CSPLIT, C_CVEC, C_CLUSTER, C_N
+};
 static const char *const class_names[C_N] = {"a thread",     "8 threads",    "a warp",         "a block",
                                              "a block of 512", "group split", "nd vectors",     "columns by 1",
                                              "columns by 2-8", "narrow tiles", "column split",  "column vectors",

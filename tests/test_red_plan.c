@@ -440,7 +440,8 @@ static void test_slab_tiles(void) {
                {32768, 512, 1, 16, 512, 1},   {262144, 256, 1, 8, 2048, 1},  {16384, 64, 1, 4, 256, 0},
                {65536, 256, 0, 8, 512, 1},    {524288, 32, 0, 1, 512, 1}};
   for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++) {
-    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs, 0, 0, 0, 0};
+    uk_red_plan_in in = {cases[j].nout, cases[j].nred, 4, UK_RED_GROUP_COLS, 1, 4, 4, 132, 8, 0, cases[j].slabs,
+                         0, 0, 0, 0};
     uk_red_strategy s;
     uk__red_choose_in(&in, &s);
     CHECK(s.kernel == UK_RED_COLS && s.vec == cases[j].vec && s.nsplit == 1 && s.by == cases[j].by &&
@@ -601,7 +602,8 @@ static void test_cost_terms(void) {
   CHECK(uk__red_cost_us(&w, &f, 66) >= uk__red_cost_us(&w, &f, 132));
   /* a column split's combine: many partials per slot cost more than few */
   uk_red_facts c = {256, 1048576, 4, 4, 4, 0, 0, 0};
-  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0, 0}, narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0, 0};
+  uk_red_strategy wide = {UK_RED_COLS, 2, 528, 1992, 1, 8, 128, 0, 0, 0},
+                  narrow = {UK_RED_COLS, 8, 132, 7968, 1, 32, 32, 0, 0, 0};
   CHECK(uk__red_cost_us(&wide, &c, 132) > uk__red_cost_us(&narrow, &c, 132));
   /* fewer resident blocks (a struct argmax's 3 per SM): the same grid runs
    * in more waves, and the planner fills the waves that fit */

@@ -1,6 +1,7 @@
 /* The strategies the cost-model planner picks (red_plan.c, red_cost.c) on a
  * real GPU, against a double-precision host reference: a thread, 8 threads,
- * a warp or a block per output, split or not, vector loads over
+ * a warp or a block per output, split or not, one output over a thread-block
+ * cluster (sm_90+; one in a CUDA graph too), vector loads over
  * non-adjacent reduced axes, column tiles from 4 to 256 threads wide, split
  * columns combined by the whole last block. Odd and aligned 3-D shapes with
  * every axis subset and keepdims, negative strides, zero-size inputs;

@@ -286,6 +286,7 @@ void uk__red_choose_in(const uk_red_plan_in *in, uk_red_strategy *s);
 
 /* The threads of the block of a plan that runs a block an output, never
  * split, whatever the model would say: UK_RED_WIDE_BLOCK (uk__red_wide),
+ * a cluster's blocks' (uk__red_wide_cluster, with in->cluster_max),
  * UK_RED_ROWS_BLOCK (uk__red_block_rows, on in->sms SMs); else 0 (the plans
  * of UK_RED_BLOCK threads). uk__red_choose_in takes such a plan first, and
  * the program is compiled for that block (the key's `block`). */

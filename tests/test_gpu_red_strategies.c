@@ -18,7 +18,7 @@
 #include "codegen/shape.h"
 #include "graph_api.h"
 #include "red_gpu_util.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 
 static int sms; /* the device's multiprocessors: the planner's input */
 
@@ -31,7 +31,7 @@ static const char *const class_names[C_N] = {"a thread",     "8 threads",    "a 
                                              "columns by 2-8", "narrow tiles", "column split",  "column vectors",
                                              "a cluster"};
 static int seen[C_N];
-static int cluster_max; /* the device's clusters (uk__row_cluster_max): the planner's input */
+static int cluster_max; /* the device's clusters (uk__cluster_max): the planner's input */
 
 /* The plan a call of a program of loop input itemsize `item` on view a
  * with these reduced axes gets (as prepare and uk_reduction_call do, with
@@ -696,7 +696,7 @@ int main(void) {
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   sms = info.multiprocessors > 0 ? info.multiprocessors : 1;
-  cluster_max = uk__row_cluster_max(0);
+  cluster_max = uk__cluster_max(0);
   printf("%s, %d SMs\n", info.name, sms);
   ut_seed(7);
   subsets();

@@ -19,7 +19,7 @@
 #include <math.h>
 
 #include "graph_api.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -352,17 +352,17 @@ static void refused(void) {
     fprintf(stderr, "refused-launch cases not run under memcheck (UKERN_TEST_MEMCHECK)\n");
     return;
   }
-  CHECK(uk__row_cluster_max(0) == 16);
-  uk__row_cluster_force(32);
+  CHECK(uk__cluster_max(0) == 16);
+  uk__cluster_force(32);
   run_case(P_SOFTMAX, 16, 65536, &l, 1); /* refused: the plain variant */
   CHECK(strcmp(uk_last_error(), "") == 0);
-  CHECK(uk__row_cluster_max(0) == 8);
+  CHECK(uk__cluster_max(0) == 8);
   run_case(P_STATS, 3, 65537, &l, 1); /* clusters of at most 8, refused again */
-  CHECK(uk__row_cluster_max(0) == 0);
+  CHECK(uk__cluster_max(0) == 0);
   layout none = {UK_FLOAT32, 0, 1, 0, "no clusters left"};
   run_case(P_CENTER, 16, 65536, &none, 0);
-  uk__row_cluster_force(0);
-  CHECK(uk__row_cluster_max(0) == 16);
+  uk__cluster_force(0);
+  CHECK(uk__cluster_max(0) == 16);
   layout back = {UK_FLOAT32, 0, 1, 0, "clusters again"};
   run_case(P_NORM, 16, 65536, &back, 1);
 }
@@ -380,7 +380,7 @@ int main(void) {
   lone_short();
   views();
   graphed();
-  CHECK(arch < 90 || uk__row_cluster_max(0) == 16); /* no launch was refused */
+  CHECK(arch < 90 || uk__cluster_max(0) == 16); /* no launch was refused */
   refused();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_row_cluster");

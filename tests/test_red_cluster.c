@@ -9,10 +9,10 @@
  * saying so; 16384 elements (one block), 131073 (a split) and two outputs
  * launch as before. A refused cluster launch falls back inside the call: the
  * same call launches the program without the cluster and succeeds, and
- * later calls take none (uk__row_cluster_failed) until the test forgets the
- * refusal (uk__row_cluster_force). */
+ * later calls take none (uk__cluster_failed) until the test forgets the
+ * refusal (uk__cluster_force). */
 #include "runtime/cudadrv.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 #include "testutil.h"
 
 static CUresult (*real_attr)(int *, CUdevice_attribute, CUdevice);
@@ -116,7 +116,7 @@ int main(void) {
   refuse = 0;
   CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
   CHECK(over == 0 && ex == e0 + 1 && plain == p0 + 2);
-  uk__row_cluster_force(0); /* the refusal forgotten: clusters again */
+  uk__cluster_force(0); /* the refusal forgotten: clusters again */
   CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
   CHECK(over == 1 && ex == e0 + 2 && plain == p0 + 2 && cluster_x == 8 && block_x == 512);
   uk_reduction_destroy(sum);

@@ -516,7 +516,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   size_t hl = strlen(head);
   if (hl && head[hl - 1] == '\n') head[hl - 1] = 0; /* the template's line ends it */
   /* after the precompiled prefix: red_group's 8-vector trips (the key's trip8, a group program's only)
-     unless a knob sets the trip; a wide plan's cluster */
+     unless a knob sets the trip; a wide plan's cluster (detail::cluster_fold holds 8 blocks' values) */
+  _Static_assert(UK_RED_CLUSTER_MAX == 8, "templates/ukern/red_group.cuh cluster_fold: a slot a block");
   snprintf(defs, sizeof defs, "%s%s", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

@@ -23,7 +23,7 @@
 #include "codegen/fuse_row.h"
 #include "runtime/context.h"
 #include "runtime/kernel_common.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 #include "runtime/row_kernel.h"
 
 typedef struct fz_entry {
@@ -363,7 +363,7 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
   const uk_fuse_plan *p = c->e->plan;
   if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__device_sm_count(c->device),
-                                         uk__row_cluster_max(c->device)))
+                                         uk__cluster_max(c->device)))
     return 0;
   /* a lone reduction: only where its rows go over clusters, or a block a
    * row (uk__row_lone_block), with light register slices

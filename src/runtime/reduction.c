@@ -34,7 +34,7 @@
 #include "runtime/kernel_common.h"
 #include "runtime/launch_frame.h"
 #include "runtime/occupancy.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 
 _Static_assert(UK_RED_NKERNELS <= UK__SPEC_FUNCTIONS, "a reduction module's kernels fit uk__spec.fn");
 
@@ -272,7 +272,7 @@ static void key_blocks(const uk_reduction *k, prep *pr, int device) {
      device's first such call) */
   const uk_red_plan_in *in = &pr->in;
   pr->in.cluster_max = uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, UK_RED_CLUSTER_MAX, NULL)
-                           ? uk__row_cluster_max(device)
+                           ? uk__cluster_max(device)
                            : 0;
   key->cluster =
       (uint8_t)(uk__red_wide_cluster(in->group, in->nout, in->nred, in->vec_ok, in->cluster_max, NULL) > 0);
@@ -592,9 +592,9 @@ static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, pr, &s, f->ptr, partial, count, buf);
   if (s.cluster) { /* one output: a grid of one cluster */
-    if (uk__row_cluster_launch(f, fn, s.cluster, uk__red_block_threads(&s), s.cluster, 0, buf, e->plan.bytes) !=
+    if (uk__cluster_launch(f, fn, s.cluster, uk__red_block_threads(&s), s.cluster, 0, buf, e->plan.bytes) !=
         CUDA_SUCCESS) {
-      uk__row_cluster_failed(f->device, s.cluster);
+      uk__cluster_failed(f->device, s.cluster);
       *refused = 1;
     }
   } else {
@@ -630,7 +630,7 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   if (!e) goto out; /* no output elements: nothing to run */
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
   if ((st = launch_plan(k, &pr, &f, e, &refused)) == UK_OK && refused) {
-    /* the device refused the cluster and takes none from now on (uk__row_cluster_failed):
+    /* the device refused the cluster and takes none from now on (uk__cluster_failed):
        this call's program without it */
     key_blocks(k, &pr, f.device);
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) == UK_OK &&

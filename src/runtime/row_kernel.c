@@ -13,7 +13,7 @@
 #include "runtime/kernel_common.h"
 #include "runtime/device.h"
 #include "runtime/launch_frame.h"
-#include "runtime/row_cluster.h"
+#include "runtime/cluster_launch.h"
 
 struct uk__row_kernel {
   uk__kernel base; /* first: the shared stages see the object through it */
@@ -99,7 +99,7 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk_
   const row_key *rk = (const row_key *)e->key;
   e->aux = 0;
   if (rk->g.regs) {
-    if (rk->cluster) uk__row_cluster_loaded(f, e->device);
+    if (rk->cluster) uk__cluster_loaded(f, e->device);
     return UK_OK;
   }
   int optin = device_optin(e->device), fixed = 0;
@@ -109,7 +109,7 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const struct uk_
                    uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, want) == CUDA_SUCCESS
                ? (size_t)want
                : UK_ROW_SMEM_DEFAULT;
-  if (rk->cluster) uk__row_cluster_loaded(f, e->device);
+  if (rk->cluster) uk__cluster_loaded(f, e->device);
   return UK_OK;
 }
 
@@ -276,7 +276,7 @@ static void row_shape(const uk__row_kernel *k, const uk_arg *in, const uk_array 
   s->vec = row_vec(k, in, outs, s->n);
   s->sm_count = uk__device_sm_count(device);
   s->smem = smem;
-  s->cluster_max = uk__row_cluster_max(device);
+  s->cluster_max = uk__cluster_max(device);
   s->contig = row_contig(k, in, outs, ms);
   s->levels = k->p->row.levels;
   s->single = k->p->row.single;
@@ -383,10 +383,10 @@ static uk_status launch(uk__row_kernel *k, const uk_arg *in, const uk_array *out
   pack(e, r, in, outs, geo, buf);
   CUfunction fn = atomic_load_explicit(&e->fn[0], memory_order_relaxed);
   if (key->cluster) {
-    if (uk__row_cluster_launch(f, fn, g->blocks, g->block, g->cluster, (unsigned)g->shared, buf, e->plan.bytes) ==
+    if (uk__cluster_launch(f, fn, g->blocks, g->block, g->cluster, (unsigned)g->shared, buf, e->plan.bytes) ==
         CUDA_SUCCESS)
       return UK_OK;
-    uk__row_cluster_failed(f->device, g->cluster);
+    uk__cluster_failed(f->device, g->cluster);
     return *retry = 1, UK_OK;
   }
   return uk__frame_launch(f, fn, g->blocks, 1, g->block, (unsigned)g->shared, buf, e->plan.bytes);

@@ -23,7 +23,7 @@ void uk__row_destroy(uk__row_kernel *k);
 /* Runs the rows of map shape ms (p->row.ndim axes) on the stream: in are
  * the program's inputs, outs its outputs (allocated or given), all on
  * `device`, which must be the launch's. Compiles at the first call per
- * device and variant. A cluster launch (sm_90+, row_cluster.h) that the
+ * device and variant. A cluster launch (sm_90+, cluster_launch.h) that the
  * driver refuses is no error: the plain shared-memory variant runs. */
 uk_status uk__row_call(uk__row_kernel *k, const uk_arg *in, const uk_array *outs, const int64_t *ms, int device,
                        void *stream);

@@ -1,5 +1,5 @@
-/* The row kernel's cluster launches (row_cluster.h). */
-#include "runtime/row_cluster.h"
+/* Thread-block cluster launches of the generated kernels (cluster_launch.h). */
+#include "runtime/cluster_launch.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 static _Atomic int cap[UK__MAX_DEVICES];
 static _Atomic int forced;
 
-int uk__row_cluster_max(int device) {
+int uk__cluster_max(int device) {
   if (device < 0 || device >= UK__MAX_DEVICES) return 0;
   int c = atomic_load_explicit(&cap[device], memory_order_relaxed);
   if (c) return c > 0 ? c : 0;
@@ -34,12 +34,12 @@ static void lower(int device, int c) {
   }
 }
 
-void uk__row_cluster_loaded(CUfunction f, int device) {
+void uk__cluster_loaded(CUfunction f, int device) {
   if (uk__cu.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1) != CUDA_SUCCESS)
     lower(device, 8);
 }
 
-CUresult uk__row_cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, unsigned shared,
+CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, unsigned shared,
                                 void *buf, size_t bytes) {
   int fc = atomic_load_explicit(&forced, memory_order_relaxed);
   if (fc > 0) blocks = blocks / c * fc, c = fc;
@@ -63,14 +63,14 @@ CUresult uk__row_cluster_launch(const uk__frame *f, CUfunction fn, int64_t block
 
 /* A refusal of a non-portable size (above 8) leaves the portable ones; a
  * refusal within those leaves none. c: the size launched (a test's forced
- * size, uk__row_cluster_launch). */
-void uk__row_cluster_failed(int device, int c) {
+ * size, uk__cluster_launch). */
+void uk__cluster_failed(int device, int c) {
   int fc = atomic_load_explicit(&forced, memory_order_relaxed);
   if (fc > 0) c = fc;
-  lower(device, c > 8 && uk__row_cluster_max(device) > 8 ? 8 : -1);
+  lower(device, c > 8 && uk__cluster_max(device) > 8 ? 8 : -1);
 }
 
-void uk__row_cluster_force(int c) {
+void uk__cluster_force(int c) {
   atomic_store(&forced, c > 0 ? c : 0);
   if (c <= 0)
     for (int d = 0; d < UK__MAX_DEVICES; d++) atomic_store(&cap[d], 0);

@@ -3,12 +3,13 @@
 // sizes it): a row is split over the C blocks of a thread-block cluster
 // (a 1-D cluster along x: rank = position in the cluster), each block
 // keeping its slice in its own shared memory or, with _UK_RK, in its
-// threads' registers. A row reduction combines
-// within the block (_uk_row_reduce), then over the cluster: each block's
-// thread 0 pushes its partial into every other block's shared memory
-// (st.async, each completing bytes of the receiver's mbarrier) and its
-// own; every thread waits for its block's mbarrier and combines the C
-// partials in rank order, so every block gets the very same value. No
+// threads' registers. A row reduction combines within the block
+// (_uk_row_reduce), then over the cluster: each block pushes its partial
+// into every other block's shared memory (st.async from threads 1 .. C-1,
+// one receiver each, each push completing bytes of the receiver's
+// mbarrier) and its own (thread 0); every thread waits for its block's
+// mbarrier and combines the C partials in rank order, so every block gets
+// the very same value. No
 // cluster barrier a reduction: a barrier.cluster release is a GPU-scope
 // fence (MEMBAR.ALL.GPU: every warp waited for its row's global stores
 // to drain) and a stop of the whole cluster; the mbarrier wait is local.
@@ -80,18 +81,22 @@ static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_cl
   typedef ukern::detail::words<A> Wd;
   if (first && it == 0) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
   const unsigned s = it & 1, n = _uk_cl_size(), bar = _uk_cl_sa(&sm.bar[s]);
-  if (threadIdx.x == 0) {
+  // thread 0: the own slot and the arrival (release: the slot's words) with
+  // the bytes to come; threads 1 .. n - 1 (of warp 0): a push each, to rank
+  // (me + thread) % n, all at once (one thread's 15 pushes in turn took
+  // 0.1-0.4 us longer over 16 blocks, H200: docs/PERF.md "Session 28")
+  if (threadIdx.x < n) {
     const unsigned me = _uk_cl_rank(), dst = _uk_cl_sa(&sm.w[s][me][0]);
     Wd x;
     x.put(v);
+    if (threadIdx.x == 0) {
 #pragma unroll
-    for (int i = 0; i < Wd::N; i++) sm.w[s][me][i] = x.w[i];
-    // the arrival (release: the own slot's words) and the bytes to come
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
-                 : "memory");
-    for (unsigned k = 0; k < n; k++) {
-      if (k == me) continue;
-      unsigned rd, rb;
+      for (int i = 0; i < Wd::N; i++) sm.w[s][me][i] = x.w[i];
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
+                   : "memory");
+    } else {
+      unsigned k = me + threadIdx.x, rd, rb;
+      if (k >= n) k -= n;
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rd) : "r"(dst), "r"(k));
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rb) : "r"(bar), "r"(k));
 #pragma unroll

@@ -59,28 +59,70 @@ template <class T, int BLOCK> struct group_reduce {
 #error "a reduction over a thread-block cluster needs sm_90 or later"
 #endif
 // One output over the blocks of one thread-block cluster (the key's
-// cluster: a 1-D grid of one cluster, piece blockIdx.x; rank order). Each
-// block's thread 0 stores its block's value into rank 0's shared memory
-// (a generic address from mapa) once every block has started; after the
-// barrier (release, acquire) rank 0's thread 0 folds them in rank order,
-// so the result never depends on timing. Only rank 0's shared memory is
-// touched from outside: the others may leave after the barrier. v: the
-// block's value (thread 0's); returns the output's in rank 0's thread 0.
-template <class T, class Op> __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsigned n) {
-  __shared__ __align__(16) unsigned char raw[sizeof(T) * 8]; // raw: T may have constructors; 8: UK_RED_CLUSTER_MAX
-  T *slot = (T *)raw;
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the start's arrive: every block is running
-  if (threadIdx.x == 0) {
-    unsigned long long dst;
-    asm volatile("mapa.u64 %0, %1, 0;" : "=l"(dst) : "l"((unsigned long long)(slot + rank)));
-    *(T *)dst = v;
+// cluster: a 1-D grid of one cluster, piece blockIdx.x; rank order). Once
+// every block has started (the start's arrive, waited for here), thread 0
+// of each other block pushes its block's value into its slot of rank 0's
+// shared memory (st.async, completing bytes of rank 0's mbarrier, set up
+// before that arrive: cluster_start) and leaves; rank 0's thread 0 waits
+// for the bytes and folds the values in rank order, so the result never
+// depends on timing. No cluster barrier after the loads: its release is a
+// GPU-scope fence and a stop of every block (H200, float32 sums of 32768-
+// 98304 elements 0.1-0.3 us faster without; docs/PERF.md "Session 28").
+// Only rank 0's shared memory is touched from outside, and rank 0 leaves
+// after every push to it landed. v: the block's value (thread 0's);
+// returns the output's in rank 0's thread 0.
+struct cluster_bar {
+  unsigned long long bar; // rank 0's: one arrival (its thread 0's) and the others' bytes
+};
+__device__ __forceinline__ unsigned cluster_sa(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+// At the kernel's start: rank 0 sets up the mbarrier, then every block
+// arrives (the fence releases the set-up to the cluster before any push).
+__device__ __forceinline__ void cluster_start(cluster_bar &b) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(cluster_sa(&b.bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+template <class T, class Op>
+__device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsigned n, cluster_bar &b) {
+  typedef words<T> Wd;
+  __shared__ unsigned slot[8][Wd::N]; // 8: UK_RED_CLUSTER_MAX
+  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the start's arrive: every block is running
   T r = v;
-  if (rank == 0 && threadIdx.x == 0) {
-    r = slot[0];
+  if (threadIdx.x != 0) return r;
+  const unsigned bar = cluster_sa(&b.bar);
+  if (rank != 0) {
+    Wd x;
+    x.put(v);
+    unsigned rd, rb;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(rd) : "r"(cluster_sa(&slot[rank][0])));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(rb) : "r"(bar));
+#pragma unroll
+    for (int i = 0; i < Wd::N; i++)
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(rd + 4 * i),
+                   "r"(x.w[i]), "r"(rb)
+                   : "memory");
+    return r;
+  }
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
+               : "memory");
+  unsigned done;
+  do
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done)
+                 : "r"(bar)
+                 : "memory");
+  while (!done);
 #pragma unroll 1
-    for (unsigned k = 1; k < n; k++) r = op(r, slot[k]);
+  for (unsigned k = 1; k < n; k++) {
+    Wd x;
+    T o;
+#pragma unroll
+    for (int i = 0; i < Wd::N; i++) x.w[i] = slot[k][i];
+    x.get(o);
+    r = op(r, o);
   }
   return r;
 }
@@ -109,9 +151,10 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
 #ifdef _UK_RED_CLUSTER
   // One output over the cluster (an unsplit program: no partials): piece
-  // blockIdx.x of gridDim.x; the start's arrive, waited for before the
-  // pieces combine (detail::cluster_fold).
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  // blockIdx.x of gridDim.x; rank 0's mbarrier and the start's arrive,
+  // waited for before the pieces combine (detail::cluster_fold).
+  __shared__ detail::cluster_bar cbar;
+  detail::cluster_start(cbar);
   const idx split = (idx)blockIdx.x, nsplit = (idx)gridDim.x, ob0 = 0, obs = nout;
   const idx rbeg = split * chunk, rend = nred - rbeg < chunk ? nred : rbeg + chunk;
 #else
@@ -171,7 +214,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
       }
     }
 #ifdef _UK_RED_CLUSTER
-    res = detail::cluster_fold(res, op, (unsigned)split, (unsigned)nsplit);
+    res = detail::cluster_fold(res, op, (unsigned)split, (unsigned)nsplit, cbar);
     if (split != 0) return;
 #endif
     if (lane == 0 && o < nout) red_post<K>(A, res, o);

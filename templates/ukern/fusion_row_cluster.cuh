@@ -29,6 +29,7 @@
 // closing cluster barrier cost 0.4-0.5 us a call, H200).
 #pragma once
 
+#include <ukern/cluster.cuh>
 #include <ukern/fusion_row.cuh>
 
 // The partials of one reduction level: two slots of C (at most 16)
@@ -53,7 +54,7 @@ _UK_CL_SREG(_uk_cl_size, "cluster_nctarank")
 _UK_CL_SREG(_uk_cl_id, "clusterid.x")
 _UK_CL_SREG(_uk_cl_count, "nclusterid.x")
 #undef _UK_CL_SREG
-static __device__ __forceinline__ unsigned _uk_cl_sa(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+static __device__ __forceinline__ unsigned _uk_cl_sa(const void *p) { return ukern::detail::smem_addr(p); }
 
 // Thread 0: the level's two mbarriers, one arrival a phase (thread 0's,
 // with the bytes the other blocks push). Before _uk_cl_init_done().
@@ -92,28 +93,13 @@ static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_cl
     if (threadIdx.x == 0) {
 #pragma unroll
       for (int i = 0; i < Wd::N; i++) sm.w[s][me][i] = x.w[i];
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
-                   : "memory");
+      ukern::detail::mbar_arrive_expect(bar, (n - 1) * Wd::N * 4);
     } else {
-      unsigned k = me + threadIdx.x, rd, rb;
-      if (k >= n) k -= n;
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rd) : "r"(dst), "r"(k));
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rb) : "r"(bar), "r"(k));
-#pragma unroll
-      for (int i = 0; i < Wd::N; i++)
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(rd + 4 * i),
-                     "r"(x.w[i]), "r"(rb)
-                     : "memory");
+      const unsigned k = me + threadIdx.x;
+      ukern::detail::cluster_push(dst, bar, k < n ? k : k - n, x.w);
     }
   }
-  unsigned done;
-  do
-    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done)
-                 : "r"(bar), "r"((it >> 1) & 1)
-                 : "memory");
-  while (!done);
+  ukern::detail::mbar_wait(bar, (it >> 1) & 1);
   Wd x;
   A r, o;
 #pragma unroll

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <ukern/reduction.cuh>
+#ifdef _UK_RED_CLUSTER
+#include <ukern/cluster.cuh>
+#endif
 
 namespace ukern {
 namespace detail {
@@ -74,12 +77,11 @@ template <class T, int BLOCK> struct group_reduce {
 struct cluster_bar {
   unsigned long long bar; // rank 0's: one arrival (its thread 0's) and the others' bytes
 };
-__device__ __forceinline__ unsigned cluster_sa(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 // At the kernel's start: rank 0 sets up the mbarrier, then every block
 // arrives (the fence releases the set-up to the cluster before any push).
 __device__ __forceinline__ void cluster_start(cluster_bar &b) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(cluster_sa(&b.bar)) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&b.bar)) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
@@ -91,30 +93,15 @@ __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsi
   asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the start's arrive: every block is running
   T r = v;
   if (threadIdx.x != 0) return r;
-  const unsigned bar = cluster_sa(&b.bar);
+  const unsigned bar = smem_addr(&b.bar);
   if (rank != 0) {
     Wd x;
     x.put(v);
-    unsigned rd, rb;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(rd) : "r"(cluster_sa(&slot[rank][0])));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, 0;" : "=r"(rb) : "r"(bar));
-#pragma unroll
-    for (int i = 0; i < Wd::N; i++)
-      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(rd + 4 * i),
-                   "r"(x.w[i]), "r"(rb)
-                   : "memory");
+    cluster_push(smem_addr(&slot[rank][0]), bar, 0, x.w);
     return r;
   }
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"((n - 1) * Wd::N * 4)
-               : "memory");
-  unsigned done;
-  do
-    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done)
-                 : "r"(bar)
-                 : "memory");
-  while (!done);
+  mbar_arrive_expect(bar, (n - 1) * Wd::N * 4);
+  mbar_wait(bar, 0);
 #pragma unroll 1
   for (unsigned k = 1; k < n; k++) {
     Wd x;

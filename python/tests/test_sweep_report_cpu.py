@@ -109,3 +109,27 @@ def test_floors():
     assert "| 256 KiB | 3 | 1 | 1 | 1 | 0.0185 | 0.0047 (one cluster of 4) | 0.0057 - 0.0059 |" in text
     assert "| 64 MiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0201 (split over 512 blocks) | 0.5000 - 0.5000 |" in text
     assert text.index("| 256 KiB | 3 |") < text.index("| 64 MiB | 1 |")
+
+
+def test_near_launch_bound():
+    """Points below 32 MiB within 0.3 us of their launch bound, counted per kind from the JSON's own
+    references (the bound as sweep.py draws it); none of that without a copy rate (old JSONs)."""
+    d = doc()
+    d["meta"]["copy_rate_Bps"] = 4e12
+    base = {"variant": "v", "shape": [8], "axes": None, "width": None, "copy_ms": 0.003, "cupy_ms": 0.01,
+            "share_of_copy": 0.5, "torch_ms": None, "cub_ms": None, "reason": None}
+    bound = 0.0021 + 4096 / 4e12 * 1e3 + 0.002   # empty launch + bytes at the copy rate + 2 us
+    for kind, delta in (("reduction", 0.0002), ("reduction", 0.0004), ("reduction", -0.0001),
+                        ("fusion", -0.00029), ("fusion", -0.0005), ("elementwise", 0.0001)):
+        d["points"].append(dict(base, kind=kind, size_bytes=4096, log2_size=12, bytes=4096, ukern_ms=bound + delta,
+                                met=delta <= 0, reason=None if delta <= 0 else "slow"))
+    # a big point near 90% of the copy rate is not a launch-bound one
+    d["points"].append(dict(base, kind="reduction", size_bytes=64 << 20, log2_size=26, bytes=64 << 20,
+                            ukern_ms=bound, met=False, reason="slow"))
+    margins = sr.launch_margins(d)
+    assert len(margins) == 6 and all(abs(m) < 0.001 for _, m in margins)
+    text = sr.markdown(d)
+    assert ("Below 32 MiB, 2 points are over their launch bound by at most 0.3 us and 2 under it by at most as "
+            "much (missed / met: elementwise 1 / 0, reduction 1 / 1, fusion 0 / 1)") in text
+    del d["meta"]["copy_rate_Bps"]
+    assert sr.launch_margins(d) == [] and "over their launch bound" not in sr.markdown(d)

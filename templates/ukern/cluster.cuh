@@ -14,6 +14,19 @@ namespace detail {
 // A shared memory address of the calling block (32-bit, as mapa takes it).
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
+// Sets up the mbarrier at `bar` for one arrival a phase (one thread).
+__device__ __forceinline__ void mbar_init(unsigned bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+
+// The arrival half of a cluster barrier, after the mbarriers' set-up: the
+// thread that set them up (init) first releases them to the cluster. Its
+// wait (barrier.cluster.wait, acquire) comes before any push to them.
+__device__ __forceinline__ void cluster_arrive_after_init(bool init) {
+  if (init) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
 // Pushes N words into block `rank`'s shared memory at the address `dst`
 // has in the caller's (the same variable there), completing 4 N bytes of
 // that block's mbarrier at the address `bar` has in the caller's.

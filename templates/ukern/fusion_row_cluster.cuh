@@ -9,10 +9,10 @@
 // one receiver each, each push completing bytes of the receiver's
 // mbarrier) and its own (thread 0); every thread waits for its block's
 // mbarrier and combines the C partials in rank order, so every block gets
-// the very same value. No
-// cluster barrier a reduction: a barrier.cluster release is a GPU-scope
-// fence (MEMBAR.ALL.GPU: every warp waited for its row's global stores
-// to drain) and a stop of the whole cluster; the mbarrier wait is local.
+// the very same value. No cluster barrier a reduction: a barrier.cluster
+// release is a GPU-scope fence (MEMBAR.ALL.GPU: every warp waited for its
+// row's global stores to drain) and a stop of the whole cluster; the
+// mbarrier wait is local.
 //
 // A reduction's partials live in one of two slots (it & 1: it counts the
 // rows a block ran), each with its mbarrier (phase (it >> 1) & 1 a use).
@@ -60,17 +60,14 @@ static __device__ __forceinline__ unsigned _uk_cl_sa(const void *p) { return uke
 // with the bytes the other blocks push). Before _uk_cl_init_done().
 template <class A> static __device__ __forceinline__ void _uk_cl_init(_uk_clpart<A> &sm) {
   if (threadIdx.x == 0)
-    for (int k = 0; k < 2; k++) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(_uk_cl_sa(&sm.bar[k])) : "memory");
+    for (int k = 0; k < 2; k++) ukern::detail::mbar_init(_uk_cl_sa(&sm.bar[k]));
 }
 // After every level's _uk_cl_init: the arrival half of a cluster barrier
 // (the fence releases the mbarriers' initialisation to the cluster); its
 // wait comes before the first push (_uk_cluster_reduce's first call), so
 // that the row's first loads and pass run meanwhile (a whole cluster
 // barrier here took 0.25-0.3 us of a 5-9 us kernel, H200).
-static __device__ __forceinline__ void _uk_cl_init_done() {
-  if (threadIdx.x == 0) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-}
+static __device__ __forceinline__ void _uk_cl_init_done() { ukern::detail::cluster_arrive_after_init(threadIdx.x == 0); }
 
 // v: the block's result of a row reduction (every thread has it); returns
 // the cluster's, to every thread of every block. All threads call it, once

@@ -80,11 +80,9 @@ struct cluster_bar {
 // At the kernel's start: rank 0 sets up the mbarrier, then every block
 // arrives (the fence releases the set-up to the cluster before any push).
 __device__ __forceinline__ void cluster_start(cluster_bar &b) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&b.bar)) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  const bool init = blockIdx.x == 0 && threadIdx.x == 0;
+  if (init) mbar_init(smem_addr(&b.bar));
+  cluster_arrive_after_init(init);
 }
 template <class T, class Op>
 __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsigned n, cluster_bar &b) {

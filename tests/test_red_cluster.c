@@ -10,7 +10,8 @@
  * launch as before. A refused cluster launch falls back inside the call: the
  * same call launches the program without the cluster and succeeds, and
  * later calls take none (uk__cluster_failed) until the test forgets the
- * refusal (uk__cluster_force). */
+ * refusal (uk__cluster_force). A test's forced cluster size (uk__cluster_force)
+ * leaves a reduction's cluster as planned. */
 #include "runtime/cudadrv.h"
 #include "runtime/cluster_launch.h"
 #include "testutil.h"
@@ -119,6 +120,22 @@ int main(void) {
   uk__cluster_force(0); /* the refusal forgotten: clusters again */
   CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
   CHECK(over == 1 && ex == e0 + 2 && plain == p0 + 2 && cluster_x == 8 && block_x == 512);
+  /* a test's forced size rescales the row kernel's clusters only: a reduction's one cluster has its
+     pieces planned for its blocks and a slot each in rank 0 (8), so it launches as planned; a refusal
+     under the force is charged at the size launched (8: portable, so no clusters after it) */
+  for (int fc = 2; fc <= 16; fc *= 8) {
+    uk__cluster_force(fc);
+    CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
+    CHECK(over == 1 && ex == e0 + 3 && plain == p0 + 2 && cluster_x == 8 && grid_x == 8 && block_x == 512);
+    e0++;
+  }
+  refuse = 1;
+  CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
+  CHECK(over == 1 && ex == e0 + 3 && plain == p0 + 3);
+  refuse = 0;
+  CHECK_OK(call(sum, UK_FLOAT32, 1, 65536, 1, &over));
+  CHECK(over == 0 && ex == e0 + 3 && plain == p0 + 4);
+  uk__cluster_force(0);
   uk_reduction_destroy(sum);
   uk_reduction_destroy(hsum);
   uk_reduction_destroy(mx);

@@ -39,9 +39,9 @@ void uk__cluster_loaded(CUfunction f, int device) {
     lower(device, 8);
 }
 
-CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, unsigned shared,
-                                void *buf, size_t bytes) {
-  int fc = atomic_load_explicit(&forced, memory_order_relaxed);
+CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, int scalable,
+                            unsigned shared, void *buf, size_t bytes) {
+  int fc = scalable ? atomic_load_explicit(&forced, memory_order_relaxed) : 0;
   if (fc > 0) blocks = blocks / c * fc, c = fc;
   void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes, CU_LAUNCH_PARAM_END};
   CUlaunchAttribute attr;
@@ -64,8 +64,8 @@ CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, i
 /* A refusal of a non-portable size (above 8) leaves the portable ones; a
  * refusal within those leaves none. c: the size launched (a test's forced
  * size, uk__cluster_launch). */
-void uk__cluster_failed(int device, int c) {
-  int fc = atomic_load_explicit(&forced, memory_order_relaxed);
+void uk__cluster_failed(int device, int c, int scalable) {
+  int fc = scalable ? atomic_load_explicit(&forced, memory_order_relaxed) : 0;
   if (fc > 0) c = fc;
   lower(device, c > 8 && uk__cluster_max(device) > 8 ? 8 : -1);
 }

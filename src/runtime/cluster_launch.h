@@ -29,19 +29,23 @@ void uk__cluster_loaded(CUfunction f, int device);
 
 /* Launches fn on the frame's stream over `blocks` blocks (a multiple of
  * c) of `block` threads in clusters of c along x, with `shared` dynamic
- * shared bytes a block and the argument buffer buf of `bytes`. Returns the
- * driver's result and sets no error: on failure the caller falls back
- * (after uk__cluster_failed). */
-CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, unsigned shared,
-                                void *buf, size_t bytes);
+ * shared bytes a block and the argument buffer buf of `bytes`. scalable:
+ * the kernel takes clusters of another size (the row kernel: a test's
+ * uk__cluster_force applies); 0: exactly these (a reduction's one cluster,
+ * its pieces planned for c blocks). Returns the driver's result and sets no
+ * error: on failure the caller falls back (after uk__cluster_failed). */
+CUresult uk__cluster_launch(const uk__frame *f, CUfunction fn, int64_t blocks, int block, int c, int scalable,
+                            unsigned shared, void *buf, size_t bytes);
 
-/* A cluster launch of c blocks failed on `device`: later calls use
- * clusters of at most 8 (c > 8) or none (c <= 8). */
-void uk__cluster_failed(int device, int c);
+/* A cluster launch of c blocks (scalable: as uk__cluster_launch's, so a
+ * test's forced size is the one launched) failed on `device`: later calls
+ * use clusters of at most 8 (c > 8) or none (c <= 8). */
+void uk__cluster_failed(int device, int c, int scalable);
 
-/* Tests: c > 0 launches every cluster variant with clusters of c blocks
- * (the grid scaled to match; the kernel tolerates more blocks than its
- * slices); 0 restores the sizing's C and forgets every device's failures. */
+/* Tests: c > 0 launches every scalable cluster variant (the row kernel's)
+ * with clusters of c blocks (the grid scaled to match; the kernel tolerates
+ * more blocks than its slices); 0 restores the sizing's C and forgets every
+ * device's failures. */
 void uk__cluster_force(int c);
 
 #endif

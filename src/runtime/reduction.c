@@ -592,9 +592,9 @@ static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *
   _Alignas(16) unsigned char buf[UK__PARAM_BYTES_MAX];
   pack(e, pr, &s, f->ptr, partial, count, buf);
   if (s.cluster) { /* one output: a grid of one cluster */
-    if (uk__cluster_launch(f, fn, s.cluster, uk__red_block_threads(&s), s.cluster, 0, buf, e->plan.bytes) !=
+    if (uk__cluster_launch(f, fn, s.cluster, uk__red_block_threads(&s), s.cluster, 0, 0, buf, e->plan.bytes) !=
         CUDA_SUCCESS) {
-      uk__cluster_failed(f->device, s.cluster);
+      uk__cluster_failed(f->device, s.cluster, 0);
       *refused = 1;
     }
   } else {

@@ -383,10 +383,10 @@ static uk_status launch(uk__row_kernel *k, const uk_arg *in, const uk_array *out
   pack(e, r, in, outs, geo, buf);
   CUfunction fn = atomic_load_explicit(&e->fn[0], memory_order_relaxed);
   if (key->cluster) {
-    if (uk__cluster_launch(f, fn, g->blocks, g->block, g->cluster, (unsigned)g->shared, buf, e->plan.bytes) ==
+    if (uk__cluster_launch(f, fn, g->blocks, g->block, g->cluster, 1, (unsigned)g->shared, buf, e->plan.bytes) ==
         CUDA_SUCCESS)
       return UK_OK;
-    uk__cluster_failed(f->device, g->cluster);
+    uk__cluster_failed(f->device, g->cluster, 1);
     return *retry = 1, UK_OK;
   }
   return uk__frame_launch(f, fn, g->blocks, 1, g->block, (unsigned)g->shared, buf, e->plan.bytes);

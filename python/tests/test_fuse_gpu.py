@@ -413,3 +413,71 @@ def test_row_kernel_views(view):
         got = fu(x)
         tol = 1e-12 if view == "float64" else 2e-5  # 1000 elements a row: no near-constant rows
         np.testing.assert_allclose(got.get(), fn(xh.astype(np.float64)), rtol=tol, atol=tol / 5)
+
+
+def _log_softmax(x):
+    d = x - np.max(x, axis=-1, keepdims=True)
+    return d - np.log(np.sum(np.exp(d), axis=-1, keepdims=True))
+
+
+def _logsumexp(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return m + np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True))
+
+
+def _softmax0(x):
+    e = np.exp(x - np.max(x, axis=0, keepdims=True))
+    return e / np.sum(e, axis=0, keepdims=True)
+
+
+def _special_rows(rows, width):
+    """Rows that softmax's max and sum must treat as NumPy does: masks (-inf) over
+    some elements, over a whole thread's or block's part, over all of a row but one,
+    over all of it (NaN out); a +inf or two (NaN out); a NaN; spreads of 160 (terms
+    that underflow); the rest random."""
+    x = RNG.uniform(-4, 4, (rows, width)).astype(np.float32)
+    ninf = np.float32(-np.inf)
+    x[1, RNG.random(width) < 0.5] = ninf
+    x[2, :] = ninf
+    x[3, RNG.integers(width)] = np.inf
+    x[4, RNG.integers(width)] = np.nan
+    x[5, :] = ninf
+    x[5, RNG.integers(width)] = 1.5
+    x[6, :2] = np.inf
+    x[7, : max(1, width // 3)] = ninf
+    x[8, width // 2:] = ninf
+    x[9, :] = RNG.uniform(-80, 80, width)
+    x[10, :] = ninf
+    x[10, -1] = -3.0
+    return x
+
+
+@pytest.mark.parametrize("width", [1, 5, 33, 1000, 4096, 12289, 65537])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp", "softmax0"])
+def test_softmax_specials(name, width):
+    """The row plan's softmax folds the sum's reduction into the max's (each thread's
+    own maximum, rescaled when joined: fuse_row.c fold_pair), and the split plan
+    reduces (max, sum) pairs (ukern/fusion.cuh _uk_lse): -inf, +inf and NaN give
+    NumPy's results (NaN where it has NaN, its zeros and infinities), the rest within
+    rounding of NumPy's float64 values, in every variant (one thread to a cluster a
+    row) and along axis 0 (the split plan)."""
+    fn = {"softmax": _softmax, "log_softmax": _log_softmax, "logsumexp": _logsumexp, "softmax0": _softmax0}[name]
+    fu = ukern.fuse(fn)
+    for rows in (11, 40):
+        xh = _special_rows(rows, width)
+        if name == "softmax0":
+            xh = np.ascontiguousarray(xh.T)
+        x = cp.asarray(xh)
+        got = fu(x).get()
+        with np.errstate(all="ignore"):
+            want = fn(xh.astype(np.float64))
+        assert got.dtype == np.float32 and got.shape == want.shape
+        bad = np.argwhere(np.isnan(got) != np.isnan(want))
+        assert bad.size == 0, (name, rows, width, bad[:4])
+        fin = ~np.isnan(want)
+        assert (np.isinf(got[fin]) == np.isinf(want[fin])).all() and (got[fin][np.isinf(want[fin])] ==
+                                                                     want[fin][np.isinf(want[fin])]).all()
+        fin &= ~np.isinf(want)
+        tol = 2e-5 * np.abs(want[fin]) + (2e-5 if name != "softmax" and name != "softmax0" else 1e-37)
+        assert (np.abs(got[fin] - want[fin]) <= tol).all(), (name, rows, width,
+                                                             float((np.abs(got[fin] - want[fin]) - tol).max()))

@@ -442,7 +442,7 @@ void uk__fuse_member_map(fn *f, const member *m, uk_strbuf *out) {
   case UK_RED_ARGMIN: uk__sb_addf(out, "_uk_argpair_make<%s>(%s, _J)", a, x); break;
   case UK_RED_VAR:
   case UK_RED_STD: uk__sb_addf(out, "_uk_welford_make<%s>(1LL, %s, (%s)(0))", a, x, a); break;
-  case RED_LSE: uk__sb_addf(out, "_uk_lse_make<%s>(%s, (%s)(1))", a, x, a); break;
+  case RED_LSE: uk__sb_addf(out, "_uk_lse_of<%s>(%s)", a, x); break;
   default: uk__sb_add(out, x); break;
   }
   uk__sb_release(&v);
@@ -622,7 +622,7 @@ static uk_status emit_reduction(ctx *c, int group, const char *name, const char 
     c->done[ms[m].id] = 1;
     if (ms[m].red == RED_LSE) { /* the sum of the pair */
       int sid = c->p->partner[ms[m].id];
-      uk__sb_addf(&postb, "  %s _uk_v%d = %s.s;\n", ct(c->p->type[sid].dtype), sid, x);
+      uk__sb_addf(&postb, "  %s _uk_v%d = _uk_lse_total(%s);\n", ct(c->p->type[sid].dtype), sid, x);
       c->done[sid] = 1;
     }
   }

@@ -393,8 +393,11 @@ template <class T> _UK_FD _uk_welford<T> _uk_welford_comb(const _uk_welford<T> &
   return r;
 }
 
-// max and sum(exp(x - max)) in one pass (online softmax): the running
-// maximum and the sum of exponentials relative to it, rescaled on merge.
+// max and sum(exp(x - max)) in one pass (online softmax): a part's maximum
+// m and its sum s of exp(x - c), c = m (0 where m is -inf: the part is empty
+// or all -inf, and s is 0), rescaled on merge. An element's part is
+// _uk_lse_of(x): a +inf or NaN makes s NaN, as exp(x - max) would. The
+// split plan's reductions and the row plan's fold (fuse_row.c) use it.
 template <class T> struct _uk_lse {
   T m, s;
 };
@@ -404,12 +407,31 @@ template <class T> _UK_FD _uk_lse<T> _uk_lse_make(T m, T s) {
   r.s = s;
   return r;
 }
-template <class T> _UK_FD _uk_lse<T> _uk_lse_comb(const _uk_lse<T> &a, const _uk_lse<T> &b) {
-  if (b.s == T(0)) return a; // the identity (or an empty part)
-  if (a.s == T(0)) return b;
-  if (_uk_isnan(a.m) || _uk_isnan(b.m)) return _uk_lse_make(a.m + b.m, a.m + b.m);
-  if (a.m >= b.m) return _uk_lse_make(a.m, a.s + b.s * _uk_exp(b.m - a.m));
-  return _uk_lse_make(b.m, b.s + a.s * _uk_exp(a.m - b.m));
+template <class T> _UK_FD _uk_lse<T> _uk_lse_none() { return _uk_lse_make(_uk_lim<T>::lowest(), T(0)); }
+template <class T> _UK_FD _uk_lse<T> _uk_lse_of(T x) {
+  return _uk_lse_make(x, x == _uk_lim<T>::lowest() ? T(0) : (x - x) + T(1));
 }
+template <class T> _UK_FD _uk_lse<T> _uk_lse_comb(const _uk_lse<T> &a, const _uk_lse<T> &b) {
+  const T m = _uk_maximum(a.m, b.m);
+  if (b.s == T(0)) return _uk_lse_make(m, a.s); // empty or all -inf: adds nothing
+  if (a.s == T(0)) return _uk_lse_make(m, b.s);
+  if (a.m >= b.m) return _uk_lse_make(m, a.s + b.s * _uk_exp(b.m - a.m));
+  return _uk_lse_make(m, b.s + a.s * _uk_exp(a.m - b.m)); // or a NaN m: s NaN
+}
+// The sum of a whole reduced part: every element -inf gives NaN, as
+// exp(-inf - -inf) does.
+template <class T> _UK_FD T _uk_lse_total(const _uk_lse<T> &a) {
+  return a.m == _uk_lim<T>::lowest() ? a.m - a.m : a.s;
+}
+struct _uk_lse_op {
+  template <class T> __device__ __forceinline__ _uk_lse<T> operator()(const _uk_lse<T> &a, const _uk_lse<T> &b) const {
+    return _uk_lse_comb(a, b);
+  }
+};
+// A part's shift c (above), and the factor that takes its exp(x - c) to
+// exp(x - M), M the whole row's maximum (0 for an all -inf part: its
+// values are 0, and exp(0 - M) may not be finite).
+template <class T> _UK_FD T _uk_lse_shift(T m) { return m == _uk_lim<T>::lowest() ? T(0) : m; }
+template <class T> _UK_FD T _uk_lse_scale(T m, T M) { return m == _uk_lim<T>::lowest() ? T(0) : _uk_exp(m - M); }
 
 #undef _UK_FD

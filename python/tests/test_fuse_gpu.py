@@ -455,12 +455,12 @@ def _special_rows(rows, width):
 @pytest.mark.parametrize("width", [1, 5, 33, 1000, 4096, 12289, 65537])
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp", "softmax0"])
 def test_softmax_specials(name, width):
-    """The row plan's softmax folds the sum's reduction into the max's (each thread's
-    own maximum, rescaled when joined: fuse_row.c fold_pair), and the split plan
-    reduces (max, sum) pairs (ukern/fusion.cuh _uk_lse): -inf, +inf and NaN give
+    """Softmax, log-softmax and logsumexp over rows with -inf masks, +inf and NaN:
     NumPy's results (NaN where it has NaN, its zeros and infinities), the rest within
-    rounding of NumPy's float64 values, in every variant (one thread to a cluster a
-    row) and along axis 0 (the split plan)."""
+    rounding of NumPy's float64 values, in every row-plan variant (a thread to a
+    cluster a row) and along axis 0, where the split plan reduces (max, sum) pairs
+    (ukern/fusion.cuh _uk_lse: two -inf elements in one thread's part made the sum
+    NaN before session 29)."""
     fn = {"softmax": _softmax, "log_softmax": _log_softmax, "logsumexp": _logsumexp, "softmax0": _softmax0}[name]
     fu = ukern.fuse(fn)
     for rows in (11, 40):

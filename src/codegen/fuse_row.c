@@ -199,9 +199,6 @@ typedef struct row_em {
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
   int reuse_level;   /* the level whose pass stores it */
-  int fold_max;      /* the softmax fold (fold_pair): level 1's max, or -1 */
-  int fold_sum;      /* and level 2's sum of exp(x - max), reduced with it */
-  int fold_kept;     /* the kept value, of level 2's pass: 1 exp(x - max), 2 x - max, 0 neither */
 } row_em;
 
 static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
@@ -362,80 +359,9 @@ static void cluster_fix(uk_strbuf *t, const char *from, const char *to) {
   uk__sb_release(&o);
 }
 
-/* The softmax fold: where level 1 is one max M = max(x) and level 2 one
- * sum(exp(x - M)) (its online partner, fuse_plan.c), each thread's pass of
- * level 2 takes the thread's own maximum c (_uk_lse_shift) in place of M,
- * and the row reduces the pairs (c, sum of exp(x - c)) once (_uk_lse_op,
- * ukern/fusion.cuh): one row reduction, and one exchange over a cluster,
- * instead of two. The value that pass keeps for the outputs, exp(x - c) or
- * x - c, is taken to M's by the thread's factor or offset _uk_ks. Its
- * values differ from the two-level ones by rounding (a few ulp). */
-static void fold_pair(row_em *e, int nlevels) {
-  const uk_fuse_prog *g = e->c.g;
-  int count[3] = {0, 0, 0}, red[3] = {-1, -1, -1};
-  e->fold_max = e->fold_sum = -1;
-  e->fold_kept = 0;
-  if (nlevels < 2) return;
-  for (int id = 0; id < g->nnodes; id++)
-    if (e->cls[id] == C_ROW && g->nodes[id].kind == UK_FN_RED && e->level[id] <= 2) {
-      count[e->level[id]]++;
-      red[e->level[id]] = id;
-    }
-  if (count[1] != 1 || count[2] != 1 || e->c.p->partner[red[2]] != red[1]) return;
-  int ex = g->nodes[red[2]].arg[0], diff = g->nodes[ex].arg[0], kept = 0;
-  if (e->reuse >= 0 && e->reuse_level == 2) {
-    if (e->reuse == ex) kept = 1;
-    else if (e->reuse == diff) kept = 2;
-    else return;
-  }
-  e->fold_max = red[1];
-  e->fold_sum = red[2];
-  e->fold_kept = kept;
-}
-
-/* 0 for a level whose reduction the fold does with level 1's. */
-static int level_reduces(const row_em *e, int L) { return !(L == 2 && e->fold_sum >= 0); }
-
-/* The type of level L's partials in shared memory. */
-static void level_part_type(const row_em *e, int L, char *buf, size_t n) {
-  if (L == 1 && e->fold_max >= 0) snprintf(buf, n, "_uk_lse<%s>", uk__fuse_ctype(e->c.p->type[e->fold_max].dtype));
-  else snprintf(buf, n, "_uk_acc%d", L);
-}
-
-/* The fold's row reduction, after level 2's pass: the pairs' (ukern/fusion.cuh
- * _uk_lse_op), then M and the sum back in the levels' accumulators. */
-static void emit_fold_reduce(const row_em *e, uk_strbuf *b) {
-  const char *t = uk__fuse_ctype(e->c.p->type[e->fold_max].dtype);
-  uk__sb_addf(b, "    _uk_lse<%s> _uk_a0 = _uk_lse_make(_uk_a1, _uk_a2);\n"
-                 "    _uk_a0 = _uk_row_reduce(_uk_a0, _uk_lse_op(), _uk_lse_none<%s>(), _uk_sm1, _uk_T);\n", t, t);
-  if (e->cluster || e->reg)
-    uk__sb_addf(b, "%s    _uk_a0 = _uk_cluster_reduce(_uk_a0, _uk_lse_op(), _uk_cs1, _uk_par, true);\n%s",
-                e->reg ? "#if _UK_RC\n" : "", e->reg ? "#endif\n" : "");
-  if (e->fold_kept == 1) uk__sb_addf(b, "    const %s _uk_ks = _uk_lse_scale(_uk_a1, _uk_a0.m);\n", t);
-  if (e->fold_kept == 2) uk__sb_addf(b, "    const %s _uk_ks = _uk_lse_shift(_uk_a1) - _uk_a0.m;\n", t);
-  uk__sb_add(b, "    _uk_a1 = _uk_a0.m;\n    _uk_a2 = _uk_lse_total(_uk_a0);\n");
-}
-
-/* The per-row results _uk_v<id> of level L's members from its accumulator,
- * then the level's per-row values. */
-static void emit_finals(row_em *e, int L, const uk_fuse_member *ms, int nm, uk_strbuf *b, uk_strbuf *tmp) {
-  for (int m = 0; m < nm; m++) {
-    char x[32];
-    snprintf(x, sizeof x, "_uk_a%d.m%d", L, m);
-    if (nm == 1) snprintf(x, sizeof x, "_uk_a%d", L);
-    uk__sb_reset(tmp);
-    uk__fuse_member_final(&e->c, &ms[m], x, tmp);
-    if (e->cluster && ms[m].red == UK_RED_MEAN) cluster_fix(tmp, "(_uk_n)", "(_uk_N)");
-    uk__sb_addf(b, "    const %s _uk_v%d = %s;\n", uk__fuse_ctype(ms[m].r), ms[m].id, uk__sb_str(tmp));
-    e->final_[ms[m].id] = 1;
-  }
-  hoist_rows(e, L, b, tmp);
-}
-
 /* One level's reductions: the per-thread pass, the row reduction and the
  * per-row results _uk_v<id> (the accumulator's type into pre with the
- * registers variant, which is emitted first). With the fold, level 1 stops
- * after its pass, and level 2 reduces both. */
+ * registers variant, which is emitted first). */
 static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_prog *g = e->c.g;
   uk_fuse_member ms[64];
@@ -447,9 +373,6 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
     }
   if (e->reg) level_acc(ms, nm, L, pre);
   uk__sb_addf(b, "    _uk_acc%d _uk_a%d = _uk_ident%d();\n    {\n", L, L, L);
-  if (!level_reduces(e, L))
-    uk__sb_addf(b, "      const %s _uk_v%d = _uk_c1; /* the thread's own maximum (fold_pair) */\n",
-                uk__fuse_ctype(e->c.p->type[e->fold_max].dtype), e->fold_max);
   uk_fuse_fn f;
   uk_strbuf lb;
   uk__sb_init(&lb);
@@ -518,24 +441,22 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
-  uk__sb_add(b, "    }\n");
-  if (L == 1 && e->fold_max >= 0) { /* the fold: the thread's maximum stands for M in level 2's pass */
-    uk__sb_addf(b, "    const %s _uk_c1 = _uk_lse_shift(_uk_a1);\n", uk__fuse_ctype(e->c.p->type[e->fold_max].dtype));
-    e->final_[e->fold_max] = 1;
-  } else if (!level_reduces(e, L)) {
-    uk_fuse_member mx;
-    uk__fuse_member_init(&e->c, e->fold_max, &mx);
-    emit_fold_reduce(e, b);
-    emit_finals(e, 1, &mx, 1, b, tmp);
-    uk__sb_addf(b, "    (void)_uk_v%d;\n", e->fold_max); /* the outputs may read the kept value only */
-    emit_finals(e, L, ms, nm, b, tmp);
-  } else {
-    uk__sb_addf(b, "    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L, L);
-    if (e->cluster || e->reg) /* the blocks' partials, combined in rank order: the same value in every block */
-      uk__sb_addf(b, "%s    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par, %s);\n%s",
-                  e->reg ? "#if _UK_RC\n" : "", L, L, L, L, L == 1 ? "true" : "false", e->reg ? "#endif\n" : "");
-    emit_finals(e, L, ms, nm, b, tmp);
+  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
+              L);
+  if (e->cluster || e->reg) /* the blocks' partials, combined in rank order: the same value in every block */
+    uk__sb_addf(b, "%s    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par, %s);\n%s",
+                e->reg ? "#if _UK_RC\n" : "", L, L, L, L, L == 1 ? "true" : "false", e->reg ? "#endif\n" : "");
+  for (int m = 0; m < nm; m++) {
+    char x[32];
+    snprintf(x, sizeof x, "_uk_a%d.m%d", L, m);
+    if (nm == 1) snprintf(x, sizeof x, "_uk_a%d", L);
+    uk__sb_reset(tmp);
+    uk__fuse_member_final(&e->c, &ms[m], x, tmp);
+    if (e->cluster && ms[m].red == UK_RED_MEAN) cluster_fix(tmp, "(_uk_n)", "(_uk_N)");
+    uk__sb_addf(b, "    const %s _uk_v%d = %s;\n", uk__fuse_ctype(ms[m].r), ms[m].id, uk__sb_str(tmp));
+    e->final_[ms[m].id] = 1;
   }
+  hoist_rows(e, L, b, tmp);
   if (lb.failed) b->failed = 1;
   uk__sb_release(&lb);
   return UK_OK;
@@ -648,18 +569,14 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
                       t, k, t, k);
         }
       } else {
-        /* the fold's kept value, taken from the thread's maximum to the row's */
-        const char *fk = e->fold_kept == 1 ? ", (%s) * _uk_ks" : e->fold_kept == 2 ? ", (%s) + _uk_ks" : ", %s";
-        char kx[96];
         uk__sb_addf(&lp, ", const %s _uk_kv", ta);
-        if (e->reg) snprintf(kx, sizeof kx, "_uk_rv[_I]");
+        if (e->reg) uk__sb_add(&ka, ", _uk_rv[_I]");
         else if (keep_vec(e)) {
-          snprintf(kx, sizeof kx, "_uk_vkv.v[_i]");
+          uk__sb_add(&ka, ", _uk_vkv.v[_i]");
           uk__sb_addf(&vl, "        const _uk_vec<%s, _UK_RV> _uk_vkv = *(const _uk_vec<%s, _UK_RV> *)(_uk_k_in%d + _J0);\n",
                       ta, ta, k);
         } else
-          snprintf(kx, sizeof kx, "*(const %s *)(_uk_k_in%d + _J)", ta, k);
-        uk__sb_addf(&ka, fk, kx);
+          uk__sb_addf(&ka, ", *(const %s *)(_uk_k_in%d + _J)", ta, k);
       }
     }
     char kv[] = "_uk_kv";
@@ -747,8 +664,7 @@ static void emit_keep(const uk_fuse_row *r, uk_strbuf *b) {
  * _uk_n) of it (nc: _uk_geo's slice; _uk_n clipped to the row), whose
  * bases are moved to that start so that the passes see the slice as a
  * row; then the slice kept, all of it (the sizing made it fit). */
-static void emit_cluster_head(const row_em *e, int nd, int nlevels, const char *regions, uk_strbuf *b) {
-  const uk_fuse_row *r = &e->c.p->row;
+static void emit_cluster_head(const uk_fuse_row *r, int nd, int nlevels, const char *regions, uk_strbuf *b) {
   uk__sb_addf(b, "  const int _uk_T = _uk_g.T, _uk_t = (int)threadIdx.x;\n"
                  "  const unsigned _uk_cr = _uk_cl_rank();\n"
                  "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_g.n ? _uk_lo0 : _uk_g.n;\n"
@@ -758,8 +674,7 @@ static void emit_cluster_head(const row_em *e, int nd, int nlevels, const char *
                  "  unsigned char *_uk_kp = _uk_dyn;\n"
                  "%s",
               regions);
-  for (int L = 1; L <= nlevels; L++)
-    if (level_reduces(e, L)) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
   uk__sb_addf(b, "  _uk_cl_init_done();\n"
                  "  unsigned _uk_par = 0; /* rows run: which partial slot and mbarrier phase a reduction uses */\n"
                  "  for (long long _uk_row = _uk_cl_id(); _uk_row < _uk_g.nrows; _uk_row += _uk_cl_count(), _uk_par++) {\n"
@@ -792,8 +707,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
                   "  const unsigned _uk_cr = _uk_cl_rank();\n"
                   "  const long long _uk_lo0 = (long long)_uk_cr * _uk_g.nc, _uk_lo = _uk_lo0 < _uk_n ? _uk_lo0 : _uk_n;\n"
                   "  const int _uk_sl = (int)(_uk_n - _uk_lo < _uk_g.nc ? _uk_n - _uk_lo : _uk_g.nc);\n");
-    for (int L = 1; L <= nlevels; L++)
-      if (level_reduces(e, L)) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
+    for (int L = 1; L <= nlevels; L++) uk__sb_addf(b, "  _uk_cl_init(_uk_cs%d);\n", L);
     uk__sb_add(b, "  _uk_cl_init_done();\n"
                   "  unsigned _uk_par = 0; /* rows run: which partial slot and mbarrier phase a reduction uses */\n"
                   "  for (long long _uk_r0 = _uk_cl_id(); _uk_r0 < _uk_g.nrows; _uk_r0 += _uk_cl_count(), _uk_par++) {\n"
@@ -846,7 +760,7 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
     if (e->reuse >= 0)
       uk__sb_addf(b, "    %s _uk_rv[_UK_RK * _UK_RV];\n", uk__fuse_ctype(p->type[e->reuse].dtype));
   } else if (e->cluster) {
-    emit_cluster_head(e, nd, nlevels, regions, b);
+    emit_cluster_head(r, nd, nlevels, regions, b);
   } else {
     uk__sb_addf(b, "  constexpr int _uk_T = _UK_RT;\n"
                    "  const int _uk_t = (int)threadIdx.x %% _uk_T, _uk_rpb = (int)blockDim.x / _uk_T;\n"
@@ -942,7 +856,6 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
   e->reuse = -1;
   e->reuse_level = nlevels;
   if (nelem && nlevels && (s = pick_reuse(e, nlevels))) goto out;
-  fold_pair(e, nlevels);
   /* register bytes of an element: inputs, the kept value, outputs */
   r->reg_bytes = e->reuse >= 0 ? (int)uk_dtype_size(p->type[e->reuse].dtype) : 0;
   for (int j = 0; j < r->nparams; j++)
@@ -955,29 +868,16 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
                    "#ifndef _UK_RX\n#define _UK_RX 0\n#endif\n#ifndef _UK_RD\n#define _UK_RD 0\n#endif\n");
   uk__sb_add(&pre, "#ifndef _UK_RC\n#define _UK_RC 0\n#endif\n#if _UK_RC\n#include <ukern/fusion_row_cluster.cuh>\n#endif\n");
   uk__sb_add(&b, "  extern __shared__ __align__(16) unsigned char _uk_dyn[];\n");
-  char pt[64];
-  for (int L = 1; L <= nlevels; L++)
-    if (level_reduces(e, L)) {
-      level_part_type(e, L, pt, sizeof pt);
-      uk__sb_addf(&b, "  __shared__ _uk_part<%s> _uk_sm%d;\n", pt, L);
-    }
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_part<_uk_acc%d> _uk_sm%d;\n", L, L);
   uk__sb_add(&b, "#if _UK_RK\n#if _UK_RX\n  __shared__ __align__(16) unsigned char _uk_stg[8 * 32 * _UK_RK * 16]; /* a slot a warp */\n#endif\n");
   uk__sb_add(&b, "#if _UK_RC\n");
-  for (int L = 1; L <= nlevels; L++)
-    if (level_reduces(e, L)) {
-      level_part_type(e, L, pt, sizeof pt);
-      uk__sb_addf(&b, "  __shared__ _uk_clpart<%s> _uk_cs%d;\n", pt, L);
-    }
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_clpart<_uk_acc%d> _uk_cs%d;\n", L, L);
   uk__sb_add(&b, "#endif\n");
   e->reg = 1;
   if ((s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp))) goto out;
   /* the cluster variant: the shared-memory one over a block's slice */
   uk__sb_add(&b, "#elif _UK_RC\n");
-  for (int L = 1; L <= nlevels; L++)
-    if (level_reduces(e, L)) {
-      level_part_type(e, L, pt, sizeof pt);
-      uk__sb_addf(&b, "  __shared__ _uk_clpart<%s> _uk_cs%d;\n", pt, L);
-    }
+  for (int L = 1; L <= nlevels; L++) uk__sb_addf(&b, "  __shared__ _uk_clpart<_uk_acc%d> _uk_cs%d;\n", L, L);
   e->reg = 0;
   e->cluster = 1;
   s = emit_body(e, nd, nlevels, nelem, uk__sb_str(&regions), &pre, &b, &tmp);

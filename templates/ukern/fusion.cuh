@@ -396,8 +396,8 @@ template <class T> _UK_FD _uk_welford<T> _uk_welford_comb(const _uk_welford<T> &
 // max and sum(exp(x - max)) in one pass (online softmax): a part's maximum
 // m and its sum s of exp(x - c), c = m (0 where m is -inf: the part is empty
 // or all -inf, and s is 0), rescaled on merge. An element's part is
-// _uk_lse_of(x): a +inf or NaN makes s NaN, as exp(x - max) would. The
-// split plan's reductions and the row plan's fold (fuse_row.c) use it.
+// _uk_lse_of(x): a +inf or NaN makes s NaN, as exp(x - max) would (the
+// split plan's softmax, fuse_plan.c find_online_pairs).
 template <class T> struct _uk_lse {
   T m, s;
 };
@@ -407,7 +407,6 @@ template <class T> _UK_FD _uk_lse<T> _uk_lse_make(T m, T s) {
   r.s = s;
   return r;
 }
-template <class T> _UK_FD _uk_lse<T> _uk_lse_none() { return _uk_lse_make(_uk_lim<T>::lowest(), T(0)); }
 template <class T> _UK_FD _uk_lse<T> _uk_lse_of(T x) {
   return _uk_lse_make(x, x == _uk_lim<T>::lowest() ? T(0) : (x - x) + T(1));
 }
@@ -423,15 +422,5 @@ template <class T> _UK_FD _uk_lse<T> _uk_lse_comb(const _uk_lse<T> &a, const _uk
 template <class T> _UK_FD T _uk_lse_total(const _uk_lse<T> &a) {
   return a.m == _uk_lim<T>::lowest() ? a.m - a.m : a.s;
 }
-struct _uk_lse_op {
-  template <class T> __device__ __forceinline__ _uk_lse<T> operator()(const _uk_lse<T> &a, const _uk_lse<T> &b) const {
-    return _uk_lse_comb(a, b);
-  }
-};
-// A part's shift c (above), and the factor that takes its exp(x - c) to
-// exp(x - M), M the whole row's maximum (0 for an all -inf part: its
-// values are 0, and exp(0 - M) may not be finite).
-template <class T> _UK_FD T _uk_lse_shift(T m) { return m == _uk_lim<T>::lowest() ? T(0) : m; }
-template <class T> _UK_FD T _uk_lse_scale(T m, T M) { return m == _uk_lim<T>::lowest() ? T(0) : _uk_exp(m - M); }
 
 #undef _UK_FD

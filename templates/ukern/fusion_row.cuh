@@ -227,40 +227,6 @@ static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _
   return _uk_bcast(v);
 }
 
-// The softmax fold's (max, sum) pairs (fuse_row.c fold_pair): the W lanes'
-// maximum first (a butterfly: every lane gets it), each lane's sum rescaled
-// to it (one exp), then the sums' tree, lane 0's. Two exps a thread: a tree
-// of the pairs themselves (an exp a step, _uk_lse_comb) made softmax rows
-// 0.7-6.7 us slower than two reductions (H200).
-template <class T> static __device__ __forceinline__ T _uk_lse_rescale(const _uk_lse<T> &v, T M) {
-  return v.s == T(0) ? T(0) : v.s * _uk_exp(v.m - M); // an empty or all -inf part adds nothing
-}
-template <class T> static __device__ __forceinline__ _uk_lse<T> _uk_lse_group(const _uk_lse<T> &v, int W) {
-  T M = v.m;
-#pragma unroll
-  for (int off = W >> 1; off > 0; off >>= 1) M = _uk_maximum(M, __shfl_xor_sync(0xffffffffu, M, off, W));
-  T s = _uk_lse_rescale(v, M);
-#pragma unroll
-  for (int off = W >> 1; off > 0; off >>= 1) s += __shfl_down_sync(0xffffffffu, s, off, W);
-  return _uk_lse_make(M, s);
-}
-// _uk_row_reduce of the pairs, by the steps above: each warp's, then the
-// row's T / 32 warp results through shared memory.
-template <class T>
-static __device__ __forceinline__ _uk_lse<T> _uk_row_reduce(_uk_lse<T> v, _uk_lse_op, const _uk_lse<T> &,
-                                                            _uk_part<_uk_lse<T> > &sm, int Tn) {
-  if (Tn <= 32) return _uk_bcast(_uk_lse_group(v, Tn), Tn);
-  const int nw = Tn >> 5;
-  v = _uk_lse_group(v, 32);
-  _uk_lse<T> *part = (_uk_lse<T> *)sm.b;
-  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, first = w & ~(nw - 1);
-  if (lane == 0) part[w] = v;
-  __syncthreads();
-  v = _uk_lse_group(part[first + (lane & (nw - 1))], nw < 32 ? nw : 32);
-  __syncthreads(); // the slots are reused by the next reduction
-  return _uk_bcast(v);
-}
-
 // a / b for the elements a of a row and the row's value b, with the
 // division's own result (IEEE, rounded to nearest): b's reciprocal r =
 // RN(1 / b) once a row, then per element q = RN(a r) and one correction

@@ -69,34 +69,6 @@ template <class A> static __device__ __forceinline__ void _uk_cl_init(_uk_clpart
 // barrier here took 0.25-0.3 us of a 5-9 us kernel, H200).
 static __device__ __forceinline__ void _uk_cl_init_done() { ukern::detail::cluster_arrive_after_init(threadIdx.x == 0); }
 
-// Rank k's value in slot set s.
-template <class A> static __device__ __forceinline__ A _uk_cl_slot(const _uk_clpart<A> &sm, unsigned s, unsigned k) {
-  ukern::detail::words<A> x;
-#pragma unroll
-  for (int i = 0; i < ukern::detail::words<A>::N; i++) x.w[i] = sm.w[s][k][i];
-  A r;
-  x.get(r);
-  return r;
-}
-// The n blocks' values combined in rank order.
-template <class A, class Op>
-static __device__ __forceinline__ A _uk_cl_fold(Op op, const _uk_clpart<A> &sm, unsigned s, unsigned n) {
-  A r = _uk_cl_slot(sm, s, 0);
-  for (unsigned k = 1; k < n; k++) r = op(r, _uk_cl_slot(sm, s, k));
-  return r;
-}
-// The softmax fold's pairs: the maximum, then the sums rescaled to it (their
-// exps independent of one another), in rank order.
-template <class T>
-static __device__ __forceinline__ _uk_lse<T> _uk_cl_fold(_uk_lse_op, const _uk_clpart<_uk_lse<T> > &sm, unsigned s,
-                                                         unsigned n) {
-  T M = _uk_cl_slot(sm, s, 0).m;
-  for (unsigned k = 1; k < n; k++) M = _uk_maximum(M, _uk_cl_slot(sm, s, k).m);
-  T S = _uk_lse_rescale(_uk_cl_slot(sm, s, 0), M);
-  for (unsigned k = 1; k < n; k++) S += _uk_lse_rescale(_uk_cl_slot(sm, s, k), M);
-  return _uk_lse_make(M, S);
-}
-
 // v: the block's result of a row reduction (every thread has it); returns
 // the cluster's, to every thread of every block. All threads call it, once
 // a row (it: the rows the block ran before this one); first: the row's
@@ -125,6 +97,17 @@ static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_cl
     }
   }
   ukern::detail::mbar_wait(bar, (it >> 1) & 1);
-  return _uk_cl_fold(op, sm, s, n);
+  Wd x;
+  A r, o;
+#pragma unroll
+  for (int i = 0; i < Wd::N; i++) x.w[i] = sm.w[s][0][i];
+  x.get(r);
+  for (unsigned k = 1; k < n; k++) {
+#pragma unroll
+    for (int i = 0; i < Wd::N; i++) x.w[i] = sm.w[s][k][i];
+    x.get(o);
+    r = op(r, o);
+  }
+  return r;
 }
 #endif

@@ -96,20 +96,21 @@ static void softmax_once(void) {
       CHECK(count(src, "if (_uk_keepv)") == 0);
       CHECK(count(src, "_uk_keepr = _uk_v") == 2);
       /* read back as vectors by the output pass */
-      CHECK_CONTAINS(src, "_uk_f(_J, _i, _uk_vkv.v[_i]);");
+      CHECK_CONTAINS(src, ts[k] == UK_FLOAT32 ? "_uk_f(_J, _i, _uk_vkv.v[_i], false);" : "_uk_f(_J, _i, _uk_vkv.v[_i]);");
       /* shared memory: exp once in the sum's pass, once for the re-read
        * rest; none where the kept value is read. Registers: once, the
        * value kept in _uk_rv for every element */
       CHECK(count(src, "_uk_exp(") == 3);
       CHECK(count_regs(src, "_uk_exp(") == 1);
       CHECK(count_regs(src, "_uk_keepr = _uk_v") == 1);
-      /* float32 registers: branch-free divisions, then exact ones where one
-       * flagged (fuse_row.c reg_outputs) */
-      if (ts[k] == UK_FLOAT32)
-        CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], !_uk_try);") == 1 &&
-              count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], true);") == 1 &&
-              count_regs(src, "if (_uk_try && _uk_bad) {") == 1);
-      else CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I]);") == 1 && count_regs(src, "_uk_bad") == 0);
+      /* float32: branch-free divisions, then a vector's exact ones where
+       * one flagged (fuse_row.c vec_redo); registers where _UK_RD says */
+      if (ts[k] == UK_FLOAT32) {
+        CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], !_UK_RD);") == 1 &&
+              count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], true);") == 1 && count_regs(src, "if (_UK_RD && _uk_bad) {") == 1);
+        CHECK(count(src, "_uk_f(_J, _i, _uk_vkv.v[_i], true);") == 1 && count(src, "if (_uk_bad) {") == 1);
+        CHECK(count(src, "_uk_try") == 0);
+      } else CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I]);") == 1 && count(src, "_uk_bad") == 0);
       CHECK(count_regs(src, "_uk_keepv") == 0);
       CHECK(kf && rest && kf < rest);
       const char *ex = kf ? strstr(kf, "_uk_exp(") : NULL;
@@ -118,10 +119,11 @@ static void softmax_once(void) {
        * the same result), made once a row after the sum */
       const char *dv = kf ? strstr(kf, "float(_uk_kv) / float(_uk_v") : NULL;
       if (ts[k] == UK_FLOAT64) dv = kf ? strstr(kf, "(_uk_kv / _uk_v") : NULL;
-      if (ts[k] == UK_FLOAT32) dv = kf ? strstr(kf, "_uk_rdiv(_uk_kv, _uk_d") : NULL;
+      if (ts[k] == UK_FLOAT32) dv = kf ? strstr(kf, "_uk_rdiv_try(_uk_kv, _uk_d") : NULL;
       CHECK(dv && dv < rest);
       CHECK(count(src, "= _uk_rd_make(_uk_v") == (ts[k] == UK_FLOAT32 ? 2 : 0));
-      CHECK(count(src, "_uk_rdiv(") == (ts[k] == UK_FLOAT32 ? 2 : 0));
+      CHECK(count(src, "_uk_rdiv(") == (ts[k] == UK_FLOAT32 ? 1 : 0)); /* the re-read rest's */
+      CHECK(count(src, "_uk_rdiv_try(_uk_kv, _uk_d") == (ts[k] == UK_FLOAT32 ? 2 : 0));
       CHECK(count_regs(src, "_uk_rdiv_try(_uk_kv, _uk_d") == (ts[k] == UK_FLOAT32 ? 1 : 0));
       uk_free(src);
     }

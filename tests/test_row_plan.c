@@ -189,14 +189,17 @@ static void staged(void) {
   uk__row_variant(&g, 32, v, sizeof v);
   CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n"
                   "#define _UK_RD 0\n#define _UK_RX 1\n") == 0);
-  /* branch-free divisions: registers, at most 16 elements a thread, at most 2 blocks an SM */
+  /* branch-free divisions: registers, at most 16 elements a thread, blocks of at most
+   * 256 threads or at most 2 blocks an SM */
   g.try_div = 1, g.staged = 0;
   uk__row_variant(&g, 32, v, sizeof v);
   CHECK(strcmp(v, "#define _UK_RK 4\n#define _UK_RV 4\n#define _UK_RT 2\n#define _UK_RW 1\n#define _UK_RD 1\n") == 0);
-  g.blocks = 264;
+  g.block = 512, g.blocks = 264;
   CHECK(uk__row_try_div(&g, 132) == 1);
   g.blocks = 265;
   CHECK(uk__row_try_div(&g, 132) == 0);
+  g.block = 256, g.blocks = 1 << 20;
+  CHECK(uk__row_try_div(&g, 132) == 1);
   g.blocks = 8, g.regs = 8;
   CHECK(uk__row_try_div(&g, 132) == 0); /* 32 elements a thread */
   g.regs = 4, g.mode = UK_ROW_SHARED;

@@ -373,13 +373,15 @@ def test_lone_reduction_rows(name, rows, width, row_plan):
     assert (np.abs(got.get() - want) <= tol).all(), (name, rows, width, float((np.abs(got.get() - want) - tol).max()))
 
 
-@pytest.mark.parametrize("rows,width", [(5, 64), (3, 1000), (7, 8192), (2, 32768), (300, 24), (20000, 256)])
+@pytest.mark.parametrize("rows,width", [(5, 64), (3, 1000), (7, 8192), (2, 32768), (300, 24), (20000, 256),
+                                        (300, 8192), (140, 40001)])
 def test_row_division_is_exact(rows, width):
     """x / (a row's float32 value) in the row kernel is x / d rounded once, as NumPy's,
-    for every x: the registers variant of few blocks an SM divides without a branch
-    and takes the exact division again where an element (zeros' signs, denormals,
-    values past 2^63, infinities, NaN) or the row's divisor (2^-84) is out of that
-    path's range; with many blocks (20000 rows) it divides exactly at once."""
+    for every x: the shared-memory variants and the registers variant of at most 16
+    elements a thread divide without a branch and take a vector's exact divisions again
+    where an element (zeros' signs, denormals, values past 2^63, infinities, NaN) or the
+    row's divisor (2^-84) is out of that path's range; 32 elements a thread (300 rows of
+    8192) divide exactly at once; rows of 40001 are kept in shared memory."""
     fu = ukern.fuse(lambda x, y: x / np.sum(y, axis=-1, keepdims=True))
     specials = np.array([0.0, -0.0, 1e-40, -3e-39, 1e-30, -2e-19, 3e38, -9.3e18, np.inf, -np.inf, np.nan, 1.0],
                         dtype=np.float32)

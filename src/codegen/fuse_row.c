@@ -482,7 +482,7 @@ static void out_fn(row_em *e, const char *name, int gather, const char *params, 
   uk_strbuf wb;
   uk__sb_init(&wb);
   fn_start(e, &f, &wb, "        ");
-  f.rdiv_try = e->reg && gather && e->ndiv > 0;
+  f.rdiv_try = gather && e->ndiv > 0;
   for (int o = 0; o < g->nout; o++) {
     char lv[64];
     if (e->c.p->row.out_per_row[o]) continue;
@@ -495,18 +495,42 @@ static void out_fn(row_em *e, const char *name, int gather, const char *params, 
   uk__sb_release(&wb);
 }
 
+/* After a vector's outputs computed by fv(_J, _I, args, false) (branch-free
+ * divisions, _uk_rdiv_try): where one flagged its element (out of
+ * _uk_rdiv's range, or the row's divisor out of it) and cond holds, the
+ * vector's outputs again with exact divisions, from the same values
+ * (body: one element's). A branch a vector, not an element: one an element
+ * kept the compiler from interleaving the elements' steps (float32 softmax
+ * of few long rows: 0.3-0.6 us of 5-9, H200), and a redo of the thread's
+ * whole pass held its values and outputs together (registers: occupancy
+ * at many blocks an SM). */
+static void vec_redo(uk_strbuf *b, const char *cond, const char *body) {
+  uk__sb_addf(b, "        if (%s_uk_bad) {\n#pragma unroll\n          for (int _i = 0; _i < _UK_RV; _i++) {\n%s"
+                 "          }\n          _uk_bad = false;\n        }\n", cond, body);
+}
+
 /* The shared-memory variants' output pass: each thread's _UK_RV
  * consecutive kept elements at a time (loads: their vectors), their
  * outputs gathered by fv(_J, _I, args) and stored as one vector each; then
- * the elements past the kept part one a step, rest(_J, loaded). */
+ * the elements past the kept part one a step, rest(_J, loaded). Divisions
+ * by a row's float32 value: fv's branch-free (vec_redo), rest's exact. */
 static void vec_outputs(row_em *e, const char *fv, const char *loads, const char *args, const char *rest,
                         uk_strbuf *b) {
   const uk_fuse_prog *g = e->c.g;
   const uk_fuse_plan *p = e->c.p;
   uk__sb_addf(b, "#pragma unroll 1\n      for (long long _J0 = (long long)_uk_t * _UK_RV; _J0 < _uk_nc; _J0 += (long long)_uk_T * _UK_RV) {\n%s",
               loads);
+  int d = e->ndiv > 0;
   uk__sb_addf(b, "#pragma unroll\n        for (int _i = 0; _i < _UK_RV; _i++) {\n          const long long _J = _J0 + _i;\n"
-                 "          %s(_J, _i%s);\n        }\n", fv, args);
+                 "          %s(_J, _i%s%s);\n        }\n", fv, args, d ? ", false" : "");
+  if (d) {
+    uk_strbuf t;
+    uk__sb_init(&t);
+    uk__sb_addf(&t, "            const long long _J = _J0 + _i;\n            %s(_J, _i%s, true);\n", fv, args);
+    vec_redo(b, "", uk__sb_str(&t));
+    if (t.failed) b->failed = 1;
+    uk__sb_release(&t);
+  }
   for (int o = 0; o < g->nout; o++)
     if (!p->row.out_per_row[o])
       uk__sb_addf(b, "        _uk_stv<_UK_RV>(_uk_b_out%d, _J0, _uk_c_out%d, _uk_w_out%d);\n", o, o, o);
@@ -516,22 +540,22 @@ static void vec_outputs(row_em *e, const char *fv, const char *loads, const char
 
 /* The registers variant's output pass: _uk_f(_J, _I, args) over every
  * slot; where divisions by a row's float32 value go through its _uk_d<id>
- * (e->ndiv), branch-free (_uk_rdiv_try) first, then, where
- * one flagged its element (out of _uk_rdiv's range, or the row's divisor
- * out of it), again with exact ones; exact ones at once unless the variant
- * says so (_UK_RD, uk__row_try_div: few blocks an SM, at most
- * UK_ROW_REG_ELEMS elements a thread; with the wide budget the values kept
- * for the second pass spilled at 64 registers, NVRTC 13). */
+ * (e->ndiv), branch-free and a vector's again where one flagged (vec_redo)
+ * where the variant says (_UK_RD, uk__row_try_div), else exact at once. */
 static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tmp) {
-  int d = e->ndiv > 0;
   uk__sb_reset(tmp);
-  uk__sb_addf(tmp, "_uk_f(_J, _I%s%s);", args, d ? ", !_uk_try" : "");
-  reg_loop(b, uk__sb_str(tmp), "");
-  if (!d) return;
-  uk__sb_reset(tmp);
-  uk__sb_addf(tmp, "_uk_f(_J, _I%s, true);", args);
-  uk__sb_add(b, "      if (_uk_try && _uk_bad) {\n");
-  reg_loop(b, uk__sb_str(tmp), "");
+  if (e->ndiv == 0) {
+    uk__sb_addf(tmp, "_uk_f(_J, _I%s);", args);
+    reg_loop(b, uk__sb_str(tmp), "");
+    return;
+  }
+  uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n#pragma unroll\n"
+                 "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
+                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n          _uk_f(_J, _I%s, !_UK_RD);\n        }\n",
+              args);
+  uk__sb_addf(tmp, "            const int _I = _k * _UK_RV + _i;\n            const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
+                   "            _uk_f(_J, _I%s, true);\n", args);
+  vec_redo(b, "_UK_RD && ", uk__sb_str(tmp));
   uk__sb_add(b, "      }\n");
 }
 
@@ -545,9 +569,7 @@ static void emit_outputs(row_em *e, uk_strbuf *b, uk_strbuf *tmp) {
   const uk_fuse_plan *p = e->c.p;
   const uk_fuse_row *r = &p->row;
   uk__sb_add(b, "    {\n");
-  if (e->reg && e->ndiv > 0)
-    uk__sb_add(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n"
-                   "      constexpr bool _uk_try = _UK_RD; /* uk__row_try_div */\n");
+  if (e->ndiv > 0) uk__sb_add(b, "      bool _uk_bad = false; /* a division flagged (_uk_rdiv_try) */\n");
   for (int o = 0; o < g->nout; o++)
     if (!r->out_per_row[o])
       uk__sb_addf(b, "      %s _uk_w_out%d[%s];\n", uk__fuse_ctype(p->out_dtype[o]), o, e->reg ? "_UK_RK * _UK_RV" : "_UK_RV");

@@ -148,7 +148,7 @@ static int light_regs(const uk_row_grid *g) { return g->mode == UK_ROW_REGS && g
 
 int uk__row_try_div(const uk_row_grid *g, int sm_count) {
   int64_t sm = sm_count > 0 ? sm_count : 1;
-  return light_regs(g) && g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm;
+  return light_regs(g) && (g->block <= UK_ROW_TRY_DIV_BLOCK || g->blocks <= UK_ROW_TRY_DIV_BLOCKS_PER_SM * sm);
 }
 
 int uk__row_lone_light(const uk_row_shape *s, const uk_row_grid *g) {

@@ -93,13 +93,16 @@ typedef struct uk_row_grid {
                          an element (_UK_RD; uk__row_try_div), else 0 */
 } uk_row_grid;
 
-/* Grids of at most this many blocks an SM take the branch-free divisions
- * of the registers variant (fuse_row.c reg_outputs, _uk_rdiv_try) where a
- * thread holds at most UK_ROW_REG_ELEMS elements: few blocks an SM wait on
- * each step's latency (softmax and layer norms up to 4 MiB 2-16% faster),
- * while many blocks an SM lost occupancy to the values kept for a second
- * pass (rows of 2048-8192 from 16 MiB 4-8% slower, H200: docs/PERF.md
- * "Session 21"). */
+/* The registers variant takes the branch-free divisions (fuse_row.c
+ * reg_outputs, _uk_rdiv_try, a vector's redo; the shared-memory variants
+ * always do) where a thread holds at most UK_ROW_REG_ELEMS elements and
+ * its grid has blocks of at most UK_ROW_TRY_DIV_BLOCK threads or at most
+ * UK_ROW_TRY_DIV_BLOCKS_PER_SM blocks an SM: the redo holds a vector's
+ * values a while longer (8-10 more registers, NVRTC 13), which took blocks
+ * of 512 threads from 3 to 2 an SM and rows of 8192 from 16 MiB 4-11%
+ * slower, while blocks of 256 lost less and gained (rows of 32-256 up to
+ * 5% faster; H200: docs/PERF.md "Session 30"). */
+#define UK_ROW_TRY_DIV_BLOCK 256
 #define UK_ROW_TRY_DIV_BLOCKS_PER_SM 2
 
 /* 1 where g (sized for sm_count SMs) takes the branch-free divisions. */

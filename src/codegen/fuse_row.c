@@ -551,9 +551,11 @@ static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tm
   }
   uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n#pragma unroll\n"
                  "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
-                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n          _uk_f(_J, _I%s, !_UK_RD);\n        }\n",
+                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
+                 "          _uk_f(_J, _I%s, !_UK_RD);\n        }\n",
               args);
-  uk__sb_addf(tmp, "            const int _I = _k * _UK_RV + _i;\n            const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
+  uk__sb_addf(tmp, "            const int _I = _k * _UK_RV + _i;\n"
+                   "            const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
                    "            _uk_f(_J, _I%s, true);\n", args);
   vec_redo(b, "_UK_RD && ", uk__sb_str(tmp));
   uk__sb_add(b, "      }\n");

@@ -96,7 +96,8 @@ static void softmax_once(void) {
       CHECK(count(src, "if (_uk_keepv)") == 0);
       CHECK(count(src, "_uk_keepr = _uk_v") == 2);
       /* read back as vectors by the output pass */
-      CHECK_CONTAINS(src, ts[k] == UK_FLOAT32 ? "_uk_f(_J, _i, _uk_vkv.v[_i], false);" : "_uk_f(_J, _i, _uk_vkv.v[_i]);");
+      CHECK_CONTAINS(src,
+                     ts[k] == UK_FLOAT32 ? "_uk_f(_J, _i, _uk_vkv.v[_i], false);" : "_uk_f(_J, _i, _uk_vkv.v[_i]);");
       /* shared memory: exp once in the sum's pass, once for the re-read
        * rest; none where the kept value is read. Registers: once, the
        * value kept in _uk_rv for every element */
@@ -107,7 +108,8 @@ static void softmax_once(void) {
        * one flagged (fuse_row.c vec_redo); registers where _UK_RD says */
       if (ts[k] == UK_FLOAT32) {
         CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], !_UK_RD);") == 1 &&
-              count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], true);") == 1 && count_regs(src, "if (_UK_RD && _uk_bad) {") == 1);
+              count_regs(src, "_uk_f(_J, _I, _uk_rv[_I], true);") == 1 &&
+              count_regs(src, "if (_UK_RD && _uk_bad) {") == 1);
         CHECK(count(src, "_uk_f(_J, _i, _uk_vkv.v[_i], true);") == 1 && count(src, "if (_uk_bad) {") == 1);
         CHECK(count(src, "_uk_try") == 0);
       } else CHECK(count_regs(src, "_uk_f(_J, _I, _uk_rv[_I]);") == 1 && count(src, "_uk_bad") == 0);

@@ -483,3 +483,36 @@ def test_softmax_specials(name, width):
         tol = 2e-5 * np.abs(want[fin]) + (2e-5 if name != "softmax" and name != "softmax0" else 1e-37)
         assert (np.abs(got[fin] - want[fin]) <= tol).all(), (name, rows, width,
                                                              float((np.abs(got[fin] - want[fin]) - tol).max()))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("shape,axis", [((37, 5), -1), ((37, 1000), -1), ((13, 12289), -1), ((5, 65537), -1),
+                                        ((1000, 37), 0), ((3001,), None), ((6, 300, 7), (0, 2))])
+def test_max_min_nan_and_signed_zeros(dtype, shape, axis):
+    """Fused max/min over NaN, infinities and zeros of both signs, in the row, split and full plans: NaN
+    exactly where NumPy has it, every other value NumPy's exactly, and a zero where the slice holds only zeros
+    (either sign: which one NumPy gives depends on its order of combines; the float32 combine is max.NaN)."""
+    xh = RNG.uniform(-50, 50, shape).astype(dtype)
+    flat = xh.reshape(-1)
+    idx = RNG.permutation(flat.size)
+    flat[idx[: flat.size // 97 + 1]] = np.nan
+    flat[idx[flat.size // 97 + 1: flat.size // 50 + 2]] = np.inf
+    flat[idx[flat.size // 50 + 2: flat.size // 30 + 3]] = -np.inf
+    lead = xh.reshape(shape[0], -1) if axis == -1 else None
+    if lead is not None:  # rows of zeros of both signs, and a row whose only NaN is its last element
+        lead[1] = RNG.choice([-0.0, 0.0], lead.shape[1])
+        lead[2] = -np.inf
+        lead[3] = RNG.uniform(-1, 1, lead.shape[1])
+        lead[3, -1] = np.nan
+    fu = ukern.fuse(lambda x: (np.max(x, axis=axis), np.min(x, axis=axis), x - np.max(x, axis=axis, keepdims=True)))
+    got = [g.get() for g in fu(cp.asarray(xh))]
+    with np.errstate(invalid="ignore"):
+        want = (np.max(xh, axis=axis), np.min(xh, axis=axis), xh - np.max(xh, axis=axis, keepdims=True))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        nan = np.isnan(w)
+        assert (np.isnan(g) == nan).all(), np.argwhere(np.isnan(g) != nan)[:4]
+        assert (g[~nan] == w[~nan]).all()
+    if lead is not None:
+        assert got[0][1] == 0 and got[1][1] == 0 and np.isnan(got[0][3]) and np.isnan(got[1][3])
+        assert got[0][2] == -np.inf

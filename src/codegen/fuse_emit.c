@@ -450,7 +450,7 @@ void uk__fuse_member_map(fn *f, const member *m, uk_strbuf *out) {
 
 void uk__fuse_member_comb(const member *m, const char *x, const char *y, uk_strbuf *out) {
   static const char *const fmt[UK_RED_COUNT_] = {
-      "%s + %s", "%s * %s", "_uk_maximum(%s, %s)", "_uk_minimum(%s, %s)", "%s + %s", "%s || %s", "%s && %s",
+      "%s + %s", "%s * %s", "_uk_max_comb(%s, %s)", "_uk_min_comb(%s, %s)", "%s + %s", "%s || %s", "%s && %s",
       "_uk_argmax_comb(%s, %s)", "_uk_argmin_comb(%s, %s)", "_uk_welford_comb(%s, %s)", "_uk_welford_comb(%s, %s)"};
   if (m->red == RED_LSE) uk__sb_addf(out, "_uk_lse_comb(%s, %s)", x, y);
   else uk__sb_addf(out, fmt[m->red], x, y);

@@ -254,6 +254,23 @@ template <class T> _UK_FD T _uk_maximum(T a, T b) { return (_uk_isnan(a) || a >=
 template <class T> _UK_FD T _uk_minimum(T a, T b) { return (_uk_isnan(a) || a <= b) ? a : b; }
 template <class T> _UK_FD T _uk_fmax(T a, T b) { return (_uk_isnan(b) || a >= b) ? a : b; }
 template <class T> _UK_FD T _uk_fmin(T a, T b) { return (_uk_isnan(b) || a <= b) ? a : b; }
+// A max/min reduction's combine: any operand order is the plan's, so a NaN
+// payload and which of -0/+0 comes out are free; float32 takes one
+// instruction (sm_80's max.NaN) in place of a compare, a NaN test and a select.
+template <class T> _UK_FD T _uk_max_comb(T a, T b) { return _uk_maximum(a, b); }
+template <class T> _UK_FD T _uk_min_comb(T a, T b) { return _uk_minimum(a, b); }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+_UK_FD float _uk_max_comb(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+_UK_FD float _uk_min_comb(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+#endif
 template <class T> _UK_FD T _uk_clip(T x, T lo, T hi) { return _uk_minimum(_uk_maximum(x, lo), hi); }
 
 template <class T> _UK_FD T _uk_abs(T x) { return _uk_is_signed<T>::v && x < 0 ? T(0) - x : x; }

@@ -21,10 +21,16 @@ __device__ __forceinline__ void mbar_init(unsigned bar) {
 
 // The arrival half of a cluster barrier, after the mbarriers' set-up: the
 // thread that set them up (init) first releases them to the cluster. Its
-// wait (barrier.cluster.wait, acquire) comes before any push to them.
+// wait (cluster_wait_after_init) comes before any push to them.
 __device__ __forceinline__ void cluster_arrive_after_init(bool init) {
   if (init) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+// The wait half of that barrier: every block of the cluster arrived, so
+// their mbarriers are set up (acquire: the set-up is seen) before a push.
+__device__ __forceinline__ void cluster_wait_after_init() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // Pushes N words into block `rank`'s shared memory at the address `dst`

@@ -54,13 +54,12 @@ _UK_CL_SREG(_uk_cl_size, "cluster_nctarank")
 _UK_CL_SREG(_uk_cl_id, "clusterid.x")
 _UK_CL_SREG(_uk_cl_count, "nclusterid.x")
 #undef _UK_CL_SREG
-static __device__ __forceinline__ unsigned _uk_cl_sa(const void *p) { return ukern::detail::smem_addr(p); }
 
 // Thread 0: the level's two mbarriers, one arrival a phase (thread 0's,
 // with the bytes the other blocks push). Before _uk_cl_init_done().
 template <class A> static __device__ __forceinline__ void _uk_cl_init(_uk_clpart<A> &sm) {
   if (threadIdx.x == 0)
-    for (int k = 0; k < 2; k++) ukern::detail::mbar_init(_uk_cl_sa(&sm.bar[k]));
+    for (int k = 0; k < 2; k++) ukern::detail::mbar_init(ukern::detail::smem_addr(&sm.bar[k]));
 }
 // After every level's _uk_cl_init: the arrival half of a cluster barrier
 // (the fence releases the mbarriers' initialisation to the cluster); its
@@ -77,14 +76,14 @@ static __device__ __forceinline__ void _uk_cl_init_done() { ukern::detail::clust
 template <class A, class Op>
 static __device__ __forceinline__ A _uk_cluster_reduce(const A &v, Op op, _uk_clpart<A> &sm, unsigned it, bool first) {
   typedef ukern::detail::words<A> Wd;
-  if (first && it == 0) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-  const unsigned s = it & 1, n = _uk_cl_size(), bar = _uk_cl_sa(&sm.bar[s]);
+  if (first && it == 0) ukern::detail::cluster_wait_after_init();
+  const unsigned s = it & 1, n = _uk_cl_size(), bar = ukern::detail::smem_addr(&sm.bar[s]);
   // thread 0: the own slot and the arrival (release: the slot's words) with
   // the bytes to come; threads 1 .. n - 1 (of warp 0): a push each, to rank
   // (me + thread) % n, all at once (one thread's 15 pushes in turn took
   // 0.1-0.4 us longer over 16 blocks, H200: docs/PERF.md "Session 28")
   if (threadIdx.x < n) {
-    const unsigned me = _uk_cl_rank(), dst = _uk_cl_sa(&sm.w[s][me][0]);
+    const unsigned me = _uk_cl_rank(), dst = ukern::detail::smem_addr(&sm.w[s][me][0]);
     Wd x;
     x.put(v);
     if (threadIdx.x == 0) {

@@ -88,7 +88,7 @@ template <class T, class Op>
 __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsigned n, cluster_bar &b) {
   typedef words<T> Wd;
   __shared__ unsigned slot[8][Wd::N]; // 8: UK_RED_CLUSTER_MAX
-  asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); // the start's arrive: every block is running
+  cluster_wait_after_init(); // the start's arrive: every block is running
   T r = v;
   if (threadIdx.x != 0) return r;
   const unsigned bar = smem_addr(&b.bar);

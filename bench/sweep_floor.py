@@ -7,9 +7,12 @@ with one hand-written kernel (no parameters beyond the pointers and counts, 16-b
 
 - `read`: each block stores its sum and ends. The floor of any kernel that reads the
   bytes once: no combine, no count.
-- `split`: each block stores its sum, thread 0 counts the block in with one acquire-release
-  atomic between two barriers, and the last block sums the partials in a fixed order and
-  resets the count (ukern's split ending; CUB's two kernels pay a second launch instead).
+- `split`: ukern's split ending (red_group's): thread 0 stores the block's sum under a
+  "written" tag in one 64-bit word and counts the block in with a relaxed atomic; the last
+  block waits on each partial's tag, sums them in a fixed order, clears them and resets the
+  count (CUB's two kernels pay a second launch instead). An acquire-release count over plain
+  partials, this floor before session 31, took 0.3-0.5 us longer at 256 KiB - 64 MiB (H200:
+  bench/results/red-ending-2026-11-29-h200-s31.txt).
 - `cluster`: one thread-block cluster of 2, 4 or 8 blocks of 1024 threads; the other blocks
   push their sums into rank 0's shared memory (st.async onto rank 0's mbarrier) and end, rank
   0 adds them in rank order. No count and no global partials, but only 8 SMs: tried up to
@@ -71,22 +74,30 @@ extern "C" __global__ void uk_floor_read(const float4 *__restrict__ x, long long
   if (threadIdx.x == 0) part[blockIdx.x] = s;
 }
 
-extern "C" __global__ void uk_floor_split(const float4 *__restrict__ x, long long n, long long chunk, float *part,
-                                          unsigned int *count, float *out) {
+// Partial j: 1 << 32 | the sum's bits, once written (relaxed stores and loads at GPU scope: one 64-bit
+// word, so the value comes with its tag); 0 before, and again once the last block took it.
+extern "C" __global__ void uk_floor_split(const float4 *__restrict__ x, long long n, long long chunk,
+                                          unsigned long long *part, unsigned int *count, float *out) {
   const float s = chunk_sum(x, n, chunk);
-  if (threadIdx.x == 0) part[blockIdx.x] = s;
   __shared__ bool last;
-  __syncthreads();                       // the partial's store before the count
   if (threadIdx.x == 0) {
+    const unsigned long long w = (1ull << 32) | __float_as_uint(s);
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(part + blockIdx.x), "l"(w) : "memory");
     unsigned int old;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(count) : "memory");
     last = old == gridDim.x - 1;
     if (last) *count = 0;                // ready for the next launch
   }
   __syncthreads();
   if (!last) return;
   float c = 0.0f;
-  for (unsigned int j = threadIdx.x; j < gridDim.x; j += blockDim.x) c += __ldcg(part + j);
+  for (unsigned int j = threadIdx.x; j < gridDim.x; j += blockDim.x) {
+    unsigned long long w;
+    do asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(part + j) : "memory");
+    while ((w >> 32) == 0);              // its writer's store still on its way
+    c += __uint_as_float((unsigned int)w);
+    part[j] = 0ull;                      // for the next launch
+  }
   c = block_sum(c);
   if (threadIdx.x == 0) *out = c;
 }
@@ -177,10 +188,11 @@ def _buffers(nbytes):
     if nbytes not in _scratch:
         x = cp.random.default_rng(5).random(nbytes // 4, dtype=cp.float32)
         part = cp.zeros(max(GRIDS), cp.float32)
+        tagged = cp.zeros(max(GRIDS), cp.uint64)   # split's partials: zero (no tag) between launches
         count = cp.zeros(1, cp.uint32)
         out = cp.zeros(1, cp.float32)
         _scratch.clear()          # one size at a time: the sweep runs a size's points together
-        _scratch[nbytes] = (x, part, count, out)
+        _scratch[nbytes] = (x, part, tagged, count, out)
     return _scratch[nbytes]
 
 
@@ -188,13 +200,13 @@ def check(nbytes):
     """The split and cluster floors' sums against NumPy's (float64) on the same data, at every grid
     they are timed with; raises on a mismatch."""
     read, split = _kernels()
-    x, part, count, out = _buffers(nbytes)
+    x, part, tagged, count, out = _buffers(nbytes)
     n = nbytes // 16
     want = float(cp.asnumpy(x).astype(np.float64).sum())
     for g in grids(nbytes):
         chunk = -(-n // g)
         out.fill(np.nan)
-        split((g,), (THREADS,), (x, np.int64(n), np.int64(chunk), part, count, out))
+        split((g,), (THREADS,), (x, np.int64(n), np.int64(chunk), tagged, count, out))
         got = float(out.get()[0])
         if not abs(got - want) <= 1e-4 * abs(want) + 1e-3:
             raise AssertionError(f"floor split of {nbytes} bytes, {g} blocks: {got} != {want}")
@@ -211,13 +223,13 @@ def floors(nbytes, timer):
     'det_ms' (the deterministic floor: the faster of split and cluster)}: the best of each
     over its grids, each timed by timer(fn) (ms)."""
     read, split = _kernels()
-    x, part, count, out = _buffers(nbytes)
+    x, part, tagged, count, out = _buffers(nbytes)
     n = nbytes // 16
     res = {}
-    for name, kern, extra in (("read", read, ()), ("split", split, (count, out))):
+    for name, kern, extra in (("read", read, (part,)), ("split", split, (tagged, count, out))):
         best = None
         for g in grids(nbytes):
-            args = (x, np.int64(n), np.int64(-(-n // g)), part) + extra
+            args = (x, np.int64(n), np.int64(-(-n // g))) + extra
             ms = timer(lambda: kern((g,), (THREADS,), args))
             if best is None or ms < best[0]:
                 best = (ms, g)

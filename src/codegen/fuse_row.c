@@ -264,20 +264,29 @@ static int keep_vec(const row_em *e) {
          uk_dtype_size(p->type[e->reuse].dtype) == uk_dtype_size(p->type[e->reuse_in].dtype);
 }
 
-/* The registers variant's loop over a thread's elements: element _J of
- * the row in register slot _I; pre for every slot, then stmt for each one
- * in the row (its vector's start below _uk_lim: n is a whole number of
- * vectors) or every one with whole rows. Slots past the row hold zeros
- * (the loads) and compute like the others: tests around a whole element's
- * code cost branches and registers (64 a thread and spills, NVRTC 13),
- * around a combine only a select. */
-static void reg_loop(uk_strbuf *b, const char *pre, const char *stmt) {
-  uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++)\n#pragma unroll\n"
-                 "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
-                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n          %s\n",
-              pre);
+/* In the registers variant's loops: slot _I of vector _k, lane _i, and
+ * its element _J of the row. */
+static void reg_slot(uk_strbuf *b, const char *indent) {
+  uk__sb_addf(b, "%sconst int _I = _k * _UK_RV + _i;\n%sconst int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n", indent,
+              indent);
+}
+
+/* The registers variant's loop over a thread's elements (reg_slot): pre
+ * for every slot, then stmt for each one in the row (its vector's start
+ * below _uk_lim: n is a whole number of vectors) or every one with whole
+ * rows; post (unless NULL) after each vector. Slots past the row hold
+ * zeros (the loads) and compute like the others: tests around a whole
+ * element's code cost branches and registers (64 a thread and spills,
+ * NVRTC 13), around a combine only a select. */
+static void reg_loop(uk_strbuf *b, const char *pre, const char *stmt, const char *post) {
+  uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++)%s\n#pragma unroll\n"
+                 "        for (int _i = 0; _i < _UK_RV; _i++) {\n",
+              post ? " {" : "");
+  reg_slot(b, "          ");
+  uk__sb_addf(b, "          %s\n", pre);
   if (*stmt) uk__sb_addf(b, "          if (_UK_RW || _J - _i < _uk_lim) %s;\n", stmt);
   uk__sb_add(b, "        }\n");
+  if (post) uk__sb_addf(b, "%s      }\n", post);
 }
 
 /* Marks in r the nodes computed per element from id (reductions are
@@ -419,7 +428,7 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   if (e->reg) {
     uk__sb_addf(tmp, "const _uk_acc%d _uk_e = _uk_f(_J%s%s);", L, uk__sb_str(&e->regd), keep ? ", _uk_rv[_I]" : "");
     uk__sb_addf(&ka, "%s_uk_e)", acc);
-    reg_loop(b, uk__sb_str(tmp), uk__sb_str(&ka));
+    reg_loop(b, uk__sb_str(tmp), uk__sb_str(&ka), NULL);
   } else {
     uk_strbuf vl, va;
     uk__sb_init(&vl);
@@ -544,21 +553,21 @@ static void vec_outputs(row_em *e, const char *fv, const char *loads, const char
  * where the variant says (_UK_RD, uk__row_try_div), else exact at once. */
 static void reg_outputs(row_em *e, const char *args, uk_strbuf *b, uk_strbuf *tmp) {
   uk__sb_reset(tmp);
+  uk__sb_addf(tmp, "_uk_f(_J, _I%s%s);", args, e->ndiv > 0 ? ", !_UK_RD" : "");
   if (e->ndiv == 0) {
-    uk__sb_addf(tmp, "_uk_f(_J, _I%s);", args);
-    reg_loop(b, uk__sb_str(tmp), "");
+    reg_loop(b, uk__sb_str(tmp), "", NULL);
     return;
   }
-  uk__sb_addf(b, "#pragma unroll\n      for (int _k = 0; _k < _UK_RK; _k++) {\n#pragma unroll\n"
-                 "        for (int _i = 0; _i < _UK_RV; _i++) {\n          const int _I = _k * _UK_RV + _i;\n"
-                 "          const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
-                 "          _uk_f(_J, _I%s, !_UK_RD);\n        }\n",
-              args);
-  uk__sb_addf(tmp, "            const int _I = _k * _UK_RV + _i;\n"
-                   "            const int _J = (_k * _uk_T + _uk_t) * _UK_RV + _i;\n"
-                   "            _uk_f(_J, _I%s, true);\n", args);
-  vec_redo(b, "_UK_RD && ", uk__sb_str(tmp));
-  uk__sb_add(b, "      }\n");
+  uk_strbuf body, redo;
+  uk__sb_init(&body);
+  uk__sb_init(&redo);
+  reg_slot(&body, "            ");
+  uk__sb_addf(&body, "            _uk_f(_J, _I%s, true);\n", args);
+  vec_redo(&redo, "_UK_RD && ", uk__sb_str(&body));
+  reg_loop(b, uk__sb_str(tmp), "", uk__sb_str(&redo));
+  if (body.failed || redo.failed) b->failed = 1;
+  uk__sb_release(&body);
+  uk__sb_release(&redo);
 }
 
 /* The per-element outputs. Registers: one function, gathering a thread's

@@ -396,6 +396,19 @@ static void sources(void) {
   CHECK_CONTAINS(src, "_uk_welford<float> m1;");
   CHECK_CONTAINS(src, "int64 out0 (int64), float16 out1 (float16)");
   CHECK_CONTAINS(src, "a.m1.n - 1");
+  /* the pair's index is 32-bit where the plan's is (every reduced index below INT32_MAX) */
+  CHECK_CONTAINS(src, "#define _UK_RED_IDX32 1");
+  CHECK_CONTAINS(src, "_uk_argpair_make<float>(_uk_lim<float>::lowest(), _UK_ARG_NONE)");
+  uk_free(src);
+  uk_fusion_destroy(f);
+  int64_t s2g[1] = {((int64_t)1 << 31) + 5}; /* an index past INT32_MAX: a 64-bit plan and pair */
+  uk_array big = arr(UK_FLOAT32, 1, s2g, 256);
+  uk_arg bin[1] = {uk_arg_array(&big)};
+  f = make("h", "a", "a = argmin(h)");
+  src = source(f, bin, 1, 1, UK_OK);
+  CHECK_CONTAINS(src, "64-bit index");
+  CHECK(!strstr(src, "_UK_RED_IDX32"));
+  CHECK_CONTAINS(src, "_uk_argpair_make<float>(_uk_lim<float>::highest(), _UK_ARG_NONE)");
   uk_free(src);
   uk_fusion_destroy(f);
 }

@@ -469,7 +469,7 @@ void uk__fuse_member_ident(const member *m, uk_strbuf *out) {
   case RED_LSE: uk__sb_addf(out, "_uk_lse_make<%s>(_uk_lim<%s>::lowest(), (%s)(0))", a, a, a); break;
   case UK_RED_ARGMAX:
   case UK_RED_ARGMIN:
-    uk__sb_addf(out, "_uk_argpair_make<%s>(_uk_lim<%s>::%s(), 9223372036854775807LL)", a, a,
+    uk__sb_addf(out, "_uk_argpair_make<%s>(_uk_lim<%s>::%s(), _UK_ARG_NONE)", a, a,
                 m->red == UK_RED_ARGMAX ? "lowest" : "highest");
     break;
   default: uk__sb_addf(out, "_uk_welford_make<%s>(0LL, (%s)(0), (%s)(0))", a, a, a); break;

@@ -518,8 +518,11 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   /* after the precompiled prefix: red_group's 8-vector trips (the key's trip8, a group program's only)
      unless a knob sets the trip; a wide plan's cluster (detail::cluster_fold holds 8 blocks' values) */
   _Static_assert(UK_RED_CLUSTER_MAX == 8, "templates/ukern/red_group.cuh cluster_fold: a slot a block");
-  snprintf(defs, sizeof defs, "%s%s", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : "",
-           key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "");
+  /* and a fusion's argmax pair's 32-bit index where every reduced index fits one (templates/ukern/fusion.cuh) */
+  const int idx32 = !key->index64 && ((k->reduce_type && strstr(k->reduce_type, "_uk_argpair<")) ||
+                                       (k->preamble && strstr(k->preamble, "_uk_argpair<")));
+  snprintf(defs, sizeof defs, "%s%s%s", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : "",
+           key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "", idx32 ? "\n#define _UK_RED_IDX32 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},

@@ -341,14 +341,27 @@ template <class T> _UK_FD bool _uk_nz(const ukern::complex<T> &z) { return z.rea
 
 // --- reduction accumulators
 // argmax/argmin: the first index of the extreme value; NaN counts as the extreme.
+// The index is 32-bit where the reduction's plan indexes in 32 bits (the
+// emitter defines _UK_RED_IDX32: every reduced index is below INT32_MAX). A
+// float32 pair is then 8 bytes, not 16: fewer selects an element, shuffles
+// and partial words (H200 whole-array argmax of 1-16 Mi float32 elements
+// 0.4-0.7 us faster, docs/PERF.md "Session 32"). _UK_ARG_NONE, the
+// identity's index, is above every index.
+#ifdef _UK_RED_IDX32
+typedef int _uk_argidx;
+#define _UK_ARG_NONE 2147483647
+#else
+typedef long long _uk_argidx;
+#define _UK_ARG_NONE 9223372036854775807LL
+#endif
 template <class T> struct _uk_argpair {
   T v;
-  long long i;
+  _uk_argidx i;
 };
 template <class T> _UK_FD _uk_argpair<T> _uk_argpair_make(T v, long long i) {
   _uk_argpair<T> r;
   r.v = v;
-  r.i = i;
+  r.i = (_uk_argidx)i;
   return r;
 }
 // The combine of any two pairs (threads', blocks'): b wins if it is the
@@ -370,17 +383,17 @@ template <class T> _UK_FD _uk_argpair<T> _uk_argmin_comb(const _uk_argpair<T> &a
 
 // The in-order steps of one thread's running pair (reduction.cuh's red_acc:
 // b's index is above a's, so a tie keeps a with no index comparison). The
-// identity (index INT64_MAX) gives way to any element, a tie included. The
+// identity (index _UK_ARG_NONE) gives way to any element, a tie included. The
 // first NaN stays; a NaN b replaces any other a. ~8 instructions an element
 // against ~36 for the full combine (float32, sm_90).
 template <class T> _UK_FD _uk_argpair<T> _uk_argmax_step(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
   // bitwise, not short-circuit: predicates and selects, no branches
-  const bool take = ((!_uk_isnan(a.v)) & ((b.v > a.v) | _uk_isnan(b.v))) | (a.i == 9223372036854775807LL);
+  const bool take = ((!_uk_isnan(a.v)) & ((b.v > a.v) | _uk_isnan(b.v))) | (a.i == _UK_ARG_NONE);
   return take ? b : a;
 }
 template <class T> _UK_FD _uk_argpair<T> _uk_argmin_step(const _uk_argpair<T> &a, const _uk_argpair<T> &b) {
   // bitwise, not short-circuit: predicates and selects, no branches
-  const bool take = ((!_uk_isnan(a.v)) & ((b.v < a.v) | _uk_isnan(b.v))) | (a.i == 9223372036854775807LL);
+  const bool take = ((!_uk_isnan(a.v)) & ((b.v < a.v) | _uk_isnan(b.v))) | (a.i == _UK_ARG_NONE);
   return take ? b : a;
 }
 

@@ -193,8 +193,17 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
           detail::put_partial(&((P *)A._uk_partial)[((idx)blockIdx.x * nsplit + split) * RPB + grp], res);
         if (!detail::last_block<detail::one_word<opt>::value>(A._uk_count)) return;
         P *col = (P *)A._uk_partial + (idx)blockIdx.x * nsplit * RPB;
-        v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op,
-                                       [=](idx k) { return (const P *)&col[k * RPB + grp]; });
+        const auto at = [=](idx k) { return (const P *)&col[k * RPB + grp]; };
+#ifdef _UK_RED_G8TRIP
+        // one input (registers to spare): as many loads a trip as a thread has
+        // partials, up to 4; 3 loads past a run of 1 (4 MiB whole-array sums
+        // over 256 blocks) took the last block 0.2 us longer (H200:
+        // docs/PERF.md "Session 31")
+        if (nsplit <= G) v = detail::combine_strided<1>(C::empty(A), lane, nsplit, G, op, at);
+        else if (nsplit <= 2 * G) v = detail::combine_strided<2>(C::empty(A), lane, nsplit, G, op, at);
+        else
+#endif
+          v = detail::combine_strided<4>(C::empty(A), lane, nsplit, G, op, at);
         detail::clear_partials(col, nsplit * RPB, BLOCK);
       }
     }

@@ -516,3 +516,50 @@ def test_max_min_nan_and_signed_zeros(dtype, shape, axis):
     if lead is not None:
         assert got[0][1] == 0 and got[1][1] == 0 and np.isnan(got[0][3]) and np.isnan(got[1][3])
         assert got[0][2] == -np.inf
+
+
+@pytest.mark.parametrize("shape,axis", [((1001,), None), ((65539,), None), ((1 << 20,), None), ((1024, 1024), 1),
+                                        ((64, 8192), 1), ((300, 24), 1), ((1024, 256), 0), ((37, 4099), 0),
+                                        ((3, 262147), 1)])
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+def test_argmax_argmin_first_extreme(fn, shape, axis):
+    """Fused argmax/argmin return NumPy's index exactly: the first extreme, in every plan (whole array over a
+    cluster or a split, rows, columns). Each slice holds its extreme twice at neighbouring places (inside one
+    vector and across two), ties of -0 and +0 at the extreme, and some slices a NaN twice (the first NaN wins),
+    only -inf (or +inf for argmin: index 0) or one value throughout; the index is 32-bit here (the pair's
+    _UK_RED_IDX32) and a step may fold a vector's elements as a tree (UKERN_RED_TUNE st)."""
+    xh = RNG.uniform(-4, 4, shape).astype(np.float32)
+    sl = xh.reshape(-1, 1) if axis is None else np.moveaxis(xh, axis, -1)
+    sl = sl.reshape(1, -1) if axis is None else sl.reshape(-1, sl.shape[-1])
+    sl = sl.copy()
+    n, w = sl.shape
+    big = 9.0 if fn == "argmax" else -9.0
+    for r in range(n):
+        a = int(RNG.integers(0, w - 5))
+        k = (r + len(shape) + w // 7) % 6  # the whole arrays: kinds 0, 3 and 1
+        if k == 0:
+            sl[r, a] = sl[r, a + 1] = big  # neighbours: one vector or two
+        elif k == 1:
+            sl[r, a] = np.nan
+            sl[r, a + 3] = np.nan
+            sl[r, a + 2] = big
+        elif k == 2:  # the extreme is zero: -0 first, +0 after it (equal: the first wins)
+            sl[r] = -np.abs(sl[r]) - 0.5 if fn == "argmax" else np.abs(sl[r]) + 0.5
+            sl[r, a], sl[r, a + 2] = -0.0, 0.0
+        elif k == 3:
+            sl[r] = -np.inf if fn == "argmax" else np.inf
+        elif k == 4:
+            sl[r] = 1.5
+        else:
+            sl[r, a + 4] = big
+            sl[r, w - 1] = big
+    if axis is None:
+        xh = sl.reshape(shape)
+    else:
+        moved = list(np.moveaxis(np.empty(shape), axis, -1).shape)
+        xh = np.moveaxis(sl.reshape(moved), -1, axis).copy()
+    f = ukern.fuse(lambda v: getattr(np, fn)(v, axis=axis))
+    want = getattr(np, fn)(xh, axis=axis)
+    got = f(cp.asarray(xh))
+    assert got.dtype == np.int64 and got.shape == np.shape(want)
+    np.testing.assert_array_equal(got.get(), want)

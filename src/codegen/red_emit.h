@@ -50,6 +50,7 @@ typedef struct uk_red_kernel {
   int uses_J, uses_in_ind, uses_out_ind;
   int uses_j; /* CuPy's _j in map_expr: _J * output count + output index (one element per load) */
   int needs_runtime; /* the texts may use CUDA runtime/texture names: compile without -minimal */
+  int argpair;       /* the reduce type is or holds a fusion's argmax pair (_uk_argpair, ukern/fusion.cuh) */
   int block_cub;     /* uk_reduction_spec.block_reduce == UK_BLOCK_REDUCE_CUB (copied into every key) */
   char tune[160];    /* #define lines put before the headers (uk__red_tune_parse; "" = none) */
 } uk_red_kernel;
@@ -61,7 +62,8 @@ typedef struct uk_red_kernel {
  * ld (the loads' cache policy), cw (loads in flight in a split column's
  * last-block combine: 1 to 32), trip (vectors or rows loaded per trip: 4,
  * or 8), rp (red_cols' rows: 1, a run of consecutive rows a thread), mb (also a least number of
- * resident blocks in every kernel's __launch_bounds__, uk__red_emit).
+ * resident blocks in every kernel's __launch_bounds__, uk__red_emit), st (elements a fused
+ * argmax's in-order step folds as one tree in red_group's vector loop).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". A key
  * given twice gives one define, of its last well-formed value; the defines
  * stand in the order above, whatever the text's. They change the source
@@ -73,7 +75,7 @@ void uk__red_tune_parse(const char *text, char *out, int size);
  * change the launch, not the source. */
 int uk__red_tune_value(const char *text, const char *key, int dflt);
 
-/* Fills raw_view_mask, the uses_* flags and needs_runtime from the texts. */
+/* Fills raw_view_mask, the uses_* flags, needs_runtime and argpair from the texts. */
 void uk__red_scan(uk_red_kernel *k);
 
 /* The plan's slots: uk_slot_kind, then these. */

@@ -228,7 +228,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
     goto out;
   }
   k->k = (uk_red_kernel){k->base.name, k->map_expr,  k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type,
-                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, {0}};
+                         k->preamble,  &k->base.in, &k->base.out,   0, 0, 0, 0, 0, 0, 0, 0, {0}};
   k->k.block_cub = spec->block_reduce == UK_BLOCK_REDUCE_CUB;
   const char *tune = getenv("UKERN_RED_TUNE");
   uk__red_tune_parse(tune, k->k.tune, (int)sizeof k->k.tune);
@@ -545,12 +545,16 @@ static const red_memo *memo_find(const uk_red_plan_in *in) {
   return NULL;
 }
 
-static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, uk_red_strategy *s) {
+static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, int argpair, uk_red_strategy *s) {
   uk_red_plan_in in = pr->in; /* the loops' part, from prepare */
   in.sms = sms > 0 ? sms : 1;
   if (per_sm > 0) in.per_sm = per_sm;
   /* the model charges its words past the first; a struct's beyond 16 words add nothing measured */
   in.partial_bytes = partial_bytes <= 64 ? (int32_t)partial_bytes : 64;
+  /* An argmax pair of a 32-bit index (8 bytes) is planned as the 16-byte pair its rules were measured with:
+     each combine is the full pair compare either way (a sum's plans for it: fused argmax of 1024 x 1024 over
+     the last axis 5.8 -> 7.1 us, H200, docs/PERF.md "Session 32") */
+  if (argpair && in.partial_bytes < 16) in.partial_bytes = 16;
   const red_memo *hit = memo_find(&in);
   if (hit) {
     *s = hit->s;
@@ -573,7 +577,7 @@ static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *
   uk_status st = UK_OK;
   uk_red_strategy s;
   *refused = 0;
-  choose(pr, pr->sms, e->occupancy, e->aux, &s);
+  choose(pr, pr->sms, e->occupancy, e->aux, k->k.argpair, &s);
   if (k->forced)
     uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, &s);
   if (uk__red_kernel_group(s.kernel) != pr->key.group || !s.cluster != !pr->key.cluster)

@@ -617,9 +617,9 @@ static void tune_knobs(void) {
   CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_CW 16\n");
   /* every key twice still fits the kernel's buffer (uk_red_kernel.tune) whole */
   char kb[sizeof ((uk_red_kernel *)0)->tune];
-  uk__red_tune_parse("st=4,ld=1,cw=8,trip=8,rp=1,mb=4,trip=4,cw=32,rp=0,mb=2,ld=0,st=32", kb, (int)sizeof kb);
+  uk__red_tune_parse("ld=1,cw=8,trip=8,rp=1,mb=4,trip=4,cw=32,rp=0,mb=2,ld=0", kb, (int)sizeof kb);
   CHECK_STREQ(kb, "#define _UK_RED_LD 0\n#define _UK_RED_CW 32\n#define _UK_RED_TRIP 4\n#define _UK_RED_RP 0\n"
-                  "#define _UK_RED_MB 2\n#define _UK_RED_ST 32\n");
+                  "#define _UK_RED_MB 2\n");
   /* the table's order, not the text's: one setting in any order is one source */
   uk__red_tune_parse("trip=8,cw=8,rp=1,ld=1", b, sizeof b);
   CHECK_STREQ(b, "#define _UK_RED_LD 1\n#define _UK_RED_CW 8\n#define _UK_RED_TRIP 8\n#define _UK_RED_RP 1\n");

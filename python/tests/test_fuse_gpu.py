@@ -527,7 +527,7 @@ def test_argmax_argmin_first_extreme(fn, shape, axis):
     cluster or a split, rows, columns). Each slice holds its extreme twice at neighbouring places (inside one
     vector and across two), ties of -0 and +0 at the extreme, and some slices a NaN twice (the first NaN wins),
     only -inf (or +inf for argmin: index 0) or one value throughout; the index is 32-bit here (the pair's
-    _UK_RED_IDX32) and a step may fold a vector's elements as a tree (UKERN_RED_TUNE st)."""
+    _UK_RED_IDX32)."""
     xh = RNG.uniform(-4, 4, shape).astype(np.float32)
     sl = xh.reshape(-1, 1) if axis is None else np.moveaxis(xh, axis, -1)
     sl = sl.reshape(1, -1) if axis is None else sl.reshape(-1, sl.shape[-1])

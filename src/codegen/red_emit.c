@@ -49,7 +49,7 @@ static const char *last_item(const char *text, const char *key, size_t digits, s
  * would not compile), and one setting written in any order is one source. */
 void uk__red_tune_parse(const char *text, char *out, int size) {
   static const char *const keys[][2] = {{"ld", "LD"}, {"cw", "CW"}, {"trip", "TRIP"},
-                                        {"rp", "RP"}, {"mb", "MB"}, {"st", "ST"}};
+                                        {"rp", "RP"}, {"mb", "MB"}};
   int n = 0;
   if (size <= 0) return;
   out[0] = 0;
@@ -331,47 +331,17 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
          name, t, name, name);
   }
   line(sb, "    }");
-  /* element (_uk_n, _uk_k)'s mapped value */
-  uk_strbuf va;
-  uk__sb_init(&va);
-  uk__sb_add(&va, "val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(&va, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(&va, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", j_index);
-  uk__sb_add(&va, ", _uk_r + _uk_n * _uk_step + _uk_k)");
-  if (va.failed) sb->failed = 1;
-  /* a fused argmax's programs only (the others never define _UK_RED_STEP) */
-  if (k->argpair) {
-    line(sb, "#if defined(_UK_RED_STEP) && _UK_RED_ST > 1");
-    line(sb, "    // A selection's in-order step (argmax): runs of _UK_RED_ST elements fold as trees, the earlier");
-    line(sb, "    // run on the left (the same first extreme as one at a time), then into the running value.");
-    line(sb, "#pragma unroll");
-    line(sb, "    for (int _uk_e0 = 0; _uk_e0 < N * vec; _uk_e0 += _UK_RED_ST) {");
-    line(sb, "      rt _uk_t[_UK_RED_ST];");
-    line(sb, "      const int _uk_c = N * vec - _uk_e0 < _UK_RED_ST ? N * vec - _uk_e0 : _UK_RED_ST;");
-    line(sb, "#pragma unroll");
-    line(sb, "      for (int _uk_e = 0; _uk_e < _uk_c; _uk_e++) {");
-    line(sb, "        const int _uk_n = (_uk_e0 + _uk_e) / vec, _uk_k = (_uk_e0 + _uk_e) %% vec;");
-    line(sb, "        _uk_t[_uk_e] = %s;", uk__sb_str(&va));
-    line(sb, "      }");
-    line(sb, "#pragma unroll");
-    line(sb, "      for (int _uk_w = 1; _uk_w < _uk_c; _uk_w *= 2)");
-    line(sb, "#pragma unroll");
-    line(sb, "        for (int _uk_i = 0; _uk_i + _uk_w < _uk_c; _uk_i += 2 * _uk_w)");
-    line(sb, "          _uk_t[_uk_i] = step()(_uk_t[_uk_i], _uk_t[_uk_i + _uk_w]);");
-    line(sb, "      _uk_f(_uk_t[0]);");
-    line(sb, "    }");
-    line(sb, "#else");
-  }
   line(sb, "#pragma unroll");
   line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
   line(sb, "#pragma unroll");
   line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(sb, "        _uk_f(%s);", uk__sb_str(&va));
-  if (k->argpair) line(sb, "#endif");
+  line(sb, "        _uk_f(val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", j_index);
+  uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step + _uk_k));");
   line(sb, "  }");
-  uk__sb_release(&va);
 }
 
 /* K::row, load_row and use_row, red_cols' loads: one row's W adjacent
@@ -551,7 +521,8 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
      unless a knob sets the trip; a wide plan's cluster (detail::cluster_fold holds 8 blocks' values) */
   _Static_assert(UK_RED_CLUSTER_MAX == 8, "templates/ukern/red_group.cuh cluster_fold: a slot a block");
   /* and a fusion's argmax pair's 32-bit index where every reduced index fits one (templates/ukern/fusion.cuh) */
-  snprintf(defs, sizeof defs, "%s%s%s", key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ") ? "#define _UK_RED_G8TRIP 1" : "",
+  const int trip8 = key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ");
+  snprintf(defs, sizeof defs, "%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "",
            k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};

@@ -62,8 +62,7 @@ typedef struct uk_red_kernel {
  * ld (the loads' cache policy), cw (loads in flight in a split column's
  * last-block combine: 1 to 32), trip (vectors or rows loaded per trip: 4,
  * or 8), rp (red_cols' rows: 1, a run of consecutive rows a thread), mb (also a least number of
- * resident blocks in every kernel's __launch_bounds__, uk__red_emit), st (elements a fused
- * argmax's in-order step folds as one tree in red_group's vector loop).
+ * resident blocks in every kernel's __launch_bounds__, uk__red_emit).
  * Unknown keys and malformed items are ignored; NULL or "" gives "". A key
  * given twice gives one define, of its last well-formed value; the defines
  * stand in the order above, whatever the text's. They change the source

@@ -196,9 +196,10 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
         const auto at = [=](idx k) { return (const P *)&col[k * RPB + grp]; };
 #ifdef _UK_RED_G8TRIP
         // one input (registers to spare): as many loads a trip as a thread has
-        // partials, up to 4; 3 loads past a run of 1 (4 MiB whole-array sums
-        // over 256 blocks) took the last block 0.2 us longer (H200:
-        // docs/PERF.md "Session 31")
+        // partials, up to 4, not 3 repeated past a run of 1 (256 splits of a
+        // block): H200 whole-array sums and argmax of 1-64 MiB 0.03-0.26 us
+        // faster (docs/PERF.md "Session 32"); elsewhere 4, whose registers
+        // two-input programs have no room for
         if (nsplit <= G) v = detail::combine_strided<1>(C::empty(A), lane, nsplit, G, op, at);
         else if (nsplit <= 2 * G) v = detail::combine_strided<2>(C::empty(A), lane, nsplit, G, op, at);
         else

@@ -440,11 +440,6 @@ template <bool TAG> __device__ __forceinline__ bool last_block(unsigned int *cou
 #ifndef _UK_RED_TRIP
 #define _UK_RED_TRIP 4
 #endif
-// Elements a selection's step folds as one tree in map_vec (_UK_RED_ST; 1:
-// one at a time; programs defining _UK_RED_STEP only, the fused argmax).
-#ifndef _UK_RED_ST
-#define _UK_RED_ST 1
-#endif
 // How red_cols' `by` thread rows share a column's rows (_UK_RED_RP): 0,
 // interleaved (row ty, ty + by, ...); 1, a run of consecutive rows each.
 #ifndef _UK_RED_RP

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   parse(text, full, FULL);
   static const char *const order[] = {"#define _UK_RED_LD ", "#define _UK_RED_CW ", "#define _UK_RED_TRIP ",
-                                      "#define _UK_RED_RP ", "#define _UK_RED_MB ", "#define _UK_RED_ST "};
+                                      "#define _UK_RED_RP ", "#define _UK_RED_MB "};
   enum { NKEYS = sizeof order / sizeof order[0] };
   size_t next = 0;
   for (const char *l = full; *l;) {
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   /* uk__red_tune_value reads the last well-formed item of up to 5 digits: a
      value wherever there is a define (whose item has 1 or 2), within 5 digits */
-  static const char *const names[NKEYS] = {"ld", "cw", "trip", "rp", "mb", "st"};
+  static const char *const names[NKEYS] = {"ld", "cw", "trip", "rp", "mb"};
   for (int k = 0; k < NKEYS; k++) {
     const char *def = strstr(full, order[k]);
     int v = uk__red_tune_value(text, names[k], -1);

@@ -555,6 +555,9 @@ static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, in
      each combine is the full pair compare either way (a sum's plans for it: fused argmax of 1024 x 1024 over
      the last axis 5.8 -> 7.1 us, H200, docs/PERF.md "Session 32") */
   if (argpair && in.partial_bytes < 16) in.partial_bytes = 16;
+  /* ... and its column programs as the 16-byte pair's, 4 blocks an SM (56 registers; the 8-byte pair's 38 give 6,
+     whose plan for 1024 x 1024 over axis 0 took 9.6 us against 8.1) */
+  if (argpair && pr->key.group == UK_RED_GROUP_COLS && in.per_sm > 4) in.per_sm = 4;
   const red_memo *hit = memo_find(&in);
   if (hit) {
     *s = hit->s;

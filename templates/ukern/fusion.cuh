@@ -344,7 +344,7 @@ template <class T> _UK_FD bool _uk_nz(const ukern::complex<T> &z) { return z.rea
 // The index is 32-bit where the reduction's plan indexes in 32 bits (the
 // emitter defines _UK_RED_IDX32: every reduced index is below INT32_MAX). A
 // float32 pair is then 8 bytes, not 16: fewer selects an element, shuffles
-// and partial words (H200 fused argmax of 4-64 MiB float32 0.3-0.6 us
+// and partial words (H200 fused argmax of 1-64 MiB float32 0.1-0.7 us
 // faster, docs/PERF.md "Session 32"). _UK_ARG_NONE, the identity's index,
 // is above every index.
 #ifdef _UK_RED_IDX32

@@ -21,8 +21,8 @@ void uk__red_scan(uk_red_kernel *k) {
   k->uses_out_ind = uk__opscan_uses(k->post_map_expr, "_out_ind");
   const char *const texts[] = {k->map_expr, k->reduce_expr, k->post_map_expr, k->identity, k->reduce_type, k->preamble};
   k->needs_runtime = uk__emit_needs_runtime(texts, 6);
-  k->argpair = (k->reduce_type && strstr(k->reduce_type, "_uk_argpair<")) ||
-               (k->preamble && strstr(k->preamble, "_uk_argpair<"));
+  k->argpair = (k->reduce_type && uk__opscan_uses(k->reduce_type, "_uk_argpair")) ||
+               (k->preamble && uk__opscan_uses(k->preamble, "_uk_argpair"));
 }
 
 /* The last well-formed item `key`=N of a comma-separated text, N of 1 to

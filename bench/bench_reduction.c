@@ -137,8 +137,22 @@ static void memcpy_ref(void) {
   uk__cu.cuMemFree(b);
 }
 
-/* Host cost: async calls of a tiny reduction vs raw cuLaunchKernel. */
-static double raw_launch_us(void) {
+/* Host cost: async calls of a tiny reduction vs raw cuLaunchKernel of a tiny kernel, in interleaved
+ * batches (bu_host_cost): the host's speed drifts within a run, so the two are timed side by side. */
+typedef struct {
+  uk_reduction *k;
+  uk_arg *in;
+  uk_array *out;
+  uk_launch *l;
+} red_call_args;
+
+static void red_call(void *p) {
+  red_call_args *a = p;
+  bu_check(uk_reduction_call(a->k, a->in, 1, a->out, 1, a->l), "call");
+}
+
+static void small_sizes(void) {
+  uk_reduction *k = mk("x", "y = a", "bench_small", NULL);
   static const char src[] = "extern \"C\" __global__ void tiny(float *y, long long n) { if (n < 0) y[0] = 1; }\n";
   uk_module *m;
   bu_check(uk_module_from_source(ctx, src, NULL, &m), "tiny");
@@ -149,25 +163,9 @@ static double raw_launch_us(void) {
   CUfunction fn;
   uk__cu.cuModuleLoadData(&mod, image);
   uk__cu.cuModuleGetFunction(&fn, mod, "tiny");
-  CUdeviceptr y = 0;
-  long long n = 1;
-  void *args[2] = {&y, &n};
-  double t[40];
-  for (int b = -3; b < 40; b++) {
-    double t0 = bu_now_us();
-    for (int k = 0; k < 200; k++) uk__cu.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL);
-    double t1 = bu_now_us();
-    uk__cu.cuStreamSynchronize(stream);
-    if (b >= 0) t[b] = (t1 - t0) / 200;
-  }
-  uk__cu.cuModuleUnload(mod);
-  uk_module_destroy(m);
-  return bu_median(t, 40);
-}
-
-static void small_sizes(void) {
-  uk_reduction *k = mk("x", "y = a", "bench_small", NULL);
-  double raw = raw_launch_us();
+  CUdeviceptr ynull = 0;
+  long long one = 1;
+  void *raw_args[2] = {&ynull, &one};
   int64_t sizes[] = {1, 1024, 1 << 16};
   for (int j = 0; j < 3; j++) {
     uk_array x = fill(UK_FLOAT32, 1, &sizes[j]), y;
@@ -176,15 +174,9 @@ static void small_sizes(void) {
     uk_launch l;
     memset(&l, 0, sizeof l);
     l.stream = stream;
-    double t[40];
-    for (int b = -3; b < 40; b++) {
-      double t0 = bu_now_us();
-      for (int r = 0; r < 200; r++) bu_check(uk_reduction_call(k, &in, 1, &y, 1, &l), "call");
-      double t1 = bu_now_us();
-      uk__cu.cuStreamSynchronize(stream);
-      if (b >= 0) t[b] = (t1 - t0) / 200;
-    }
-    double host = bu_median(t, 40);
+    red_call_args ra = {k, &in, &y, &l};
+    double host, raw;
+    bu_host_cost(red_call, &ra, fn, raw_args, stream, &host, &raw);
     char label[96];
     snprintf(label, sizeof label, "sum f32 n=%lld host us/call", (long long)sizes[j]);
     bu_row(label, host, raw, "us", "raw cuLaunchKernel", "<= raw + 1.5 us", host <= raw + 1.5);
@@ -195,6 +187,8 @@ static void small_sizes(void) {
     uk_array_free(ctx, &y, stream);
     uk_array_free(ctx, &x, stream);
   }
+  uk__cu.cuModuleUnload(mod);
+  uk_module_destroy(m);
   uk_reduction_destroy(k);
 }
 

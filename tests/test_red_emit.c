@@ -120,6 +120,7 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "l2norm_g(const _uk_args _uk_a)"); /* rows: the group kernel only */
     CHECK(!strstr(src, "l2norm_cols") && !strstr(src, "l2norm_p("));
     CHECK_CONTAINS(src, "unsigned int *_uk_count;");
+    CHECK(!strstr(src, "_UK_RED_WHOLE")); /* a kept axis: threads an output from the plan */
   }
   uk_free(src);
   /* the same along axis 0: the columns kernel only */
@@ -140,6 +141,8 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "typedef float _uk_rt;");
     CHECK_CONTAINS(src, "static const int vec = 8;");
     CHECK_CONTAINS(src, "loops: kept ndim 0, reduced ndim 1");
+    /* one output: red_group's threads an output and outputs as constants */
+    CHECK_CONTAINS(src, "#define _UK_RED_WHOLE 1\n#include <ukern/red_group.cuh>");
   }
   uk_free(src);
   /* argmax: struct reduce type from the preamble, _J, no identity, 3-D */

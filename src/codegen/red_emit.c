@@ -497,7 +497,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8], head[320], lb[24], defs[96];
+  char vec[8], head[320], lb[24], defs[128];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   /* resident blocks of UK_RED_BLOCK threads: a larger block (a block an output, never more than
      one wave) keeps its registers */
@@ -520,11 +520,13 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   /* after the precompiled prefix: red_group's 8-vector trips (the key's trip8, a group program's only)
      unless a knob sets the trip; a wide plan's cluster (detail::cluster_fold holds 8 blocks' values) */
   _Static_assert(UK_RED_CLUSTER_MAX == 8, "templates/ukern/red_group.cuh cluster_fold: a slot a block");
-  /* and a fusion's argmax pair's 32-bit index where every reduced index fits one (templates/ukern/fusion.cuh) */
+  /* and a fusion's argmax pair's 32-bit index where every reduced index fits one (templates/ukern/fusion.cuh);
+     and one output (no kept axis) as red_group's constants */
   const int trip8 = key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ");
-  snprintf(defs, sizeof defs, "%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
+  snprintf(defs, sizeof defs, "%s%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "",
-           k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "");
+           k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "",
+           g == UK_RED_GROUP_G && key->nd_k == 0 ? "\n#define _UK_RED_WHOLE 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},

@@ -57,6 +57,9 @@ template <class T, int BLOCK> struct group_reduce {
   }
 };
 
+// log2 of a power of two, at compile time (a block's threads).
+__host__ __device__ constexpr int log2_of(int n) { return n > 1 ? 1 + log2_of(n >> 1) : 0; }
+
 #ifdef _UK_RED_CLUSTER
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "a reduction over a thread-block cluster needs sm_90 or later"
@@ -130,10 +133,22 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   const int V = K::vec;
   const bool VEC = V > 1 && A._uk_vec != 0; // K::vec == 1 (never set then): no vector code
   __shared__ typename GR::storage smem;
+#ifdef _UK_RED_WHOLE
+  // One output (no kept axis: the emitter's define): every thread of a
+  // block on it, whatever A._uk_by the plan chose (the block's range and the
+  // split's partial at index `split` stay right), as constants the compiler
+  // folds into the index arithmetic and the block combine. H200 whole-array
+  // float32 sums of 64 KiB - 4 MiB 0.1-0.4 us faster (docs/PERF.md
+  // "Session 33").
+  constexpr int g = BLOCK, lg = detail::log2_of(BLOCK);
+  const idx nout = 1;
+#else
   const int g = (int)A._uk_by, lg = __ffs(g) - 1;
+  const idx nout = (idx)A._uk_nout;
+#endif
   const idx G = (idx)g, RPB = (idx)(BLOCK >> lg); // outputs per block
   const idx lane = threadIdx.x & (g - 1), grp = threadIdx.x >> lg;
-  const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
+  const idx nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
 #ifdef _UK_RED_CLUSTER
   // One output over the cluster (an unsplit program: no partials): piece
   // blockIdx.x of gridDim.x; rank 0's mbarrier and the start's arrive,

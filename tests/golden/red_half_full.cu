@@ -2,6 +2,7 @@
 #include <ukern/half.cuh>
 // The planned strategy's header only (the others are never parsed).
 #define _UK_RED_G8TRIP 1
+#define _UK_RED_WHOLE 1
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'hsum' (template reduction.cu)
 // parameters: T x (float16) -> T y (float16)
@@ -17,7 +18,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 21 "hsum"
+#line 22 "hsum"
 );
   }
 };
@@ -69,14 +70,14 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 73 "hsum"
+#line 74 "hsum"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x
-#line 80 "hsum"
+#line 81 "hsum"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -112,7 +113,7 @@ x
     T &y = ukern::at(_uk_a._uk_p_y, 0);
 #line 1 "post_map_expr"
 y = a;
-#line 116 "hsum"
+#line 117 "hsum"
   }
 };
 

@@ -444,8 +444,10 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   uk__sb_addf(sb, "\n// reduce type: %s; identity: %s\n", k->reduce_type, k->identity ? k->identity : "none");
   static const char *const kernel[] = {"a thread, 8 threads, a warp or a block per output", "threads across the outputs",
                                        "rows of 2, packed"};
+  const int g = key->group <= UK_RED_GROUP_PACK ? key->group : 0; /* one output: _UK_RED_WHOLE */
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
-              key->index64 ? "64-bit" : "32-bit", kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
+              key->index64 ? "64-bit" : "32-bit",
+              g == UK_RED_GROUP_G && key->nd_k == 0 ? "a block's threads on the one output" : kernel[g]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
   if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);

@@ -7,7 +7,7 @@
 // ukern reduction kernel 'hsum' (template reduction.cu)
 // parameters: T x (float16) -> T y (float16)
 // reduce type: float; identity: 0
-// loops: kept ndim 0, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output
+// loops: kept ndim 0, reduced ndim 1, 32-bit index; kernel: a block's threads on the one output
 
 typedef ukern::half T;
 typedef float _uk_rt;

@@ -438,16 +438,21 @@ int uk__red_deep(int group, int nloop, int vec, int64_t nred) {
   return uk__red_min_blocks(group, nloop, vec) > 0 && nred > 8 * (int64_t)vec;
 }
 
+/* A group program of no kept axis: one output, which red_group's every thread takes (_UK_RED_WHOLE). */
+static int one_output(const uk_red_key *key) {
+  return (key->group > UK_RED_GROUP_PACK || key->group == UK_RED_GROUP_G) && key->nd_k == 0;
+}
+
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
   uk__sb_addf(sb, "\n// reduce type: %s; identity: %s\n", k->reduce_type, k->identity ? k->identity : "none");
   static const char *const kernel[] = {"a thread, 8 threads, a warp or a block per output", "threads across the outputs",
                                        "rows of 2, packed"};
-  const int g = key->group <= UK_RED_GROUP_PACK ? key->group : 0; /* one output: _UK_RED_WHOLE */
   uk__sb_addf(sb, "// loops: kept ndim %d, reduced ndim %d, %s index; kernel: %s", key->nd_k, key->nd_r,
               key->index64 ? "64-bit" : "32-bit",
-              g == UK_RED_GROUP_G && key->nd_k == 0 ? "a block's threads on the one output" : kernel[g]);
+              one_output(key) ? "a block's threads on the one output"
+                              : kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
   if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);
@@ -528,7 +533,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   snprintf(defs, sizeof defs, "%s%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "",
            k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "",
-           g == UK_RED_GROUP_G && key->nd_k == 0 ? "\n#define _UK_RED_WHOLE 1" : "");
+           one_output(key) ? "\n#define _UK_RED_WHOLE 1" : "");
   static const char *const strategy[] = {"red_group", "red_cols", "red_pack"};
   static const int first_kernel[] = {UK_RED_T1, UK_RED_COLS, UK_RED_PACK};
   const uk_tpl_var extra[] = {{"reduce_type", k->reduce_type},

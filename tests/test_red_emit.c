@@ -120,17 +120,32 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "l2norm_g(const _uk_args _uk_a)"); /* rows: the group kernel only */
     CHECK(!strstr(src, "l2norm_cols") && !strstr(src, "l2norm_p("));
     CHECK_CONTAINS(src, "unsigned int *_uk_count;");
-    CHECK(!strstr(src, "_UK_RED_WHOLE")); /* a kept axis: threads an output from the plan */
+    CHECK(!strstr(src, "_UK_RED_WHOLE")); /* a kept axis: threads an output from the plan ... */
+    /* ... compiled in (the key's width: rows of 200 float32, a warp each) */
+    CHECK_CONTAINS(src, "#define _UK_RED_GW 32\n#include <ukern/red_group.cuh>");
+    CHECK_CONTAINS(src, "; threads an output compiled in: 32\n");
   }
   uk_free(src);
-  /* the same along axis 0: the columns kernel only */
+  /* the same along axis 0: the columns kernel only, its rows a block compiled in */
   int ax0[] = {0};
   src = source(l2, in, 1, y, 1, ax0, 1);
   if (src) {
     CHECK_CONTAINS(src, "l2norm_cols(const _uk_args _uk_a) { ukern::red_cols<_uk_k, 256>(_uk_a); }");
     CHECK(!strstr(src, "l2norm_g(") && !strstr(src, "l2norm_p("));
+    CHECK_CONTAINS(src, "#define _UK_RED_GW ");
   }
   uk_free(src);
+  /* short rows (32 float32: 2 or 4 threads a row, the narrow program): the width stays an argument */
+  int64_t s32[] = {100, 32};
+  uk_array x32 = arr(0x100000, UK_FLOAT32, 2, s32);
+  in[0] = uk_arg_array(&x32);
+  src = source(l2, in, 1, y, 1, ax1, 1);
+  if (src) {
+    CHECK_CONTAINS(src, "#define _UK_RED_NARROW 1\n");
+    CHECK(!strstr(src, "_UK_RED_GW"));
+  }
+  uk_free(src);
+  in[0] = uk_arg_array(&x);
   /* full reduction of a half array with a float reduce type */
   uk_reduction *hs = mk("T x", "T y", "x", "a + b", "y = a", "0", "hsum", "float", NULL);
   uk_array xh = arr(0x100000, UK_FLOAT16, 2, s2);
@@ -143,6 +158,7 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "loops: kept ndim 0, reduced ndim 1");
     /* one output: red_group's threads an output and outputs as constants */
     CHECK_CONTAINS(src, "#define _UK_RED_WHOLE 1\n#include <ukern/red_group.cuh>");
+    CHECK(!strstr(src, "_UK_RED_GW")); /* the block's threads, whatever the plan's */
   }
   uk_free(src);
   /* argmax: struct reduce type from the preamble, _J, no identity, 3-D */
@@ -176,6 +192,8 @@ static void goldens(void) {
     CHECK_CONTAINS(src, "typedef unsigned long long idx;");
     CHECK_CONTAINS(src, "const T w = _uk_a.w;");
     CHECK_CONTAINS(src, "T &m = ukern::at(_uk_a._uk_p_m,");
+    /* rows of 1024 float64, a block of 256 each: that width stays an argument (reduction.c plan_width) */
+    CHECK(!strstr(src, "_UK_RED_GW") && !strstr(src, "compiled in"));
   }
   uk_free(src);
   /* a raw input along the leading reduced axis */
@@ -214,7 +232,7 @@ static void goldens(void) {
     static const char head[] = "#define UKERN_RED_BLOCK_CUB 1\n#include <cub/block/block_reduce.cuh>\n"
                                "#include <ukern/reduction.cuh>\n#pragma nv_hdrstop\n"
                                "// The planned strategy's header only (the others are never parsed).\n"
-                               "#include <ukern/red_group.cuh>\n// ukern";
+                               "\n#define _UK_RED_GW 1\n#include <ukern/red_group.cuh>\n// ukern";
     CHECK(strncmp(src, head, sizeof head - 1) == 0);
     CHECK_CONTAINS(src, "\n// block combine: cub::BlockReduce (block_reduce = cub)\n");
     /* apart from those lines (and the #line numbers they shift), the default variant's program */
@@ -647,7 +665,8 @@ static void tune_knobs(void) {
     CHECK_STREQ(a, b); /* the defines, then the default source (#line numbers move by two) */
     free(a);
     free(b);
-    CHECK(strncmp(sd, "#include <ukern/reduction.cuh>\n", 31) == 0 && !strstr(sd, "#define _UK_RED_"));
+    CHECK(strncmp(sd, "#include <ukern/reduction.cuh>\n", 31) == 0 && !strstr(sd, "#define _UK_RED_LD") &&
+          !strstr(sd, "#define _UK_RED_CW"));
   }
   uk_free(st);
   uk_free(sd);

@@ -4,8 +4,10 @@
  * that every kernel of the program takes by value.
  *
  * The key holds what changes the code (dtypes, scalars, raw views, merged
- * ndims, index width, the block combine's implementation); the strategy and launch geometry are chosen per call
- * (red_plan.h) and never change the source. No CUDA headers. */
+ * ndims, index width, the block combine's implementation, and the plan's
+ * threads an output where the runtime fixes them: uk_red_key.width); the
+ * rest of the strategy and launch geometry is chosen per call (red_plan.h)
+ * and never changes the source. No CUDA headers. */
 #ifndef UK_CODEGEN_RED_EMIT_H
 #define UK_CODEGEN_RED_EMIT_H
 
@@ -37,6 +39,9 @@ typedef struct uk_red_key {
                                       unsplit set too), its pieces combined in distributed shared memory */
   uint16_t block;                  /* the threads of the program's block if not UK_RED_BLOCK (uk__red_unsplit_block:
                                       a block an output, unsplit too); 0: UK_RED_BLOCK */
+  uint16_t width;                  /* group G or COLS: the plan's threads an output (uk__red_threads_per_output),
+                                      compiled in (_UK_RED_GW); 0: read from the argument _uk_by (the runtime's
+                                      choice: reduction.c key_width) */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 

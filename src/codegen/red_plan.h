@@ -232,7 +232,7 @@ typedef struct uk_red_strategy {
 static inline int uk__red_block_threads(const uk_red_strategy *s) { return s->block ? s->block : UK_RED_BLOCK; }
 
 /* Threads that share an output: 1, 8 (G8: by when set), 32 or UK_RED_BLOCK by strategy; COLS: by.
- * The kernels read it from their _uk_by argument. */
+ * The kernels read it from their _uk_by argument, or have it compiled in (uk_red_key.width). */
 int uk__red_threads_per_output(const uk_red_strategy *s);
 
 /* Bytes of partials a split launch needs (0 when not split, or over a cluster): grid_x *

@@ -85,11 +85,13 @@ static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reducti
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_red_key *key = kv;
   size_t n = uk__kernel_describe(kd, "reduction ", &key->p, buf, size);
-  snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s%s)", key->nd_k, key->nd_r, kd->name,
-           uk__red_kernel_suffix(key->group == UK_RED_GROUP_COLS   ? UK_RED_COLS
-                                 : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK
-                                                                   : UK_RED_T1),
-           key->block_cub ? ", cub::BlockReduce" : "");
+  n += (size_t)snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s%s", key->nd_k, key->nd_r,
+                        kd->name,
+                        uk__red_kernel_suffix(key->group == UK_RED_GROUP_COLS   ? UK_RED_COLS
+                                              : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK
+                                                                                : UK_RED_T1),
+                        key->block_cub ? ", cub::BlockReduce" : "");
+  if (n < size) snprintf(buf + n, size - n, key->width ? ", %d threads an output)" : ")", key->width);
 }
 
 static uk_status kind_emit(const uk__kernel *kd, const void *key, uk_strbuf *src, uk_plan *plan) {
@@ -261,7 +263,35 @@ uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, 
 /* Preparing a call (no device work)                                         */
 /* ------------------------------------------------------------------------ */
 
-/* The key's block, split pass, cluster and trips, for `device` (the
+static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, int argpair, uk_red_strategy *s);
+
+/* The width a program of plan s is compiled for (uk_red_key.width): its threads an output, or 0 (the
+ * program reads them from _uk_by) for a block an output of UK_RED_BLOCK threads, where the constant
+ * was measured both ways (H200, 26 kept-axis sums: 9 faster by up to 0.64 us, 5 slower by up to 0.67,
+ * one spilling at 32 registers); a wider block's (the key's block) was 3.4% faster. */
+static int plan_width(const prep *pr, const uk_red_strategy *s) {
+  const int w = uk__red_threads_per_output(s);
+  return w == UK_RED_BLOCK && !pr->key.block ? 0 : w;
+}
+
+/* The key's width: the plan's at the planner's defaults (a full SM of resident blocks, a 4-byte
+ * partial; an argmax pair's 16 bytes), which the loaded program's own occupancy and partial rarely
+ * change (settle_width). Red_group's and red_cols' index arithmetic and group combine then fold
+ * (H200, every kept-axis float32 sum of the sweep up to 64 MiB: median time 0.982, rows of 512 over
+ * a warp 0.6 us faster; docs/PERF.md "Session 34"). None for one output (its width is the block's:
+ * _UK_RED_WHOLE), narrow programs (rows of 32 over 8 threads were 0.4 us slower so), packed rows
+ * (no width), or UKERN_RED_TUNE's plans (forced after the choice). A program a width: a kernel
+ * called over rows of several lengths may compile one for each. */
+static void key_width(const uk_reduction *k, prep *pr) {
+  uk_red_key *key = &pr->key;
+  key->width = 0;
+  if (k->forced || key->narrow || key->nd_k == 0 || key->group == UK_RED_GROUP_PACK) return;
+  uk_red_strategy s;
+  choose(pr, pr->sms, 0, 4, k->k.argpair, &s);
+  key->width = (uint16_t)plan_width(pr, &s);
+}
+
+/* The key's block, split pass, cluster, trips and width, for `device` (the
  * block-rows plan depends on its SMs, a wide plan's cluster on its
  * clusters). */
 static void key_blocks(const uk_reduction *k, prep *pr, int device) {
@@ -292,6 +322,7 @@ static void key_blocks(const uk_reduction *k, prep *pr, int device) {
      faster so (session 23) */
   key->trip8 = (uint8_t)(key->group == UK_RED_GROUP_G && pr->loops.nin == 1 && pr->loops.red.ndim <= 1 &&
                          pr->in.nred >= UK_RED_TRIP8_ROWS && !key->unsplit && !key->narrow);
+  key_width(k, pr);
 }
 
 /* The loop of the non-raw array inputs, broadcast; *raw_param: the first
@@ -570,20 +601,42 @@ static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, in
   memo[memo_last].s = *s;
 }
 
-/* Chooses e's plan for the call and launches it; *refused: a launch over
- * a thread-block cluster the device refused (no error set: the caller
- * retries without one). */
-static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *e, int *refused) {
+/* e's plan for the call: the planner's for the loaded program, then UKERN_RED_TUNE's knobs. */
+static void plan_of(const uk_reduction *k, const prep *pr, const uk__spec *e, uk_red_strategy *s) {
+  choose(pr, pr->sms, e->occupancy, e->aux, k->k.argpair, s);
+  if (k->forced)
+    uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, s);
+}
+
+/* The program whose width (key_width) is the plan's for it, into *e and its plan into *s: the
+ * key's, else the program of the width its plan chose (its occupancy or partial size changed the
+ * plan), else, where that one's plan differs again, the program that reads the width (0). Every
+ * step is pure in the call's key and programs: a call always lands on the same one. */
+static uk_status settle_width(uk_reduction *k, prep *pr, int device, uk__spec **e, uk_red_strategy *s) {
+  for (int step = 0;; step++) {
+    plan_of(k, pr, *e, s);
+    if (!pr->key.width) return UK_OK; /* the program reads the width: any plan */
+    const int w = plan_width(pr, s);
+    if (w == pr->key.width) return UK_OK;
+    pr->key.width = (uint16_t)(step == 0 ? w : 0);
+    uk_status st = uk__kernel_specialise(&k->base, &pr->key, device, e);
+    if (st != UK_OK) return st;
+  }
+}
+
+/* Launches plan s of program e; *refused: a launch over a thread-block
+ * cluster the device refused (no error set: the caller retries without
+ * one). */
+static uk_status launch_plan(uk_reduction *k, prep *pr, uk__frame *f, uk__spec *e, const uk_red_strategy *sp,
+                             int *refused) {
   const uk_red_loops *R = &pr->loops;
   int temp_scratch = 0, scratch_held = 0;
   uint64_t partial = 0, count = 0;
   uk_status st = UK_OK;
-  uk_red_strategy s;
+  const uk_red_strategy s = *sp;
   *refused = 0;
-  choose(pr, pr->sms, e->occupancy, e->aux, k->k.argpair, &s);
-  if (k->forced)
-    uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, &s);
-  if (uk__red_kernel_group(s.kernel) != pr->key.group || !s.cluster != !pr->key.cluster)
+  if (uk__red_kernel_group(s.kernel) != pr->key.group || !s.cluster != !pr->key.cluster ||
+      (pr->key.width && uk__red_threads_per_output(&s) != pr->key.width))
     return uk__errorf(UK_ERR_INTERNAL, "%s: the strategy's kernel is not the program's", k->base.name);
   if (s.grid_x > INT32_MAX || (s.swz && s.grid_x * s.nsplit > INT32_MAX))
     return uk__errorf(UK_ERR_INVALID, "%s: %lld outputs are too many for one launch", k->base.name,
@@ -626,22 +679,26 @@ uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array
   uk__frame f;
   uk__spec *e = NULL;
   const uk_red_loops *R = &pr.loops;
+  uk_red_strategy s;
   int refused = 0;
   if ((st = uk__frame_enter(&f, &k->base, pr.c.device, launch ? launch->stream : NULL)) != UK_OK) goto out;
   if (R->nout > 0) {
     pr.key.device = f.device;
     if (f.device != pr.device) key_blocks(k, &pr, f.device); /* prepare guessed another device */
-    if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK) goto out;
+    if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) != UK_OK ||
+        (st = settle_width(k, &pr, f.device, &e, &s)) != UK_OK)
+      goto out;
   }
   if ((st = uk__frame_outputs(&f, &pr.c, nout, R->nout)) != UK_OK) goto out;
   if (!e) goto out; /* no output elements: nothing to run */
   if ((st = uk__frame_operands(&f, &k->base, &pr.c)) != UK_OK) goto out;
-  if ((st = launch_plan(k, &pr, &f, e, &refused)) == UK_OK && refused) {
+  if ((st = launch_plan(k, &pr, &f, e, &s, &refused)) == UK_OK && refused) {
     /* the device refused the cluster and takes none from now on (uk__cluster_failed):
        this call's program without it */
     key_blocks(k, &pr, f.device);
     if ((st = uk__kernel_specialise(&k->base, &pr.key, f.device, &e)) == UK_OK &&
-        (st = launch_plan(k, &pr, &f, e, &refused)) == UK_OK && refused)
+        (st = settle_width(k, &pr, f.device, &e, &s)) == UK_OK &&
+        (st = launch_plan(k, &pr, &f, e, &s, &refused)) == UK_OK && refused)
       st = uk__errorf(UK_ERR_CUDA, "%s: the device refused a launch over a thread-block cluster twice",
                       k->base.name);
   }

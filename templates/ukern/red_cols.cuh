@@ -99,8 +99,15 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   const int nv = VEC ? NV : 1;
   // Powers of two: shifts and masks, not divisions (each a dozen
   // instructions, and work for NVRTC in every program).
+#ifdef _UK_RED_GW
+  // The plan's rows a block, compiled in (the key's width, as red_group's).
+  static_assert(_UK_RED_GW >= 1 && _UK_RED_GW <= 64 && (_UK_RED_GW & (_UK_RED_GW - 1)) == 0, "_UK_RED_GW");
+  constexpr int lbx = detail::log2_of(BLOCK) - detail::log2_of(_UK_RED_GW);
+  constexpr idx by = _UK_RED_GW, bx = (idx)BLOCK >> detail::log2_of(_UK_RED_GW);
+#else
   const int lbx = __ffs(BLOCK) - __ffs((int)A._uk_by);
   const idx by = (idx)A._uk_by, bx = (idx)BLOCK >> (__ffs((int)A._uk_by) - 1);
+#endif
   const idx tx = threadIdx.x & (bx - 1), ty = threadIdx.x >> lbx;
   const idx nout = (idx)A._uk_nout, nred = (idx)A._uk_nred, chunk = (idx)A._uk_chunk;
   // A split's pieces: blockIdx.y, or in a 1-D grid (the plan's `swz`) the

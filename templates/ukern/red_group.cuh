@@ -57,9 +57,6 @@ template <class T, int BLOCK> struct group_reduce {
   }
 };
 
-// log2 of a power of two, at compile time (a block's threads).
-__host__ __device__ constexpr int log2_of(int n) { return n > 1 ? 1 + log2_of(n >> 1) : 0; }
-
 #ifdef _UK_RED_CLUSTER
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "a reduction over a thread-block cluster needs sm_90 or later"
@@ -119,7 +116,8 @@ __device__ __forceinline__ T cluster_fold(const T &v, Op op, unsigned rank, unsi
 } // namespace detail
 
 // A._uk_by threads per output (1, 2, 4, 8, 32 or BLOCK: a power of two; 2
-// and 4 only where the key is narrow). A split launch has one group of
+// and 4 only where the key is narrow; a constant where the emitter defines
+// _UK_RED_GW). A split launch has one group of
 // outputs per blockIdx.x (no grid-stride loop), so
 // that a column of blocks can combine. SPLIT false: the plan never splits
 // (a tiny reduction: the key's `unsplit`), and the program holds no second
@@ -142,6 +140,14 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   // "Session 33").
   constexpr int g = BLOCK, lg = detail::log2_of(BLOCK);
   const idx nout = 1;
+#elif defined(_UK_RED_GW)
+  // The plan's threads an output, compiled in (the key's width, which the
+  // runtime launches only with a plan of that width): the group reduce's
+  // branches, lane and group fold away. H200 kept-axis float32 sums of
+  // 64 KiB - 16 MiB 0.1-0.7 us faster (docs/PERF.md "Session 34").
+  static_assert(_UK_RED_GW >= 1 && _UK_RED_GW <= BLOCK && (_UK_RED_GW & (_UK_RED_GW - 1)) == 0, "_UK_RED_GW");
+  constexpr int g = _UK_RED_GW, lg = detail::log2_of(_UK_RED_GW);
+  const idx nout = (idx)A._uk_nout;
 #else
   const int g = (int)A._uk_by, lg = __ffs(g) - 1;
   const idx nout = (idx)A._uk_nout;

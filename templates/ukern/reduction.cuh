@@ -8,7 +8,8 @@
 // parts they share), so that NVRTC parses only the planned one:
 //   red_group<K, BLOCK>  A._uk_by threads per output (1: a thread; 8: a
 //                        group of a warp; 32: a warp; BLOCK: the block), a
-//                        run-time value so that one kernel serves the four.
+//                        run-time value so that one kernel serves the four,
+//                        or the constant _UK_RED_GW (the key's width).
 //                        With A._uk_vec set, whole aligned vectors of K::vec
 //                        elements along the contiguous innermost reduced
 //                        axis (outer reduced axes too: K::map_vec finds
@@ -16,7 +17,7 @@
 //                        a program the plan never splits (a tiny
 //                        reduction), with no split pass.
 //   red_cols<K, BLOCK>   threads across a contiguous output axis, A._uk_by
-//                        (a power of two up to BLOCK / 4) threads per output
+//                        (a power of two up to BLOCK / 4; or _UK_RED_GW) threads per output
 //                        splitting the reduced axis, combined by halving;
 //                        with A._uk_vec set, K::vec adjacent outputs per
 //                        thread from one vector load (a run-time choice
@@ -96,6 +97,10 @@ template <> struct flag_of<2> {
 template <> struct flag_of<4> {
   typedef unsigned int type;
 };
+
+// log2 of a power of two, at compile time (a block's threads, the key's
+// threads an output). NVRTC wants the host annotation for a constexpr use.
+__host__ __device__ constexpr int log2_of(int n) { return n > 1 ? 1 + log2_of(n >> 1) : 0; }
 } // namespace detail
 
 // A reduced value and whether it holds anything yet (0 or 1).

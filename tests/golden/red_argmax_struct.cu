@@ -1,16 +1,18 @@
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
+
+#define _UK_RED_GW 1
 #include <ukern/red_cols.cuh>
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
-// loops: kept ndim 2, reduced ndim 1, 32-bit index; kernel: threads across the outputs; never split: no split pass
+// loops: kept ndim 2, reduced ndim 1, 32-bit index; kernel: threads across the outputs; threads an output compiled in: 1; never split: no split pass
 
 typedef float T;
 #line 1 "preamble"
 struct amax { float v; long long i; };
 __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
-#line 14 "argmax"
+#line 16 "argmax"
 
 typedef amax _uk_rt;
 
@@ -20,7 +22,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a.v >= b.v ? a : b
-#line 24 "argmax"
+#line 26 "argmax"
 );
   }
 };
@@ -82,7 +84,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 mk(x, _J)
-#line 86 "argmax"
+#line 88 "argmax"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -126,7 +128,7 @@ mk(x, _J)
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0 + (sidx)_uk_c1 * (sidx)_uk_a._uk_os_y_1);
 #line 1 "post_map_expr"
 y = a.i;
-#line 130 "argmax"
+#line 132 "argmax"
   }
 };
 

@@ -3,18 +3,20 @@
 #include <ukern/reduction.cuh>
 #pragma nv_hdrstop
 // The planned strategy's header only (the others are never parsed).
+
+#define _UK_RED_GW 1
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'argmax' (template reduction.cu)
 // parameters: T x (float32) -> int64 y (int64)
 // reduce type: amax; identity: none
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; never split: no split pass
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; threads an output compiled in: 1; never split: no split pass
 // block combine: cub::BlockReduce (block_reduce = cub)
 
 typedef float T;
 #line 1 "preamble"
 struct amax { float v; long long i; };
 __device__ amax mk(float v, long long i) { amax r; r.v = v; r.i = i; return r; }
-#line 18 "argmax"
+#line 20 "argmax"
 
 typedef amax _uk_rt;
 
@@ -24,7 +26,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a.v >= b.v ? a : b
-#line 28 "argmax"
+#line 30 "argmax"
 );
   }
 };
@@ -83,7 +85,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 mk(x, _J)
-#line 87 "argmax"
+#line 89 "argmax"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -119,7 +121,7 @@ mk(x, _J)
     long long &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a.i;
-#line 123 "argmax"
+#line 125 "argmax"
   }
 };
 

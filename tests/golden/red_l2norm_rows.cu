@@ -1,10 +1,12 @@
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
+
+#define _UK_RED_GW 32
 #include <ukern/red_group.cuh>
 // ukern reduction kernel 'l2norm' (template reduction.cu)
 // parameters: T x (float32) -> T y (float32)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: a thread, 8 threads, a warp or a block per output; threads an output compiled in: 32
 
 typedef float T;
 typedef T _uk_rt;
@@ -15,7 +17,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 19 "l2norm"
+#line 21 "l2norm"
 );
   }
 };
@@ -70,14 +72,14 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 74 "l2norm"
+#line 76 "l2norm"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
     return (rt)(
 #line 1 "map_expr"
 x * x
-#line 81 "l2norm"
+#line 83 "l2norm"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -113,7 +115,7 @@ x * x
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = sqrt(a);
-#line 117 "l2norm"
+#line 119 "l2norm"
   }
 };
 

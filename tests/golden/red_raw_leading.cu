@@ -1,10 +1,12 @@
 #include <ukern/reduction.cuh>
 // The planned strategy's header only (the others are never parsed).
+
+#define _UK_RED_GW 8
 #include <ukern/red_cols.cuh>
 // ukern reduction kernel 'wdot' (template reduction.cu)
 // parameters: T x (float32), raw T w (float32, ndim 1, contiguous) -> T y (float32)
 // reduce type: T; identity: 0
-// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: threads across the outputs
+// loops: kept ndim 1, reduced ndim 1, 32-bit index; kernel: threads across the outputs; threads an output compiled in: 8
 
 typedef float T;
 typedef T _uk_rt;
@@ -15,7 +17,7 @@ struct _uk_reduce_op {
     return (
 #line 1 "reduce_expr"
 a + b
-#line 19 "wdot"
+#line 21 "wdot"
 );
   }
 };
@@ -71,7 +73,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "identity"
 0
-#line 75 "wdot"
+#line 77 "wdot"
 );
   }
   static __device__ __forceinline__ rt val(const args &_uk_a, const T x, idx _uk_r) {
@@ -80,7 +82,7 @@ struct _uk_k {
     return (rt)(
 #line 1 "map_expr"
 x * w[_J]
-#line 84 "wdot"
+#line 86 "wdot"
 );
   }
   static __device__ __forceinline__ void kept(const args &_uk_a, idx _uk_o, koff &_uk_ko) {
@@ -120,7 +122,7 @@ x * w[_J]
     T &y = ukern::at(_uk_a._uk_p_y, (sidx)_uk_q * (sidx)_uk_a._uk_os_y_0);
 #line 1 "post_map_expr"
 y = a;
-#line 124 "wdot"
+#line 126 "wdot"
   }
 };
 

@@ -145,6 +145,27 @@ static void goldens(void) {
     CHECK(!strstr(src, "_UK_RED_GW"));
   }
   uk_free(src);
+  /* the width is the plan's for the partial the program will have (reduction.c partial_guess): columns of
+     1000 float32, a sum's 4 bytes 16 threads an output; the same as a float64 sum (reduce_type double, an
+     8-byte partial) and as a maximum without identity (the value and its flag, 8 bytes): 64 */
+  int64_t scol[] = {1000, 4096};
+  uk_array xc = arr(0x100000, UK_FLOAT32, 2, scol);
+  in[0] = uk_arg_array(&xc);
+  uk_reduction *sd = mk("T x", "T y", "x", "a + b", "y = a", "0", "sumd", "double", NULL);
+  uk_reduction *mx = mk("T x", "T y", "x", "max(a, b)", "y = a", NULL, "maxn", NULL, NULL);
+  static const struct {
+    int which;
+    const char *want;
+  } widths[] = {{0, "#define _UK_RED_GW 16\n"}, {1, "#define _UK_RED_GW 64\n"}, {2, "#define _UK_RED_GW 64\n"}};
+  for (size_t j = 0; j < sizeof widths / sizeof widths[0]; j++) {
+    uk_reduction *r = widths[j].which == 0 ? l2 : widths[j].which == 1 ? sd : mx;
+    src = r ? source(r, in, 1, y, 1, ax0, 1) : NULL;
+    CHECK(src != NULL);
+    if (src) CHECK_CONTAINS(src, widths[j].want);
+    uk_free(src);
+  }
+  uk_reduction_destroy(sd);
+  uk_reduction_destroy(mx);
   in[0] = uk_arg_array(&x);
   /* full reduction of a half array with a float reduce type */
   uk_reduction *hs = mk("T x", "T y", "x", "a + b", "y = a", "0", "hsum", "float", NULL);

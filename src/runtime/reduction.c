@@ -56,6 +56,11 @@ struct uk_reduction {
   red_scratch scratch[RED_SCRATCH_STREAMS];
   int force_by, force_vec, force_split, force_swz, force_group; /* UKERN_RED_TUNE's plan knobs (uk__red_force) */
   int forced;                                       /* any of them set: uk__red_force runs */
+  /* The reduce type's dtype where one names it, for the partial's size before a program is loaded
+     (partial_guess): the parameter whose placeholder it is (-1: none), else a dtype whose C type it
+     spells (UK_DTYPE_COUNT_: neither, a struct or other C text) */
+  int rt_param;
+  uk_dtype rt_dtype;
 };
 
 /* Everything a call decides before touching the device. */
@@ -173,6 +178,26 @@ void uk_reduction_destroy(uk_reduction *k) {
   free(k);
 }
 
+/* k->rt_param and k->rt_dtype from the reduce type's text (its C spelling: a placeholder letter, a
+ * dtype's C type, or other C text). */
+static void reduce_type_dtype(uk_reduction *k) {
+  const char *rt = k->reduce_type;
+  k->rt_param = -1;
+  k->rt_dtype = UK_DTYPE_COUNT_;
+  for (int p = 0; p < k->base.in.count + k->base.out.count; p++) {
+    const uk_param *prm = uk__kernel_param(&k->base, p);
+    if (prm->is_placeholder && rt[0] == prm->placeholder && !rt[1]) {
+      k->rt_param = p;
+      return;
+    }
+  }
+  for (int t = 0; t < UK_DTYPE_COUNT_; t++)
+    if (!strcmp(uk__dtype_table[t].ctype, rt)) {
+      k->rt_dtype = (uk_dtype)t;
+      return;
+    }
+}
+
 /* NULL, empty or only white space. */
 static int blank(const char *s) {
   while (s && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++;
@@ -240,6 +265,7 @@ uk_status uk_reduction_create(uk_context *ctx, const uk_reduction_spec *spec, uk
   k->force_swz = uk__red_tune_value(tune, "swz", -1);
   k->force_group = uk__red_tune_value(tune, "g", 0);
   k->forced = k->force_by > 0 || k->force_vec >= 0 || k->force_split > 0 || k->force_swz >= 0 || k->force_group > 0;
+  reduce_type_dtype(k);
   uk__red_scan(&k->k);
   *out = k;
   return UK_OK;
@@ -274,20 +300,35 @@ static int plan_width(const prep *pr, const uk_red_strategy *s) {
   return w == UK_RED_BLOCK && !pr->key.block ? 0 : w;
 }
 
-/* The key's width: the plan's at the planner's defaults (a full SM of resident blocks, a 4-byte
- * partial; an argmax pair's 16 bytes), which the loaded program's own occupancy and partial rarely
+/* The key's width: the plan's at the planner's defaults (a full SM of resident blocks) and the
+ * partial's size where the reduce type tells it (an argmax pair's at least 16 bytes), which the loaded program's own occupancy and partial rarely
  * change (settle_width). Red_group's and red_cols' index arithmetic and group combine then fold
  * (H200, every kept-axis float32 sum of the sweep up to 64 MiB: median time 0.982, rows of 512 over
  * a warp 0.6 us faster; docs/PERF.md "Session 34"). None for one output (its width is the block's:
  * _UK_RED_WHOLE), narrow programs (rows of 32 over 8 threads were 0.4 us slower so), packed rows
  * (no width), or UKERN_RED_TUNE's plans (forced after the choice). A program a width: a kernel
  * called over rows of several lengths may compile one for each. */
+/* The bytes of the program's partial (its symbol _uk_partial_size: ukern/reduction.cuh's padded words
+ * of comb<K>::type, the reduce type, or with no identity the reduce type and its has-a-value flag)
+ * where the reduce type is a dtype, else 4: the planner weighs wide partials (a float64 sum's 8
+ * bytes changed the width of 46 of 510 shapes of bench/tools/plan_describe against 4). */
+static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
+  const uk_dtype_info *d = uk__dtype_info(k->rt_param >= 0 ? (uk_dtype)key->p.dtype[k->rt_param] : k->rt_dtype);
+  if (!d) return 4;
+  size_t bytes = d->size;
+  if (!k->identity) { /* red_opt: the value, then a flag as wide as its alignment (at most 8), padded */
+    const size_t flag = d->align < 8 ? d->align : 8;
+    bytes = (d->size + flag + d->align - 1) / d->align * d->align;
+  }
+  return (int)((bytes + 3) / 4 * 4);
+}
+
 static void key_width(const uk_reduction *k, prep *pr) {
   uk_red_key *key = &pr->key;
   key->width = 0;
   if (k->forced || key->narrow || key->nd_k == 0 || key->group == UK_RED_GROUP_PACK) return;
   uk_red_strategy s;
-  choose(pr, pr->sms, 0, 4, k->k.argpair, &s);
+  choose(pr, pr->sms, 0, (size_t)partial_guess(k, key), k->k.argpair, &s);
   key->width = (uint16_t)plan_width(pr, &s);
 }
 

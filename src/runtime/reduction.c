@@ -300,14 +300,6 @@ static int plan_width(const prep *pr, const uk_red_strategy *s) {
   return w == UK_RED_BLOCK && !pr->key.block ? 0 : w;
 }
 
-/* The key's width: the plan's at the planner's defaults (a full SM of resident blocks) and the
- * partial's size where the reduce type tells it (an argmax pair's at least 16 bytes), which the loaded program's own occupancy and partial rarely
- * change (settle_width). Red_group's and red_cols' index arithmetic and group combine then fold
- * (H200, every kept-axis float32 sum of the sweep up to 64 MiB: median time 0.982, rows of 512 over
- * a warp 0.6 us faster; docs/PERF.md "Session 34"). None for one output (its width is the block's:
- * _UK_RED_WHOLE), narrow programs (rows of 32 over 8 threads were 0.4 us slower so), packed rows
- * (no width), or UKERN_RED_TUNE's plans (forced after the choice). A program a width: a kernel
- * called over rows of several lengths may compile one for each. */
 /* The bytes of the program's partial (its symbol _uk_partial_size: ukern/reduction.cuh's padded words
  * of comb<K>::type, the reduce type, or with no identity the reduce type and its has-a-value flag)
  * where the reduce type is a dtype, else 4: the planner weighs wide partials (a float64 sum's 8
@@ -323,6 +315,15 @@ static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
   return (int)((bytes + 3) / 4 * 4);
 }
 
+/* The key's width: the plan's at the planner's defaults (a full SM of resident blocks) with the
+ * partial's size where the reduce type tells it (an argmax pair's at least 16 bytes), which the
+ * loaded program's own occupancy and partial rarely change (settle_width). Red_group's and red_cols'
+ * index arithmetic and group combine then fold (H200, every kept-axis float32 sum of the sweep up to
+ * 64 MiB: median time 0.982, rows of 512 over a warp 0.6 us faster; docs/PERF.md "Session 34").
+ * None for one output (its width is the block's: _UK_RED_WHOLE), narrow programs (rows of 32 over 8
+ * threads were 0.4 us slower so), packed rows (no width), or UKERN_RED_TUNE's plans (forced after
+ * the choice). A program a width: a kernel called over rows of several lengths may compile one for
+ * each. */
 static void key_width(const uk_reduction *k, prep *pr) {
   uk_red_key *key = &pr->key;
   key->width = 0;

@@ -25,9 +25,14 @@
  *  - one kernel's split scratch reused by plans of other layouts, float32
  *    and float64 partials (scratch_reuse);
  *  - one output of 4097-16384 elements in one block of 1024 threads
- *    (wide_plans). */
+ *    (wide_plans);
+ *  - a program compiled for its plan's threads an output whose first guess
+ *    was another width: the call settles on the plan's program (width_settles). */
 #include <math.h>
 
+#include "codegen/red_emit.h"
+#include "codegen/red_plan.h"
+#include "runtime/kernel_pipeline.h"
 #include "red_gpu_util.h"
 
 /* Runs k over x into a poisoned given output of oshape; the values, as doubles. */
@@ -568,6 +573,71 @@ static void scratch_reuse(void) {
   }
 }
 
+/* Column programs the kernel holds (each key's, every width). */
+static int cols_programs(uk_reduction *k) {
+  int n = 0;
+  for (uk__spec *e = atomic_load(&((uk__kernel *)k)->specs); e; e = e->next)
+    n += ((const uk_red_key *)e->key)->group == UK_RED_GROUP_COLS;
+  return n;
+}
+
+/* A 16-byte struct reduce type (sum, sum of squares, count), whose partial the key's first guess cannot size
+ * (reduction.c partial_guess: 4 bytes), over float32 columns where the planner's width for the loaded program
+ * is another at every occupancy (bench/tools/plan_describe.c, 132 SMs: 1000 x 2048 over axis 0, 16 threads an
+ * output guessed, 32 or 64 planned; 4096 x 500, 32 guessed, 16 planned): the call compiles the guess's program,
+ * then the plan's (settle_width; a third where that one's plan differs again), into poisoned given outputs,
+ * against a double reference. */
+static void width_settles(void) {
+  const char *pre = "struct s16 { float s, q; long long n; };\n"
+                    "__device__ s16 one16(float x) { s16 r; r.s = x; r.q = x * x; r.n = 1; return r; }\n"
+                    "__device__ s16 zero16() { s16 r; r.s = 0; r.q = 0; r.n = 0; return r; }\n"
+                    "__device__ s16 add16(const s16 &a, const s16 &b) {\n"
+                    "  s16 r; r.s = a.s + b.s; r.q = a.q + b.q; r.n = a.n + b.n; return r;\n}\n";
+  uk_reduction *k = mk("T x", "T y", "one16(x)", "add16(a, b)", "y = a.s + a.q + (T)a.n", "zero16()", "wsum", "s16",
+                       pre);
+  uk_device_info info;
+  CHECK_OK(uk_device_info_get(0, &info));
+  static const int64_t shapes[][2] = {{1000, 2048}, {4096, 500}};
+  int ax0[] = {0};
+  for (int j = 0; k && j < 2; j++) {
+    const int64_t rows = shapes[j][0], cols = shapes[j][1], n = rows * cols;
+    double *v = randv(n, -1, 1), *want = calloc((size_t)cols, sizeof(double)),
+           *absum = calloc((size_t)cols, sizeof(double));
+    for (int64_t i = 0; i < n; i++) {
+      v[i] = (float)v[i];
+      want[i % cols] += v[i] + v[i] * v[i];
+      absum[i % cols] += fabs(v[i]) + v[i] * v[i];
+    }
+    for (int64_t c = 0; c < cols; c++) want[c] += (double)rows, absum[c] += (double)rows;
+    int64_t shape[2] = {rows, cols};
+    darr x = make(UK_FLOAT32, 2, shape, NULL, 0, 0, v);
+    const int before = cols_programs(k);
+    double *got = run_given(j ? "struct sum, 4096 x 500 over axis 0" : "struct sum, 1000 x 2048 over axis 0", k, &x,
+                            ax0, 1, UK_FLOAT32, 1, &cols);
+    close_all("struct sum over columns", got, want, absum, cols, 1e-5);
+    const int made = cols_programs(k) - before;
+    if (info.multiprocessors == 132) {
+      CHECK(made >= 2); /* the guess's program and the plan's */
+      if (made < 2) fprintf(stderr, "width_settles: %lld x %lld compiled %d column programs\n", (long long)rows,
+                            (long long)cols, made);
+    } else {
+      printf("note: %d SMs: the plans of width_settles were read for 132 (%d programs)\n", info.multiprocessors,
+             made);
+    }
+    /* a second call: the same program, nothing compiled */
+    free(got);
+    got = run_given("struct sum again", k, &x, ax0, 1, UK_FLOAT32, 1, &cols);
+    close_all("struct sum over columns, again", got, want, absum, cols, 1e-5);
+    CHECK(cols_programs(k) - before == made);
+    free(got);
+    free(want);
+    free(absum);
+    free(v);
+    drop(&x);
+  }
+  uk_reduction_destroy(k);
+}
+
 int main(void) {
   ut_require_gpu();
   CHECK_OK(uk_context_create(NULL, &ctx));
@@ -581,6 +651,7 @@ int main(void) {
   tune_bits();
   scratch_reuse();
   wide_plans();
+  width_settles();
   uk_context_destroy(ctx);
   return ut_finish("test_gpu_red_g");
 }

@@ -303,7 +303,7 @@ static int plan_width(const prep *pr, const uk_red_strategy *s) {
 /* The bytes of the program's partial (its symbol _uk_partial_size: ukern/reduction.cuh's padded words
  * of comb<K>::type, the reduce type, or with no identity the reduce type and its has-a-value flag)
  * where the reduce type is a dtype, else 4: the planner weighs wide partials (a float64 sum's 8
- * bytes changed the width of 46 of 510 shapes of bench/tools/plan_describe against 4). */
+ * bytes changed the width of 46 of 510 shapes of bench/tools/plan_describe.c against 4). */
 static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
   const uk_dtype_info *d = uk__dtype_info(k->rt_param >= 0 ? (uk_dtype)key->p.dtype[k->rt_param] : k->rt_dtype);
   if (!d) return 4;

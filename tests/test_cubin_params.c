@@ -1,4 +1,4 @@
-/* The cubin reader (uk__cubin_params, uk__cubin_find_kernel, uk__cubin_attribute) on a small
+/* The cubin reader (uk__cubin_params, uk__cubin_find_kernel, uk__cubin_attribute, uk__cubin_object_size) on a small
  * cubin built here byte by byte, laid out as ptxas lays one out: exact
  * layouts from both record formats, kernels told from device functions,
  * then every truncation, every single-byte corruption and random multi-byte
@@ -55,7 +55,7 @@ static size_t kparam(unsigned char *p, int v2, uint32_t ordinal, uint32_t offset
 }
 
 /* Offsets of the parts tests corrupt by hand. */
-static size_t info_kern_at, info_kern_size;
+static size_t info_kern_at, info_kern_size, sym_table_at;
 
 /* kern(char, double, S12) with v1 records; big(float*, char[5000], char)
  * with v2 records; helper: a device function; nodata: a kernel without a
@@ -78,6 +78,7 @@ static void build(image *im) {
     put64(sym[k] + 16, 256);
   }
   size_t sym_at = add(im, sym, sizeof sym);
+  sym_table_at = sym_at;
 
   unsigned char info[256];
   size_t n = 0;
@@ -206,6 +207,22 @@ static void exact(void) {
   CHECK_CONTAINS(uk_last_error(), "not an ELF image");
   CHECK_STATUS(uk__cubin_params(NULL, 64, "kern", &n, &ps), UK_ERR_INVALID);
   CHECK(n == 7 && ps == (uk_param_info *)1);
+  /* __device__ variables: "nodata" made a global object of 40 bytes; functions are no objects */
+  image ob = im;
+  ob.b[sym_table_at + 4 * 24 + 4] = 0x11;
+  put64(ob.b + sym_table_at + 4 * 24 + 16, 40);
+  uint64_t size = 7;
+  CHECK_OK(uk__cubin_object_size(ob.b, ob.n, "nodata", &size));
+  CHECK(size == 40);
+  size = 7;
+  CHECK_STATUS(uk__cubin_object_size(ob.b, ob.n, "kern", &size), UK_ERR_NOT_FOUND);
+  CHECK_STATUS(uk__cubin_object_size(ob.b, ob.n, "nodat", &size), UK_ERR_NOT_FOUND);
+  CHECK_STATUS(uk__cubin_object_size(im.b, im.n, "nodata", &size), UK_ERR_NOT_FOUND);
+  CHECK(size == 7);
+  CHECK_STATUS(uk__cubin_object_size("hello", 6, "nodata", &size), UK_ERR_INVALID);
+  CHECK_CONTAINS(uk_last_error(), "not an ELF image");
+  CHECK_STATUS(uk__cubin_object_size(ob.b, 100, "nodata", &size), UK_ERR_INVALID); /* cut */
+  CHECK(size == 7);
 }
 
 /* One hand-made malformation: `edit` changes a fresh image, which must then
@@ -292,6 +309,9 @@ static void damaged(void) {
       if (read_params(&c, c.n, "kern", &n, &ps) == UK_OK)
         for (int k = 0; k < n; k++) CHECK(ps[k].size > 0 && ps[k].offset + ps[k].size <= 32764);
       free(ps);
+      uint64_t size;
+      uk_status st = uk__cubin_object_size(c.b, c.n, "nodata", &size);
+      CHECK(st == UK_OK || st == UK_ERR_NOT_FOUND || st == UK_ERR_INVALID);
     }
   /* Random bursts. */
   ut_seed(1010);

@@ -194,6 +194,58 @@ static void precompile_then_hit(void) {
   free(dir);
 }
 
+/* uk_reduction_precompile compiles the programs a call would settle on (reduction.c kind_offline_next):
+ * a 16-byte struct reduce type, whose partial the first guess cannot size (4 bytes), over 1000 x 2048
+ * float32 columns is guessed 16 threads an output and planned 32 or 64 for the compiled program at any
+ * occupancy (bench/tools/plan_describe.c): two compiles, or three where the second program's plan
+ * differs again; again, none. A float32 sum of the same shape, whose partial the guess sizes: one. */
+static void precompile_settles(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  uk_context *c = NULL;
+  CHECK_OK(uk_context_create(&o, &c));
+  if (!c) return;
+  const char *pre = "struct s16 { float s, q; long long n; };\n"
+                    "__device__ s16 one16(float x) { s16 r; r.s = x; r.q = x * x; r.n = 1; return r; }\n"
+                    "__device__ s16 zero16() { s16 r; r.s = 0; r.q = 0; r.n = 0; return r; }\n"
+                    "__device__ s16 add16(const s16 &a, const s16 &b) {\n"
+                    "  s16 r; r.s = a.s + b.s; r.q = a.q + b.q; r.n = a.n + b.n; return r;\n}\n";
+  uk_reduction_spec ss = spec("T x", "T y", "one16(x)", "add16(a, b)", "y = a.s + a.q + (T)a.n", "zero16()", "s16",
+                              pre);
+  uk_reduction_spec fs = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
+  int64_t shape[] = {1000, 2048};
+  int ax0[] = {0};
+  uk_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax0;
+  l.num_axes = 1;
+  uk_array x, y;
+  CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
+  uk_arg in = uk_arg_array(&x);
+  for (int j = 0; j < 2; j++) {
+    uk_reduction *k = NULL;
+    CHECK_OK(uk_reduction_create(c, j ? &fs : &ss, &k));
+    uint64_t before[2];
+    for (int round = 0; k && round < 2; round++) {
+      uk_cache_stats st;
+      memset(&y, 0, sizeof y);
+      CHECK_OK(uk_context_cache_stats(c, &st));
+      before[round] = st.compiles;
+      CHECK_OK(uk_reduction_precompile(k, &in, 1, &y, 1, &l));
+      CHECK_OK(uk_context_cache_stats(c, &st));
+      const uint64_t made = st.compiles - before[round];
+      if (round == 1) CHECK(made == 0);
+      else if (j == 0) CHECK(made == 2 || made == 3);
+      else CHECK(made == 1);
+      if (round == 0) printf("precompile of %s: %llu programs\n", j ? "a float32 sum" : "a struct sum", (unsigned long long)made);
+    }
+    uk_reduction_destroy(k);
+  }
+  uk_context_destroy(c);
+}
+
 /* Non-adjacent reduced axes (0 and 2 of 3-D): the group kernel's vector
  * loads find each vector's row from its flat position (map_vec over two
  * reduced axes), with and without an identity, for several element sizes,
@@ -367,5 +419,6 @@ int main(void) {
   cub_variants();
   uk_context_destroy(ctx);
   precompile_then_hit();
+  precompile_settles();
   return ut_finish("test_nvrtc_reduction");
 }

@@ -980,7 +980,10 @@ UK_API void uk_reduction_destroy(uk_reduction *k);
 UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                    const uk_launch *launch);
 /* Compiles what a call with these arguments would run (one program per
- * dtype signature and kernel the shapes pick) into the memory and disk caches,
+ * dtype signature and kernel the shapes pick; a reduction with a kept axis
+ * also the program of its plan's threads per output where the first one's
+ * registers or partial size change the plan, as the call would, read from
+ * the cubin with the compile architecture's limits) into the memory and disk caches,
  * launching and allocating nothing (data pointers are not dereferenced:
  * fake 16-byte-aligned values work). With uk_options.arch set this needs no
  * GPU: deployments fill the disk cache ahead of time with it.
@@ -988,12 +991,14 @@ UK_API uk_status uk_reduction_call(uk_reduction *k, const uk_arg *in, int nin, u
  * UK_ERR_NO_DEVICE (no arch and no GPU), UK_ERR_NOMEM. */
 UK_API uk_status uk_reduction_precompile(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                          const uk_launch *launch);
-/* The CUDA source a call would compile (nothing launched); *source is the
+/* The CUDA source a call would compile first (nothing launched; see
+ * uk_reduction_precompile for a second); *source is the
  * caller's (uk_free). UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE,
  * UK_ERR_NOMEM, as uk_elementwise_source. */
 UK_API uk_status uk_reduction_source(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,
                                      const uk_launch *launch, char **source);
-/* As uk_elementwise_compile_info, for a reduction call, with its statuses:
+/* As uk_elementwise_compile_info, for a reduction call (the last program
+ * uk_reduction_precompile's rule compiles), with its statuses:
  * UK_ERR_INVALID, UK_ERR_TYPE, UK_ERR_SHAPE, UK_ERR_COMPILE,
  * UK_ERR_NO_DEVICE, UK_ERR_NOMEM. */
 UK_API uk_status uk_reduction_compile_info(uk_reduction *k, const uk_arg *in, int nin, uk_array *out, int nout,

@@ -3,7 +3,8 @@
  * The facts used (observed in ptxas/NVRTC output for sm_50..sm_120, as
  * cuobjdump -elf decodes them):
  * - a kernel is an STT_FUNC symbol, defined, with st_other bit 0x10 (an
- *   entry point; device functions of relocatable code lack it);
+ *   entry point; device functions of relocatable code lack it); a
+ *   __device__ variable an STT_OBJECT symbol whose st_size is its bytes;
  * - .nv.info.<kernel> is a sequence of 4-byte-aligned attributes: a format
  *   byte and an attribute byte, then for format 4 (EIFMT_SVAL) a u16 length
  *   and that many bytes, for formats 1-3 (no value, byte, half) a u16
@@ -31,6 +32,7 @@
 #define SYM_BYTES 24
 #define SHT_SYMTAB_ 2
 #define SHT_NOBITS_ 8
+#define STT_OBJECT_ 1
 #define STT_FUNC_ 2
 #define STO_CUDA_ENTRY 0x10
 
@@ -129,16 +131,19 @@ static uk_status find_section(const elf *e, const char *prefix, const char *name
   return UK_ERR_NOT_FOUND;
 }
 
-/* A kernel symbol: its name, index in the symbol table and section. */
+/* A defined symbol: its name, index in the symbol table, section, type
+ * (STT_*) and size. */
 typedef struct ksym {
   const char *name;
   uint32_t index;
-  unsigned shndx;
+  unsigned shndx, type;
+  uint64_t size;
 } ksym;
 
-/* Calls visit(symbol, arg) for every kernel symbol until it returns non-zero
- * (then *stopped = 1). */
-static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg), void *arg, int *stopped) {
+/* Calls visit(symbol, arg) for every defined symbol (kernels only: every
+ * kernel symbol) until it returns non-zero (then *stopped = 1). */
+static uk_status each_symbol(const elf *e, int kernels, int (*visit)(const ksym *k, void *arg), void *arg,
+                             int *stopped) {
   *stopped = 0;
   for (unsigned k = 0; k < e->shnum; k++) {
     section sym, str;
@@ -150,10 +155,10 @@ static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg
     for (uint64_t at = 0; at + SYM_BYTES <= sym.size; at += SYM_BYTES) {
       const unsigned char *s = e->p + sym.off + at;
       unsigned info = s[4], other = s[5], shndx = rd16(s + 6);
-      if ((info & 0xf) != STT_FUNC_ || !(other & STO_CUDA_ENTRY) || shndx == 0) continue;
+      if (shndx == 0 || (kernels && ((info & 0xf) != STT_FUNC_ || !(other & STO_CUDA_ENTRY)))) continue;
       const char *name = string_at(e, &str, rd32(s));
       if (!name) return malformed("a symbol name lies outside its string table");
-      ksym ks = {name, (uint32_t)(at / SYM_BYTES), shndx};
+      ksym ks = {name, (uint32_t)(at / SYM_BYTES), shndx, info & 0xf, rd64(s + 16)};
       if (visit(&ks, arg)) {
         *stopped = 1;
         return UK_OK;
@@ -161,6 +166,10 @@ static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg
     }
   }
   return UK_OK;
+}
+
+static uk_status each_kernel(const elf *e, int (*visit)(const ksym *k, void *arg), void *arg, int *stopped) {
+  return each_symbol(e, 1, visit, arg, stopped);
 }
 
 static int is_named(const ksym *k, void *arg) { return strcmp(k->name, (const char *)arg) == 0; }
@@ -305,10 +314,22 @@ static int take_ksym(const ksym *k, void *arg) {
   return 1;
 }
 
+uk_status uk__cubin_object_size(const void *image, size_t bytes, const char *symbol, uint64_t *size) {
+  elf e;
+  find_ksym f = {symbol, {NULL, 0, 0, 0, 0}};
+  int found = 0;
+  uk_status st = elf_open(&e, image, bytes);
+  if (st == UK_OK) st = each_symbol(&e, 0, take_ksym, &f, &found);
+  if (st != UK_OK) return st;
+  if (!found || f.found.type != STT_OBJECT_) return UK_ERR_NOT_FOUND;
+  *size = f.found.size;
+  return UK_OK;
+}
+
 /* The symbol-table index of kernel `symbol` and its section's index;
  * UK_ERR_NOT_FOUND when absent. */
 static uk_status kernel_symbol(const elf *e, const char *symbol, uint32_t *index, unsigned *shndx) {
-  find_ksym f = {symbol, {NULL, 0, 0}};
+  find_ksym f = {symbol, {NULL, 0, 0, 0, 0}};
   int found = 0;
   uk_status st = each_kernel(e, take_ksym, &f, &found);
   if (st != UK_OK) return st;

@@ -10,6 +10,7 @@
 #define UK_RUNTIME_CUBIN_PARAMS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ukern/ukern.h"
 
@@ -20,6 +21,11 @@ int uk__cubin_is_elf(const void *image, size_t bytes);
  * point) of the cubin; UK_ERR_NOT_FOUND (no message: the caller says
  * what it looked for) if not; UK_ERR_INVALID for a malformed image. */
 uk_status uk__cubin_find_kernel(const void *image, size_t bytes, const char *symbol);
+
+/* The bytes of __device__ variable `symbol` (a defined object symbol's
+ * size) into *size: UK_OK; UK_ERR_NOT_FOUND (no message) if the cubin
+ * defines no such object; UK_ERR_INVALID for a malformed image. */
+uk_status uk__cubin_object_size(const void *image, size_t bytes, const char *symbol, uint64_t *size);
 
 /* Appends the cubin's kernel names to sb, ", "-separated ("none" when it
  * has none or is malformed), for messages. */

@@ -68,7 +68,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
                          const void *launch_v, void *prep_v);
 
 static const uk__kind ew_kind = {"an elementwise kernel", sizeof(uk_ew_key), kind_emit, kind_describe, kind_compile,
-                                 kind_loaded,    prepare,       sizeof(prep)};
+                                 kind_loaded,    prepare,       sizeof(prep), NULL};
 
 /* ------------------------------------------------------------------------ */
 /* Creating                                                                  */

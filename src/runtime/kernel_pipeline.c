@@ -272,13 +272,18 @@ uk_status uk__kernel_offline(const char *fn, uk__kernel *kd, const uk_arg *in, i
   } else if (c->empty) { /* nothing to compute compiles nothing */
     if (what == UK__OFFLINE_INFO) memset(result, 0, sizeof(uk_compile_info));
   } else {
-    uk__binary *bin = NULL;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    st = compile_key(kd, c->key, c->device >= 0 ? c->device : kd->ctx->opts.device, &plan, &bin);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (st == UK_OK && what == UK__OFFLINE_INFO) st = compile_info(bin, t0, t1, result);
-    uk__binary_release(bin);
+    for (int step = 0;; step++) {
+      uk__binary *bin = NULL;
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      st = compile_key(kd, c->key, c->device >= 0 ? c->device : kd->ctx->opts.device, &plan, &bin);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      const int next = st == UK_OK && kd->kind->offline_next && kd->kind->offline_next(kd, c, bin, step);
+      if (st == UK_OK && what == UK__OFFLINE_INFO && !next) st = compile_info(bin, t0, t1, result);
+      uk__binary_release(bin);
+      if (!next) break;
+      uk__plan_free(&plan);
+    }
   }
 out:
   uk__plan_free(&plan);

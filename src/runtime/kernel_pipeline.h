@@ -61,6 +61,10 @@ typedef struct uk__kind {
   uk_status (*prepare)(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
                        const void *launch, void *prep);
   size_t prep_size;
+  /* Optional (NULL: none): after an offline compile of prep's key (bin: its image), whether a call would
+   * compile another key after it (the reduction's width, settled on the loaded program): 1 with prep's key
+   * made that one. `step` counts the keys compiled before. */
+  int (*offline_next)(const uk__kernel *kd, void *prep, const struct uk__binary *bin, int step);
 } uk__kind;
 
 /* The definition part of a kernel object. Immutable after init except the
@@ -111,11 +115,12 @@ uk_status uk__kernel_specialise(uk__kernel *kd, const void *key, int device, uk_
 /* What uk__kernel_offline produces. */
 typedef enum uk__offline {
   UK__OFFLINE_PRECOMPILE, /* compiles into the caches for the arrays' device (the
-                             context's default device when no array is given) */
+                             context's default device when no array is given): each
+                             key a call would compile (uk__kind.offline_next) */
   UK__OFFLINE_SOURCE,     /* result: char **, the source (caller's, uk_free) */
   UK__OFFLINE_OPTIONS     /* result: char ***, the NVRTC options, NULL-terminated,
                              one allocation (caller's, uk_free) */,
-  UK__OFFLINE_INFO        /* as PRECOMPILE; result: uk_compile_info * */
+  UK__OFFLINE_INFO        /* as PRECOMPILE; result: uk_compile_info *, the last key's */
 } uk__offline;
 
 /* A call without running it (the public _precompile, _source and

@@ -130,13 +130,17 @@ uk_status uk__occupancy_device(int device, uk_occ_device *out) {
   return UK_OK;
 }
 
-int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const char *symbol, int block) {
+/* uk__occupancy_blocks of kernel `symbol` of a cubin on device d (device < 0: the limits of compute
+ * capability cc_major.cc_minor from the table). */
+static int of_cubin(int device, int cc_major, int cc_minor, const void *image, size_t bytes, const char *symbol,
+                    int block) {
   if (!image || !uk__cubin_is_elf(image, bytes)) return -1;
   uk_occ_kernel k;
   uk_occ_device d;
   static const uk_function_attr want[] = {UK_ATTR_NUM_REGS, UK_ATTR_SHARED_SIZE_BYTES, UK_ATTR_MAX_THREADS_PER_BLOCK};
   int v[3];
-  if (uk__cubin_attributes(image, bytes, symbol, want, 3, v) != UK_OK || uk__occupancy_device(device, &d) != UK_OK) {
+  if (uk__cubin_attributes(image, bytes, symbol, want, 3, v) != UK_OK ||
+      (device >= 0 ? uk__occupancy_device(device, &d) != UK_OK : !uk__occupancy_known_limits(cc_major, cc_minor, &d))) {
     uk__error_clear(); /* "cannot say" is no error: the caller asks the driver */
     return -1;
   }
@@ -144,4 +148,13 @@ int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const ch
   k.shared_bytes = v[1];
   k.max_threads = v[2];
   return uk__occupancy_blocks(&d, &k, block);
+}
+
+int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const char *symbol, int block) {
+  return device < 0 ? -1 : of_cubin(device, 0, 0, image, bytes, symbol, block);
+}
+
+int uk__occupancy_of_cubin_cc(int cc_major, int cc_minor, const void *image, size_t bytes, const char *symbol,
+                              int block) {
+  return of_cubin(-1, cc_major, cc_minor, image, bytes, symbol, block);
 }

@@ -61,4 +61,9 @@ uk_status uk__occupancy_device(int device, uk_occ_device *out);
  * is left clear. Thread-safe. */
 int uk__occupancy_of_cubin(int device, const void *image, size_t bytes, const char *symbol, int block);
 
+/* The same for a compute capability held in the table (uk__occupancy_known_limits), with no device
+ * and no driver: an offline compile's (uk_options.arch). -1 when it cannot say. Pure. */
+int uk__occupancy_of_cubin_cc(int cc_major, int cc_minor, const void *image, size_t bytes, const char *symbol,
+                              int block);
+
 #endif

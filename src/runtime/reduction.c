@@ -30,6 +30,7 @@
 #include "codegen/red_plan.h"
 #include "codegen/shape.h"
 #include "runtime/binary.h"
+#include "runtime/cubin_params.h"
 #include "runtime/device.h"
 #include "runtime/kernel_common.h"
 #include "runtime/launch_frame.h"
@@ -148,8 +149,10 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const uk__binary
 static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const uk_array *out, int nout,
                          const void *launch_v, void *prep_v);
 
-static const uk__kind red_kind = {"a reduction", sizeof(uk_red_key), kind_emit, kind_describe, kind_compile,
-                                  kind_loaded,    prepare,       sizeof(prep)};
+static int kind_offline_next(const uk__kernel *kd, void *prep_v, const uk__binary *bin, int step);
+
+static const uk__kind red_kind = {"a reduction", sizeof(uk_red_key), kind_emit,    kind_describe,    kind_compile,
+                                  kind_loaded,   prepare,            sizeof(prep), kind_offline_next};
 
 /* ------------------------------------------------------------------------ */
 /* Creating                                                                  */
@@ -650,20 +653,53 @@ static void plan_of(const uk_reduction *k, const prep *pr, const uk__spec *e, uk
     uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, s);
 }
 
+/* Whether plan s (of the program of pr's key, the step-th of the call) leaves another program to
+ * take: 1 with pr's key made that one, the program of the width s chose (its occupancy or partial
+ * size changed the plan), or after that the program that reads the width (0). */
+static int width_moves(prep *pr, const uk_red_strategy *s, int step) {
+  if (!pr->key.width) return 0; /* the program reads the width: any plan */
+  const int w = plan_width(pr, s);
+  if (w == pr->key.width) return 0;
+  pr->key.width = (uint16_t)(step == 0 ? w : 0);
+  return 1;
+}
+
 /* The program whose width (key_width) is the plan's for it, into *e and its plan into *s: the
- * key's, else the program of the width its plan chose (its occupancy or partial size changed the
- * plan), else, where that one's plan differs again, the program that reads the width (0). Every
- * step is pure in the call's key and programs: a call always lands on the same one. */
+ * key's, else as width_moves says. Every step is pure in the call's key and programs: a call
+ * always lands on the same one, and precompile compiles the same (kind_offline_next). */
 static uk_status settle_width(uk_reduction *k, prep *pr, int device, uk__spec **e, uk_red_strategy *s) {
   for (int step = 0;; step++) {
     plan_of(k, pr, *e, s);
-    if (!pr->key.width) return UK_OK; /* the program reads the width: any plan */
-    const int w = plan_width(pr, s);
-    if (w == pr->key.width) return UK_OK;
-    pr->key.width = (uint16_t)(step == 0 ? w : 0);
+    if (!width_moves(pr, s, step)) return UK_OK;
     uk_status st = uk__kernel_specialise(&k->base, &pr->key, device, e);
     if (st != UK_OK) return st;
   }
+}
+
+/* Precompile's settle_width: the compiled program's resident blocks and partial size read from its
+ * cubin (the compile's architecture's limits, no device), planned as a call plans for the loaded
+ * program. A PTX image (an architecture past NVRTC's) or an unknown occupancy: no next key (the call
+ * compiles it if its plan says so). */
+static int kind_offline_next(const uk__kernel *kd, void *prep_v, const uk__binary *bin, int step) {
+  prep *pr = prep_v;
+  if (!pr->key.width || !bin || bin->is_ptx) return 0;
+  const int id = pr->key.group == UK_RED_GROUP_COLS ? UK_RED_COLS : UK_RED_T1;
+  char sym[256];
+  uint64_t partial = 0;
+  if (snprintf(sym, sizeof sym, "%s%s", kd->name, uk__red_kernel_suffix(id)) >= (int)sizeof sym) return 0;
+  const int occupancy = uk__occupancy_of_cubin_cc(bin->arch / 10, bin->arch % 10, bin->image, bin->image_size, sym,
+                                                  UK_RED_BLOCK);
+  if (occupancy <= 0 || uk__cubin_object_size(bin->image, bin->image_size, "_uk_partial_size", &partial) != UK_OK) {
+    uk__error_clear();
+    return 0;
+  }
+  uk__spec e; /* what kind_loaded would have set */
+  memset(&e, 0, sizeof e);
+  e.occupancy = occupancy;
+  e.aux = (size_t)partial;
+  uk_red_strategy s;
+  plan_of(self(kd), pr, &e, &s);
+  return width_moves(pr, &s, step);
 }
 
 /* Launches plan s of program e; *refused: a launch over a thread-block

@@ -126,7 +126,7 @@ static uk_status prepare(const uk__kernel *kd, const uk_arg *in, int nin, const 
 }
 
 static const uk__kind row_kind = {"a fusion row kernel", sizeof(row_key), kind_emit, kind_describe, kind_compile,
-                                  kind_loaded,           prepare,         sizeof(prep)};
+                                  kind_loaded,           prepare,         sizeof(prep),  NULL};
 
 /* ------------------------------------------------------------------------ */
 /* The object                                                                */

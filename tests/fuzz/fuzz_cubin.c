@@ -2,7 +2,7 @@
  * an image as a user's file or bytes would give it (uk_module_from_file,
  * uk_module_from_image). Runs the container check (elf_check.c) and the
  * readers of runtime/cubin_params.c: kernel list, kernel lookup, parameter
- * layouts. Findings: crashes, sanitizer reports, and broken invariants:
+ * layouts, a __device__ variable's size. Findings: crashes, sanitizer reports, and broken invariants:
  *   - every listed kernel is found by uk__cubin_find_kernel;
  *   - a parameter layout has count >= 0, params only when count > 0, and
  *     each parameter inside CUDA's 32764-byte limit;
@@ -54,6 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     looked++;
   }
   params_of(data, size, "k");
+  uint64_t bytes = 0;
+  st = uk__cubin_object_size(data, size, "_uk_partial_size", &bytes);
+  require(st == UK_OK || st == UK_ERR_NOT_FOUND || (st == UK_ERR_INVALID && uk_last_error()[0]));
   uk__sb_release(&sb);
   uk__error_clear();
   return 0;

@@ -443,13 +443,6 @@ static int one_output(const uk_red_key *key) {
   return (key->group > UK_RED_GROUP_PACK || key->group == UK_RED_GROUP_G) && key->nd_k == 0;
 }
 
-/* The key's threads an output, where the program takes them as a constant: red_group's (not one
- * output's, whose are the block's; not a narrow program's, whose are 2 or 4 as well) and red_cols'. */
-static int fixed_width(const uk_red_key *key) {
-  return key->width && !one_output(key) && (key->group == UK_RED_GROUP_COLS || (key->group == UK_RED_GROUP_G &&
-                                                                                 !key->narrow));
-}
-
 static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   uk__sb_addf(sb, "// ukern reduction kernel '%s' (template reduction.cu)\n", k->name);
   uk__emit_banner_params(sb, k->in, k->out, &key->p, k->raw_view_mask, 1);
@@ -460,7 +453,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
               key->index64 ? "64-bit" : "32-bit",
               one_output(key) ? "a block's threads on the one output"
                               : kernel[key->group <= UK_RED_GROUP_PACK ? key->group : 0]);
-  if (fixed_width(key)) uk__sb_addf(sb, "; threads an output compiled in: %d", key->width);
+  if (key->width) uk__sb_addf(sb, "; threads an output compiled in: %d", key->width);
   /* a tiny reduction (uk__red_tiny): the cache's listing tells the two programs apart */
   if (key->unsplit && key->group != UK_RED_GROUP_PACK) uk__sb_add(sb, "; never split: no split pass");
   if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);
@@ -539,7 +532,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
      and one output (no kept axis) as red_group's constants, or the key's threads an output */
   const int trip8 = key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ");
   char gw[32] = "";
-  if (fixed_width(key)) snprintf(gw, sizeof gw, "\n#define _UK_RED_GW %d", key->width);
+  if (key->width) snprintf(gw, sizeof gw, "\n#define _UK_RED_GW %d", key->width);
   snprintf(defs, sizeof defs, "%s%s%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "",
            k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "",

@@ -39,9 +39,10 @@ typedef struct uk_red_key {
                                       unsplit set too), its pieces combined in distributed shared memory */
   uint16_t block;                  /* the threads of the program's block if not UK_RED_BLOCK (uk__red_unsplit_block:
                                       a block an output, unsplit too); 0: UK_RED_BLOCK */
-  uint16_t width;                  /* group G or COLS: the plan's threads an output (uk__red_threads_per_output),
-                                      compiled in (_UK_RED_GW); 0: read from the argument _uk_by (the runtime's
-                                      choice: reduction.c key_width) */
+  uint16_t width;                  /* the plan's threads an output (uk__red_threads_per_output), compiled in
+                                      (_UK_RED_GW); 0: read from the argument _uk_by. The runtime sets it only
+                                      where a program takes it (reduction.c key_width: a group or column
+                                      program with a kept axis, not narrow) */
   int32_t device;                  /* runtime only; the emitter ignores it */
 } uk_red_key;
 

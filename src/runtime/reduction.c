@@ -88,15 +88,21 @@ _Static_assert(sizeof(prep) + UK__PARAM_BYTES_MAX + sizeof(uk__frame) + sizeof(i
 
 static const uk_reduction *self(const uk__kernel *kd) { return (const uk_reduction *)kd; }
 
+/* The kernel a key's program holds (its group's first id: red_plan.h). */
+static int key_kernel(const uk_red_key *key) {
+  return key->group == UK_RED_GROUP_COLS ? UK_RED_COLS : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK : UK_RED_T1;
+}
+
+/* That kernel's symbol (the kernel's name and its suffix) into buf; 0 when it does not fit. */
+static int key_symbol(const uk__kernel *kd, const uk_red_key *key, char *buf, size_t size) {
+  return snprintf(buf, size, "%s%s", kd->name, uk__red_kernel_suffix(key_kernel(key))) < (int)size;
+}
+
 static void kind_describe(const uk__kernel *kd, const void *kv, char *buf, size_t size) {
   const uk_red_key *key = kv;
   size_t n = uk__kernel_describe(kd, "reduction ", &key->p, buf, size);
   n += (size_t)snprintf(buf + n, size - n, "; kept ndim %d, reduced ndim %d; kernel %s%s%s", key->nd_k, key->nd_r,
-                        kd->name,
-                        uk__red_kernel_suffix(key->group == UK_RED_GROUP_COLS   ? UK_RED_COLS
-                                              : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK
-                                                                                : UK_RED_T1),
-                        key->block_cub ? ", cub::BlockReduce" : "");
+                        kd->name, uk__red_kernel_suffix(key_kernel(key)), key->block_cub ? ", cub::BlockReduce" : "");
   if (n < size) snprintf(buf + n, size - n, key->width ? ", %d threads an output)" : ")", key->width);
 }
 
@@ -129,11 +135,11 @@ static uk_status kind_loaded(const uk__kernel *kd, uk__spec *e, const uk__binary
   uk_status st = uk__cu_check(uk__cu_module_global(&g, &e->aux, e->module, "_uk_partial_size"), "cuModuleGetGlobal");
   if (st != UK_OK) return st;
   const uk_red_key *key = (const uk_red_key *)e->key;
-  int id = key->group == UK_RED_GROUP_COLS ? UK_RED_COLS : key->group == UK_RED_GROUP_PACK ? UK_RED_PACK : UK_RED_T1;
+  const int id = key_kernel(key);
   const char *suffix = uk__red_kernel_suffix(id);
   char sym[256];
   int n = -1;
-  if (bin && !bin->is_ptx && snprintf(sym, sizeof sym, "%s%s", kd->name, suffix) < (int)sizeof sym)
+  if (bin && !bin->is_ptx && key_symbol(kd, key, sym, sizeof sym))
     n = uk__occupancy_of_cubin(e->device, bin->image, bin->image_size, sym, UK_RED_BLOCK);
   CUfunction fn;
   if (n < 0) {
@@ -646,9 +652,10 @@ static void choose(const prep *pr, int sms, int per_sm, size_t partial_bytes, in
   memo[memo_last].s = *s;
 }
 
-/* e's plan for the call: the planner's for the loaded program, then UKERN_RED_TUNE's knobs. */
-static void plan_of(const uk_reduction *k, const prep *pr, const uk__spec *e, uk_red_strategy *s) {
-  choose(pr, pr->sms, e->occupancy, e->aux, k->k.argpair, s);
+/* The call's plan for a program of `occupancy` resident blocks an SM and a partial of `partial` bytes
+ * (a loaded program's, uk__spec): the planner's, then UKERN_RED_TUNE's knobs. */
+static void plan_of(const uk_reduction *k, const prep *pr, int occupancy, size_t partial, uk_red_strategy *s) {
+  choose(pr, pr->sms, occupancy, partial, k->k.argpair, s);
   if (k->forced)
     uk__red_force(&pr->in, k->force_by, k->force_vec, k->force_split, k->force_swz, k->force_group, s);
 }
@@ -669,7 +676,7 @@ static int width_moves(prep *pr, const uk_red_strategy *s, int step) {
  * always lands on the same one, and precompile compiles the same (kind_offline_next). */
 static uk_status settle_width(uk_reduction *k, prep *pr, int device, uk__spec **e, uk_red_strategy *s) {
   for (int step = 0;; step++) {
-    plan_of(k, pr, *e, s);
+    plan_of(k, pr, (*e)->occupancy, (*e)->aux, s);
     if (!width_moves(pr, s, step)) return UK_OK;
     uk_status st = uk__kernel_specialise(&k->base, &pr->key, device, e);
     if (st != UK_OK) return st;
@@ -682,23 +689,17 @@ static uk_status settle_width(uk_reduction *k, prep *pr, int device, uk__spec **
  * compiles it if its plan says so). */
 static int kind_offline_next(const uk__kernel *kd, void *prep_v, const uk__binary *bin, int step) {
   prep *pr = prep_v;
-  if (!pr->key.width || !bin || bin->is_ptx) return 0;
-  const int id = pr->key.group == UK_RED_GROUP_COLS ? UK_RED_COLS : UK_RED_T1;
   char sym[256];
   uint64_t partial = 0;
-  if (snprintf(sym, sizeof sym, "%s%s", kd->name, uk__red_kernel_suffix(id)) >= (int)sizeof sym) return 0;
+  if (!pr->key.width || !bin || bin->is_ptx || !key_symbol(kd, &pr->key, sym, sizeof sym)) return 0;
   const int occupancy = uk__occupancy_of_cubin_cc(bin->arch / 10, bin->arch % 10, bin->image, bin->image_size, sym,
                                                   UK_RED_BLOCK);
   if (occupancy <= 0 || uk__cubin_object_size(bin->image, bin->image_size, "_uk_partial_size", &partial) != UK_OK) {
     uk__error_clear();
     return 0;
   }
-  uk__spec e; /* what kind_loaded would have set */
-  memset(&e, 0, sizeof e);
-  e.occupancy = occupancy;
-  e.aux = (size_t)partial;
   uk_red_strategy s;
-  plan_of(self(kd), pr, &e, &s);
+  plan_of(self(kd), pr, occupancy, (size_t)partial, &s);
   return width_moves(pr, &s, step);
 }
 

@@ -593,13 +593,15 @@ static void width_settles(void) {
                     "__device__ s16 zero16() { s16 r; r.s = 0; r.q = 0; r.n = 0; return r; }\n"
                     "__device__ s16 add16(const s16 &a, const s16 &b) {\n"
                     "  s16 r; r.s = a.s + b.s; r.q = a.q + b.q; r.n = a.n + b.n; return r;\n}\n";
-  uk_reduction *k = mk("T x", "T y", "one16(x)", "add16(a, b)", "y = a.s + a.q + (T)a.n", "zero16()", "wsum", "s16",
-                       pre);
   uk_device_info info;
   CHECK_OK(uk_device_info_get(0, &info));
   static const int64_t shapes[][2] = {{1000, 2048}, {4096, 500}};
   int ax0[] = {0};
-  for (int j = 0; k && j < 2; j++) {
+  for (int j = 0; j < 2; j++) {
+    /* a kernel a shape: programs are kept by width, so the first shape's would serve the second's */
+    uk_reduction *k = mk("T x", "T y", "one16(x)", "add16(a, b)", "y = a.s + a.q + (T)a.n", "zero16()", "wsum",
+                         "s16", pre);
+    if (!k) break;
     const int64_t rows = shapes[j][0], cols = shapes[j][1], n = rows * cols;
     double *v = randv(n, -1, 1), *want = calloc((size_t)cols, sizeof(double)),
            *absum = calloc((size_t)cols, sizeof(double));
@@ -634,8 +636,8 @@ static void width_settles(void) {
     free(absum);
     free(v);
     drop(&x);
+    uk_reduction_destroy(k);
   }
-  uk_reduction_destroy(k);
 }
 
 int main(void) {

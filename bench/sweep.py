@@ -285,7 +285,8 @@ def floor_reason(p, c, traffic, nbytes=None):
     """The bare floors of a point's input bytes (nbytes, default its size: bench/sweep_floor.py,
     cached per size) into p, and what they say about its miss (p["floor_verdict"]): "read",
     even a bare read of the bytes misses; "combine", the read meets, the fastest bare
-    deterministic combine across blocks misses, and the point needs one (combine_free); else
+    deterministic combine across blocks misses, and the point needs one (combine_free), with the
+    point's time within sweep_plan.FLOOR_NEAR_MS of that combine ("over": further over it); else
     "ukern": a bare kernel of the kind the point needs meets the target. A fused row program
     (softmax, layer norm, ...) reads its inputs and combines each row's blocks at least as a
     sum does, and writes besides: the sum's floors bound it from below too."""
@@ -316,7 +317,10 @@ def floor_reason(p, c, traffic, nbytes=None):
         p["floor_verdict"] = "ukern"
         return (f"ukern's: outputs enough to need no combine across blocks, and a {read} meets it "
                 f"(the {det} misses)")
-    p["floor_verdict"] = "combine"
+    p["floor_verdict"] = plan.combine_verdict(p["ukern_ms"], f["det_ms"])
+    if p["floor_verdict"] == "over":
+        return (f"over the combine floor by {(p['ukern_ms'] - f['det_ms']) * 1e3:.2f} us: the {det} misses too "
+                f"({read}: met only without a combine)")
     return f"at the combine floor: the {det} misses too ({read}: met only without a combine)"
 
 

@@ -19,6 +19,16 @@ ROW_OPS = ("rowsum", "softmax", "layernorm", "center")
 RED_TEMPLATES_3D = ((256, 1024, 1024), (1024, 256, 1024), (1024, 1024, 256), (64, 64, 65536))
 BIG = 32 << 20             # bytes from which the copy-rate target (and torch.compile) applies
 FEW_REPS_BYTES = 64 << 20  # from here: few repetitions unless their spread is large
+# A miss whose bare deterministic combine misses too is at that floor only within this of it (the
+# empty-launch reference's run-to-run move, docs/PERF.md "Session 28"); further over it, the rest
+# is ukern's kernel (sweep.py floor_reason, sweep_report.py).
+FLOOR_NEAR_MS = 0.0003
+
+
+def combine_verdict(ukern_ms, det_ms):
+    """"combine" where a miss's time is within FLOOR_NEAR_MS of the bare deterministic combine of
+    its bytes (which misses too), else "over": over that floor by more."""
+    return "combine" if ukern_ms <= det_ms + FLOOR_NEAR_MS else "over"
 
 
 def profile(quick):

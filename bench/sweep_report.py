@@ -111,12 +111,30 @@ def missing_text(m):
 AT_FLOOR = ("read", "combine")   # sweep.py's floor_verdict of a miss no bare kernel of its kind meets
 
 
+def verdict(p):
+    """A miss's floor verdict (sweep.py floor_reason), "combine" of JSONs before session 35 judged
+    again: "over" where the point's time is more than sweep_plan.FLOOR_NEAR_MS over the bare combine."""
+    v = p.get("floor_verdict")
+    if v == "combine" and p.get("ukern_ms") is not None and p.get("floor_det_ms") is not None:
+        return sweep_plan.combine_verdict(p["ukern_ms"], p["floor_det_ms"])
+    return v
+
+
+def reason(p):
+    """A point's reason, with "at the combine floor" of a miss judged "over" (verdict) reworded."""
+    r = p.get("reason")
+    if r and verdict(p) == "over" and "at the combine floor: " in r:
+        gap = (p["ukern_ms"] - p["floor_det_ms"]) * 1e3
+        r = r.replace("at the combine floor: ", f"over the combine floor by {gap:.2f} us: ", 1)
+    return r
+
+
 def floor_count(points, kind):
     """'N of M': the kind's misses at a bare floor (bench/sweep_floor.py; sweep.py floor_reason),
     of its misses with floors; '-' where none has them (the kind, or JSONs before session 25)."""
     ms = [p for p in points if p["kind"] == kind and p.get("ukern_ms") is not None and not p.get("met")
           and p.get("floor_verdict")]
-    return f"{sum(p['floor_verdict'] in AT_FLOOR for p in ms)} of {len(ms)}" if ms else "-"
+    return f"{sum(verdict(p) in AT_FLOOR for p in ms)} of {len(ms)}" if ms else "-"
 
 
 def floor_bytes(p):
@@ -139,21 +157,22 @@ def floor_table(points):
            "read (each block stores its sum and ends: the floor of any kernel reading the bytes) and the "
            "fastest deterministic combine across blocks (a split with a count and the last block's combine, "
            "ukern's ending, or one thread-block cluster up to 4 MiB). At the read floor: the read misses the "
-           "point's target. At the combine floor: the read meets it, the combine misses, and the point's "
-           "outputs are too few to give every SM two blocks without a combine. ukern's: a bare kernel of the "
-           "kind the point needs meets it. A fused row program (below 32 MiB) is judged by the sum of its "
+           "point's target. At the combine floor: the read meets it, the combine misses, the point's "
+           "outputs are too few to give every SM two blocks without a combine, and the point's time is "
+           f"within {sweep_plan.FLOOR_NEAR_MS * 1e3:g} us of the combine's. Over it: the same, further over "
+           "the combine (the rest is ukern's kernel). ukern's: a bare kernel of the kind the point needs meets it. A fused row program (below 32 MiB) is judged by the sum of its "
            "inputs: it reads them and combines each row's blocks as the sum does, and writes besides; its "
            "outputs are its rows.", "",
-           "| input bytes | misses | at the read floor | at the combine floor | ukern's | bare read ms | "
+           "| input bytes | misses | at the read floor | at the combine floor | over it | ukern's | bare read ms | "
            "bare combine ms (how) | ukern ms, range |",
-           "|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|"]
     for nb, ps in by.items():
         f = ps[0]
-        n = {v: sum(p["floor_verdict"] == v for p in ps) for v in ("read", "combine", "ukern")}
+        n = {v: sum(verdict(p) == v for p in ps) for v in ("read", "combine", "over", "ukern")}
         how = f"one cluster of {f['floor_cluster_grid']}" if f.get("floor_cluster_ms") is not None and \
             f["floor_det_ms"] == f["floor_cluster_ms"] else f"split over {f['floor_split_grid']} blocks"
         us = sorted(p["ukern_ms"] for p in ps)
-        out.append(f"| {size_str(nb)} | {len(ps)} | {n['read']} | {n['combine']} | {n['ukern']} | "
+        out.append(f"| {size_str(nb)} | {len(ps)} | {n['read']} | {n['combine']} | {n['over']} | {n['ukern']} | "
                    f"{fmt(f['floor_read_ms'])} | {fmt(f['floor_det_ms'])} ({how}) | {fmt(us[0])} - {fmt(us[-1])} |")
     return out
 
@@ -214,7 +233,7 @@ def markdown(doc):
     for kind, met, timed, total, errs, w in summary(points):
         ws = f"{size_str(w['size_bytes'])} {label(w)}" if w else ""
         out.append(f"| {kind} | {met} / {timed} | {total} ({errs}) | {floor_count(points, kind)} | {ws} | "
-                   f"{fmt(share(w, 'ukern_ms'), 2) if w else ''} | {(w or {}).get('reason') or ''} |")
+                   f"{fmt(share(w, 'ukern_ms'), 2) if w else ''} | {(w and reason(w)) or ''} |")
     out += near_text(doc)
     misses = [p for p in points if p.get("ukern_ms") is not None and not p.get("met")]
     out += floor_table(points)
@@ -224,7 +243,7 @@ def markdown(doc):
                 "|---|---|---|---|---|---|---|---|---|"]
         for p in misses:
             out.append(f"| {p['kind']} | {size_str(p['size_bytes'])} | {label(p)} | {fmt(p['ukern_ms'])} | "
-                       f"{fmt(p['copy_ms'])} | {fmt(p['cupy_ms'])} | {fmt(p.get('torch_ms'))} | {p['reason']} | "
+                       f"{fmt(p['copy_ms'])} | {fmt(p['cupy_ms'])} | {fmt(p.get('torch_ms'))} | {reason(p)} | "
                        f"{p.get('plan', '')} |")
     errs = [p for p in points if "error" in p]
     if errs:
@@ -353,7 +372,7 @@ def main():
             print("wrote", path, file=sys.stderr)
     for kind, met, timed, total, errs, w in summary(doc["points"]):
         print(f"{kind}: {met}/{timed} met ({total} points, {errs} not measured); worst: "
-              f"{(size_str(w['size_bytes']) + ' ' + label(w) + ' ' + (w.get('reason') or 'met')) if w else '-'}",
+              f"{(size_str(w['size_bytes']) + ' ' + label(w) + ' ' + (reason(w) or 'met')) if w else '-'}",
               file=sys.stderr)
 
 

@@ -191,11 +191,12 @@ sweep_floor.check = broken
 q = dict(kind="argmax", shape=[16], axes=None, size_bytes=64)
 failed = [sw.floor_reason(q, 0.004, 64), q.get("floor_error"), q.get("floor_verdict")]
 out = []
-for size, shape, axes, c in ((22, [1024, 1024], [0, 1], None), (22, [1024, 1024], [1], None),
-                             (22, [16, 256, 256], [0], None), (22, [1024, 1024], [0], None),
-                             (26, [4096, 4096], [0, 1], 0.0176), (18, [256, 256], [0, 1], None),
-                             (20, [512, 512], [1], None)):
-    p = dict(kind="reduction", shape=shape, axes=axes, size_bytes=1 << size)
+# ukern_ms: within 0.3 us of the bare combine (at its floor), or (the last) 1 us over it
+for size, shape, axes, c, u in ((22, [1024, 1024], [0, 1], None, 0.0066), (22, [1024, 1024], [1], None, 0.0066),
+                                (22, [16, 256, 256], [0], None, 0.0066), (22, [1024, 1024], [0], None, 0.0066),
+                                (26, [4096, 4096], [0, 1], 0.0176, 0.0201), (18, [256, 256], [0, 1], None, 0.0050),
+                                (20, [512, 512], [1], None, 0.0072), (22, [1024, 1024], [0, 1], None, 0.0073)):
+    p = dict(kind="reduction", shape=shape, axes=axes, size_bytes=1 << size, ukern_ms=u)
     r = sw.floor_reason(p, c or 0.004, 1 << size)
     out.append([p["floor_verdict"], r, sw.combine_free(p), p["floor_det_ms"]])
 # fused row programs through finish(): judged by the floors of their inputs' bytes, below BIG only
@@ -218,7 +219,8 @@ print(json.dumps(out + [failed, fus]))
 
 def test_floor_reason(tmp_path):
     """sweep.py's verdict on a miss from the bare floors (stand-in floors, no GPU): at the
-    combine floor where the point needs a combine across blocks and the bare combine misses,
+    combine floor where the point needs a combine across blocks and the bare combine misses
+    (over it where the point is more than 0.3 us slower than that combine),
     ukern's where its outputs fill the SMs without one (the bare read meets), at the read
     floor where even the read misses, ukern's where the bare combine meets; floors that
     fail are recorded and the point goes on. A fused row program below 32 MiB is judged the
@@ -228,7 +230,7 @@ def test_floor_reason(tmp_path):
     r = subprocess.run([sys.executable, str(drv)], cwd=ROOT, capture_output=True, text=True,
                        env=dict(os.environ, GRAPHS_PER_COMPILE="1", PYTHONDONTWRITEBYTECODE="1"))
     assert r.returncode == 0, r.stderr[-3000:]
-    full, rows, cols16k, cols1k, big, small, slow, failed, fus = json.loads(r.stdout.strip().splitlines()[-1])
+    full, rows, cols16k, cols1k, big, small, slow, over, failed, fus = json.loads(r.stdout.strip().splitlines()[-1])
     # floors that fail leave the point its timings and say why (no verdict)
     assert failed == ["no bare floors: AssertionError: floor split of 64 bytes: wrong",
                       "AssertionError: floor split of 64 bytes: wrong", None]
@@ -243,8 +245,12 @@ def test_floor_reason(tmp_path):
     assert small[0] == "ukern" and small[3] == 0.0047 and "one cluster of 4" in small[1]
     assert slow[0] == "read" and slow[1] == ("at the read floor: a kernel that only reads these bytes misses too "
                                              "(bare read 0.0060 ms)")
+    # 1 us over the bare combine (which misses too): over that floor, the rest ukern's kernel
+    assert over[0] == "over" and over[1] == ("over the combine floor by 1.00 us: the bare deterministic combine "
+                                             "0.0063 ms, split over 128 blocks misses too (bare read 0.0050 ms: "
+                                             "met only without a combine)")
     # fused row programs: the floors of their inputs (a row sum's two), their rows as outputs
-    assert fus[0][:2] == ["combine", 1 << 21] and "at the combine floor" in fus[0][2] and not fus[0][3]
+    assert fus[0][:2] == ["over", 1 << 21] and "over the combine floor by 14.20 us" in fus[0][2] and not fus[0][3]
     assert fus[1][:2] == ["ukern", 1 << 22] and "bare kernels of these bytes meet it" in fus[1][2]
     assert fus[2][0] == "ukern" and "outputs enough to need no combine" in fus[2][2] and fus[2][3]
     assert fus[3] == [None, False]                    # 256 MiB: the row rule's target, no floors

@@ -97,18 +97,38 @@ def test_floors():
     # a fused row sum of 256 KiB reads two inputs: tabled under its floors' 512 KiB
     fus = next(p for p in d["points"] if p["kind"] == "fusion")
     extra.append(floored(dict(fus, size_bytes=1 << 18, log2_size=18, ukern_ms=0.0061, met=False, floor_bytes=1 << 19),
-                         "combine", 0.0058, 0.0058, grid=128))
+                         "combine", 0.0059, 0.0059, grid=128))
     d["points"] += extra
     text = sr.markdown(d)
-    assert "| reduction | 1 / 5 | 5 (0) | 3 of 4 |" in text
     assert "| fusion | 1 / 3 | 3 (0) | 1 of 1 |" in text
     assert "### Reduction, argmax and fused row misses against bare kernels of the same bytes" in text
-    assert "| 512 KiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0058 (split over 128 blocks) | 0.0061 - 0.0061 |" in text
+    assert "| 512 KiB | 1 | 0 | 1 | 0 | 0 | 0.0185 | 0.0059 (split over 128 blocks) | 0.0061 - 0.0061 |" in text
     assert text.index("| 256 KiB | 3 |") < text.index("| 512 KiB | 1 |") < text.index("| 64 MiB | 1 |")
     # sizes in order; the first point of a size names its floor (all of a size share it)
-    assert "| 256 KiB | 3 | 1 | 1 | 1 | 0.0185 | 0.0047 (one cluster of 4) | 0.0057 - 0.0059 |" in text
-    assert "| 64 MiB | 1 | 0 | 1 | 0 | 0.0185 | 0.0201 (split over 512 blocks) | 0.5000 - 0.5000 |" in text
+    # 0.0058 against a combine of 0.00525: over it by 0.55 us
+    assert "| 256 KiB | 3 | 1 | 0 | 1 | 1 | 0.0185 | 0.0047 (one cluster of 4) | 0.0057 - 0.0059 |" in text
+    # 0.5 ms against a combine of 0.0201: far over that floor, the rest ukern's kernel
+    assert "| 64 MiB | 1 | 0 | 0 | 1 | 0 | 0.0185 | 0.0201 (split over 512 blocks) | 0.5000 - 0.5000 |" in text
+    assert "| reduction | 1 / 5 | 5 (0) | 1 of 4 |" in text
     assert text.index("| 256 KiB | 3 |") < text.index("| 64 MiB | 1 |")
+
+
+def test_over_the_combine_floor():
+    """A "combine" verdict further than 0.3 us over the bare combine is "over" it (sweep_plan.combine_verdict),
+    in the counts and in the miss's reason; within 0.3 us it stays at the floor."""
+    assert sr.sweep_plan.combine_verdict(0.006, 0.0058) == "combine"
+    assert sr.sweep_plan.combine_verdict(0.00611, 0.0058) == "over"
+    d = doc()
+    red64 = d["points"][0]
+    floored(red64, "combine", 0.0201, 0.0201)
+    red64["reason"] = "90% of the copy rate; at the combine floor: the bare deterministic combine misses too"
+    near = floored(dict(red64, ukern_ms=0.0203), "combine", 0.0201, 0.0201)
+    d["points"].append(near)
+    sr_ = sr.reason(red64)
+    assert sr_.startswith("90% of the copy rate; over the combine floor by 479.90 us: the bare") and \
+        sr.reason(near) == near["reason"]
+    text = sr.markdown(d)
+    assert "| 64 MiB | 2 | 0 | 1 | 1 | 0 |" in text and "over the combine floor by 479.90 us" in text
 
 
 def test_near_launch_bound():

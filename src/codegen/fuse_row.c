@@ -199,7 +199,6 @@ typedef struct row_em {
   int reuse;         /* the node the last level keeps for the outputs, or -1 */
   int reuse_in;      /* the input whose kept elements it replaces */
   int reuse_level;   /* the level whose pass stores it */
-  int nlevels;       /* reductions a row: with two or more, _uk_row_reduce needs no closing barrier */
 } row_em;
 
 static void fn_start(row_em *e, uk_fuse_fn *f, uk_strbuf *body, const char *indent) {
@@ -451,9 +450,8 @@ static uk_status emit_level(row_em *e, int L, uk_strbuf *pre, uk_strbuf *b, uk_s
   }
   if (ka.failed) b->failed = 1;
   uk__sb_release(&ka);
-  /* T at compile time but in the cluster variant's shared slices (_uk_g.T) */
-  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce<%s>(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T, %s);\n", L,
-              e->cluster && !e->reg ? "0" : "_uk_T", L, L, L, L, e->nlevels >= 2 ? "false" : "true");
+  uk__sb_addf(b, "    }\n    _uk_a%d = _uk_row_reduce(_uk_a%d, _uk_op%d(), _uk_ident%d(), _uk_sm%d, _uk_T);\n", L, L, L, L,
+              L);
   if (e->cluster || e->reg) /* the blocks' partials, combined in rank order: the same value in every block */
     uk__sb_addf(b, "%s    _uk_a%d = _uk_cluster_reduce(_uk_a%d, _uk_op%d(), _uk_cs%d, _uk_par, %s);\n%s",
                 e->reg ? "#if _UK_RC\n" : "", L, L, L, L, L == 1 ? "true" : "false", e->reg ? "#endif\n" : "");
@@ -731,7 +729,6 @@ static uk_status emit_body(row_em *e, int nd, int nlevels, int nelem, const char
   memset(e->final_, 0, (size_t)g->nnodes + 1);
   memset(e->rdiv, 0, (size_t)g->nnodes + 1);
   e->ndiv = 0;
-  e->nlevels = nlevels;
   if (e->reg) {
     /* with _UK_RC, a row over a cluster: the block of rank R (T threads, a
      * row a block) holds elements [R * nc, R * nc + _uk_lim) of it in

@@ -205,37 +205,15 @@ template <class A, class Op> static __device__ __forceinline__ A _uk_tree(A v, O
   return v;
 }
 
-// The value lane I of a group of W lanes holds in _uk_tree once its
-// shuffles took offsets W / 2 down to S (at offset s, lane i combines its
-// value with lane i + s's), from the W lanes' values at p: lane 0's at S =
-// 1 is the tree's result, op for op in the same order.
-template <int W, int I, int S> struct _uk_fold {
-  template <class A, class Op> static __device__ __forceinline__ A at(const A *p, Op op) {
-    return op(_uk_fold<W, I, 2 * S>::at(p, op), _uk_fold<W, I + S, 2 * S>::at(p, op));
-  }
-};
-template <int W, int I> struct _uk_fold<W, I, W> {
-  template <class A, class Op> static __device__ __forceinline__ A at(const A *p, Op) { return p[I]; }
-};
-
 // Combines v over the T threads of the row (a power of two) and returns the
 // result to all of them. Every thread of the block calls it (T > 32: a
 // barrier). The registers and shared-memory variants pass a compile-time
-// T (_UK_RT) as TC too: inlined, the loops unroll, the lane and warp
-// arithmetic folds to masks and shifts and only the branch for that T
-// remains.
+// T (_UK_RT): inlined, the loops unroll, the lane and warp arithmetic folds
+// to masks and shifts and only the branch for that T remains.
 // T <= 32: a tree within each group of T lanes; T > 32: each warp's, then
-// the row's T / 32 warp results through shared memory: with TC, each
-// thread folds them itself (_uk_fold, the tree's order: the same value),
-// without TC (the cluster variant's shared slices, T at run time) a tree of
-// shuffles over them and a broadcast. trail: a barrier after the reads, so
-// that the next call may write the slots; a row kernel with two or more
-// reductions a row passes false, since another reduction's barrier always
-// sits between one call's reads of its slots and the next row's writes
-// (each reduction has slots of its own).
-template <int TC = 0, class A, class Op>
-static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm, int T,
-                                                   bool trail = true) {
+// the row's T / 32 warp results through shared memory.
+template <class A, class Op>
+static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _uk_part<A> &sm, int T) {
   (void)ident; // lane 0's trees never take a lane past the group
   if (T <= 32) return _uk_bcast(_uk_tree(v, op, T), T);
   const int nw = T >> 5;
@@ -244,14 +222,9 @@ static __device__ __forceinline__ A _uk_row_reduce(A v, Op op, const A &ident, _
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, first = w & ~(nw - 1);
   if (lane == 0) part[w] = v;
   __syncthreads();
-  if (TC > 32) {
-    v = _uk_fold<(TC > 32 ? TC >> 5 : 2), 0, 1>::at((const A *)part + first, op);
-  } else {
-    v = _uk_tree(part[first + (lane & (nw - 1))], op, nw < 32 ? nw : 32);
-    v = _uk_bcast(v);
-  }
-  if (trail) __syncthreads();
-  return v;
+  v = _uk_tree(part[first + (lane & (nw - 1))], op, nw < 32 ? nw : 32);
+  __syncthreads(); // the slots are reused by the next reduction
+  return _uk_bcast(v);
 }
 
 // a / b for the elements a of a row and the row's value b, with the

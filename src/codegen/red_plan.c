@@ -317,6 +317,12 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
        * 128-512 (docs/PERF.md); larger inputs, not measured, keep a wave. */
       int64_t most = UK_RED_COLS_CW * (UK_RED_BLOCK / (t.slots < UK_RED_BLOCK ? t.slots : UK_RED_BLOCK));
       if (bytes > (double)UK_RED_COLS_CAP_BYTES) most = INT64_MAX;
+      /* ... but two rounds where one leaves SMs without a block, from
+       * UK_RED_COLS_TWO_ROUNDS_BYTES: 64 float32 columns, 2 tiles of 32
+       * over 64 or 128 pieces, 16 MiB 11.7 -> 10.7 us, 64 MiB 27.0 ->
+       * 21.9 (H200, session 35; at 4 MiB 7.7 -> 7.8) */
+      else if (t.grid_x * most < sms && bytes >= (double)UK_RED_COLS_TWO_ROUNDS_BYTES)
+        most *= 2;
       for (int i = 0; i < nn; i++) {
         /* a piece: at least a round of loads (4 rows) per thread */
         split_n(&t, nred, n[i] < most ? n[i] : most, 4 * (int64_t)by, by);

@@ -18,6 +18,9 @@
 /* Inputs (all loop inputs' bytes) up to which that bound holds: as far as it
  * was measured. */
 #define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
+/* Inputs from which a split whose one round leaves SMs without a block
+ * (tiles x pieces < SMs: a few columns) may take two (red_plan.c). */
+#define UK_RED_COLS_TWO_ROUNDS_BYTES ((int64_t)16 << 20)
 /* Inputs up to which a column reduction over slabs (a middle axis) takes
  * its widest one-round tile (red_plan.c): as far as it was measured. */
 #define UK_RED_COLS_SLAB_BYTES ((int64_t)64 << 20)

@@ -428,6 +428,29 @@ static void test_split_cap(void) {
   }
 }
 
+/* Dense rows of 2-16 float32 outputs (the kept loop one axis, rows one
+ * after another: uk_red_plan_in.dense): one tile over every output, at
+ * least half its threads with one, however short its row (64 float32
+ * columns' tiles were the narrowest the line rule allowed: 4194304 x 4 ran
+ * 119 us with 1 thread of 4 with an output; session 35). Without dense
+ * (rows apart) the line rule holds. */
+static void test_dense_narrow(void) {
+  for (int64_t nout = 2; nout <= 16; nout++) {
+    const int64_t nred = ((int64_t)64 << 20) / 4 / nout;
+    for (int dense = 0; dense < 2; dense++) {
+      uk_red_plan_in in = {nout, nred, 4, UK_RED_GROUP_COLS, nout % 4 == 0, 4, 4, 132, 8, 0, 0, 0, 0, 0, dense};
+      uk_red_strategy s;
+      uk__red_choose_in(&in, &s);
+      const int64_t nv = s.vec ? 4 : 1, bx = UK_RED_BLOCK / s.by, has = nout < s.slots ? nout : s.slots;
+      CHECK(s.kernel == UK_RED_COLS && s.nsplit > 1);
+      if (dense)
+        CHECK(s.grid_x == 1 && 2 * ((has + nv - 1) / nv) * s.by >= UK_RED_BLOCK);
+      else
+        CHECK(bx * nv * 4 >= UK_RED_COLS_NARROW_ROW); /* a tile row of at least 64 bytes */
+    }
+  }
+}
+
 /* Column reductions over slabs (a middle axis reduced: the kept loop has
  * two axes) of 16 to 64 MiB: the widest one-round tile that fills the SMs
  * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
@@ -996,6 +1019,7 @@ int main(void) {
   test_cols_force();
   test_wide_rows();
   test_split_cap();
+  test_dense_narrow();
   test_slab_tiles();
   test_cost_terms();
   test_narrow_lanes();

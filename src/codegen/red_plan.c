@@ -298,8 +298,11 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       int64_t bx = UK_RED_BLOCK / by, tile_row = bx * nv * f->itemsize;
       /* a row of the tile: at least one whole line, or half a line unsplit (narrow_ok); of a small input, down to
        * UK_RED_COLS_SMALL_ROW bytes (a 32-byte sector shared by two blocks is read twice, a cost only the
-       * copy rate sees) */
-      if (by > 1 && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW)) continue;
+       * copy rate sees). Not where one tile holds every output of dense rows: its block then reads one run of
+       * bytes a trip, however short a row (columns of 2-16 float32 elements: the widest tiles left most of their
+       * threads without an output; session 35) */
+      const int whole = in->dense && bx * nv >= nout;
+      if (by > 1 && !whole && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW)) continue;
       uk_red_strategy t;
       memset(&t, 0, sizeof t);
       t.kernel = UK_RED_COLS;
@@ -326,7 +329,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       for (int i = 0; i < nn; i++) {
         /* a piece: at least a round of loads (4 rows) per thread */
         split_n(&t, nred, n[i] < most ? n[i] : most, 4 * (int64_t)by, by);
-        if (by > 1 && tile_row < 128 && !narrow_ok(&t, nred)) continue;
+        if (by > 1 && !whole && tile_row < 128 && !narrow_ok(&t, nred)) continue;
         /* tiles of 2-4 threads an output only unsplit: split, fused argmax of 1024 x 1024 and 4096 x 256 took
          * 0.4-0.5 us more than 8 threads an output (H200, session 25; unsplit, 64 x 16384 0.8 us less) */
         if (by > 1 && by < 8 && t.nsplit > 1) continue;
@@ -514,6 +517,8 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
     in->group = UK_RED_GROUP_COLS;
     in->vec_ok = cols_vec_ok(R, aligned, vec);
     in->slabs = R->kept.ndim >= 2;
+    in->dense = R->kept.ndim == 1 && R->red.ndim == 1;
+    for (int k = 0; k < R->nin; k++) in->dense &= R->red.strides[k][0] == R->kept.shape[0] * itemsize[k];
   } else if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
     in->group = UK_RED_GROUP_PACK;
   } else {

@@ -281,7 +281,10 @@ typedef struct uk_red_plan_in {
                             that knows the loaded program sets it, as per_sm */
   int32_t cluster_max;   /* the device's most blocks a thread-block cluster (uk__red_wide_cluster):
                             0 from uk__red_plan_in (no clusters); the caller sets it */
-  int32_t unused;        /* 0: no padding bytes (memcmp) */
+  int32_t dense;         /* COLS: 1 when the kept loop is one axis and each input's reduced rows
+                            follow one another in memory (its reduced step is the row's bytes):
+                            a tile over all the outputs reads one run of bytes (red_plan.c); also
+                            no padding bytes (memcmp) */
 } uk_red_plan_in;
 void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned, int vec, int sms,
                      uk_red_plan_in *in);

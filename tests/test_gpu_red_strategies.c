@@ -646,7 +646,9 @@ static void numpy_argmax(void) {
     int64_t shape[3];
     int axis;
   } cases[] = {{2, {1024, 16384}, 0}, {2, {1027, 4099}, 0}, {2, {1024, 1024}, 0}, {3, {16, 515, 32}, 1},
-               {2, {5, 1031}, 0}};
+               {2, {5, 1031}, 0},
+               /* dense narrow rows, split over one tile of every output (red_plan.c): vectors, scalars */
+               {2, {350003, 12}, 0}, {2, {1000003, 10}, 0}};
   uk_fusion *f[2] = {NULL, NULL};
   CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "i", .program = "i = argmax(x, axis=0)",
                                                    .name = "am0"}, &f[0]));

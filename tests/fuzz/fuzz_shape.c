@@ -103,6 +103,30 @@ static void check_loop(int nops, const uk_operand_view *ops, const uk_loop *L) {
   }
 }
 
+/* The planner on a reduction split (red_plan.c uk__red_choose), with the
+ * program's vector width, alignment and SM count from the bytes: pure (the
+ * same plan twice); a launchable geometry (at least a block, pieces within
+ * a grid's y extent); pieces covering the reduced range with none empty; a
+ * column plan's threads an output a power of two up to 64 and its tiles
+ * covering every output. */
+static void plan_ok(const uk_red_loops *R, const int64_t *items, bytes *b) {
+  const unsigned v = next(b);
+  const int vec = 1 << (v % 5), aligned = (int)(v >> 3 & 1), sms = 1 + (int)(next(b) % 200);
+  uk_red_strategy s, t;
+  uk__red_choose(R, items, aligned, vec, sms, &s);
+  uk__red_choose(R, items, aligned, vec, sms, &t);
+  require(s.kernel == t.kernel && s.grid_x == t.grid_x && s.nsplit == t.nsplit && s.chunk == t.chunk &&
+          s.vec == t.vec && s.by == t.by && s.slots == t.slots && s.swz == t.swz && s.block == t.block &&
+          s.cluster == t.cluster);
+  require(uk__red_kernel_group(s.kernel) == uk__red_group(R, items, aligned, vec));
+  require(s.grid_x >= 1 && s.nsplit >= 1 && s.nsplit <= 65535 && s.chunk >= 1);
+  require((__int128)s.nsplit * s.chunk >= R->nred && (s.nsplit == 1 || (__int128)(s.nsplit - 1) * s.chunk < R->nred));
+  if (uk__red_kernel_group(s.kernel) == UK_RED_GROUP_COLS) {
+    require(s.by >= 1 && s.by <= 64 && (s.by & (s.by - 1)) == 0 && s.slots >= 1);
+    require((__int128)s.grid_x * s.slots >= R->nout);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bytes b = {data, size, 0};
   unsigned first = next(&b);
@@ -191,5 +215,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   require(R.nin == nops && R.kept.size == R.nout && R.red.size == R.nred);
   int64_t prod;
   require(!__builtin_mul_overflow(R.nout, R.nred, &prod) && prod == L.size);
+  if (R.nout > 0 && R.nred > 0) plan_ok(&R, items, &b);
   return 0;
 }

@@ -451,6 +451,38 @@ static void test_dense_narrow(void) {
   }
 }
 
+/* uk_red_plan_in.dense of a kept axis whose row bytes do not fit int64
+ * (2^60 outputs of 16 bytes): not dense, and no overflow on the way (the
+ * sanitizer tier runs this); a row's bytes that fit and match: dense. */
+static void test_dense_overflow(void) {
+  static uk_red_loops R; /* large: uk_loop holds every operand's strides */
+  memset(&R, 0, sizeof R);
+  R.nin = 1;
+  R.kept.ndim = R.red.ndim = 1;
+  R.kept.nops = 2;
+  R.red.nops = 1;
+  R.kept.shape[0] = R.nout = (int64_t)1 << 60;
+  R.red.shape[0] = R.nred = 2;
+  R.kept.size = R.nout;
+  R.red.size = R.nred;
+  R.kept.strides[0][0] = 16;
+  R.kept.strides[1][0] = 16;
+  R.red.strides[0][0] = INT64_MAX;
+  R.index64 = 1;
+  const int64_t item16 = 16, item4 = 4;
+  uk_red_plan_in in;
+  uk__red_plan_in(&R, &item16, 1, 1, 132, &in);
+  CHECK(in.group == UK_RED_GROUP_COLS && in.dense == 0);
+  R.kept.shape[0] = R.nout = R.kept.size = 1000;
+  R.kept.strides[0][0] = R.kept.strides[1][0] = 4;
+  R.red.strides[0][0] = 4000;
+  uk__red_plan_in(&R, &item4, 1, 4, 132, &in);
+  CHECK(in.group == UK_RED_GROUP_COLS && in.dense == 1);
+  R.red.strides[0][0] = 4004; /* rows apart (a padded pitch) */
+  uk__red_plan_in(&R, &item4, 1, 4, 132, &in);
+  CHECK(in.group == UK_RED_GROUP_COLS && in.dense == 0);
+}
+
 /* Column reductions over slabs (a middle axis reduced: the kept loop has
  * two axes) of 16 to 64 MiB: the widest one-round tile that fills the SMs
  * and leaves a thread at most 8 rows (H200, session 11); not with 16 rows a
@@ -1020,6 +1052,7 @@ int main(void) {
   test_wide_rows();
   test_split_cap();
   test_dense_narrow();
+  test_dense_overflow();
   test_slab_tiles();
   test_cost_terms();
   test_narrow_lanes();

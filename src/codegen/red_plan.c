@@ -518,7 +518,10 @@ void uk__red_plan_in(const uk_red_loops *R, const int64_t *itemsize, int aligned
     in->vec_ok = cols_vec_ok(R, aligned, vec);
     in->slabs = R->kept.ndim >= 2;
     in->dense = R->kept.ndim == 1 && R->red.ndim == 1;
-    for (int k = 0; k < R->nin; k++) in->dense &= R->red.strides[k][0] == R->kept.shape[0] * itemsize[k];
+    for (int k = 0; k < R->nin && in->dense; k++) { /* the row's bytes, where they fit int64 */
+      int64_t row;
+      in->dense = !__builtin_mul_overflow(R->kept.shape[0], itemsize[k], &row) && R->red.strides[k][0] == row;
+    }
   } else if (pack_ok(R, itemsize, aligned, vec, red_contig)) {
     in->group = UK_RED_GROUP_PACK;
   } else {

@@ -370,6 +370,14 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "few outer rows (%d, N/%d) axis=0", fs[j], fs[j]);
     bw_row(name, sum, UK_FLOAT32, fs[j], N / fs[j], 0);
   }
+  /* few dense columns (sums over axis 0 of pairs, triples, ...): one tile over every output (red_plan.c) */
+  int cs[] = {2, 3, 4, 16};
+  for (int j = 0; j < 4; j++) {
+    char name[64];
+    const int64_t rows = N / (cs[j] == 3 ? 4 : cs[j]);
+    snprintf(name, sizeof name, "few columns (%lld, %d) axis=0", (long long)rows, cs[j]);
+    bw_row(name, sum, UK_FLOAT32, rows, cs[j], 0);
+  }
   small_sizes();
   bu_finish("ReductionKernel (read GB/s = bytes read once / median time)", json);
   uk_reduction_destroy(sum);

@@ -125,6 +125,9 @@ def reduction_cases():
         row(f"reduction short inner axis (N/{k}, {k})", gpu_ms(lambda: s(x.reshape(n // k, k), axis=1)), "ms")
     for k in [2, 16, 128]:
         row(f"reduction few outer rows ({k}, N/{k})", gpu_ms(lambda: s(x.reshape(k, n // k), axis=0)), "ms")
+    for k in [2, 3, 4, 16]:  # bench_reduction's "few columns": rows of k, summed over axis 0
+        r = n // (4 if k == 3 else k)
+        row(f"reduction few columns ({r}, {k}) axis=0", gpu_ms(lambda: s(x[:r * k].reshape(r, k), axis=0)), "ms")
     del x, X
     one = cp.ones(1, cp.float32)
     row("reduction host cost, 1 element", host_us(lambda: s(one), n=10000), "us")

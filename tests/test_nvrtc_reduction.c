@@ -199,6 +199,39 @@ static void precompile_then_hit(void) {
  * float32 columns is guessed 16 threads an output and planned 32 or 64 for the compiled program at any
  * occupancy (bench/tools/plan_describe.c): two compiles, or three where the second program's plan
  * differs again; again, none. A float32 sum of the same shape, whose partial the guess sizes: one. */
+/* A float32 sum over the first axis of 8388608 x 2 (dense rows of two
+ * outputs: 128 threads an output, red_plan.c) compiles for sm_90 with its
+ * width, 128, compiled in (red_cols' _UK_RED_GW). */
+static void pairs_compile(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  uk_context *c = NULL;
+  CHECK_OK(uk_context_create(&o, &c));
+  if (!c) return;
+  uk_reduction_spec fs = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
+  int64_t shape[] = {8388608, 2};
+  int ax0[] = {0};
+  uk_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = ax0;
+  l.num_axes = 1;
+  uk_array x, y;
+  memset(&y, 0, sizeof y);
+  CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
+  uk_arg in = uk_arg_array(&x);
+  uk_reduction *k = NULL;
+  CHECK_OK(uk_reduction_create(c, &fs, &k));
+  char *src = NULL;
+  if (k) CHECK_OK(uk_reduction_source(k, &in, 1, &y, 1, &l, &src));
+  if (src) CHECK_CONTAINS(src, "#define _UK_RED_GW 128");
+  uk_free(src);
+  if (k) CHECK_OK(uk_reduction_precompile(k, &in, 1, &y, 1, &l));
+  uk_reduction_destroy(k);
+  uk_context_destroy(c);
+}
+
 static void precompile_settles(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -420,5 +453,6 @@ int main(void) {
   uk_context_destroy(ctx);
   precompile_then_hit();
   precompile_settles();
+  pairs_compile();
   return ut_finish("test_nvrtc_reduction");
 }

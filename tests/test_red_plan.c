@@ -430,7 +430,7 @@ static void test_split_cap(void) {
 
 /* Dense rows of 2-16 float32 outputs (the kept loop one axis, rows one
  * after another: uk_red_plan_in.dense): one tile over every output, at
- * least half its threads with one, however short its row (64 float32
+ * least half its threads with one (two outputs: 128 threads each), however short its row (64 float32
  * columns' tiles were the narrowest the line rule allowed: 4194304 x 4 ran
  * 119 us with 1 thread of 4 with an output; session 35). Without dense
  * (rows apart) the line rule holds. */
@@ -447,6 +447,8 @@ static void test_dense_narrow(void) {
         CHECK(s.grid_x == 1 && 2 * ((has + nv - 1) / nv) * s.by >= UK_RED_BLOCK);
       else
         CHECK(bx * nv * 4 >= UK_RED_COLS_NARROW_ROW); /* a tile row of at least 64 bytes */
+      /* two outputs: 128 threads each, none idle; never 128 otherwise */
+      CHECK(dense && nout == 2 ? s.by == UK_RED_COLS_BY_MAX && !s.vec : s.by <= 64);
     }
   }
 }
@@ -541,8 +543,8 @@ static void test_cols_force(void) {
   uk__red_force(&in, 1, 1, 1, -1, 0, &s); /* no split: no swizzle */
   CHECK(s.by == 1 && s.slots == 1024 && s.grid_x == 64 && s.nsplit == 1 && s.chunk == 256 && !s.swz);
   s = chosen;
-  uk__red_force(&in, 3, -1, 0, -1, 0, &s); /* not a power of two, or past 64: ignored */
-  uk__red_force(&in, 128, -1, 0, -1, 0, &s);
+  uk__red_force(&in, 3, -1, 0, -1, 0, &s); /* not a power of two, or past UK_RED_COLS_BY_MAX: ignored */
+  uk__red_force(&in, 2 * UK_RED_COLS_BY_MAX, -1, 0, -1, 0, &s);
   CHECK(memcmp(&s, &chosen, sizeof s) == 0);
   uk_red_plan_in nv = in;
   nv.vec_ok = 0;

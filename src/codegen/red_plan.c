@@ -289,7 +289,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
   /* First the width the planner used before the model (measured at the
    * copy rate wherever it had enough blocks): 1 thread per output for
    * columns of 64 or fewer, else 8. */
-  static const int bys[] = {8, 1, 2, 4, 16, 32, 64};
+  static const int bys[] = {8, 1, 2, 4, 16, 32, 64, UK_RED_COLS_BY_MAX};
   double best = -1;
   for (int vc = vec_ok; vc >= 0; vc--) {
     int64_t nv = vc ? in->vec : 1;
@@ -303,6 +303,8 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
        * threads without an output; session 35) */
       const int whole = in->dense && bx * nv >= nout;
       if (by > 1 && !whole && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW)) continue;
+      /* 128 threads an output only for a whole tile of 2 scalar outputs: 64 left half of its threads idle */
+      if (by > 64 && !(whole && !vc && nout <= UK_RED_BLOCK / by)) continue;
       uk_red_strategy t;
       memset(&t, 0, sizeof t);
       t.kernel = UK_RED_COLS;
@@ -484,7 +486,7 @@ void uk__red_force(const uk_red_plan_in *in, int by, int vec, int64_t nsplit, in
   if (s->kernel != UK_RED_COLS && s->kernel != UK_RED_PACK) group_force(in, group, nsplit, s);
   if (s->kernel != UK_RED_COLS || (by <= 0 && vec < 0 && nsplit <= 0 && swz < 0)) return;
   if (by <= 0) by = s->by;
-  if (by > 64 || (by & (by - 1))) return;
+  if (by > UK_RED_COLS_BY_MAX || (by & (by - 1))) return;
   if (vec < 0) vec = s->vec;
   vec = vec && in->vec_ok;
   if (nsplit <= 0) nsplit = s->nsplit;

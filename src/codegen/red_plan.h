@@ -18,6 +18,9 @@
 /* Inputs (all loop inputs' bytes) up to which that bound holds: as far as it
  * was measured. */
 #define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
+/* The most threads a column plan gives an output (red_cols' rows a block):
+ * 128 only for a whole tile of two outputs (red_plan.c). */
+#define UK_RED_COLS_BY_MAX 128
 /* Inputs from which a split whose one round leaves SMs without a block
  * (tiles x pieces < SMs: a few columns) may take two (red_plan.c). */
 #define UK_RED_COLS_TWO_ROUNDS_BYTES ((int64_t)16 << 20)
@@ -221,7 +224,7 @@ typedef struct uk_red_strategy {
   int vec;         /* 1 = vector loads: T1/G8/G32/B along the innermost
                       reduced axis, COLS across `vec` adjacent outputs per
                       thread; PACK: always */
-  int by;          /* COLS: threads per output (a power of two, 1 to 64); G8: 2 or 4
+  int by;          /* COLS: threads per output (a power of two, 1 to UK_RED_COLS_BY_MAX); G8: 2 or 4
                       in a narrow program (uk__red_narrow_lanes), else 0 (8) */
   int64_t slots;   /* outputs per block (partials per block when split) */
   int swz;         /* COLS, split: a 1-D grid of grid_x * nsplit blocks, each column
@@ -300,7 +303,7 @@ int uk__red_unsplit_block(const uk_red_plan_in *in);
 
 /* Measurement only (UKERN_RED_TUNE's by, cv, sp, swz and g): a COLS plan s
  * made into one of `by` threads per output (0: as chosen; a power of two up
- * to 64), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
+ * to UK_RED_COLS_BY_MAX), vector tiles `vec` (-1: as chosen; 1 only where in allows them),
  * about `nsplit` pieces per output (0: as many as chosen; 1: none), the
  * pieces' block order `swz` (-1: as chosen; 1 only when split). A group
  * plan (T1, G8, G32, B; not an unsplit block's) takes `group` threads an

@@ -101,7 +101,7 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   // instructions, and work for NVRTC in every program).
 #ifdef _UK_RED_GW
   // The plan's rows a block, compiled in (the key's width, as red_group's).
-  static_assert(_UK_RED_GW >= 1 && _UK_RED_GW <= 64 && (_UK_RED_GW & (_UK_RED_GW - 1)) == 0, "_UK_RED_GW");
+  static_assert(_UK_RED_GW >= 1 && _UK_RED_GW <= BLOCK / 2 && (_UK_RED_GW & (_UK_RED_GW - 1)) == 0, "_UK_RED_GW");
   constexpr int lbx = detail::log2_of(BLOCK) - detail::log2_of(_UK_RED_GW);
   constexpr idx by = _UK_RED_GW, bx = (idx)BLOCK >> detail::log2_of(_UK_RED_GW);
 #else

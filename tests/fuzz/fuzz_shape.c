@@ -107,7 +107,7 @@ static void check_loop(int nops, const uk_operand_view *ops, const uk_loop *L) {
  * program's vector width, alignment and SM count from the bytes: pure (the
  * same plan twice); a launchable geometry (at least a block, pieces within
  * a grid's y extent); pieces covering the reduced range with none empty; a
- * column plan's threads an output a power of two up to 64 and its tiles
+ * column plan's threads an output a power of two up to 128 and its tiles
  * covering every output. */
 static void plan_ok(const uk_red_loops *R, const int64_t *items, bytes *b) {
   const unsigned v = next(b);
@@ -122,7 +122,7 @@ static void plan_ok(const uk_red_loops *R, const int64_t *items, bytes *b) {
   require(s.grid_x >= 1 && s.nsplit >= 1 && s.nsplit <= 65535 && s.chunk >= 1);
   require((__int128)s.nsplit * s.chunk >= R->nred && (s.nsplit == 1 || (__int128)(s.nsplit - 1) * s.chunk < R->nred));
   if (uk__red_kernel_group(s.kernel) == UK_RED_GROUP_COLS) {
-    require(s.by >= 1 && s.by <= 64 && (s.by & (s.by - 1)) == 0 && s.slots >= 1);
+    require(s.by >= 1 && s.by <= UK_RED_COLS_BY_MAX && (s.by & (s.by - 1)) == 0 && s.slots >= 1);
     require((__int128)s.grid_x * s.slots >= R->nout);
   }
 }

@@ -421,6 +421,45 @@ static void means(void) {
   uk_reduction_destroy(mean);
 }
 
+/* Two float32 inputs over rows of 32: 8 threads a row, one vector of each
+ * input a thread (the key's rows: two rows a trip where the grid-stride
+ * loop has two trips or more, reduction.c key_rows). Row counts odd (the
+ * last trip loads a row again, stored once), one too few for the key's
+ * rows; outputs poisoned, the inputs 16 bytes into their allocations. */
+static void row_pairs(void) {
+  uk_reduction *sq = mk("T x, T y", "T z", "(x - y) * (x - y)", "a + b", "z = a", "0", "rpairs", NULL, NULL);
+  static const int64_t rows[] = {300007, 524291, 1001};
+  for (int j = 0; j < 3; j++) {
+    const int64_t shape[2] = {rows[j], 32}, n = rows[j] * 32;
+    double *vx = values(UK_FLOAT32, n), *vy = values(UK_FLOAT32, n);
+    darr x = make(UK_FLOAT32, 2, shape, NULL, 0, 16, vx), y = make(UK_FLOAT32, 2, shape, NULL, 0, 16, vy);
+    darr z = make(UK_FLOAT32, 1, rows + j, NULL, 0, 0, NULL);
+    int axis = 1;
+    uk_launch l = axes_of(&axis, 1, 0);
+    uk_arg in[2] = {uk_arg_array(&x.a), uk_arg_array(&y.a)};
+    CHECK_OK(uk_reduction_call(sq, in, 2, &z.a, 1, &l));
+    double *want = malloc(sizeof(double) * (size_t)rows[j]), *absum = malloc(sizeof(double) * (size_t)rows[j]);
+    for (int64_t o = 0; o < rows[j]; o++) {
+      double acc = 0;
+      for (int64_t r = 0; r < 32; r++) acc += (vx[o * 32 + r] - vy[o * 32 + r]) * (vx[o * 32 + r] - vy[o * 32 + r]);
+      want[o] = absum[o] = acc;
+    }
+    double *got = fetch(&z.a, z.a.data, (size_t)rows[j] * 4);
+    char label[64];
+    snprintf(label, sizeof label, "sum((x - y)^2) over rows of 32, %lld rows", (long long)rows[j]);
+    close_all(label, got, want, absum, rows[j], 1e-5);
+    free(got);
+    free(want);
+    free(absum);
+    drop(&x);
+    drop(&y);
+    drop(&z);
+    free(vx);
+    free(vy);
+  }
+  uk_reduction_destroy(sq);
+}
+
 /* A struct argmax (no identity, _J the flat index over the reduced axes in
  * C order): the first index of the maximum, per output. */
 static void argmax(void) {
@@ -716,6 +755,7 @@ int main(void) {
   negative_strides();
   zero_size();
   means();
+  row_pairs();
   argmax();
   cols_plans();
   numpy_argmax();

@@ -232,6 +232,47 @@ static void pairs_compile(void) {
   uk_context_destroy(c);
 }
 
+/* Two float32 inputs over rows of 32 (8 threads a row, a vector each):
+ * with rows for two trips of a wave, the key's rows (reduction.c key_rows)
+ * compile for sm_90, red_group loading two rows a trip (K::map_rows); a
+ * thousand rows keep the program of one. */
+static void rows_compile(void) {
+  uk_options o;
+  memset(&o, 0, sizeof o);
+  o.arch = 90;
+  o.disable_disk_cache = 1;
+  uk_context *c = NULL;
+  CHECK_OK(uk_context_create(&o, &c));
+  if (!c) return;
+  uk_reduction_spec fs = spec("T x, T y", "T z", "(x - y) * (x - y)", "a + b", "z = a", "0", NULL, NULL);
+  uk_reduction *k = NULL;
+  CHECK_OK(uk_reduction_create(c, &fs, &k));
+  for (int j = 0; j < 2 && k; j++) {
+    int64_t shape[] = {j ? 1000 : 8388608, 32};
+    int ax1[] = {1};
+    uk_launch l;
+    memset(&l, 0, sizeof l);
+    l.axes = ax1;
+    l.num_axes = 1;
+    uk_array x, y, z;
+    memset(&z, 0, sizeof z);
+    CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
+    CHECK_OK(uk_array_init(&y, 0x200000, UK_FLOAT32, 2, shape));
+    uk_arg in[2] = {uk_arg_array(&x), uk_arg_array(&y)};
+    char *src = NULL;
+    CHECK_OK(uk_reduction_source(k, in, 2, &z, 1, &l, &src));
+    if (src) {
+      CHECK_CONTAINS(src, "#define _UK_RED_GW 8");
+      CHECK((strstr(src, "#define _UK_RED_ROWS 2") == NULL) == j);
+      CHECK((strstr(src, "map_rows(") == NULL) == j);
+    }
+    uk_free(src);
+    CHECK_OK(uk_reduction_precompile(k, in, 2, &z, 1, &l));
+  }
+  uk_reduction_destroy(k);
+  uk_context_destroy(c);
+}
+
 static void precompile_settles(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -454,5 +495,6 @@ int main(void) {
   precompile_then_hit();
   precompile_settles();
   pairs_compile();
+  rows_compile();
   return ut_finish("test_nvrtc_reduction");
 }

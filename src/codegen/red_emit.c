@@ -342,6 +342,38 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
     uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", j_index);
   uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step + _uk_k));");
   line(sb, "  }");
+  if (!key->rows) return;
+  /* map_rows (the key's rows only, whose reduced loop is one axis): one vector of each of R rows,
+   * every load before the first use, as map_vec's */
+  line(sb, "  // One vector of each of R rows (offsets _uk_ko[0..R-1]) at _uk_r: every load first.");
+  line(sb, "  template <int R, class F>");
+  line(sb, "  static __device__ __forceinline__ void map_rows(const args &_uk_a, const koff *_uk_ko, idx _uk_r, F *_uk_f) {");
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    line(sb, "    ukern::vec<%s, vec> _uk_v_%s[R];", type_name(k, p, tb), param_at(k, p)->name);
+  }
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < R; _uk_n++) {");
+  for (int p = 0; p < nin; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
+    line(sb, "      _uk_v_%s[_uk_n] = ukern::vload_now<vec>((const %s *)((const char *)_uk_a._uk_p_%s + _uk_ko[_uk_n].%s) + _uk_r);",
+         name, t, name, name);
+  }
+  line(sb, "    }");
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < R; _uk_n++)");
+  line(sb, "#pragma unroll");
+  line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(sb, "        _uk_f[_uk_n](val(_uk_a");
+  for (int p = 0; p < nin; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j)
+    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_k) * %s + (long long)_uk_ko[_uk_n]._uk_o", j_index);
+  uk__sb_add(sb, ", _uk_r + _uk_k));");
+  line(sb, "  }");
 }
 
 /* K::row, load_row and use_row, red_cols' loads: one row's W adjacent
@@ -459,6 +491,7 @@ static void emit_banner(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
   if (key->block) uk__sb_addf(sb, "; blocks of %d threads, one an output", key->block);
   if (key->cluster) uk__sb_add(sb, " over a thread-block cluster");
   if (key->narrow) uk__sb_add(sb, "; short rows: 2 or 4 threads an output too");
+  if (key->rows) uk__sb_addf(sb, "; rows of one vector a thread, %d a trip", key->rows);
   if (key->block_cub) uk__sb_add(sb, "\n// block combine: cub::BlockReduce (block_reduce = cub)");
 }
 
@@ -505,7 +538,7 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
                                         "val_params", "val_locals", "kept",    "map",          "maps",
                                         "post",     "identity",    "reduce_expr", "map_expr", "ident_locals",
                                         "type_includes"};
-  char vec[8], head[320], lb[24], defs[160];
+  char vec[8], head[320], lb[24], defs[192];
   snprintf(vec, sizeof vec, "%d", uk__red_key_vec(k, key));
   /* resident blocks of UK_RED_BLOCK threads: a larger block (a block an output, never more than
      one wave) keeps its registers */
@@ -531,8 +564,9 @@ uk_status uk__red_emit(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf 
   /* and a fusion's argmax pair's 32-bit index where every reduced index fits one (templates/ukern/fusion.cuh);
      and one output (no kept axis) as red_group's constants, or the key's threads an output */
   const int trip8 = key->trip8 && !strstr(k->tune, "_UK_RED_TRIP ");
-  char gw[32] = "";
+  char gw[64] = "";
   if (key->width) snprintf(gw, sizeof gw, "\n#define _UK_RED_GW %d", key->width);
+  if (key->rows) snprintf(gw + strlen(gw), sizeof gw - strlen(gw), "\n#define _UK_RED_ROWS %d", key->rows);
   snprintf(defs, sizeof defs, "%s%s%s%s%s", trip8 ? "#define _UK_RED_G8TRIP 1" : "",
            key->cluster ? "\n#define _UK_RED_CLUSTER 1" : "",
            k->argpair && !key->index64 ? "\n#define _UK_RED_IDX32 1" : "",

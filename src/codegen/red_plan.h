@@ -61,6 +61,10 @@
  * float32 hold 8 vectors each. */
 #define UK_RED_TRIP8_ROWS 256
 
+/* Rows a trip of a red_group program whose threads each load one vector a
+ * row (uk_red_key.rows, reduction.c key_rows: _UK_RED_ROWS). */
+#define UK_RED_ROWS_TRIP 2
+
 /* Whether nout outputs of nred elements each are at most UK_RED_TINY
  * elements in all, a plan the planner never splits: its group or column
  * program is compiled without the split pass (uk_red_key.unsplit). */

@@ -324,6 +324,21 @@ static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
   return (int)((bytes + 3) / 4 * 4);
 }
 
+/* red_group's rows a trip (uk_red_key.rows): where a group program's width compiled in times the
+ * vector is the whole row (one reduced axis), each thread loads one vector a row, and a trip of
+ * UK_RED_ROWS_TRIP rows keeps that many in flight between its group combines. Only with outputs
+ * for that many trips of a full wave of resident threads: the program takes them only where its
+ * grid-stride loop has the trips (red_group.cuh), and fewer outputs keep the program of one. */
+static void key_rows(prep *pr) {
+  uk_red_key *key = &pr->key;
+  const int64_t vec = pr->in.vec, wave = (int64_t)pr->sms * 2048 / (key->width ? key->width : 1);
+  key->rows = (uint8_t)(key->group == UK_RED_GROUP_G && key->width && !key->block && !key->cluster &&
+                                key->nd_r == 1 && vec > 1 && pr->in.vec_ok && pr->in.nred == key->width * vec &&
+                                pr->in.nout >= UK_RED_ROWS_TRIP * wave
+                            ? UK_RED_ROWS_TRIP
+                            : 0);
+}
+
 /* The key's width: the plan's at the planner's defaults (a full SM of resident blocks) with the
  * partial's size where the reduce type tells it (an argmax pair's at least 16 bytes), which the
  * loaded program's own occupancy and partial rarely change (settle_width). Red_group's and red_cols'
@@ -336,10 +351,12 @@ static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
 static void key_width(const uk_reduction *k, prep *pr) {
   uk_red_key *key = &pr->key;
   key->width = 0;
+  key->rows = 0;
   if (k->forced || key->narrow || key->nd_k == 0 || key->group == UK_RED_GROUP_PACK) return;
   uk_red_strategy s;
   choose(pr, pr->sms, 0, (size_t)partial_guess(k, key), k->k.argpair, &s);
   key->width = (uint16_t)plan_width(pr, &s);
+  key_rows(pr);
 }
 
 /* The key's block, split pass, cluster, trips and width, for `device` (the
@@ -668,6 +685,7 @@ static int width_moves(prep *pr, const uk_red_strategy *s, int step) {
   const int w = plan_width(pr, s);
   if (w == pr->key.width) return 0;
   pr->key.width = (uint16_t)(step == 0 ? w : 0);
+  key_rows(pr);
   return 1;
 }
 

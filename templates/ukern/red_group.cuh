@@ -170,6 +170,37 @@ template <class K, int BLOCK, bool SPLIT = true> __device__ __forceinline__ void
   const idx rend = !SPLIT ? nred : nred - rbeg < chunk ? nred : rbeg + chunk;
 #endif
   typename C::op op;
+#ifdef _UK_RED_ROWS
+  // Rows of one vector a thread (the key's rows) where the grid-stride loop
+  // takes R trips or more: one trip loads a vector of each of R rows before
+  // any is used, where a trip of one row leaves a thread one vector in
+  // flight between its group combines (H200, fused row sums of two inputs
+  // of 32: 1 GiB 528.7 -> 523.7 us, 256 MiB 134.9 -> 131.5; a grid of one
+  // trip loads its last row again: 16 MiB 11.5 -> 13.6, docs/PERF.md
+  // "Session 36"). Past the last output a row is loaded again (in bounds)
+  // and not stored.
+  constexpr int R = _UK_RED_ROWS;
+  if (VEC && nsplit == 1 && nred == G * V && (idx)R * obs <= nout) {
+    for (idx ob = ob0; ob < nout; ob += R * obs) {
+      red_acc<K> acc[R];
+      typename K::koff ko[R];
+#pragma unroll
+      for (int j = 0; j < R; j++) {
+        const idx o = ob + j * obs + grp;
+        acc[j].seed(A);
+        K::kept(A, o < nout ? o : nout - 1, ko[j]);
+      }
+      K::template map_rows<R>(A, ko, lane * V, acc);
+#pragma unroll
+      for (int j = 0; j < R; j++) {
+        const opt res = GR::reduce(smem, C::of(acc[j]), g, op);
+        const idx o = ob + j * obs + grp;
+        if (lane == 0 && o < nout) red_post<K>(A, res, o);
+      }
+    }
+    return;
+  }
+#endif
   // The loop bound is the same for the whole block, so every thread takes
   // part in every group reduction.
   for (idx ob = ob0; ob < nout; ob += obs) {

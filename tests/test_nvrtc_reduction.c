@@ -194,29 +194,36 @@ static void precompile_then_hit(void) {
   free(dir);
 }
 
-/* uk_reduction_precompile compiles the programs a call would settle on (reduction.c kind_offline_next):
- * a 16-byte struct reduce type, whose partial the first guess cannot size (4 bytes), over 1000 x 2048
- * float32 columns is guessed 16 threads an output and planned 32 or 64 for the compiled program at any
- * occupancy (bench/tools/plan_describe.c): two compiles, or three where the second program's plan
- * differs again; again, none. A float32 sum of the same shape, whose partial the guess sizes: one. */
-/* A float32 sum over the first axis of 8388608 x 2 (dense rows of two
- * outputs: 128 threads an output, red_plan.c) compiles for sm_90 with its
- * width, 128, compiled in (red_cols' _UK_RED_GW). */
-static void pairs_compile(void) {
+/* A context compiling for sm_90 without a device or the disk cache; NULL where none can be made. */
+static uk_context *offline_sm90(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
   o.arch = 90;
   o.disable_disk_cache = 1;
   uk_context *c = NULL;
   CHECK_OK(uk_context_create(&o, &c));
+  return c;
+}
+
+/* A launch reducing the one axis *axis. */
+static uk_launch over_axis(const int *axis) {
+  uk_launch l;
+  memset(&l, 0, sizeof l);
+  l.axes = axis;
+  l.num_axes = 1;
+  return l;
+}
+
+/* A float32 sum over the first axis of 8388608 x 2 (dense rows of two
+ * outputs: 128 threads an output, red_plan.c) compiles for sm_90 with its
+ * width, 128, compiled in (red_cols' _UK_RED_GW). */
+static void pairs_compile(void) {
+  uk_context *c = offline_sm90();
   if (!c) return;
   uk_reduction_spec fs = spec("T x", "T y", "x", "a + b", "y = a", "0", NULL, NULL);
   int64_t shape[] = {8388608, 2};
   int ax0[] = {0};
-  uk_launch l;
-  memset(&l, 0, sizeof l);
-  l.axes = ax0;
-  l.num_axes = 1;
+  uk_launch l = over_axis(ax0);
   uk_array x, y;
   memset(&y, 0, sizeof y);
   CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
@@ -237,12 +244,7 @@ static void pairs_compile(void) {
  * compile for sm_90, red_group loading two rows a trip (K::map_rows); a
  * thousand rows keep the program of one. */
 static void rows_compile(void) {
-  uk_options o;
-  memset(&o, 0, sizeof o);
-  o.arch = 90;
-  o.disable_disk_cache = 1;
-  uk_context *c = NULL;
-  CHECK_OK(uk_context_create(&o, &c));
+  uk_context *c = offline_sm90();
   if (!c) return;
   uk_reduction_spec fs = spec("T x, T y", "T z", "(x - y) * (x - y)", "a + b", "z = a", "0", NULL, NULL);
   uk_reduction *k = NULL;
@@ -250,10 +252,7 @@ static void rows_compile(void) {
   for (int j = 0; j < 2 && k; j++) {
     int64_t shape[] = {j ? 1000 : 8388608, 32};
     int ax1[] = {1};
-    uk_launch l;
-    memset(&l, 0, sizeof l);
-    l.axes = ax1;
-    l.num_axes = 1;
+    uk_launch l = over_axis(ax1);
     uk_array x, y, z;
     memset(&z, 0, sizeof z);
     CHECK_OK(uk_array_init(&x, 0x100000, UK_FLOAT32, 2, shape));
@@ -273,13 +272,13 @@ static void rows_compile(void) {
   uk_context_destroy(c);
 }
 
+/* uk_reduction_precompile compiles the programs a call would settle on (reduction.c kind_offline_next):
+ * a 16-byte struct reduce type, whose partial the first guess cannot size (4 bytes), over 1000 x 2048
+ * float32 columns is guessed 16 threads an output and planned 32 or 64 for the compiled program at any
+ * occupancy (bench/tools/plan_describe.c): two compiles, or three where the second program's plan
+ * differs again; again, none. A float32 sum of the same shape, whose partial the guess sizes: one. */
 static void precompile_settles(void) {
-  uk_options o;
-  memset(&o, 0, sizeof o);
-  o.arch = 90;
-  o.disable_disk_cache = 1;
-  uk_context *c = NULL;
-  CHECK_OK(uk_context_create(&o, &c));
+  uk_context *c = offline_sm90();
   if (!c) return;
   const char *pre = "struct s16 { float s, q; long long n; };\n"
                     "__device__ s16 one16(float x) { s16 r; r.s = x; r.q = x * x; r.n = 1; return r; }\n"

@@ -291,6 +291,31 @@ static void emit_traits(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf
 
 /* K::map_vec, red_group's vector loads. Only the planned strategy's member
  * is emitted: NVRTC would parse the others for nothing. */
+/* The vectors of every loop input, `count` of them ("N" or "R"): map_vec's and map_rows' registers. */
+static void emit_vec_arrays(const uk_red_kernel *k, const uk_red_key *key, const char *count, uk_strbuf *sb) {
+  for (int p = 0; p < k->in->count; p++) {
+    if (!is_loop_input(k, key, p)) continue;
+    char tb[2];
+    line(sb, "    ukern::vec<%s, vec> _uk_v_%s[%s];", type_name(k, p, tb), param_at(k, p)->name, count);
+  }
+}
+
+/* Their use, once all are loaded: fn(val(...)) for each element, `index` its reduced index and `ko`
+ * its row's offsets (CuPy's _j from them). */
+static void emit_vec_uses(const uk_red_kernel *k, const uk_red_key *key, const char *count, const char *fn,
+                          const char *ko, const char *index, uk_strbuf *sb) {
+  line(sb, "#pragma unroll");
+  line(sb, "    for (int _uk_n = 0; _uk_n < %s; _uk_n++)", count);
+  line(sb, "#pragma unroll");
+  line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
+  line(sb, "        %s(val(_uk_a", fn);
+  for (int p = 0; p < k->in->count; p++)
+    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
+  if (k->uses_j) uk__sb_addf(sb, ", (long long)(%s) * %s + (long long)%s._uk_o", index, j_index, ko);
+  uk__sb_addf(sb, ", %s));", index);
+  line(sb, "  }");
+}
+
 static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbuf *sb) {
   int nin = k->in->count, nr = key->nd_r;
   line(sb, "  // N vectors, _uk_step elements apart: every load issued before the first");
@@ -303,12 +328,7 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
    * each vector's coordinates come from its flat position: the planner
    * takes vectors there only when the innermost extent holds whole vectors
    * (red_plan.c), so a vector never spans two rows. */
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    const char *name = param_at(k, p)->name, *t = type_name(k, p, tb);
-    line(sb, "    ukern::vec<%s, vec> _uk_v_%s[N];", t, name);
-  }
+  emit_vec_arrays(k, key, "N", sb);
   line(sb, "#pragma unroll");
   line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++) {");
   if (nr > 1) {
@@ -331,28 +351,14 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
          name, t, name, name);
   }
   line(sb, "    }");
-  line(sb, "#pragma unroll");
-  line(sb, "    for (int _uk_n = 0; _uk_n < N; _uk_n++)");
-  line(sb, "#pragma unroll");
-  line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(sb, "        _uk_f(val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_n * _uk_step + _uk_k) * %s + (long long)_uk_ko._uk_o", j_index);
-  uk__sb_add(sb, ", _uk_r + _uk_n * _uk_step + _uk_k));");
-  line(sb, "  }");
+  emit_vec_uses(k, key, "N", "_uk_f", "_uk_ko", "_uk_r + _uk_n * _uk_step + _uk_k", sb);
   if (!key->rows) return;
   /* map_rows (the key's rows only, whose reduced loop is one axis): one vector of each of R rows,
    * every load before the first use, as map_vec's */
   line(sb, "  // One vector of each of R rows (offsets _uk_ko[0..R-1]) at _uk_r: every load first.");
   line(sb, "  template <int R, class F>");
   line(sb, "  static __device__ __forceinline__ void map_rows(const args &_uk_a, const koff *_uk_ko, idx _uk_r, F *_uk_f) {");
-  for (int p = 0; p < nin; p++) {
-    if (!is_loop_input(k, key, p)) continue;
-    char tb[2];
-    line(sb, "    ukern::vec<%s, vec> _uk_v_%s[R];", type_name(k, p, tb), param_at(k, p)->name);
-  }
+  emit_vec_arrays(k, key, "R", sb);
   line(sb, "#pragma unroll");
   line(sb, "    for (int _uk_n = 0; _uk_n < R; _uk_n++) {");
   for (int p = 0; p < nin; p++) {
@@ -363,17 +369,7 @@ static void emit_map_vec(const uk_red_kernel *k, const uk_red_key *key, uk_strbu
          name, t, name, name);
   }
   line(sb, "    }");
-  line(sb, "#pragma unroll");
-  line(sb, "    for (int _uk_n = 0; _uk_n < R; _uk_n++)");
-  line(sb, "#pragma unroll");
-  line(sb, "      for (int _uk_k = 0; _uk_k < vec; _uk_k++)");
-  line(sb, "        _uk_f[_uk_n](val(_uk_a");
-  for (int p = 0; p < nin; p++)
-    if (is_loop_input(k, key, p)) uk__sb_addf(sb, ", _uk_v_%s[_uk_n][_uk_k]", param_at(k, p)->name);
-  if (k->uses_j)
-    uk__sb_addf(sb, ", (long long)(_uk_r + _uk_k) * %s + (long long)_uk_ko[_uk_n]._uk_o", j_index);
-  uk__sb_add(sb, ", _uk_r + _uk_k));");
-  line(sb, "  }");
+  emit_vec_uses(k, key, "R", "_uk_f[_uk_n]", "_uk_ko[_uk_n]", "_uk_r + _uk_k", sb);
 }
 
 /* K::row, load_row and use_row, red_cols' loads: one row's W adjacent

@@ -632,7 +632,7 @@ static void cols_plans(void) {
       {3, {32, 16, 32}, 0x2, 1},    /* 64 KiB: 1024 outputs of 16 */
       {3, {8, 8, 256}, 0x1, 0},     /* 64 KiB: 2048 outputs of 8 */
       {2, {4099, 256}, 0x1, 0},     /* float64 too (below) */
-      {2, {2097155, 3}, 0x1, 1},    /* dense narrow columns (24 MiB): one tile over every output, split */
+      {2, {2097155, 3}, 0x1, 1},    /* dense narrow columns (24 MiB): tiles of 2 over 128 threads each, split */
       {2, {1048579, 4}, 0x1, 0},
       {2, {3145731, 2}, 0x1, 0},
       {2, {524291, 16}, 0x1, 1},
@@ -661,17 +661,14 @@ static void cols_plans(void) {
       vec16 += s.vec && s.nsplit == 1 && s.by >= 16;
       split += s.nsplit > 1;
       scalar_split += !s.vec && s.nsplit > 1;
-      /* dense rows of 2-16 outputs: one tile holds them all, at least half its threads with an output (red_plan.c) */
-      if (j >= 10) {
-        const int64_t nv = s.vec ? 4 : 1, nout = cases[j].shape[1], has = (nout < s.slots ? nout : s.slots);
-        whole += s.grid_x == 1 && s.nsplit > 1 && 2 * ((has + nv - 1) / nv) * s.by >= 256;
-      }
+      /* dense rows of 2-16 outputs: split tiles, at least half of their outputs real (red_plan.c) */
+      if (j >= 10) whole += s.nsplit > 1 && s.grid_x * s.slots < 2 * cases[j].shape[1];
       drop(&x);
       free(v);
     }
   }
   printf("column plans: %d short tiles of 2 threads, %d vector tiles of 16+ rows, %d split, %d scalar split, "
-         "%d whole narrow tiles\n", short2, vec16, split, scalar_split, whole);
+         "%d dense narrow plans\n", short2, vec16, split, scalar_split, whole);
   CHECK(short2 == 3 && vec16 >= 2 && split >= 2 && scalar_split >= 1 && whole == 6);
   uk_reduction_destroy(sum);
 }

@@ -302,9 +302,19 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
        * bytes a trip, however short a row (columns of 2-16 float32 elements: the widest tiles left most of their
        * threads without an output; session 35) */
       const int whole = in->dense && bx * nv >= nout;
-      if (by > 1 && !whole && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW)) continue;
-      /* 128 threads an output only for a whole tile of 2 scalar outputs: 64 left half of its threads idle */
-      if (by > 64 && !(whole && !vc && nout <= UK_RED_BLOCK / by)) continue;
+      /* Nor, from UK_RED_COLS_TWO_ROUNDS_BYTES, for dense rows of at most UK_RED_COLS_DENSE_ROW bytes that
+       * no vector spans (3, 5, 6 or 7 float32 outputs) and a partial of a word or two: each piece's blocks of
+       * every tile read the same few lines at about the same time, so a narrower tile of more threads an
+       * output (fewer idle) loses no bandwidth (H200, session 36: (N, 5), (N, 6), (N, 7) at 64 MiB 36.0,
+       * 32.4, 30.1 -> 24.5, 23.1, 23.4 us; (N, 3) at 48 MiB 19.8 -> 18.8). Not measured faster elsewhere:
+       * 3 MiB of (N, 3) 7.5 -> 7.9, vector rows of 12 20.4 -> 29.9 where the model took such tiles. */
+      const int short_dense = in->dense && !in->vec_ok && nout * (int64_t)in->itemsize <= UK_RED_COLS_DENSE_ROW &&
+                              in->partial_bytes < 16 && bytes >= (double)UK_RED_COLS_TWO_ROUNDS_BYTES;
+      if (by > 1 && !whole && !short_dense && tile_row < (small ? UK_RED_COLS_SMALL_ROW : UK_RED_COLS_NARROW_ROW))
+        continue;
+      /* 128 threads an output only for a whole tile of 2 scalar outputs (64 left half of its threads idle) or
+         short dense rows */
+      if (by > 64 && !(whole && !vc && nout <= UK_RED_BLOCK / by) && !short_dense) continue;
       uk_red_strategy t;
       memset(&t, 0, sizeof t);
       t.kernel = UK_RED_COLS;
@@ -331,7 +341,7 @@ static void choose_cols(const uk_red_plan_in *in, const uk_red_facts *f, uk_red_
       for (int i = 0; i < nn; i++) {
         /* a piece: at least a round of loads (4 rows) per thread */
         split_n(&t, nred, n[i] < most ? n[i] : most, 4 * (int64_t)by, by);
-        if (by > 1 && !whole && tile_row < 128 && !narrow_ok(&t, nred)) continue;
+        if (by > 1 && !whole && !short_dense && tile_row < 128 && !narrow_ok(&t, nred)) continue;
         /* tiles of 2-4 threads an output only unsplit: split, fused argmax of 1024 x 1024 and 4096 x 256 took
          * 0.4-0.5 us more than 8 threads an output (H200, session 25; unsplit, 64 x 16384 0.8 us less) */
         if (by > 1 && by < 8 && t.nsplit > 1) continue;

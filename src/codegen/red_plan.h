@@ -19,7 +19,8 @@
  * was measured. */
 #define UK_RED_COLS_CAP_BYTES ((int64_t)256 << 20)
 /* The most threads a column plan gives an output (red_cols' rows a block):
- * 128 only for a whole tile of two outputs (red_plan.c). */
+ * 128 only for a whole tile of two outputs or short dense rows
+ * (UK_RED_COLS_DENSE_ROW; red_plan.c). */
 #define UK_RED_COLS_BY_MAX 128
 /* Inputs from which a split whose one round leaves SMs without a block
  * (tiles x pieces < SMs: a few columns) may take two (red_plan.c). */
@@ -34,6 +35,12 @@
  * latency more than on bytes (H200: 64 KiB-1 MiB, 0.1-0.9 us faster; 4
  * MiB, 0.1-0.2 us slower; docs/PERF.md "Session 24"). */
 #define UK_RED_COLS_SMALL_ROW 16
+
+/* Dense rows (uk_red_plan_in.dense) of at most this many bytes, without
+ * vectors, from UK_RED_COLS_TWO_ROUNDS_BYTES: any column tile, of any
+ * threads an output up to UK_RED_COLS_BY_MAX, is the model's to weigh
+ * (red_plan.c choose_cols). */
+#define UK_RED_COLS_DENSE_ROW 32
 #define UK_RED_COLS_SMALL_BYTES ((int64_t)1 << 20)
 /* Inputs up to which a column reduction with a partial of 16 bytes or
  * more (uk_red_plan_in.partial_bytes: argmax's value-index pair) weighs

@@ -36,7 +36,7 @@ typedef struct uk_red_key {
   uint8_t unsplit;                 /* 1: a tiny reduction (uk__red_tiny), not packed: no split pass (SPLIT false) */
   uint8_t trip8;                   /* 1: red_group loads 8 vectors a trip (UK_RED_TRIP8_ROWS, reduction.c) */
   uint8_t rows;                    /* red_group's rows a trip where each thread's row is one vector of the key's
-                                      width (rows_a_trip, reduction.c: _UK_RED_ROWS, K::map_rows); 0: none */
+                                      width (reduction.c key_rows: _UK_RED_ROWS, K::map_rows); 0: none */
   uint8_t cluster;                 /* 1: one output over a cluster's blocks (uk__red_wide_cluster; block and
                                       unsplit set too), its pieces combined in distributed shared memory */
   uint16_t block;                  /* the threads of the program's block if not UK_RED_BLOCK (uk__red_unsplit_block:

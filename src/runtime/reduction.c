@@ -327,11 +327,12 @@ static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
 /* red_group's rows a trip (uk_red_key.rows): where a group program's width compiled in times the
  * vector is the whole row (one reduced axis), each thread loads one vector a row, and a trip of
  * UK_RED_ROWS_TRIP rows keeps that many in flight between its group combines. Only with outputs
- * for that many trips of a full wave of resident threads: the program takes them only where its
+ * for that many trips of a full wave of resident threads (the planner's default blocks an SM): the program takes them only where its
  * grid-stride loop has the trips (red_group.cuh), and fewer outputs keep the program of one. */
 static void key_rows(prep *pr) {
   uk_red_key *key = &pr->key;
-  const int64_t vec = pr->in.vec, wave = (int64_t)pr->sms * 2048 / (key->width ? key->width : 1);
+  const int64_t vec = pr->in.vec;
+  const int64_t wave = (int64_t)pr->sms * pr->in.per_sm * UK_RED_BLOCK / (key->width ? key->width : 1);
   key->rows = (uint8_t)(key->group == UK_RED_GROUP_G && key->width && !key->block && !key->cluster &&
                                 key->nd_r == 1 && vec > 1 && pr->in.vec_ok && pr->in.nred == key->width * vec &&
                                 pr->in.nout >= UK_RED_ROWS_TRIP * wave

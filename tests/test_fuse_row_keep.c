@@ -5,6 +5,8 @@
  * Checked on the generated source (both variants) (no GPU, no
  * NVRTC; test_nvrtc_fusion compiles these programs, test_gpu_fusion's row
  * cases check their values). */
+#include <pthread.h>
+
 #include "testutil.h"
 
 static uk_context *ctx;
@@ -245,6 +247,52 @@ static void variants(void) {
   variant(UK_FLOAT32, 7, 1, b, 1, 0, "#define _UK_RK 1\n#define _UK_RV 1\n#define _UK_RT 1\n#define _UK_RW 1\n");
 }
 
+/* Calls racing to a fusion's first run of the row plan: one emits the
+ * row kernel under the fusion's lock (runtime/fusion.c ensure_row), each
+ * gets the same source; a call whose shapes run the split plan emits
+ * nothing and gets the split plan's. */
+typedef struct race_arg {
+  uk_fusion *f;
+  int64_t rows, n;
+  char *src;
+  uk_status s;
+} race_arg;
+
+static void *race(void *p) {
+  race_arg *a = p;
+  int64_t sx[2] = {a->rows, a->n};
+  uk_array x, out;
+  memset(&x, 0, sizeof x);
+  memset(&out, 0, sizeof out);
+  uk_array_init(&x, 0x100000000ull, UK_FLOAT32, 2, sx);
+  uk_arg in = uk_arg_array(&x);
+  a->s = uk_fusion_source(a->f, &in, 1, &out, 1, NULL, &a->src);
+  return NULL;
+}
+
+static void first_calls_race(void) {
+  uk_fusion *f = NULL;
+  CHECK_OK(uk_fusion_create(ctx, &(uk_fusion_spec){.inputs = "x", .outputs = "z", .program = softmax, .name = "rk"}, &f));
+  if (!f) return;
+  enum { N = 8 };
+  pthread_t t[N];
+  race_arg a[N];
+  for (int k = 0; k < N; k++) {
+    /* every fourth: 2 rows of 2^22, past 16 blocks' shared memory: the split plan's */
+    a[k] = (race_arg){f, k % 4 == 3 ? 2 : 300, k % 4 == 3 ? 1 << 22 : 1001, NULL, UK_ERR_INVALID};
+    CHECK(pthread_create(&t[k], NULL, race, &a[k]) == 0);
+  }
+  for (int k = 0; k < N; k++) pthread_join(t[k], NULL);
+  for (int k = 0; k < N; k++) {
+    CHECK_OK(a[k].s);
+    int row = a[k].src && strstr(a[k].src, "(row 'rk_row')");
+    CHECK(row == (k % 4 != 3));
+    if (k && k % 4 != 3 && a[0].src && a[k].src) CHECK(strcmp(a[0].src, a[k].src) == 0);
+  }
+  for (int k = 0; k < N; k++) uk_free(a[k].src);
+  uk_fusion_destroy(f);
+}
+
 int main(void) {
   uk_options o;
   memset(&o, 0, sizeof o);
@@ -254,6 +302,7 @@ int main(void) {
   softmax_once();
   other_programs();
   variants();
+  first_calls_race();
   uk_context_destroy(ctx);
   return ut_finish("test_fuse_row_keep");
 }

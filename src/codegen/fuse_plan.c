@@ -337,7 +337,7 @@ uk_status uk__fuse_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const cha
    * uk__fuse_row_fits lets through */
   if (!s && p->nkernels >= 1) {
     p->row.single = p->nkernels == 1;
-    s = uk__fuse_row(g, p, name, user_preamble);
+    s = uk__fuse_row_plan(g, p);
   }
   goto out;
 nomem:

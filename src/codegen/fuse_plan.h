@@ -64,7 +64,8 @@ typedef enum uk_fuse_row_param { UK_ROW_IN = 0, UK_ROW_SCALAR, UK_ROW_OUT } uk_f
  * the shapes fit (uk__fuse_row_fits); source == NULL when the program has
  * no row plan. */
 typedef struct uk_fuse_row {
-  char *source, *name;
+  int capable;  /* the program has a row plan (fuse_row.h uk__fuse_row_plan) */
+  char *source, *name; /* its kernel, once emitted (uk__fuse_row_emit) */
   int ndim;     /* of the map shape */
   int map_node; /* a reduction's operand: its shape is the map shape */
   int max_threads; /* threads per row at most (the kernel's launch bound) */

@@ -104,7 +104,7 @@ static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int 
 int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count,
                       int cluster_max) {
   const uk_fuse_row *r = &p->row;
-  if (!r->source) return 0;
+  if (!r->capable) return 0;
   int nd = r->ndim;
   const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
   int64_t rows = 1;
@@ -874,13 +874,11 @@ static uk_status emit(row_em *e, int nd, const char *name, const char *user_prea
     uk__sb_addf(&e->loaded, ", _uk_ld<%s>(_uk_b_in%d, _J, _uk_c_in%d)", t, k, k);
   }
   for (int o = 0; o < g->nout; o++) {
-    r->out_per_row[o] = e->cls[g->out_node[o]] == C_ROW;
-    r->param[r->nparams].kind = UK_ROW_OUT;
+    r->param[r->nparams].kind = UK_ROW_OUT; /* out_per_row: uk__fuse_row_plan's */
     r->param[r->nparams++].index = o;
     uk__sb_addf(&sig, "%s    %s *_uk_p_out%d, const _uk_st<%d> _uk_s_out%d", sig.len ? ",\n" : "",
                 uk__fuse_ctype(p->out_dtype[o]), o, nd, o);
   }
-  r->ndim = nd;
   r->max_threads = UK_ROW_MAX_THREADS;
   if (!(r->name = malloc(strlen(name) + 8))) goto nomem;
   snprintf(r->name, strlen(name) + 8, "%s_row", name);
@@ -940,9 +938,27 @@ out:
   return s;
 }
 
-uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble) {
-  int nn = g->nnodes;
+/* The row plan's fields that calls read before its source exists
+ * (uk__fuse_row_fits): one pass of classify. */
+uk_status uk__fuse_row_plan(const uk_fuse_prog *g, uk_fuse_plan *p) {
+  int nn = g->nnodes, *cls = calloc((size_t)nn + 1, sizeof *cls), *level = calloc((size_t)nn + 1, sizeof *level);
   uk_status s = UK_OK;
+  if (!cls || !level) s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
+  int nd = s ? 0 : classify(g, p, cls, level, &p->row.map_node);
+  if (nd) {
+    p->row.ndim = nd;
+    for (int o = 0; o < g->nout; o++) p->row.out_per_row[o] = cls[g->out_node[o]] == C_ROW;
+    p->row.capable = 1;
+  }
+  free(cls);
+  free(level);
+  return s;
+}
+
+uk_status uk__fuse_row_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble) {
+  int nn = g->nnodes, map_node;
+  uk_status s = UK_OK;
+  if (!p->row.capable || p->row.source) return UK_OK;
   int *cls = calloc((size_t)nn + 1, sizeof *cls), *level = calloc((size_t)nn + 1, sizeof *level);
   row_em e;
   memset(&e, 0, sizeof e);
@@ -960,12 +976,12 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
   uk__sb_init(&e.kvload);
   uk__sb_init(&e.loaded);
   uk__sb_init(&e.regd);
+  p->row.nparams = 0;
   if (!cls || !level || !e.c.leaf || !e.c.done || !e.final_ || !e.rdiv) {
     s = uk__errorf(UK_ERR_NOMEM, "fusion: out of memory");
     goto out;
   }
-  int nd = classify(g, p, cls, level, &p->row.map_node);
-  if (!nd) goto out;
+  int nd = classify(g, p, cls, level, &map_node); /* as uk__fuse_row_plan's */
   for (int k = 0; k < g->nin; k++) {
     char buf[32];
     snprintf(buf, sizeof buf, "in%d", k);
@@ -976,10 +992,11 @@ uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name,
   }
   s = emit(&e, nd, name, user_preamble);
 out:
-  if (s) {
+  if (s) { /* the plan's fields stay; a later call may emit again */
     free(p->row.source);
     free(p->row.name);
-    memset(&p->row, 0, sizeof p->row);
+    p->row.source = p->row.name = NULL;
+    p->row.nparams = 0;
   }
   if (e.c.leaf)
     for (int id = 0; id < nn; id++) free(e.c.leaf[id]);

@@ -7,9 +7,20 @@
 
 #include "codegen/fuse_plan.h"
 
-/* Plans and emits the row kernel when the program has one: p->row.source
- * stays NULL otherwise. */
-uk_status uk__fuse_row(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
+/* Plans the row kernel when the program has one: p->row.capable, its
+ * map shape's ndim and node and which outputs are per row (what
+ * uk__fuse_row_fits reads); p->row stays zero otherwise. Its source comes
+ * later, from uk__fuse_row_emit, for the first call that runs it: most
+ * calls of a program with a last-axis reduction over a whole array run the
+ * split plan, and the row source's emission was most of their first call's
+ * host time (docs/PERF.md "Session 37"). */
+uk_status uk__fuse_row_plan(const uk_fuse_prog *g, uk_fuse_plan *p);
+
+/* Emits the row kernel of a capable plan (p->row.source, name, params,
+ * levels, register bytes); nothing when it exists or the plan is not
+ * capable. Writes only those fields: calls may read the planned ones
+ * meanwhile. On failure they stay NULL, and a later call may emit again. */
+uk_status uk__fuse_row_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
 
 /* 1 when a call with these node shapes (uk__fuse_shapes) runs the row
  * plan: the reductions' operands have the map shape, elementwise outputs

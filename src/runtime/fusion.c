@@ -32,6 +32,7 @@ typedef struct fz_entry {
   uk_fuse_plan *plan;
   void **kernels; /* uk_elementwise * or uk_reduction * per plan kernel */
   uk__row_kernel *row; /* the plan's row kernel, or NULL */
+  atomic_int row_made; /* 1 once row is settled (ensure_row; release, read with acquire) */
 } fz_entry;
 
 struct uk_fusion {
@@ -236,12 +237,29 @@ static uk_status make_kernels(uk_fusion *f, fz_entry *e) {
       return s;
     }
   }
-  if (!p->row.source) return UK_OK;
-  uk_status s = uk__row_create(f->ctx, p, (const char *const *)f->options, f->num_options, &e->row);
-  if (s == UK_ERR_INVALID) { /* its parameters do not fit CUDA's limit: the split plan runs */
-    uk__error_clear();
-    s = UK_OK;
+  return UK_OK; /* the row kernel: ensure_row, for the first call that runs it */
+}
+
+/* The entry's row kernel, its source emitted and its object created by the
+ * first call whose shapes fit the row plan (codegen/fuse_row.h: most
+ * calls of such programs over whole arrays run the split plan, and the
+ * emission was most of their first call's host time). Under the lock, as
+ * planning is; settled calls take no lock. A failure leaves it unsettled:
+ * the next call tries again. */
+static uk_status ensure_row(uk_fusion *f, fz_entry *e) {
+  if (atomic_load_explicit(&e->row_made, memory_order_acquire)) return UK_OK;
+  pthread_mutex_lock(&f->lock);
+  uk_status s = UK_OK;
+  if (!atomic_load_explicit(&e->row_made, memory_order_relaxed)) {
+    s = uk__fuse_row_emit(f->prog, e->plan, f->name, f->preamble);
+    if (!s) s = uk__row_create(f->ctx, e->plan, (const char *const *)f->options, f->num_options, &e->row);
+    if (s == UK_ERR_INVALID) { /* its parameters do not fit CUDA's limit: the split plan runs */
+      uk__error_clear();
+      s = UK_OK;
+    }
+    if (!s) atomic_store_explicit(&e->row_made, 1, memory_order_release);
   }
+  pthread_mutex_unlock(&f->lock);
   return s;
 }
 
@@ -362,9 +380,7 @@ static uk_status begin(uk_fusion *f, const uk_arg *in, int nin, const uk_array *
  * writes it; other overlaps go to the split plan, which copies). */
 static int row_usable(const uk_fusion *f, const fz_call *c, const uk_arg *in) {
   const uk_fuse_plan *p = c->e->plan;
-  if (!c->e->row || !uk__fuse_row_fits(f->prog, p, c->shapes, uk__device_sm_count(c->device),
-                                         uk__cluster_max(c->device)))
-    return 0;
+  if (!c->e->row) return 0;
   /* a lone reduction: only where its rows go over clusters, or a block a
    * row (uk__row_lone_block), with light register slices
    * (uk__row_lone_light; docs/PERF.md "Session 20": shared-memory slices
@@ -414,6 +430,10 @@ static uk_status outputs(uk_fusion *f, fz_call *c, const uk_arg *in, const uk_ar
       c->outs[k].device = c->device;
     }
   }
+  /* the shapes first (the plan's fields), then the kernel (its source) */
+  if (!uk__fuse_row_fits(g, p, c->shapes, uk__device_sm_count(c->device), uk__cluster_max(c->device))) return UK_OK;
+  uk_status s = ensure_row(f, c->e);
+  if (s) return s;
   c->row = row_usable(f, c, in);
   return UK_OK;
 }

@@ -33,15 +33,17 @@ static inline void fz_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const 
   if (shapes) {
     st = uk__fuse_shapes(g, p, in_shapes, shapes);
     require(st == UK_OK || st == UK_ERR_SHAPE);
-    /* a fitting call emits the row kernel (runtime/fusion.c ensure_row):
-     * a failure is a status with a message, and the plan stays as it was */
-    if (st == UK_OK && uk__fuse_row_fits(g, p, shapes, 132, 16)) {
-      st = uk__fuse_row_emit(g, p, "fz", NULL);
-      require(st == UK_OK ? p->row.source && p->row.name && p->row.nparams > 0
-                          : !p->row.source && uk_last_error()[0] != '\0');
-      require(p->row.capable);
-    }
+    if (st == UK_OK) (void)uk__fuse_row_fits(g, p, shapes, 132, 16);
     free(shapes);
+  }
+  /* a call that fits emits the row kernel (runtime/fusion.c ensure_row),
+   * here every capable plan: a failure is a status with a message, and the
+   * plan stays as it was */
+  if (p->row.capable) {
+    uk_status se = uk__fuse_row_emit(g, p, "fz", NULL);
+    require(se == UK_OK ? p->row.source && p->row.name && p->row.nparams > 0
+                        : !p->row.source && uk_last_error()[0] != '\0');
+    require(p->row.capable);
   }
   uk__error_clear();
   uk__fuse_plan_free(p);

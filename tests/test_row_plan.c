@@ -516,7 +516,7 @@ static uk_fuse_plan *plan_for(const char *outs, const char *program, uk_dtype t,
   CHECK_OK(uk__fuse_plan(*g, &sig, "sm", "", &p));
   /* planned, not emitted: the first call the row plan runs emits it
    * (runtime/fusion.c ensure_row); a second emission keeps the first */
-  if (p && p->row.capable) {
+  if (p && p->row.ndim) {
     CHECK(p->row.source == NULL && p->row.name == NULL && p->row.nparams == 0 && p->row.ndim == ndim);
     CHECK_OK(uk__fuse_row_emit(*g, p, "sm", ""));
     const char *src = p->row.source;

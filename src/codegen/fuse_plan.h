@@ -61,12 +61,11 @@ typedef enum uk_fuse_row_param { UK_ROW_IN = 0, UK_ROW_SCALAR, UK_ROW_OUT } uk_f
  * reductions level by level over the T threads, then write the row. The
  * source has two variants (_UK_RK > 0: registers; 0: shared memory) that
  * a call selects (uk__row_size, fuse_row_plan.h). Chosen per call when
- * the shapes fit (uk__fuse_row_fits); source == NULL when the program has
- * no row plan. */
+ * the shapes fit (uk__fuse_row_fits); ndim == 0 when the program has no
+ * row plan, source == NULL until a call first runs it (fuse_row.h). */
 typedef struct uk_fuse_row {
-  int capable;  /* the program has a row plan (fuse_row.h uk__fuse_row_plan) */
   char *source, *name; /* its kernel, once emitted (uk__fuse_row_emit) */
-  int ndim;     /* of the map shape */
+  int ndim;     /* of the map shape; 0: no row plan (uk__fuse_row_plan) */
   int map_node; /* a reduction's operand: its shape is the map shape */
   int max_threads; /* threads per row at most (the kernel's launch bound) */
   int reg_bytes;   /* register bytes one element takes in the registers variant

@@ -104,7 +104,7 @@ static int classify(const uk_fuse_prog *g, const uk_fuse_plan *p, int *cls, int 
 int uk__fuse_row_fits(const uk_fuse_prog *g, const uk_fuse_plan *p, const int64_t *shapes, int sm_count,
                       int cluster_max) {
   const uk_fuse_row *r = &p->row;
-  if (!r->capable) return 0;
+  if (!r->ndim) return 0;
   int nd = r->ndim;
   const int64_t *ms = shapes + (size_t)r->map_node * UK_MAX_NDIM;
   int64_t rows = 1;
@@ -948,7 +948,6 @@ uk_status uk__fuse_row_plan(const uk_fuse_prog *g, uk_fuse_plan *p) {
   if (nd) {
     p->row.ndim = nd;
     for (int o = 0; o < g->nout; o++) p->row.out_per_row[o] = cls[g->out_node[o]] == C_ROW;
-    p->row.capable = 1;
   }
   free(cls);
   free(level);
@@ -958,7 +957,7 @@ uk_status uk__fuse_row_plan(const uk_fuse_prog *g, uk_fuse_plan *p) {
 uk_status uk__fuse_row_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble) {
   int nn = g->nnodes, map_node;
   uk_status s = UK_OK;
-  if (!p->row.capable || p->row.source) return UK_OK;
+  if (!p->row.ndim || p->row.source) return UK_OK;
   int *cls = calloc((size_t)nn + 1, sizeof *cls), *level = calloc((size_t)nn + 1, sizeof *level);
   row_em e;
   memset(&e, 0, sizeof e);

@@ -7,18 +7,18 @@
 
 #include "codegen/fuse_plan.h"
 
-/* Plans the row kernel when the program has one: p->row.capable, its
- * map shape's ndim and node and which outputs are per row (what
- * uk__fuse_row_fits reads); p->row stays zero otherwise. Its source comes
+/* Plans the row kernel when the program has one: its map shape's ndim
+ * and node and which outputs are per row (what uk__fuse_row_fits reads);
+ * p->row.ndim stays 0 otherwise. Its source comes
  * later, from uk__fuse_row_emit, for the first call that runs it: most
  * calls of a program with a last-axis reduction over a whole array run the
  * split plan, and the row source's emission was most of their first call's
  * host time (docs/PERF.md "Session 37"). */
 uk_status uk__fuse_row_plan(const uk_fuse_prog *g, uk_fuse_plan *p);
 
-/* Emits the row kernel of a capable plan (p->row.source, name, params,
- * levels, register bytes); nothing when it exists or the plan is not
- * capable. Writes only those fields: calls may read the planned ones
+/* Emits the row kernel of a plan that has one (p->row.source, name,
+ * params, levels, register bytes); nothing when it exists or the plan has
+ * none. Writes only those fields: calls may read the planned ones
  * meanwhile. On failure they stay NULL, and a later call may emit again. */
 uk_status uk__fuse_row_emit(const uk_fuse_prog *g, uk_fuse_plan *p, const char *name, const char *user_preamble);
 

@@ -37,13 +37,14 @@ static inline void fz_plan(const uk_fuse_prog *g, const uk_fuse_sig *sig, const 
     free(shapes);
   }
   /* a call that fits emits the row kernel (runtime/fusion.c ensure_row),
-   * here every capable plan: a failure is a status with a message, and the
-   * plan stays as it was */
-  if (p->row.capable) {
+   * here every plan that has one: a failure is a status with a message,
+   * and the plan's fields stay as they were */
+  if (p->row.ndim) {
+    const int nd = p->row.ndim, map = p->row.map_node;
     uk_status se = uk__fuse_row_emit(g, p, "fz", NULL);
     require(se == UK_OK ? p->row.source && p->row.name && p->row.nparams > 0
                         : !p->row.source && uk_last_error()[0] != '\0');
-    require(p->row.capable);
+    require(p->row.ndim == nd && p->row.map_node == map);
   }
   uk__error_clear();
   uk__fuse_plan_free(p);

@@ -10,7 +10,9 @@
  * values; given outputs poisoned (NaN) in buffers with poisoned margins.
  * On sm_90+ each such call is one row kernel whose plan says clusters
  * (but 300 rows of 40000 of one reduction level: a block a row fills the
- * SMs). Then views (a row
+ * SMs). Rows past a block an SM: slices in registers where every block is
+ * resident at once, and 256-thread blocks for 462-528 two-level rows of
+ * 8192 (their plans checked on 132 SMs). Then views (a row
  * pitch, a reversed and a transposed last axis), float64, calls captured
  * into CUDA graphs (register and shared-memory slices), and a cluster
  * launch the device refuses (forced clusters of 32 blocks): the call falls
@@ -152,6 +154,9 @@ static void check_rel(const char *what, const unsigned char *h, uk_dtype t, cons
  * row kernel with rows in registers not over clusters, the split plan. */
 enum { WANT_NO_CLUSTERS = 0, WANT_CLUSTERS = 1, WANT_REGS = 2, WANT_SPLIT = 3, WANT_OTHER = 4 };
 
+/* Words run_case's plan must hold as well, where not NULL (132 SMs only). */
+static const char *want_plan;
+
 static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluster) {
   int64_t es = (int64_t)uk_dtype_size(l->t), rs = l->rs ? l->rs : n, total = rows * n, margins = 0;
   int64_t hi = l->start + (rows - 1) * rs + (l->cs > 0 ? (n - 1) * l->cs : 0) + 1; /* x's elements */
@@ -210,6 +215,11 @@ static void run_case(int p, int64_t rows, int64_t n, const layout *l, int cluste
     int ok = cluster == WANT_NO_CLUSTERS ? !cl : how == cluster;
     if (kc != 1 || !ok) fprintf(stderr, "%s: %d kernels, plan %d (want 1, %d)\n", label, kc, how, cluster);
     CHECK(kc == 1 && ok);
+    if (want_plan) { /* the plan's own words (resident()) */
+      int said = src && strstr(src, want_plan) != NULL;
+      if (!said) fprintf(stderr, "%s: the plan does not say '%s'\n", label, want_plan);
+      CHECK(said);
+    }
     uk_free(src);
   }
   uk_status st = fusion_call(f, in, outs, nout, label);
@@ -309,6 +319,40 @@ static void widths(void) {
                  p == P_SUMSQ ? lone_clusters(rs[r], ns[k]) : !(rs[r] == 300 && ns[k] == 40000) || two_levels(p));
 }
 
+/* Rows over clusters past a block an SM (rows x C > 132 SMs): slices in
+ * registers where every block of the grid is resident at once (two levels
+ * within 768 threads an SM, one level 1024; fuse_row_plan.c
+ * resident_regs), else in shared memory; two-level rows of 8192 from 462
+ * to 528 rows in blocks of 256 threads (every row at once), x - mean's in
+ * blocks of 512. Plans checked on 132 SMs; values everywhere. */
+static void resident(void) {
+  layout l = {UK_FLOAT32, 0, 1, 0, "contiguous"};
+  static const struct {
+    int p;
+    int64_t rows, n;
+    int want;
+    const char *plan;
+  } cases[] = {
+      {P_CENTER, 64, 65536, WANT_CLUSTERS, "clusters of 8 blocks (each holds its slice of 8192 elements in registers), 256"},
+      {P_NORM, 48, 65536, WANT_CLUSTERS, "clusters of 8 blocks (each holds its slice of 8192 elements in registers), 256"},
+      {P_SOFTMAX, 96, 32768, WANT_CLUSTERS, "clusters of 4 blocks (each holds its slice of 8192 elements in registers)"},
+      {P_STATS, 40, 65536, WANT_CLUSTERS, "clusters of 8 blocks (each holds its slice of 8192 elements in registers)"},
+      {P_SOFTMAX, 9, 65536, WANT_CLUSTERS, "clusters of 16 blocks (each holds its slice of 4096 elements in registers), 128"},
+      {P_NORM, 64, 65536, WANT_CLUSTERS, "clusters of 8 blocks (each keeps its slice of 8192 elements in shared memory)"},
+      {P_SOFTMAX, 128, 32768, WANT_CLUSTERS, "clusters of 2 blocks (each keeps its slice of 16384 elements in shared"},
+      {P_SOFTMAX, 512, 8192, WANT_REGS, "rows in registers, 256 threads a row, 8 x 4 elements a thread"},
+      {P_NORM, 528, 8192, WANT_REGS, "rows in registers, 256 threads a row, 8 x 4 elements a thread"},
+      {P_SOFTMAX, 461, 8192, WANT_REGS, "rows in registers, 512 threads a row, 4 x 4 elements a thread"},
+      {P_CENTER, 512, 8192, WANT_REGS, "rows in registers, 512 threads a row, 4 x 4 elements a thread"},
+  };
+  int on132 = sms == 132 && arch >= 90;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    want_plan = on132 ? cases[k].plan : NULL;
+    run_case(cases[k].p, cases[k].rows, cases[k].n, &l, on132 ? cases[k].want : -1);
+  }
+  want_plan = NULL;
+}
+
 /* Views and float64. */
 static void views(void) {
   layout pitch = {UK_FLOAT32, 65536 + 3, 1, 0, "pitch n + 3"};
@@ -377,6 +421,7 @@ int main(void) {
   if (arch < 90) fprintf(stderr, "sm_%d: no clusters; values only\n", arch);
   CHECK_OK(uk_context_create(NULL, &ctx));
   widths();
+  resident();
   lone_short();
   views();
   graphed();

@@ -231,6 +231,49 @@ static void prefer(void) {
                   "#define _UK_RD 0\n") == 0);
 }
 
+/* Two-level rows a block of 512 threads takes (4097-8192 float32
+ * elements), 132 SMs: 256 threads at the wide budget from 462 to 528 rows
+ * (7/8 to all of four blocks an SM), where blocks of 512 would run a second
+ * round; one level, a lone reduction and rows outside that stay at 512. */
+typedef struct resident_case {
+  const char *label;
+  int64_t rows, n;
+  int levels, single;
+  int threads, regs; /* expected (registers mode, float4, a block a row) */
+} resident_case;
+
+static const resident_case resident_cases[] = {
+    {"461 rows of 8192, two levels: 512 threads", 461, 8192, 2, 0, 512, 4},
+    {"462 rows of 8192, two levels: 256 threads x 8 float4", 462, 8192, 2, 0, 256, 8},
+    {"512 rows of 8192 (16 MiB), softmax: 256 threads", 512, 8192, 2, 0, 256, 8},
+    {"528 rows of 8192, three levels: 256 threads", 528, 8192, 3, 0, 256, 8},
+    {"529 rows of 8192: 512 threads (a second round either way)", 529, 8192, 2, 0, 512, 4},
+    {"512 rows of 6000: 256 threads x 8 float4 slots (1500 used)", 512, 6000, 2, 0, 256, 8},
+    {"512 rows of 8192, one level (x - mean): 512 threads", 512, 8192, 1, 0, 512, 4},
+    {"512 rows of 8192, levels unknown: 512 threads", 512, 8192, 0, 0, 512, 4},
+    {"512 rows of 8192, a lone reduction: 512 threads", 512, 8192, 2, 1, 512, 4},
+    {"512 rows of 4096: 256 threads already", 512, 4096, 2, 0, 256, 4},
+};
+
+static void resident_rows(void) {
+  static const int size[1] = {4};
+  for (size_t c = 0; c < sizeof resident_cases / sizeof resident_cases[0]; c++) {
+    const resident_case *t = &resident_cases[c];
+    uk_row_shape s = {t->rows, t->n, 1, size, 12, 4, 132, K227, 16, 1, t->levels, t->single};
+    uk_row_grid g;
+    memset(&g, 0xff, sizeof g);
+    uk__row_size(&s, &g);
+    int ok = g.mode == R && g.cluster == 0 && g.threads == t->threads && g.regs == t->regs && g.vec == 4 &&
+             g.block == t->threads && g.rows_per_block == 1 && g.blocks == t->rows;
+    if (!ok)
+      fprintf(stderr, "resident case '%s': mode %d C %d threads %d regs %d vec %d block %d blocks %lld\n", t->label,
+              g.mode, g.cluster, g.threads, g.regs, g.vec, g.block, (long long)g.blocks);
+    CHECK(ok);
+    CHECK((int64_t)g.threads * g.regs * g.vec >= t->n && g.regs * g.vec <= 2 * UK_ROW_REG_ELEMS);
+    CHECK(g.try_div == uk__row_try_div(&g, 132) && g.staged == 0);
+  }
+}
+
 /* The cluster variant: the rows, the device's budget and cluster size,
  * what uk__row_size picks (cluster 0: today's plans). */
 typedef struct cl_case {
@@ -252,7 +295,20 @@ static const cl_case cl_cases[] = {
      0},
     {"256 x 65536: C 8, no re-read, slices of a quarter budget (several blocks an SM)", 256, 65536, 1, {4}, 4, 16,
      K227, 8, S, 256, 4, 2048, 8192, 32768, 0},
-    {"64 x 65536 (16 MiB): C 8", 64, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 512, 8192, 32768, 0},
+    {"64 x 65536 (16 MiB), one level: C 8 in registers, 1024 threads an SM", 64, 65536, 1, {4}, 4, 16, K227, 8, R,
+     256, 4, 512, 8192, 0, 0},
+    {"64 x 65536 (16 MiB), two levels: C 8 in shared memory (registers past 768 threads an SM)", 64, 65536, 1, {4}, 4,
+     16, K227, 8, S, 256, 4, 512, 8192, 32768, 2},
+    {"48 x 65536, two levels: C 8 in registers (768 threads an SM)", 48, 65536, 1, {4}, 4, 16, K227, 8, R, 256, 4, 384,
+     8192, 0, 2},
+    {"96 x 32768, two levels: C 4 in registers, 256 threads x 8 float4 (not C 2 of 512)", 96, 32768, 1, {4}, 4, 16,
+     K227, 4, R, 256, 4, 384, 8192, 0, 2},
+    {"100 x 32768, two levels: C 2 in shared memory (C 4 in registers: 800 threads an SM)", 100, 32768, 1, {4}, 4, 16,
+     K227, 2, S, 512, 4, 200, 16384, 65536, 2},
+    {"128 x 32768, two levels: C 2 in shared memory", 128, 32768, 1, {4}, 4, 16, K227, 2, S, 512, 4, 256, 16384,
+     65536, 2},
+    {"40 x 65537 (scalars), two levels: C 8 in shared memory (registers take vectors)", 40, 65537, 1, {4}, 1, 16, K227,
+     8, S, 512, 1, 320, 8193, 32784, 2},
     {"4096 x 65536 (1 GiB): C 8, 1056 clusters striding", 4096, 65536, 1, {4}, 4, 16, K227, 8, S, 256, 4, 8448, 8192,
      32768, 0},
     {"8192 x 32768: a block a row holds it (clusters of 2-8 ran slower)", 8192, 32768, 1, {4}, 4, 16, K227, 0, S, 1024,
@@ -272,8 +328,12 @@ static const cl_case cl_cases[] = {
      8192, 32768, 2},
     {"8192 x 32768, two levels, before sm_90: a block a row", 8192, 32768, 1, {4}, 4, 0, K227, 0, S, 1024, 4, 2112,
      32768, 131072, 2},
-    {"128 x 32768: few rows that fit a block: C 2 (half the budget)", 128, 32768, 1, {4}, 4, 16, K227, 2, S, 512, 4,
-     256, 16384, 65536, 0},
+    {"128 x 32768, one level: C 4 in registers (1024 threads an SM), not C 2 in shared memory", 128, 32768, 1, {4}, 4,
+     16, K227, 4, R, 256, 4, 512, 8192, 0, 0},
+    {"132 x 32768, one level: a block a row (the rows fill the SMs)", 132, 32768, 1, {4}, 4, 16, K227, 0, S, 1024, 4,
+     132, 32768, 131072, 0},
+    {"130 x 32768, two levels: C 2 in shared memory (C 4 in registers: 1040 threads an SM)", 130, 32768, 1, {4}, 4,
+     16, K227, 2, S, 512, 4, 260, 16384, 65536, 2},
     {"32 x 32768: C 4 for the SMs", 32, 32768, 1, {4}, 4, 16, K227, 4, R, 512, 4, 128, 8192, 0, 0},
     {"1 x 65536: C 16 (non-portable)", 1, 65536, 1, {4}, 4, 16, K227, 16, R, 256, 4, 16, 4096, 0, 0},
     {"1 x 65536, portable sizes only: C 8", 1, 65536, 1, {4}, 4, 8, K227, 8, R, 512, 4, 8, 8192, 0, 0},
@@ -282,8 +342,8 @@ static const cl_case cl_cases[] = {
     {"16 x 40001: scalar slices of 5001", 16, 40001, 1, {4}, 4, 16, K227, 8, R, 512, 1, 128, 5001, 0, 0},
     {"3 x 200000: 4 blocks hold a row, C 16 for the SMs (32 elements a thread)", 3, 200000, 1, {4}, 4, 16, K227, 16, R,
      512, 4, 48, 12500, 0, 0},
-    {"9 x 65536: 9 x C 16 > 132 SMs: shared-memory slices", 9, 65536, 1, {4}, 4, 16, K227, 16, S, 128, 4, 144, 4096,
-     16384, 0},
+    {"9 x 65536: 9 x C 16 > 132 SMs: registers all the same (128 threads x 8 float4)", 9, 65536, 1, {4}, 4, 16, K227,
+     16, R, 128, 4, 144, 4096, 0, 0},
     {"300 x 200000: C 16, 264 clusters striding", 300, 200000, 1, {4}, 4, 16, K227, 16, S, 512, 4, 4224, 12500,
      50000, 0},
     {"3 x 200000 float64, portable: C 8 holds it", 3, 200000, 1, {8}, 2, 8, K227, 8, S, 1024, 2, 24, 25000, 200000, 0},
@@ -352,7 +412,10 @@ static void check_cluster_case(const cl_case *t, int single) {
   CHECK(g.block == g.threads && g.rows_per_block == 1 && g.threads >= 64 && g.threads <= UK_ROW_MAX_THREADS);
   CHECK(g.staged == 0);
   if (g.mode == R) { /* slices in registers: a cluster a row, at most a block an SM, every slot of a slice */
-    CHECK(g.rowbytes == 0 && g.blocks == t->rows * g.cluster && g.blocks <= 132);
+    CHECK(g.rowbytes == 0 && g.blocks == t->rows * g.cluster);
+    /* past a block an SM: blocks of at most 256 threads, all resident */
+    CHECK(g.blocks <= 132 || (g.threads <= UK_ROW_RESIDENT_BLOCK &&
+                              g.blocks * g.threads <= 132 * (t->levels >= 2 ? 768 : 1024)));
     CHECK((int64_t)g.threads * g.regs * g.vec >= g.kept && g.threads <= UK_ROW_REG_THREADS);
     char v[128]; /* never whole rows: the slots past a block's slice are tested */
     uk__row_variant(&g, t->n, v, sizeof v);
@@ -603,6 +666,7 @@ static void lone_and_levels(void) {
 
 int main(void) {
   geometry();
+  resident_rows();
   staged();
   prefer();
   cluster();

@@ -14,9 +14,10 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * threads: fewer shuffle steps and barriers a row, the row's fixed work
  * over more elements); rows that 512 threads so do not hold, 32 elements a
  * thread where they are vectors of at most 12 register bytes an element; 0
- * when 512 threads do not hold the row then. */
-static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
-  int wide = 0, emax, e, kmax, t = 1, k = 1;
+ * when 512 threads do not hold the row then. wide 1: the wide budget from
+ * the start (fewer threads, more elements each). */
+static int size_regs_from(const uk_row_shape *s, int v, uk_row_grid *g, int wide) {
+  int emax, e, kmax, t = 1, k = 1;
   int64_t nv;
   for (;; wide++) {
     int vv = v;
@@ -47,6 +48,7 @@ static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) {
   g->kept = g->rowbytes = 0;
   return 1;
 }
+static int size_regs(const uk_row_shape *s, int v, uk_row_grid *g) { return size_regs_from(s, v, g, 0); }
 
 /* Shared/global mode: a block a row, about 32 elements a thread, as much of
  * the row kept as smem holds (a whole number of vectors). Not 16: a block
@@ -71,7 +73,34 @@ static void size_shared(const uk_row_shape *s, int v, uk_row_grid *g) {
   g->rowbytes = rowbytes;
 }
 
-/* Few rows over clusters, at most a block an SM: each block's slice in
+/* Rows over clusters past a block an SM (rows x C > SMs): the slices in
+ * registers too where every block of the grid is resident at once. Slices of up to 32 elements a thread (the wide budget)
+ * in blocks of at most 256 threads, C doubled from the shared plan's until
+ * they fit; the grid within UK_ROW_RESIDENT_THREADS threads an SM (the
+ * kernel's __launch_bounds__(1024) allows 64 registers a thread, which such
+ * slices take), three quarters of that for two levels or more. Float32 x -
+ * mean, layer norms and softmax of 32-128 rows of 32768-65536 ran 2-19%
+ * faster than shared-memory slices; two-level rows at every SM's full
+ * 1024 threads (64 x 65536, 128 x 32768) up to 7% slower, one level 11-13%
+ * faster (H200, docs/PERF.md "Session 38"). *c and *slice in: the shared
+ * plan's C and slice; out, with *r, the registers'. */
+static int resident_regs(const uk_row_shape *s, int v, int *c, uk_row_shape *slice, uk_row_grid *r) {
+  const int64_t sm = s->sm_count > 0 ? s->sm_count : 1, cmax = s->cluster_max > 16 ? 16 : s->cluster_max;
+  const int64_t most = sm * (s->levels >= 2 ? UK_ROW_RESIDENT_THREADS * 3 / 4 : UK_ROW_RESIDENT_THREADS);
+  for (int k = *c; k <= cmax; k *= 2) {
+    uk_row_grid t = *r;
+    slice->n = uk__row_slice(s->n, v, k);
+    if (!size_regs_from(slice, v, &t, 1) || t.threads > UK_ROW_RESIDENT_BLOCK) continue;
+    if (s->rows * k * t.threads > most) return 0;
+    *c = k;
+    *r = t;
+    return 1;
+  }
+  return 0;
+}
+
+/* Few rows over clusters, at most a block an SM (past that, resident_regs
+ * decides): each block's slice in
  * its threads' registers where they hold it (size_regs of the slice), not
  * in shared memory: no copy into shared memory and no pass over it, one
  * thread's elements unrolled. Float32 softmax, layer norms and centering
@@ -87,11 +116,14 @@ static void cluster_regs(const uk_row_shape *s, uk_row_grid *g) {
    * registers 6.7-6.8 us, 7.1-7.3 in the split plan (H200, docs/PERF.md
    * "Session 21") */
   while (s->single && c > 2 && s->rows * c > sm) c /= 2;
-  if (s->rows * c > sm) return;
   uk_row_shape slice = *s;
   uk_row_grid r = *g;
   slice.n = uk__row_slice(s->n, g->vec, c); /* g->kept with g's C */
-  if (!size_regs(&slice, g->vec, &r)) return;
+  if (s->rows * c > sm) {
+    if (s->single || !resident_regs(s, g->vec, &c, &slice, &r)) return;
+  } else if (!size_regs(&slice, g->vec, &r)) {
+    return;
+  }
   g->cluster = c;
   g->kept = slice.n;
   g->blocks = s->rows * c; /* a cluster a row */
@@ -118,6 +150,20 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g) {
   g->cluster = 0;
   g->staged = 0;
   if (!size_regs(s, v, g)) size_shared(s, v, g);
+  /* two or more levels a block a row of 512 threads, 7/8 to all of four
+   * blocks of 256 an SM: 256 threads at the wide budget, every row at once
+   * (blocks of 512 take over 40 registers here, two or three an SM: a
+   * second round). Float32 softmax of 512-528 rows of 8192 ran 11-12%
+   * faster, layer norms 8-9%, of 6000 13-15%; 400 rows up to 3% slower, x -
+   * mean (one level, 32 registers: four blocks of 512 an SM) up to 12%
+   * slower (H200, docs/PERF.md "Session 38"). Not a lone reduction's: its
+   * row kernel takes light register slices. */
+  const int64_t resident = (int64_t)sm * (UK_ROW_RESIDENT_THREADS / UK_ROW_RESIDENT_BLOCK);
+  if (g->mode == UK_ROW_REGS && g->threads == UK_ROW_REG_THREADS && !s->single && s->levels >= 2 &&
+      s->rows * 8 >= resident * 7 && s->rows <= resident) {
+    uk_row_grid w = *g;
+    if (size_regs_from(s, v, &w, 1) && w.threads == UK_ROW_RESIDENT_BLOCK) *g = w;
+  }
   g->staged = s->contig && uk__row_staged(g, s->n);
   int t = g->threads, block = t >= 256 || g->mode != UK_ROW_REGS ? t /* shared: a block a row */
                               : t <= 32 && !g->staged        ? UK_ROW_REG_BLOCK_SMALL

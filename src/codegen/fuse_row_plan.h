@@ -132,6 +132,13 @@ void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
 int uk__row_staged(const uk_row_grid *g, int64_t n);
 
 
+/* Threads an SM that blocks of register slices at 64 registers a thread
+ * (the row kernel's __launch_bounds__(1024)) hold at once, and the block
+ * size of such grids past a block an SM (fuse_row_plan.c resident_regs and
+ * the 256-thread rows of 4097-8192 elements). */
+#define UK_ROW_RESIDENT_THREADS 1024
+#define UK_ROW_RESIDENT_BLOCK 256
+
 /* Rows of at least this many elements are few enough to split over a
  * cluster when there are fewer rows than SMs (fuse_row_cluster.c). */
 #define UK_ROW_CLUSTER_MIN_N 16384

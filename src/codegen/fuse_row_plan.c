@@ -74,9 +74,9 @@ static void size_shared(const uk_row_shape *s, int v, uk_row_grid *g) {
 }
 
 /* Rows over clusters past a block an SM (rows x C > SMs): the slices in
- * registers too where every block of the grid is resident at once. Slices of up to 32 elements a thread (the wide budget)
- * in blocks of at most 256 threads, C doubled from the shared plan's until
- * they fit; the grid within UK_ROW_RESIDENT_THREADS threads an SM (the
+ * registers too where every block of the grid is resident at once. Slices
+ * of up to 32 elements a thread (the wide budget) in blocks of at most 256
+ * threads, C doubled from the shared plan's until they fit; the grid within UK_ROW_RESIDENT_THREADS threads an SM (the
  * kernel's __launch_bounds__(1024) allows 64 registers a thread, which such
  * slices take), three quarters of that for two levels or more. Float32 x -
  * mean, layer norms and softmax of 32-128 rows of 32768-65536 ran 2-19%

@@ -120,7 +120,10 @@ int uk__row_try_div(const uk_row_grid *g, int sm_count);
  * enough for every SM twice over where rows allow (smaller blocks for few
  * rows); in registers a block for each block of rows
  * (UK_ROW_REG_GRID_ALL), else at most sm_count * (2048 / block) * 8 (the
- * kernel strides over the rest); at most 2^31 - 1. */
+ * kernel strides over the rest); at most 2^31 - 1. Rows of two or more
+ * levels that take 512 threads go to UK_ROW_RESIDENT_BLOCK threads at the
+ * wide budget where 7/8 to all of the SMs' UK_ROW_RESIDENT_THREADS then
+ * hold every row at once (not a lone reduction's). */
 void uk__row_size(const uk_row_shape *s, uk_row_grid *g);
 /* 1 where g's rows of n elements may move through a warp's shared slot
  * (_UK_RX, templates/ukern/fusion_row.cuh _uk_ld_stg) when every row
@@ -183,7 +186,11 @@ int64_t uk__row_slice(int64_t n, int v, int c);
  * else leaves g and returns 0. uk__row_size then puts the slices of few
  * rows (rows x C at most the SMs; a lone reduction's C halved, down to 2,
  * until they are) in registers where a block's threads hold one (mode
- * UK_ROW_REGS with cluster C, kept the slice, no shared memory). */
+ * UK_ROW_REGS with cluster C, kept the slice, no shared memory), and past
+ * that, except a lone reduction's, where blocks of at most
+ * UK_ROW_RESIDENT_BLOCK threads hold a slice (C doubled until they do) and
+ * the grid is resident at once (UK_ROW_RESIDENT_THREADS threads an SM for
+ * one level, three quarters of that for two or more). */
 int uk__row_cluster(const uk_row_shape *s, uk_row_grid *g);
 
 /* 1 when a few long rows (fewer than SMs) run the cluster variant rather

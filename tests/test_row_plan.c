@@ -503,6 +503,80 @@ static void cluster(void) {
   CHECK(uk__row_prefer_cluster(8192, 8, 16, 0) == 0);
 }
 
+/* Every plan of a grid of shapes (rows 1 .. 2^24, widths 1 .. 2^20 and odd
+ * ones, levels 0-3, lone or not, float16/32/64 vectors or scalars, register
+ * bytes 4-24, 1/78/132/144 SMs, no/40 KiB/227 KiB budgets, no/portable/
+ * non-portable clusters) against what the kernels rely on: every element
+ * a slot (registers) or kept/re-read (shared), whole clusters of non-empty
+ * slices, register slices over clusters either at most a block an SM or
+ * a resident grid of <= UK_ROW_RESIDENT_BLOCK-thread blocks, 256-thread
+ * wide rows only for two-level 7/8-to-all-resident rows. */
+static void invariants(void) {
+  static const int64_t rows[] = {1, 3, 9, 16, 33, 48, 64, 100, 128, 131, 132, 133, 300, 461, 462, 500, 528, 529, 4096,
+                                 1 << 24};
+  static const int64_t ns[] = {1, 7, 32, 1000, 4096, 6000, 8192, 8193, 12289, 16384, 32768, 40000, 65536, 65537,
+                               200000, 1 << 20};
+  static const int sms[] = {1, 78, 132, 144}, cmaxes[] = {0, 8, 16}, regb[] = {4, 8, 12, 24};
+  static const int64_t smems[] = {0, K40, K227};
+  static const int vecs[][2] = {{1, 4}, {4, 4}, {8, 2}, {2, 8}}; /* vector elements, element bytes */
+  long plans = 0, resident = 0, wide256 = 0, bad = 0;
+  for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
+    for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+      for (int lv = 0; lv <= 3; lv++)
+        for (int single = 0; single <= 1; single++)
+          for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++)
+            for (size_t rb = 0; rb < sizeof regb / sizeof regb[0]; rb++)
+              for (size_t m = 0; m < sizeof sms / sizeof sms[0]; m++)
+                for (size_t sb = 0; sb < sizeof smems / sizeof smems[0]; sb++)
+                  for (size_t cm = 0; cm < sizeof cmaxes / sizeof cmaxes[0]; cm++) {
+                    const int size[1] = {vecs[v][1]};
+                    const int64_t R = rows[a], n = ns[b], sm = sms[m];
+                    uk_row_shape s = {R, n, 1, size, regb[rb], vecs[v][0], sms[m], smems[sb], cmaxes[cm], 1, lv,
+                                      single};
+                    uk_row_grid g;
+                    memset(&g, 0xff, sizeof g);
+                    uk__row_size(&s, &g);
+                    plans++;
+                    int ok = g.threads >= 1 && g.threads <= UK_ROW_MAX_THREADS && (g.threads & (g.threads - 1)) == 0;
+                    ok = ok && g.block % g.threads == 0 && g.block <= UK_ROW_MAX_THREADS && g.blocks >= 1 &&
+                         g.blocks <= 0x7fffffff && n % g.vec == 0 && g.try_div == uk__row_try_div(&g, sms[m]);
+                    const int64_t span = g.cluster >= 2 ? g.kept : n; /* a block's elements of a row */
+                    if (g.cluster >= 2) {
+                      ok = ok && g.cluster <= 16 && g.cluster <= cmaxes[cm] && (g.cluster & (g.cluster - 1)) == 0 &&
+                           g.kept % g.vec == 0 && g.kept * g.cluster >= n && g.kept * (g.cluster - 1) < n &&
+                           g.blocks % g.cluster == 0 && g.block == g.threads && g.rows_per_block == 1;
+                    }
+                    if (g.mode == UK_ROW_REGS) {
+                      const int e = g.regs * g.vec;
+                      ok = ok && (int64_t)g.threads * e >= span && e <= 2 * UK_ROW_REG_ELEMS && g.shared == 0 &&
+                           (g.cluster >= 2 || g.kept == 0);
+                      if (g.cluster >= 2 && g.blocks > sm) { /* past a block an SM: a resident grid */
+                        resident++;
+                        ok = ok && !single && g.threads <= UK_ROW_RESIDENT_BLOCK && g.blocks == R * g.cluster &&
+                             g.blocks * g.threads <= sm * (lv >= 2 ? 768 : 1024);
+                      }
+                      if (g.cluster < 2 && g.threads == UK_ROW_RESIDENT_BLOCK && e > UK_ROW_REG_ELEMS) {
+                        wide256++; /* the wide budget at 256 threads: two levels, 7/8 to all resident */
+                        ok = ok && !single && lv >= 2 && R * 8 >= sm * 4 * 7 && R <= sm * 4;
+                      }
+                    } else {
+                      ok = ok && g.regs == 0 && g.kept >= 0 && g.kept <= span && g.shared <= smems[sb] &&
+                           g.threads >= 64;
+                    }
+                    if (!ok && bad++ < 5)
+                      fprintf(stderr,
+                              "invariant: rows %lld n %lld levels %d single %d vec %d x %d B reg %d sm %d smem %lld "
+                              "cmax %d: mode %d C %d threads %d regs %d vec %d block %d blocks %lld kept %lld\n",
+                              (long long)R, (long long)n, lv, single, vecs[v][0], vecs[v][1], regb[rb], sms[m],
+                              (long long)smems[sb], cmaxes[cm], g.mode, g.cluster, g.threads, g.regs, g.vec, g.block,
+                              (long long)g.blocks, (long long)g.kept);
+                  }
+  CHECK(bad == 0);
+  /* the grid reaches both rules (not a vacuous sweep) */
+  CHECK(plans > 100000 && resident > 0 && wide256 > 0);
+  if (resident == 0 || wide256 == 0) fprintf(stderr, "invariants: %ld resident, %ld wide 256\n", resident, wide256);
+}
+
 /* A hand-made row plan: parameters (kind, input/output index) over ndim nd. */
 static void hand_plan(uk_fuse_plan *p, uk_fuse_type *types, int nd, const int (*prm)[2], int n) {
   memset(p, 0, sizeof *p);
@@ -667,6 +741,7 @@ static void lone_and_levels(void) {
 int main(void) {
   geometry();
   resident_rows();
+  invariants();
   staged();
   prefer();
   cluster();

@@ -7,7 +7,8 @@
  * split plan (uk__row_prefer); which rows move through a warp's shared slot
  * (uk__row_staged). The cluster variant (sm_90+): when a row
  * splits over a cluster and over how many blocks (uk__row_cluster), and
- * when few long rows take it rather than the split plan. Then the argument
+ * when few long rows take it rather than the split plan; every plan of a
+ * grid of 1.47M shapes against what the kernels rely on. Then the argument
  * buffer's layout
  * (each parameter on its alignment) of hand-made and planned programs, and
  * planned programs' reduction levels and which rows a lone last-axis

@@ -2,7 +2,12 @@
 # Runs every gpu-labelled test and the benchmark suite in one call on a GPU
 # machine, over a build carried from the development machine (build/).
 # Results land in $OUT (default /tmp/ukern-gpu-out): test log, bench JSON and
-# tables. Usage: scripts/gpu-all.sh [build-dir]
+# tables. GPU_PACK=1: the bench JSON files end up in one archive,
+# $OUT/bench-json.tar.gz (report.md is made from them first), so that $OUT holds
+# at most 6 files, for a remote runner that returns only a few.
+# bench_host_instructions and bench_newproc_instructions are not run: they are
+# tools for the stand-in driver (bench/tools/, no GPU).
+# Usage: scripts/gpu-all.sh [build-dir]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -29,6 +34,7 @@ echo "== benchmarks"
 for b in "$BUILD"/bench/bench_*; do
   [ -x "$b" ] || continue
   name=$(basename "$b")
+  case $name in bench_host_instructions | bench_newproc_instructions) continue ;; esac
   echo "-- $name"
   "$b" "$OUT/$name.json" 2>&1 | tee -a "$OUT/bench.md"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -42,5 +48,8 @@ if [ -f bench/cupy_fuse_bench.py ]; then
   PYTHONUNBUFFERED=1 python3 bench/cupy_fuse_bench.py "$OUT/cupy_fuse.json" 2>&1 | tee -a "$OUT/bench.md"
 fi
 python3 bench/report.py "$OUT" 2>&1 | tee "$OUT/report.md"
+if [ "${GPU_PACK:-0}" = 1 ]; then
+  (cd "$OUT" && ls ./*.json >/dev/null 2>&1 && tar -czf bench-json.tar.gz ./*.json && rm -f ./*.json) || status=1
+fi
 grep -h "tests passed\|tests failed" "$OUT/gpu-tests.log" || true
 exit $status

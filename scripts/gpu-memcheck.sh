@@ -3,7 +3,9 @@
 # (shell tests too: the sanitizer follows their child processes). A line per
 # test and the totals in $OUT/memcheck/summary.txt; exit 1 when a test failed
 # or memcheck reported an error. UKERN_TEST_MEMCHECK=1 lets a test avoid a
-# pattern the tool misreports (see test_gpu_fusion_graph.c).
+# pattern the tool misreports (see test_gpu_fusion_graph.c). GPU_PACK=1: the
+# per-test logs end up in one archive, $OUT/memcheck/logs.tar.gz, beside
+# summary.txt (a remote runner may return only a few files).
 # Usage: scripts/gpu-memcheck.sh [build-dir] [jobs]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,4 +41,7 @@ bad=$(awk '!/rc=(0|77) memcheck_errors=0$/' "$M/summary.txt" | wc -l)
 total=$(wc -l <"$M/summary.txt")
 echo "memcheck: $total gpu tests, $((total - bad)) clean (passed or skipped, 0 errors), $bad not" | tee -a "$M/summary.txt"
 cat "$M/summary.txt"
+if [ "${GPU_PACK:-0}" = 1 ]; then
+  (cd "$M" && tar -czf logs.tar.gz ./*.log list && rm -f ./*.log list) || bad=1
+fi
 [ "$bad" -eq 0 ]

@@ -48,8 +48,8 @@ if [ -f bench/cupy_fuse_bench.py ]; then
   PYTHONUNBUFFERED=1 python3 bench/cupy_fuse_bench.py "$OUT/cupy_fuse.json" 2>&1 | tee -a "$OUT/bench.md"
 fi
 python3 bench/report.py "$OUT" 2>&1 | tee "$OUT/report.md"
-if [ "${GPU_PACK:-0}" = 1 ]; then
-  (cd "$OUT" && ls ./*.json >/dev/null 2>&1 && tar -czf bench-json.tar.gz ./*.json && rm -f ./*.json) || status=1
+if [ "${GPU_PACK:-0}" = 1 ] && compgen -G "$OUT/*.json" >/dev/null; then
+  (cd "$OUT" && tar -czf bench-json.tar.gz ./*.json && rm -f ./*.json) || status=1
 fi
 grep -h "tests passed\|tests failed" "$OUT/gpu-tests.log" || true
 exit $status

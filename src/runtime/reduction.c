@@ -327,8 +327,9 @@ static int partial_guess(const uk_reduction *k, const uk_red_key *key) {
 /* red_group's rows a trip (uk_red_key.rows): where a group program's width compiled in times the
  * vector is the whole row (one reduced axis), each thread loads one vector a row, and a trip of
  * UK_RED_ROWS_TRIP rows keeps that many in flight between its group combines. Only with outputs
- * for that many trips of a full wave of resident threads (the planner's default blocks an SM): the program takes them only where its
- * grid-stride loop has the trips (red_group.cuh), and fewer outputs keep the program of one. */
+ * for that many trips of a full wave of resident threads (the planner's default blocks an SM):
+ * the program takes them only where its grid-stride loop has the trips (red_group.cuh), and
+ * fewer outputs keep the program of one. */
 static void key_rows(prep *pr) {
   uk_red_key *key = &pr->key;
   const int64_t vec = pr->in.vec;
